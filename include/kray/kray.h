@@ -1,0 +1,12 @@
+/* kray: GPU-accelerated reconstruction and simulation of medical images. Umbrella header. */
+#ifndef KRAY_KRAY_H
+#define KRAY_KRAY_H
+
+#include "kray/core.h"
+#include "kray/fft.h"
+#include "kray/io.h"
+#include "kray/linop.h"
+#include "kray/metrics.h"
+#include "kray/phantom.h"
+
+#endif

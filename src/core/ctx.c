@@ -1,0 +1,179 @@
+/* Execution context: backend, device, stream, threads, logging, progress. */
+#include "internal.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct kr_ctx {
+    kr_backend backend; /* resolved */
+    int device;
+    void *stream;
+    int threads; /* 0 = OpenMP default */
+    kr_log_level log_level;
+    kr_progress_fn progress;
+    void *progress_user;
+    int quiet;
+};
+
+static const char *const kri_backend_names[] = {"auto", "cpu-serial", "cpu", "cuda"};
+
+const char *kr_backend_name(kr_backend b)
+{
+    if ((int)b < 0 || b > KR_BACKEND_CUDA) return "invalid";
+    return kri_backend_names[b];
+}
+
+kr_status kr_backend_from_name(const char *s, kr_backend *b)
+{
+    KRI_ARG_NOT_NULL(s);
+    KRI_ARG_NOT_NULL(b);
+    for (int i = 0; i <= KR_BACKEND_CUDA; i++)
+        if (strcmp(s, kri_backend_names[i]) == 0) {
+            *b = (kr_backend)i;
+            return KR_OK;
+        }
+    if (!strcmp(s, "gpu")) {
+        *b = KR_BACKEND_CUDA;
+        return KR_OK;
+    }
+    if (!strcmp(s, "serial")) {
+        *b = KR_BACKEND_CPU_SERIAL;
+        return KR_OK;
+    }
+    return kri_fail(KR_ERR_INVALID_ARG,
+                    "unknown backend '%s' (expected auto, cpu-serial, cpu or cuda)", s);
+}
+
+kr_status kr_ctx_create(kr_ctx **out, kr_backend backend)
+{
+    KRI_ARG_NOT_NULL(out);
+    *out = NULL;
+    if ((int)backend < 0 || backend > KR_BACKEND_CUDA)
+        return kri_fail(KR_ERR_INVALID_ARG, "kr_ctx_create: invalid backend %d", (int)backend);
+    kr_ctx *c = kri_calloc(1, sizeof *c);
+    if (!c) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a context");
+    c->log_level = KR_LOG_WARN;
+    int ndev = 0;
+    if (backend == KR_BACKEND_AUTO) {
+        if (kr_cuda_device_count(&ndev) == KR_OK) {
+            c->backend = KR_BACKEND_CUDA;
+            kr_log(c, KR_LOG_INFO, "backend auto: using CUDA (%d device%s)", ndev,
+                   ndev == 1 ? "" : "s");
+        } else {
+            c->backend = KR_BACKEND_CPU;
+            kr_log(c, KR_LOG_INFO, "backend auto: using CPU (%s)", kr_last_error());
+            kr_clear_error();
+        }
+    } else if (backend == KR_BACKEND_CUDA) {
+        kr_status s = kr_cuda_device_count(&ndev);
+        if (s != KR_OK) {
+            kri_free(c);
+            return s;
+        }
+        c->backend = KR_BACKEND_CUDA;
+    } else {
+        c->backend = backend;
+    }
+    *out = c;
+    return KR_OK;
+}
+
+void kr_ctx_destroy(kr_ctx *ctx) { kri_free(ctx); }
+
+kr_backend kr_ctx_backend(const kr_ctx *ctx) { return ctx ? ctx->backend : KR_BACKEND_CPU; }
+
+int kr_ctx_threads(const kr_ctx *ctx) { return kri_threads(ctx); }
+
+int kr_ctx_device(const kr_ctx *ctx) { return ctx ? ctx->device : 0; }
+
+void *kr_ctx_stream(const kr_ctx *ctx) { return ctx ? ctx->stream : NULL; }
+
+kr_log_level kr_ctx_log_level(const kr_ctx *ctx) { return ctx ? ctx->log_level : KR_LOG_WARN; }
+
+kr_status kr_ctx_set_threads(kr_ctx *ctx, int nthreads)
+{
+    KRI_ARG_NOT_NULL(ctx);
+    if (nthreads < 0)
+        return kri_fail(KR_ERR_INVALID_ARG, "thread count must be >= 0 (0 = default), got %d",
+                        nthreads);
+    ctx->threads = nthreads;
+    return KR_OK;
+}
+
+kr_status kr_ctx_set_device(kr_ctx *ctx, int device)
+{
+    KRI_ARG_NOT_NULL(ctx);
+    if (device < 0) return kri_fail(KR_ERR_INVALID_ARG, "device must be >= 0, got %d", device);
+    if (ctx->backend == KR_BACKEND_CUDA) {
+        int n;
+        KRI_TRY(kr_cuda_device_count(&n));
+        if (device >= n)
+            return kri_fail(KR_ERR_INVALID_ARG, "CUDA device %d does not exist (%d present)",
+                            device, n);
+    }
+    ctx->device = device;
+    return KR_OK;
+}
+
+kr_status kr_ctx_set_stream(kr_ctx *ctx, void *stream)
+{
+    KRI_ARG_NOT_NULL(ctx);
+    ctx->stream = stream;
+    return KR_OK;
+}
+
+kr_status kr_ctx_set_log_level(kr_ctx *ctx, kr_log_level level)
+{
+    KRI_ARG_NOT_NULL(ctx);
+    if ((int)level < 0 || level > KR_LOG_DEBUG)
+        return kri_fail(KR_ERR_INVALID_ARG, "invalid log level %d", (int)level);
+    ctx->log_level = level;
+    return KR_OK;
+}
+
+kr_status kr_ctx_set_progress(kr_ctx *ctx, kr_progress_fn fn, void *user)
+{
+    KRI_ARG_NOT_NULL(ctx);
+    ctx->progress = fn;
+    ctx->progress_user = user;
+    return KR_OK;
+}
+
+kr_status kr_ctx_set_quiet(kr_ctx *ctx, int quiet)
+{
+    KRI_ARG_NOT_NULL(ctx);
+    ctx->quiet = quiet != 0;
+    return KR_OK;
+}
+
+int kri_threads(const kr_ctx *ctx)
+{
+    if (ctx && ctx->backend == KR_BACKEND_CPU_SERIAL) return 1;
+    if (ctx && ctx->threads > 0) return ctx->threads;
+    return omp_get_max_threads();
+}
+
+kr_status kri_check_loc(const kr_ctx *ctx, kr_loc loc, const char *what)
+{
+    kr_backend b = kr_ctx_backend(ctx);
+    if (loc == KR_DEVICE && b != KR_BACKEND_CUDA)
+        return kri_fail(KR_ERR_LOCATION, "%s is in device memory but the context backend is %s",
+                        what, kr_backend_name(b));
+    if (loc == KR_HOST && b == KR_BACKEND_CUDA)
+        return kri_fail(KR_ERR_LOCATION,
+                        "%s is in host memory but the context backend is cuda (copy it to the "
+                        "device first)",
+                        what);
+    return KR_OK;
+}
+
+/* ---- internal accessors for progress.c -------------------------------------------------- */
+kr_progress_fn kri_ctx_progress(const kr_ctx *ctx, void **user, int *quiet);
+kr_progress_fn kri_ctx_progress(const kr_ctx *ctx, void **user, int *quiet)
+{
+    *user = ctx ? ctx->progress_user : NULL;
+    *quiet = ctx ? (ctx->quiet || ctx->log_level == KR_LOG_QUIET) : 0;
+    return ctx ? ctx->progress : NULL;
+}

@@ -1,0 +1,197 @@
+/* Device detection and device memory. The only C file that includes CUDA headers; without
+ * KRAY_HAVE_CUDA every entry point reports KR_ERR_NO_DEVICE ("built without CUDA"). */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifdef KRAY_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include <pthread.h>
+
+static pthread_once_t kri_probe_once = PTHREAD_ONCE_INIT;
+static int kri_probe_count;
+static char kri_probe_reason[256];
+
+static void kri_probe(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        const char *why;
+        switch (e) {
+        case cudaErrorNoDevice: why = "no CUDA-capable device is present"; break;
+        case cudaErrorInsufficientDriver:
+            why = "the CUDA driver is missing or older than the runtime";
+            break;
+        default: why = cudaGetErrorString(e); break;
+        }
+        snprintf(kri_probe_reason, sizeof kri_probe_reason, "no CUDA device: %s", why);
+        kri_probe_count = 0;
+        (void)cudaGetLastError(); /* clear the sticky-free error state */
+        return;
+    }
+    if (n == 0) snprintf(kri_probe_reason, sizeof kri_probe_reason, "no CUDA device: none found");
+    kri_probe_count = n;
+}
+
+bool kri_have_cuda(void) { return true; }
+
+kr_status kr_cuda_device_count(int *count)
+{
+    KRI_ARG_NOT_NULL(count);
+    pthread_once(&kri_probe_once, kri_probe);
+    *count = kri_probe_count;
+    if (kri_probe_count == 0) return kri_fail(KR_ERR_NO_DEVICE, "%s", kri_probe_reason);
+    return KR_OK;
+}
+
+kr_status kr_cuda_device_name(int dev, char *buf, size_t len)
+{
+    KRI_ARG_NOT_NULL(buf);
+    int n;
+    KRI_TRY(kr_cuda_device_count(&n));
+    if (dev < 0 || dev >= n)
+        return kri_fail(KR_ERR_INVALID_ARG, "CUDA device %d does not exist (%d present)", dev, n);
+    struct cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, dev);
+    if (e != cudaSuccess)
+        return kri_fail(KR_ERR_CUDA, "cudaGetDeviceProperties(%d): %s", dev, cudaGetErrorString(e));
+    snprintf(buf, len, "%s, sm_%d%d, %.1f GiB, %d SMs", p.name, p.major, p.minor,
+             (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), p.multiProcessorCount);
+    return KR_OK;
+}
+
+static kr_status kri_cuda_err(cudaError_t e, const char *what)
+{
+    if (e == cudaErrorMemoryAllocation)
+        return kri_fail(KR_ERR_OOM_DEVICE, "out of device memory (%s)", what);
+    return kri_fail(KR_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
+}
+
+kr_status kri_cuda_set_device(const kr_ctx *ctx)
+{
+    int dev = ctx ? kr_ctx_device(ctx) : 0;
+    cudaError_t e = cudaSetDevice(dev);
+    return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaSetDevice");
+}
+
+kr_status kri_device_alloc(void **p, size_t bytes, int device, const char *what)
+{
+    KRI_ARG_NOT_NULL(p);
+    *p = NULL;
+    int n;
+    KRI_TRY(kr_cuda_device_count(&n));
+    cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess) return kri_cuda_err(e, "cudaSetDevice");
+    e = cudaMalloc(p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *p = NULL;
+        if (e == cudaErrorMemoryAllocation)
+            return kri_fail(KR_ERR_OOM_DEVICE, "out of device memory allocating %zu bytes for %s",
+                            bytes, what ? what : "an array");
+        return kri_cuda_err(e, "cudaMalloc");
+    }
+    return KR_OK;
+}
+
+void kri_device_free(void *p)
+{
+    if (p) cudaFree(p);
+}
+
+kr_status kri_memcpy(void *dst, kr_loc dst_loc, const void *src, kr_loc src_loc, size_t bytes,
+                     const kr_ctx *ctx)
+{
+    if (bytes == 0) return KR_OK;
+    if (dst_loc == KR_HOST && src_loc == KR_HOST) {
+        memmove(dst, src, bytes);
+        return KR_OK;
+    }
+    enum cudaMemcpyKind kind = dst_loc == KR_HOST ? cudaMemcpyDeviceToHost
+                               : src_loc == KR_HOST ? cudaMemcpyHostToDevice
+                                                    : cudaMemcpyDeviceToDevice;
+    cudaStream_t s = ctx ? (cudaStream_t)kr_ctx_stream(ctx) : 0;
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaMemcpy");
+}
+
+kr_status kri_device_memset0(void *p, size_t bytes, const kr_ctx *ctx)
+{
+    cudaStream_t s = ctx ? (cudaStream_t)kr_ctx_stream(ctx) : 0;
+    cudaError_t e = cudaMemsetAsync(p, 0, bytes, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaMemset");
+}
+
+kr_status kri_device_synchronize(const kr_ctx *ctx)
+{
+    cudaStream_t s = ctx ? (cudaStream_t)kr_ctx_stream(ctx) : 0;
+    cudaError_t e = cudaStreamSynchronize(s);
+    return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaStreamSynchronize");
+}
+
+#else /* no CUDA in this build */
+
+bool kri_have_cuda(void) { return false; }
+
+kr_status kr_cuda_device_count(int *count)
+{
+    KRI_ARG_NOT_NULL(count);
+    *count = 0;
+    return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
+}
+
+kr_status kr_cuda_device_name(int dev, char *buf, size_t len)
+{
+    (void)dev;
+    if (buf && len) buf[0] = '\0';
+    int n;
+    return kr_cuda_device_count(&n);
+}
+
+kr_status kri_cuda_set_device(const kr_ctx *ctx)
+{
+    (void)ctx;
+    return KR_OK;
+}
+
+kr_status kri_device_alloc(void **p, size_t bytes, int device, const char *what)
+{
+    (void)bytes, (void)device, (void)what;
+    if (p) *p = NULL;
+    int n;
+    return kr_cuda_device_count(&n);
+}
+
+void kri_device_free(void *p) { (void)p; }
+
+kr_status kri_memcpy(void *dst, kr_loc dst_loc, const void *src, kr_loc src_loc, size_t bytes,
+                     const kr_ctx *ctx)
+{
+    (void)ctx;
+    if (dst_loc != KR_HOST || src_loc != KR_HOST) {
+        int n;
+        return kr_cuda_device_count(&n);
+    }
+    if (bytes) memmove(dst, src, bytes);
+    return KR_OK;
+}
+
+kr_status kri_device_memset0(void *p, size_t bytes, const kr_ctx *ctx)
+{
+    (void)p, (void)bytes, (void)ctx;
+    int n;
+    return kr_cuda_device_count(&n);
+}
+
+kr_status kri_device_synchronize(const kr_ctx *ctx)
+{
+    (void)ctx;
+    return KR_OK;
+}
+
+#endif

@@ -1,0 +1,80 @@
+/* kt: kray's minimal test harness (see kt.h). */
+#include "kt.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int kt_failures;
+const char *kt_current = "";
+static int kt_passed, kt_failed;
+
+void kt_fail_at(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "FAIL %s (%s:%d): ", kt_current, file, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    kt_failures++;
+}
+
+void kt_run(const char *name, void (*fn)(void))
+{
+    kt_current = name;
+    kt_failures = 0;
+    kr_clear_error();
+    fn();
+    if (kt_failures) {
+        kt_failed++;
+        printf("not ok  %s (%d failed checks)\n", name, kt_failures);
+    } else {
+        kt_passed++;
+        printf("ok      %s\n", name);
+    }
+    fflush(stdout);
+}
+
+int kt_finish(void)
+{
+    printf("%d passed, %d failed\n", kt_passed, kt_failed);
+    return kt_failed ? 1 : 0;
+}
+
+void kt_skip(const char *why)
+{
+    printf("skipped: %s\n", why);
+    fflush(stdout);
+    exit(77);
+}
+
+void kt_require_gpu(void)
+{
+    int n = 0;
+    if (kr_cuda_device_count(&n) != KR_OK || n < 1) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", kr_last_error());
+        kt_skip(msg);
+    }
+}
+
+const char *kt_tmp(const char *name)
+{
+    static char buf[8][1024];
+    static int slot;
+    const char *dir = getenv("KRAY_TMP");
+    if (!dir || !*dir) dir = "/tmp";
+    mkdir(dir, 0755);
+    char *p = buf[slot++ % 8];
+    snprintf(p, sizeof buf[0], "%s/kt_%ld_%s", dir, (long)getpid(), name);
+    return p;
+}
+
+const char *kt_src(void)
+{
+    const char *s = getenv("KRAY_SRC");
+    return s && *s ? s : ".";
+}
