@@ -18,13 +18,13 @@ extern "C" {
 #define KRI_SSIM_K1 0.01
 #define KRI_SSIM_K2 0.03
 
-/* One pass over |x| and |ref| (magnitudes, as float64). */
+/* One pass over x and ref as float64 (real types by value, complex by magnitude). */
 typedef struct kri_metrics_stats {
-    double sse;    /* sum (|x| - |ref|)^2 */
-    double sref2;  /* sum |ref|^2 */
-    double maxerr; /* max | |x| - |ref| | (NaN-ignoring, as fmax) */
-    double rmin;   /* min |ref| (NaN-ignoring) */
-    double rmax;   /* max |ref| (NaN-ignoring) */
+    double sse;    /* sum (x - ref)^2 */
+    double sref2;  /* sum ref^2 */
+    double maxerr; /* max abs(x - ref) (NaN-ignoring, as fmax) */
+    double rmin;   /* min ref (NaN-ignoring) */
+    double rmax;   /* max ref (NaN-ignoring) */
 } kri_metrics_stats;
 
 /* Normalised Gaussian taps w[0..RADIUS] (w[k] = w[-k]) as scipy.ndimage builds them. */
