@@ -122,7 +122,8 @@ kr_status kr_linop_adjoint_test(const kr_linop *op, uint64_t seed, double *rel_e
  * (KR_ERR_LOCATION), contiguous. Two operands may be the same array but must not partly
  * overlap. Scalars are (re, im) and must be finite; for real dtypes im must be 0
  * (KR_ERR_INVALID_ARG). Elementwise operations round the scalar to the element precision and
- * compute in that precision; host and device give the same values.
+ * compute in that precision with separately rounded products and sums (no fused multiply-add),
+ * so host and device compute the same arithmetic.
  * Reductions accumulate in float64 over fixed chunks of 4096 elements: on the host each chunk
  * is summed in order and the chunk sums are added in order, so the result is bit-identical for
  * any thread count; the device result is deterministic too but may differ from the host in the

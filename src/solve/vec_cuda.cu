@@ -63,7 +63,7 @@ bool is_complex(kr_dtype t) { return t == KR_C64 || t == KR_C128; }
 // ---- elementwise -------------------------------------------------------------------------------
 // OP 0: x = a x; OP 1: y += a x; OP 2: y = x + a y.
 template <typename T, bool C, int OP>
-__global__ void k_vec_elem(int64_t n, T *__restrict__ y, const T *__restrict__ x, T ar, T ai)
+__global__ void k_vec_elem(int64_t n, T *y, const T *x, T ar, T ai) // x may be y: no restrict
 {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
