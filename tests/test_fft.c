@@ -6,6 +6,7 @@
 #include "kt.h"
 
 #include <complex.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -304,6 +305,61 @@ static void test_threads_bits(void)
         }
 }
 
+/* kr_fft from several threads at once (shared plan cache, planner lock), with cache clears. */
+static void test_concurrent(void)
+{
+    int64_t shapes[4][2] = {{12, 15}, {64, 7}, {9, 9}, {100, 3}};
+    kr_array *x[4], *ref[4];
+    for (int s = 0; s < 4; s++) {
+        x[s] = mk(KR_C64, 2, shapes[s], 200 + s);
+        KT_OK(kr_array_create_like(&ref[s], x[s], KR_HOST, NULL));
+        KT_OK(kr_fft(NULL, x[s], ref[s], 0, KR_FFT_FORWARD, KR_FFT_CENTERED));
+    }
+    int bad = 0;
+#pragma omp parallel num_threads(4) reduction(+ : bad)
+    {
+        kr_ctx *c = NULL;
+        if (kr_ctx_create(&c, KR_BACKEND_CPU_SERIAL) != KR_OK) bad++;
+        for (int r = 0; r < 40 && c; r++) {
+            int s = (r + omp_get_thread_num()) % 4;
+            kr_array *y = NULL;
+            if (kr_array_create_like(&y, x[s], KR_HOST, NULL) != KR_OK) {
+                bad++;
+                break;
+            }
+            if (kr_fft(c, x[s], y, 0, KR_FFT_FORWARD, KR_FFT_CENTERED) != KR_OK ||
+                memcmp(y->data, ref[s]->data, kr_array_bytes(y)) != 0)
+                bad++;
+            if (r % 10 == 9) kr_fft_cache_clear();
+            kr_array_destroy(y);
+        }
+        kr_ctx_destroy(c);
+    }
+    KT_CHECK(bad == 0);
+    for (int s = 0; s < 4; s++) {
+        kr_array_destroy(x[s]);
+        kr_array_destroy(ref[s]);
+    }
+}
+
+/* More distinct shapes than the cache holds (64): idle plans are evicted, a live one is not. */
+static void test_cache_eviction(void)
+{
+    int64_t d = 48;
+    kr_fft_plan *live = NULL;
+    KT_OK(kr_fft_plan_create(&live, NULL, KR_C128, 1, &d, 0, KR_FFT_FORWARD, 0, KR_HOST));
+    for (int64_t n = 2; n <= 110; n++) check_case(KR_C128, 1, &n, 0, KR_FFT_BACKWARD, 0, 300 + n);
+    kr_array *x = mk(KR_C128, 1, &d, 5), *y = NULL;
+    KT_OK(kr_array_create_like(&y, x, KR_HOST, NULL));
+    double complex ref[48];
+    ref_fft(x, ref, 0, -1, 0, 0);
+    KT_OK(kr_fft_execute(live, x, y));
+    KT_LE(rel_err(y, ref), TOL_C128);
+    kr_fft_plan_destroy(live);
+    kr_array_destroy(x);
+    kr_array_destroy(y);
+}
+
 static void test_plan_reuse(void)
 {
     int64_t d[2] = {15, 12};
@@ -458,6 +514,8 @@ int main(void)
     KT_RUN(test_centered);
     KT_RUN(test_c64_vs_c128);
     KT_RUN(test_threads_bits);
+    KT_RUN(test_concurrent);
+    KT_RUN(test_cache_eviction);
     KT_RUN(test_plan_reuse);
     KT_RUN(test_dumb_inputs);
     KT_RUN(test_summary);
