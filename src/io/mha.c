@@ -187,7 +187,9 @@ static kr_status mha_parse(const char *path, char *text, size_t len, mha_hdr *h)
         char *nl = memchr(line, '\n', len - pos);
         size_t ll = nl ? (size_t)(nl - line) : len - pos;
         if (memchr(line, 0, ll))
-            return kri_fail(KR_ERR_FORMAT, "%s: not a MetaImage header (binary bytes in line %d)",
+            return kri_fail(KR_ERR_FORMAT,
+                            "%s: not a MetaImage header: binary bytes in line %d, before the "
+                            "ElementDataFile key that must end the header",
                             path, lineno + 1);
         lineno++;
         line[ll] = 0;
