@@ -75,9 +75,13 @@ static kr_status mha_int(const char *path, const char *key, const char *v, int64
     int64_t x = 0;
     if (kri_parse_i64s(v, NULL, &x, 1) != 1)
         return kri_fail(KR_ERR_FORMAT, "%s: %s is '%s', expected one whole number", path, key, v);
-    if (x < lo || x > hi)
+    if (x < lo || x > hi) {
+        if (hi == INT64_MAX)
+            return kri_fail(KR_ERR_FORMAT, "%s: %s is %lld, must be at least %lld", path, key,
+                            (long long)x, (long long)lo);
         return kri_fail(KR_ERR_FORMAT, "%s: %s is %lld, must be %lld to %lld", path, key,
                         (long long)x, (long long)lo, (long long)hi);
+    }
     *out = x;
     return KR_OK;
 }

@@ -89,9 +89,13 @@ static kr_status nrrd_int(const char *path, const char *key, const char *v, int6
     if (kri_parse_i64s(v, NULL, &x, 1) != 1)
         return kri_fail(KR_ERR_FORMAT, "%s: field '%s' is '%s', expected one whole number", path,
                         key, v);
-    if (x < lo || x > hi)
+    if (x < lo || x > hi) {
+        if (hi == INT64_MAX)
+            return kri_fail(KR_ERR_FORMAT, "%s: field '%s' is %lld, must be at least %lld", path,
+                            key, (long long)x, (long long)lo);
         return kri_fail(KR_ERR_FORMAT, "%s: field '%s' is %lld, must be %lld to %lld", path, key,
                         (long long)x, (long long)lo, (long long)hi);
+    }
     *out = x;
     return KR_OK;
 }
@@ -337,7 +341,10 @@ static kr_status nrrd_parse(const char *path, char *text, size_t len, nrrd_hdr *
         size_t ll = nl ? (size_t)(nl - line) : len - pos; /* last line may lack '\n' */
         lineno++;
         if (memchr(line, 0, ll)) {
-            s = kri_fail(KR_ERR_FORMAT, "%s: binary bytes in header line %d", path, lineno);
+            s = kri_fail(KR_ERR_FORMAT,
+                         "%s: header line %d holds binary bytes (is the blank line that ends "
+                         "the header missing?)",
+                         path, lineno);
             break;
         }
         line[ll] = 0;
