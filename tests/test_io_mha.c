@@ -312,6 +312,13 @@ static void test_bad_files(void)
          "2^40", KR_ERR_FORMAT},
         {"NDims = 2\nDimSize = 1000 1000\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n",
          "promises", KR_ERR_FORMAT},
+        /* 2^40 doubles (8 TiB): refused from the file size, never allocated */
+        {"NDims = 2\nDimSize = 1048576 1048576\nElementType = MET_DOUBLE\n"
+         "ElementDataFile = LOCAL\n",
+         "promises", KR_ERR_FORMAT},
+        {"NDims = 2\nDimSize = 1048576 1048576\nCompressedData = True\nElementType = MET_DOUBLE\n"
+         "ElementDataFile = LOCAL\n",
+         "cannot hold", KR_ERR_FORMAT},
         {"NDims = 0\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "NDims",
          KR_ERR_FORMAT},
         {"NDims = 17\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "NDims",

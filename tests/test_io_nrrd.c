@@ -288,6 +288,11 @@ static void test_bad_files(void)
         {H "type: uchar\ndimension: 2\nsizes: 9000000000000000000 9000000000000000000\n"
            "encoding: raw\n\n", "2^40", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 2\nsizes: 1000 1000\nencoding: raw\n\n", "promises", KR_ERR_FORMAT, 0},
+        /* 2^40 doubles (8 TiB): refused from the file size, never allocated */
+        {H "type: double\ndimension: 2\nsizes: 1048576 1048576\nendian: little\nencoding: raw\n\n",
+         "promises", KR_ERR_FORMAT, 0},
+        {H "type: double\ndimension: 2\nsizes: 1048576 1048576\nendian: little\n"
+           "encoding: gzip\n\n", "cannot hold", KR_ERR_FORMAT, 1},
         {H "type: uchar\ndimension: 0\nsizes: 2\nencoding: raw\n\n", "'dimension'", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 17\nsizes: 2\nencoding: raw\n\n", "'dimension'", KR_ERR_FORMAT, 0},
         {H "type: block\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "'type'", KR_ERR_FORMAT, 0},

@@ -265,46 +265,10 @@ static kr_status mha_header(const char *path, size_t fsize, mha_hdr *h)
     return s;
 }
 
-static kr_status mha_data(const char *path, const char *dpath, size_t dsize, size_t start,
-                          const mha_hdr *h, kr_array *a)
+/* Largest expansion of a deflate stream (about 1032:1), with room for its wrapper. */
+static int mha_cannot_expand(size_t csize, size_t bytes)
 {
-    size_t bytes = kr_array_bytes(a) / kr_dtype_size(a->dtype) *
-                   (kr_dtype_is_complex(a->dtype) ? 2 : 1) * kri_stype_size(h->st);
-    if (start > dsize)
-        return kri_fail(KR_ERR_FORMAT, "%s: HeaderSize %lld is beyond the end of %s (%zu bytes)",
-                        path, (long long)h->header_size, dpath, dsize);
-    size_t avail = dsize - start;
-    FILE *f = fopen(dpath, "rb");
-    if (!f) return kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath, strerror(errno));
-    kr_status s = KR_OK;
-    if (fseek(f, (long)start, SEEK_SET) != 0)
-        s = kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
-    if (s == KR_OK && !h->compressed) {
-        if (bytes > avail)
-            s = kri_fail(KR_ERR_FORMAT,
-                         "%s: header promises %zu data bytes but %s holds only %zu after the "
-                         "header",
-                         path, bytes, dpath, avail);
-        else
-            s = kri_samples_from_file(f, dpath, h->st, h->big, a);
-    } else if (s == KR_OK) {
-        size_t csize = h->compressed_size ? (size_t)h->compressed_size : avail;
-        unsigned char *z = NULL, *raw = NULL;
-        if (csize > avail)
-            s = kri_fail(KR_ERR_FORMAT,
-                         "%s: CompressedDataSize %zu is more than the %zu bytes %s holds", path,
-                         csize, avail, dpath);
-        if (s == KR_OK) s = kri_alloc((void **)&z, csize, "compressed MetaImage data");
-        if (s == KR_OK && fread(z, 1, csize, f) != csize)
-            s = kri_fail(KR_ERR_IO, "%s: cannot read %zu bytes from %s", path, csize, dpath);
-        if (s == KR_OK) s = kri_alloc((void **)&raw, bytes, "MetaImage data");
-        if (s == KR_OK) s = kri_inflate_exact(path, "compressed data", z, csize, raw, bytes);
-        if (s == KR_OK) kri_samples_from_mem(raw, h->st, h->big, a);
-        kri_free(z);
-        kri_free(raw);
-    }
-    fclose(f);
-    return s;
+    return bytes / 1100 > csize + 64;
 }
 
 kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
@@ -316,32 +280,73 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
     KRI_TRY(mha_header(path, fsize, &h));
     int64_t numel;
     KRI_TRY(kri_dims_product(path, "DimSize", h.ndims, h.dims, &numel));
+    size_t bytes = (size_t)numel * (size_t)h.channels * kri_stype_size(h.st);
     int local = !strcasecmp(h.datafile, "LOCAL");
     char dpath[4096];
     size_t dsize = fsize, start = h.header_len;
     if (!local) {
         KRI_TRY(kri_sibling_path(path, h.datafile, dpath, sizeof dpath));
         kr_status s = kri_file_size(dpath, &dsize);
-        if (s != KR_OK)
-            return kri_fail_prefix(s, "%s: ElementDataFile %s", path, h.datafile);
-        start = h.header_size > 0 ? (size_t)h.header_size : 0;
+        if (s != KR_OK) return kri_fail_prefix(s, "%s: ElementDataFile %s", path, h.datafile);
+        if (h.header_size == -1) {
+            if (bytes > dsize)
+                return kri_fail(KR_ERR_FORMAT,
+                                "%s: header promises %zu data bytes but %s holds only %zu", path,
+                                bytes, dpath, dsize);
+            start = dsize - bytes;
+        } else {
+            start = (size_t)h.header_size;
+            if (start > dsize)
+                return kri_fail(KR_ERR_FORMAT,
+                                "%s: HeaderSize %zu is beyond the end of %s (%zu bytes)", path,
+                                start, dpath, dsize);
+        }
     } else {
         snprintf(dpath, sizeof dpath, "%s", path);
+    }
+    /* check what the file can hold before allocating what the header asks for */
+    size_t avail = dsize - start, csize = 0;
+    if (!h.compressed && bytes > avail)
+        return kri_fail(KR_ERR_FORMAT,
+                        "%s: header promises %zu data bytes but %s holds only %zu after the "
+                        "header",
+                        path, bytes, dpath, avail);
+    if (h.compressed) {
+        csize = h.compressed_size ? (size_t)h.compressed_size : avail;
+        if (csize > avail)
+            return kri_fail(KR_ERR_FORMAT,
+                            "%s: CompressedDataSize %zu is more than the %zu bytes %s holds",
+                            path, csize, avail, dpath);
+        if (mha_cannot_expand(csize, bytes))
+            return kri_fail(KR_ERR_FORMAT,
+                            "%s: %zu bytes of compressed data cannot hold the %zu bytes the "
+                            "header promises",
+                            path, csize, bytes);
     }
     kr_array *a;
     KRI_TRY(kr_array_create(&a, kri_stype_dtype(h.st, h.channels == 2), h.ndims, h.dims, KR_HOST,
                             NULL));
-    size_t bytes = (size_t)numel * (size_t)h.channels * kri_stype_size(h.st);
-    if (!local && h.header_size == -1) {
-        if (bytes > dsize) {
-            kr_array_destroy(a);
-            return kri_fail(KR_ERR_FORMAT,
-                            "%s: header promises %zu data bytes but %s holds only %zu", path,
-                            bytes, dpath, dsize);
-        }
-        start = dsize - bytes;
+    FILE *f = fopen(dpath, "rb");
+    kr_status s = KR_OK;
+    if (!f)
+        s = kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath,
+                     strerror(errno));
+    if (s == KR_OK && fseek(f, (long)start, SEEK_SET) != 0)
+        s = kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
+    if (s == KR_OK && !h.compressed) {
+        s = kri_samples_from_file(f, dpath, h.st, h.big, a);
+    } else if (s == KR_OK) {
+        unsigned char *z = NULL, *raw = NULL;
+        s = kri_alloc((void **)&z, csize, "compressed MetaImage data");
+        if (s == KR_OK && fread(z, 1, csize, f) != csize)
+            s = kri_fail(KR_ERR_IO, "%s: cannot read %zu bytes from %s", path, csize, dpath);
+        if (s == KR_OK) s = kri_alloc((void **)&raw, bytes, "MetaImage data");
+        if (s == KR_OK) s = kri_inflate_exact(path, "compressed data", z, csize, raw, bytes);
+        if (s == KR_OK) kri_samples_from_mem(raw, h.st, h.big, a);
+        kri_free(z);
+        kri_free(raw);
     }
-    kr_status s = mha_data(path, dpath, dsize, start, &h, a);
+    if (f) fclose(f);
     if (s != KR_OK) {
         kr_array_destroy(a);
         return s;

@@ -410,40 +410,52 @@ static kr_status nrrd_skip_lines(const char *path, FILE *f, int64_t lines)
     return KR_OK;
 }
 
-static kr_status nrrd_data(const char *path, const char *dpath, size_t dsize, size_t start,
-                           const nrrd_hdr *h, kr_array *a)
+/* Largest expansion of a deflate stream (about 1032:1), with room for its wrapper. */
+static int nrrd_cannot_expand(size_t csize, size_t bytes)
 {
-    size_t bytes = (size_t)kr_array_numel(a) * (h->complex_axis ? 2u : 1u) * kri_stype_size(h->st);
-    FILE *f = fopen(dpath, "rb");
-    if (!f)
-        return kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath,
-                        strerror(errno));
-    kr_status s = KR_OK;
-    if (fseek(f, (long)start, SEEK_SET) != 0)
-        s = kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
-    if (s == KR_OK) s = nrrd_skip_lines(path, f, h->line_skip);
-    long here = s == KR_OK ? ftell(f) : 0;
-    if (s == KR_OK && here < 0) s = kri_fail(KR_ERR_IO, "%s: cannot tell position", dpath);
-    size_t avail = s == KR_OK ? dsize - (size_t)here : 0;
-    if (s == KR_OK && !h->gzip) {
-        size_t skip = h->byte_skip >= 0 ? (size_t)h->byte_skip : 0;
+    return bytes / 1100 > csize + 64;
+}
+
+/* Locate the data in `f` (after line skip / byte skip), check that it can hold `bytes`, then
+ * create the array and read it. */
+static kr_status nrrd_data(const char *path, const char *dpath, FILE *f, size_t dsize,
+                           const nrrd_hdr *h, size_t bytes, kr_dtype dt, int nd,
+                           const int64_t *dims, kr_array **out)
+{
+    KRI_TRY(nrrd_skip_lines(path, f, h->line_skip));
+    long here = ftell(f);
+    if (here < 0 || (size_t)here > dsize)
+        return kri_fail(KR_ERR_IO, "%s: cannot tell the position in %s", path, dpath);
+    size_t avail = dsize - (size_t)here, skip = 0;
+    if (!h->gzip) {
         if (h->byte_skip == -1) {
             if (bytes > avail)
-                s = kri_fail(KR_ERR_FORMAT,
-                             "%s: header promises %zu data bytes but %s holds only %zu", path,
-                             bytes, dpath, avail);
-            else
-                skip = avail - bytes;
+                return kri_fail(KR_ERR_FORMAT,
+                                "%s: header promises %zu data bytes but %s holds only %zu", path,
+                                bytes, dpath, avail);
+            skip = avail - bytes;
+        } else {
+            skip = (size_t)h->byte_skip;
         }
-        if (s == KR_OK && (skip > avail || bytes > avail - skip))
-            s = kri_fail(KR_ERR_FORMAT,
-                         "%s: header promises %zu data bytes after %zu skipped but %s holds "
-                         "only %zu",
-                         path, bytes, skip, dpath, avail);
-        if (s == KR_OK && fseek(f, (long)skip, SEEK_CUR) != 0)
-            s = kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
-        if (s == KR_OK) s = kri_samples_from_file(f, dpath, h->st, h->big, a);
-    } else if (s == KR_OK) {
+        if (skip > avail || bytes > avail - skip)
+            return kri_fail(KR_ERR_FORMAT,
+                            "%s: header promises %zu data bytes after %zu skipped but %s holds "
+                            "only %zu",
+                            path, bytes, skip, dpath, avail);
+        if (fseek(f, (long)skip, SEEK_CUR) != 0)
+            return kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
+    } else if (nrrd_cannot_expand(avail, bytes)) {
+        return kri_fail(KR_ERR_FORMAT,
+                        "%s: %zu bytes of gzip data cannot hold the %zu bytes the header "
+                        "promises",
+                        path, avail, bytes);
+    }
+    kr_array *a;
+    KRI_TRY(kr_array_create(&a, dt, nd, dims, KR_HOST, NULL));
+    kr_status s = KR_OK;
+    if (!h->gzip) {
+        s = kri_samples_from_file(f, dpath, h->st, h->big, a);
+    } else {
         unsigned char *z = NULL, *raw = NULL;
         s = kri_alloc((void **)&z, avail, "compressed NRRD data");
         if (s == KR_OK && fread(z, 1, avail, f) != avail)
@@ -454,8 +466,12 @@ static kr_status nrrd_data(const char *path, const char *dpath, size_t dsize, si
         kri_free(z);
         kri_free(raw);
     }
-    fclose(f);
-    return s;
+    if (s != KR_OK) {
+        kr_array_destroy(a);
+        return s;
+    }
+    *out = a;
+    return KR_OK;
 }
 
 kr_status kri_read_nrrd(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
@@ -467,6 +483,7 @@ kr_status kri_read_nrrd(const char *path, kr_array **out, kr_meta *meta, const k
     KRI_TRY(nrrd_header(path, fsize, &h));
     int64_t numel;
     KRI_TRY(kri_dims_product(path, "sizes", h.dim, h.sizes, &numel));
+    size_t bytes = (size_t)numel * kri_stype_size(h.st);
     int nd = h.dim - h.complex_axis;
     int64_t dims[KR_MAX_DIMS] = {1};
     for (int i = 0; i < nd; i++) dims[i] = h.sizes[i + h.complex_axis];
@@ -481,13 +498,19 @@ kr_status kri_read_nrrd(const char *path, kr_array **out, kr_meta *meta, const k
     } else {
         snprintf(dpath, sizeof dpath, "%s", path);
     }
-    kr_array *a;
-    KRI_TRY(kr_array_create(&a, kri_stype_dtype(h.st, h.complex_axis), nd, dims, KR_HOST, NULL));
-    kr_status s = nrrd_data(path, dpath, dsize, start, &h, a);
-    if (s != KR_OK) {
-        kr_array_destroy(a);
-        return s;
-    }
+    FILE *f = fopen(dpath, "rb");
+    if (!f)
+        return kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath,
+                        strerror(errno));
+    kr_array *a = NULL;
+    kr_status s = KR_OK;
+    if (fseek(f, (long)start, SEEK_SET) != 0)
+        s = kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
+    if (s == KR_OK)
+        s = nrrd_data(path, dpath, f, dsize, &h, bytes, kri_stype_dtype(h.st, h.complex_axis), nd,
+                      dims, &a);
+    fclose(f);
+    KRI_TRY(s);
     if (meta) {
         for (int i = 0; i < 3 && i < h.dim - h.complex_axis; i++) {
             int ax = i + h.complex_axis;
