@@ -81,15 +81,15 @@ static inline int ktio_temp_files(const char *path)
 }
 
 /* The last error names the file (its base name is enough) and contains `what` (may be NULL). */
-#define KTIO_ERR_NAMES(path, what)                                                             \
-    do {                                                                                       \
-        const char *kt_e_ = kr_last_error();                                                   \
-        const char *kt_b_ = strrchr((path), '/');                                              \
-        kt_b_ = kt_b_ ? kt_b_ + 1 : (path);                                                    \
-        KT_CHECK_MSG(strstr(kt_e_, kt_b_) != NULL, "error '%s' does not name the file %s",     \
-                     kt_e_, kt_b_);                                                            \
-        KT_CHECK_MSG(ktio_mentions(kt_e_, (what)), "error '%s' does not mention '%s'", kt_e_,   \
-                     ktio_str(what));                                                          \
+#define KTIO_ERR_NAMES(path, what)                                                                 \
+    do {                                                                                           \
+        const char *kt_e_ = kr_last_error();                                                       \
+        const char *kt_b_ = strrchr((path), '/');                                                  \
+        kt_b_ = kt_b_ ? kt_b_ + 1 : (path);                                                        \
+        KT_CHECK_MSG(strstr(kt_e_, kt_b_) != NULL, "error '%s' does not name the file %s", kt_e_,  \
+                     kt_b_);                                                                       \
+        KT_CHECK_MSG(ktio_mentions(kt_e_, (what)), "error '%s' does not mention '%s'", kt_e_,      \
+                     ktio_str(what));                                                              \
     } while (0)
 
 static inline int ktio_mentions(const char *e, const char *what)
@@ -102,13 +102,13 @@ static inline const char *ktio_str(const char *s)
 }
 
 /* Reading `path` fails with `st`, names the file and mentions `what`. */
-#define KTIO_READ_FAILS(path, st, what)                                                        \
-    do {                                                                                       \
-        kr_array *kt_a_ = NULL;                                                                \
-        KT_STATUS(kr_read((path), &kt_a_, NULL, NULL), (st));                                  \
-        KT_CHECK(kt_a_ == NULL);                                                               \
-        KTIO_ERR_NAMES((path), (what));                                                        \
-        kr_array_destroy(kt_a_);                                                               \
+#define KTIO_READ_FAILS(path, st, what)                                                            \
+    do {                                                                                           \
+        kr_array *kt_a_ = NULL;                                                                    \
+        KT_STATUS(kr_read((path), &kt_a_, NULL, NULL), (st));                                      \
+        KT_CHECK(kt_a_ == NULL);                                                                   \
+        KTIO_ERR_NAMES((path), (what));                                                            \
+        kr_array_destroy(kt_a_);                                                                   \
     } while (0)
 
 /* Deterministic test values (the same formulas are used by the Python peers). */
@@ -155,17 +155,17 @@ static inline int ktio_equal(const kr_array *a, const kr_array *b)
 
 /* Run `body` with writes limited to `bytes` per file (RLIMIT_FSIZE, SIGXFSZ ignored), so a
  * write fails part way with EFBIG. Returns the status of the body. */
-#define KTIO_WITH_FSIZE_LIMIT(bytes, body)                                                     \
-    do {                                                                                       \
-        struct rlimit kt_old_, kt_new_;                                                        \
-        getrlimit(RLIMIT_FSIZE, &kt_old_);                                                     \
-        kt_new_ = kt_old_;                                                                     \
-        kt_new_.rlim_cur = (rlim_t)(bytes);                                                    \
-        void (*kt_sig_)(int) = signal(SIGXFSZ, SIG_IGN);                                       \
-        setrlimit(RLIMIT_FSIZE, &kt_new_);                                                     \
-        body;                                                                                  \
-        setrlimit(RLIMIT_FSIZE, &kt_old_);                                                     \
-        signal(SIGXFSZ, kt_sig_);                                                              \
+#define KTIO_WITH_FSIZE_LIMIT(bytes, body)                                                         \
+    do {                                                                                           \
+        struct rlimit kt_old_, kt_new_;                                                            \
+        getrlimit(RLIMIT_FSIZE, &kt_old_);                                                         \
+        kt_new_ = kt_old_;                                                                         \
+        kt_new_.rlim_cur = (rlim_t)(bytes);                                                        \
+        void (*kt_sig_)(int) = signal(SIGXFSZ, SIG_IGN);                                           \
+        setrlimit(RLIMIT_FSIZE, &kt_new_);                                                         \
+        body;                                                                                      \
+        setrlimit(RLIMIT_FSIZE, &kt_old_);                                                         \
+        signal(SIGXFSZ, kt_sig_);                                                                  \
     } while (0)
 
 /* Remove a scratch folder made by a test (and what is in it). */

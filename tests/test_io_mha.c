@@ -9,7 +9,7 @@
 #include <zlib.h>
 
 static const kr_dtype all_types[] = {KR_U8, KR_I16, KR_U16, KR_F32, KR_F64, KR_C64, KR_C128};
-static const char *met_names[] = {"MET_UCHAR", "MET_SHORT",  "MET_USHORT", "MET_FLOAT",
+static const char *met_names[] = {"MET_UCHAR",  "MET_SHORT", "MET_USHORT", "MET_FLOAT",
                                   "MET_DOUBLE", "MET_FLOAT", "MET_DOUBLE"};
 
 /* header text followed by n data bytes */
@@ -156,7 +156,8 @@ static void test_hand_written(void)
     for (int i = 0; i < 4; i++) {
         unsigned char t[8];
         memcpy(t, &dv[i], 8);
-        for (int k = 0; k < 8; k++) cd[8 * i + k] = t[7 - k];
+        for (int k = 0; k < 8; k++)
+            cd[8 * i + k] = t[7 - k];
     }
     mk(p,
        "NDims = 1\nDimSize = 2\nElementNumberOfChannels = 2\nBinaryDataByteOrderMSB = True\n"
@@ -173,7 +174,8 @@ static void test_compressed(void)
 {
     const char *p = kt_tmp("z.mha");
     float v[300];
-    for (int i = 0; i < 300; i++) v[i] = (float)(i % 17) * 0.5f - 2.0f;
+    for (int i = 0; i < 300; i++)
+        v[i] = (float)(i % 17) * 0.5f - 2.0f;
     unsigned char z[4096];
     uLongf zn = sizeof z;
     KT_CHECK(compress2(z, &zn, (const Bytef *)v, sizeof v, 6) == Z_OK);
@@ -238,7 +240,8 @@ static void test_detached(void)
     snprintf(rp, sizeof rp, "%s/sub/data.bin", dir);
     /* 16 junk bytes then 6 uint8 values; HeaderSize 16 */
     unsigned char d[22];
-    for (int i = 0; i < 22; i++) d[i] = (unsigned char)(i < 16 ? 0xee : 10 * (i - 16));
+    for (int i = 0; i < 22; i++)
+        d[i] = (unsigned char)(i < 16 ? 0xee : 10 * (i - 16));
     KT_CHECK(ktio_put(rp, d, 22) == 0);
     mk(hp,
        "ObjectType = Image\nNDims = 2\nDimSize = 3 2\nHeaderSize = 16\nElementType = MET_UCHAR\n"
@@ -258,22 +261,27 @@ static void test_detached(void)
     KT_CHECK(a && ((uint8_t *)a->data)[0] == 20 && ((uint8_t *)a->data)[3] == 50);
     kr_array_destroy(a);
     /* the data file holds less than promised, or is missing */
-    mk(hp, "NDims = 1\nDimSize = 7\nHeaderSize = 16\nElementType = MET_UCHAR\n"
-           "ElementDataFile = sub/data.bin\n", NULL, 0);
-    KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "promises");
-    mk(hp, "NDims = 1\nDimSize = 23\nHeaderSize = -1\nElementType = MET_UCHAR\n"
-           "ElementDataFile = sub/data.bin\n", NULL, 0);
-    KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "promises");
-    mk(hp, "NDims = 1\nDimSize = 1\nHeaderSize = 23\nElementType = MET_UCHAR\n"
-           "ElementDataFile = sub/data.bin\n", NULL, 0);
-    KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "HeaderSize");
-    mk(hp, "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = nothere.raw\n",
+    mk(hp,
+       "NDims = 1\nDimSize = 7\nHeaderSize = 16\nElementType = MET_UCHAR\n"
+       "ElementDataFile = sub/data.bin\n",
        NULL, 0);
+    KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "promises");
+    mk(hp,
+       "NDims = 1\nDimSize = 23\nHeaderSize = -1\nElementType = MET_UCHAR\n"
+       "ElementDataFile = sub/data.bin\n",
+       NULL, 0);
+    KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "promises");
+    mk(hp,
+       "NDims = 1\nDimSize = 1\nHeaderSize = 23\nElementType = MET_UCHAR\n"
+       "ElementDataFile = sub/data.bin\n",
+       NULL, 0);
+    KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "HeaderSize");
+    mk(hp, "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = nothere.raw\n", NULL,
+       0);
     KTIO_READ_FAILS(hp, KR_ERR_IO, "ElementDataFile");
     mk(hp, "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = LIST\n", NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_NOT_SUPPORTED, "LIST");
-    mk(hp,
-       "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = s%03d.raw 1 2 1\n",
+    mk(hp, "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = s%03d.raw 1 2 1\n",
        NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_NOT_SUPPORTED, "ElementDataFile");
     ktio_rmdir(dir);
@@ -287,20 +295,18 @@ static void test_bad_files(void)
         const char *hdr, *what;
         kr_status st;
     } c[] = {
-        {"DimSize = 2\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "NDims",
-         KR_ERR_FORMAT},
-        {"NDims = 1\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "DimSize",
-         KR_ERR_FORMAT},
+        {"DimSize = 2\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "NDims", KR_ERR_FORMAT},
+        {"NDims = 1\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "DimSize", KR_ERR_FORMAT},
         {"NDims = 1\nDimSize = 2\nElementDataFile = LOCAL\n", "ElementType", KR_ERR_FORMAT},
         {"NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\n", "ElementDataFile", KR_ERR_FORMAT},
         {"NDims = 2\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "DimSize",
          KR_ERR_FORMAT},
         {"NDims = 1\nDimSize = 0\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "DimSize",
          KR_ERR_FORMAT},
-        {"NDims = 1\nDimSize = -4\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n",
-         "DimSize", KR_ERR_FORMAT},
-        {"NDims = 1\nDimSize = 4x\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n",
-         "DimSize", KR_ERR_FORMAT},
+        {"NDims = 1\nDimSize = -4\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "DimSize",
+         KR_ERR_FORMAT},
+        {"NDims = 1\nDimSize = 4x\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "DimSize",
+         KR_ERR_FORMAT},
         {"NDims = 1\nDimSize = 99999999999999999999\nElementType = MET_UCHAR\n"
          "ElementDataFile = LOCAL\n",
          "DimSize", KR_ERR_FORMAT},
@@ -325,10 +331,10 @@ static void test_bad_files(void)
          KR_ERR_FORMAT},
         {"NDims = two\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n", "NDims",
          KR_ERR_FORMAT},
-        {"NDims = 1\nDimSize = 2\nElementType = MET_LONG\nElementDataFile = LOCAL\n",
-         "ElementType", KR_ERR_FORMAT},
-        {"NDims = 1\nDimSize = 2\nElementType = MET_FOO\nElementDataFile = LOCAL\n",
-         "ElementType", KR_ERR_FORMAT},
+        {"NDims = 1\nDimSize = 2\nElementType = MET_LONG\nElementDataFile = LOCAL\n", "ElementType",
+         KR_ERR_FORMAT},
+        {"NDims = 1\nDimSize = 2\nElementType = MET_FOO\nElementDataFile = LOCAL\n", "ElementType",
+         KR_ERR_FORMAT},
         {"NDims = 1\nDimSize = 2\nElementSpacing = nan\nElementType = MET_UCHAR\n"
          "ElementDataFile = LOCAL\n",
          "ElementSpacing", KR_ERR_FORMAT},
@@ -379,18 +385,18 @@ static void test_bad_files(void)
         mk(p, c[k].hdr, data, 8);
         kr_array *a = NULL;
         kr_status s = kr_read(p, &a, NULL, NULL);
-        KT_CHECK_MSG(s == c[k].st, "case %zu (%s): got %s (%s)", k, c[k].what,
-                     kr_status_string(s), kr_last_error());
+        KT_CHECK_MSG(s == c[k].st, "case %zu (%s): got %s (%s)", k, c[k].what, kr_status_string(s),
+                     kr_last_error());
         KT_CHECK(a == NULL);
         KTIO_ERR_NAMES(p, c[k].what);
     }
     /* binary garbage and a truncated LOCAL file */
     unsigned char g[40];
-    for (int i = 0; i < 40; i++) g[i] = (unsigned char)(i * 37);
+    for (int i = 0; i < 40; i++)
+        g[i] = (unsigned char)(i * 37);
     KT_CHECK(ktio_put(p, g, sizeof g) == 0);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "MetaImage");
-    mk(p, "NDims = 1\nDimSize = 8\nElementType = MET_DOUBLE\nElementDataFile = LOCAL\n", data,
-       63);
+    mk(p, "NDims = 1\nDimSize = 8\nElementType = MET_DOUBLE\nElementDataFile = LOCAL\n", data, 63);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "promises");
     remove(p);
 }

@@ -19,7 +19,8 @@ static void put16(unsigned char *h, int off, int v, int big)
 }
 static void put32(unsigned char *h, int off, uint32_t u, int big)
 {
-    for (int i = 0; i < 4; i++) h[off + (big ? 3 - i : i)] = (unsigned char)(u >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        h[off + (big ? 3 - i : i)] = (unsigned char)(u >> (8 * i));
 }
 static void putf(unsigned char *h, int off, float f, int big)
 {
@@ -30,7 +31,8 @@ static void putf(unsigned char *h, int off, float f, int big)
 static int32_t get32(const unsigned char *h, int off)
 {
     uint32_t u = 0;
-    for (int i = 0; i < 4; i++) u |= (uint32_t)h[off + i] << (8 * i);
+    for (int i = 0; i < 4; i++)
+        u |= (uint32_t)h[off + i] << (8 * i);
     return (int32_t)u;
 }
 static int16_t get16(const unsigned char *h, int off)
@@ -54,10 +56,12 @@ static void base_header(unsigned char *h, int big)
     put16(h, 42, 4, big);
     put16(h, 44, 3, big);
     put16(h, 46, 2, big);
-    for (int i = 4; i < 8; i++) put16(h, 40 + 2 * i, 1, big);
+    for (int i = 4; i < 8; i++)
+        put16(h, 40 + 2 * i, 1, big);
     put16(h, 70, 16, big); /* float32 */
     put16(h, 72, 32, big);
-    for (int i = 0; i < 8; i++) putf(h, 76 + 4 * i, 1.0f, big);
+    for (int i = 0; i < 8; i++)
+        putf(h, 76 + 4 * i, 1.0f, big);
     putf(h, 108, 352.0f, big);
     memcpy(h + 344, "n+1\0", 4);
 }
@@ -67,7 +71,8 @@ static void write_f32_file(const char *path, unsigned char *h, int big, size_t c
 {
     unsigned char buf[352 + 24 * 4];
     memcpy(buf, h, 352);
-    for (int i = 0; i < 24; i++) putf(buf, 352 + 4 * i, (float)i - 5.5f, big);
+    for (int i = 0; i < 24; i++)
+        putf(buf, 352 + 4 * i, (float)i - 5.5f, big);
     size_t n = sizeof buf - cut;
     KT_CHECK(ktio_put(path, buf, n) == 0);
 }
@@ -190,7 +195,8 @@ static void test_byte_swapped(void)
         KT_CHECK(a && a->dtype == KR_F32 && a->ndim == 3 && a->dims[0] == 4 && a->dims[1] == 3 &&
                  a->dims[2] == 2);
         if (a)
-            for (int i = 0; i < 24; i++) KT_CHECK(((float *)a->data)[i] == (float)i - 5.5f);
+            for (int i = 0; i < 24; i++)
+                KT_CHECK(((float *)a->data)[i] == (float)i - 5.5f);
         KT_CHECK(m.spacing[0] == 0.5 && m.spacing[1] == 0.25 && m.spacing[2] == 4.0);
         KT_CHECK(m.origin[0] == 7.0 && m.origin[1] == -8.0 && m.origin[2] == 9.5); /* qoffset */
         kr_array_destroy(a);
@@ -221,7 +227,8 @@ static void test_scaling_units_origin(void)
     putf(h, 324, 2.0f, 0);
     memcpy(buf, h, 352);
     int16_t raw[6] = {-3, 0, 1, 100, -32768, 32767};
-    for (int i = 0; i < 6; i++) put16(buf, 352 + 2 * i, raw[i], 0);
+    for (int i = 0; i < 6; i++)
+        put16(buf, 352 + 2 * i, raw[i], 0);
     KT_CHECK(ktio_put(p, buf, sizeof buf) == 0);
     kr_array *a = NULL;
     kr_meta m;
@@ -257,7 +264,8 @@ static void test_scaling_units_origin(void)
     putf(h, 116, 1.0f, 0);
     memcpy(cb, h, 352);
     float cv[4] = {1.5f, -2.0f, 3.0f, 0.25f};
-    for (int i = 0; i < 4; i++) putf(cb, 352 + 4 * i, cv[i], 0);
+    for (int i = 0; i < 4; i++)
+        putf(cb, 352 + 4 * i, cv[i], 0);
     KT_CHECK(ktio_put(p, cb, sizeof cb) == 0);
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_C64);
@@ -303,7 +311,8 @@ static void test_widened_types(void)
     for (int code = 8; code <= 768; code += 760) {
         put16(buf, 70, code, 1);
         put16(buf, 72, 32, 1);
-        for (int i = 0; i < 4; i++) put32(buf, 352 + 4 * i, u[i], 1);
+        for (int i = 0; i < 4; i++)
+            put32(buf, 352 + 4 * i, u[i], 1);
         KT_CHECK(ktio_put(p, buf, sizeof buf) == 0);
         KT_OK(kr_read(p, &a, NULL, NULL));
         KT_CHECK(a && a->dtype == KR_F64);
@@ -348,7 +357,7 @@ static void test_bad_files(void)
         const char *what;
         kr_status st;
     } cases[] = {
-        {0, 2, 349, "sizeof_hdr", KR_ERR_FORMAT},      /* wrong byte-order marker */
+        {0, 2, 349, "sizeof_hdr", KR_ERR_FORMAT},        /* wrong byte-order marker */
         {0, 2, 0x12345678, "sizeof_hdr", KR_ERR_FORMAT}, /* 348 in neither order */
         {0, 2, 540, "NIfTI-2", KR_ERR_NOT_SUPPORTED},
         {40, 0, 0, "dim[0]", KR_ERR_FORMAT},
@@ -356,8 +365,8 @@ static void test_bad_files(void)
         {40, 0, -3, "dim[0]", KR_ERR_FORMAT},
         {44, 0, 0, "dim[2]", KR_ERR_FORMAT},
         {46, 0, -5, "dim[3]", KR_ERR_FORMAT},
-        {70, 0, 3, "datatype 3", KR_ERR_FORMAT},     /* not a NIfTI type */
-        {70, 0, 128, "RGB24", KR_ERR_FORMAT},        /* known, unsupported */
+        {70, 0, 3, "datatype 3", KR_ERR_FORMAT}, /* not a NIfTI type */
+        {70, 0, 128, "RGB24", KR_ERR_FORMAT},    /* known, unsupported */
         {70, 0, 1024, "int64", KR_ERR_FORMAT},
         {72, 0, 16, "bitpix", KR_ERR_FORMAT},
         {80, 1, NAN, "pixdim[1]", KR_ERR_FORMAT},
@@ -365,8 +374,8 @@ static void test_bad_files(void)
         {108, 1, NAN, "vox_offset", KR_ERR_FORMAT},
         {108, 1, 352.5, "vox_offset", KR_ERR_FORMAT},
         {108, 1, 348, "vox_offset", KR_ERR_FORMAT},
-        {108, 1, 1e6, "vox_offset", KR_ERR_FORMAT},   /* beyond the file */
-        {108, 1, 400, "promises", KR_ERR_FORMAT},     /* data would run past the end */
+        {108, 1, 1e6, "vox_offset", KR_ERR_FORMAT},     /* beyond the file */
+        {108, 1, 400, "promises", KR_ERR_FORMAT},       /* data would run past the end */
         {116, 1, INFINITY, "scl_inter", KR_ERR_FORMAT}, /* with slope 2 below */
         {344, 3, 0, "magic", KR_ERR_FORMAT},
         {344, 3, 1, "ni1", KR_ERR_NOT_SUPPORTED},
@@ -403,7 +412,8 @@ static void test_bad_files(void)
     /* dims whose product passes kray's 2^40 limit (and would overflow 32-bit products) */
     base_header(h, 0);
     put16(h, 40, 7, 0);
-    for (int i = 1; i <= 7; i++) put16(h, 40 + 2 * i, 32767, 0);
+    for (int i = 1; i <= 7; i++)
+        put16(h, 40 + 2 * i, 32767, 0);
     write_f32_file(p, h, 0, 0);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "2^40");
     /* absurd but under the limit: the file does not hold the data */
@@ -528,15 +538,20 @@ static const char *nib_script =
     "        a = np.asanyarray(img.dataobj)\n"
     "        want = vals(k, 60).reshape((5, 4, 3), order='F')\n"
     "        if a.shape != (5, 4, 3): bad.append('%s shape %s' % (k, a.shape))\n"
-    "        if str(img.get_data_dtype()) != dt[k]: bad.append('%s dtype %s' % (k, img.get_data_dtype()))\n"
+    "        if str(img.get_data_dtype()) != dt[k]: bad.append('%s dtype %s' % (k, "
+    "img.get_data_dtype()))\n"
     "        if a.dtype != want.dtype or not np.array_equal(a, want): bad.append('%s values' % k)\n"
-    "        if tuple(float(z) for z in img.header.get_zooms()) != sp: bad.append('%s zooms %s' % (k, img.header.get_zooms()))\n"
-    "        if not np.array_equal(img.affine[:3, 3], org): bad.append('%s origin %s' % (k, img.affine[:3, 3]))\n"
+    "        if tuple(float(z) for z in img.header.get_zooms()) != sp: bad.append('%s zooms %s' % "
+    "(k, img.header.get_zooms()))\n"
+    "        if not np.array_equal(img.affine[:3, 3], org): bad.append('%s origin %s' % (k, "
+    "img.affine[:3, 3]))\n"
     "        if not np.array_equal(img.affine[:3, :3], np.diag(sp)): bad.append('%s affine' % k)\n"
     "        if not np.array_equal(img.get_qform()[:3, 3], org): bad.append('%s qform' % k)\n"
-    "        if img.header['descrip'].item() != b'kray ' + k.encode(): bad.append('%s descrip' % k)\n"
+    "        if img.header['descrip'].item() != b'kray ' + k.encode(): bad.append('%s descrip' % "
+    "k)\n"
     "else:\n"
-    "    def save(name, data, zooms, header=None, dtype=None, units=None, shift=(-10.5, 20.25, 3.0)):\n"
+    "    def save(name, data, zooms, header=None, dtype=None, units=None, shift=(-10.5, 20.25, "
+    "3.0)):\n"
     "        z = list(zooms[:3]); z += [1.0] * (3 - len(z))\n"
     "        aff = np.diag(z + [1.0]); aff[:3, 3] = shift\n"
     "        img = nib.Nifti1Image(data, aff, header=header)\n"
@@ -546,7 +561,8 @@ static const char *nib_script =
     "        nib.save(img, os.path.join(d, 'nb_%s.nii' % name))\n"
     "        back = nib.load(os.path.join(d, 'nb_%s.nii' % name))\n"
     "        e = np.asanyarray(back.dataobj) if np.iscomplexobj(data) else back.get_fdata()\n"
-    "        np.asarray(e, dtype=np.complex128).ravel(order='F').tofile(os.path.join(d, 'nb_%s.ref' % name))\n"
+    "        np.asarray(e, dtype=np.complex128).ravel(order='F').tofile(os.path.join(d, "
+    "'nb_%s.ref' % name))\n"
     "    z3 = (0.5, 0.75, 2.0)\n"
     "    for k in ['u8', 'i16', 'u16', 'f32', 'f64', 'c64', 'c128', 'i8', 'i32', 'u32']:\n"
     "        save(k, vals(k, 60).reshape((5, 4, 3), order='F'), z3)\n"
@@ -556,7 +572,8 @@ static const char *nib_script =
     "    save('be_f32', vals('f32', 60).reshape((5, 4, 3), order='F').astype('>f4'), z3,\n"
     "         header=nib.Nifti1Header(endianness='>'))\n"
     "    save('be_scaled', f, z3, header=nib.Nifti1Header(endianness='>'), dtype=np.int16)\n"
-    "    save('f32_4d', vals('f32', 24).reshape((3, 2, 2, 2), order='F'), (500.0, 750.0, 2000.0, 3.0),\n"
+    "    save('f32_4d', vals('f32', 24).reshape((3, 2, 2, 2), order='F'), (500.0, 750.0, 2000.0, "
+    "3.0),\n"
     "         units=('micron', 'sec'), shift=(1000.0, -2000.0, 500.0))\n"
     "    save('f32_2d', vals('f32', 35).reshape((7, 5), order='F'), (0.5, 0.75))\n"
     "if bad:\n"
@@ -655,12 +672,13 @@ static void test_kray_reads_nibabel(void)
         if (s != KR_OK) continue;
         KT_CHECK_MSG(a->dtype == f[k].dtype, "%s: dtype %s", f[k].name, kr_dtype_name(a->dtype));
         KT_CHECK(a->ndim == f[k].ndim);
-        for (int i = 0; i < f[k].ndim; i++) KT_CHECK(a->dims[i] == f[k].dims[i]);
+        for (int i = 0; i < f[k].ndim; i++)
+            KT_CHECK(a->dims[i] == f[k].dims[i]);
         for (int i = 0; i < 3; i++) {
             KT_CHECK_MSG(m.spacing[i] == f[k].sp[i], "%s: spacing[%d] %g", f[k].name, i,
                          m.spacing[i]);
-            KT_CHECK_MSG(fabs(m.origin[i] - f[k].org[i]) <= 1e-12, "%s: origin[%d] %g",
-                         f[k].name, i, m.origin[i]);
+            KT_CHECK_MSG(fabs(m.origin[i] - f[k].org[i]) <= 1e-12, "%s: origin[%d] %g", f[k].name,
+                         i, m.origin[i]);
         }
         size_t n;
         double *ref = (double *)ktio_get(q, &n);
@@ -675,8 +693,7 @@ static void test_kray_reads_nibabel(void)
             double scale = fabs(ref[2 * i]) > 1 ? fabs(ref[2 * i]) : 1;
             if (e / scale > worst) worst = e / scale;
         }
-        KT_CHECK_MSG(worst <= f[k].tol, "%s: relative error %g > %g", f[k].name, worst,
-                     f[k].tol);
+        KT_CHECK_MSG(worst <= f[k].tol, "%s: relative error %g > %g", f[k].name, worst, f[k].tol);
         free(ref);
         kr_array_destroy(a);
     }

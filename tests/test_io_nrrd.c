@@ -10,7 +10,8 @@
 #include <zlib.h>
 
 static const kr_dtype all_types[] = {KR_U8, KR_I16, KR_U16, KR_F32, KR_F64, KR_C64, KR_C128};
-static const char *type_names[] = {"uchar", "short", "ushort", "float", "double", "float", "double"};
+static const char *type_names[] = {"uchar",  "short", "ushort", "float",
+                                   "double", "float", "double"};
 
 static void mk(const char *path, const char *hdr, const void *data, size_t n)
 {
@@ -174,7 +175,8 @@ static void test_hand_written(void)
     for (int i = 0; i < 6; i++) {
         unsigned char t[8];
         memcpy(t, &dv[i], 8);
-        for (int k = 0; k < 8; k++) raw[8 * i + k] = t[7 - k];
+        for (int k = 0; k < 8; k++)
+            raw[8 * i + k] = t[7 - k];
     }
     size_t zn = gz(raw, 48, z, sizeof z);
     KT_CHECK(zn > 0);
@@ -210,8 +212,8 @@ static void test_hand_written(void)
 
     /* int32_t / uint -> f64 */
     int32_t iv[2] = {-2000000000, 9};
-    mk(p, "NRRD0004\ntype: int32_t\ndimension: 1\nsizes: 2\nendian: little\nencoding: raw\n\n",
-       iv, 8);
+    mk(p, "NRRD0004\ntype: int32_t\ndimension: 1\nsizes: 2\nendian: little\nencoding: raw\n\n", iv,
+       8);
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_F64 && ((double *)a->data)[0] == -2000000000.0);
     kr_array_destroy(a);
@@ -241,20 +243,30 @@ static void test_hand_written(void)
     KT_OK(kr_read(hp, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_F32 && memcmp(a->data, fv, 12) == 0);
     kr_array_destroy(a);
-    mk(hp, "NRRD0004\ntype: float\ndimension: 1\nsizes: 4\nendian: little\nencoding: raw\n"
-           "line skip: 1\ndata file: d.raw\n\n", NULL, 0);
+    mk(hp,
+       "NRRD0004\ntype: float\ndimension: 1\nsizes: 4\nendian: little\nencoding: raw\n"
+       "line skip: 1\ndata file: d.raw\n\n",
+       NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "promises");
-    mk(hp, "NRRD0004\ntype: float\ndimension: 1\nsizes: 1\nendian: little\nencoding: raw\n"
-           "line skip: 3\ndata file: d.raw\n\n", NULL, 0);
+    mk(hp,
+       "NRRD0004\ntype: float\ndimension: 1\nsizes: 1\nendian: little\nencoding: raw\n"
+       "line skip: 3\ndata file: d.raw\n\n",
+       NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "line skip");
-    mk(hp, "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
-           "data file: gone.raw\n\n", NULL, 0);
+    mk(hp,
+       "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
+       "data file: gone.raw\n\n",
+       NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_IO, "data file");
-    mk(hp, "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
-           "data file: LIST\n\n", NULL, 0);
+    mk(hp,
+       "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
+       "data file: LIST\n\n",
+       NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_NOT_SUPPORTED, "LIST");
-    mk(hp, "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
-           "data file: d%03d.raw 1 3 1\n\n", NULL, 0);
+    mk(hp,
+       "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
+       "data file: d%03d.raw 1 3 1\n\n",
+       NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_NOT_SUPPORTED, "data file");
     ktio_rmdir(dir);
 }
@@ -271,63 +283,98 @@ static void test_bad_files(void)
         kr_status st;
         int gzdata; /* 1: gzip of 16 zero bytes, 2: half of it, 3: garbage */
     } c[] = {
-        {"NRRX0004\ntype: uchar\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "NRRD000", KR_ERR_FORMAT, 0},
-        {"NRRD0006\ntype: uchar\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "version", KR_ERR_FORMAT, 0},
-        {"NRRD0000\ntype: uchar\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "version", KR_ERR_FORMAT, 0},
+        {"NRRX0004\ntype: uchar\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "NRRD000",
+         KR_ERR_FORMAT, 0},
+        {"NRRD0006\ntype: uchar\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "version",
+         KR_ERR_FORMAT, 0},
+        {"NRRD0000\ntype: uchar\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "version",
+         KR_ERR_FORMAT, 0},
         {H "dimension: 1\nsizes: 2\nencoding: raw\n\n", "'type'", KR_ERR_FORMAT, 0},
         {H "type: uchar\nsizes: 2\nencoding: raw\n\n", "'dimension'", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 1\nencoding: raw\n\n", "'sizes'", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 1\nsizes: 2\n\n", "'encoding'", KR_ERR_FORMAT, 0},
         {H "type: float\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "'endian'", KR_ERR_FORMAT, 0},
-        {H "type: float\ndimension: 1\nsizes: 2\nendian: middle\nencoding: raw\n\n", "'endian'", KR_ERR_FORMAT, 0},
+        {H "type: float\ndimension: 1\nsizes: 2\nendian: middle\nencoding: raw\n\n", "'endian'",
+         KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 2\nsizes: 2\nencoding: raw\n\n", "'sizes'", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 1\nsizes: 0\nencoding: raw\n\n", "sizes", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 1\nsizes: -3\nencoding: raw\n\n", "sizes", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 1\nsizes: 3e\nencoding: raw\n\n", "'sizes'", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 3\nsizes: 2097152 2097152 2\nencoding: raw\n\n", "2^40", KR_ERR_FORMAT, 0},
+        {H "type: uchar\ndimension: 3\nsizes: 2097152 2097152 2\nencoding: raw\n\n", "2^40",
+         KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 2\nsizes: 9000000000000000000 9000000000000000000\n"
-           "encoding: raw\n\n", "2^40", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 2\nsizes: 1000 1000\nencoding: raw\n\n", "promises", KR_ERR_FORMAT, 0},
+           "encoding: raw\n\n",
+         "2^40", KR_ERR_FORMAT, 0},
+        {H "type: uchar\ndimension: 2\nsizes: 1000 1000\nencoding: raw\n\n", "promises",
+         KR_ERR_FORMAT, 0},
         /* 2^40 doubles (8 TiB): refused from the file size, never allocated */
         {H "type: double\ndimension: 2\nsizes: 1048576 1048576\nendian: little\nencoding: raw\n\n",
          "promises", KR_ERR_FORMAT, 0},
         {H "type: double\ndimension: 2\nsizes: 1048576 1048576\nendian: little\n"
-           "encoding: gzip\n\n", "cannot hold", KR_ERR_FORMAT, 1},
-        {H "type: uchar\ndimension: 0\nsizes: 2\nencoding: raw\n\n", "'dimension'", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 17\nsizes: 2\nencoding: raw\n\n", "'dimension'", KR_ERR_FORMAT, 0},
+           "encoding: gzip\n\n",
+         "cannot hold", KR_ERR_FORMAT, 1},
+        {H "type: uchar\ndimension: 0\nsizes: 2\nencoding: raw\n\n", "'dimension'", KR_ERR_FORMAT,
+         0},
+        {H "type: uchar\ndimension: 17\nsizes: 2\nencoding: raw\n\n", "'dimension'", KR_ERR_FORMAT,
+         0},
         {H "type: block\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "'type'", KR_ERR_FORMAT, 0},
-        {H "type: int64\ndimension: 1\nsizes: 2\nendian: little\nencoding: raw\n\n", "'type'", KR_ERR_FORMAT, 0},
-        {H "type: quaternion\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "'type'", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 2\nencoding: ascii\n\n", "ascii", KR_ERR_NOT_SUPPORTED, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 2\nencoding: hex\n\n", "hex", KR_ERR_NOT_SUPPORTED, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 2\nencoding: bzip2\n\n", "bzip2", KR_ERR_NOT_SUPPORTED, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 2\nencoding: zip\n\n", "'encoding'", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 2\nspacings: inf\nencoding: raw\n\n", "'spacings'", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 2\nsizes: 2 2\nspacings: 1\nencoding: raw\n\n", "'spacings'", KR_ERR_FORMAT, 0},
-        {H "type: uchar\nspacings: 1\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "'spacings'", KR_ERR_FORMAT, 0},
+        {H "type: int64\ndimension: 1\nsizes: 2\nendian: little\nencoding: raw\n\n", "'type'",
+         KR_ERR_FORMAT, 0},
+        {H "type: quaternion\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "'type'", KR_ERR_FORMAT,
+         0},
+        {H "type: uchar\ndimension: 1\nsizes: 2\nencoding: ascii\n\n", "ascii",
+         KR_ERR_NOT_SUPPORTED, 0},
+        {H "type: uchar\ndimension: 1\nsizes: 2\nencoding: hex\n\n", "hex", KR_ERR_NOT_SUPPORTED,
+         0},
+        {H "type: uchar\ndimension: 1\nsizes: 2\nencoding: bzip2\n\n", "bzip2",
+         KR_ERR_NOT_SUPPORTED, 0},
+        {H "type: uchar\ndimension: 1\nsizes: 2\nencoding: zip\n\n", "'encoding'", KR_ERR_FORMAT,
+         0},
+        {H "type: uchar\ndimension: 1\nsizes: 2\nspacings: inf\nencoding: raw\n\n", "'spacings'",
+         KR_ERR_FORMAT, 0},
+        {H "type: uchar\ndimension: 2\nsizes: 2 2\nspacings: 1\nencoding: raw\n\n", "'spacings'",
+         KR_ERR_FORMAT, 0},
+        {H "type: uchar\nspacings: 1\ndimension: 1\nsizes: 2\nencoding: raw\n\n", "'spacings'",
+         KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 1\nsizes: 2\nspace dimension: 2\nspace origin: (0,nan)\n"
-           "encoding: raw\n\n", "'space origin'", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 2\nspace origin: (0,0,0)\nencoding: raw\n\n", "'space origin'", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 2\nspace: RAS\nspace origin: (0,0)\nencoding: raw\n\n", "'space origin'", KR_ERR_FORMAT, 0},
+           "encoding: raw\n\n",
+         "'space origin'", KR_ERR_FORMAT, 0},
+        {H "type: uchar\ndimension: 1\nsizes: 2\nspace origin: (0,0,0)\nencoding: raw\n\n",
+         "'space origin'", KR_ERR_FORMAT, 0},
+        {H
+         "type: uchar\ndimension: 1\nsizes: 2\nspace: RAS\nspace origin: (0,0)\nencoding: raw\n\n",
+         "'space origin'", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 1\nsizes: 2\nspace: RAS\nspace directions: (1,0,inf)\n"
-           "encoding: raw\n\n", "'space directions'", KR_ERR_FORMAT, 0},
+           "encoding: raw\n\n",
+         "'space directions'", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 2\nsizes: 2 2\nspace: RAS\nspace directions: (1,0,0)\n"
-           "encoding: raw\n\n", "'space directions'", KR_ERR_FORMAT, 0},
+           "encoding: raw\n\n",
+         "'space directions'", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 1\nsizes: 2\nspace: RAS\nspace directions: 1,0,0\n"
-           "encoding: raw\n\n", "'space directions'", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 2\nspace: ZZZ\nencoding: raw\n\n", "'space'", KR_ERR_FORMAT, 0},
+           "encoding: raw\n\n",
+         "'space directions'", KR_ERR_FORMAT, 0},
+        {H "type: uchar\ndimension: 1\nsizes: 2\nspace: ZZZ\nencoding: raw\n\n", "'space'",
+         KR_ERR_FORMAT, 0},
         {H "type: float\ndimension: 2\nsizes: 3 2\nkinds: complex domain\nendian: little\n"
-           "encoding: raw\n\n", "complex", KR_ERR_FORMAT, 0},
+           "encoding: raw\n\n",
+         "complex", KR_ERR_FORMAT, 0},
         {H "type: short\ndimension: 2\nsizes: 2 2\nkinds: complex domain\nendian: little\n"
-           "encoding: raw\n\n", "complex", KR_ERR_FORMAT, 0},
+           "encoding: raw\n\n",
+         "complex", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension 1\nsizes: 2\nencoding: raw\n\n", "line 3", KR_ERR_FORMAT, 0},
         {H "type: uchar\ndimension: 1\nsizes: 2\nencoding: raw\n", "blank line", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 2\nbyte skip: -2\nencoding: raw\n\n", "'byte skip'", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 2\nline skip: 99\nencoding: raw\n\n", "line skip", KR_ERR_FORMAT, 0},
-        {H "type: uchar\ndimension: 1\nsizes: 16\nbyte skip: 1\nencoding: gzip\n\n", "byte skip", KR_ERR_NOT_SUPPORTED, 1},
-        {H "type: uchar\ndimension: 1\nsizes: 17\nencoding: gzip\n\n", "promises", KR_ERR_FORMAT, 1},
-        {H "type: uchar\ndimension: 1\nsizes: 15\nencoding: gzip\n\n", "more than", KR_ERR_FORMAT, 1},
-        {H "type: uchar\ndimension: 1\nsizes: 16\nencoding: gzip\n\n", "truncated", KR_ERR_FORMAT, 2},
+        {H "type: uchar\ndimension: 1\nsizes: 2\nbyte skip: -2\nencoding: raw\n\n", "'byte skip'",
+         KR_ERR_FORMAT, 0},
+        {H "type: uchar\ndimension: 1\nsizes: 2\nline skip: 99\nencoding: raw\n\n", "line skip",
+         KR_ERR_FORMAT, 0},
+        {H "type: uchar\ndimension: 1\nsizes: 16\nbyte skip: 1\nencoding: gzip\n\n", "byte skip",
+         KR_ERR_NOT_SUPPORTED, 1},
+        {H "type: uchar\ndimension: 1\nsizes: 17\nencoding: gzip\n\n", "promises", KR_ERR_FORMAT,
+         1},
+        {H "type: uchar\ndimension: 1\nsizes: 15\nencoding: gzip\n\n", "more than", KR_ERR_FORMAT,
+         1},
+        {H "type: uchar\ndimension: 1\nsizes: 16\nencoding: gzip\n\n", "truncated", KR_ERR_FORMAT,
+         2},
         {H "type: uchar\ndimension: 1\nsizes: 16\nencoding: gzip\n\n", "gzip", KR_ERR_FORMAT, 3},
     };
 #undef H
@@ -342,8 +389,8 @@ static void test_bad_files(void)
             mk(p, c[k].hdr, data, 8);
         kr_array *a = NULL;
         kr_status s = kr_read(p, &a, NULL, NULL);
-        KT_CHECK_MSG(s == c[k].st, "case %zu (%s): got %s (%s)", k, c[k].what,
-                     kr_status_string(s), kr_last_error());
+        KT_CHECK_MSG(s == c[k].st, "case %zu (%s): got %s (%s)", k, c[k].what, kr_status_string(s),
+                     kr_last_error());
         KT_CHECK(a == NULL);
         KTIO_ERR_NAMES(p, c[k].what);
     }
@@ -351,11 +398,12 @@ static void test_bad_files(void)
     KT_CHECK(ktio_put(p, "", 0) == 0);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "NRRD");
     unsigned char g[40];
-    for (int i = 0; i < 40; i++) g[i] = (unsigned char)(i * 53 + 1);
+    for (int i = 0; i < 40; i++)
+        g[i] = (unsigned char)(i * 53 + 1);
     KT_CHECK(ktio_put(p, g, sizeof g) == 0);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "NRRD");
-    mk(p, "NRRD0004\ntype: double\ndimension: 1\nsizes: 8\nendian: little\nencoding: raw\n\n",
-       data, 63);
+    mk(p, "NRRD0004\ntype: double\ndimension: 1\nsizes: 8\nendian: little\nencoding: raw\n\n", data,
+       63);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "promises");
     remove(p);
 }
@@ -462,18 +510,17 @@ static void test_unu_interop(void)
             if (e == s) break;
             s = e;
             got++;
-            double ref = kr_dtype_is_complex(types[k]) ? ((float *)a->data)[i]
-                                                       : kr_array_get_f64(a, i);
+            double ref =
+                kr_dtype_is_complex(types[k]) ? ((float *)a->data)[i] : kr_array_get_f64(a, i);
             double err = fabs(v - ref) / (fabs(ref) > 1 ? fabs(ref) : 1);
             if (err > worst) worst = err;
         }
-        KT_CHECK_MSG(got == ns, "unu printed %lld of %lld values", (long long)got,
-                     (long long)ns);
+        KT_CHECK_MSG(got == ns, "unu printed %lld of %lld values", (long long)got, (long long)ns);
         KT_LE(worst, 1e-6); /* unu prints about 8 significant digits */
         free(txt);
         /* unu re-encodes (raw, big-endian) keeping kray's axis information; kray reads it */
-        snprintf(cmd, sizeof cmd, "%s save -f nrrd -e raw -en big -i %s -o %s 2>/dev/null", u,
-                 p, q);
+        snprintf(cmd, sizeof cmd, "%s save -f nrrd -e raw -en big -i %s -o %s 2>/dev/null", u, p,
+                 q);
         KT_CHECK(system(cmd) == 0);
         kr_meta r;
         KT_OK(kr_read(q, &b, &r, NULL));

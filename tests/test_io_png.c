@@ -75,7 +75,8 @@ static void test_ramp_8bit_window(void)
     kr_array *a = NULL;
     KT_OK(kr_array_create(&a, KR_F32, 2, d, KR_HOST, NULL));
     for (int y = 0; y < 8; y++)
-        for (int x = 0; x < 32; x++) ((float *)a->data)[y * 32 + x] = (float)(3 * x + 40 * y - 5);
+        for (int x = 0; x < 32; x++)
+            ((float *)a->data)[y * 32 + x] = (float)(3 * x + 40 * y - 5);
     kr_io_opts o;
     kr_io_opts_default(&o);
     o.window_set = 1;
@@ -117,7 +118,8 @@ static void test_16bit(void)
     kr_array *a = NULL;
     KT_OK(kr_array_create(&a, KR_F64, 2, d, KR_HOST, NULL));
     for (int y = 0; y < 9; y++)
-        for (int x = 0; x < 60; x++) ((double *)a->data)[y * 60 + x] = 0.5 * (1000 * x + 7 * y);
+        for (int x = 0; x < 60; x++)
+            ((double *)a->data)[y * 60 + x] = 0.5 * (1000 * x + 7 * y);
     kr_io_opts o;
     kr_io_opts_default(&o);
     o.bits = 16;
@@ -161,7 +163,8 @@ static void test_slices_and_parts(void)
     KT_OK(kr_array_create(&a, KR_F32, 3, d, KR_HOST, NULL));
     for (int z = 0; z < 5; z++)
         for (int y = 0; y < 3; y++)
-            for (int x = 0; x < 4; x++) ((float *)a->data)[(z * 3 + y) * 4 + x] = (float)(10 * z + x + y);
+            for (int x = 0; x < 4; x++)
+                ((float *)a->data)[(z * 3 + y) * 4 + x] = (float)(10 * z + x + y);
     kr_io_opts o;
     kr_io_opts_default(&o);
     o.window_set = 1;
@@ -177,7 +180,8 @@ static void test_slices_and_parts(void)
         KT_CHECK(im.w == 4 && im.h == 3);
         int bad = 0;
         for (int y = 0; im.px && y < 3; y++)
-            for (int x = 0; x < 4; x++) bad += im.px[y * 4 + x] != 10 * expect_z[k] + x + y;
+            for (int x = 0; x < 4; x++)
+                bad += im.px[y * 4 + x] != 10 * expect_z[k] + x + y;
         KT_CHECK_MSG(bad == 0, "slice %d: %d pixels differ", slices[k], bad);
         free(im.px);
     }
@@ -248,7 +252,8 @@ static void test_non_finite(void)
              im.px[4] == 255 && im.px[5] == 128);
     free(im.px);
     /* a constant image is written (all 0), not refused */
-    for (int i = 0; i < 6; i++) ((double *)a->data)[i] = 4.0;
+    for (int i = 0; i < 6; i++)
+        ((double *)a->data)[i] = 4.0;
     KT_OK(kr_write(p, a, NULL));
     KT_CHECK(decode(p, &im) == 0);
     KT_CHECK(im.px && im.px[0] == 0 && im.px[5] == 0);

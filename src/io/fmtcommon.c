@@ -109,8 +109,7 @@ kr_status kri_samples_from_file(FILE *f, const char *path, kri_stype t, int big,
     if (kri_direct(t, a)) {
         size_t got = fread(a->data, ss, ns, f);
         if (got != ns)
-            return kri_fail(KR_ERR_FORMAT, "%s: data ends after %zu of %zu values", path, got,
-                            ns);
+            return kri_fail(KR_ERR_FORMAT, "%s: data ends after %zu of %zu values", path, got, ns);
         if (swap) kri_byteswap(a->data, ns, ss);
         return KR_OK;
     }
@@ -237,8 +236,8 @@ kr_status kri_samples_write_gzip(kri_wfile *w, const kr_array *a, int big)
     return s;
 }
 
-kr_status kri_inflate_exact(const char *path, const char *what, const unsigned char *src,
-                            size_t n, void *dst, size_t want)
+kr_status kri_inflate_exact(const char *path, const char *what, const unsigned char *src, size_t n,
+                            void *dst, size_t want)
 {
     z_stream z;
     memset(&z, 0, sizeof z);
@@ -306,7 +305,8 @@ int kri_parse_i64s(const char *s, const char *seps, int64_t *v, int max)
 {
     int n = 0;
     for (;;) {
-        while (*s && kri_is_sep(*s, seps)) s++;
+        while (*s && kri_is_sep(*s, seps))
+            s++;
         if (!*s) return n;
         char *end;
         errno = 0;
@@ -322,7 +322,8 @@ int kri_parse_f64s(const char *s, const char *seps, double *v, int max)
 {
     int n = 0;
     for (;;) {
-        while (*s && kri_is_sep(*s, seps)) s++;
+        while (*s && kri_is_sep(*s, seps))
+            s++;
         if (!*s) return n;
         char *end;
         double x = strtod(s, &end);
@@ -352,8 +353,8 @@ kr_status kri_dims_product(const char *path, const char *field, int n, const int
     int64_t p = 1;
     for (int i = 0; i < n; i++) {
         if (dims[i] < 1)
-            return kri_fail(KR_ERR_FORMAT, "%s: %s: size %lld of axis %d must be at least 1",
-                            path, field, (long long)dims[i], i);
+            return kri_fail(KR_ERR_FORMAT, "%s: %s: size %lld of axis %d must be at least 1", path,
+                            field, (long long)dims[i], i);
         if (!kri_mul_ok(p, dims[i], &p) || p > KR_MAX_ELEMENTS)
             return kri_fail(KR_ERR_FORMAT,
                             "%s: %s: the sizes multiply to more than kray's limit of 2^40 "

@@ -41,8 +41,8 @@ kr_status kri_samples_write_gzip(kri_wfile *w, const kr_array *a, int big);
 /* Inflate a zlib or gzip stream (detected from its first bytes) of n bytes into exactly
  * `want` bytes at dst; a stream that is corrupt, ends early or holds more is KR_ERR_FORMAT
  * naming `path` and `what`. */
-kr_status kri_inflate_exact(const char *path, const char *what, const unsigned char *src,
-                            size_t n, void *dst, size_t want);
+kr_status kri_inflate_exact(const char *path, const char *what, const unsigned char *src, size_t n,
+                            void *dst, size_t want);
 
 /* Whitespace-separated numbers (other separators given in `seps` are skipped too). Returns the
  * count read, -1 on a malformed token, -2 when there are more than `max`. Non-finite values

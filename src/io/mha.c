@@ -32,10 +32,10 @@ typedef struct mha_type {
     kri_stype st;
 } mha_type;
 
-static const mha_type mha_types[] = {
-    {"MET_UCHAR", KRI_ST_U8},  {"MET_CHAR", KRI_ST_I8},   {"MET_SHORT", KRI_ST_I16},
-    {"MET_USHORT", KRI_ST_U16}, {"MET_INT", KRI_ST_I32},  {"MET_UINT", KRI_ST_U32},
-    {"MET_FLOAT", KRI_ST_F32}, {"MET_DOUBLE", KRI_ST_F64}};
+static const mha_type mha_types[] = {{"MET_UCHAR", KRI_ST_U8},  {"MET_CHAR", KRI_ST_I8},
+                                     {"MET_SHORT", KRI_ST_I16}, {"MET_USHORT", KRI_ST_U16},
+                                     {"MET_INT", KRI_ST_I32},   {"MET_UINT", KRI_ST_U32},
+                                     {"MET_FLOAT", KRI_ST_F32}, {"MET_DOUBLE", KRI_ST_F64}};
 
 typedef struct mha_hdr {
     int ndims;
@@ -52,9 +52,11 @@ typedef struct mha_hdr {
 
 static char *mha_trim(char *s)
 {
-    while (*s == ' ' || *s == '\t') s++;
+    while (*s == ' ' || *s == '\t')
+        s++;
     size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = 0;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = 0;
     return s;
 }
 
@@ -69,8 +71,8 @@ static kr_status mha_bool(const char *path, const char *key, const char *v, int 
     return KR_OK;
 }
 
-static kr_status mha_int(const char *path, const char *key, const char *v, int64_t lo,
-                         int64_t hi, int64_t *out)
+static kr_status mha_int(const char *path, const char *key, const char *v, int64_t lo, int64_t hi,
+                         int64_t *out)
 {
     int64_t x = 0;
     if (kri_parse_i64s(v, NULL, &x, 1) != 1)
@@ -96,8 +98,8 @@ static kr_status mha_reals(const char *path, const char *key, const char *v, dou
                         KR_MAX_DIMS);
     for (int i = 0; i < n; i++)
         if (!isfinite(out[i]))
-            return kri_fail(KR_ERR_FORMAT, "%s: %s value %d is %g, must be a finite number",
-                            path, key, i + 1, out[i]);
+            return kri_fail(KR_ERR_FORMAT, "%s: %s value %d is %g, must be a finite number", path,
+                            key, i + 1, out[i]);
     *count = n;
     return KR_OK;
 }
@@ -115,8 +117,7 @@ static kr_status mha_line(const char *path, char *key, char *v, mha_hdr *h, int 
     } else if (!strcasecmp(key, "DimSize")) {
         int n = kri_parse_i64s(v, NULL, h->dims, KR_MAX_DIMS);
         if (n < 1)
-            return kri_fail(KR_ERR_FORMAT, "%s: DimSize is '%s', expected whole numbers", path,
-                            v);
+            return kri_fail(KR_ERR_FORMAT, "%s: DimSize is '%s', expected whole numbers", path, v);
         h->have_dims = n;
     } else if (!strcasecmp(key, "ElementType")) {
         h->st = KRI_ST_NONE;
@@ -147,8 +148,7 @@ static kr_status mha_line(const char *path, char *key, char *v, mha_hdr *h, int 
         KRI_TRY(mha_bool(path, key, v, &b));
         if (!b)
             return kri_fail(KR_ERR_NOT_SUPPORTED,
-                            "%s: BinaryData is False (text samples); kray reads binary data",
-                            path);
+                            "%s: BinaryData is False (text samples); kray reads binary data", path);
     } else if (!strcasecmp(key, "BinaryDataByteOrderMSB") ||
                !strcasecmp(key, "ElementByteOrderMSB")) {
         int b = 0;
@@ -216,8 +216,7 @@ static kr_status mha_parse(const char *path, char *text, size_t len, mha_hdr *h)
                         "file",
                         path);
     if (!h->ndims) return kri_fail(KR_ERR_FORMAT, "%s: required key NDims is missing", path);
-    if (!h->have_dims)
-        return kri_fail(KR_ERR_FORMAT, "%s: required key DimSize is missing", path);
+    if (!h->have_dims) return kri_fail(KR_ERR_FORMAT, "%s: required key DimSize is missing", path);
     if (h->st == KRI_ST_NONE)
         return kri_fail(KR_ERR_FORMAT, "%s: required key ElementType is missing", path);
     if (h->have_dims != h->ndims)
@@ -229,8 +228,7 @@ static kr_status mha_parse(const char *path, char *text, size_t len, mha_hdr *h)
     if (h->have_offset && noffset != h->ndims)
         return kri_fail(KR_ERR_FORMAT, "%s: Offset has %d values but NDims is %d", path, noffset,
                         h->ndims);
-    if (h->channels != 1 &&
-        !(h->channels == 2 && (h->st == KRI_ST_F32 || h->st == KRI_ST_F64)))
+    if (h->channels != 1 && !(h->channels == 2 && (h->st == KRI_ST_F32 || h->st == KRI_ST_F64)))
         return kri_fail(KR_ERR_FORMAT,
                         "%s: ElementNumberOfChannels %d of %s is not supported (kray reads 1, "
                         "or 2 of MET_FLOAT / MET_DOUBLE as complex)",
@@ -315,8 +313,8 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
         csize = h.compressed_size ? (size_t)h.compressed_size : avail;
         if (csize > avail)
             return kri_fail(KR_ERR_FORMAT,
-                            "%s: CompressedDataSize %zu is more than the %zu bytes %s holds",
-                            path, csize, avail, dpath);
+                            "%s: CompressedDataSize %zu is more than the %zu bytes %s holds", path,
+                            csize, avail, dpath);
         if (mha_cannot_expand(csize, bytes))
             return kri_fail(KR_ERR_FORMAT,
                             "%s: %zu bytes of compressed data cannot hold the %zu bytes the "
@@ -329,8 +327,7 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
     FILE *f = fopen(dpath, "rb");
     kr_status s = KR_OK;
     if (!f)
-        s = kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath,
-                     strerror(errno));
+        s = kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath, strerror(errno));
     if (s == KR_OK && fseek(f, (long)start, SEEK_SET) != 0)
         s = kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
     if (s == KR_OK && !h.compressed) {
@@ -386,25 +383,28 @@ static kr_status mha_write_header(kri_wfile *w, const kr_array *a, const kr_meta
         char c[sizeof m->description];
         size_t k = 0;
         for (; k + 1 < sizeof c && m->description[k]; k++)
-            c[k] = (m->description[k] == '\n' || m->description[k] == '\r') ? ' '
-                                                                             : m->description[k];
+            c[k] =
+                (m->description[k] == '\n' || m->description[k] == '\r') ? ' ' : m->description[k];
         c[k] = 0;
         kri_wfile_printf(w, "Comment = %s\n", c);
     }
     kri_wfile_printf(w, "BinaryData = True\nBinaryDataByteOrderMSB = False\n"
                         "CompressedData = False\nTransformMatrix =");
-    for (int i = 0; i < n * n; i++) kri_wfile_printf(w, " %d", i % (n + 1) == 0);
+    for (int i = 0; i < n * n; i++)
+        kri_wfile_printf(w, " %d", i % (n + 1) == 0);
     kri_wfile_printf(w, "\nOffset =");
-    for (int i = 0; i < n; i++) kri_wfile_printf(w, " %.17g", i < 3 ? m->origin[i] : 0.0);
+    for (int i = 0; i < n; i++)
+        kri_wfile_printf(w, " %.17g", i < 3 ? m->origin[i] : 0.0);
     kri_wfile_printf(w, "\nElementSpacing =");
     for (int i = 0; i < n; i++)
         kri_wfile_printf(w, " %.17g", i < 3 && m->spacing[i] > 0 ? m->spacing[i] : 1.0);
     kri_wfile_printf(w, "\nDimSize =");
-    for (int i = 0; i < n; i++) kri_wfile_printf(w, " %lld", (long long)a->dims[i]);
+    for (int i = 0; i < n; i++)
+        kri_wfile_printf(w, " %lld", (long long)a->dims[i]);
     kri_wfile_printf(w, "\n");
     if (kr_dtype_is_complex(a->dtype)) kri_wfile_printf(w, "ElementNumberOfChannels = 2\n");
-    return kri_wfile_printf(w, "ElementType = %s\nElementDataFile = %s\n",
-                            mha_type_name(a->dtype), datafile);
+    return kri_wfile_printf(w, "ElementType = %s\nElementDataFile = %s\n", mha_type_name(a->dtype),
+                            datafile);
 }
 
 kr_status kri_write_mha(const char *path, const kr_array *a, const kr_io_opts *o)

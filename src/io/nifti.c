@@ -32,7 +32,8 @@
 static void nii_get(const unsigned char *h, int off, int big, void *out, int size)
 {
     unsigned char b[8];
-    for (int i = 0; i < size; i++) b[i] = h[off + (big ? size - 1 - i : i)];
+    for (int i = 0; i < size; i++)
+        b[i] = h[off + (big ? size - 1 - i : i)];
     /* b is now little-endian; convert to host */
     if (!kri_host_little_endian()) kri_byteswap(b, 1, (size_t)size);
     memcpy(out, b, (size_t)size);
@@ -62,8 +63,14 @@ static void nii_put(unsigned char *h, int off, const void *v, int size)
     memcpy(h + off, v, (size_t)size);
     if (!kri_host_little_endian()) kri_byteswap(h + off, 1, (size_t)size);
 }
-static void nii_put_i32(unsigned char *h, int off, int32_t v) { nii_put(h, off, &v, 4); }
-static void nii_put_i16(unsigned char *h, int off, int16_t v) { nii_put(h, off, &v, 2); }
+static void nii_put_i32(unsigned char *h, int off, int32_t v)
+{
+    nii_put(h, off, &v, 4);
+}
+static void nii_put_i16(unsigned char *h, int off, int16_t v)
+{
+    nii_put(h, off, &v, 2);
+}
 static void nii_put_f32(unsigned char *h, int off, double v)
 {
     float f = (float)v;
@@ -98,13 +105,13 @@ typedef struct nii_type {
 } nii_type;
 
 static const nii_type nii_types[] = {
-    {2, "uint8", KRI_ST_U8, 0},        {4, "int16", KRI_ST_I16, 0},
-    {8, "int32", KRI_ST_I32, 0},       {16, "float32", KRI_ST_F32, 0},
-    {32, "complex64", KRI_ST_F32, 1},  {64, "float64", KRI_ST_F64, 0},
-    {256, "int8", KRI_ST_I8, 0},       {512, "uint16", KRI_ST_U16, 0},
-    {768, "uint32", KRI_ST_U32, 0},    {1792, "complex128", KRI_ST_F64, 1},
-    {1, "binary", KRI_ST_NONE, 0},     {128, "RGB24", KRI_ST_NONE, 0},
-    {1024, "int64", KRI_ST_NONE, 0},   {1280, "uint64", KRI_ST_NONE, 0},
+    {2, "uint8", KRI_ST_U8, 0},         {4, "int16", KRI_ST_I16, 0},
+    {8, "int32", KRI_ST_I32, 0},        {16, "float32", KRI_ST_F32, 0},
+    {32, "complex64", KRI_ST_F32, 1},   {64, "float64", KRI_ST_F64, 0},
+    {256, "int8", KRI_ST_I8, 0},        {512, "uint16", KRI_ST_U16, 0},
+    {768, "uint32", KRI_ST_U32, 0},     {1792, "complex128", KRI_ST_F64, 1},
+    {1, "binary", KRI_ST_NONE, 0},      {128, "RGB24", KRI_ST_NONE, 0},
+    {1024, "int64", KRI_ST_NONE, 0},    {1280, "uint64", KRI_ST_NONE, 0},
     {1536, "float128", KRI_ST_NONE, 0}, {2048, "complex256", KRI_ST_NONE, 0},
     {2304, "RGBA32", KRI_ST_NONE, 0}};
 
@@ -149,8 +156,8 @@ typedef struct nii_info {
     int scaled;
 } nii_info;
 
-static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsize,
-                           nii_info *in, kr_meta *meta)
+static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsize, nii_info *in,
+                           kr_meta *meta)
 {
     memset(in, 0, sizeof *in);
     int32_t sz_le = nii_i32(h, O_SIZEOF_HDR, 0), sz_be = nii_i32(h, O_SIZEOF_HDR, 1);
@@ -185,8 +192,8 @@ static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsiz
     for (int i = 0; i < nd; i++) {
         in->dims[i] = nii_i16(h, O_DIM + 2 * (i + 1), big);
         if (in->dims[i] < 1)
-            return kri_fail(KR_ERR_FORMAT, "%s: dim[%d] is %lld, must be at least 1", path,
-                            i + 1, (long long)in->dims[i]);
+            return kri_fail(KR_ERR_FORMAT, "%s: dim[%d] is %lld, must be at least 1", path, i + 1,
+                            (long long)in->dims[i]);
     }
     KRI_TRY(kri_dims_product(path, "dim", nd, in->dims, &in->numel));
 
@@ -207,20 +214,20 @@ static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsiz
                         bitpix, code, t->name, want_bits);
 
     double pixdim[8];
-    for (int i = 0; i < 8; i++) pixdim[i] = nii_f32(h, O_PIXDIM + 4 * i, big);
+    for (int i = 0; i < 8; i++)
+        pixdim[i] = nii_f32(h, O_PIXDIM + 4 * i, big);
     for (int i = 0; i <= nd; i++)
         if (!isfinite(pixdim[i]))
-            return kri_fail(KR_ERR_FORMAT, "%s: pixdim[%d] is %g, must be a finite number", path,
-                            i, pixdim[i]);
+            return kri_fail(KR_ERR_FORMAT, "%s: pixdim[%d] is %g, must be a finite number", path, i,
+                            pixdim[i]);
 
     double vox = nii_f32(h, O_VOX_OFFSET, big);
     if (!isfinite(vox) || vox != floor(vox))
-        return kri_fail(KR_ERR_FORMAT, "%s: vox_offset is %g, must be a whole number", path,
-                        vox);
+        return kri_fail(KR_ERR_FORMAT, "%s: vox_offset is %g, must be a whole number", path, vox);
     if (vox < NII_DATA)
         return kri_fail(KR_ERR_FORMAT,
-                        "%s: vox_offset is %.0f, must be at least 352 in a single-file NIfTI",
-                        path, vox);
+                        "%s: vox_offset is %.0f, must be at least 352 in a single-file NIfTI", path,
+                        vox);
     if (vox > (double)fsize)
         return kri_fail(KR_ERR_FORMAT, "%s: vox_offset %.0f is beyond the end of the %zu-byte file",
                         path, vox, fsize);
@@ -247,15 +254,18 @@ static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsiz
     if (meta) {
         int units = h[O_XYZT_UNITS];
         double mm = nii_unit_mm(units);
-        for (int i = 0; i < 3 && i < nd; i++) meta->spacing[i] = fabs(pixdim[i + 1]) * mm;
+        for (int i = 0; i < 3 && i < nd; i++)
+            meta->spacing[i] = fabs(pixdim[i + 1]) * mm;
         int qcode = nii_i16(h, O_QFORM_CODE, big), scode = nii_i16(h, O_SFORM_CODE, big);
         double o[3] = {0, 0, 0};
         const char *src = NULL;
         if (scode > 0) {
-            for (int i = 0; i < 3; i++) o[i] = nii_f32(h, O_SROW + 16 * i + 12, big);
+            for (int i = 0; i < 3; i++)
+                o[i] = nii_f32(h, O_SROW + 16 * i + 12, big);
             src = "srow translation";
         } else if (qcode > 0) {
-            for (int i = 0; i < 3; i++) o[i] = nii_f32(h, O_QOFFSET + 4 * i, big);
+            for (int i = 0; i < 3; i++)
+                o[i] = nii_f32(h, O_QOFFSET + 4 * i, big);
             src = "qoffset";
         }
         for (int i = 0; i < 3; i++) {
@@ -265,7 +275,8 @@ static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsiz
             meta->origin[i] = o[i] * mm;
         }
         size_t n = 0;
-        while (n < 80 && n + 1 < sizeof meta->description && h[O_DESCRIP + n]) n++;
+        while (n < 80 && n + 1 < sizeof meta->description && h[O_DESCRIP + n])
+            n++;
         memcpy(meta->description, h + O_DESCRIP, n);
         meta->description[n] = 0;
     }
@@ -329,8 +340,8 @@ kr_status kri_read_nifti(const char *path, kr_array **out, kr_meta *meta, const 
     kr_status s = nii_parse(path, h, fsize, &in, &m);
     kr_array *raw = NULL, *res = NULL;
     if (s == KR_OK)
-        s = kr_array_create(&raw, kri_stype_dtype(in.type->st, in.type->complex), in.ndim,
-                            in.dims, KR_HOST, NULL);
+        s = kr_array_create(&raw, kri_stype_dtype(in.type->st, in.type->complex), in.ndim, in.dims,
+                            KR_HOST, NULL);
     if (s == KR_OK && fseek(f, in.vox_offset, SEEK_SET) != 0)
         s = kri_fail(KR_ERR_IO, "%s: cannot seek to vox_offset %ld", path, in.vox_offset);
     if (s == KR_OK) s = kri_samples_from_file(f, path, in.type->st, in.big, raw);
@@ -378,7 +389,8 @@ kr_status kri_write_nifti(const char *path, const kr_array *a, const kr_io_opts 
         return kri_fail(KR_ERR_DTYPE, "%s: NIfTI cannot store element type %s", path,
                         kr_dtype_name(dt));
     int nd = a->ndim;
-    while (nd > 7 && a->dims[nd - 1] == 1) nd--;
+    while (nd > 7 && a->dims[nd - 1] == 1)
+        nd--;
     char buf[160];
     if (nd > 7)
         return kri_fail(KR_ERR_DIM, "%s: NIfTI-1 holds at most 7 dimensions; this array is %s",
@@ -400,13 +412,16 @@ kr_status kri_write_nifti(const char *path, const kr_array *a, const kr_io_opts 
     nii_put_i32(h, O_SIZEOF_HDR, NII_HDR);
     h[39] = 0; /* dim_info */
     nii_put_i16(h, O_DIM, (int16_t)nd);
-    for (int i = 1; i < 8; i++) nii_put_i16(h, O_DIM + 2 * i, (int16_t)(i <= nd ? a->dims[i - 1] : 1));
+    for (int i = 1; i < 8; i++)
+        nii_put_i16(h, O_DIM + 2 * i, (int16_t)(i <= nd ? a->dims[i - 1] : 1));
     nii_put_i16(h, O_DATATYPE, (int16_t)code);
     nii_put_i16(h, O_BITPIX, (int16_t)(kr_dtype_size(dt) * 8));
     double sp[3];
-    for (int i = 0; i < 3; i++) sp[i] = m.spacing[i] > 0 ? m.spacing[i] : 1.0;
+    for (int i = 0; i < 3; i++)
+        sp[i] = m.spacing[i] > 0 ? m.spacing[i] : 1.0;
     nii_put_f32(h, O_PIXDIM, 1.0); /* qfac */
-    for (int i = 1; i < 8; i++) nii_put_f32(h, O_PIXDIM + 4 * i, i <= 3 ? sp[i - 1] : 1.0);
+    for (int i = 1; i < 8; i++)
+        nii_put_f32(h, O_PIXDIM + 4 * i, i <= 3 ? sp[i - 1] : 1.0);
     nii_put_f32(h, O_VOX_OFFSET, NII_DATA);
     nii_put_f32(h, O_SCL_SLOPE, 1.0);
     nii_put_f32(h, O_SCL_INTER, 0.0);
@@ -415,12 +430,13 @@ kr_status kri_write_nifti(const char *path, const kr_array *a, const kr_io_opts 
     memcpy(h + O_DESCRIP, m.description, dl < 79 ? dl : 79);
     nii_put_i16(h, O_QFORM_CODE, 1);
     nii_put_i16(h, O_SFORM_CODE, 1);
-    for (int i = 0; i < 3; i++) nii_put_f32(h, O_QUATERN_B + 4 * i, 0.0);
-    for (int i = 0; i < 3; i++) nii_put_f32(h, O_QOFFSET + 4 * i, m.origin[i]);
+    for (int i = 0; i < 3; i++)
+        nii_put_f32(h, O_QUATERN_B + 4 * i, 0.0);
+    for (int i = 0; i < 3; i++)
+        nii_put_f32(h, O_QOFFSET + 4 * i, m.origin[i]);
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
-            nii_put_f32(h, O_SROW + 16 * r + 4 * c,
-                        c == 3 ? m.origin[r] : c == r ? sp[r] : 0.0);
+            nii_put_f32(h, O_SROW + 16 * r + 4 * c, c == 3 ? m.origin[r] : c == r ? sp[r] : 0.0);
     memcpy(h + O_MAGIC, "n+1\0", 4);
     /* bytes 348..351: extension flag 0 (no extensions) */
 

@@ -76,14 +76,16 @@ typedef struct nrrd_hdr {
 
 static char *nrrd_trim(char *s)
 {
-    while (*s == ' ' || *s == '\t') s++;
+    while (*s == ' ' || *s == '\t')
+        s++;
     size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = 0;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = 0;
     return s;
 }
 
-static kr_status nrrd_int(const char *path, const char *key, const char *v, int64_t lo,
-                          int64_t hi, int64_t *out)
+static kr_status nrrd_int(const char *path, const char *key, const char *v, int64_t lo, int64_t hi,
+                          int64_t *out)
 {
     int64_t x = 0;
     if (kri_parse_i64s(v, NULL, &x, 1) != 1)
@@ -101,24 +103,24 @@ static kr_status nrrd_int(const char *path, const char *key, const char *v, int6
 }
 
 /* "(a,b,c)" -> vector of n finite numbers */
-static kr_status nrrd_vector(const char *path, const char *key, const char *tok, size_t len,
-                             int n, double *v)
+static kr_status nrrd_vector(const char *path, const char *key, const char *tok, size_t len, int n,
+                             double *v)
 {
     char buf[256];
     if (len < 2 || tok[0] != '(' || tok[len - 1] != ')' || len - 2 >= sizeof buf)
-        return kri_fail(KR_ERR_FORMAT, "%s: field '%s': '%.*s' is not a vector like (1,0,0)",
-                        path, key, (int)(len > 60 ? 60 : len), tok);
+        return kri_fail(KR_ERR_FORMAT, "%s: field '%s': '%.*s' is not a vector like (1,0,0)", path,
+                        key, (int)(len > 60 ? 60 : len), tok);
     memcpy(buf, tok + 1, len - 2);
     buf[len - 2] = 0;
     double tmp[KR_MAX_DIMS];
     int k = kri_parse_f64s(buf, ",", tmp, KR_MAX_DIMS);
     if (k != n)
-        return kri_fail(KR_ERR_FORMAT, "%s: field '%s': vector (%s) must have %d components",
-                        path, key, buf, n);
+        return kri_fail(KR_ERR_FORMAT, "%s: field '%s': vector (%s) must have %d components", path,
+                        key, buf, n);
     for (int i = 0; i < n; i++) {
         if (!isfinite(tmp[i]))
-            return kri_fail(KR_ERR_FORMAT, "%s: field '%s': component %d of (%s) is %g", path,
-                            key, i + 1, buf, tmp[i]);
+            return kri_fail(KR_ERR_FORMAT, "%s: field '%s': component %d of (%s) is %g", path, key,
+                            i + 1, buf, tmp[i]);
         if (i < 3) v[i] = tmp[i];
     }
     return KR_OK;
@@ -128,7 +130,8 @@ static kr_status nrrd_vector(const char *path, const char *key, const char *tok,
  * strict NRRD, but spaces inside parentheses are tolerated). */
 static const char *nrrd_token(const char *s, size_t *len)
 {
-    while (*s == ' ' || *s == '\t') s++;
+    while (*s == ' ' || *s == '\t')
+        s++;
     if (!*s) return NULL;
     const char *e = s;
     int depth = 0;
@@ -201,8 +204,7 @@ static kr_status nrrd_field(const char *path, const char *key, char *v, nrrd_hdr
                             "%s: NRRD encoding '%s' is not supported; kray reads raw and gzip",
                             path, v);
         else
-            return kri_fail(KR_ERR_FORMAT, "%s: field 'encoding' has unknown value '%s'", path,
-                            v);
+            return kri_fail(KR_ERR_FORMAT, "%s: field 'encoding' has unknown value '%s'", path, v);
     } else if (!strcasecmp(key, "spacings")) {
         if (!h->dim)
             return kri_fail(KR_ERR_FORMAT, "%s: field 'spacings' must come after 'dimension'",
@@ -214,8 +216,8 @@ static kr_status nrrd_field(const char *path, const char *key, char *v, nrrd_hdr
                             path, v, h->dim);
         for (int i = 0; i < n; i++)
             if (isinf(h->spacings[i]))
-                return kri_fail(KR_ERR_FORMAT, "%s: field 'spacings': value %d is %g", path,
-                                i + 1, h->spacings[i]);
+                return kri_fail(KR_ERR_FORMAT, "%s: field 'spacings': value %d is %g", path, i + 1,
+                                h->spacings[i]);
         h->have_spacings = 1;
     } else if (!strcasecmp(key, "space")) {
         KRI_TRY(nrrd_space(path, v, &h->space_dim));
@@ -260,20 +262,19 @@ static kr_status nrrd_finish(const char *path, nrrd_hdr *h, const char *dirs_tex
                              const char *kinds_text)
 {
     if (!h->have_type) return kri_fail(KR_ERR_FORMAT, "%s: required field 'type' is missing", path);
-    if (!h->dim)
-        return kri_fail(KR_ERR_FORMAT, "%s: required field 'dimension' is missing", path);
+    if (!h->dim) return kri_fail(KR_ERR_FORMAT, "%s: required field 'dimension' is missing", path);
     if (!h->nsizes) return kri_fail(KR_ERR_FORMAT, "%s: required field 'sizes' is missing", path);
     if (!h->enc[0])
         return kri_fail(KR_ERR_FORMAT, "%s: required field 'encoding' is missing", path);
     if (h->nsizes != h->dim)
-        return kri_fail(KR_ERR_FORMAT, "%s: field 'sizes' has %d values but dimension is %d",
-                        path, h->nsizes, h->dim);
+        return kri_fail(KR_ERR_FORMAT, "%s: field 'sizes' has %d values but dimension is %d", path,
+                        h->nsizes, h->dim);
     if (kri_stype_size(h->st) > 1 && !h->have_endian)
         return kri_fail(KR_ERR_FORMAT, "%s: field 'endian' is required for type %s", path,
                         kri_stype_name(h->st));
     if (h->gzip && h->byte_skip != 0)
-        return kri_fail(KR_ERR_NOT_SUPPORTED,
-                        "%s: 'byte skip' with gzip encoding is not supported", path);
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: 'byte skip' with gzip encoding is not supported",
+                        path);
     /* kinds: only "complex" on the first axis matters */
     h->complex_axis = 0;
     if (kinds_text[0]) {
@@ -282,8 +283,8 @@ static kr_status nrrd_finish(const char *path, nrrd_hdr *h, const char *dirs_tex
         if (t && len == 7 && !strncasecmp(t, "complex", 7)) {
             if (h->sizes[0] != 2)
                 return kri_fail(KR_ERR_FORMAT,
-                                "%s: the first axis has kind 'complex' but size %lld, not 2",
-                                path, (long long)h->sizes[0]);
+                                "%s: the first axis has kind 'complex' but size %lld, not 2", path,
+                                (long long)h->sizes[0]);
             if (h->st != KRI_ST_F32 && h->st != KRI_ST_F64)
                 return kri_fail(KR_ERR_FORMAT,
                                 "%s: complex data must have type float or double, not %s", path,
@@ -315,8 +316,8 @@ static kr_status nrrd_finish(const char *path, nrrd_hdr *h, const char *dirs_tex
         }
         if (i != h->dim)
             return kri_fail(KR_ERR_FORMAT,
-                            "%s: field 'space directions' has %d entries but dimension is %d",
-                            path, i, h->dim);
+                            "%s: field 'space directions' has %d entries but dimension is %d", path,
+                            i, h->dim);
     }
     return KR_OK;
 }
@@ -486,7 +487,8 @@ kr_status kri_read_nrrd(const char *path, kr_array **out, kr_meta *meta, const k
     size_t bytes = (size_t)numel * kri_stype_size(h.st);
     int nd = h.dim - h.complex_axis;
     int64_t dims[KR_MAX_DIMS] = {1};
-    for (int i = 0; i < nd; i++) dims[i] = h.sizes[i + h.complex_axis];
+    for (int i = 0; i < nd; i++)
+        dims[i] = h.sizes[i + h.complex_axis];
     if (nd == 0) nd = 1;
     char dpath[4096];
     size_t dsize = fsize, start = h.header_len;
@@ -516,14 +518,16 @@ kr_status kri_read_nrrd(const char *path, kr_array **out, kr_meta *meta, const k
             int ax = i + h.complex_axis;
             if (h.have_dirs && !h.dir_none[ax]) {
                 double n2 = 0;
-                for (int k = 0; k < h.space_dim && k < 3; k++) n2 += h.dirs[ax][k] * h.dirs[ax][k];
+                for (int k = 0; k < h.space_dim && k < 3; k++)
+                    n2 += h.dirs[ax][k] * h.dirs[ax][k];
                 meta->spacing[i] = sqrt(n2);
             } else if (h.have_spacings && isfinite(h.spacings[ax])) {
                 meta->spacing[i] = fabs(h.spacings[ax]);
             }
         }
         if (h.have_origin)
-            for (int k = 0; k < 3 && k < h.space_dim; k++) meta->origin[k] = h.origin[k];
+            for (int k = 0; k < 3 && k < h.space_dim; k++)
+                meta->origin[k] = h.origin[k];
         snprintf(meta->description, sizeof meta->description, "%s", h.content);
     }
     *out = a;
@@ -551,10 +555,12 @@ static void nrrd_write_header(kri_wfile *w, const kr_array *a, const kr_meta *m,
     kri_wfile_printf(w, "NRRD0004\n# written by kray %s\ntype: %s\ndimension: %d\nsizes:",
                      kr_version(), nrrd_type_name(a->dtype), n + cplx);
     if (cplx) kri_wfile_printf(w, " 2");
-    for (int i = 0; i < n; i++) kri_wfile_printf(w, " %lld", (long long)a->dims[i]);
+    for (int i = 0; i < n; i++)
+        kri_wfile_printf(w, " %lld", (long long)a->dims[i]);
     if (cplx) {
         kri_wfile_printf(w, "\nkinds: complex");
-        for (int i = 0; i < n; i++) kri_wfile_printf(w, " domain");
+        for (int i = 0; i < n; i++)
+            kri_wfile_printf(w, " domain");
     }
     kri_wfile_printf(w, "\nendian: little\nencoding: %s\n", gzip ? "gzip" : "raw");
     if (m->description[0]) {
@@ -574,11 +580,13 @@ static void nrrd_write_header(kri_wfile *w, const kr_array *a, const kr_meta *m,
         }
         double s = m->spacing[i] > 0 ? m->spacing[i] : 1.0;
         kri_wfile_printf(w, " (");
-        for (int k = 0; k < sd; k++) kri_wfile_printf(w, "%s%.17g", k ? "," : "", k == i ? s : 0.0);
+        for (int k = 0; k < sd; k++)
+            kri_wfile_printf(w, "%s%.17g", k ? "," : "", k == i ? s : 0.0);
         kri_wfile_printf(w, ")");
     }
     kri_wfile_printf(w, "\nspace origin: (");
-    for (int k = 0; k < sd; k++) kri_wfile_printf(w, "%s%.17g", k ? "," : "", m->origin[k]);
+    for (int k = 0; k < sd; k++)
+        kri_wfile_printf(w, "%s%.17g", k ? "," : "", m->origin[k]);
     kri_wfile_printf(w, ")\n\n");
 }
 
@@ -590,8 +598,9 @@ kr_status kri_write_nrrd(const char *path, const kr_array *a, const kr_io_opts *
                         kr_dtype_name(dt));
     int cplx = kr_dtype_is_complex(dt);
     if (a->ndim + cplx > KR_MAX_DIMS)
-        return kri_fail(KR_ERR_DIM, "%s: a complex array of %d dims needs %d NRRD axes (at most %d)",
-                        path, a->ndim, a->ndim + 1, KR_MAX_DIMS);
+        return kri_fail(KR_ERR_DIM,
+                        "%s: a complex array of %d dims needs %d NRRD axes (at most %d)", path,
+                        a->ndim, a->ndim + 1, KR_MAX_DIMS);
     kr_meta m;
     memset(&m, 0, sizeof m);
     if (o->meta) m = *o->meta;

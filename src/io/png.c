@@ -41,8 +41,8 @@ static void kri_png_flush(png_structp png)
 
 /* Encode rows (already in PNG byte order) into c->w. 0 on success, -1 on a libpng error
  * (message in c->msg), -2 when libpng could not allocate its structures. */
-static int kri_png_encode(kri_png_ctx *c, const unsigned char *img, size_t row_bytes,
-                          uint32_t nx, uint32_t ny, int bits)
+static int kri_png_encode(kri_png_ctx *c, const unsigned char *img, size_t row_bytes, uint32_t nx,
+                          uint32_t ny, int bits)
 {
     png_structp png =
         png_create_write_struct(PNG_LIBPNG_VER_STRING, c, kri_png_error, kri_png_warning);
@@ -61,7 +61,8 @@ static int kri_png_encode(kri_png_ctx *c, const unsigned char *img, size_t row_b
     png_set_IHDR(png, info, nx, ny, bits, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
-    for (uint32_t y = 0; y < ny; y++) png_write_row(png, img + (size_t)y * row_bytes);
+    for (uint32_t y = 0; y < ny; y++)
+        png_write_row(png, img + (size_t)y * row_bytes);
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     return 0;
