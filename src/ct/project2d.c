@@ -80,6 +80,26 @@ static void kri_ct2_view_params(const kr_ct_geom *g, int64_t i, kri_ct2v_f64 *o)
         o->inv = 1.0 / o->ux;
     }
     }
+    /* Joseph classes of the view's rays, with a tolerance (a hint for the gather's pruning) */
+    o->cls = 0;
+    const double c = 0.5 * (double)(g->det_count - 1), tol = 1 - 1e-5;
+    for (int64_t k = 0; k < g->det_count && o->cls != 3; k++) {
+        double s = (double)k - c, dx, dy;
+        if (g->type == KR_CT_PARALLEL2D) {
+            dx = o->ax;
+            dy = o->ay;
+        } else if (g->type == KR_CT_FAN2D_FLAT) {
+            dx = o->ax + s * o->bx;
+            dy = o->ay + s * o->by;
+        } else {
+            double gam = s * o->ux;
+            dx = cos(gam) * o->ax + sin(gam) * o->bx;
+            dy = cos(gam) * o->ay + sin(gam) * o->by;
+        }
+        double DX = fabs(dx / vx), DY = fabs(dy / vy);
+        if (DX >= DY * tol) o->cls |= 2;
+        if (DY >= DX * tol) o->cls |= 1;
+    }
 }
 
 void kr_ct_projector_destroy(kr_ct_projector *p)
@@ -139,9 +159,20 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
     p64->vx = G->grid.voxel_mm[0];
     p64->vy = G->grid.voxel_mm[1];
     p64->cdet = 0.5 * (double)(G->det_count - 1);
-    p64->margin = 1e-4;
-    p->p32 = (kri_ct2p_f32){p64->nx, p64->ny, p64->ndet, p64->nviews, kind, (float)p64->vx,
-                            (float)p64->vy, (float)p64->cdet, 0.05f};
+    /* The gather's candidate ranges are widened by this many detector pixels: rounding of the
+     * footprint (f32: positions of ~1e3 pixels carry ~1e-4 of error) plus, for equiangular
+     * detectors, the 2e-8 rad of the fast arctangent. */
+    double atan_px = 0;
+    if (kind == KRI_CT2_EQUI)
+        for (int v = 0; v < nv; v++) {
+            const kr_ct_view *w = &G->views[v];
+            double R = hypot(w->det[0] - w->src[0], w->det[1] - w->src[1]);
+            atan_px = fmax(atan_px, 3e-8 * R / hypot(w->u[0], w->u[1]));
+        }
+    p64->margin = 1e-4 + atan_px;
+    p->p32 = (kri_ct2p_f32){p64->nx,          p64->ny,          p64->ndet,
+                            p64->nviews,      kind,             (float)p64->vx,
+                            (float)p64->vy,   (float)p64->cdet, (float)(0.05 + atan_px)};
 
     size_t esz = opts.dtype == KR_F64 ? sizeof(kri_ct2v_f64) : sizeof(kri_ct2v_f32);
     if ((st = kri_alloc(&p->views, (size_t)nv * esz, "projector view parameters")) != KR_OK)
@@ -154,7 +185,7 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
         } else {
             ((kri_ct2v_f32 *)p->views)[v] =
                 (kri_ct2v_f32){(float)d.px, (float)d.py, (float)d.ax, (float)d.ay, (float)d.bx,
-                               (float)d.by, (float)d.ux, (float)d.uy, (float)d.inv};
+                               (float)d.by, (float)d.ux, (float)d.uy, (float)d.inv, d.cls};
         }
     }
     if (be == KR_BACKEND_CUDA) {

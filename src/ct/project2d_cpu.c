@@ -11,15 +11,31 @@
 #define KSUB(a, b) ((a) - (b))
 #define KDIV(a, b) ((a) / (b))
 
+/* floor and ceil without a library call (x86-64 without SSE4.1 has no rounding instruction);
+ * exact, and the library's answer outside the fast range. */
+static inline float kri_floorf(float x)
+{
+    if (!(x > -4194304.0f && x < 4194304.0f)) return floorf(x);
+    int t = (int)x;
+    return (float)(t - (x < (float)t));
+}
+static inline float kri_ceilf(float x) { return -kri_floorf(-x); }
+static inline double kri_floord(double x)
+{
+    if (!(x > -1073741824.0 && x < 1073741824.0)) return floor(x);
+    int t = (int)x;
+    return (double)(t - (x < (double)t));
+}
+static inline double kri_ceild(double x) { return -kri_floord(-x); }
+
 #define KT float
 #define KFN(x) x##_f32
 #define KSQRT sqrtf
-#define KFLOOR floorf
-#define KCEIL ceilf
+#define KFLOOR kri_floorf
+#define KCEIL kri_ceilf
 #define KABS fabsf
 #define KSIN sinf
 #define KCOS cosf
-#define KATAN2 atan2f
 #include "project2d_kern.h"
 #undef KT
 #undef KFN
@@ -29,17 +45,15 @@
 #undef KABS
 #undef KSIN
 #undef KCOS
-#undef KATAN2
 
 #define KT double
 #define KFN(x) x##_f64
 #define KSQRT sqrt
-#define KFLOOR floor
-#define KCEIL ceil
+#define KFLOOR kri_floord
+#define KCEIL kri_ceild
 #define KABS fabs
 #define KSIN sin
 #define KCOS cos
-#define KATAN2 atan2
 #include "project2d_kern.h"
 #undef KT
 #undef KFN
@@ -65,24 +79,53 @@
         }                                                                                      \
     }
 
+/* Adjoint: rows in blocks of KRI_ROWS; for each view a table of that view's rays (the same
+ * records the forward projector computes) serves the whole block; each pixel sums its views in
+ * order, so the result does not depend on the thread count. */
+#define KRI_ROWS 16
 #define KRI_CPU_ADJOINT(T, SFX)                                                                \
     static void kri_cpu_adj_##SFX(const kri_ct2p_##SFX *p, const kri_ct2v_##SFX *views,       \
                                   int method, const T *sino, T *img, int64_t nb, int nthreads) \
     {                                                                                          \
-        const int64_t rows = nb * p->ny, nsino = (int64_t)p->ndet * p->nviews;                 \
-        _Pragma("omp parallel for schedule(dynamic, 1) num_threads(nthreads)")                 \
-        for (int64_t row = 0; row < rows; row++) {                                             \
-            const int64_t b = row / p->ny;                                                     \
-            const int j = (int)(row % p->ny);                                                  \
-            T *acc = img + row * p->nx; /* this row is written by this thread only */         \
-            for (int i = 0; i < p->nx; i++) acc[i] = 0;                                        \
-            for (int v = 0; v < p->nviews; v++) {                                              \
-                const T *sv = sino + b * nsino + (int64_t)v * p->ndet;                         \
-                for (int i = 0; i < p->nx; i++)                                                \
-                    acc[i] += method == KR_CT_SIDDON                                           \
-                                  ? kri_sid_gather_##SFX(p, &views[v], sv, i, j)               \
-                                  : kri_jos_gather_##SFX(p, &views[v], sv, i, j);              \
+        const int64_t bpi = (p->ny + KRI_ROWS - 1) / KRI_ROWS, blocks = nb * bpi;              \
+        const int64_t nsino = (int64_t)p->ndet * p->nviews;                                    \
+        const size_t rec = method == KR_CT_SIDDON ? sizeof(kri_sidrec_##SFX)                   \
+                                                  : sizeof(kri_josrec_##SFX);                  \
+        _Pragma("omp parallel num_threads(nthreads)")                                          \
+        {                                                                                      \
+            void *tab = kri_malloc((size_t)p->ndet * rec); /* NULL: rays computed per use */   \
+            _Pragma("omp for schedule(dynamic, 1)")                                            \
+            for (int64_t blk = 0; blk < blocks; blk++) {                                       \
+                const int64_t b = blk / bpi;                                                   \
+                const int j0 = (int)(blk % bpi) * KRI_ROWS;                                    \
+                const int j1 = j0 + KRI_ROWS < p->ny ? j0 + KRI_ROWS : p->ny;                  \
+                T *rows = img + (b * p->ny + j0) * (int64_t)p->nx;                             \
+                for (int64_t q = 0; q < (int64_t)(j1 - j0) * p->nx; q++) rows[q] = 0;          \
+                for (int v = 0; v < p->nviews; v++) {                                          \
+                    const kri_ct2v_##SFX *vw = &views[v];                                      \
+                    const T *sv = sino + b * nsino + (int64_t)v * p->ndet;                     \
+                    if (method == KR_CT_SIDDON) {                                              \
+                        kri_sidrec_##SFX *t = tab;                                             \
+                        for (int k = 0; t && k < p->ndet; k++)                                 \
+                            kri_sidrec_make_##SFX(p, vw, k, &t[k]);                            \
+                        for (int j = j0; j < j1; j++) {                                        \
+                            T *acc = rows + (int64_t)(j - j0) * p->nx;                         \
+                            for (int i = 0; i < p->nx; i++)                                    \
+                                acc[i] += kri_sid_gather_##SFX(p, vw, t, sv, i, j);            \
+                        }                                                                      \
+                    } else {                                                                   \
+                        kri_josrec_##SFX *t = tab;                                             \
+                        for (int k = 0; t && k < p->ndet; k++)                                 \
+                            kri_josrec_make_##SFX(p, vw, k, &t[k]);                            \
+                        for (int j = j0; j < j1; j++) {                                        \
+                            T *acc = rows + (int64_t)(j - j0) * p->nx;                         \
+                            for (int i = 0; i < p->nx; i++)                                    \
+                                acc[i] += kri_jos_gather_##SFX(p, vw, t, sv, i, j);            \
+                        }                                                                      \
+                    }                                                                          \
+                }                                                                              \
             }                                                                                  \
+            kri_free(tab);                                                                     \
         }                                                                                      \
     }
 

@@ -32,7 +32,6 @@ static __device__ __forceinline__ double kri_sqrt(double a) { return __dsqrt_rn(
 #define KABS fabsf
 #define KSIN sinf
 #define KCOS cosf
-#define KATAN2 atan2f
 #include "project2d_kern.h"
 #undef KT
 #undef KFN
@@ -41,7 +40,6 @@ static __device__ __forceinline__ double kri_sqrt(double a) { return __dsqrt_rn(
 #undef KABS
 #undef KSIN
 #undef KCOS
-#undef KATAN2
 
 #define KT double
 #define KFN(x) x##_f64
@@ -50,7 +48,6 @@ static __device__ __forceinline__ double kri_sqrt(double a) { return __dsqrt_rn(
 #define KABS fabs
 #define KSIN sin
 #define KCOS cos
-#define KATAN2 atan2
 #include "project2d_kern.h"
 #undef KT
 #undef KFN
@@ -77,13 +74,13 @@ static __device__ __forceinline__ double kri_sqrt(double a) { return __dsqrt_rn(
                                                    const kri_ct2v_##SFX *v, const T *s, int i, \
                                                    int j)                                      \
     {                                                                                          \
-        return kri_jos_gather_##SFX(p, v, s, i, j);                                            \
+        return kri_jos_gather_##SFX(p, v, NULL, s, i, j);                                            \
     }                                                                                          \
     static __device__ __forceinline__ T sid_gather(const kri_ct2p_##SFX *p,                    \
                                                    const kri_ct2v_##SFX *v, const T *s, int i, \
                                                    int j)                                      \
     {                                                                                          \
-        return kri_sid_gather_##SFX(p, v, s, i, j);                                            \
+        return kri_sid_gather_##SFX(p, v, NULL, s, i, j);                                            \
     }
 KRI_OVERLOADS(float, f32)
 KRI_OVERLOADS(double, f64)
@@ -125,14 +122,14 @@ __global__ void k_ct2d_forward(typename kri_types<T>::P p,
     sino[(b * p.nviews + v) * (long long)p.ndet + k] = val;
 }
 
-/* grid: (ceil(nx / 32), ceil(ny / 8), nb); block 32 x 8 */
+/* grid: (ceil(nx / 32), ceil(rows / 8), nb) for the rows from j0; block 32 x 8 */
 template <typename T, int METHOD>
 __global__ void k_ct2d_adjoint(typename kri_types<T>::P p,
                                const typename kri_types<T>::V *__restrict__ views,
-                               const T *__restrict__ sino, T *__restrict__ img)
+                               int j0, const T *__restrict__ sino, T *__restrict__ img)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    const int j = j0 + blockIdx.y * blockDim.y + threadIdx.y;
     const long long b = blockIdx.z;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x, nthr = blockDim.x * blockDim.y;
     __shared__ typename kri_types<T>::V sv[KRI_ADJ_VIEWS];
@@ -204,16 +201,22 @@ static kr_status kri_adj(const kr_ct_projector *p, const typename kri_types<T>::
         return kri_fail(KR_ERR_NOT_SUPPORTED, "CUDA projector: batch of %lld exceeds 65535",
                         (long long)nb);
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    dim3 block(KRI_ADJ_BX, KRI_ADJ_BY);
-    dim3 grid((prm.nx + KRI_ADJ_BX - 1) / KRI_ADJ_BX, (prm.ny + KRI_ADJ_BY - 1) / KRI_ADJ_BY,
-              (unsigned)nb);
     const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->d_views;
-    if (p->opts.method == KR_CT_SIDDON)
-        k_ct2d_adjoint<T, KR_CT_SIDDON>
-            <<<grid, block, 0, st>>>(prm, dv, (const T *)sino, (T *)img);
-    else
-        k_ct2d_adjoint<T, KR_CT_JOSEPH>
-            <<<grid, block, 0, st>>>(prm, dv, (const T *)sino, (T *)img);
+    /* grid.y is limited to 65535 blocks: launch in bands of rows */
+    const int band = 65535 * KRI_ADJ_BY;
+    for (int j0 = 0; j0 < prm.ny; j0 += band) {
+        int rows = prm.ny - j0 < band ? prm.ny - j0 : band;
+        dim3 block(KRI_ADJ_BX, KRI_ADJ_BY);
+        dim3 grid((prm.nx + KRI_ADJ_BX - 1) / KRI_ADJ_BX, (rows + KRI_ADJ_BY - 1) / KRI_ADJ_BY,
+                  (unsigned)nb);
+        if (p->opts.method == KR_CT_SIDDON)
+            k_ct2d_adjoint<T, KR_CT_SIDDON>
+                <<<grid, block, 0, st>>>(prm, dv, j0, (const T *)sino, (T *)img);
+        else
+            k_ct2d_adjoint<T, KR_CT_JOSEPH>
+                <<<grid, block, 0, st>>>(prm, dv, j0, (const T *)sino, (T *)img);
+        KRI_TRY(kri_cuda_check("CT adjoint (backprojection) kernel launch"));
+    }
     return kri_cuda_finish(p, "CT adjoint (backprojection) kernel");
 }
 

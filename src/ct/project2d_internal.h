@@ -29,8 +29,12 @@ typedef struct kri_ct2p_f64 { KRI_CT2P_FIELDS(double) } kri_ct2p_f64;
  *             inv = 1 / cross(a, u)
  *   flat fan: (px, py) source [index], (ax, ay) = det - src [mm], (bx, by) = u [mm]
  *   equiangular: (px, py) source [index], (ax, ay) unit central direction n [mm],
- *             (bx, by) unit tangent [mm], ux = angular pitch [rad], inv = 1 / ux */
-#define KRI_CT2V_FIELDS(T) T px, py, ax, ay, bx, by, ux, uy, inv;
+ *             (bx, by) unit tangent [mm], ux = angular pitch [rad], inv = 1 / ux
+ *   cls: which Joseph classes (x-major / y-major) the view's rays may have, decided in double
+ *   with a tolerance so that a ray near 45 degrees counts in both (only a pruning hint). */
+#define KRI_CT2V_FIELDS(T)                                                                    \
+    T px, py, ax, ay, bx, by, ux, uy, inv;                                                     \
+    int cls; /* Joseph classes present (fan): bit 1 x-major rays, bit 0 y-major rays */
 typedef struct kri_ct2v_f32 { KRI_CT2V_FIELDS(float) } kri_ct2v_f32;
 typedef struct kri_ct2v_f64 { KRI_CT2V_FIELDS(double) } kri_ct2v_f64;
 

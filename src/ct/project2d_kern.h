@@ -6,7 +6,7 @@
  *   KMUL KADD KSUB KDIV KSQRT   exactly rounded operations that the compiler may not fuse
  *                 (so that a ray's parameters, and therefore the weights, are bit-identical
  *                 in the forward projector and in the gather that forms its transpose)
- *   KFLOOR KCEIL KABS KSIN KCOS KATAN2   math functions of type KT
+ *   KFLOOR KCEIL KABS KSIN KCOS   math functions of type KT
  * and includes this file.
  *
  * Matched pair by construction: the forward projector and the adjoint gather call the same
@@ -181,12 +181,9 @@ KHD KT KFN(kri_sid_ray)(const KP *p, const KFN(kri_ray2) *r, const KT *img)
         bxl = -KBIG;
         bxh = KBIG;
     } else {
-        KFN(kri_sid_axis)(r->px, s.Tx, 0, 0, &bxl, &tmp);
-        KFN(kri_sid_axis)(r->px, s.Tx, 0, nx - 1, &tmp, &bxh);
-        if (s.Tx < 0) { /* planes run backwards */
-            KFN(kri_sid_axis)(r->px, s.Tx, 0, nx - 1, &bxl, &tmp);
-            KFN(kri_sid_axis)(r->px, s.Tx, 0, 0, &tmp, &bxh);
-        }
+        /* outer planes X = -0.5 and X = nx - 0.5, in increasing t */
+        KFN(kri_sid_axis)(r->px, s.Tx, 0, s.Tx > 0 ? 0 : nx - 1, &bxl, &tmp);
+        KFN(kri_sid_axis)(r->px, s.Tx, 0, s.Tx > 0 ? nx - 1 : 0, &tmp, &bxh);
     }
     if (s.zy) {
         KT c = KFLOOR(KADD(r->py, (KT)0.5));
@@ -194,12 +191,8 @@ KHD KT KFN(kri_sid_ray)(const KP *p, const KFN(kri_ray2) *r, const KT *img)
         byl = -KBIG;
         byh = KBIG;
     } else {
-        KFN(kri_sid_axis)(r->py, s.Ty, 0, 0, &byl, &tmp);
-        KFN(kri_sid_axis)(r->py, s.Ty, 0, ny - 1, &tmp, &byh);
-        if (s.Ty < 0) {
-            KFN(kri_sid_axis)(r->py, s.Ty, 0, ny - 1, &byl, &tmp);
-            KFN(kri_sid_axis)(r->py, s.Ty, 0, 0, &tmp, &byh);
-        }
+        KFN(kri_sid_axis)(r->py, s.Ty, 0, s.Ty > 0 ? 0 : ny - 1, &byl, &tmp);
+        KFN(kri_sid_axis)(r->py, s.Ty, 0, s.Ty > 0 ? ny - 1 : 0, &tmp, &byh);
     }
     KT tmin = bxl > byl ? bxl : byl, tmax = bxh < byh ? bxh : byh;
     if (!(tmin < tmax)) return 0;
@@ -213,7 +206,7 @@ KHD KT KFN(kri_sid_ray)(const KP *p, const KFN(kri_ray2) *r, const KT *img)
         i = sx > 0 ? 0 : nx - 1;
     } else {
         KT X = KFLOOR(KADD(KADD(r->px, KDIV(tmin, s.Tx)), (KT)0.5));
-        i = X < 0 ? 0 : X > (KT)(nx - 1) ? nx - 1 : (int)X;
+        i = !(X >= 0) ? 0 : X > (KT)(nx - 1) ? nx - 1 : (int)X;
     }
     if (s.zy) {
         j = (int)KFLOOR(KADD(r->py, (KT)0.5));
@@ -221,7 +214,7 @@ KHD KT KFN(kri_sid_ray)(const KP *p, const KFN(kri_ray2) *r, const KT *img)
         j = sy > 0 ? 0 : ny - 1;
     } else {
         KT Y = KFLOOR(KADD(KADD(r->py, KDIV(tmin, s.Ty)), (KT)0.5));
-        j = Y < 0 ? 0 : Y > (KT)(ny - 1) ? ny - 1 : (int)Y;
+        j = !(Y >= 0) ? 0 : Y > (KT)(ny - 1) ? ny - 1 : (int)Y;
     }
     KT acc = 0;
     for (int it = 0; it < nx + ny + 2; it++) {
@@ -240,7 +233,27 @@ KHD KT KFN(kri_sid_ray)(const KP *p, const KFN(kri_ray2) *r, const KT *img)
 }
 
 /* ---- gather (adjoint) ---------------------------------------------------------------------
- * Continuous detector index where the ray through the point (X, Y) [index] lands. */
+ * atan(y / x) for x > 0 within 2e-8 rad (Abramowitz & Stegun 4.4.49, plus float rounding):
+ * only used for the gather's candidate ranges, whose margin covers the error. */
+KHD KT KFN(kri_atan_fast)(KT y, KT x)
+{
+    KT ay = KABS(y);
+    int big = ay > x;
+    KT r = big ? x / ay : ay / x, r2 = r * r;
+    KT a = (KT)0.0028662257;
+    a = a * r2 + (KT)-0.0161657367;
+    a = a * r2 + (KT)0.0429096138;
+    a = a * r2 + (KT)-0.0752896400;
+    a = a * r2 + (KT)0.1065626393;
+    a = a * r2 + (KT)-0.1420889944;
+    a = a * r2 + (KT)0.1999355085;
+    a = a * r2 + (KT)-0.3333314528;
+    a = r * (a * r2 + (KT)1);
+    if (big) a = (KT)1.5707963267948966 - a;
+    return y < 0 ? -a : a;
+}
+
+/* Continuous detector index where the ray through the point (X, Y) [index] lands. */
 KHD KT KFN(kri_ct2_detc)(const KP *p, const KV *v, KT X, KT Y)
 {
     KT wx = (X - v->px) * p->vx, wy = (Y - v->py) * p->vy;
@@ -250,7 +263,7 @@ KHD KT KFN(kri_ct2_detc)(const KP *p, const KV *v, KT X, KT Y)
     } else if (p->kind == KRI_CT2_FLAT) {
         c = (v->ax * wy - v->ay * wx) / (wx * v->by - wy * v->bx);
     } else {
-        c = KATAN2(v->bx * wx + v->by * wy, v->ax * wx + v->ay * wy) * v->inv;
+        c = KFN(kri_atan_fast)(v->bx * wx + v->by * wy, v->ax * wx + v->ay * wy) * v->inv;
     }
     return c + p->cdet;
 }
@@ -269,15 +282,42 @@ KHD int KFN(kri_ct2_krange)(const KP *p, KT cmin, KT cmax, int *k0, int *k1)
     return *k0 <= *k1;
 }
 
+/* Per-ray records: what the gather needs of ray k, computed by the same functions as in the
+ * forward projector. The CPU builds a table of them per view; CUDA computes them on the fly
+ * (tables passed as NULL). */
+typedef struct KFN(kri_josrec) {
+    KT a, b, L;
+    int xm;
+} KFN(kri_josrec);
+
+typedef struct KFN(kri_sidrec) {
+    KFN(kri_ray2) r;
+    KFN(kri_sid) s;
+} KFN(kri_sidrec);
+
+KHD void KFN(kri_josrec_make)(const KP *p, const KV *v, int k, KFN(kri_josrec) *o)
+{
+    KFN(kri_ray2) r;
+    KFN(kri_ct2_ray)(p, v, k, &r);
+    o->xm = KFN(kri_jos_setup)(p, &r, &o->a, &o->b, &o->L);
+}
+
+KHD void KFN(kri_sidrec_make)(const KP *p, const KV *v, int k, KFN(kri_sidrec) *o)
+{
+    KFN(kri_ct2_ray)(p, v, k, &o->r);
+    KFN(kri_sid_setup)(p, &o->r, &o->s);
+}
+
 /* Sum over the rays of view v of weight(ray, pixel (i, j)) * sino_v[ray] (Joseph). */
-KHD KT KFN(kri_jos_gather)(const KP *p, const KV *v, const KT *sino_v, int i, int j)
+KHD KT KFN(kri_jos_gather)(const KP *p, const KV *v, const KFN(kri_josrec) *tab,
+                           const KT *sino_v, int i, int j)
 {
     KT acc = 0;
-    int only = -1; /* parallel beams: one major axis for the whole view */
-    if (p->kind == KRI_CT2_PARALLEL)
-        only = KABS(KDIV(v->ax, p->vx)) >= KABS(KDIV(v->ay, p->vy)) ? 1 : 0;
+    int cls = v->cls; /* bit 1: the view may hold x-major rays, bit 0: y-major rays */
+    if (p->kind == KRI_CT2_PARALLEL) /* one direction: the same test as kri_jos_setup */
+        cls = KABS(KDIV(v->ax, p->vx)) >= KABS(KDIV(v->ay, p->vy)) ? 2 : 1;
     for (int hyp = 1; hyp >= 0; hyp--) {
-        if (only >= 0 && hyp != only) continue;
+        if (!(cls & (1 << hyp))) continue;
         /* rays of this class touching the pixel cross the segment from the pixel centre one
          * pixel back to one pixel forward along the minor axis */
         KT c1, c2;
@@ -291,19 +331,23 @@ KHD KT KFN(kri_jos_gather)(const KP *p, const KV *v, const KT *sino_v, int i, in
         int k0, k1;
         if (!KFN(kri_ct2_krange)(p, c1 < c2 ? c1 : c2, c1 < c2 ? c2 : c1, &k0, &k1)) continue;
         for (int k = k0; k <= k1; k++) {
-            KFN(kri_ray2) r;
-            KT a, b, L;
-            KFN(kri_ct2_ray)(p, v, k, &r);
-            if (KFN(kri_jos_setup)(p, &r, &a, &b, &L) != hyp) continue;
-            KT w = hyp ? KFN(kri_jos_w)(a, b, i, j, p->ny) : KFN(kri_jos_w)(a, b, j, i, p->nx);
-            if (w != 0) acc += (w * L) * sino_v[k];
+            KFN(kri_josrec) rec;
+            if (tab)
+                rec = tab[k];
+            else
+                KFN(kri_josrec_make)(p, v, k, &rec);
+            if (rec.xm != hyp) continue;
+            KT w = hyp ? KFN(kri_jos_w)(rec.a, rec.b, i, j, p->ny)
+                       : KFN(kri_jos_w)(rec.a, rec.b, j, i, p->nx);
+            if (w != 0) acc += (w * rec.L) * sino_v[k];
         }
     }
     return acc;
 }
 
 /* Same for Siddon: rays meeting the pixel square land between its corners' coordinates. */
-KHD KT KFN(kri_sid_gather)(const KP *p, const KV *v, const KT *sino_v, int i, int j)
+KHD KT KFN(kri_sid_gather)(const KP *p, const KV *v, const KFN(kri_sidrec) *tab,
+                           const KT *sino_v, int i, int j)
 {
     KT cmin = KBIG, cmax = -KBIG;
     for (int c = 0; c < 4; c++) {
@@ -316,11 +360,12 @@ KHD KT KFN(kri_sid_gather)(const KP *p, const KV *v, const KT *sino_v, int i, in
     if (!KFN(kri_ct2_krange)(p, cmin, cmax, &k0, &k1)) return 0;
     KT acc = 0;
     for (int k = k0; k <= k1; k++) {
-        KFN(kri_ray2) r;
-        KFN(kri_sid) s;
-        KFN(kri_ct2_ray)(p, v, k, &r);
-        KFN(kri_sid_setup)(p, &r, &s);
-        KT w = KFN(kri_sid_len)(&r, &s, i, j);
+        KFN(kri_sidrec) rec;
+        if (tab)
+            rec = tab[k];
+        else
+            KFN(kri_sidrec_make)(p, v, k, &rec);
+        KT w = KFN(kri_sid_len)(&rec.r, &rec.s, i, j);
         if (w != 0) acc += w * sino_v[k];
     }
     return acc;
