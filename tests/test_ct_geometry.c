@@ -217,6 +217,10 @@ static void test_validation(void)
     v[1].ray[2] = 1;
     KT_STATUS(kr_ct_geom_create_views(&geo, KR_CT_PARALLEL2D, 8, v, 2, &g), KR_ERR_GEOMETRY);
     KT_STATUS(kr_ct_geom_create_views(&geo, KR_CT_PARALLEL2D, 8, NULL, 2, &g), KR_ERR_INVALID_ARG);
+    v[1] = v[0];
+    v[1].src[0] = 5;
+    KT_STATUS(kr_ct_geom_create_views(&geo, KR_CT_PARALLEL2D, 8, v, 2, &g), KR_ERR_GEOMETRY);
+    KT_CHECK(strstr(kr_last_error(), "view 1: a parallel-beam view has no source") != NULL);
     /* fan views: detector seen edge-on, source on the detector */
     memset(v, 0, sizeof v);
     v[0].src[1] = -100;
@@ -224,6 +228,10 @@ static void test_validation(void)
     v[0].u[1] = 1;
     KT_STATUS(kr_ct_geom_create_views(&geo, KR_CT_FAN2D_FLAT, 8, v, 1, &g), KR_ERR_GEOMETRY);
     KT_CHECK(strstr(kr_last_error(), "edge-on") != NULL);
+    v[0].ray[1] = 1;
+    KT_STATUS(kr_ct_geom_create_views(&geo, KR_CT_FAN2D_FLAT, 8, v, 1, &g), KR_ERR_GEOMETRY);
+    KT_CHECK(strstr(kr_last_error(), "ray must be zero") != NULL);
+    v[0].ray[1] = 0;
     v[0].u[1] = 0;
     v[0].u[0] = 1;
     v[0].det[1] = -100;

@@ -52,7 +52,11 @@
  *     image), each sample weighted by the path length per column dx / |d_x| (mm); other rays
  *     likewise with rows and columns swapped.
  *   KR_CT_SIDDON: exact intersection lengths of the ray with each pixel square (Siddon 1985);
- *     a ray running exactly along a pixel edge counts for the pixel on its + side.
+ *     a ray running exactly along a pixel edge counts for the pixel of larger index.
+ * Arithmetic is in the plan's precision (f32 plans compute in float, f64 in double). The CPU
+ * and CUDA back ends share the arithmetic, so they agree to float rounding. A plan is
+ * read-only after creation: forward and adjoint may run concurrently on different arrays.
+ * CUDA calls run on the ctx's stream and return when the result is ready.
  */
 #ifndef KRAY_CT_H
 #define KRAY_CT_H
@@ -166,7 +170,9 @@ int kr_ct_geom_image_dims(const kr_ct_geom *g, int64_t *dims);
  * or the vector form (none of the physical fields then)
  *   "views": [ { "ray": [x, y], "det": [x, y], "u": [x, y] }, ... ]   (parallel2d)
  *   "views": [ { "src": [x, y], "det": [x, y], "u": [x, y] }, ... ]   (fan types)
- * and optionally "version": 1. Syntax errors, missing, unknown or mistyped fields are
+ * and optionally "version": 1 (always written). The 3-D types will use the same fields with
+ * 3-element "size", "voxel_mm", "offset_mm" and view vectors, a "v" vector per view and
+ * detector-row fields. Syntax errors, missing, unknown or mistyped fields are
  * KR_ERR_FORMAT with a sentence naming the field (and its line and column); well-formed files
  * with invalid values (negative spacing, source inside the image) are KR_ERR_GEOMETRY.
  * Numbers are written so that they read back to the same doubles: a geometry written and read

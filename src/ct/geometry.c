@@ -132,6 +132,14 @@ static kr_status kri_ct_check_view(const kr_ct_geom *g, int64_t vi)
         return kri_fail(KR_ERR_GEOMETRY,
                         "%s: a 2-D geometry must have zero z components and a zero v vector",
                         where);
+    if (par && (v->src[0] != 0 || v->src[1] != 0))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "%s: a parallel-beam view has no source point (src must be zero)", where);
+    if (!par && (v->ray[0] != 0 || v->ray[1] != 0))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "%s: a fan-beam view has a source point, not a ray direction (ray must "
+                        "be zero)",
+                        where);
     double ulen = kri_norm2(v->u);
     if (!(ulen > 0))
         return kri_fail(KR_ERR_GEOMETRY, "%s: the detector pixel vector u is zero", where);
