@@ -3,6 +3,7 @@
 #include "ct_internal.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -457,6 +458,13 @@ static int kri_parse_double(const char *s, size_t n, double *out)
     if (n == 0 || n >= sizeof buf) return 0;
     memcpy(buf, s, n);
     buf[n] = '\0';
+    /* '.' is the decimal point whatever the locale */
+    const char *dp = localeconv()->decimal_point;
+    if (dp && dp[0] && dp[0] != '.' && dp[1] == '\0') {
+        if (strchr(buf, dp[0])) return 0;
+        char *dot = strchr(buf, '.');
+        if (dot) *dot = dp[0];
+    }
     char *end;
     errno = 0;
     double v = strtod(buf, &end);
