@@ -28,6 +28,8 @@ int kc_fail(const char *tool, kr_status s);
  * GPU). */
 int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx);
 kr_dtype kc_precision_dtype(const kc_common *c); /* KR_F32 or KR_F64 */
+/* Host-only tools: make --threads the OpenMP default for library code without a ctx. */
+void kc_apply_threads(const kc_common *c);
 
 /* ---- files --------------------------------------------------------------------------------- */
 /* 0 when `path` names a format kray can write; otherwise prints and returns KC_EXIT_USAGE. */

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -26,8 +27,14 @@ int kc_fail(const char *tool, kr_status s)
 
 kr_dtype kc_precision_dtype(const kc_common *c) { return c->precision == 1 ? KR_F64 : KR_F32; }
 
+void kc_apply_threads(const kc_common *c)
+{
+    if (c->threads > 0) omp_set_num_threads(c->threads);
+}
+
 int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
 {
+    kc_apply_threads(c);
     char name[32];
     kr_backend b;
     kr_status s = kr_backend_from_name(

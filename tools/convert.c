@@ -40,7 +40,7 @@ int kc_tool_convert(int argc, char **argv)
         "a temporary name and renamed, so a failed conversion leaves no file behind.",
         opts,
         args,
-        0,
+        KC_HOST,
         "Examples:\n  kray convert phantom.cfl phantom.nii\n"
         "  kray convert --window 0:0.5 --bits 16 phantom.nii phantom.png\n"
         "  kray convert --part phase --slice 3 kspace.cfl phase.png\n"
@@ -50,6 +50,7 @@ int kc_tool_convert(int argc, char **argv)
     kc_common c;
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
+    kc_apply_threads(&c);
 
     kr_io_opts io;
     kr_io_opts_default(&io);

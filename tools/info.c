@@ -89,7 +89,7 @@ int kc_tool_info(int argc, char **argv)
         "one per line.",
         opts,
         args,
-        KC_JSON,
+        KC_JSON | KC_HOST,
         "Examples:\n  kray info phantom.nii\n  kray info --json k.cfl\n"
         "  kray info --dims 256x256 --dtype u16 --big-endian scan.raw",
         more,
@@ -97,6 +97,7 @@ int kc_tool_info(int argc, char **argv)
     kc_common c;
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
+    kc_apply_threads(&c);
 
     const char *files[KC_MAX_REST + 1];
     int nfiles = 0;

@@ -50,7 +50,8 @@ static const kc_tool *kc_find_tool(const char *name)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        kc_list_tools(stderr);
+        fprintf(stderr, "kray: no tool given (usage: kray <tool> [options]; 'kray --help' lists "
+                        "the tools)\n");
         return KC_EXIT_USAGE;
     }
     const char *a = argv[1];

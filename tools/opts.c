@@ -284,6 +284,30 @@ static const char *kc_default_meta(const kc_opt *o)
     }
 }
 
+/* Print `text` word-wrapped at KC_HELP_COLS, continuation lines indented by `indent`. */
+#define KC_HELP_COLS 100
+static void kc_wrap(FILE *f, const char *text, int indent)
+{
+    int col = indent;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ') p++;
+        size_t w = strcspn(p, " ");
+        if (w == 0) break;
+        if (col > indent && col + 1 + (int)w > KC_HELP_COLS) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(p, 1, w, f);
+        col += (int)w;
+        p += w;
+    }
+    fputc('\n', f);
+}
+
 static void kc_help_block(FILE *f, const kc_opt *opts, int n, int width)
 {
     for (int i = 0; i < n; i++) {
@@ -299,17 +323,21 @@ static void kc_help_block(FILE *f, const kc_opt *opts, int n, int width)
             fprintf(f, "\n%*s", width, "");
         else
             fprintf(f, "%*s", width - len, "");
-        fprintf(f, "%s", o->help ? o->help : "");
+        char text[1024];
+        int t = snprintf(text, sizeof text, "%s", o->help ? o->help : "");
         int paren = 0;
-        if (o->type == KC_CHOICE) {
-            fprintf(f, " (%s", o->choices);
+        if (o->type == KC_CHOICE && t >= 0 && (size_t)t < sizeof text) {
+            t += snprintf(text + t, sizeof text - (size_t)t, " (%s", o->choices);
             paren = 1;
         }
-        if (o->def && o->type != KC_FLAG) {
-            fprintf(f, "%sdefault: %s", paren ? "; " : " (", o->def);
+        if (o->def && o->type != KC_FLAG && t >= 0 && (size_t)t < sizeof text) {
+            t += snprintf(text + t, sizeof text - (size_t)t, "%sdefault: %s", paren ? "; " : " (",
+                          o->def);
             paren = 1;
         }
-        fprintf(f, "%s\n", paren ? ")" : "");
+        if (paren && t >= 0 && (size_t)t < sizeof text)
+            snprintf(text + t, sizeof text - (size_t)t, ")");
+        kc_wrap(f, text, width);
     }
 }
 
@@ -360,6 +388,9 @@ void kc_print_help(const kc_spec *spec, FILE *f)
     fprintf(f, "\nCommon options (the same in every kray tool):\n");
     kc_help_block(f, all + ntool, n - ntool, width);
     fprintf(f, "  -h, --help%*sshow this help and exit\n", width - 12 > 1 ? width - 12 : 1, "");
+    if (spec->common & KC_HOST)
+        fprintf(f, "  (this tool runs on the CPU: --backend and --device are accepted and have no "
+                   "effect)\n");
     if (spec->notes) fprintf(f, "\n%s\n", spec->notes);
     fprintf(f, "\nExit status: 0 success, 1 bad input (unreadable or malformed data), "
                "2 bad usage.\n");

@@ -78,7 +78,10 @@ typedef struct kc_arg {
 } kc_arg;
 
 /* Flags for kc_spec.common. */
-enum { KC_JSON = 1u << 0 /* the tool measures something and accepts --json */ };
+enum {
+    KC_JSON = 1u << 0, /* the tool measures something and accepts --json */
+    KC_HOST = 1u << 1  /* the tool runs on the CPU only: --backend/--device do not change it */
+};
 
 /* Common options (filled by kc_parse for every tool). */
 typedef struct kc_common {

@@ -156,7 +156,7 @@ int kc_tool_phantom(int argc, char **argv)
         "is k = 0), scaled so that a centred inverse DFT divided by N^2 gives the image.",
         opts,
         args,
-        0,
+        KC_HOST,
         "Examples:\n  kray phantom --size 256 sl.nii\n"
         "  kray phantom --3d --size 128 --supersample 2 sl3d.nrrd\n"
         "  kray phantom --kind sinogram --size 256 --views 360 --arc 360 sino.npy\n"
@@ -167,6 +167,7 @@ int kc_tool_phantom(int argc, char **argv)
     kc_common c;
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
+    kc_apply_threads(&c);
     if ((r = kc_check_output("phantom", out)) != 0) return r;
 
     int64_t d[3] = {1, 1, 1};
