@@ -35,9 +35,3 @@ kr_status kri_write_png(const char *path, const kr_array *a, const kr_io_opts *o
     (void)a, (void)o;
     return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: writing png is not implemented yet", path);
 }
-kr_status kri_render_gray(const kr_array *a, const kr_io_opts *o, int bits, void **pixels,
-                          int64_t *nx, int64_t *ny)
-{
-    (void)a, (void)o, (void)bits, (void)pixels, (void)nx, (void)ny;
-    return kri_fail(KR_ERR_NOT_SUPPORTED, "rendering is not implemented yet");
-}
