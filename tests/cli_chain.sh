@@ -107,8 +107,8 @@ expect_rc 0 info "$KRAY" info fov.nii
 grep -q "^spacing *8 x 8" "$T/out" || fail "--fov 256 at 32 pixels should give 8 mm: $(cat "$T/out")"
 
 # Determinism: same output whatever the thread count.
-expect_rc 0 phantom "$KRAY" phantom --size 64 --supersample 3 --threads 1 t1.npy
-expect_rc 0 phantom "$KRAY" phantom --size 64 --supersample 3 --threads 2 t2x.npy
+expect_rc 0 phantom "$KRAY" phantom --size $N --supersample 3 --threads 1 t1.npy
+expect_rc 0 phantom "$KRAY" phantom --size $N --supersample 3 --threads 2 t2x.npy
 cmp -s t1.npy t2x.npy || fail "phantom differs between --threads 1 and --threads 2"
 m1=$("$KRAY" metrics --json --backend cpu-serial t1.npy x.nii | sed 's/"seconds.*//;s/"backend.*//')
 m2=$("$KRAY" metrics --json --backend cpu --threads 2 t1.npy x.npy | sed 's/"seconds.*//;s/"backend.*//;s/x\.npy/x.nii/')

@@ -24,10 +24,17 @@ static void kc_info_text(const char *path, const kr_array *a, const kr_meta *m)
     if (st.nnan || st.ninf)
         printf("non-finite   %lld NaN, %lld Inf (statistics above skip them)\n",
                (long long)st.nnan, (long long)st.ninf);
-    if (m->spacing[0] != 0 || m->spacing[1] != 0 || m->spacing[2] != 0)
-        printf("spacing      %g x %g x %g mm\n", m->spacing[0], m->spacing[1], m->spacing[2]);
-    if (m->origin[0] != 0 || m->origin[1] != 0 || m->origin[2] != 0)
-        printf("origin       %g, %g, %g mm\n", m->origin[0], m->origin[1], m->origin[2]);
+    int na = a->ndim < 3 ? a->ndim : 3; /* header fields of the array's own axes */
+    if (m->spacing[0] != 0 || m->spacing[1] != 0 || m->spacing[2] != 0) {
+        printf("spacing      ");
+        for (int i = 0; i < na; i++) printf("%s%g", i ? " x " : "", m->spacing[i]);
+        printf(" mm\n");
+    }
+    if (m->origin[0] != 0 || m->origin[1] != 0 || m->origin[2] != 0) {
+        printf("origin       ");
+        for (int i = 0; i < na; i++) printf("%s%g", i ? ", " : "", m->origin[i]);
+        printf(" mm\n");
+    }
     if (m->description[0]) printf("description  %.128s\n", m->description);
 }
 
