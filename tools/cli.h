@@ -74,6 +74,10 @@ void kc_array_stats(const kr_array *a, kc_stats *st);
 /* Element i as (re, im) doubles (host, contiguous). */
 void kc_elem(const kr_array *a, int64_t i, double *re, double *im);
 
+/* Reverse axis 1 (y) of a contiguous host array in place, for every plane. 0, or -1 when out
+ * of memory. */
+int kc_flip_y(kr_array *a);
+
 /* ---- JSON output --------------------------------------------------------------------------- */
 void kc_json_string(FILE *f, const char *s);
 void kc_json_number(FILE *f, double v); /* null when not finite */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 int kc_usage(const char *tool, const char *fmt, ...)
@@ -200,4 +201,24 @@ const char *kc_fmt_seconds(double s, char *buf, size_t len)
     else
         snprintf(buf, len, "%.2f s", s);
     return buf;
+}
+
+int kc_flip_y(kr_array *a)
+{
+    if (a->ndim < 2 || a->dims[1] < 2) return 0;
+    size_t row = (size_t)a->dims[0] * kr_dtype_size(a->dtype);
+    int64_t ny = a->dims[1], outer = kr_array_numel(a) / (a->dims[0] * ny);
+    unsigned char *tmp = malloc(row ? row : 1);
+    if (!tmp) return -1;
+    for (int64_t o = 0; o < outer; o++) {
+        unsigned char *base = (unsigned char *)a->data + (size_t)(o * ny) * row;
+        for (int64_t j = 0; j < ny / 2; j++) {
+            unsigned char *r0 = base + (size_t)j * row, *r1 = base + (size_t)(ny - 1 - j) * row;
+            memcpy(tmp, r0, row);
+            memcpy(r0, r1, row);
+            memcpy(r1, tmp, row);
+        }
+    }
+    free(tmp);
+    return 0;
 }

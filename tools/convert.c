@@ -8,7 +8,7 @@ int kc_tool_convert(int argc, char **argv)
     const char *in = NULL, *out = NULL;
     kc_raw raw;
     memset(&raw, 0, sizeof raw);
-    int out_dtype = 0, bits = 0, slice = -1, part = 0, gzip = 0;
+    int out_dtype = 0, bits = 0, slice = -1, part = 0, gzip = 0, flip = 0;
     kc_range window = {0, 0, 0};
     const kc_opt opts[] = {
         {"out-dtype", 0, KC_CHOICE, &out_dtype, "same", "T",
@@ -24,6 +24,9 @@ int kc_tool_convert(int argc, char **argv)
         {"part", 'p', KC_CHOICE, &part, "mag", "PART",
          "PNG/PGM of complex data: magnitude, real, imaginary part or phase (radians)",
          "mag|real|imag|phase", 0, 0, NULL},
+        {"flip-y", 'f', KC_FLAG, &flip, NULL, NULL,
+         "reverse axis 1 (y) before writing: kray images have y up, viewers put row 0 on top",
+         NULL, 0, 0, NULL},
         {"gzip", 'z', KC_FLAG, &gzip, NULL, NULL, "NRRD output: gzip encoding", NULL, 0, 0,
          NULL},
         KC_RAW_OPTS(raw),
@@ -42,7 +45,7 @@ int kc_tool_convert(int argc, char **argv)
         args,
         KC_HOST,
         "Examples:\n  kray convert phantom.cfl phantom.nii\n"
-        "  kray convert --window 0:0.5 --bits 16 phantom.nii phantom.png\n"
+        "  kray convert --flip-y --window 0:0.5 --bits 16 phantom.nii phantom.png\n"
         "  kray convert --part phase --slice 3 kspace.cfl phase.png\n"
         "  kray convert --dims 512x512 --dtype i16 --big-endian --offset 2048 scan.raw scan.npy",
         NULL,
@@ -81,6 +84,11 @@ int kc_tool_convert(int argc, char **argv)
             return kc_usage("convert", "--slice %d is outside '%s', which has %lld slice%s (%s)",
                             slice, in, (long long)nz, nz == 1 ? "" : "s", d);
         }
+    }
+    if (flip && kc_flip_y(a) != 0) {
+        kr_array_destroy(a);
+        fprintf(stderr, "kray convert: out of memory flipping '%s'\n", in);
+        return KC_EXIT_INPUT;
     }
     io.meta = &meta;
     double t0 = kr_time_now();

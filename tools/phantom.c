@@ -10,8 +10,8 @@
 enum { K_IMAGE, K_MR, K_SINO, K_KSPACE, K_COILS };
 
 typedef struct kc_phantom_args {
-    int kind, contrast, is3d, supersample, dtype, views, det, units, coils, map;
-    double arc, fov;
+    int kind, contrast, is3d, supersample, dtype, views, det, units, coils, map, grid;
+    double arc, fov, b0;
     kc_dims size;
 } kc_phantom_args;
 
@@ -33,12 +33,20 @@ static kr_status kc_phantom_make(const kc_phantom_args *p, const int64_t *d, kr_
 {
     kr_phantom_kind kind = p->contrast == 1 ? KR_PHANTOM_SHEPP_LOGAN : KR_PHANTOM_MODIFIED_SL;
     switch (p->kind) {
-    case K_IMAGE:
-        if (p->is3d) return kr_phantom_3d(out, kind, d[0], d[1], d[2], p->supersample, prec);
-        return kr_phantom_2d(out, kind, d[0], d[1], p->supersample, prec);
+    case K_IMAGE: {
+        kr_phantom_grid grid = p->grid == 1 ? KR_GRID_FFT : KR_GRID_CT;
+        int ne = 0;
+        if (p->is3d) {
+            const kr_ellipsoid *e = kr_phantom_ellipsoids(kind, &ne);
+            return kr_phantom_3d_grid(out, e, ne, grid, d[0], d[1], d[2], p->supersample, prec);
+        }
+        const kr_ellipse *e = kr_phantom_ellipses(kind, &ne);
+        return kr_phantom_2d_grid(out, e, ne, grid, d[0], d[1], p->supersample, prec);
+    }
     case K_MR: {
         kr_array *m = NULL;
-        kr_status s = kr_phantom_mr_2d(&m, d[0], d[1], p->supersample);
+        kr_status s = kr_phantom_mr_2d_grid(&m, p->grid == 1 ? KR_GRID_FFT : KR_GRID_CT, d[0],
+                                            d[1], p->supersample, p->b0);
         if (s != KR_OK || p->map == 0) {
             *out = m;
             return s;
@@ -120,7 +128,12 @@ int kc_tool_phantom(int argc, char **argv)
         {"3d", '3', KC_FLAG, &p.is3d, NULL, NULL,
          "3-D phantom (Kak & Slaney ellipsoids); image kind only", NULL, 0, 0, NULL},
         {"supersample", 'S', KC_INT, &p.supersample, "1", "N",
-         "sub-samples per pixel and axis, averaged (1 = pixel centre)", NULL, 1, 16, NULL},
+         "sub-samples per pixel and axis, averaged (1 = pixel centre)", NULL, 1,
+         KR_PHANTOM_MAX_SUPERSAMPLE, NULL},
+        {"grid", 'g', KC_CHOICE, &p.grid, "ct", "G",
+         "image, mr: pixel centres at (2i+1-N)/N (ct) or origin at pixel N/2 (fft, as MRI and "
+         "BART; kspace and coils always use it)",
+         "ct|fft", 0, 0, NULL},
         {"dtype", 't', KC_CHOICE, &p.dtype, "auto", "T",
          "stored element type (auto: --precision; complex for kspace and coils)",
          "auto|" KC_DTYPES, 0, 0, NULL},
@@ -140,6 +153,8 @@ int kc_tool_phantom(int argc, char **argv)
          NULL, 0, 64, NULL},
         {"map", 0, KC_CHOICE, &p.map, "all", "M",
          "mr: all three maps [nx,ny,3] or one [nx,ny]", "all|t1|t2|pd", 0, 0, NULL},
+        {"b0", 0, KC_DOUBLE, &p.b0, "1.5", "TESLA", "mr: field strength for T1 = A B0^C", NULL,
+         1e-3, 20, NULL},
         {"fov", 0, KC_DOUBLE, &p.fov, "0", "MM",
          "field of view in mm, stored as pixel spacing fov/n in formats with a header (0 = "
          "none)",
@@ -149,11 +164,15 @@ int kc_tool_phantom(int argc, char **argv)
                            {0}};
     const kc_spec spec = {
         "phantom",
-        "Write an analytic phantom. Images span [-1,1] in every axis (normalised units); pixel i\n"
-        "of N has centre (2i+1-N)/N; y increases with the row index. Sinogram values are exact\n"
-        "line integrals (chord length x density) along x cos(t) + y sin(t) = s; k-space values\n"
-        "are the analytic Fourier transform at kx, ky = -N/2 .. N/2-1 cycles per FOV (index N/2\n"
-        "is k = 0), scaled so that a centred inverse DFT divided by N^2 gives the image.",
+        "Write an analytic phantom (Shepp-Logan: Kak & Slaney geometry; MR: Gach et al. 2008).\n"
+        "Images span [-1,1] per axis (normalised units); pixel i of N is centred at (2i+1-N)/N\n"
+        "(--grid ct) or (i-N/2)*2/N (--grid fft). Arrays are [x, y(, z)], x fastest, y up with\n"
+        "the row index: viewers show row 0 on top, so use 'kray convert --flip-y' to see the head\n"
+        "upright. Sinograms are exact line integrals (chord x density) along\n"
+        "x cos(t) + y sin(t) = s, t = v*arc/views, detector bins one pixel wide, [det, view].\n"
+        "k-space is the analytic transform at kx, ky = -N/2 .. N/2-1 cycles per FOV (index N/2 is\n"
+        "k = 0), scaled so that a centred inverse FFT divided by N^2 gives the image on the fft\n"
+        "grid (as BART's fft -i). Coil maps are smooth analytic sensitivities on the fft grid.",
         opts,
         args,
         KC_HOST,
