@@ -65,31 +65,36 @@ static kr_status kc_fft_bench(kc_demo *d, kr_dtype cdt)
     const int reps = d->quick ? 3 : 10;
     int64_t dims[3] = {n, n, nc};
     kr_array *h = NULL, *ho = NULL, *dv = NULL, *dvo = NULL;
+    kr_fft_plan *pc = NULL, *pg = NULL;
     double tcpu = 0, tgpu = 0, tcopy = 0, tgpu_all = 0, maxdiff = 0;
     char a[32], b[32], c[32];
     kr_status s;
     if ((s = kr_array_create(&h, cdt, 3, dims, KR_HOST, NULL)) != KR_OK) goto done;
     if ((s = kr_array_create(&ho, cdt, 3, dims, KR_HOST, NULL)) != KR_OK) goto done;
     if ((s = kr_vec_random(d->cpu, h, 7u)) != KR_OK) goto done;
-    if ((s = kr_fft(d->cpu, h, ho, 3u, KR_FFT_BACKWARD, KR_FFT_CENTERED)) != KR_OK) goto done;
+    if ((s = kr_fft_plan_create(&pc, d->cpu, cdt, 3, dims, 3u, KR_FFT_BACKWARD, KR_FFT_CENTERED,
+                                KR_HOST)) != KR_OK ||
+        (s = kr_fft_execute(pc, h, ho)) != KR_OK)
+        goto done;
     double t0 = kr_time_now();
     for (int r = 0; r < reps; r++)
-        if ((s = kr_fft(d->cpu, h, ho, 3u, KR_FFT_BACKWARD, KR_FFT_CENTERED)) != KR_OK) goto done;
+        if ((s = kr_fft_execute(pc, h, ho)) != KR_OK) goto done;
     tcpu = (kr_time_now() - t0) / reps;
     if (d->gpu) {
         kr_array *back = NULL;
         if ((s = kr_array_clone(&dv, h, KR_DEVICE, d->ctx)) != KR_OK) goto done;
         if ((s = kr_array_create_like(&dvo, h, KR_DEVICE, d->ctx)) != KR_OK) goto done;
         if ((s = kr_array_create_like(&back, h, KR_HOST, NULL)) != KR_OK) goto done;
-        /* warm-up (plan), then: copy alone; reps transforms + one copy */
-        s = kr_fft(d->ctx, dv, dvo, 3u, KR_FFT_BACKWARD, KR_FFT_CENTERED);
+        /* plan and warm up, then: copy alone; reps transforms + one copy */
+        s = kr_fft_plan_create(&pg, d->ctx, cdt, 3, dims, 3u, KR_FFT_BACKWARD, KR_FFT_CENTERED,
+                               KR_DEVICE);
+        if (s == KR_OK) s = kr_fft_execute(pg, dv, dvo);
         if (s == KR_OK) s = kr_array_copy(back, dvo, d->ctx);
         t0 = kr_time_now();
         if (s == KR_OK) s = kr_array_copy(back, dvo, d->ctx);
         tcopy = kr_time_now() - t0;
         t0 = kr_time_now();
-        for (int r = 0; r < reps && s == KR_OK; r++)
-            s = kr_fft(d->ctx, dv, dvo, 3u, KR_FFT_BACKWARD, KR_FFT_CENTERED);
+        for (int r = 0; r < reps && s == KR_OK; r++) s = kr_fft_execute(pg, dv, dvo);
         if (s == KR_OK) s = kr_array_copy(back, dvo, d->ctx);
         tgpu_all = kr_time_now() - t0;
         tgpu = (tgpu_all - tcopy) / reps;
@@ -107,7 +112,7 @@ static kr_status kc_fft_bench(kc_demo *d, kr_dtype cdt)
         kr_array_destroy(back);
         if (s != KR_OK) goto done;
     }
-    const char *hdr[] = {"backend", "transform", "time per transform", "throughput"};
+    const char *hdr[] = {"backend", "transform (planned once)", "time per transform", "throughput"};
     double gb = (double)kr_array_bytes(h) / 1e9;
     kc_report_table_begin(d->report, 4, hdr);
     kc_report_table_rowf(d->report, "cpu (%d threads)\t%d x %lldx%lld %s, centred inverse\t%s\t%.2f GB/s",
@@ -128,6 +133,8 @@ static kr_status kc_fft_bench(kc_demo *d, kr_dtype cdt)
         kc_demo_say(d, "FFT %d x %lld^2: cpu %s per transform (no GPU)", (int)nc, (long long)n,
                     kc_fmt_seconds(tcpu, a, sizeof a));
 done:
+    kr_fft_plan_destroy(pc);
+    kr_fft_plan_destroy(pg);
     kr_array_destroy(h);
     kr_array_destroy(ho);
     kr_array_destroy(dv);
@@ -145,6 +152,7 @@ static kr_status kc_run_mri(kc_demo *d)
              *err = NULL, *dK = NULL, *dimg = NULL, *himg = NULL, *grec = NULL, *KC = NULL,
              *KCc = NULL, *cimg = NULL, *maps = NULL, *comb = NULL;
     kr_metrics m, mg, mc;
+    kr_fft_plan *gplan = NULL;
     double tk = 0, tf1 = 0, tf = 0, tkc = 0, tfc = 0, tg1 = 0, tg = 0, imag = 0, gimag = 0,
            cimag = 0, gdiff = 0;
     char caption[256], tb[32], tb2[32];
@@ -216,13 +224,14 @@ static kr_status kc_run_mri(kc_demo *d)
         if ((s = kr_array_create_like(&dimg, Kc, KR_DEVICE, d->ctx)) != KR_OK) goto done;
         if ((s = kr_array_create_like(&himg, Kc, KR_HOST, NULL)) != KR_OK) goto done;
         t0 = kr_time_now();
-        if ((s = kr_fft(d->ctx, dK, dimg, 3u, KR_FFT_BACKWARD, KR_FFT_CENTERED)) != KR_OK)
+        if ((s = kr_fft_plan_create(&gplan, d->ctx, cdt, 2, dims2, 3u, KR_FFT_BACKWARD,
+                                    KR_FFT_CENTERED, KR_DEVICE)) != KR_OK)
             goto done;
+        if ((s = kr_fft_execute(gplan, dK, dimg)) != KR_OK) goto done;
         if ((s = kr_array_copy(himg, dimg, d->ctx)) != KR_OK) goto done;
         tg1 = kr_time_now() - t0;
         t0 = kr_time_now();
-        if ((s = kr_fft(d->ctx, dK, dimg, 3u, KR_FFT_BACKWARD, KR_FFT_CENTERED)) != KR_OK)
-            goto done;
+        if ((s = kr_fft_execute(gplan, dK, dimg)) != KR_OK) goto done;
         if ((s = kr_array_copy(himg, dimg, d->ctx)) != KR_OK) goto done;
         tg = kr_time_now() - t0;
         if ((s = kc_real_part(himg, n, scale, &grec, &gimag)) != KR_OK) goto done;
@@ -293,7 +302,7 @@ static kr_status kc_run_mri(kc_demo *d)
     kc_metrics_row(d, caption, &m, tk, tf, imag);
     if (d->gpu) {
         snprintf(caption, sizeof caption,
-                 "single coil, GPU (FFT + copy to host; first call %s; max |GPU - CPU| %.2g)",
+                 "single coil, GPU (FFT + copy to host; planning + first call %s; max |GPU - CPU| %.2g)",
                  kc_fmt_seconds(tg1, tb, sizeof tb), gdiff);
         kc_metrics_row(d, caption, &mg, tk, tg, gimag);
     }
@@ -310,6 +319,7 @@ static kr_status kc_run_mri(kc_demo *d)
                               "centred inverse transform over axes 0 and 1:");
     s = kc_fft_bench(d, cdt);
 done:
+    kr_fft_plan_destroy(gplan);
     free(k);
     kr_array *all[] = {K, Kc, img, rec, ref, logk, err, dK, dimg, himg, grec, KC, KCc, cimg,
                        maps, comb};
