@@ -128,7 +128,7 @@ int kc_tool_demo(int argc, char **argv)
         {"out", 'o', KC_STRING, &out, "out", "DIR",
          "output directory (created): PNG images and report.html", NULL, 0, 0, NULL},
         {"quick", 0, KC_FLAG, &quick, NULL, NULL,
-         "smaller images and fewer iterations (a few seconds; used by the tests)", NULL, 0, 0,
+         "smaller images and fewer iterations (about a second; used by the tests)", NULL, 0, 0,
          NULL},
         {"only", 0, KC_STRING, &only, NULL, "LIST",
          "run only these sections (comma-separated names, see --list)", NULL, 0, 0, NULL},
