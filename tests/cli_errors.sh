@@ -42,7 +42,8 @@ expect_rc 1 convert "$KRAY" convert good.npy "$T/no/such/dir/p.nii"
 
 # Metrics: mismatched sizes, bad files.
 expect_rc 1 metrics "$KRAY" metrics good.npy small.npy
-grep -q "32x32" "$T/err" && grep -q "16x16" "$T/err" || fail "size mismatch message: $(cat "$T/err")"
+grep -q "32x32" "$T/err" && grep -q "16x16" "$T/err" ||
+    fail "size mismatch message: $(cat "$T/err")"
 expect_rc 1 metrics "$KRAY" metrics good.npy missing.npy
 expect_rc 1 metrics "$KRAY" metrics trunc.npy good.npy
 

@@ -49,6 +49,7 @@ typedef struct kc_raw {
 /* Element type for choice index i of KC_DTYPES. */
 kr_dtype kc_dtype_of_choice(int i);
 
+/* clang-format off */
 #define KC_RAW_OPTS(r)                                                                         \
     {"dims", 0, KC_DIMS, &(r).dims, NULL, "DIMS",                                              \
      "raw input: dimensions, fastest first (e.g. 256x256)", NULL, 0, 0, NULL},                 \
@@ -58,6 +59,7 @@ kr_dtype kc_dtype_of_choice(int i);
          "raw input: samples are big-endian (default little-endian)", NULL, 0, 0, NULL},       \
         {"offset", 0, KC_INT64, &(r).offset, "0", "BYTES",                                     \
          "raw input: bytes to skip at the start of the file", NULL, 0, 1e15, NULL}
+/* clang-format on */
 
 /* Fill `o` (already defaulted) from the raw options; for a .raw path --dims is required
  * (usage error otherwise). Returns 0 or KC_EXIT_USAGE. */
@@ -65,7 +67,7 @@ int kc_raw_to_io(const char *tool, const char *path, const kc_raw *r, kr_io_opts
 
 /* ---- statistics over an array (host), in float64, fixed order ------------------------------ */
 typedef struct kc_stats {
-    int64_t n;      /* elements */
+    int64_t n; /* elements */
     int64_t nfinite;
     int64_t nnan, ninf;
     double min, max, mean, std; /* over finite values; of the magnitude for complex data */

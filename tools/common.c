@@ -43,9 +43,10 @@ int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
     if (s != KR_OK) return kc_fail(tool, s);
     s = kr_ctx_create(ctx, b);
     if (s != KR_OK) return kc_fail(tool, s);
-    kr_log_level lvl = c->verbose >= 2 ? KR_LOG_DEBUG : c->verbose == 1 ? KR_LOG_INFO
-                       : c->quiet       ? KR_LOG_ERROR
-                                        : KR_LOG_WARN;
+    kr_log_level lvl = c->verbose >= 2   ? KR_LOG_DEBUG
+                       : c->verbose == 1 ? KR_LOG_INFO
+                       : c->quiet        ? KR_LOG_ERROR
+                                         : KR_LOG_WARN;
     if ((s = kr_ctx_set_log_level(*ctx, lvl)) != KR_OK ||
         (s = kr_ctx_set_threads(*ctx, c->threads)) != KR_OK ||
         (s = kr_ctx_set_device(*ctx, c->device)) != KR_OK ||
@@ -77,8 +78,9 @@ int kc_check_input(const char *tool, const char *path)
                         ".npy, .nii, .mha, .mhd, .nrrd, .pgm and .raw)",
                         path);
     if (f == KR_FMT_PNG)
-        return kc_usage(tool, "'%s': PNG is an output-only format in kray (use .pgm to read "
-                              "8/16-bit images)",
+        return kc_usage(tool,
+                        "'%s': PNG is an output-only format in kray (use .pgm to read "
+                        "8/16-bit images)",
                         path);
     return 0;
 }
@@ -93,8 +95,9 @@ int kc_raw_to_io(const char *tool, const char *path, const kc_raw *r, kr_io_opts
 {
     if (kr_format_from_path(path) != KR_FMT_RAW) return 0;
     if (r->dims.n == 0)
-        return kc_usage(tool, "'%s' is a raw file: give its size with --dims (e.g. --dims "
-                              "256x256) and its element type with --dtype",
+        return kc_usage(tool,
+                        "'%s' is a raw file: give its size with --dims (e.g. --dims "
+                        "256x256) and its element type with --dtype",
                         path);
     o->raw_dtype = kc_dtype_of_choice(r->dtype);
     o->raw_ndim = r->dims.n;

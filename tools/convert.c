@@ -12,23 +12,20 @@ int kc_tool_convert(int argc, char **argv)
     kc_range window = {0, 0, 0};
     const kc_opt opts[] = {
         {"out-dtype", 0, KC_CHOICE, &out_dtype, "same", "T",
-         "element type stored in the output (PNG/PGM: see --bits)", "same|" KC_DTYPES, 0, 0,
-         NULL},
+         "element type stored in the output (PNG/PGM: see --bits)", "same|" KC_DTYPES, 0, 0, NULL},
         {"window", 'w', KC_RANGE, &window, NULL, "LO:HI",
-         "PNG/PGM: values mapped to black and white (default: min:max of the image)", NULL, 0,
-         0, NULL},
-        {"bits", 'b', KC_CHOICE, &bits, "8", "B", "PNG/PGM: bits per pixel", "8|16", 0, 0,
+         "PNG/PGM: values mapped to black and white (default: min:max of the image)", NULL, 0, 0,
          NULL},
+        {"bits", 'b', KC_CHOICE, &bits, "8", "B", "PNG/PGM: bits per pixel", "8|16", 0, 0, NULL},
         {"slice", 's', KC_INT, &slice, "-1", "N",
          "PNG/PGM of a volume: index along axis 2 (-1 = central slice)", NULL, -1, 2e9, NULL},
         {"part", 'p', KC_CHOICE, &part, "mag", "PART",
          "PNG/PGM of complex data: magnitude, real, imaginary part or phase (radians)",
          "mag|real|imag|phase", 0, 0, NULL},
         {"flip-y", 'f', KC_FLAG, &flip, NULL, NULL,
-         "reverse axis 1 (y) before writing: kray images have y up, viewers put row 0 on top",
-         NULL, 0, 0, NULL},
-        {"gzip", 'z', KC_FLAG, &gzip, NULL, NULL, "NRRD output: gzip encoding", NULL, 0, 0,
-         NULL},
+         "reverse axis 1 (y) before writing: kray images have y up, viewers put row 0 on top", NULL,
+         0, 0, NULL},
+        {"gzip", 'z', KC_FLAG, &gzip, NULL, NULL, "NRRD output: gzip encoding", NULL, 0, 0, NULL},
         KC_RAW_OPTS(raw),
         {0}};
     const kc_arg args[] = {{"input", &in, "file to read (format from the extension)", 0},
@@ -74,8 +71,8 @@ int kc_tool_convert(int argc, char **argv)
     memset(&meta, 0, sizeof meta);
     kr_status s = kr_read(in, &a, &meta, &io);
     if (s != KR_OK) return kc_fail("convert", s);
-    if (slice >= 0 && (kr_format_from_path(out) == KR_FMT_PNG ||
-                       kr_format_from_path(out) == KR_FMT_PGM)) {
+    if (slice >= 0 &&
+        (kr_format_from_path(out) == KR_FMT_PNG || kr_format_from_path(out) == KR_FMT_PGM)) {
         int64_t nz = a->ndim > 2 ? a->dims[2] : 1;
         if (slice >= nz) {
             char d[128];

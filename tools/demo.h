@@ -14,14 +14,14 @@
 #include "report.h"
 
 typedef struct kc_demo {
-    kr_ctx *ctx;       /* the backend the user asked for (AUTO: CUDA when a GPU is usable) */
-    kr_ctx *cpu;       /* always a CPU context, for host work and CPU-vs-GPU comparisons */
-    int gpu;           /* 1 when ctx is a CUDA context */
-    const char *out;   /* output directory (exists) */
+    kr_ctx *ctx;     /* the backend the user asked for (AUTO: CUDA when a GPU is usable) */
+    kr_ctx *cpu;     /* always a CPU context, for host work and CPU-vs-GPU comparisons */
+    int gpu;         /* 1 when ctx is a CUDA context */
+    const char *out; /* output directory (exists) */
     kc_report *report;
-    int quick;         /* smaller sizes, fewer iterations (tests) */
-    int quiet;         /* no summary lines on stdout */
-    kr_dtype real;     /* f32 or f64 (--precision) */
+    int quick;     /* smaller sizes, fewer iterations (tests) */
+    int quiet;     /* no summary lines on stdout */
+    kr_dtype real; /* f32 or f64 (--precision) */
     const kc_common *common;
     const char *section; /* name of the running section (for messages) */
 } kc_demo;

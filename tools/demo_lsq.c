@@ -157,8 +157,7 @@ static kr_status kc_run_lsq(kc_demo *d)
         goto done;
 
     if ((s = kr_array_create_like(&err, truth, KR_HOST, NULL)) != KR_OK) goto done;
-    for (int64_t i = 0; i < n * n; i++)
-        kc_set(err, i, fabs(kc_get(xcgls, i) - kc_get(truth, i)));
+    for (int64_t i = 0; i < n * n; i++) kc_set(err, i, fabs(kc_get(xcgls, i) - kc_get(truth, i)));
     kc_report_figures_begin(d->report);
     if ((s = kc_demo_png(d, "lsq_truth", truth, 0.0, 1.0, -1, 0, 0, "Truth (window 0 to 1)")) !=
             KR_OK ||
@@ -194,8 +193,9 @@ static kr_status kc_run_lsq(kc_demo *d)
                    "%.2g. CG and CGLS solutions differ by NRMSE %.2g.",
                    adj, m_agree.nrmse);
 
-    kc_demo_say(d, "deblurring %lldx%lld: data PSNR %.2f dB -> CGLS %.2f dB (%d it, %s), CG %.2f dB; "
-                   "CG vs CGLS NRMSE %.1g",
+    kc_demo_say(d,
+                "deblurring %lldx%lld: data PSNR %.2f dB -> CGLS %.2f dB (%d it, %s), CG %.2f dB; "
+                "CG vs CGLS NRMSE %.1g",
                 (long long)n, (long long)n, m_data.psnr, m_cgls.psnr, icgls.iterations,
                 kc_fmt_seconds(t_cgls, tb, sizeof tb), m_cg.psnr, m_agree.nrmse);
 done:

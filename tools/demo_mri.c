@@ -49,8 +49,8 @@ static kr_status kc_real_part(const kr_array *a, int64_t n, double scale, kr_arr
     return KR_OK;
 }
 
-static void kc_metrics_row(kc_demo *d, const char *what, const kr_metrics *m, double tk,
-                           double tf, double maximag)
+static void kc_metrics_row(kc_demo *d, const char *what, const kr_metrics *m, double tk, double tf,
+                           double maximag)
 {
     char a[32], b[32];
     kc_report_table_rowf(d->report, "%s\t%.2f\t%.4f\t%.4f\t%.3g\t%.2g\t%s\t%s", what, m->psnr,
@@ -115,7 +115,8 @@ static kr_status kc_fft_bench(kc_demo *d, kr_dtype cdt)
     const char *hdr[] = {"backend", "transform (planned once)", "time per transform", "throughput"};
     double gb = (double)kr_array_bytes(h) / 1e9;
     kc_report_table_begin(d->report, 4, hdr);
-    kc_report_table_rowf(d->report, "cpu (%d threads)\t%d x %lldx%lld %s, centred inverse\t%s\t%.2f GB/s",
+    kc_report_table_rowf(d->report,
+                         "cpu (%d threads)\t%d x %lldx%lld %s, centred inverse\t%s\t%.2f GB/s",
                          kr_ctx_threads(d->cpu), (int)nc, (long long)n, (long long)n,
                          kr_dtype_name(cdt), kc_fmt_seconds(tcpu, a, sizeof a), gb / tcpu);
     if (d->gpu)
@@ -160,16 +161,17 @@ static kr_status kc_run_mri(kc_demo *d)
     double *k = kc_kgrid(n);
     if (!k) return KR_ERR_OOM_HOST;
 
-    kc_report_para(d->report,
-                   "The analytic Fourier transform of the modified Shepp-Logan phantom (sums of "
-                   "Bessel J1 terms, one per ellipse) is sampled on the %lldx%lld Cartesian grid "
-                   "kx, ky = -N/2 .. N/2-1 cycles per FOV, transformed back with kray's centred "
-                   "inverse FFT (scaled by 1/N^2) and compared with the phantom rasterised with "
-                   "4x4 supersampling. The remaining difference is Gibbs ringing at the edges "
-                   "from truncating k-space (an exact property of the data, not an error of the "
-                   "FFT); PSNR/SSIM use the data range 1. Both images are on the FFT grid (origin at "
-                   "pixel N/2), as MRI and BART use.",
-                   (long long)n, (long long)n);
+    kc_report_para(
+        d->report,
+        "The analytic Fourier transform of the modified Shepp-Logan phantom (sums of "
+        "Bessel J1 terms, one per ellipse) is sampled on the %lldx%lld Cartesian grid "
+        "kx, ky = -N/2 .. N/2-1 cycles per FOV, transformed back with kray's centred "
+        "inverse FFT (scaled by 1/N^2) and compared with the phantom rasterised with "
+        "4x4 supersampling. The remaining difference is Gibbs ringing at the edges "
+        "from truncating k-space (an exact property of the data, not an error of the "
+        "FFT); PSNR/SSIM use the data range 1. Both images are on the FFT grid (origin at "
+        "pixel N/2), as MRI and BART use.",
+        (long long)n, (long long)n);
 
     double t0 = kr_time_now();
     if ((s = kr_phantom_kspace(&K, KR_PHANTOM_MODIFIED_SL, k, n * n, n)) != KR_OK) goto done;
@@ -187,8 +189,7 @@ static kr_status kc_run_mri(kc_demo *d)
     {
         int ne = 0;
         const kr_ellipse *e = kr_phantom_ellipses(KR_PHANTOM_MODIFIED_SL, &ne);
-        if ((s = kr_phantom_2d_grid(&ref, e, ne, KR_GRID_FFT, n, n, 4, KR_F64)) != KR_OK)
-            goto done;
+        if ((s = kr_phantom_2d_grid(&ref, e, ne, KR_GRID_FFT, n, n, 4, KR_F64)) != KR_OK) goto done;
     }
     if ((s = kr_metrics_compute(d->cpu, rec, ref, 1.0, &m)) != KR_OK) goto done;
 
@@ -282,8 +283,7 @@ static kr_status kc_run_mri(kc_demo *d)
     }
     if ((s = kr_metrics_compute(d->cpu, comb, ref, 1.0, &mc)) != KR_OK) goto done;
     kc_report_figures_begin(d->report);
-    snprintf(caption, sizeof caption, "Coil 1 of %d: |inverse FFT| of its analytic k-space",
-             ncoil);
+    snprintf(caption, sizeof caption, "Coil 1 of %d: |inverse FFT| of its analytic k-space", ncoil);
     if ((s = kc_demo_png(d, "mri_coil1", cimg, 0, 0, 0, 0, 0, caption)) != KR_OK) goto done;
     if ((s = kc_demo_png(d, "mri_coil1_map", maps, 0, 0, 0, 0, 0,
                          "Coil 1 sensitivity |s_1| (analytic)")) != KR_OK)
@@ -294,16 +294,17 @@ static kr_status kc_run_mri(kc_demo *d)
         goto done;
     kc_report_figures_end(d->report);
 
-    const char *hdr[] = {"case",      "PSNR (dB)", "SSIM",         "NRMSE",
-                         "max error", "max |imag|", "k-space synthesis", "inverse FFT"};
+    const char *hdr[] = {"case",       "PSNR (dB)",         "SSIM",       "NRMSE", "max error",
+                         "max |imag|", "k-space synthesis", "inverse FFT"};
     kc_report_table_begin(d->report, 8, hdr);
     snprintf(caption, sizeof caption, "single coil, CPU (%s; first call with planning %s)",
              kr_dtype_name(cdt), kc_fmt_seconds(tf1, tb, sizeof tb));
     kc_metrics_row(d, caption, &m, tk, tf, imag);
     if (d->gpu) {
-        snprintf(caption, sizeof caption,
-                 "single coil, GPU (FFT + copy to host; planning + first call %s; max |GPU - CPU| %.2g)",
-                 kc_fmt_seconds(tg1, tb, sizeof tb), gdiff);
+        snprintf(
+            caption, sizeof caption,
+            "single coil, GPU (FFT + copy to host; planning + first call %s; max |GPU - CPU| %.2g)",
+            kc_fmt_seconds(tg1, tb, sizeof tb), gdiff);
         kc_metrics_row(d, caption, &mg, tk, tg, gimag);
     }
     snprintf(caption, sizeof caption, "%d coils, CPU, combined with the analytic maps", ncoil);
@@ -311,9 +312,10 @@ static kr_status kc_run_mri(kc_demo *d)
     kc_report_table_end(d->report);
     if (!d->gpu) kc_report_para(d->report, "GPU row skipped: no CUDA backend in this run.");
 
-    kc_demo_say(d, "k-space -> image %lldx%lld: PSNR %.2f dB, SSIM %.4f vs phantom; inverse FFT %s cpu%s%s",
-                (long long)n, (long long)n, m.psnr, m.ssim, kc_fmt_seconds(tf, tb, sizeof tb),
-                d->gpu ? ", gpu " : "", d->gpu ? kc_fmt_seconds(tg, tb2, sizeof tb2) : "");
+    kc_demo_say(
+        d, "k-space -> image %lldx%lld: PSNR %.2f dB, SSIM %.4f vs phantom; inverse FFT %s cpu%s%s",
+        (long long)n, (long long)n, m.psnr, m.ssim, kc_fmt_seconds(tf, tb, sizeof tb),
+        d->gpu ? ", gpu " : "", d->gpu ? kc_fmt_seconds(tg, tb2, sizeof tb2) : "");
     kc_demo_say(d, "%d coils combined: PSNR %.2f dB, SSIM %.4f", ncoil, mc.psnr, mc.ssim);
     kc_report_para(d->report, "FFT throughput on a stack of coil images (random data), the "
                               "centred inverse transform over axes 0 and 1:");
@@ -321,8 +323,8 @@ static kr_status kc_run_mri(kc_demo *d)
 done:
     kr_fft_plan_destroy(gplan);
     free(k);
-    kr_array *all[] = {K, Kc, img, rec, ref, logk, err, dK, dimg, himg, grec, KC, KCc, cimg,
-                       maps, comb};
+    kr_array *all[] = {K,    Kc,   img,  rec, ref, logk, err,  dK,
+                       dimg, himg, grec, KC,  KCc, cimg, maps, comb};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kr_array_destroy(all[i]);
     return s;
 }

@@ -27,8 +27,7 @@ static kr_status kc_run_phantoms(kc_demo *d)
 {
     const int64_t n = d->quick ? 128 : 256, n3 = d->quick ? 48 : 128;
     const int ss = d->quick ? 2 : 4;
-    kr_array *sl = NULL, *mod = NULL, *mr = NULL, *v = NULL, *sino = NULL, *cor = NULL,
-             *sag = NULL;
+    kr_array *sl = NULL, *mod = NULL, *mr = NULL, *v = NULL, *sino = NULL, *cor = NULL, *sag = NULL;
     double t[5];
     kr_status s;
     const char *hdr[] = {"phantom", "size", "supersampling", "min", "max", "time"};
@@ -70,8 +69,7 @@ static kr_status kc_run_phantoms(kc_demo *d)
 
     kc_report_figures_begin(d->report);
     t0 = kr_time_now();
-    if ((s = kr_phantom_3d(&v, KR_PHANTOM_MODIFIED_SL, n3, n3, n3, 1, d->real)) != KR_OK)
-        goto done;
+    if ((s = kr_phantom_3d(&v, KR_PHANTOM_MODIFIED_SL, n3, n3, n3, 1, d->real)) != KR_OK) goto done;
     t[3] = kr_time_now() - t0;
     /* the slice through the ventricles, z = -0.25 (pixel centre (2k+1-N)/N) */
     const int64_t kz = (int64_t)floor(0.375 * (double)n3);
@@ -111,7 +109,8 @@ static kr_status kc_run_phantoms(kc_demo *d)
              "Exact parallel-beam sinogram, %lld detectors x %lld views over 180 degrees "
              "(detector across, angle down)",
              (long long)ndet, (long long)nview);
-    if ((s = kc_demo_png(d, "phantom_sinogram", sino, 0, 0, -1, 0, KC_ROWS_DOWN, caption)) != KR_OK) goto done;
+    if ((s = kc_demo_png(d, "phantom_sinogram", sino, 0, 0, -1, 0, KC_ROWS_DOWN, caption)) != KR_OK)
+        goto done;
     kc_report_figures_end(d->report);
 
     kc_report_table_begin(d->report, 6, hdr);
@@ -124,15 +123,18 @@ static kr_status kc_run_phantoms(kc_demo *d)
         kc_array_stats(arr[i], &st);
         kc_report_table_rowf(d->report, "%s\t%s\t%s\t%.4g\t%.4g\t%s", what[i],
                              kr_dims_string(arr[i]->ndim, arr[i]->dims, dims, sizeof dims),
-                             i == 4 ? "exact" : i == 3 ? "1" : (ss == 2 ? "2x2" : "4x4"), st.min,
-                             st.max, kc_fmt_seconds(t[i], tb, sizeof tb));
+                             i == 4   ? "exact"
+                             : i == 3 ? "1"
+                                      : (ss == 2 ? "2x2" : "4x4"),
+                             st.min, st.max, kc_fmt_seconds(t[i], tb, sizeof tb));
     }
     kc_report_table_end(d->report);
     char tb2[32];
-    kc_demo_say(d, "2-D %lldx%lld (x%d supersampling) in %s; 3-D %lld^3 in %s; sinogram %lldx%lld in %s",
-                (long long)n, (long long)n, ss, kc_fmt_seconds(t[1], tb, sizeof tb),
-                (long long)n3, kc_fmt_seconds(t[3], tb2, sizeof tb2), (long long)ndet,
-                (long long)nview, kc_fmt_seconds(t[4], caption, sizeof caption));
+    kc_demo_say(
+        d, "2-D %lldx%lld (x%d supersampling) in %s; 3-D %lld^3 in %s; sinogram %lldx%lld in %s",
+        (long long)n, (long long)n, ss, kc_fmt_seconds(t[1], tb, sizeof tb), (long long)n3,
+        kc_fmt_seconds(t[3], tb2, sizeof tb2), (long long)ndet, (long long)nview,
+        kc_fmt_seconds(t[4], caption, sizeof caption));
 done:
     if (s != KR_OK) kc_report_figures_end(d->report);
     kr_array_destroy(sl);

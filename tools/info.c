@@ -13,8 +13,7 @@ static void kc_info_text(const char *path, const kr_array *a, const kr_meta *m)
     printf("file         %s\n", path);
     printf("format       %s\n", kr_format_name(kr_format_from_path(path)));
     printf("dims         %s (rank %d, %lld elements)\n",
-           kr_dims_string(a->ndim, a->dims, dims, sizeof dims), kr_array_rank(a),
-           (long long)st.n);
+           kr_dims_string(a->ndim, a->dims, dims, sizeof dims), kr_array_rank(a), (long long)st.n);
     printf("dtype        %s (%zu bytes per element, %zu bytes)\n", kr_dtype_name(a->dtype),
            kr_dtype_size(a->dtype), kr_array_bytes(a));
     printf("%-13s%.9g\n", cplx ? "min |x|" : "min", st.min);
@@ -22,8 +21,8 @@ static void kc_info_text(const char *path, const kr_array *a, const kr_meta *m)
     printf("%-13s%.9g\n", cplx ? "mean |x|" : "mean", st.mean);
     printf("%-13s%.9g\n", cplx ? "std |x|" : "std", st.std);
     if (st.nnan || st.ninf)
-        printf("non-finite   %lld NaN, %lld Inf (statistics above skip them)\n",
-               (long long)st.nnan, (long long)st.ninf);
+        printf("non-finite   %lld NaN, %lld Inf (statistics above skip them)\n", (long long)st.nnan,
+               (long long)st.ninf);
     int na = a->ndim < 3 ? a->ndim : 3; /* header fields of the array's own axes */
     if (m->spacing[0] != 0 || m->spacing[1] != 0 || m->spacing[2] != 0) {
         printf("spacing      ");

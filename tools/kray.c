@@ -12,8 +12,9 @@ typedef struct kc_tool {
 } kc_tool;
 
 static const kc_tool kc_tools[] = {
-    {"phantom", "analytic phantoms: Shepp-Logan 2-D/3-D, MR T1/T2/PD maps, exact sinogram, "
-                "k-space, coil maps",
+    {"phantom",
+     "analytic phantoms: Shepp-Logan 2-D/3-D, MR T1/T2/PD maps, exact sinogram, "
+     "k-space, coil maps",
      kc_tool_phantom},
     {"convert", "convert between file formats by extension; render PNG/PGM images",
      kc_tool_convert},
@@ -27,10 +28,11 @@ static const kc_tool kc_tools[] = {
 
 static void kc_list_tools(FILE *f)
 {
-    fprintf(f, "Usage: kray <tool> [options] <inputs> <outputs>\n"
-               "       kray <tool> --help | kray --help | kray --version\n\n"
-               "kray %s: reconstruction and simulation of medical images (CT, MRI) on GPUs "
-               "and CPUs.\n\nTools:\n",
+    fprintf(f,
+            "Usage: kray <tool> [options] <inputs> <outputs>\n"
+            "       kray <tool> --help | kray --help | kray --version\n\n"
+            "kray %s: reconstruction and simulation of medical images (CT, MRI) on GPUs "
+            "and CPUs.\n\nTools:\n",
             kr_version());
     for (int i = 0; i < KC_NTOOLS; i++)
         fprintf(f, "  %-10s %s\n", kc_tools[i].name, kc_tools[i].summary);

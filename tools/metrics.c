@@ -15,8 +15,8 @@ static int kc_same_dims(const kr_array *a, const kr_array *b)
     return 1;
 }
 
-static kr_status kc_read_pair(const char *px, const char *pr, const kr_io_opts *io,
-                              kr_array **x, kr_array **ref)
+static kr_status kc_read_pair(const char *px, const char *pr, const kr_io_opts *io, kr_array **x,
+                              kr_array **ref)
 {
     *x = *ref = NULL;
     kr_status s = kr_read(px, x, NULL, io);
@@ -37,8 +37,8 @@ int kc_tool_metrics(int argc, char **argv)
     memset(&raw, 0, sizeof raw);
     const kc_opt opts[] = {
         {"range", 'r', KC_DOUBLE, &range, "0", "L",
-         "data range L for PSNR and SSIM, in image units (0 = max(ref) - min(ref))", NULL, 0,
-         1e300, NULL},
+         "data range L for PSNR and SSIM, in image units (0 = max(ref) - min(ref))", NULL, 0, 1e300,
+         NULL},
         KC_RAW_OPTS(raw),
         {0}};
     const kc_arg args[] = {{"x", &px, "image to assess", 0},

@@ -164,8 +164,8 @@ static int kc_set(const kc_spec *spec, const kc_opt *o, const char *val)
         if (o->type == KC_INT && (v < INT_MIN || v > INT_MAX))
             return kc_perr(spec, "option '%s' value %s is out of range", nm, val);
         if (kc_bounded(o) && (v < o->min || v > o->max))
-            return kc_perr(spec, "option '%s' must be between %.15g and %.15g, got %s", nm,
-                           o->min, o->max, val);
+            return kc_perr(spec, "option '%s' must be between %.15g and %.15g, got %s", nm, o->min,
+                           o->max, val);
         if (o->type == KC_INT)
             *(int *)o->ptr = (int)v;
         else
@@ -177,8 +177,8 @@ static int kc_set(const kc_spec *spec, const kc_opt *o, const char *val)
         if (kc_to_double(val, &v))
             return kc_perr(spec, "option '%s' expects a finite number, got '%s'", nm, val);
         if (kc_bounded(o) && (v < o->min || v > o->max))
-            return kc_perr(spec, "option '%s' must be between %.15g and %.15g, got %s", nm,
-                           o->min, o->max, val);
+            return kc_perr(spec, "option '%s' must be between %.15g and %.15g, got %s", nm, o->min,
+                           o->max, val);
         *(double *)o->ptr = v;
         return 0;
     }
@@ -203,8 +203,9 @@ static int kc_set(const kc_spec *spec, const kc_opt *o, const char *val)
         if (kc_bounded(o))
             for (int i = 0; i < d.n; i++)
                 if (d.d[i] < o->min || d.d[i] > o->max)
-                    return kc_perr(spec, "option '%s': each size must be between %.15g and "
-                                         "%.15g, got '%s'",
+                    return kc_perr(spec,
+                                   "option '%s': each size must be between %.15g and "
+                                   "%.15g, got '%s'",
                                    nm, o->min, o->max, val);
         *(kc_dims *)o->ptr = d;
         return 0;
@@ -213,13 +214,14 @@ static int kc_set(const kc_spec *spec, const kc_opt *o, const char *val)
         kc_list l;
         if (kc_parse_list(val, &l))
             return kc_perr(spec,
-                           "option '%s' expects comma-separated numbers (at most %d), got '%s'",
-                           nm, KC_MAX_LIST, val);
+                           "option '%s' expects comma-separated numbers (at most %d), got '%s'", nm,
+                           KC_MAX_LIST, val);
         if (kc_bounded(o))
             for (int i = 0; i < l.n; i++)
                 if (l.v[i] < o->min || l.v[i] > o->max)
-                    return kc_perr(spec, "option '%s': each value must be between %.15g and "
-                                         "%.15g, got '%s'",
+                    return kc_perr(spec,
+                                   "option '%s': each value must be between %.15g and "
+                                   "%.15g, got '%s'",
                                    nm, o->min, o->max, val);
         *(kc_list *)o->ptr = l;
         return 0;
@@ -231,9 +233,7 @@ static int kc_set(const kc_spec *spec, const kc_opt *o, const char *val)
         *(kc_range *)o->ptr = r;
         return 0;
     }
-    case KC_FLAG:
-        *(int *)o->ptr += 1;
-        return 0;
+    case KC_FLAG: *(int *)o->ptr += 1; return 0;
     case KC_END: break;
     }
     return kc_perr(spec, "internal error: option '%s' has no type", nm);
@@ -246,8 +246,8 @@ static int kc_collect(const kc_spec *spec, kc_common *c, kc_opt *all, int cap)
     for (const kc_opt *o = spec->opts; o && o->type != KC_END && n < cap; o++) all[n++] = *o;
     const kc_opt common[] = {
         {"backend", 0, KC_CHOICE, &c->backend, "auto", "B",
-         "compute backend (auto = CUDA when a GPU is usable, else CPU)", KC_CHOICES_BACKEND, 0,
-         0, NULL},
+         "compute backend (auto = CUDA when a GPU is usable, else CPU)", KC_CHOICES_BACKEND, 0, 0,
+         NULL},
         {"device", 0, KC_INT, &c->device, "0", "N", "CUDA device ordinal", NULL, 0, 1023, NULL},
         {"threads", 0, KC_INT, &c->threads, "0", "N",
          "CPU threads (0 = OpenMP default: OMP_NUM_THREADS or all cores)", NULL, 0, 4096, NULL},
@@ -257,8 +257,8 @@ static int kc_collect(const kc_spec *spec, kc_common *c, kc_opt *all, int cap)
          "no progress bar and no informational messages", NULL, 0, 0, NULL},
         {"verbose", 'v', KC_FLAG, &c->verbose, NULL, NULL,
          "log what the library does on stderr (twice: debug detail)", NULL, 0, 0, NULL},
-        {"json", 0, KC_FLAG, &c->json, NULL, NULL, "print the results as one JSON object",
-         NULL, 0, 0, NULL},
+        {"json", 0, KC_FLAG, &c->json, NULL, NULL, "print the results as one JSON object", NULL, 0,
+         0, NULL},
     };
     int nc = (int)(sizeof common / sizeof common[0]);
     for (int i = 0; i < nc && n < cap; i++) {
@@ -425,8 +425,7 @@ int kc_parse(const kc_spec *spec, kc_common *common, int argc, char **argv)
         if (o->type == KC_LIST && !o->def) ((kc_list *)o->ptr)->n = 0;
         if (o->given) *o->given = 0;
         if (o->def && o->type != KC_FLAG && kc_set(spec, o, o->def) != 0) {
-            fprintf(stderr, "kray %s: internal error: bad default for --%s\n", spec->tool,
-                    o->name);
+            fprintf(stderr, "kray %s: internal error: bad default for --%s\n", spec->tool, o->name);
             return KC_EXIT_USAGE;
         }
     }

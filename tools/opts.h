@@ -58,8 +58,8 @@ typedef struct kc_range {
 } kc_range;
 
 typedef struct kc_opt {
-    const char *name;    /* long name without "--" */
-    char shrt;           /* short letter, 0 = none */
+    const char *name; /* long name without "--" */
+    char shrt;        /* short letter, 0 = none */
     kc_type type;
     void *ptr;           /* variable filled (see kc_type) */
     const char *def;     /* default as command-line text; NULL = none (variable left as is) */
@@ -74,7 +74,7 @@ typedef struct kc_arg {
     const char *name; /* shown as <name> */
     const char **ptr; /* receives the argument */
     const char *help;
-    int optional;     /* optional arguments come last */
+    int optional; /* optional arguments come last */
 } kc_arg;
 
 /* Flags for kc_spec.common. */
@@ -95,12 +95,12 @@ typedef struct kc_common {
 } kc_common;
 
 typedef struct kc_spec {
-    const char *tool;        /* "phantom" */
-    const char *summary;     /* paragraph shown under the usage line */
-    const kc_opt *opts;      /* may be NULL */
-    const kc_arg *args;      /* may be NULL */
-    unsigned common;         /* KC_JSON */
-    const char *notes;       /* shown after the options (examples); may be NULL */
+    const char *tool;    /* "phantom" */
+    const char *summary; /* paragraph shown under the usage line */
+    const kc_opt *opts;  /* may be NULL */
+    const kc_arg *args;  /* may be NULL */
+    unsigned common;     /* KC_JSON */
+    const char *notes;   /* shown after the options (examples); may be NULL */
     /* When rest != NULL, extra positional arguments after the last kc_arg are collected here
      * (at most KC_MAX_REST); *nrest receives their count. */
     const char **rest;

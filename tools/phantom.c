@@ -45,8 +45,8 @@ static kr_status kc_phantom_make(const kc_phantom_args *p, const int64_t *d, kr_
     }
     case K_MR: {
         kr_array *m = NULL;
-        kr_status s = kr_phantom_mr_2d_grid(&m, p->grid == 1 ? KR_GRID_FFT : KR_GRID_CT, d[0],
-                                            d[1], p->supersample, p->b0);
+        kr_status s = kr_phantom_mr_2d_grid(&m, p->grid == 1 ? KR_GRID_FFT : KR_GRID_CT, d[0], d[1],
+                                            p->supersample, p->b0);
         if (s != KR_OK || p->map == 0) {
             *out = m;
             return s;
@@ -69,7 +69,8 @@ static kr_status kc_phantom_make(const kc_phantom_args *p, const int64_t *d, kr_
             free(s);
             return KR_ERR_OOM_HOST;
         }
-        for (int64_t v = 0; v < nv; v++) theta[v] = (double)v * (p->arc * KC_PI / 180.0) / (double)nv;
+        for (int64_t v = 0; v < nv; v++)
+            theta[v] = (double)v * (p->arc * KC_PI / 180.0) / (double)nv;
         /* detector pitch = one image pixel (2/nx normalised units), centred on the origin */
         for (int64_t i = 0; i < nd; i++) s[i] = (double)(2 * i + 1 - nd) / (double)d[0];
         kr_status st = kr_phantom_sinogram(out, kind, theta, nv, s, nd);
@@ -100,7 +101,8 @@ static kr_status kc_phantom_make(const kc_phantom_args *p, const int64_t *d, kr_
             a->dims[2] = nc;
             for (int i = a->ndim; i < KR_MAX_DIMS; i++) a->dims[i] = 1;
             a->strides[0] = 1;
-            for (int i = 1; i < KR_MAX_DIMS; i++) a->strides[i] = a->strides[i - 1] * a->dims[i - 1];
+            for (int i = 1; i < KR_MAX_DIMS; i++)
+                a->strides[i] = a->strides[i - 1] * a->dims[i - 1];
         }
         return s;
     }
@@ -121,8 +123,8 @@ int kc_tool_phantom(int argc, char **argv)
          "coils: coil sensitivity maps [n,n,coil]",
          "image|mr|sinogram|kspace|coils", 0, 0, NULL},
         {"contrast", 'c', KC_CHOICE, &p.contrast, "modified", "C",
-         "Shepp-Logan densities: modified (Toft, 0..1) or original (1974)",
-         "modified|original", 0, 0, NULL},
+         "Shepp-Logan densities: modified (Toft, 0..1) or original (1974)", "modified|original", 0,
+         0, NULL},
         {"size", 'n', KC_DIMS, &p.size, "256", "DIMS",
          "pixels: N (NxN, NxNxN with --3d), NxM or NxMxP", NULL, 1, 65536, NULL},
         {"3d", '3', KC_FLAG, &p.is3d, NULL, NULL,
@@ -135,8 +137,8 @@ int kc_tool_phantom(int argc, char **argv)
          "BART; kspace and coils always use it)",
          "ct|fft", 0, 0, NULL},
         {"dtype", 't', KC_CHOICE, &p.dtype, "auto", "T",
-         "stored element type (auto: --precision; complex for kspace and coils)",
-         "auto|" KC_DTYPES, 0, 0, NULL},
+         "stored element type (auto: --precision; complex for kspace and coils)", "auto|" KC_DTYPES,
+         0, 0, NULL},
         {"views", 0, KC_INT, &p.views, "180", "N", "sinogram: number of view angles", NULL, 1,
          1000000, NULL},
         {"arc", 0, KC_DOUBLE, &p.arc, "180", "DEG",
@@ -151,8 +153,8 @@ int kc_tool_phantom(int argc, char **argv)
          "kspace: multiply by N smooth coil sensitivities (0 = none); coils: number of maps "
          "(0 = 8)",
          NULL, 0, 64, NULL},
-        {"map", 0, KC_CHOICE, &p.map, "all", "M",
-         "mr: all three maps [nx,ny,3] or one [nx,ny]", "all|t1|t2|pd", 0, 0, NULL},
+        {"map", 0, KC_CHOICE, &p.map, "all", "M", "mr: all three maps [nx,ny,3] or one [nx,ny]",
+         "all|t1|t2|pd", 0, 0, NULL},
         {"b0", 0, KC_DOUBLE, &p.b0, "1.5", "TESLA", "mr: field strength for T1 = A B0^C", NULL,
          1e-3, 20, NULL},
         {"fov", 0, KC_DOUBLE, &p.fov, "0", "MM",
@@ -160,8 +162,7 @@ int kc_tool_phantom(int argc, char **argv)
          "none)",
          NULL, 0, 1e9, NULL},
         {0}};
-    const kc_arg args[] = {{"output", &out, "file to write (format from the extension)", 0},
-                           {0}};
+    const kc_arg args[] = {{"output", &out, "file to write (format from the extension)", 0}, {0}};
     const kc_spec spec = {
         "phantom",
         "Write an analytic phantom (Shepp-Logan: Kak & Slaney geometry; MR: Gach et al. 2008).\n"
@@ -208,8 +209,7 @@ int kc_tool_phantom(int argc, char **argv)
         return kc_usage("phantom", "--3d is only available for --kind image");
     if ((p.kind == K_KSPACE || p.kind == K_COILS) && d[0] != d[1])
         return kc_usage("phantom", "--kind %s needs a square size (N or NxN), got %lldx%lld",
-                        p.kind == K_KSPACE ? "kspace" : "coils", (long long)d[0],
-                        (long long)d[1]);
+                        p.kind == K_KSPACE ? "kspace" : "coils", (long long)d[0], (long long)d[1]);
     int64_t total = d[0] * d[1] * d[2];
     if (total > ((int64_t)1 << 34))
         return kc_usage("phantom", "--size %lldx%lldx%lld is too large (more than 2^34 pixels)",

@@ -262,11 +262,11 @@ const char *kc_report_image(const kc_report *r, int i)
 }
 
 void kc_report_chart(kc_report *r, const char *caption, const char *xlabel, const char *ylabel,
-                     int nseries, const char *const *names, const double *const *y,
-                     const int *n, int logy)
+                     int nseries, const char *const *names, const double *const *y, const int *n,
+                     int logy)
 {
-    static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                                         "#ff7f0e", "#17becf"};
+    static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c",
+                                         "#9467bd", "#ff7f0e", "#17becf"};
     const double W = 520, H = 300, L = 64, R = 16, T = 16, B = 44;
     double ymin = INFINITY, ymax = -INFINITY;
     int xmax = 1;
@@ -287,11 +287,13 @@ void kc_report_chart(kc_report *r, const char *caption, const char *xlabel, cons
     }
     if (ymax - ymin < 1e-12) ymax = ymin + 1;
     kc_puts(r, "<figure style=\"max-width:none\">\n");
-    kc_printf(r, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                 "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+    kc_printf(r,
+              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+              "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
               W, H, W, H);
-    kc_printf(r, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\" "
-                 "stroke=\"#888\"/>\n",
+    kc_printf(r,
+              "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\" "
+              "stroke=\"#888\"/>\n",
               L, T, W - L - R, H - T - B);
     /* y ticks */
     int nt = logy ? (int)(ymax - ymin) : 4;
@@ -300,8 +302,8 @@ void kc_report_chart(kc_report *r, const char *caption, const char *xlabel, cons
     for (int t = 0; t <= nt; t += step) {
         double v = ymin + (ymax - ymin) * t / nt;
         double py = T + (H - T - B) * (1.0 - (v - ymin) / (ymax - ymin));
-        kc_printf(r, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-                  L, py, W - R, py);
+        kc_printf(r, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L,
+                  py, W - R, py);
         if (logy)
             kc_printf(r, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n", L - 4,
                       py + 4, (int)lround(v));
@@ -319,7 +321,8 @@ void kc_report_chart(kc_report *r, const char *caption, const char *xlabel, cons
     kc_printf(r, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (L + W - R) / 2, H - 8);
     kc_esc(r, xlabel);
     kc_puts(r, "</text>\n");
-    kc_printf(r, "<text x=\"14\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">",
+    kc_printf(r,
+              "<text x=\"14\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">",
               (T + H - B) / 2, (T + H - B) / 2);
     kc_esc(r, ylabel);
     kc_puts(r, "</text>\n");
@@ -362,8 +365,8 @@ int kc_report_write(const kc_report *r, const char *path)
     }
     FILE *f = fopen(tmp, "wb");
     if (!f) return -1;
-    int ok = fwrite(r->buf, 1, r->len, f) == r->len && fwrite(tail, 1, sizeof tail - 1, f) ==
-                                                            sizeof tail - 1;
+    int ok = fwrite(r->buf, 1, r->len, f) == r->len &&
+             fwrite(tail, 1, sizeof tail - 1, f) == sizeof tail - 1;
     ok = (fflush(f) == 0) && ok;
     int e = errno;
     if (fclose(f) != 0 && ok) {

@@ -44,8 +44,8 @@ void kc_report_figures_end(kc_report *r);
 /* Line chart (inline SVG) of nseries curves; series s has n[s] values y[s][0..n-1] at x = index.
  * logy: logarithmic y axis (values <= 0 are skipped). */
 void kc_report_chart(kc_report *r, const char *caption, const char *xlabel, const char *ylabel,
-                     int nseries, const char *const *names, const double *const *y,
-                     const int *n, int logy);
+                     int nseries, const char *const *names, const double *const *y, const int *n,
+                     int logy);
 
 /* Number of images added so far and the i-th src (for checks). */
 int kc_report_nimages(const kc_report *r);
