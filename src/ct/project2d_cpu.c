@@ -34,8 +34,10 @@ static inline double kri_ceild(double x) { return -kri_floord(-x); }
 #define KFLOOR kri_floorf
 #define KCEIL kri_ceilf
 #define KABS fabsf
-#define KSIN sinf
-#define KCOS cosf
+/* f32: the equiangular ray angle is evaluated in double and rounded, so the CPU and CUDA back
+ * ends get the same ray direction (sinf/cosf differ in the last bit between libm and CUDA). */
+#define KSIN(x) ((float)sin((double)(x)))
+#define KCOS(x) ((float)cos((double)(x)))
 #include "project2d_kern.h"
 #undef KT
 #undef KFN
