@@ -53,8 +53,6 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
     P->cu = 0.5 * (double)(G->det_count - 1);
     P->cv = 0.5 * (double)(G->det_rows - 1);
     P->inv_k2 = 1.0 / ((double)k * (double)k);
-    for (int s = 0; s < KRI_CT3_MAXK; s++)
-        P->off[s] = s < k ? (double)(2 * s + 1 - k) / (double)(2 * k) : 0.0;
     kri_ct3p_f32 *F = &q->p32;
     for (int d = 0; d < 3; d++) {
         F->n[d] = P->n[d];
@@ -62,7 +60,6 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
     }
     F->nu = P->nu, F->nv = P->nv, F->nviews = P->nviews, F->k = k;
     F->cu = (float)P->cu, F->cv = (float)P->cv, F->inv_k2 = (float)P->inv_k2;
-    for (int s = 0; s < KRI_CT3_MAXK; s++) F->off[s] = (float)P->off[s];
 
     const int nv = P->nviews;
     const int f64 = p->opts.dtype == KR_F64;

@@ -18,6 +18,7 @@
 #define KFMA(a, b, c) ((a) * (b) + (c)) /* two roundings: C11 does not contract */
 #define KLOAD(p) (*(p))
 #define KSCATTER(p, x) (*(p) += (x))
+#define KUNROLL
 
 /* floor without a library call (baseline x86-64 has no rounding instruction); exact. */
 static inline float kri_floorf3(float x)

@@ -20,14 +20,12 @@ extern "C" {
 #define KRI_CT3_MAXK 16 /* largest ray factor */
 
 /* Plan-wide constants: volume size n, detector nu x nv, views, ray factor k, voxel sizes (mm),
- * detector centre indices cu = (nu - 1) / 2, cv, 1 / k^2 and the sub-ray offsets
- * off[s] = (2 s + 1 - k) / (2 k) (pixels). */
+ * detector centre indices cu = (nu - 1) / 2, cv and 1 / k^2. */
 #define KRI_CT3P_FIELDS(T)                                                                    \
     int n[3];                                                                                  \
     int nu, nv, nviews, k;                                                                     \
     T vox[3];                                                                                  \
-    T cu, cv, inv_k2;                                                                          \
-    T off[KRI_CT3_MAXK];
+    T cu, cv, inv_k2;
 typedef struct kri_ct3p_f32 { KRI_CT3P_FIELDS(float) } kri_ct3p_f32;
 typedef struct kri_ct3p_f64 { KRI_CT3P_FIELDS(double) } kri_ct3p_f64;
 

@@ -11,6 +11,7 @@
  *   KFLOOR KABS   math functions of type KT
  *   KLOAD(p)      read *p (CUDA: through the read-only cache)
  *   KSCATTER(p, x)  *p += x (CUDA: atomicAdd)
+ *   KUNROLL       a full-unroll pragma for the short loops over axes (CUDA), or nothing
  * and includes this file.
  *
  * Matched pair: the forward projector and the adjoint call the same set-up functions for a
@@ -31,8 +32,10 @@ typedef struct KFN(kri_ray3) {
 KHD void KFN(kri_ct3_ray)(const KP *p, const KV *v, int iu, int iv, int su, int sv,
                           KFN(kri_ray3) *r)
 {
-    KT a = KADD(KSUB((KT)iu, p->cu), p->off[su]);
-    KT b = KADD(KSUB((KT)iv, p->cv), p->off[sv]);
+    /* sub-ray offsets (2 s + 1 - k) / (2 k) pixels */
+    const KT k2 = (KT)(2 * p->k);
+    KT a = KADD(KSUB((KT)iu, p->cu), KDIV((KT)(2 * su + 1 - p->k), k2));
+    KT b = KADD(KSUB((KT)iv, p->cv), KDIV((KT)(2 * sv + 1 - p->k), k2));
     KT q = 0;
     for (int d = 0; d < 3; d++) {
         r->s[d] = v->s[d];
@@ -105,24 +108,32 @@ KHD void KFN(kri_jos3_clip)(KT c, KT t, int n, int *lo, int *hi)
 
 KHD void KFN(kri_jos3_setup)(const KP *p, const KFN(kri_ray3) *r, KFN(kri_jos3) *j)
 {
+    /* components picked with selects, not indices (keeps the ray in registers on CUDA) */
     KT A0 = KABS(r->w[0]), A1 = KABS(r->w[1]), A2 = KABS(r->w[2]);
+    KT W, S, Wa, Sa, Wb, Sb;
+    int nm, na, nb;
     if (A0 >= A1 && A0 >= A2) {
         j->ax = 0, j->a = 1, j->b = 2;
+        W = r->w[0], S = r->s[0], Wa = r->w[1], Sa = r->s[1], Wb = r->w[2], Sb = r->s[2];
+        nm = p->n[0], na = p->n[1], nb = p->n[2];
     } else if (A1 >= A2) {
         j->ax = 1, j->a = 0, j->b = 2;
+        W = r->w[1], S = r->s[1], Wa = r->w[0], Sa = r->s[0], Wb = r->w[2], Sb = r->s[2];
+        nm = p->n[1], na = p->n[0], nb = p->n[2];
     } else {
         j->ax = 2, j->a = 0, j->b = 1;
+        W = r->w[2], S = r->s[2], Wa = r->w[0], Sa = r->s[0], Wb = r->w[1], Sb = r->s[1];
+        nm = p->n[2], na = p->n[0], nb = p->n[1];
     }
-    const KT W = r->w[j->ax], S = r->s[j->ax];
-    j->ta = KDIV(r->w[j->a], W);
-    j->tb = KDIV(r->w[j->b], W);
-    j->ca = KSUB(r->s[j->a], KMUL(S, j->ta));
-    j->cb = KSUB(r->s[j->b], KMUL(S, j->tb));
+    j->ta = KDIV(Wa, W);
+    j->tb = KDIV(Wb, W);
+    j->ca = KSUB(Sa, KMUL(S, j->ta));
+    j->cb = KSUB(Sb, KMUL(S, j->tb));
     j->L = KDIV(r->len, KABS(W));
     j->m0 = 0;
-    j->m1 = p->n[j->ax] - 1;
-    KFN(kri_jos3_clip)(j->ca, j->ta, p->n[j->a], &j->m0, &j->m1);
-    KFN(kri_jos3_clip)(j->cb, j->tb, p->n[j->b], &j->m0, &j->m1);
+    j->m1 = nm - 1;
+    KFN(kri_jos3_clip)(j->ca, j->ta, na, &j->m0, &j->m1);
+    KFN(kri_jos3_clip)(j->cb, j->tb, nb, &j->m0, &j->m1);
 }
 
 /* Bilinear interpolation of the four neighbours (v10 is one step along a, v01 along b). */
@@ -172,6 +183,7 @@ KHD KT KFN(kri_sid3_walk)(const KP *p, const KFN(kri_ray3) *r, const KT *vol, KT
     int zero[3], idx[3] = {0, 0, 0}, step[3];
     KT tmin = -KBIG3, tmax = KBIG3;
     int entry = -1;
+    KUNROLL
     for (int d = 0; d < 3; d++) {
         zero[d] = r->w[d] == 0;
         T[d] = zero[d] ? (KT)0 : KDIV(r->len, r->w[d]);
@@ -193,6 +205,7 @@ KHD KT KFN(kri_sid3_walk)(const KP *p, const KFN(kri_ray3) *r, const KT *vol, KT
         if (b1 < tmax) tmax = b1;
     }
     if (!(tmin < tmax)) return 0;
+    KUNROLL
     for (int d = 0; d < 3; d++) {
         if (zero[d]) continue;
         if (d == entry) {
@@ -207,6 +220,7 @@ KHD KT KFN(kri_sid3_walk)(const KP *p, const KFN(kri_ray3) *r, const KT *vol, KT
     KT sum = 0;
     const int cap = p->n[0] + p->n[1] + p->n[2] + 3;
     for (int it = 0; it < cap; it++) {
+        KUNROLL
         for (int d = 0; d < 3; d++) KFN(kri_sid3_axis)(r->s[d], T[d], zero[d], idx[d], &lo[d], &hi[d]);
         KT h = hi[0] < hi[1] ? hi[0] : hi[1];
         h = hi[2] < h ? hi[2] : h;
@@ -220,6 +234,7 @@ KHD KT KFN(kri_sid3_walk)(const KP *p, const KFN(kri_ray3) *r, const KT *vol, KT
                 KSCATTER(acc + q, c * KSUB(h, l));
         }
         int moved = 0;
+        KUNROLL
         for (int d = 0; d < 3; d++)
             if (!zero[d] && hi[d] <= h) {
                 idx[d] += step[d];
