@@ -22,6 +22,12 @@ static const kc_tool kc_tools[] = {
      kc_tool_info},
     {"metrics", "compare an image with a reference: MSE, PSNR, SSIM, NRMSE, max error",
      kc_tool_metrics},
+    {"project", "cone-beam forward projection (Joseph, Siddon) or exact phantom projections",
+     kc_tool_project},
+    {"backproject", "cone-beam backprojection: matched (adjoint of project) or fdk",
+     kc_tool_backproject},
+    {"sirt", "cone-beam SIRT reconstruction on the matched projector pair", kc_tool_sirt},
+    {"cgls", "cone-beam CGLS reconstruction on the matched projector pair", kc_tool_cgls},
     {"demo", "run the built-in demonstration and write images + an HTML report", kc_tool_demo},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))
