@@ -28,6 +28,8 @@ struct kri_drft_dev {
     uint4 *kf;
     float *adj32, *fwd32;
     double *k64, *adj64, *fwd64;
+    float2 *scratch; /* forward partial sums, grown on demand */
+    size_t scratch_bytes;
 };
 
 namespace {
@@ -37,6 +39,7 @@ constexpr int kTile = 512;    /* forward: image values per tile */
 constexpr int kTileAdj = 256; /* adjoint: samples per tile */
 constexpr int kTile64 = 256;
 constexpr int kMaxGridY = 65535;
+constexpr long long kFwdBlocks = 1024; /* forward: split the image until this many blocks */
 
 #define KRI_CU(call, what)                                                                         \
     do {                                                                                           \
@@ -164,74 +167,117 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /* ---- float32 forward ------------------------------------------------------------------------- */
-template <int V, bool FAST>
+/* Targets = samples (V per thread), sources = image tiles of tr rows x tx voxels in shared memory.
+ * The tiles are split over gridDim.z (nsplit slices of consecutive tiles) so that few samples
+ * still fill the GPU; with nsplit > 1 each slice writes partial sums that k_drft_fwd_reduce adds
+ * in slice order (deterministic). GX > 1: the phase factorises over groups of GX voxels of a row,
+ * exp(-2 pi i k.(x0 + t)) = exp(-2 pi i k.x0) exp(-2 pi i t kx): each thread keeps
+ * w_t = exp(-2 pi i t kx) for its samples in registers, forms u = sum_t rho_t w_t and needs one
+ * sin/cos per group. */
+struct kd_split {
+    int tx, tr, ntx, nsplit;
+    long long ntiles;
+};
+
+template <int V, int GX, bool FAST>
 __global__ void __launch_bounds__(kThreads)
     k_drft_fwd_f32(const uint4 *__restrict__ kf, const float *__restrict__ fwd,
-                   const float2 *__restrict__ img, long long m, kd_grid G, int tx, int tr,
+                   const float2 *__restrict__ img, long long m, kd_grid G, kd_split S,
                    float2 *__restrict__ out)
 {
     __shared__ float2 sv[kTile];
-    const long long b = blockIdx.y;
+    const long long b = blockIdx.y, nb = gridDim.y, z = blockIdx.z;
     img += b * G.nvox;
-    out += b * m;
     const long long m0 = ((long long)blockIdx.x * kThreads + threadIdx.x) * V;
     unsigned kx[V], ky[V], kz[V];
+    float2 w[V][GX];
 #pragma unroll
     for (int j = 0; j < V; j++) {
         const uint4 k = kf[m0 + j < m ? m0 + j : m - 1];
         kx[j] = 0u - k.x, ky[j] = 0u - k.y, kz[j] = 0u - k.z; /* exp(-i ...) */
+#pragma unroll
+        for (int t = 0; t < GX; t++) {
+            float sn, cs;
+            kd_sincos<false>((unsigned)t * kx[j], &sn, &cs);
+            w[j][t] = make_float2(cs, sn);
+        }
     }
     float ar[V], ai[V];
 #pragma unroll
     for (int j = 0; j < V; j++) ar[j] = ai[j] = 0.0f;
     const int rows = G.g[1] * G.g[2];
-    for (int rb = 0; rb < rows; rb += tr) {
-        const int nr = rows - rb < tr ? rows - rb : tr;
-        for (int xb = 0; xb < G.g[0]; xb += tx) {
-            const int nx = G.g[0] - xb < tx ? G.g[0] - xb : tx;
-            __syncthreads();
-            for (int i = threadIdx.x; i < nr * nx; i += kThreads) {
-                const int r = i / nx, x = i - r * nx;
-                sv[i] = img[(long long)(rb + r) * G.g[0] + xb + x];
-            }
-            __syncthreads();
-            float pr[V], pi[V];
+    const long long tl0 = z * S.ntiles / S.nsplit, tl1 = (z + 1) * S.ntiles / S.nsplit;
+    for (long long tl = tl0; tl < tl1; tl++) {
+        const int rb = (int)(tl / S.ntx) * S.tr, xb = (int)(tl % S.ntx) * S.tx;
+        const int nr = rows - rb < S.tr ? rows - rb : S.tr;
+        const int nx = G.g[0] - xb < S.tx ? G.g[0] - xb : S.tx;
+        __syncthreads();
+        for (int i = threadIdx.x; i < nr * nx; i += kThreads) {
+            const int r = i / nx, x = i - r * nx;
+            sv[i] = img[(long long)(rb + r) * G.g[0] + xb + x];
+        }
+        __syncthreads();
+        float pr[V], pi[V];
 #pragma unroll
-            for (int j = 0; j < V; j++) pr[j] = pi[j] = 0.0f;
-            for (int r = 0; r < nr; r++) {
-                const int row = rb + r;
-                const unsigned yv = (unsigned)(row % G.g[1] - G.o[1]);
-                const unsigned zv = (unsigned)(row / G.g[1] - G.o[2]);
-                const unsigned xv = (unsigned)(xb - G.o[0]);
-                unsigned p[V];
+        for (int j = 0; j < V; j++) pr[j] = pi[j] = 0.0f;
+        for (int r = 0; r < nr; r++) {
+            const int row = rb + r;
+            const unsigned yv = (unsigned)(row % G.g[1] - G.o[1]);
+            const unsigned zv = (unsigned)(row / G.g[1] - G.o[2]);
+            const unsigned xv = (unsigned)(xb - G.o[0]);
+            unsigned p[V];
 #pragma unroll
-                for (int j = 0; j < V; j++) p[j] = kx[j] * xv + ky[j] * yv + kz[j] * zv;
-                const float2 *v = sv + r * nx;
-#pragma unroll 2
-                for (int x = 0; x < nx; x++) {
-                    const float2 c = v[x];
+            for (int j = 0; j < V; j++) p[j] = kx[j] * xv + ky[j] * yv + kz[j] * zv;
+            const float2 *v = sv + r * nx;
+            for (int x = 0; x < nx; x += GX) {
 #pragma unroll
-                    for (int j = 0; j < V; j++) {
-                        float sn, cs;
-                        kd_sincos<FAST>(p[j], &sn, &cs);
-                        pr[j] = fmaf(c.x, cs, pr[j]);
-                        pr[j] = fmaf(-c.y, sn, pr[j]);
-                        pi[j] = fmaf(c.x, sn, pi[j]);
-                        pi[j] = fmaf(c.y, cs, pi[j]);
-                        p[j] += kx[j];
+                for (int j = 0; j < V; j++) {
+                    float ur = 0.0f, ui = 0.0f;
+#pragma unroll
+                    for (int t = 0; t < GX; t++) {
+                        const float2 c = v[x + t], e = w[j][t];
+                        ur = fmaf(c.x, e.x, ur);
+                        ur = fmaf(-c.y, e.y, ur);
+                        ui = fmaf(c.x, e.y, ui);
+                        ui = fmaf(c.y, e.x, ui);
                     }
+                    float sn, cs;
+                    kd_sincos<FAST>(p[j], &sn, &cs);
+                    pr[j] = fmaf(ur, cs, pr[j]);
+                    pr[j] = fmaf(-ui, sn, pr[j]);
+                    pi[j] = fmaf(ur, sn, pi[j]);
+                    pi[j] = fmaf(ui, cs, pi[j]);
+                    p[j] += (unsigned)GX * kx[j];
                 }
             }
-#pragma unroll
-            for (int j = 0; j < V; j++) ar[j] += pr[j], ai[j] += pi[j];
         }
+#pragma unroll
+        for (int j = 0; j < V; j++) ar[j] += pr[j], ai[j] += pi[j];
     }
 #pragma unroll
     for (int j = 0; j < V; j++)
         if (m0 + j < m) {
-            const float f = fwd[m0 + j];
-            out[m0 + j] = make_float2(ar[j] * f, ai[j] * f);
+            if (S.nsplit == 1) {
+                const float f = fwd[m0 + j];
+                out[b * m + m0 + j] = make_float2(ar[j] * f, ai[j] * f);
+            } else {
+                out[(z * nb + b) * m + m0 + j] = make_float2(ar[j], ai[j]);
+            }
         }
+}
+
+__global__ void k_drft_fwd_reduce(const float2 *__restrict__ part, const float *__restrict__ fwd,
+                                  long long m, long long nb, int nsplit, float2 *__restrict__ out)
+{
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m * nb) return;
+    const long long s = i % m;
+    float re = 0.0f, im = 0.0f;
+    for (int z = 0; z < nsplit; z++) {
+        const float2 v = part[z * m * nb + i];
+        re += v.x, im += v.y;
+    }
+    out[i] = make_float2(re * fwd[s], im * fwd[s]);
 }
 
 /* ---- float64 ----------------------------------------------------------------------------------- */
@@ -351,14 +397,14 @@ void kd_launch_adj(bool fast, dim3 grid, cudaStream_t st, const kri_drft_dev *d,
                                                                  d->m, mode, G, out);
 }
 
-template <int V>
+template <int V, int GX>
 void kd_launch_fwd(bool fast, dim3 grid, cudaStream_t st, const kri_drft_dev *d, const float2 *in,
-                   kd_grid G, int tx, int tr, float2 *out)
+                   kd_grid G, kd_split S, float2 *out)
 {
     if (fast)
-        k_drft_fwd_f32<V, true><<<grid, kThreads, 0, st>>>(d->kf, d->fwd32, in, d->m, G, tx, tr, out);
+        k_drft_fwd_f32<V, GX, true><<<grid, kThreads, 0, st>>>(d->kf, d->fwd32, in, d->m, G, S, out);
     else
-        k_drft_fwd_f32<V, false><<<grid, kThreads, 0, st>>>(d->kf, d->fwd32, in, d->m, G, tx, tr, out);
+        k_drft_fwd_f32<V, GX, false><<<grid, kThreads, 0, st>>>(d->kf, d->fwd32, in, d->m, G, S, out);
 }
 
 /* Voxels per thread: the largest of 8, 4, 2 that keeps >= 64k threads (enough warps to hide
@@ -385,6 +431,7 @@ void kri_cuda_drft_free(kri_drft_dev *d)
     cudaFree(d->k64);
     cudaFree(d->adj64);
     cudaFree(d->fwd64);
+    cudaFree(d->scratch);
     if (cur != d->device) cudaSetDevice(cur);
     kri_free(d);
 }
@@ -465,14 +512,19 @@ kr_status kri_cuda_drft_adjoint(const kr_ctx *ctx, const kri_drft_dev *d, const 
     return KR_OK;
 }
 
-kr_status kri_cuda_drft_forward(const kr_ctx *ctx, const kri_drft_dev *d, const kri_drft_grid *g,
+kr_status kri_cuda_drft_forward(const kr_ctx *ctx, kri_drft_dev *d, const kri_drft_grid *g,
                                 kr_dtype dtype, const void *in, int64_t batch, void *out,
                                 int fast_sincos, int vpt)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
     const kd_grid G = kd_make_grid(g);
-    const int tx = G.g[0] < kTile ? G.g[0] : kTile, tr = kTile / tx;
+    kd_split S;
+    S.tx = G.g[0] < kTile ? G.g[0] : kTile;
+    S.tr = kTile / S.tx;
+    S.ntx = (G.g[0] + S.tx - 1) / S.tx;
+    const long long rows = (long long)G.g[1] * G.g[2];
+    S.ntiles = (rows + S.tr - 1) / S.tr * S.ntx;
     for (int64_t b0 = 0; b0 < batch; b0 += kMaxGridY) {
         const int nb = (int)(batch - b0 < kMaxGridY ? batch - b0 : kMaxGridY);
         if (dtype == KR_C128) {
@@ -480,19 +532,51 @@ kr_status kri_cuda_drft_forward(const kr_ctx *ctx, const kri_drft_dev *d, const 
             k_drft_fwd_f64<<<grid, kThreads, 0, st>>>(d->k64, d->fwd64,
                                                        (const double2 *)in + b0 * G.nvox, d->m, G,
                                                        (double2 *)out + b0 * d->m);
-        } else {
-            int v = vpt > 0 ? vpt : kd_auto_vpt(d->m);
-            dim3 grid((unsigned)((d->m + (long long)kThreads * v - 1) / ((long long)kThreads * v)),
-                      (unsigned)nb);
-            const float2 *src = (const float2 *)in + b0 * G.nvox;
-            float2 *dst = (float2 *)out + b0 * d->m;
-            const bool f = fast_sincos != 0;
-            switch (v) {
-            case 1: kd_launch_fwd<1>(f, grid, st, d, src, G, tx, tr, dst); break;
-            case 2: kd_launch_fwd<2>(f, grid, st, d, src, G, tx, tr, dst); break;
-            case 4: kd_launch_fwd<4>(f, grid, st, d, src, G, tx, tr, dst); break;
-            default: kd_launch_fwd<8>(f, grid, st, d, src, G, tx, tr, dst); break;
+            KRI_TRY(kd_finish(ctx, "forward"));
+            continue;
+        }
+        /* samples per thread: at most 4 (the factorisation keeps 8 phasors per sample) */
+        const int v = vpt > 0 ? (vpt > 4 ? 4 : vpt) : (d->m >= 2 * 65536 ? 2 : 1);
+        const long long bx = (d->m + (long long)kThreads * v - 1) / ((long long)kThreads * v);
+        /* enough blocks for any current GPU; depends only on the problem size (deterministic) */
+        long long ns = (kFwdBlocks + bx * nb - 1) / (bx * nb);
+        if (ns > S.ntiles) ns = S.ntiles;
+        if (ns > kMaxGridY) ns = kMaxGridY;
+        S.nsplit = (int)(ns < 1 ? 1 : ns);
+        const float2 *src = (const float2 *)in + b0 * G.nvox;
+        float2 *dst = (float2 *)out + b0 * d->m;
+        float2 *tgt = dst;
+        if (S.nsplit > 1) {
+            const size_t need = (size_t)S.nsplit * (size_t)nb * (size_t)d->m * sizeof(float2);
+            if (need > d->scratch_bytes) {
+                cudaFree(d->scratch);
+                d->scratch = nullptr;
+                d->scratch_bytes = 0;
+                cudaError_t e = cudaMalloc((void **)&d->scratch, need);
+                if (e != cudaSuccess) {
+                    (void)cudaGetLastError();
+                    return kri_fail(KR_ERR_OOM_DEVICE, "DrFT: cudaMalloc of %zu bytes for the "
+                                    "forward partial sums failed: %s", need, cudaGetErrorString(e));
+                }
+                d->scratch_bytes = need;
             }
+            tgt = d->scratch;
+        }
+        dim3 grid((unsigned)bx, (unsigned)nb, (unsigned)S.nsplit);
+        const bool f = fast_sincos != 0;
+        const bool g8 = G.g[0] % 8 == 0;
+        switch (v * 2 + (g8 ? 1 : 0)) {
+        case 2: kd_launch_fwd<1, 1>(f, grid, st, d, src, G, S, tgt); break;
+        case 3: kd_launch_fwd<1, 8>(f, grid, st, d, src, G, S, tgt); break;
+        case 4: kd_launch_fwd<2, 1>(f, grid, st, d, src, G, S, tgt); break;
+        case 5: kd_launch_fwd<2, 8>(f, grid, st, d, src, G, S, tgt); break;
+        case 8: kd_launch_fwd<4, 1>(f, grid, st, d, src, G, S, tgt); break;
+        default: kd_launch_fwd<4, 8>(f, grid, st, d, src, G, S, tgt); break;
+        }
+        if (S.nsplit > 1) {
+            const long long n = d->m * nb;
+            k_drft_fwd_reduce<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d->scratch, d->fwd32, d->m,
+                                                                          nb, S.nsplit, dst);
         }
         KRI_TRY(kd_finish(ctx, "forward"));
     }

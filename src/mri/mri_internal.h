@@ -97,11 +97,12 @@ void kri_sincos_fixed(uint32_t p, float *s, float *c);
 typedef struct kri_drft_dev kri_drft_dev;
 kr_status kri_cuda_drft_upload(const kr_ctx *ctx, const kri_drft_data *d, kri_drft_dev **dev);
 void kri_cuda_drft_free(kri_drft_dev *dev); /* accepts NULL */
-/* dtype KR_C64 (float kernels) or KR_C128 (double kernels); pointers are device pointers. */
+/* dtype KR_C64 (float kernels) or KR_C128 (double kernels); pointers are device pointers. The
+ * forward launcher keeps a scratch buffer in dev (a plan is not safe for concurrent use). */
 kr_status kri_cuda_drft_adjoint(const kr_ctx *ctx, const kri_drft_dev *dev, const kri_drft_grid *g,
                                 int mode, kr_dtype dtype, const void *in, int64_t batch, void *out,
                                 int fast_sincos, int vpt);
-kr_status kri_cuda_drft_forward(const kr_ctx *ctx, const kri_drft_dev *dev, const kri_drft_grid *g,
+kr_status kri_cuda_drft_forward(const kr_ctx *ctx, kri_drft_dev *dev, const kri_drft_grid *g,
                                 kr_dtype dtype, const void *in, int64_t batch, void *out,
                                 int fast_sincos, int vpt);
 /* Index of the first non-finite real value among n (device array of dtype f32/f64 reals), or -1. */
