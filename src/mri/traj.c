@@ -202,10 +202,11 @@ static kr_status kri_spiral_design(const kr_spiral_opts *o, double *rs, double *
         double A2 = rp * rp + r * r;
         double Br = rpp - r, Bi = 2.0 * rp;
         double B2 = Br * Br + Bi * Bi, AB = rp * Br + r * Bi; /* Re(A conj B) */
+        double wmax = gam * G / sqrt(A2);
+        if (w > wmax) w = wmax; /* the radius grew since the last clamp */
         double w2 = w * w, s2 = (gam * S) * (gam * S);
         double disc = (AB * w2) * (AB * w2) - A2 * (B2 * w2 * w2 - s2);
         double alpha = disc >= 0.0 ? (-AB * w2 + sqrt(disc)) / A2 : -AB * w2 / A2;
-        double wmax = gam * G / sqrt(A2);
         double wn = w + alpha * h;
         if (wn > wmax) {
             wn = wmax;
