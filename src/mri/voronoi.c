@@ -120,30 +120,36 @@ static double kri_poly_area(const kri_poly *p, double ox, double oy)
     return 0.5 * a;
 }
 
-/* Signed area of (triangle 0, a, b) intersect (disk of radius R about 0). */
+/* Signed area of (triangle 0, a, b) intersect (disk of radius R about 0). The segment a + t (b - a)
+ * is inside the disk exactly for t in [t1, t2] (roots of |a + t d|^2 = R^2); each piece between
+ * the breakpoints adds its triangle (inside) or circular sector (outside). Classifying a piece by
+ * its parameter, not by the position of its midpoint, keeps tangent edges (those of the
+ * circumscribed polygon) outside. */
 static double kri_tri_disk(double ax, double ay, double bx, double by, double R)
 {
     double dx = bx - ax, dy = by - ay;
     double A = dx * dx + dy * dy, B = ax * dx + ay * dy, C = ax * ax + ay * ay - R * R;
-    double ts[4] = {0.0, 0.0, 0.0, 1.0};
+    double ts[4] = {0.0, 0.0, 0.0, 1.0}, t1 = 2.0, t2 = 1.0; /* empty inside interval */
     int nt = 1;
     if (A > 0.0) {
         double disc = B * B - A * C;
         if (disc > 0.0) {
             double sq = sqrt(disc);
-            double t1 = (-B - sq) / A, t2 = (-B + sq) / A;
+            t1 = (-B - sq) / A, t2 = (-B + sq) / A;
             if (t1 > 0.0 && t1 < 1.0) ts[nt++] = t1;
             if (t2 > 0.0 && t2 < 1.0) ts[nt++] = t2;
         }
+    } else if (C <= 0.0) {
+        t1 = 0.0, t2 = 1.0; /* degenerate segment inside */
     }
     ts[nt++] = 1.0;
     double area = 0.0;
     for (int i = 0; i + 1 < nt; i++) {
         double px = ax + ts[i] * dx, py = ay + ts[i] * dy;
         double qx = ax + ts[i + 1] * dx, qy = ay + ts[i + 1] * dy;
-        double mx = 0.5 * (px + qx), my = 0.5 * (py + qy);
+        double tm = 0.5 * (ts[i] + ts[i + 1]);
         double cr = px * qy - py * qx;
-        if (mx * mx + my * my <= R * R)
+        if (tm > t1 && tm < t2)
             area += 0.5 * cr;
         else
             area += 0.5 * R * R * atan2(cr, px * qx + py * qy);
