@@ -1,0 +1,92 @@
+/* Private interface of the solve module: CUDA launchers, scratch buffers, operator checks.
+ * Not installed. The C++/CUDA side (vec_cuda.cu, linop_cuda.cu) sees only the launcher part. */
+#ifndef KRAY_SOLVE_INTERNAL_H
+#define KRAY_SOLVE_INTERNAL_H
+
+#include "kray/linop.h"
+
+/* Elements per reduction chunk, host and device. Host dot/norm sums each chunk sequentially in
+ * double and adds the chunk partials in chunk order, so the result does not depend on the
+ * thread count. The device uses one block of KRI_VEC_THREADS threads per chunk. */
+#define KRI_VEC_CHUNK 4096
+#define KRI_VEC_THREADS 256
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- CUDA launchers (src/solve/vec_cuda.cu, src/solve/linop_cuda.cu) ------------------------
+ * n is the element count (complex elements are interleaved (re, im) pairs); dtype is one of
+ * f32, f64, c64, c128; pointers are device pointers on the ctx's device. Every launcher runs
+ * on the ctx's stream, checks the launch and returns KR_ERR_CUDA with a sentence on failure.
+ * Elementwise launchers do not synchronise; reductions synchronise the stream and return the
+ * value on the host. Only compiled with KRAY_HAVE_CUDA. */
+kr_status kri_cuda_vec_scale(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x, double re,
+                             double im);
+kr_status kri_cuda_vec_axpy(const kr_ctx *ctx, kr_dtype t, int64_t n, void *y, double re,
+                            double im, const void *x);
+kr_status kri_cuda_vec_xpay(const kr_ctx *ctx, kr_dtype t, int64_t n, void *y, double re,
+                            double im, const void *x);
+/* sum conj(x) y in double (two passes: per-chunk block tree, then one block over partials). */
+kr_status kri_cuda_vec_dot(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
+                           const void *y, double *re, double *im);
+/* sum |x|^2 in double, same scheme. */
+kr_status kri_cuda_vec_sumsq(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
+                             double *sumsq);
+/* Value k of the interleaved scalars is (T)kri_rand_sym(seed, k), as on the host. */
+kr_status kri_cuda_vec_random(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
+                              uint64_t seed);
+/* Dense row-major m x n matrix M: adjoint == 0: out[i] = sum_j M[i n + j] in[j] (i < m);
+ * adjoint != 0: out[j] = sum_i conj(M[i n + j]) in[i] (j < n). Accumulated in double in index
+ * order, like the host twin kri_cpu_matvec. */
+kr_status kri_cuda_matvec(const kr_ctx *ctx, kr_dtype t, int64_t m, int64_t n, const void *M,
+                          const void *in, void *out, int adjoint);
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifndef __cplusplus
+#include <stdatomic.h>
+
+/* Host twin of kri_cuda_matvec (OpenMP over outputs; deterministic). */
+void kri_cpu_matvec(int nthreads, kr_dtype t, int64_t m, int64_t n, const void *M,
+                    const void *in, void *out, int adjoint);
+
+/* sum |x|^2 in double (deterministic); x checked like the kr_vec_* operands. */
+kr_status kri_vec_sumsq(const kr_ctx *ctx, const kr_array *x, double *sumsq);
+
+/* ---- scratch buffers -----------------------------------------------------------------------
+ * One cached array per slot, created on first use and kept until kri_scratch_free. A caller
+ * that finds the slot busy (the same operator applied from another thread at the same time)
+ * gets a temporary array instead, freed by kri_scratch_put; so sharing is safe, only slower.
+ * Contents are unspecified on get: callers must overwrite. */
+typedef struct kri_scratch {
+    kr_array *buf;
+    atomic_flag busy;
+} kri_scratch;
+
+void kri_scratch_init(kri_scratch *s);
+kr_status kri_scratch_get(kri_scratch *s, const kr_ctx *ctx, kr_dtype dtype, int ndim,
+                          const int64_t *dims, kr_loc loc, kr_array **out);
+void kri_scratch_put(kri_scratch *s, kr_array *a);
+void kri_scratch_free(kri_scratch *s);
+
+/* ---- operator internals (linop.c) ---------------------------------------------------------- */
+/* The ctx the operator captured at creation. */
+const kr_ctx *kri_linop_ctx(const kr_linop *op);
+/* Non-zero when the operator has its own normal callback (not adjoint(forward(x))). */
+int kri_linop_has_normal(const kr_linop *op);
+/* Check that `a` fits the operator's domain (in != 0) or codomain (in == 0): not NULL, data,
+ * dtype (KR_ERR_DTYPE), location and device (KR_ERR_LOCATION), dims (KR_ERR_DIM, trailing 1s
+ * ignored), contiguous. `fn` and `what` name the caller and the argument in the sentence. */
+kr_status kri_linop_check_array(const kr_linop *op, const kr_array *a, int in, const char *fn,
+                                const char *what);
+/* Like kr_linop_create, but errors of the callbacks are passed up without the operator's name
+ * as prefix (for kray's own combinators, whose operands already name themselves). */
+kr_status kri_linop_create_internal(kr_linop **op, const kr_ctx *ctx, const kr_linop_def *def);
+/* True when the byte ranges of the two arrays overlap. */
+int kri_arrays_overlap(const kr_array *a, const kr_array *b);
+#endif
+
+#endif
