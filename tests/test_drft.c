@@ -217,6 +217,81 @@ static void test_cartesian_dft(void)
     kr_ctx_destroy(c);
 }
 
+/* Cartesian samples: forward == kr_fft(FORWARD | CENTERED), adjoint == kr_fft(BACKWARD |
+ * CENTERED), unnormalised, for even, odd and 3-D grids. */
+static void test_vs_fft(void)
+{
+    const int64_t sizes[3][3] = {{16, 12, 1}, {9, 7, 1}, {6, 5, 4}};
+    kr_ctx *c = ctx_of(KR_BACKEND_CPU, 2);
+    for (int q = 0; q < 3; q++) {
+        const int64_t *n = sizes[q];
+        for (int prec = 0; prec < 2; prec++) {
+            kr_dtype dt = prec ? KR_C128 : KR_C64;
+            kr_array *t = NULL, *x = rand_complex(dt, 3, n, 50 + (uint64_t)q), *k = NULL, *kf = NULL;
+            kr_array *b = NULL, *bf = NULL;
+            KT_OK(kr_traj_cartesian(&t, n[0], n[1], n[2], KR_F64));
+            kr_drft_plan *p = NULL;
+            KT_OK(kr_drft_plan_create(&p, c, n, t, NULL, NULL));
+            int64_t kd[3];
+            int kn = kr_drft_sample_dims(p, kd);
+            KT_OK(kr_array_create(&k, dt, kn, kd, KR_HOST, NULL));
+            KT_OK(kr_array_create(&kf, dt, 3, n, KR_HOST, NULL));
+            KT_OK(kr_array_create(&b, dt, 3, n, KR_HOST, NULL));
+            KT_OK(kr_array_create(&bf, dt, 3, n, KR_HOST, NULL));
+            KT_OK(kr_drft_forward(p, x, k));
+            KT_OK(kr_fft(c, x, kf, 0, KR_FFT_FORWARD, KR_FFT_CENTERED));
+            KT_OK(kr_drft_adjoint(p, k, b));
+            KT_OK(kr_fft(c, k, bf, 0, KR_FFT_BACKWARD, KR_FFT_CENTERED));
+            double e1 = 0, r1 = 0, e2 = 0, r2 = 0;
+            for (int64_t i = 0; i < kr_array_numel(x); i++) {
+                e1 = fmax(e1, hypot(cget(k, i, 0) - cget(kf, i, 0), cget(k, i, 1) - cget(kf, i, 1)));
+                r1 = fmax(r1, hypot(cget(kf, i, 0), cget(kf, i, 1)));
+                e2 = fmax(e2, hypot(cget(b, i, 0) - cget(bf, i, 0), cget(b, i, 1) - cget(bf, i, 1)));
+                r2 = fmax(r2, hypot(cget(bf, i, 0), cget(bf, i, 1)));
+            }
+            KT_LE(e1 / r1, prec ? 1e-13 : 2e-6);
+            KT_LE(e2 / r2, prec ? 1e-13 : 2e-6);
+            kr_array *arr[] = {t, x, k, kf, b, bf};
+            for (int i = 0; i < 6; i++) kr_array_destroy(arr[i]);
+            kr_drft_plan_destroy(p);
+        }
+    }
+    kr_ctx_destroy(c);
+}
+
+/* The linop form (sqrt-split weights) passes kr_linop_adjoint_test; batch; dumb arguments. */
+static void test_linop(void)
+{
+    const int64_t n[3] = {10, 8, 1};
+    kr_ctx *c = ctx_of(KR_BACKEND_CPU, 2);
+    kr_array *t = rand_traj(150, n, KR_F32, 61), *w = NULL;
+    int64_t wd[1] = {150};
+    KT_OK(kr_array_create(&w, KR_F64, 1, wd, KR_HOST, NULL));
+    for (int64_t i = 0; i < 150; i++) ((double *)w->data)[i] = 0.5 + fabs(kri_rand_sym(2, (uint64_t)i));
+    kr_drft_opts o;
+    kr_drft_opts_default(&o);
+    o.basis = KR_DRFT_BASIS_BOX;
+    for (int prec = 0; prec < 2; prec++)
+        for (int64_t batch = 1; batch <= 3; batch += 2) {
+            kr_linop *op = NULL;
+            KT_OK(kr_drft_linop_create(&op, c, n, t, w, &o, prec ? KR_C128 : KR_C64, batch));
+            double rel = 1;
+            KT_OK(kr_linop_adjoint_test(op, 7, &rel));
+            KT_LE(rel, prec ? 1e-13 : 1e-6);
+            int64_t id[KR_MAX_DIMS], od[KR_MAX_DIMS];
+            KT_CHECK(kr_linop_in_dims(op, id) == (batch > 1 ? 4 : 3) && id[0] == 10 && id[1] == 8);
+            KT_CHECK(kr_linop_out_dims(op, od) == (batch > 1 ? 2 : 1) && od[0] == 150);
+            kr_linop_destroy(op);
+        }
+    kr_linop *op = NULL;
+    KT_STATUS(kr_drft_linop_create(&op, c, n, t, w, &o, KR_F32, 1), KR_ERR_DTYPE);
+    KT_STATUS(kr_drft_linop_create(&op, c, n, t, w, &o, KR_C64, 0), KR_ERR_DIM);
+    KT_STATUS(kr_drft_linop_create(NULL, c, n, t, w, &o, KR_C64, 1), KR_ERR_INVALID_ARG);
+    KT_CHECK(op == NULL);
+    kr_array_destroy(t), kr_array_destroy(w);
+    kr_ctx_destroy(c);
+}
+
 /* <F x, W y> == <x, F^H W y>, and W = 1: the plain adjoint pair. */
 static void test_dot_product(void)
 {
@@ -545,6 +620,8 @@ int main(void)
 {
     KT_RUN(test_against_direct_sums);
     KT_RUN(test_cartesian_dft);
+    KT_RUN(test_vs_fft);
+    KT_RUN(test_linop);
     KT_RUN(test_dot_product);
     KT_RUN(test_q_toeplitz);
     KT_RUN(test_float_vs_double);

@@ -141,6 +141,14 @@ static void check_spiral(const kr_spiral_opts *o)
     }
     KT_CHECK(kv(t, 0, 0) == 0 && kv(t, 0, 1) == 0);
     KT_LE(gmax * 1e3, o->gmax_mT_m * 1.001);
+    /* along-track spacing within the local Nyquist distance */
+    double smax_track = 0;
+    for (int64_t i = 0; i + 1 < ns; i++) {
+        double r = hypot(kv(t, i, 0), kv(t, i, 1)), f = 1.0, rs = o->vd_start * kmax;
+        if (r > rs) f = 1.0 + (1.0 / o->vd_factor - 1.0) * (r - rs) / (kmax - rs);
+        smax_track = fmax(smax_track, hypot(kv(t, i + 1, 0) - kv(t, i, 0), kv(t, i + 1, 1) - kv(t, i, 1)) * f);
+    }
+    KT_LE(smax_track, 1.0 + 1e-3);
     KT_LE(smax, o->smax_T_m_s * 1.01);
     KT_LE(info.gmax_used_mT_m, o->gmax_mT_m * (1 + 1e-9));
     KT_LE(info.smax_used_T_m_s, o->smax_T_m_s * (1 + 1e-6));

@@ -79,6 +79,16 @@ kr_status kr_drft_forward(kr_drft_plan *plan, const kr_array *img, kr_array *ksp
 kr_status kr_drft_adjoint(kr_drft_plan *plan, const kr_array *ksp, kr_array *img);
 kr_status kr_drft_q(kr_drft_plan *plan, kr_array *q);
 
+/* The DrFT as a kr_linop (kray/linop.h) on arrays of `dtype` (c64/c128) in the context's memory
+ * (device for a CUDA context): domain [nx, ny, nz] (+ [batch] when batch > 1), codomain the
+ * trajectory's sample dims (+ [batch]). With weights the operator is A = diag(sqrt(W) phi) F0 and
+ * A^H = F0^H diag(sqrt(W) phi) (F0 the unweighted DIRAC transform), so that A and A^H stay an
+ * adjoint pair; A^H A = F0^H diag(W phi^2) F0 has the Toeplitz kernel kr_drft_q. */
+struct kr_linop;
+kr_status kr_drft_linop_create(struct kr_linop **op, const kr_ctx *ctx, const int64_t n[3],
+                               const kr_array *traj, const kr_array *weights,
+                               const kr_drft_opts *opts, kr_dtype dtype, int64_t batch);
+
 /* Benchmark hook: time `reps` adjoint (forward = 0) or forward (1) transforms of random data on
  * the plan's context (after one warm-up run; device arrays for CUDA) and report the mean seconds
  * and the error against the float64 CPU reference evaluated on `check` voxels or samples spread

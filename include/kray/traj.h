@@ -12,8 +12,10 @@
  *     i.e. the angle t_s is measured from +ky towards +kx, t_s = pi s / S (uniform), 2 pi s / S
  *     (full circle, BART -D) or s pi / phi with the golden ratio phi (BART -G, 111.25 deg steps;
  *     tiny golden angles pi / (phi + n - 1) with n >= 2, BART -s n). Sample i of X sits at
- *     i + 1/2 - X/2 (symmetric, k = 0 not sampled, BART's default) or at i - X/2 (BART -c: k = 0
- *     sampled on every spoke, so the centre is repeated once per spoke).
+ *     (i + 1/2 - X/2) / o (symmetric, k = 0 not sampled, BART's default) or at (i - X/2) / o
+ *     (BART -c: k = 0 sampled on every spoke, so the centre is repeated once per spoke), with
+ *     X = samples * o for a readout oversampling o (BART -o). Objects that fill the FOV need
+ *     o = 2: radial aliasing rings sit at a distance of 1 / (radial sample spacing).
  *   - BART trajectory files (.cfl/.hdr written by `bart traj`) are complex float with the
  *     coordinates in the real parts and zero imaginary parts; kr_traj_read/kr_traj_write read and
  *     write them (and .npy / .raw real arrays).
@@ -62,7 +64,9 @@ typedef enum kr_radial_order {
 } kr_radial_order;
 
 typedef struct kr_radial_opts {
-    int64_t samples;       /* readout samples per spoke, X (BART -x); default 64 */
+    int64_t samples;       /* readout samples per spoke at Nyquist spacing (BART -x); default 64 */
+    double oversampling;   /* readout oversampling o >= 1 (BART -o): X = round(samples o)
+                              samples per spoke, spacing 1/o; default 1 (0 = 1) */
     int64_t spokes;        /* spokes per partition, S (BART -y); default 32 */
     kr_radial_order order; /* default uniform */
     int tiny;              /* golden: 0 or 1 = golden angle pi/phi, n >= 2 = pi/(phi + n - 1) */
@@ -90,7 +94,9 @@ kr_status kr_traj_koosh(kr_array **out, const kr_radial_opts *o);
  * to fov / vd_factor at kmax (vd_factor = 1: uniform density). The angle theta(t) is found by
  * forward integration in time steps of dwell/16: at each step the largest angular acceleration
  * allowed by the slew-rate limit |d^2k/dt^2| <= gamma smax is solved from a quadratic, and the
- * angular speed is capped by the amplitude limit |dk/dt| <= gamma gmax (gamma = 42.577 MHz/T).
+ * angular speed is capped by the amplitude limit |dk/dt| <= gamma gmax (gamma = 42.577 MHz/T)
+ * and by the sampling limit |dk/dt| dwell <= 1 / FOV(r) (consecutive samples along the track no
+ * farther apart than the local Nyquist distance, i.e. g <= 1 / (gamma FOV(r) dwell)).
  * The readout starts at k = 0 with zero gradient and ends when |k| reaches kmax = 1/(2 res);
  * samples are taken every dwell. Interleave j is interleave 0 rotated by 2 pi j / interleaves.
  * k is returned in cycles per FOV (k[1/m] * fov[m]). dims [3, samples, interleaves] or

@@ -15,7 +15,10 @@ struct kr_drft_plan {
     int64_t sdims[KR_MAX_DIMS];   /* trajectory dims after the leading 3 */
     double *k64;                  /* 3 m */
     uint32_t *kf;                 /* 4 m */
-    double *phi64, *adj64;        /* m: phi and W phi */
+    double *phi64, *adj64;        /* m: forward factor phi and adjoint factor W phi */
+    double *w64;                  /* m: the weights (NULL = none) */
+    double *basis64;              /* m: phi of the voxel basis */
+    int symmetric;                /* linop form: both factors sqrt(W) phi */
     float *phi32, *adj32;
     kri_drft_dev *dev;            /* device copy, made on first CUDA use */
     int dev_stale;
@@ -42,6 +45,8 @@ void kr_drft_plan_destroy(kr_drft_plan *p)
     kri_free(p->kf);
     kri_free(p->phi64);
     kri_free(p->adj64);
+    kri_free(p->w64);
+    kri_free(p->basis64);
     kri_free(p->phi32);
     kri_free(p->adj32);
     kri_free(p);
@@ -77,6 +82,29 @@ static kr_status kri_host_real(const kr_array *a, const kr_ctx *ctx, const char 
     return s;
 }
 
+/* Per-sample factors from the basis and the weights: forward phi, adjoint W phi; in the
+ * symmetric (linop) form both sqrt(W) phi. */
+static void kri_drft_factors(kr_drft_plan *p)
+{
+    for (int64_t i = 0; i < p->m; i++) {
+        double phi = p->basis64[i], w = p->w64 ? p->w64[i] : 1.0;
+        double f = p->symmetric ? sqrt(w) * phi : phi, a = p->symmetric ? sqrt(w) * phi : w * phi;
+        p->phi64[i] = f, p->phi32[i] = (float)f;
+        p->adj64[i] = a, p->adj32[i] = (float)a;
+    }
+    p->dev_stale = 1;
+}
+
+kr_status kri_drft_plan_symmetric(kr_drft_plan *p)
+{
+    KRI_ARG_NOT_NULL(p);
+    p->symmetric = 1;
+    kri_drft_factors(p);
+    return KR_OK;
+}
+
+const kr_ctx *kri_drft_plan_ctx(const kr_drft_plan *p) { return p->ctx; }
+
 kr_status kr_drft_set_weights(kr_drft_plan *p, const kr_array *w)
 {
     KRI_ARG_NOT_NULL(p);
@@ -109,13 +137,9 @@ kr_status kr_drft_set_weights(kr_drft_plan *p, const kr_array *w)
             return kri_fail(KR_ERR_INVALID_ARG, "all %lld weights are zero", (long long)n);
         }
     }
-    for (int64_t i = 0; i < p->m; i++) {
-        double a = (wd ? wd[i] : 1.0) * p->phi64[i];
-        p->adj64[i] = a;
-        p->adj32[i] = (float)a;
-    }
-    kri_free(wd);
-    p->dev_stale = 1;
+    kri_free(p->w64);
+    p->w64 = wd;
+    kri_drft_factors(p);
     return KR_OK;
 }
 
@@ -170,6 +194,7 @@ kr_status kr_drft_plan_create(kr_drft_plan **plan, const kr_ctx *ctx, const int6
         s = kri_alloc((void **)&p->k64, (size_t)m * 3 * sizeof(double), "DrFT trajectory");
         if (s == KR_OK) s = kri_alloc((void **)&p->kf, (size_t)m * 4 * sizeof(uint32_t), "DrFT trajectory");
         if (s == KR_OK) s = kri_alloc((void **)&p->phi64, (size_t)m * sizeof(double), "DrFT basis");
+        if (s == KR_OK) s = kri_alloc((void **)&p->basis64, (size_t)m * sizeof(double), "DrFT basis");
         if (s == KR_OK) s = kri_alloc((void **)&p->adj64, (size_t)m * sizeof(double), "DrFT weights");
         if (s == KR_OK) s = kri_alloc((void **)&p->phi32, (size_t)m * sizeof(float), "DrFT basis");
         if (s == KR_OK) s = kri_alloc((void **)&p->adj32, (size_t)m * sizeof(float), "DrFT weights");
@@ -186,8 +211,7 @@ kr_status kr_drft_plan_create(kr_drft_plan **plan, const kr_ctx *ctx, const int6
                 if (o.basis == KR_DRFT_BASIS_BOX && n[d] > 1) phi *= kri_sinc(f);
             }
             p->kf[4 * i + 3] = 0;
-            p->phi64[i] = phi;
-            p->phi32[i] = (float)phi;
+            p->basis64[i] = phi;
         }
         s = kr_drft_set_weights(p, weights);
     }

@@ -72,6 +72,10 @@ typedef struct kri_drft_data {
 /* Modes of the adjoint-type kernels: data (F^H W d) or the Toeplitz kernel Q (c_m = W phi^2). */
 enum { KRI_DRFT_DATA = 0, KRI_DRFT_Q = 1 };
 
+/* Switch a plan to the symmetric factors of the linop form (both directions sqrt(W) phi). */
+kr_status kri_drft_plan_symmetric(kr_drft_plan *p);
+const kr_ctx *kri_drft_plan_ctx(const kr_drft_plan *p);
+
 /* CPU twins (drft_cpu.c). Complex arrays interleaved (re, im); `batch` consecutive problems.
  * Adjoint: in = M * batch samples (NULL in Q mode), out = G * batch voxels (G = prod g).
  * Forward: in = N * batch voxels (g must equal n), out = M * batch samples. */

@@ -53,6 +53,7 @@ void kr_radial_opts_default(kr_radial_opts *o)
     if (!o) return;
     memset(o, 0, sizeof *o);
     o->samples = 64;
+    o->oversampling = 1.0;
     o->spokes = 32;
     o->order = KR_RADIAL_UNIFORM;
     o->partitions = 1;
@@ -68,16 +69,34 @@ static kr_status kri_radial_check(const kr_radial_opts *o, const char *fn)
                         (long long)o->partitions);
     if (o->order != KR_RADIAL_UNIFORM && o->order != KR_RADIAL_GOLDEN)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: unknown spoke order %d", fn, (int)o->order);
+    if (o->oversampling != 0.0 && (!(o->oversampling >= 1.0) || !(o->oversampling <= 64.0)))
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: readout oversampling %g must be in [1, 64]", fn,
+                        o->oversampling);
     if (o->tiny < 0)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: tiny golden angle index %d must be >= 0", fn,
                         o->tiny);
     return KR_OK;
 }
 
-/* Position of readout sample i along a spoke (BART: i + 1/2 - X/2, or i - X/2 with -c). */
+static double kri_radial_os(const kr_radial_opts *o)
+{
+    return o->oversampling == 0.0 ? 1.0 : o->oversampling;
+}
+
+/* Samples per spoke: samples x oversampling. */
+static int64_t kri_radial_x(const kr_radial_opts *o)
+{
+    int64_t x = (int64_t)llround((double)o->samples * kri_radial_os(o));
+    return x > 0 ? x : 1;
+}
+
+/* Position of readout sample i along a spoke (BART: (i + 1/2 - X/2) / o, or (i - X/2) / o with
+ * -c). */
 static double kri_radial_pos(const kr_radial_opts *o, int64_t i)
 {
-    return o->dc ? (double)i - (double)(o->samples / 2) : (double)i + 0.5 - 0.5 * (double)o->samples;
+    int64_t x = kri_radial_x(o);
+    double p = o->dc ? (double)i - (double)(x / 2) : (double)i + 0.5 - 0.5 * (double)x;
+    return p / kri_radial_os(o);
 }
 
 kr_status kr_traj_radial(kr_array **out, const kr_radial_opts *o)
@@ -85,7 +104,7 @@ kr_status kr_traj_radial(kr_array **out, const kr_radial_opts *o)
     KRI_ARG_NOT_NULL(out);
     *out = NULL;
     KRI_TRY(kri_radial_check(o, __func__));
-    KRI_TRY(kri_traj_alloc(out, o->dtype, o->samples, o->spokes, o->partitions, __func__));
+    KRI_TRY(kri_traj_alloc(out, o->dtype, kri_radial_x(o), o->spokes, o->partitions, __func__));
     double step;
     if (o->order == KR_RADIAL_GOLDEN)
         step = KRI_PI / (KRI_GOLDEN + (o->tiny > 1 ? (double)(o->tiny - 1) : 0.0));
@@ -96,7 +115,7 @@ kr_status kr_traj_radial(kr_array **out, const kr_radial_opts *o)
         double kz = (double)(p - o->partitions / 2);
         for (int64_t s = 0; s < o->spokes; s++) {
             double t = step * (double)s, sx = sin(t), cy = cos(t);
-            for (int64_t i = 0; i < o->samples; i++, idx++) {
+            for (int64_t i = 0; i < kri_radial_x(o); i++, idx++) {
                 double r = kri_radial_pos(o, i);
                 kri_traj_set(*out, idx, r * sx, r * cy, kz);
             }
@@ -113,7 +132,7 @@ kr_status kr_traj_koosh(kr_array **out, const kr_radial_opts *o)
     if (o->partitions != 1)
         return kri_fail(KR_ERR_INVALID_ARG, "kr_traj_koosh: a koosh ball has no partitions (got "
                         "%lld)", (long long)o->partitions);
-    KRI_TRY(kri_traj_alloc(out, o->dtype, o->samples, o->spokes, 1, __func__));
+    KRI_TRY(kri_traj_alloc(out, o->dtype, kri_radial_x(o), o->spokes, 1, __func__));
     /* 2-D golden means of Chan et al. 2009 (MRM 61:354): eigenvector ratios of the 3x3 Fibonacci
      * recurrence matrix. */
     const double g1 = 0.465571231876768, g2 = 0.682327803828019;
@@ -129,7 +148,7 @@ kr_status kr_traj_koosh(kr_array **out, const kr_radial_opts *o)
         }
         double rho = sqrt(fmax(0.0, 1.0 - z * z));
         double d[3] = {rho * cos(az), rho * sin(az), z};
-        for (int64_t i = 0; i < o->samples; i++, idx++) {
+        for (int64_t i = 0; i < kri_radial_x(o); i++, idx++) {
             double r = kri_radial_pos(o, i);
             kri_traj_set(*out, idx, r * d[0], r * d[1], r * d[2]);
         }
@@ -202,7 +221,10 @@ static kr_status kri_spiral_design(const kr_spiral_opts *o, double *rs, double *
         double A2 = rp * rp + r * r;
         double Br = rpp - r, Bi = 2.0 * rp;
         double B2 = Br * Br + Bi * Bi, AB = rp * Br + r * Bi; /* Re(A conj B) */
-        double wmax = gam * G / sqrt(A2);
+        /* amplitude limit, and the sampling limit: at most 1 / FOV(r) along the track per dwell
+         * (gamma g dt <= 1 / FOV(r), the readout-bandwidth limit of Hargreaves' vds) */
+        double gl = fmin(G, 1.0 / (gam * f * dt));
+        double wmax = gam * gl / sqrt(A2);
         if (w > wmax) w = wmax; /* the radius grew since the last clamp */
         double w2 = w * w, s2 = (gam * S) * (gam * S);
         double disc = (AB * w2) * (AB * w2) - A2 * (B2 * w2 * w2 - s2);
