@@ -235,7 +235,9 @@ static void test_pipe_menon(void)
     wa = dcf(t, &o, &info);
     KT_NEAR(info.total, 4.0 / 3.0 * PI * 8.0 * 8.0 * 8.0, 1e-6 * 2144.66);
     kr_dcf_opts_default(&o);
-    KT_STATUS(kr_dcf(&w, NULL, t, &o, NULL), KR_ERR_NOT_SUPPORTED); /* 3-D Voronoi */
+    kr_array *wv3 = NULL;
+    KT_STATUS(kr_dcf(&wv3, NULL, t, &o, NULL), KR_ERR_NOT_SUPPORTED); /* 3-D Voronoi */
+    KT_CHECK(wv3 == NULL);
     kr_array_destroy(w), kr_array_destroy(wa), kr_array_destroy(t);
 }
 

@@ -179,6 +179,29 @@ static void test_dumb_gpu(void)
     kr_ctx_destroy(cpu);
 }
 
+/* The linop form on device arrays passes the adjoint test. */
+static void test_linop_gpu(void)
+{
+    kr_ctx *gpu = NULL;
+    KT_OK(kr_ctx_create(&gpu, KR_BACKEND_CUDA));
+    const int64_t n[3] = {24, 20, 1};
+    kr_array *t = rand_traj(400, n, 8), *w = NULL;
+    int64_t wd[1] = {400};
+    KT_OK(kr_array_create(&w, KR_F32, 1, wd, KR_HOST, NULL));
+    for (int64_t i = 0; i < 400; i++) ((float *)w->data)[i] = 0.5f + (float)fabs(kri_rand_sym(3, (uint64_t)i));
+    for (int prec = 0; prec < 2; prec++) {
+        kr_linop *op = NULL;
+        KT_OK(kr_drft_linop_create(&op, gpu, n, t, w, NULL, prec ? KR_C128 : KR_C64, 2));
+        double rel = 1;
+        KT_OK(kr_linop_adjoint_test(op, 5, &rel));
+        KT_LE(rel, prec ? 1e-13 : 1e-6);
+        KT_CHECK(kr_linop_loc(op) == KR_DEVICE);
+        kr_linop_destroy(op);
+    }
+    kr_array_destroy(t), kr_array_destroy(w);
+    kr_ctx_destroy(gpu);
+}
+
 /* Timings for information (the lead's benchmark numbers come from kr_drft_bench too). */
 static void test_timings(void)
 {
@@ -222,6 +245,7 @@ int main(void)
     kt_require_gpu();
     KT_RUN(test_parity);
     KT_RUN(test_dumb_gpu);
+    KT_RUN(test_linop_gpu);
     KT_RUN(test_timings);
     return kt_finish();
 }
