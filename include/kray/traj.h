@@ -145,7 +145,8 @@ typedef enum kr_dcf_method {
 } kr_dcf_method;
 
 typedef enum kr_dcf_boundary {
-    KR_DCF_DISK = 0, /* cells clipped to the disk |k| <= R (R = auto: max |k| + 1/2) */
+    KR_DCF_DISK = 0, /* cells clipped to the disk |k| <= R (R = auto: max |k| + 1/2, half the
+                        Nyquist spacing; give R = max |k| + spacing/2 for oversampled readouts) */
     KR_DCF_SQUARE    /* cells clipped to the box [kmin - 1/2, kmax + 1/2] per axis (or +-R) */
 } kr_dcf_boundary;
 
