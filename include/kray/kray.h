@@ -5,6 +5,8 @@
 #include "kray/core.h"
 #include "kray/ct.h"
 #include "kray/fft.h"
+#include "kray/traj.h"
+#include "kray/drft.h"
 #include "kray/io.h"
 #include "kray/linop.h"
 #include "kray/metrics.h"
