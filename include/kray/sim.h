@@ -256,6 +256,10 @@ typedef struct kr_sim_plan kr_sim_plan;
 typedef struct kr_sim_opts {
     int fast_math;      /* CUDA: hardware sin/cos/exp approximations (default 1) */
     double rf_max_dt_s; /* split RF raster samples longer than this (0 = never; default 0) */
+    int iso_per_thread; /* CUDA, one receive coil: 1, 2 or 4 isochromats per thread; 0 = by
+                           the object size alone (4 from 2^21 isochromats, 2 from 2^19, else
+                           1), never by the device, so results match across GPUs. The float
+                           summation order depends on it (results differ at rounding level). */
 } kr_sim_opts;
 
 typedef struct kr_sim_info {
@@ -280,8 +284,8 @@ void kr_sim_plan_destroy(kr_sim_plan *plan); /* accepts NULL */
 kr_status kr_sim_set_object(kr_sim_plan *plan, const kr_iso *iso, const kr_array *sens);
 /* Simulate from the object's initial magnetisation. kspace: c64, contiguous, nsamples *
  * ncoils elements laid out [nsamples, ncoils] (sample fastest, e.g. [nx, ny, 1, ncoils] for
- * the Cartesian builders), on the host for CPU plans and on the device for CUDA plans. Each
- * call starts again from the initial state. */
+ * the Cartesian builders), on the host for CPU plans and on the device for CUDA plans; NULL
+ * when the sequence has no ADC samples. Each call starts again from the initial state. */
 kr_status kr_sim_execute(kr_sim_plan *plan, kr_array *kspace);
 /* Final magnetisation of the last execute into iso->mx, my, mz (iso->n must match). */
 kr_status kr_sim_get_state(const kr_sim_plan *plan, kr_iso *iso);

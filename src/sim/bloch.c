@@ -27,6 +27,7 @@ void kr_sim_opts_default(kr_sim_opts *o)
     if (!o) return;
     o->fast_math = 1;
     o->rf_max_dt_s = 0.0;
+    o->iso_per_thread = 0;
 }
 
 kr_status kr_sim_plan_create(kr_sim_plan **plan, const kr_ctx *ctx, const kr_seq *seq,
@@ -41,6 +42,10 @@ kr_status kr_sim_plan_create(kr_sim_plan **plan, const kr_ctx *ctx, const kr_seq
         o = *opts;
     else
         kr_sim_opts_default(&o);
+    if (o.iso_per_thread != 0 && o.iso_per_thread != 1 && o.iso_per_thread != 2 &&
+        o.iso_per_thread != 4)
+        return kri_fail(KR_ERR_INVALID_ARG, "iso_per_thread = %d (0, 1, 2 or 4)",
+                        o.iso_per_thread);
     kr_sim_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a simulation plan");
     p->ctx = ctx;
@@ -49,7 +54,7 @@ kr_status kr_sim_plan_create(kr_sim_plan **plan, const kr_ctx *ctx, const kr_seq
     kr_status st = kri_sim_compile(seq, o.rf_max_dt_s, &p->prog);
     if (st == KR_OK && p->backend == KR_BACKEND_CUDA) {
 #ifdef KRAY_HAVE_CUDA
-        st = kri_cuda_sim_create(&p->cuda, ctx, &p->prog, o.fast_math != 0);
+        st = kri_cuda_sim_create(&p->cuda, ctx, &p->prog, o.fast_math != 0, o.iso_per_thread);
 #else
         st = kri_fail(KR_ERR_NO_DEVICE, "Bloch simulation on CUDA: kray was built without CUDA");
 #endif

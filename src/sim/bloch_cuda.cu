@@ -333,7 +333,7 @@ kr_status cuda_fail(cudaError_t e, const char *what)
 struct kri_cuda_sim {
     const kr_ctx *ctx;
     cudaStream_t stream;
-    int fast;
+    int fast, kopt;
     kri_sim_step *steps;
     long long nsteps, ns;
     float2 *rx;
@@ -357,7 +357,8 @@ extern "C" void kri_cuda_sim_destroy(kri_cuda_sim *s)
 }
 
 extern "C" kr_status kri_cuda_sim_create(kri_cuda_sim **out, const kr_ctx *ctx,
-                                         const kri_sim_prog *prog, int fast_math)
+                                         const kri_sim_prog *prog, int fast_math,
+                                         int iso_per_thread)
 {
     *out = NULL;
     KRI_TRY(kri_cuda_set_device(ctx));
@@ -366,6 +367,7 @@ extern "C" kr_status kri_cuda_sim_create(kri_cuda_sim **out, const kr_ctx *ctx,
     s->ctx = ctx;
     s->stream = (cudaStream_t)kr_ctx_stream(ctx);
     s->fast = fast_math;
+    s->kopt = iso_per_thread;
     s->nsteps = prog->nsteps;
     s->ns = prog->nsamples;
     cudaError_t e = cudaMalloc((void **)&s->steps, (size_t)prog->nsteps * sizeof(kri_sim_step));
@@ -482,14 +484,21 @@ extern "C" kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *
                             s->stream);
     if (e != cudaSuccess) return cuda_fail(e, "clearing the accumulators");
     const int nc = s->ncoils;
+    int K = s->kopt;
+    if (K == 0) K = s->n >= (1LL << 21) ? 4 : s->n >= (1LL << 19) ? 2 : 1;
     if (!s->sens) {
-        e = launch<4, 1, false>(s, o, 0, scale, 1);
+        e = K == 4 ? launch<4, 1, false>(s, o, 0, scale, 1)
+            : K == 2 ? launch<2, 1, false>(s, o, 0, scale, 1)
+                     : launch<1, 1, false>(s, o, 0, scale, 1);
+    } else if (nc == 1) {
+        e = K == 4 ? launch<4, 1, true>(s, o, 0, scale, 1)
+            : K == 2 ? launch<2, 1, true>(s, o, 0, scale, 1)
+                     : launch<1, 1, true>(s, o, 0, scale, 1);
     } else {
-        const int grp = nc <= 1 ? 1 : nc <= 2 ? 2 : nc <= 4 ? 4 : nc <= 8 ? 8 : 16;
+        const int grp = nc <= 2 ? 2 : nc <= 4 ? 4 : nc <= 8 ? 8 : 16;
         for (int c0 = 0; c0 < nc && e == cudaSuccess; c0 += grp) {
             const int w = c0 == 0;
             switch (grp) {
-            case 1: e = launch<4, 1, true>(s, o, c0, scale, w); break;
             case 2: e = launch<4, 2, true>(s, o, c0, scale, w); break;
             case 4: e = launch<4, 4, true>(s, o, c0, scale, w); break;
             case 8: e = launch<2, 8, true>(s, o, c0, scale, w); break;

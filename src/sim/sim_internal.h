@@ -100,7 +100,7 @@ kr_status kri_cpu_bloch(const kri_sim_prog *prog, const kri_sim_obj *obj, double
 /* Device program and object (bloch_cuda.cu). */
 typedef struct kri_cuda_sim kri_cuda_sim;
 kr_status kri_cuda_sim_create(kri_cuda_sim **s, const kr_ctx *ctx, const kri_sim_prog *prog,
-                              int fast_math);
+                              int fast_math, int iso_per_thread);
 /* Upload the object (host arrays, obj->mx etc. unused). */
 kr_status kri_cuda_sim_set_object(kri_cuda_sim *s, const kri_sim_obj *obj);
 /* Run; kspace_dev: 2 * nsamples * ncoils floats on the device. */
