@@ -6,7 +6,7 @@
 set -euo pipefail
 what=${1:-build}
 build_pkgs=(gcc g++ make cmake pkg-config libfftw3-dev libpng-dev zlib1g-dev)
-test_pkgs=(bart python3 python3-numpy python3-skimage python3-nibabel)
+test_pkgs=(bart python3 python3-numpy python3-skimage python3-nibabel python3-pil teem-apps)
 pkgs=("${build_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 

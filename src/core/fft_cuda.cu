@@ -1,0 +1,378 @@
+/* kray FFT on CUDA: cuFFT plans per run of consecutive axes, centring by phase modulation,
+ * unitary scaling, and centre-shift kernels. Launchers are declared in fft_internal.h.
+ *
+ * Centring: with h = N/2 and sign s (-1 forward, +1 backward), the centred transform
+ *   z[k] = sum_m x[(m + h) mod N] exp(s 2 pi i (k - h) m / N)
+ * equals post[k] * DFT(pre[m] x[m]) with pre[m] = exp(2 pi i ((-s h) m mod N) / N) and
+ * post[k] = exp(2 pi i ((s h^2 + (-s h) k) mod N) / N). For even N these are (-1)^m and
+ * (-1)^(k + N/2), applied as exact sign flips; for odd N the phase is reduced exactly in integer
+ * arithmetic and evaluated with sincospi in double. */
+#include "fft_internal.h"
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <math.h>
+#include <stdint.h>
+
+namespace {
+
+struct kri_mod_geom {
+    int ndim;
+    long long dims[KR_MAX_DIMS];
+    int mode[KR_MAX_DIMS];       /* 0 untouched, 1 even (sign), 2 odd (phase) */
+    long long c0[KR_MAX_DIMS];   /* even: parity offset; odd: phase constant */
+    long long c1[KR_MAX_DIMS];   /* odd: phase slope */
+};
+
+struct kri_shift_geom {
+    int ndim;
+    long long dims[KR_MAX_DIMS];
+    long long shift[KR_MAX_DIMS]; /* out[k] = in[(k - shift) mod n] */
+};
+
+struct kri_cufft_group {
+    cufftHandle h;
+    int made;
+    long long loops; /* cufftExec calls */
+    long long step;  /* element offset between calls */
+};
+
+const char *kri_cufft_name(cufftResult r)
+{
+    switch (r) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    case CUFFT_UNALIGNED_DATA: return "CUFFT_UNALIGNED_DATA";
+    case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
+    case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
+    case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
+    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
+    default: return "unknown cuFFT error";
+    }
+}
+
+kr_status kri_cufft_fail(cufftResult r, const char *what)
+{
+    if (r == CUFFT_ALLOC_FAILED)
+        return kri_fail(KR_ERR_OOM_DEVICE, "out of device memory in %s (%s)", what,
+                        kri_cufft_name(r));
+    return kri_fail(KR_ERR_FFT, "%s failed: %s (%d)", what, kri_cufft_name(r), (int)r);
+}
+
+kr_status kri_cuda_fail(cudaError_t e, const char *what)
+{
+    (void)cudaGetLastError(); /* clear a non-sticky error */
+    if (e == cudaErrorMemoryAllocation)
+        return kri_fail(KR_ERR_OOM_DEVICE, "out of device memory in %s", what);
+    return kri_fail(KR_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
+}
+
+#define KRI_CU(call, what)                                                                     \
+    do {                                                                                       \
+        cudaError_t kri_e_ = (call);                                                           \
+        if (kri_e_ != cudaSuccess) return kri_cuda_fail(kri_e_, what);                         \
+    } while (0)
+
+#define KRI_CUFFT(call, what)                                                                  \
+    do {                                                                                       \
+        cufftResult kri_r_ = (call);                                                           \
+        if (kri_r_ != CUFFT_SUCCESS) return kri_cufft_fail(kri_r_, what);                      \
+    } while (0)
+
+const int kri_block = 256;
+
+unsigned kri_grid(long long n)
+{
+    long long b = (n + kri_block - 1) / kri_block;
+    return (unsigned)(b < (1 << 20) ? (b > 0 ? b : 1) : (1 << 20));
+}
+
+/* out[i] = in[i] * scale * (+-1) * exp(2 pi i frac(i)); in == out allowed. */
+template <typename C, typename R>
+__global__ void k_fft_modulate(const C *in, C *out, long long numel, kri_mod_geom g, double scale)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < numel;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long rem = i;
+        int neg = 0, odd = 0;
+        double frac = 0.0;
+        for (int d = 0; d < g.ndim; d++) {
+            long long n = g.dims[d], k = rem % n;
+            rem /= n;
+            if (g.mode[d] == 1) {
+                neg ^= (int)((k + g.c0[d]) & 1);
+            } else if (g.mode[d] == 2) {
+                frac += (double)((g.c0[d] + g.c1[d] * k) % n) / (double)n;
+                odd = 1;
+            }
+        }
+        C v = in[i];
+        const double s = neg ? -scale : scale;
+        if (odd) {
+            double sn, cs;
+            frac -= floor(frac);
+            sincospi(2.0 * frac, &sn, &cs);
+            const R fr = (R)(s * cs), fi = (R)(s * sn);
+            C w;
+            w.x = v.x * fr - v.y * fi;
+            w.y = v.x * fi + v.y * fr;
+            out[i] = w;
+        } else {
+            const R f = (R)s;
+            v.x *= f;
+            v.y *= f;
+            out[i] = v;
+        }
+    }
+}
+
+template <typename E>
+__global__ void k_fft_shift(const E *in, E *out, long long numel, kri_shift_geom g)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < numel;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long rem = i, src = 0, stride = 1;
+        for (int d = 0; d < g.ndim; d++) {
+            long long n = g.dims[d], k = rem % n - g.shift[d];
+            rem /= n;
+            if (k < 0) k += n;
+            src += k * stride;
+            stride *= n;
+        }
+        out[i] = in[src];
+    }
+}
+
+kr_status kri_launch_modulate(kr_dtype dtype, const void *in, void *out, long long numel,
+                              const kri_mod_geom &g, double scale, cudaStream_t st)
+{
+    if (dtype == KR_C64)
+        k_fft_modulate<float2, float><<<kri_grid(numel), kri_block, 0, st>>>(
+            (const float2 *)in, (float2 *)out, numel, g, scale);
+    else
+        k_fft_modulate<double2, double><<<kri_grid(numel), kri_block, 0, st>>>(
+            (const double2 *)in, (double2 *)out, numel, g, scale);
+    KRI_CU(cudaGetLastError(), "launching the FFT modulation kernel");
+    return KR_OK;
+}
+
+} // namespace
+
+struct kri_cuda_fft {
+    kr_dtype dtype;
+    int dir;
+    unsigned flags;
+    int device;
+    long long numel;
+    int ngroups;
+    kri_cufft_group g[KR_MAX_DIMS];
+    void *work;
+    kri_mod_geom pre, post;
+    double scale;
+};
+
+extern "C" void kri_cuda_fft_destroy(kri_cuda_fft *p)
+{
+    if (!p) return;
+    (void)cudaSetDevice(p->device);
+    for (int i = 0; i < p->ngroups; i++)
+        if (p->g[i].made) (void)cufftDestroy(p->g[i].h);
+    if (p->work) (void)cudaFree(p->work);
+    kri_free(p);
+}
+
+static kr_status kri_cuda_fft_build(kri_cuda_fft *p, int ndim, const int64_t *dims, unsigned axes)
+{
+    KRI_CU(cudaSetDevice(p->device), "cudaSetDevice");
+    const cufftType type = p->dtype == KR_C64 ? CUFFT_C2C : CUFFT_Z2Z;
+    size_t work_max = 0;
+    for (int d = 0; d < ndim;) {
+        if (!(axes & (1u << d))) {
+            d++;
+            continue;
+        }
+        int r = 0; /* run of up to 3 consecutive transformed axes d .. d+r-1 */
+        while (r < 3 && d + r < ndim && (axes & (1u << (d + r)))) r++;
+        long long inner = 1, block = 1, n[3] = {1, 1, 1};
+        for (int e = 0; e < d; e++) inner *= dims[e];
+        for (int e = 0; e < r; e++) {
+            block *= dims[d + e];
+            n[r - 1 - e] = dims[d + e]; /* cuFFT lists the slowest axis first */
+        }
+        long long outer = p->numel / (inner * block);
+        long long batch, dist;
+        kri_cufft_group *g = &p->g[p->ngroups];
+        if (outer >= inner) { /* batch over the outer lines, loop over inner offsets */
+            batch = outer;
+            dist = inner * block;
+            g->loops = inner;
+            g->step = 1;
+        } else {
+            batch = inner;
+            dist = 1;
+            g->loops = outer;
+            g->step = inner * block;
+        }
+        KRI_CUFFT(cufftCreate(&g->h), "cufftCreate");
+        g->made = 1;
+        p->ngroups++;
+        KRI_CUFFT(cufftSetAutoAllocation(g->h, 0), "cufftSetAutoAllocation");
+        long long emb[3] = {n[0], n[1], n[2]}, emb2[3] = {n[0], n[1], n[2]};
+        size_t ws = 0;
+        cufftResult rr = cufftMakePlanMany64(g->h, r, n, emb, inner, dist, emb2, inner, dist, type,
+                                             batch, &ws);
+        if (rr != CUFFT_SUCCESS) {
+            char buf[128];
+            kr_status fs = kri_cufft_fail(rr, "cufftMakePlanMany64");
+            return kri_fail_prefix(fs, "planning a rank-%d cuFFT over %s (axes from %d)",
+                                   r, kr_dims_string(ndim, dims, buf, sizeof buf), d);
+        }
+        if (ws > work_max) work_max = ws;
+        d += r;
+    }
+    if (work_max > 0) {
+        KRI_CU(cudaMalloc(&p->work, work_max), "cudaMalloc of the cuFFT work area");
+        for (int i = 0; i < p->ngroups; i++)
+            KRI_CUFFT(cufftSetWorkArea(p->g[i].h, p->work), "cufftSetWorkArea");
+    }
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fft_create(kri_cuda_fft **out, kr_dtype dtype, int ndim,
+                                         const int64_t *dims, unsigned axes, int dir,
+                                         unsigned flags, int device)
+{
+    *out = NULL;
+    kri_cuda_fft *p = (kri_cuda_fft *)kri_calloc(1, sizeof *p);
+    if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a cuFFT plan");
+    p->dtype = dtype;
+    p->dir = dir;
+    p->flags = flags;
+    p->device = device;
+    p->numel = 1;
+    double prod = 1.0;
+    for (int d = 0; d < ndim; d++) {
+        p->numel *= dims[d];
+        if (axes & (1u << d)) prod *= (double)dims[d];
+    }
+    p->scale = (flags & KR_FFT_UNITARY) ? 1.0 / sqrt(prod) : 1.0;
+    p->pre.ndim = p->post.ndim = ndim;
+    for (int d = 0; d < ndim; d++) {
+        long long n = dims[d], h = n / 2, c1 = ((-(long long)dir * h) % n + n) % n;
+        p->pre.dims[d] = p->post.dims[d] = n;
+        if (!(flags & KR_FFT_CENTERED) || !(axes & (1u << d))) continue;
+        if (n % 2 == 0) {
+            p->pre.mode[d] = p->post.mode[d] = 1;
+            p->pre.c0[d] = 0;
+            p->post.c0[d] = h;
+        } else {
+            p->pre.mode[d] = p->post.mode[d] = 2;
+            p->pre.c0[d] = 0;
+            p->post.c0[d] = (((long long)dir * ((h * h) % n)) % n + n) % n;
+            p->pre.c1[d] = p->post.c1[d] = c1;
+        }
+    }
+    kr_status s = kri_cuda_fft_build(p, ndim, dims, axes);
+    if (s != KR_OK) {
+        kri_cuda_fft_destroy(p);
+        return s;
+    }
+    *out = p;
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fft_execute(kri_cuda_fft *p, const void *in, void *out,
+                                          void *stream)
+{
+    const size_t es = p->dtype == KR_C64 ? sizeof(float2) : sizeof(double2);
+    if ((uintptr_t)in % es || (uintptr_t)out % es)
+        return kri_fail(KR_ERR_INVALID_ARG, "device FFT arrays must be aligned to %zu bytes", es);
+    cudaStream_t st = (cudaStream_t)stream;
+    KRI_CU(cudaSetDevice(p->device), "cudaSetDevice");
+    if (p->flags & KR_FFT_CENTERED)
+        KRI_TRY(kri_launch_modulate(p->dtype, in, out, p->numel, p->pre, 1.0, st));
+    else if (in != out)
+        KRI_CU(cudaMemcpyAsync(out, in, (size_t)p->numel * es, cudaMemcpyDeviceToDevice, st),
+               "cudaMemcpyAsync of the FFT input");
+    char *base = (char *)out;
+    for (int i = 0; i < p->ngroups; i++) {
+        const kri_cufft_group *g = &p->g[i];
+        KRI_CUFFT(cufftSetStream(g->h, st), "cufftSetStream");
+        for (long long l = 0; l < g->loops; l++) {
+            char *ptr = base + (size_t)(l * g->step) * es;
+            if (p->dtype == KR_C64)
+                KRI_CUFFT(cufftExecC2C(g->h, (cufftComplex *)ptr, (cufftComplex *)ptr, p->dir),
+                          "cufftExecC2C");
+            else
+                KRI_CUFFT(cufftExecZ2Z(g->h, (cufftDoubleComplex *)ptr,
+                                       (cufftDoubleComplex *)ptr, p->dir),
+                          "cufftExecZ2Z");
+        }
+    }
+    if ((p->flags & KR_FFT_CENTERED) || p->scale != 1.0)
+        KRI_TRY(kri_launch_modulate(p->dtype, out, out, p->numel, p->post, p->scale, st));
+    return KR_OK;
+}
+
+template <typename E>
+static kr_status kri_shift_launch(const void *in, void *out, long long numel,
+                                  const kri_shift_geom &g, cudaStream_t st)
+{
+    k_fft_shift<E><<<kri_grid(numel), kri_block, 0, st>>>((const E *)in, (E *)out, numel, g);
+    KRI_CU(cudaGetLastError(), "launching the FFT shift kernel");
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fft_shift(size_t esize, int ndim, const int64_t *dims,
+                                        unsigned axes, int inverse, const void *in, void *out,
+                                        int device, void *stream)
+{
+    if ((uintptr_t)in % esize || (uintptr_t)out % esize)
+        return kri_fail(KR_ERR_INVALID_ARG, "device arrays to shift must be aligned to %zu bytes",
+                        esize);
+    cudaStream_t st = (cudaStream_t)stream;
+    KRI_CU(cudaSetDevice(device), "cudaSetDevice");
+    kri_shift_geom g;
+    g.ndim = ndim;
+    long long numel = 1;
+    for (int d = 0; d < ndim; d++) {
+        long long n = dims[d];
+        g.dims[d] = n;
+        g.shift[d] = (axes & (1u << d)) ? (inverse ? n - n / 2 : n / 2) : 0;
+        numel *= n;
+    }
+    const size_t bytes = (size_t)numel * esize;
+    void *tmp = NULL;
+    const void *src = in;
+    if (in == out) {
+        KRI_CU(cudaMallocAsync(&tmp, bytes, st), "cudaMallocAsync of the shift temporary");
+        cudaError_t e = cudaMemcpyAsync(tmp, in, bytes, cudaMemcpyDeviceToDevice, st);
+        if (e != cudaSuccess) {
+            (void)cudaFreeAsync(tmp, st);
+            return kri_cuda_fail(e, "cudaMemcpyAsync to the shift temporary");
+        }
+        src = tmp;
+    }
+    kr_status s;
+    switch (esize) {
+    case 1: s = kri_shift_launch<unsigned char>(src, out, numel, g, st); break;
+    case 2: s = kri_shift_launch<unsigned short>(src, out, numel, g, st); break;
+    case 4: s = kri_shift_launch<unsigned int>(src, out, numel, g, st); break;
+    case 8: s = kri_shift_launch<uint2>(src, out, numel, g, st); break;
+    case 16: s = kri_shift_launch<uint4>(src, out, numel, g, st); break;
+    default: s = kri_fail(KR_ERR_DTYPE, "cannot shift elements of %zu bytes", esize); break;
+    }
+    if (tmp) {
+        cudaError_t e = cudaFreeAsync(tmp, st);
+        if (s == KR_OK && e != cudaSuccess) s = kri_cuda_fail(e, "cudaFreeAsync");
+    }
+    return s;
+}
