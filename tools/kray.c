@@ -23,6 +23,8 @@ static const kc_tool kc_tools[] = {
     {"metrics", "compare an image with a reference: MSE, PSNR, SSIM, NRMSE, max error",
      kc_tool_metrics},
     {"demo", "run the built-in demonstration and write images + an HTML report", kc_tool_demo},
+    {"sim", "Bloch simulation of a Cartesian GRE / spin echo of a T1/T2/PD object", kc_tool_sim},
+    {"coils", "coil sensitivity maps of an MRXCAT loop array (Biot-Savart)", kc_tool_coils},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))
 

@@ -16,6 +16,8 @@ struct kr_sim_plan {
     float *sens; /* 2 n ncoils floats or NULL */
     double scale;
     int64_t *acc; /* 2 nsamples ncoils (CPU) */
+    int64_t *ws;  /* per-thread accumulators (CPU), ws_n int64 */
+    int64_t ws_n;
     int have_state;
 #ifdef KRAY_HAVE_CUDA
     kri_cuda_sim *cuda;
@@ -79,6 +81,7 @@ void kr_sim_plan_destroy(kr_sim_plan *plan)
     kri_free(plan->buf);
     kri_free(plan->sens);
     kri_free(plan->acc);
+    kri_free(plan->ws);
     kri_free(plan);
 }
 
@@ -237,7 +240,19 @@ static kr_status sim_exec(kr_sim_plan *plan, float *out)
     kri_sim_obj o = {n,          nc,         b,          b + n,     b + 2 * n, b + 3 * n,
                      b + 4 * n,  b + 5 * n,  b + 6 * n,  b + 7 * n, b + 8 * n, b + 9 * n,
                      b + 10 * n, b + 11 * n, b + 12 * n, plan->sens};
-    KRI_TRY(kri_cpu_bloch(&plan->prog, &o, plan->scale, kri_threads(plan->ctx), plan->acc));
+    const int nth = kri_cpu_bloch_threads(&o, kri_threads(plan->ctx));
+    int64_t need = 0;
+    if (!kri_mul_ok(2 * ns * nc, nth, &need))
+        return kri_fail(KR_ERR_DIM, "simulation accumulators too large");
+    if (need > plan->ws_n) { /* grown once, reused by later executes */
+        kri_free(plan->ws);
+        plan->ws = NULL;
+        plan->ws_n = 0;
+        KRI_TRY(kri_alloc((void **)&plan->ws, (size_t)need * sizeof(int64_t),
+                          "per-thread ADC accumulators"));
+        plan->ws_n = need;
+    }
+    KRI_TRY(kri_cpu_bloch(&plan->prog, &o, plan->scale, nth, plan->acc, plan->ws));
     const double inv = 1.0 / plan->scale;
     for (int64_t c = 0; c < nc && out; c++)
         for (int64_t k = 0; k < ns; k++) {

@@ -6,6 +6,7 @@
 #include "sim_internal.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #ifndef M_PI
@@ -86,19 +87,9 @@ static void step_precess(chunk *ch, const kri_sim_step *s)
     }
 }
 
-static inline void acc_add(uint64_t *acc, int64_t v, int atomic)
-{
-    if (atomic) {
-#pragma omp atomic
-        *acc += (uint64_t)v;
-    } else {
-        *acc += (uint64_t)v;
-    }
-}
-
 /* A run of nrep equal steps with a sample after each. */
 static void step_run(chunk *ch, const kri_sim_step *s, const kri_sim_obj *obj, int64_t ns,
-                     double scale, uint64_t *acc, int atomic)
+                     double scale, uint64_t *acc)
 {
     const float twopi = (float)(2.0 * M_PI);
     const int n = ch->n, nrep = s->nrep;
@@ -113,29 +104,41 @@ static void step_run(chunk *ch, const kri_sim_step *s, const kri_sim_obj *obj, i
         ch->sy[i] = ch->my[i];
     }
     for (int q = 0; q < nrep; q++) {
-        for (int i = 0; i < n; i++) {
-            float mx = ch->mx[i], my = ch->my[i];
-            ch->mx[i] = mx * ch->zr[i] - my * ch->zi[i];
-            ch->my[i] = mx * ch->zi[i] + my * ch->zr[i];
-        }
         const int64_t sample = (int64_t)s->adc + q;
+        float *mxa = ch->mx, *mya = ch->my;
+        const float *zra = ch->zr, *zia = ch->zi;
+        if (!obj->sens) { /* one coil of sensitivity 1: rotate and sum in one pass */
+            float sr = 0.0f, si = 0.0f;
+#pragma omp simd reduction(+ : sr, si)
+            for (int i = 0; i < n; i++) {
+                float mx = mxa[i], my = mya[i];
+                float nx = mx * zra[i] - my * zia[i], ny = mx * zia[i] + my * zra[i];
+                mxa[i] = nx;
+                mya[i] = ny;
+                sr += nx;
+                si += ny;
+            }
+            acc[2 * sample] += (uint64_t)kri_fix(sr, scale);
+            acc[2 * sample + 1] += (uint64_t)kri_fix(si, scale);
+            continue;
+        }
+#pragma omp simd
+        for (int i = 0; i < n; i++) {
+            float mx = mxa[i], my = mya[i];
+            mxa[i] = mx * zra[i] - my * zia[i];
+            mya[i] = mx * zia[i] + my * zra[i];
+        }
         for (int c = 0; c < obj->ncoils; c++) {
             float sr = 0.0f, si = 0.0f;
-            if (obj->sens) {
-                const float *w = obj->sens + 2 * ((int64_t)c * obj->n + ch->i0);
-                for (int i = 0; i < n; i++) {
-                    sr += w[2 * i] * ch->mx[i] - w[2 * i + 1] * ch->my[i];
-                    si += w[2 * i] * ch->my[i] + w[2 * i + 1] * ch->mx[i];
-                }
-            } else {
-                for (int i = 0; i < n; i++) {
-                    sr += ch->mx[i];
-                    si += ch->my[i];
-                }
+            const float *w = obj->sens + 2 * ((int64_t)c * obj->n + ch->i0);
+#pragma omp simd reduction(+ : sr, si)
+            for (int i = 0; i < n; i++) {
+                sr += w[2 * i] * mxa[i] - w[2 * i + 1] * mya[i];
+                si += w[2 * i] * mya[i] + w[2 * i + 1] * mxa[i];
             }
             uint64_t *a = acc + 2 * (sample + ns * c);
-            acc_add(a, kri_fix(sr, scale), atomic);
-            acc_add(a + 1, kri_fix(si, scale), atomic);
+            a[0] += (uint64_t)kri_fix(sr, scale);
+            a[1] += (uint64_t)kri_fix(si, scale);
         }
     }
     /* End state from the closed form (no accumulated rounding of the repeated products). */
@@ -155,7 +158,7 @@ static void step_run(chunk *ch, const kri_sim_step *s, const kri_sim_obj *obj, i
 }
 
 static void run_chunk(chunk *ch, const kri_sim_prog *prog, const kri_sim_obj *obj,
-                      double scale, uint64_t *acc, int atomic)
+                      double scale, uint64_t *acc)
 {
     ch->dt_cache = -1.0f;
     for (int64_t k = 0; k < prog->nsteps; k++) {
@@ -169,34 +172,34 @@ static void run_chunk(chunk *ch, const kri_sim_prog *prog, const kri_sim_obj *ob
                 z.dt = 0.0f;
                 z.kx = z.ky = z.kz = 0.0f;
                 z.nrep = 1;
-                step_run(ch, &z, obj, prog->nsamples, scale, acc, atomic);
+                step_run(ch, &z, obj, prog->nsamples, scale, acc);
             }
         } else if (s->adc < 0) {
             step_precess(ch, s);
         } else {
-            step_run(ch, s, obj, prog->nsamples, scale, acc, atomic);
+            step_run(ch, s, obj, prog->nsamples, scale, acc);
         }
     }
 }
 
 kr_status kri_cpu_bloch(const kri_sim_prog *prog, const kri_sim_obj *obj, double scale,
-                        int nthreads, int64_t *acc_out)
+                        int nthreads, int64_t *acc_out, int64_t *ws)
 {
     const int64_t nacc = 2 * prog->nsamples * (int64_t)obj->ncoils;
-    uint64_t *acc = (uint64_t *)acc_out;
-    if (nacc > 0) memset(acc, 0, (size_t)nacc * sizeof *acc);
     const int64_t nchunks = (obj->n + CHUNK - 1) / CHUNK;
     if (nthreads < 1) nthreads = 1;
     if (nthreads > nchunks) nthreads = (int)(nchunks > 0 ? nchunks : 1);
-    const int atomic = nthreads > 1;
-    kr_status st = KR_OK;
+    uint64_t *wsu = (uint64_t *)ws; /* nthreads * nacc: one private accumulator per thread */
+    if (nacc > 0) memset(wsu, 0, (size_t)(nacc * nthreads) * sizeof *wsu);
+    int fail = 0;
 #pragma omp parallel num_threads(nthreads)
     {
         chunk *ch = kri_malloc(sizeof *ch);
         if (!ch) {
-#pragma omp critical(kri_sim_cpu_fail)
-            st = KR_ERR_OOM_HOST;
+#pragma omp atomic write
+            fail = 1;
         }
+        uint64_t *acc = wsu + (int64_t)omp_get_thread_num() * nacc;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t b = 0; b < nchunks; b++) {
             if (!ch) continue;
@@ -217,7 +220,7 @@ kr_status kri_cpu_bloch(const kri_sim_prog *prog, const kri_sim_obj *obj, double
                 ch->my[i] = obj->my0[j];
                 ch->mz[i] = obj->mz0[j];
             }
-            run_chunk(ch, prog, obj, scale, acc, atomic);
+            run_chunk(ch, prog, obj, scale, acc);
             for (int i = 0; i < n; i++) {
                 obj->mx[i0 + i] = ch->mx[i];
                 obj->my[i0 + i] = ch->my[i];
@@ -226,6 +229,22 @@ kr_status kri_cpu_bloch(const kri_sim_prog *prog, const kri_sim_obj *obj, double
         }
         kri_free(ch);
     }
-    if (st != KR_OK) return kri_fail(st, "out of host memory for Bloch simulation buffers");
+    if (fail) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for Bloch simulation buffers");
+    /* integer sums: the same whatever chunk went to whichever thread */
+    uint64_t *out = (uint64_t *)acc_out;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+    for (int64_t j = 0; j < nacc; j++) {
+        uint64_t v = 0;
+        for (int t = 0; t < nthreads; t++) v += wsu[(int64_t)t * nacc + j];
+        out[j] = v;
+    }
     return KR_OK;
+}
+
+int kri_cpu_bloch_threads(const kri_sim_obj *obj, int nthreads)
+{
+    const int64_t nchunks = (obj->n + CHUNK - 1) / CHUNK;
+    if (nthreads < 1) nthreads = 1;
+    if (nthreads > nchunks) nthreads = (int)(nchunks > 0 ? nchunks : 1);
+    return nthreads;
 }

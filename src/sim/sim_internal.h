@@ -92,9 +92,12 @@ static inline int64_t kri_fix(double v, double scale)
 }
 
 /* CPU twin: acc receives 2 * nsamples * ncoils int64 (re, im), [sample, coil] sample fastest;
- * zeroed here. Bit-identical for any nthreads >= 1. */
+ * ws is scratch of kri_cpu_bloch_threads(obj, nthreads) * 2 * nsamples * ncoils int64.
+ * Bit-identical for any nthreads >= 1. */
 kr_status kri_cpu_bloch(const kri_sim_prog *prog, const kri_sim_obj *obj, double scale,
-                        int nthreads, int64_t *acc);
+                        int nthreads, int64_t *acc, int64_t *ws);
+/* Threads kri_cpu_bloch will use (<= the number of chunks). */
+int kri_cpu_bloch_threads(const kri_sim_obj *obj, int nthreads);
 
 #ifdef KRAY_HAVE_CUDA
 /* Device program and object (bloch_cuda.cu). */
