@@ -90,6 +90,7 @@ void kr_seq_destroy(kr_seq *seq)
     if (!seq) return;
     for (int64_t i = 0; i < seq->n; i++) block_free(&seq->b[i]);
     kri_free(seq->b);
+    kri_free(seq->adc_blk);
     kri_free(seq);
 }
 
@@ -283,6 +284,15 @@ kr_status kr_seq_add_block(kr_seq *seq, const kr_seq_block *block)
         seq->b = nb;
         seq->cap = cap;
     }
+    if (block->adc.n > 0 && seq->nadc == seq->adc_cap) {
+        int64_t cap = seq->adc_cap ? 2 * seq->adc_cap : 64;
+        int64_t *na = kri_malloc((size_t)cap * sizeof *na);
+        if (!na) return kri_fail(KR_ERR_OOM_HOST, "out of host memory growing a sequence");
+        if (seq->nadc) memcpy(na, seq->adc_blk, (size_t)seq->nadc * sizeof *na);
+        kri_free(seq->adc_blk);
+        seq->adc_blk = na;
+        seq->adc_cap = cap;
+    }
     kri_seq_block b;
     memset(&b, 0, sizeof b);
     b.start = start;
@@ -319,6 +329,7 @@ kr_status kr_seq_add_block(kr_seq *seq, const kr_seq_block *block)
     b.adc_first = seq->nsamples;
     seq->b[seq->n++] = b;
     if (b.adc.n > 0) {
+        seq->adc_blk[seq->nadc] = seq->n - 1;
         seq->nadc++;
         seq->nsamples += b.adc.n;
     }
@@ -388,17 +399,11 @@ kr_status kr_seq_get_adc(const kr_seq *seq, int64_t i, int64_t *block, int64_t *
     if (i < 0 || i >= seq->nadc)
         return kri_fail(KR_ERR_INVALID_ARG, "ADC index %lld outside [0, %lld)", (long long)i,
                         (long long)seq->nadc);
-    int64_t k = -1;
-    for (int64_t j = 0; j < seq->n; j++) {
-        if (seq->b[j].adc.n > 0) k++;
-        if (k == i) {
-            if (block) *block = j;
-            if (first_sample) *first_sample = seq->b[j].adc_first;
-            if (adc) *adc = seq->b[j].adc;
-            return KR_OK;
-        }
-    }
-    return kri_fail(KR_ERR_INTERNAL, "ADC %lld not found", (long long)i);
+    const int64_t j = seq->adc_blk[i];
+    if (block) *block = j;
+    if (first_sample) *first_sample = seq->b[j].adc_first;
+    if (adc) *adc = seq->b[j].adc;
+    return KR_OK;
 }
 
 /* ---- piecewise-linear gradients ----------------------------------------------------------- */

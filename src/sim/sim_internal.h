@@ -34,6 +34,8 @@ struct kr_seq {
     int64_t n, cap;
     kri_seq_block *b;
     int64_t nadc, nsamples;
+    int64_t *adc_blk; /* block of ADC event i (nadc entries, capacity adc_cap) */
+    int64_t adc_cap;
 };
 
 /* Gradient of block b on axis a at time t (from the block start): linear between corners,
