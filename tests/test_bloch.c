@@ -40,8 +40,8 @@ static kr_iso *iso_one(double x, double y, double z, double df, double t1, doubl
 
 /* Simulate on ctx; returns the k-space (host c64 [ns, ncoils]) or NULL when ns == 0; the final
  * state goes to iso's mx, my, mz when state != 0 (after the initial state was used). */
-static kr_array *sim(kr_ctx *ctx, const kr_seq *seq, kr_iso *iso, const kr_array *sens,
-                     int state, const kr_sim_opts *opts)
+static kr_array *sim(kr_ctx *ctx, const kr_seq *seq, kr_iso *iso, const kr_array *sens, int state,
+                     const kr_sim_opts *opts)
 {
     kr_sim_plan *p = NULL;
     KT_OK(kr_sim_plan_create(&p, ctx, seq, opts));
@@ -138,13 +138,17 @@ static void rk4(double m[3], const double w[3], double r1, double r2, double m0,
     for (int s = 0; s < nstep; s++) {
         double k1[3], k2[3], k3[3], k4[3], t[3];
         bloch_rhs(m, w, r1, r2, m0, k1);
-        for (int i = 0; i < 3; i++) t[i] = m[i] + 0.5 * h * k1[i];
+        for (int i = 0; i < 3; i++)
+            t[i] = m[i] + 0.5 * h * k1[i];
         bloch_rhs(t, w, r1, r2, m0, k2);
-        for (int i = 0; i < 3; i++) t[i] = m[i] + 0.5 * h * k2[i];
+        for (int i = 0; i < 3; i++)
+            t[i] = m[i] + 0.5 * h * k2[i];
         bloch_rhs(t, w, r1, r2, m0, k3);
-        for (int i = 0; i < 3; i++) t[i] = m[i] + h * k3[i];
+        for (int i = 0; i < 3; i++)
+            t[i] = m[i] + h * k3[i];
         bloch_rhs(t, w, r1, r2, m0, k4);
-        for (int i = 0; i < 3; i++) m[i] += h / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+        for (int i = 0; i < 3; i++)
+            m[i] += h / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
     }
 }
 
@@ -203,7 +207,10 @@ static void test_free_precession(void)
     KT_LE(maxerr, 2e-6);
     /* final state after both blocks: y area total -6 (T/2) - 6 (100us)/2 */
     double T = 2 * rise + flat + 100e-6;
-    double cyc = GB * 1e-6 * (A * (rise + flat) * x + (-6.0 * 0.5 * (2 * rise + flat) - 6.0 * 0.5 * 100e-6) * y) + df * T;
+    double cyc =
+        GB * 1e-6 *
+            (A * (rise + flat) * x + (-6.0 * 0.5 * (2 * rise + flat) - 6.0 * 0.5 * 100e-6) * y) +
+        df * T;
     double complex m = (0.6 - 0.8 * I) * cexp(-2 * M_PI * I * cyc);
     KT_NEAR(iso->mx[0], creal(m), 2e-6);
     KT_NEAR(iso->my[0], cimag(m), 2e-6);
@@ -217,7 +224,8 @@ static void test_t1_recovery(void)
     kr_seq *s = NULL;
     KT_OK(kr_seq_create(&s, NULL));
     const double d[4] = {0.1, 0.033, 0.25, 0.117}; /* 500 ms in uneven pieces */
-    for (int i = 0; i < 4; i++) add_delay(s, d[i]);
+    for (int i = 0; i < 4; i++)
+        add_delay(s, d[i]);
     kr_iso *iso = iso_one(1, 2, 3, 50.0, 800.0, 60.0, 0.3, 0.0, -1.0);
     kr_array *k = sim(g_ser, s, iso, NULL, 1, NULL);
     KT_CHECK(k == NULL);
@@ -283,7 +291,9 @@ static void test_hard_pulse_off_resonance(void)
     /* 90 degree nominal, 200 us, 1.1 kHz off resonance, then the same with a gradient */
     const double dur = 200e-6, phi = 0.7;
     const double b1 = 90.0 / 360.0 / (GB * dur); /* tesla */
-    struct { double df, x, gx; } cases[3] = {{1100.0, 0, 0}, {-400.0, 0, 0}, {150.0, 4.0, 12.0}};
+    struct {
+        double df, x, gx;
+    } cases[3] = {{1100.0, 0, 0}, {-400.0, 0, 0}, {150.0, 4.0, 12.0}};
     for (int c = 0; c < 3; c++) {
         kr_seq *s = NULL;
         KT_OK(kr_seq_create(&s, NULL));
@@ -294,14 +304,16 @@ static void test_hard_pulse_off_resonance(void)
                        2 * M_PI * (cases[c].df + GB * cases[c].gx * 1e-3 * cases[c].x * 1e-3)};
         double m[3] = {0.2, 0.1, 0.9};
         /* the ramps (100 us each, none without a gradient) are exact z rotations */
-        double ramp_cyc = cases[c].gx != 0 ? GB * cases[c].gx * 1e-3 * 0.5 * 100e-6 * cases[c].x * 1e-3 +
-                                                 cases[c].df * 100e-6
-                                           : 0.0;
+        double ramp_cyc =
+            cases[c].gx != 0
+                ? GB * cases[c].gx * 1e-3 * 0.5 * 100e-6 * cases[c].x * 1e-3 + cases[c].df * 100e-6
+                : 0.0;
         zrot(m, ramp_cyc);
         rk4(m, w, 0, 0, 1, dur, 20000);
         zrot(m, ramp_cyc);
         printf("  off resonance case %d: error %.3g\n", c,
-               sqrt(pow(iso->mx[0] - m[0], 2) + pow(iso->my[0] - m[1], 2) + pow(iso->mz[0] - m[2], 2)));
+               sqrt(pow(iso->mx[0] - m[0], 2) + pow(iso->my[0] - m[1], 2) +
+                    pow(iso->mz[0] - m[2], 2)));
         KT_NEAR(iso->mx[0], m[0], 2e-6);
         KT_NEAR(iso->my[0], m[1], 2e-6);
         KT_NEAR(iso->mz[0], m[2], 2e-6);
@@ -375,7 +387,8 @@ static void test_spin_echo_refocusing(void)
     KT_OK(kr_seq_add_block(s, &b));
     kr_array *k = sim(g_ser, s, iso, NULL, 0, NULL);
     double complex echo = kv(k, 1);
-    printf("  spin echo: %.7f%+.7fi, expected %.7fi\n", creal(echo), cimag(echo), exp(-te * 1e3 / t2));
+    printf("  spin echo: %.7f%+.7fi, expected %.7fi\n", creal(echo), cimag(echo),
+           exp(-te * 1e3 / t2));
     KT_NEAR(creal(echo), 0.0, 2e-5);
     KT_NEAR(cimag(echo), exp(-te * 1e3 / t2), 2e-5);
     /* 5 ms off the echo: the uniform 200 Hz spread has dephased to sinc(1) = 0 */
@@ -429,14 +442,16 @@ static void test_coil_weighting(void)
         kr_array *k1 = sim(g_ser, s, one, NULL, 0, NULL);
         for (int c = 0; c < nc; c++) {
             const float *w = (const float *)sens->data + 2 * (i + n * c);
-            for (int64_t j = 0; j < ns; j++) ref[c][j] += (w[0] + I * w[1]) * kv(k1, j);
+            for (int64_t j = 0; j < ns; j++)
+                ref[c][j] += (w[0] + I * w[1]) * kv(k1, j);
         }
         kr_array_destroy(k1);
         kr_iso_destroy(one);
     }
     double maxerr = 0;
     for (int c = 0; c < nc; c++)
-        for (int64_t j = 0; j < ns; j++) maxerr = fmax(maxerr, cabs(kv(k, j + ns * c) - ref[c][j]));
+        for (int64_t j = 0; j < ns; j++)
+            maxerr = fmax(maxerr, cabs(kv(k, j + ns * c) - ref[c][j]));
     printf("  coil weighting: max error %.3g\n", maxerr);
     KT_LE(maxerr, 2e-6);
     kr_array_destroy(k);
@@ -471,7 +486,8 @@ static void test_serial_equals_threaded(void)
         iso->t2_ms[i] = (float)(80 + 60 * kri_rand_sym(15, i));
         iso->m0[i] = (float)(0.5 + 0.5 * kri_rand_sym(16, i));
         for (int j = 0; j < 2 * nc; j++)
-            ((float *)sens->data)[2 * i + 2 * n * (j / 2) + (j % 2)] = (float)kri_rand_sym(17, 4 * i + j);
+            ((float *)sens->data)[2 * i + 2 * n * (j / 2) + (j % 2)] =
+                (float)kri_rand_sym(17, 4 * i + j);
     }
     KT_OK(kr_iso_equilibrium(iso));
     kr_array *ref = sim(g_ser, s, iso, sens, 0, NULL);

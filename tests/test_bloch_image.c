@@ -101,8 +101,7 @@ static void test_bssfp(void)
     kr_iso *iso = iso_one(t1, t2);
     kr_array *k = sim(s, iso);
     const double e1 = exp(-tr * 1e3 / t1), e2 = exp(-tr * 1e3 / t2), ar = a * M_PI / 180;
-    const double want =
-        sin(ar) * (1 - e1) * sqrt(e2) / (1 - (e1 - e2) * cos(ar) - e1 * e2);
+    const double want = sin(ar) * (1 - e1) * sqrt(e2) / (1 - (e1 - e2) * cos(ar) - e1 * e2);
     printf("  bSSFP: %.8f, expected %.8f\n", cabs(kv(k, n - 1)), want);
     KT_NEAR(cabs(kv(k, n - 1)), want, 1e-4 * want);
     KT_NEAR(cabs(kv(k, n - 2)), want, 1e-4 * want);
@@ -281,10 +280,12 @@ static void test_gre_phantom(void)
     double outside = 0;
     for (int64_t p = 0; p < n * n; p++) {
         int inside = 0;
-        for (int64_t v = 0; v < iso->n && !inside; v++) inside = iso->voxel[v] == p;
+        for (int64_t v = 0; v < iso->n && !inside; v++)
+            inside = iso->voxel[v] == p;
         if (!inside) outside = fmax(outside, cabs(kv(img, p)) / ((double)n * n));
     }
-    printf("  GRE image vs Ernst: max error %.3g of max %.3g, outside %.3g\n", maxerr, maxv, outside);
+    printf("  GRE image vs Ernst: max error %.3g of max %.3g, outside %.3g\n", maxerr, maxv,
+           outside);
     KT_LE(outside, 2e-3 * maxv);
     kr_array_destroy(img);
     KT_LE(maxerr, 2e-3 * maxv); /* T2 decay across the 250 us readout blurs (measured 6e-4) */

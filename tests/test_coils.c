@@ -42,8 +42,7 @@ static void test_elliptic(void)
     KT_STATUS(kr_elliptic_ke(0.5, 0, NULL, &de), KR_ERR_INVALID_ARG);
 }
 
-static kr_coil make_coil(double cx, double cy, double cz, double nx, double ny, double nz,
-                         double a)
+static kr_coil make_coil(double cx, double cy, double cz, double nx, double ny, double nz, double a)
 {
     kr_coil c;
     memset(&c, 0, sizeof c);
@@ -79,7 +78,8 @@ static void test_on_axis(void)
     double p[3] = {10 + 40 * n[0] / nn, -20 + 40 * n[1] / nn, 5 + 40 * n[2] / nn}, B[3];
     KT_OK(kr_coil_field(&t, p, 1.0, B));
     double want = KR_MU0 * 0.05 * 0.05 / (2 * pow(0.05 * 0.05 + 0.04 * 0.04, 1.5));
-    for (int k = 0; k < 3; k++) KT_NEAR(B[k], want * n[k] / nn, 1e-13 * want);
+    for (int k = 0; k < 3; k++)
+        KT_NEAR(B[k], want * n[k] / nn, 1e-13 * want);
 }
 
 /* Direct Biot-Savart sum over N straight pieces (midpoint rule on the periodic parameter,
@@ -88,14 +88,17 @@ static void numeric_field(const kr_coil *c, const double p[3], int N, double B[3
 {
     double n[3] = {c->normal[0], c->normal[1], c->normal[2]};
     double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    for (int k = 0; k < 3; k++) n[k] /= nn;
+    for (int k = 0; k < 3; k++)
+        n[k] /= nn;
     /* in-plane basis u, v with u x v = n */
     double u[3] = {1, 0, 0};
     if (fabs(n[0]) > 0.9) u[0] = 0, u[1] = 1;
     double d = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
-    for (int k = 0; k < 3; k++) u[k] -= d * n[k];
+    for (int k = 0; k < 3; k++)
+        u[k] -= d * n[k];
     double un = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-    for (int k = 0; k < 3; k++) u[k] /= un;
+    for (int k = 0; k < 3; k++)
+        u[k] /= un;
     double v[3] = {n[1] * u[2] - n[2] * u[1], n[2] * u[0] - n[0] * u[2], n[0] * u[1] - n[1] * u[0]};
     const double a = c->radius_mm * 1e-3;
     B[0] = B[1] = B[2] = 0;
@@ -110,13 +113,15 @@ static void numeric_field(const kr_coil *c, const double p[3], int N, double B[3
         double r3 = pow(R[0] * R[0] + R[1] * R[1] + R[2] * R[2], 1.5);
         double cr[3] = {dl[1] * R[2] - dl[2] * R[1], dl[2] * R[0] - dl[0] * R[2],
                         dl[0] * R[1] - dl[1] * R[0]};
-        for (int k = 0; k < 3; k++) B[k] += 1e-7 * cr[k] / r3;
+        for (int k = 0; k < 3; k++)
+            B[k] += 1e-7 * cr[k] / r3;
     }
 }
 
 static void test_vs_numeric_biot_savart(void)
 {
-    kr_coil coils[2] = {make_coil(0, 0, 0, 0, 0, 1, 40), make_coil(300, 20, -15, -0.9, 0.1, 0.2, 80)};
+    kr_coil coils[2] = {make_coil(0, 0, 0, 0, 0, 1, 40),
+                        make_coil(300, 20, -15, -0.9, 0.1, 0.2, 80)};
     double worst = 0;
     int count = 0;
     for (int c = 0; c < 2; c++)
@@ -132,16 +137,20 @@ static void test_vs_numeric_biot_savart(void)
             double e = sqrt(pow(B[0] - R[0], 2) + pow(B[1] - R[1], 2) + pow(B[2] - R[2], 2)) / nr;
             /* distance to the conductor */
             kr_coil cc = coils[c];
-            double nn = sqrt(cc.normal[0] * cc.normal[0] + cc.normal[1] * cc.normal[1] + cc.normal[2] * cc.normal[2]);
+            double nn = sqrt(cc.normal[0] * cc.normal[0] + cc.normal[1] * cc.normal[1] +
+                             cc.normal[2] * cc.normal[2]);
             double dz = 0, dr[3];
-            for (int k = 0; k < 3; k++) dz += (p[k] - cc.centre_mm[k]) * cc.normal[k] / nn;
-            for (int k = 0; k < 3; k++) dr[k] = p[k] - cc.centre_mm[k] - dz * cc.normal[k] / nn;
+            for (int k = 0; k < 3; k++)
+                dz += (p[k] - cc.centre_mm[k]) * cc.normal[k] / nn;
+            for (int k = 0; k < 3; k++)
+                dr[k] = p[k] - cc.centre_mm[k] - dz * cc.normal[k] / nn;
             double rho = sqrt(dr[0] * dr[0] + dr[1] * dr[1] + dr[2] * dr[2]);
             if (hypot(rho - cc.radius_mm, dz) < 0.2 * cc.radius_mm) continue;
             worst = fmax(worst, e);
             count++;
         }
-    printf("  closed form vs 8000-piece Biot-Savart sum at %d points: max rel error %.3g\n", count, worst);
+    printf("  closed form vs 8000-piece Biot-Savart sum at %d points: max rel error %.3g\n", count,
+           worst);
     KT_GE(count, 600);
     KT_LE(worst, 1e-10);
 }
@@ -171,7 +180,8 @@ static void test_layout(void)
     /* > 6 per ring: uniform, radius rbody pi / m */
     KT_OK(kr_coil_layout_mrxcat(8, 8, rb, c, &nr, cnt));
     KT_CHECK(nr == 1 && cnt[0] == 8);
-    for (int q = 0; q < 8; q++) KT_NEAR(c[q].angle_deg, 45.0 * q, 1e-12);
+    for (int q = 0; q < 8; q++)
+        KT_NEAR(c[q].angle_deg, 45.0 * q, 1e-12);
     KT_NEAR(c[0].radius_mm, 0.5 * rb * 2 * M_PI / 8, 1e-12);
     KT_NEAR(c[0].centre_mm[2], 0.0, 0);
     KT_OK(kr_coil_layout_mrxcat(32, 32, rb, c, &nr, cnt));
@@ -179,19 +189,26 @@ static void test_layout(void)
     KT_NEAR(c[5].angle_deg, 360.0 * 5 / 32, 1e-12);
     KT_NEAR(c[31].radius_mm, 0.5 * rb * 2 * M_PI / 32, 1e-12);
     /* fixed tables for 1..6 coils in one ring */
-    const double *tabs[7] = {NULL, NULL, (const double[]){150, 210}, (const double[]){130, 180, 230},
-                             (const double[]){150, 210, 330, 30}, a5, a6};
+    const double *tabs[7] = {NULL,
+                             NULL,
+                             (const double[]){150, 210},
+                             (const double[]){130, 180, 230},
+                             (const double[]){150, 210, 330, 30},
+                             a5,
+                             a6};
     for (int m = 1; m <= 6; m++) {
         KT_OK(kr_coil_layout_mrxcat(m, 8, rb, c, &nr, cnt));
         KT_CHECK(nr == 1 && cnt[0] == m);
-        for (int q = 0; q < m; q++) KT_NEAR(c[q].angle_deg, m == 1 ? 0.0 : tabs[m][q], 0);
+        for (int q = 0; q < m; q++)
+            KT_NEAR(c[q].angle_deg, m == 1 ? 0.0 : tabs[m][q], 0);
         KT_NEAR(c[0].radius_mm, rc, 1e-12);
     }
     /* ring splits of the MRXCAT rule */
-    struct { int nc, cpr, rings, c0, c1, c2, c3; } cases[] = {
-        {10, 8, 2, 5, 5, 0, 0}, {9, 8, 2, 4, 5, 0, 0}, {17, 8, 3, 4, 8, 5, 0},
-        {12, 6, 2, 6, 6, 0, 0}, {20, 8, 3, 6, 8, 6, 0}, {25, 8, 4, 4, 8, 8, 5},
-        {7, 8, 1, 7, 0, 0, 0},  {14, 8, 2, 7, 7, 0, 0}};
+    struct {
+        int nc, cpr, rings, c0, c1, c2, c3;
+    } cases[] = {{10, 8, 2, 5, 5, 0, 0}, {9, 8, 2, 4, 5, 0, 0},  {17, 8, 3, 4, 8, 5, 0},
+                 {12, 6, 2, 6, 6, 0, 0}, {20, 8, 3, 6, 8, 6, 0}, {25, 8, 4, 4, 8, 8, 5},
+                 {7, 8, 1, 7, 0, 0, 0},  {14, 8, 2, 7, 7, 0, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         KT_OK(kr_coil_layout_mrxcat(cases[i].nc, cases[i].cpr, rb, c, &nr, cnt));
         KT_CHECK_MSG(nr == cases[i].rings, "nc %d cpr %d: %d rings", cases[i].nc, cases[i].cpr, nr);
@@ -281,7 +298,8 @@ static void test_wire_clamp_and_threads(void)
     KT_OK(kr_coil_field(&c, on, 1.0, B));
     double surf[3] = {31, 0, 0}; /* on the surface of a 1 mm wire: same value */
     KT_OK(kr_coil_field(&c, surf, 1.0, B2));
-    for (int k = 0; k < 3; k++) KT_NEAR(B[k], B2[k], 1e-12 * fabs(B2[2]));
+    for (int k = 0; k < 3; k++)
+        KT_NEAR(B[k], B2[k], 1e-12 * fabs(B2[2]));
     KT_CHECK(isfinite(B[2]) && fabs(B[2]) > 0);
     /* maps do not depend on the thread count */
     kr_coil cs[8];

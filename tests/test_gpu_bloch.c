@@ -46,7 +46,8 @@ static kr_array *random_sens(int64_t n, int nc, uint64_t seed)
     kr_array *s = NULL;
     KT_OK(kr_array_create(&s, KR_C64, 2, d, KR_HOST, NULL));
     float *f = s->data;
-    for (int64_t i = 0; i < 2 * n * nc; i++) f[i] = (float)kri_rand_sym(seed, i);
+    for (int64_t i = 0; i < 2 * n * nc; i++)
+        f[i] = (float)kri_rand_sym(seed, i);
     return s;
 }
 
@@ -117,8 +118,8 @@ static void test_parity_one_coil(void)
             o.iso_per_thread = k;
             kr_array *g = sim(g_gpu, s, iso, NULL, &o, NULL);
             double e = rel_diff(g, ref);
-            printf("  one coil, fast %d, %d per thread: max |gpu - cpu| / max |cpu| = %.3g\n",
-                   fast, k, e);
+            printf("  one coil, fast %d, %d per thread: max |gpu - cpu| / max |cpu| = %.3g\n", fast,
+                   k, e);
             KT_LE(e, fast ? 1e-3 : 1e-4);
             kr_array_destroy(g);
         }
@@ -376,8 +377,7 @@ static void bench_case(const char *name, const kr_seq *s, const kr_iso *iso)
                    "\"steps\": %lld, \"samples\": %lld, \"time_ms\": %.3f, "
                    "\"iso_steps_per_s\": %.4g}\n",
                    name, fast, k, (long long)info.niso, (long long)info.nintervals,
-                   (long long)info.nsteps, (long long)info.nsamples, tm * 1e3,
-                   info.iso_steps / tm);
+                   (long long)info.nsteps, (long long)info.nsamples, tm * 1e3, info.iso_steps / tm);
             kr_array_destroy(kd);
             kr_sim_plan_destroy(p);
         }

@@ -190,8 +190,8 @@ static double area_to(const kr_seq_block *b, int a, double t)
 
 /* Walk the sequence: k (1/m) at each ADC sample, counted from the last excitation (flip < 150
  * degrees) and negated at refocusing pulses; also the time from the excitation centre. */
-static void trajectory(const kr_seq *s, double flip_limit_deg, double *kx, double *ky,
-                       double *te, int64_t *line, int64_t ns)
+static void trajectory(const kr_seq *s, double flip_limit_deg, double *kx, double *ky, double *te,
+                       int64_t *line, int64_t ns)
 {
     kr_seq_info info;
     KT_OK(kr_seq_get_info(s, &info));
@@ -236,7 +236,8 @@ static void trajectory(const kr_seq *s, double flip_limit_deg, double *kx, doubl
 static void check_cartesian(const kr_seq *s, const kr_seq_cart_opts *o, double flip_limit)
 {
     const int64_t ns = o->nx * o->ny;
-    double *kx = malloc(ns * sizeof *kx), *ky = malloc(ns * sizeof *ky), *te = malloc(ns * sizeof *te);
+    double *kx = malloc(ns * sizeof *kx), *ky = malloc(ns * sizeof *ky),
+           *te = malloc(ns * sizeof *te);
     int64_t *line = malloc(ns * sizeof *line);
     trajectory(s, flip_limit, kx, ky, te, line, ns);
     double ekx = 0, eky = 0, ete = 0;
@@ -388,7 +389,8 @@ static void test_iso_from_maps(void)
         dfv[i] = 2.0 * i;
     }
     t1v[3] = 0; /* allowed where PD = 0 */
-    kr_array *t1 = map2(4, 3, t1v), *t2 = map2(4, 3, t2v), *pd = map2(4, 3, pdv), *df = map2(4, 3, dfv);
+    kr_array *t1 = map2(4, 3, t1v), *t2 = map2(4, 3, t2v), *pd = map2(4, 3, pdv),
+             *df = map2(4, 3, dfv);
     kr_iso_opts o;
     kr_iso_opts_default(&o);
     o.voxel_mm[0] = 2;
@@ -490,7 +492,8 @@ static void test_iso_from_maps(void)
     KT_OK(kr_iso_from_tissue(&iso, tis, NULL, NULL));
     int64_t count = 0;
     const float *tf = tis->data;
-    for (int i = 0; i < 32 * 32; i++) count += tf[2 * 1024 + i] > 0;
+    for (int i = 0; i < 32 * 32; i++)
+        count += tf[2 * 1024 + i] > 0;
     KT_CHECK(iso && iso->n == count);
     if (iso) {
         int64_t v = iso->voxel[count / 2];

@@ -16,17 +16,17 @@ int kc_tool_coils(int argc, char **argv)
     const kc_opt opts[] = {
         {"coils", 'c', KC_INT, &nc, "8", "N", "number of coils (nc)", NULL, 1, 4096, NULL},
         {"per-ring", 'r', KC_INT, &per, "8", "N",
-         "coils per ring at most (c_per_row); e.g. 16 coils, 6 per ring -> rings of 5/6/5", NULL,
-         1, 4096, NULL},
+         "coils per ring at most (c_per_row); e.g. 16 coils, 6 per ring -> rings of 5/6/5", NULL, 1,
+         4096, NULL},
         {"rbody", 0, KC_DOUBLE, &rbody, "300", "MM",
          "radius of the array: distance of the coil centres from the bore axis (rbody_mm)", NULL,
          1e-6, 1e6, NULL},
-        {"size", 'n', KC_DIMS, &size, "256", "DIMS", "grid: N (NxN), NxM or NxMxP voxels", NULL,
-         1, 65536, NULL},
-        {"voxel", 0, KC_DOUBLE, &voxel, "1", "MM", "voxel size along x and y (rx)", NULL, 1e-9,
-         1e6, NULL},
-        {"slice", 0, KC_DOUBLE, &slice, "5", "MM", "voxel size along z (rz, slice thickness)",
-         NULL, 1e-9, 1e6, NULL},
+        {"size", 'n', KC_DIMS, &size, "256", "DIMS", "grid: N (NxN), NxM or NxMxP voxels", NULL, 1,
+         65536, NULL},
+        {"voxel", 0, KC_DOUBLE, &voxel, "1", "MM", "voxel size along x and y (rx)", NULL, 1e-9, 1e6,
+         NULL},
+        {"slice", 0, KC_DOUBLE, &slice, "5", "MM", "voxel size along z (rz, slice thickness)", NULL,
+         1e-9, 1e6, NULL},
         {"z", 0, KC_DOUBLE, &z, "0", "MM", "z of the grid centre (rings are centred on z = 0)",
          NULL, -1e6, 1e6, NULL},
         {"grid", 'g', KC_CHOICE, &grid, "fft", "G",
@@ -67,7 +67,8 @@ int kc_tool_coils(int argc, char **argv)
     if (size.n == 1)
         d[0] = d[1] = size.d[0];
     else if (size.n == 2 || size.n == 3)
-        for (int i = 0; i < size.n; i++) d[i] = size.d[i];
+        for (int i = 0; i < size.n; i++)
+            d[i] = size.d[i];
     else
         return kc_usage("coils", "--size takes N, NxM or NxMxP, got %d sizes", size.n);
     if (d[0] * d[1] * d[2] * (int64_t)nc > ((int64_t)1 << 33))
@@ -131,7 +132,8 @@ int kc_tool_coils(int argc, char **argv)
     if ((s = kr_write(out, maps, &io)) != KR_OK) goto fail;
     if (c.json) {
         printf("{\"tool\": \"coils\", \"coils\": %d, \"rings\": [", nc);
-        for (int k = 0; k < nrings; k++) printf("%s%d", k ? ", " : "", rings[k]);
+        for (int k = 0; k < nrings; k++)
+            printf("%s%d", k ? ", " : "", rings[k]);
         printf("], \"radius_mm\": ");
         kc_json_number(stdout, coils[0].radius_mm);
         printf(", \"backend\": \"%s\", \"seconds\": ", kr_backend_name(kr_ctx_backend(ctx)));
@@ -156,7 +158,8 @@ int kc_tool_coils(int argc, char **argv)
     } else if (c.verbose && !c.quiet) {
         char tb[32];
         fprintf(stderr, "kray coils: %d rings (", nrings);
-        for (int k = 0; k < nrings; k++) fprintf(stderr, "%s%d", k ? "/" : "", rings[k]);
+        for (int k = 0; k < nrings; k++)
+            fprintf(stderr, "%s%d", k ? "/" : "", rings[k]);
         fprintf(stderr, "), coil radius %.3g mm, maps in %s\n", coils[0].radius_mm,
                 kc_fmt_seconds(t1 - t0, tb, sizeof tb));
     }

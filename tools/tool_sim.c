@@ -67,10 +67,12 @@ int kc_tool_sim(int argc, char **argv)
          NULL, 0, 0, NULL},
         {"voxel", 0, KC_DOUBLE, &a.voxel, "1", "MM", "voxel size of the maps along x and y", NULL,
          1e-6, 1e4, NULL},
-        {"slice", 0, KC_DOUBLE, &a.slice, "5", "MM", "slice thickness (isochromats spread along z "
-         "with --sub)", NULL, 1e-6, 1e4, NULL},
-        {"decimate", 0, KC_INT, &a.decimate, "1", "D", "keep every D-th voxel along x and y (1, 2, 4)",
-         NULL, 1, 4, NULL},
+        {"slice", 0, KC_DOUBLE, &a.slice, "5", "MM",
+         "slice thickness (isochromats spread along z "
+         "with --sub)",
+         NULL, 1e-6, 1e4, NULL},
+        {"decimate", 0, KC_INT, &a.decimate, "1", "D",
+         "keep every D-th voxel along x and y (1, 2, 4)", NULL, 1, 4, NULL},
         {"sub", 0, KC_INT, &a.sub, "1", "N", "isochromats per voxel along x and y", NULL, 1, 16,
          NULL},
         {"nfreq", 0, KC_INT, &a.nfreq, "1", "N", "frequency offsets per sub-position", NULL, 1,
@@ -90,8 +92,7 @@ int kc_tool_sim(int argc, char **argv)
         {"tr", 0, KC_DOUBLE, &a.tr, "100", "MS", "repetition time", NULL, 1e-3, 1e6, NULL},
         {"flip", 0, KC_DOUBLE, &a.flip, "90", "DEG", "excitation flip angle", NULL, -1e4, 1e4,
          NULL},
-        {"bw", 0, KC_DOUBLE, &a.bw, "400", "HZ", "readout bandwidth per pixel", NULL, 1, 1e7,
-         NULL},
+        {"bw", 0, KC_DOUBLE, &a.bw, "400", "HZ", "readout bandwidth per pixel", NULL, 1, 1e7, NULL},
         {"rf-dur", 0, KC_DOUBLE, &a.rfdur, "200", "US", "hard-pulse duration", NULL, 1e-3, 1e6,
          NULL},
         {"spoil", 0, KC_CHOICE, &a.spoil, "rf", "M",
@@ -104,8 +105,7 @@ int kc_tool_sim(int argc, char **argv)
         {"fov", 0, KC_DOUBLE, &a.fov, "0", "MM", "field of view, both axes (0 = voxel x size)",
          NULL, 0, 1e6, NULL},
         {"coils", 'c', KC_INT, &a.coils, "0", "N",
-         "MRXCAT loop array of N coils (0 = one ideal coil of sensitivity 1)", NULL, 0, 4096,
-         NULL},
+         "MRXCAT loop array of N coils (0 = one ideal coil of sensitivity 1)", NULL, 0, 4096, NULL},
         {"per-ring", 0, KC_INT, &a.per, "8", "N", "coils per ring at most", NULL, 1, 4096, NULL},
         {"rbody", 0, KC_DOUBLE, &a.rbody, "300", "MM", "radius of the coil array", NULL, 1e-6, 1e6,
          NULL},
@@ -126,7 +126,8 @@ int kc_tool_sim(int argc, char **argv)
         "sim",
         "Simulate the Bloch equations for every isochromat of a T1/T2/PD object through a 2-D\n"
         "Cartesian gradient echo or spin echo with hard pulses (exact rotations and relaxation\n"
-        "per piecewise-constant step), summing the transverse magnetisation into k-space, weighted\n"
+        "per piecewise-constant step), summing the transverse magnetisation into k-space, "
+        "weighted\n"
         "by Biot-Savart coil sensitivities with --coils. k-space sample (m, j) is kx = (m - nx/2)\n"
         "/ FOV, ky = (j - ny/2) / FOV, so a centred inverse FFT gives the image on the fft grid\n"
         "(--image). A 90 degree pulse of phase 0 leaves Mxy = i M0. With --json a line with the\n"
@@ -173,7 +174,7 @@ int kc_tool_sim(int argc, char **argv)
     so.flip_deg = a.flip;
     so.bw_hz_px = a.bw;
     so.rf_dur_s = a.rfdur * 1e-6;
-    so.spoil = (kr_spoil)(a.spoil == 0 ? KR_SPOIL_NONE
+    so.spoil = (kr_spoil)(a.spoil == 0   ? KR_SPOIL_NONE
                           : a.spoil == 1 ? KR_SPOIL_IDEAL
                           : a.spoil == 2 ? KR_SPOIL_GRADIENT
                                          : KR_SPOIL_RF_GRADIENT);
@@ -226,7 +227,8 @@ int kc_tool_sim(int argc, char **argv)
             goto fail;
         float *f = img->data;
         const double sc = 1.0 / ((double)so.nx * (double)so.ny);
-        for (int64_t i = 0; i < 2 * kr_array_numel(img); i++) f[i] = (float)(f[i] * sc);
+        for (int64_t i = 0; i < 2 * kr_array_numel(img); i++)
+            f[i] = (float)(f[i] * sc);
         if ((s = kr_write(a.image, img, &io)) != KR_OK) goto fail;
     }
     kr_sim_info info;
@@ -236,19 +238,19 @@ int kc_tool_sim(int argc, char **argv)
                "%lld, \"coils\": %d, \"samples\": %lld, \"steps\": %lld, \"intervals\": %lld, "
                "\"seconds\": ",
                kr_backend_name(kr_ctx_backend(ctx)), a.seq == 0 ? "gre" : "se",
-               (long long)info.niso, info.ncoils, (long long)info.nsamples,
-               (long long)info.nsteps, (long long)info.nintervals);
+               (long long)info.niso, info.ncoils, (long long)info.nsamples, (long long)info.nsteps,
+               (long long)info.nintervals);
         kc_json_number(stdout, t1 - t0);
         printf(", \"iso_steps_per_s\": ");
         kc_json_number(stdout, t1 > t0 ? info.iso_steps / (t1 - t0) : 0.0);
         printf("}\n");
     } else if (c.verbose && !c.quiet) {
         char tb[32];
-        fprintf(stderr, "kray sim: %lld isochromats, %lld samples x %d coils in %s (%.3g "
+        fprintf(stderr,
+                "kray sim: %lld isochromats, %lld samples x %d coils in %s (%.3g "
                 "isochromat-steps/s)\n",
                 (long long)info.niso, (long long)info.nsamples, info.ncoils,
-                kc_fmt_seconds(t1 - t0, tb, sizeof tb),
-                t1 > t0 ? info.iso_steps / (t1 - t0) : 0.0);
+                kc_fmt_seconds(t1 - t0, tb, sizeof tb), t1 > t0 ? info.iso_steps / (t1 - t0) : 0.0);
     }
     goto done;
 fail:

@@ -168,19 +168,19 @@ typedef enum kr_spoil {
  * measured from the centre of the excitation pulse to the sample m = nx/2; TR from one
  * excitation to the next. ndummy TRs without ADC come first (preparatory pulses). */
 typedef struct kr_seq_cart_opts {
-    int64_t nx, ny;             /* readout samples, phase-encode lines (>= 1; default 64) */
-    double fov_x_mm, fov_y_mm;  /* default 256 */
-    double te_ms, tr_ms;        /* default 10, 100 (GRE) */
-    double flip_deg;            /* excitation flip angle (default 90) */
-    double refocus_deg;         /* spin echo: refocusing flip angle (default 180) */
-    double bw_hz_px;            /* readout bandwidth per pixel: dwell = 1 / (bw nx) (400) */
-    double rf_dur_s;            /* hard-pulse duration (default 200e-6) */
-    double raster_s;            /* timing raster for gradients and delays (default 10e-6) */
-    kr_spoil spoil;             /* GRE only (default KR_SPOIL_RF_GRADIENT) */
-    double spoil_cycles;        /* spoiler dephasing across one voxel along x (default 4) */
-    double rf_spoil_deg;        /* RF spoiling phase increment (default 117) */
-    int ndummy;                 /* preparatory TRs without ADC (default 0) */
-    kr_seq_limits limits;       /* default kr_seq_limits_default */
+    int64_t nx, ny;            /* readout samples, phase-encode lines (>= 1; default 64) */
+    double fov_x_mm, fov_y_mm; /* default 256 */
+    double te_ms, tr_ms;       /* default 10, 100 (GRE) */
+    double flip_deg;           /* excitation flip angle (default 90) */
+    double refocus_deg;        /* spin echo: refocusing flip angle (default 180) */
+    double bw_hz_px;           /* readout bandwidth per pixel: dwell = 1 / (bw nx) (400) */
+    double rf_dur_s;           /* hard-pulse duration (default 200e-6) */
+    double raster_s;           /* timing raster for gradients and delays (default 10e-6) */
+    kr_spoil spoil;            /* GRE only (default KR_SPOIL_RF_GRADIENT) */
+    double spoil_cycles;       /* spoiler dephasing across one voxel along x (default 4) */
+    double rf_spoil_deg;       /* RF spoiling phase increment (default 117) */
+    int ndummy;                /* preparatory TRs without ADC (default 0) */
+    kr_seq_limits limits;      /* default kr_seq_limits_default */
 } kr_seq_cart_opts;
 
 void kr_seq_cart_opts_default(kr_seq_cart_opts *o);
@@ -199,7 +199,7 @@ kr_status kr_seq_se(kr_seq **seq, const kr_seq_cart_opts *o);
 typedef struct kr_iso {
     int64_t n;
     float *x_mm, *y_mm, *z_mm;
-    float *df_hz;        /* off-resonance */
+    float *df_hz; /* off-resonance */
     float *t1_ms, *t2_ms;
     float *m0;           /* equilibrium magnetisation (proton density share) */
     float *mx, *my, *mz; /* initial magnetisation */
@@ -225,18 +225,18 @@ typedef enum kr_iso_spread {
  * the centres of a sub x sub x sub grid inside the voxel, each with nfreq frequency offsets;
  * m0 = PD / (isochromats per voxel). df = map value (if any) + the sine pattern + the offset. */
 typedef struct kr_iso_opts {
-    double voxel_mm[3];  /* voxel size of the input maps (default 1, 1, 1; z: slice thickness) */
+    double voxel_mm[3]; /* voxel size of the input maps (default 1, 1, 1; z: slice thickness) */
     kr_phantom_grid grid;
-    int sub[3];          /* isochromats per voxel along x, y, z (default 1, 1, 1) */
-    int nfreq;           /* frequency offsets per sub-position (default 1) */
-    double spread_hz;    /* intra-voxel frequency spread (default 0) */
+    int sub[3];       /* isochromats per voxel along x, y, z (default 1, 1, 1) */
+    int nfreq;        /* frequency offsets per sub-position (default 1) */
+    double spread_hz; /* intra-voxel frequency spread (default 0) */
     kr_iso_spread spread;
-    int decimate;        /* 1, 2 or 4: keep every d-th voxel along x and y, voxel size x d */
-    double z_mm;         /* centre of the slab along z (default 0) */
+    int decimate; /* 1, 2 or 4: keep every d-th voxel along x and y, voxel size x d */
+    double z_mm;  /* centre of the slab along z (default 0) */
     /* Sinusoidal off-resonance pattern (the document's GUI): df += amp sin(2 pi cycles u),
      * u = (position along axis) / FOV along that axis, FOV = N voxel. amp 0 = off. */
     double sine_amp_hz, sine_cycles;
-    int sine_axis;       /* 0 = x, 1 = y (default 1, the phase-encode axis) */
+    int sine_axis; /* 0 = x, 1 = y (default 1, the phase-encode axis) */
 } kr_iso_opts;
 
 void kr_iso_opts_default(kr_iso_opts *o);
@@ -263,12 +263,12 @@ typedef struct kr_sim_opts {
 } kr_sim_opts;
 
 typedef struct kr_sim_info {
-    int64_t nsteps;    /* compiled steps (a run of equal steps counts once) */
+    int64_t nsteps;     /* compiled steps (a run of equal steps counts once) */
     int64_t nintervals; /* piecewise-constant intervals simulated (runs counted in full) */
-    int64_t nsamples;  /* ADC samples per coil */
-    int64_t niso;      /* isochromats of the current object (0 before kr_sim_set_object) */
-    int ncoils;        /* receive coils of the current object */
-    double iso_steps;  /* niso * nintervals: the work measure of throughput figures */
+    int64_t nsamples;   /* ADC samples per coil */
+    int64_t niso;       /* isochromats of the current object (0 before kr_sim_set_object) */
+    int ncoils;         /* receive coils of the current object */
+    double iso_steps;   /* niso * nintervals: the work measure of throughput figures */
 } kr_sim_info;
 
 void kr_sim_opts_default(kr_sim_opts *o);
@@ -293,8 +293,8 @@ kr_status kr_sim_get_info(const kr_sim_plan *plan, kr_sim_info *info);
 
 /* One call: plan, object, execute. *kspace is created c64 [nsamples, ncoils] at the ctx's
  * location (device for a CUDA ctx). */
-kr_status kr_sim_run(const kr_ctx *ctx, const kr_seq *seq, const kr_iso *iso,
-                     const kr_array *sens, kr_array **kspace);
+kr_status kr_sim_run(const kr_ctx *ctx, const kr_seq *seq, const kr_iso *iso, const kr_array *sens,
+                     kr_array **kspace);
 
 #ifdef __cplusplus
 }

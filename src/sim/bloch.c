@@ -12,7 +12,7 @@ struct kr_sim_plan {
     /* object (host copy, structure of arrays) */
     int64_t n;
     int ncoils;
-    float *buf; /* one allocation: x y z df r1 r2 m0 mx0 my0 mz0 mx my mz (13 n floats) */
+    float *buf;  /* one allocation: x y z df r1 r2 m0 mx0 my0 mz0 mx my mz (13 n floats) */
     float *sens; /* 2 n ncoils floats or NULL */
     double scale;
     int64_t *acc; /* 2 nsamples ncoils (CPU) */
@@ -46,8 +46,7 @@ kr_status kr_sim_plan_create(kr_sim_plan **plan, const kr_ctx *ctx, const kr_seq
         kr_sim_opts_default(&o);
     if (o.iso_per_thread != 0 && o.iso_per_thread != 1 && o.iso_per_thread != 2 &&
         o.iso_per_thread != 4)
-        return kri_fail(KR_ERR_INVALID_ARG, "iso_per_thread = %d (0, 1, 2 or 4)",
-                        o.iso_per_thread);
+        return kri_fail(KR_ERR_INVALID_ARG, "iso_per_thread = %d (0, 1, 2 or 4)", o.iso_per_thread);
     kr_sim_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a simulation plan");
     p->ctx = ctx;
@@ -324,8 +323,8 @@ kr_status kr_sim_get_info(const kr_sim_plan *plan, kr_sim_info *info)
     return KR_OK;
 }
 
-kr_status kr_sim_run(const kr_ctx *ctx, const kr_seq *seq, const kr_iso *iso,
-                     const kr_array *sens, kr_array **kspace)
+kr_status kr_sim_run(const kr_ctx *ctx, const kr_seq *seq, const kr_iso *iso, const kr_array *sens,
+                     kr_array **kspace)
 {
     KRI_ARG_NOT_NULL(kspace);
     *kspace = NULL;

@@ -59,9 +59,9 @@ static void step_rf(chunk *ch, const kri_sim_step *s)
         if (!(th > 1e-30f)) continue;
         float h = 0.5f * th;
         float sh = sinf(h), chh = cosf(h);
-        float s1 = 2.0f * sh * chh / th;  /* sin(th) / th */
+        float s1 = 2.0f * sh * chh / th;       /* sin(th) / th */
         float s2 = 2.0f * sh * sh / (th * th); /* (1 - cos th) / th^2 */
-        float ct = 1.0f - 2.0f * sh * sh;  /* cos th */
+        float ct = 1.0f - 2.0f * sh * sh;      /* cos th */
         float mx = ch->mx[i], my = ch->my[i], mz = ch->mz[i];
         float cx = wy * mz - wz * my, cy = wz * mx - wx * mz, cc = wx * my - wy * mx; /* w x M */
         float d = (wx * mx + wy * my + wz * mz) * s2;
@@ -157,14 +157,15 @@ static void step_run(chunk *ch, const kri_sim_step *s, const kri_sim_obj *obj, i
     }
 }
 
-static void run_chunk(chunk *ch, const kri_sim_prog *prog, const kri_sim_obj *obj,
-                      double scale, uint64_t *acc)
+static void run_chunk(chunk *ch, const kri_sim_prog *prog, const kri_sim_obj *obj, double scale,
+                      uint64_t *acc)
 {
     ch->dt_cache = -1.0f;
     for (int64_t k = 0; k < prog->nsteps; k++) {
         const kri_sim_step *s = &prog->steps[k];
         if (KRI_STEP_IS_SPOIL(*s)) {
-            for (int i = 0; i < ch->n; i++) ch->mx[i] = ch->my[i] = 0.0f;
+            for (int i = 0; i < ch->n; i++)
+                ch->mx[i] = ch->my[i] = 0.0f;
         } else if (s->bx != 0.0f || s->by != 0.0f) {
             step_rf(ch, s);
             if (s->adc >= 0) {
@@ -235,7 +236,8 @@ kr_status kri_cpu_bloch(const kri_sim_prog *prog, const kri_sim_obj *obj, double
 #pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int64_t j = 0; j < nacc; j++) {
         uint64_t v = 0;
-        for (int t = 0; t < nthreads; t++) v += wsu[(int64_t)t * nacc + j];
+        for (int t = 0; t < nthreads; t++)
+            v += wsu[(int64_t)t * nacc + j];
         out[j] = v;
     }
     return KR_OK;

@@ -22,7 +22,8 @@
 #include <math.h>
 #include <string.h>
 
-namespace {
+namespace
+{
 
 constexpr int kThreads = 128;
 constexpr int kWarps = kThreads / 32;
@@ -91,8 +92,7 @@ __device__ __forceinline__ float warp_scatter16(float (&a)[kSlots], int lane)
     return a[0] + __shfl_xor_sync(kFull, a[0], 1);
 }
 
-template <int K, int NC, bool WS>
-struct Iso {
+template <int K, int NC, bool WS> struct Iso {
     float x[K], y[K], z[K], df[K], r1[K], r2[K], m0[K], mx[K], my[K], mz[K];
     float wr[K][NC], wi[K][NC];
     float e1[K], e2[K], dtc; /* relaxation cache for precession steps */
@@ -181,7 +181,8 @@ __device__ __forceinline__ void step_run(Iso<K, NC, WS> &v, const kri_sim_step &
         for (int t = 0; t < T; t++) {
             const bool live = b0 + t < nrep; /* uniform */
 #pragma unroll
-            for (int c = 0; c < NC; c++) ar[t * NC + c] = ai[t * NC + c] = 0.0f;
+            for (int c = 0; c < NC; c++)
+                ar[t * NC + c] = ai[t * NC + c] = 0.0f;
             if (live) {
 #pragma unroll
                 for (int k = 0; k < K; k++) {
@@ -217,7 +218,8 @@ __device__ __forceinline__ void step_run(Iso<K, NC, WS> &v, const kri_sim_step &
             const int slot = threadIdx.x & (kSlots - 1), comp = threadIdx.x >> 4;
             float tot = 0.0f;
 #pragma unroll
-            for (int w = 0; w < kWarps; w++) tot += sred[parity][w][comp][slot];
+            for (int w = 0; w < kWarps; w++)
+                tot += sred[parity][w][comp][slot];
             const int t = slot / NC, coil = coil0 + slot % NC;
             if (b0 + t < nrep && coil < o.ncoils) {
                 long long sample = (long long)s.adc + b0 + t;
@@ -278,13 +280,15 @@ __global__ void __launch_bounds__(kThreads)
     for (long long c0 = 0; c0 < nsteps; c0 += kStepChunk) {
         const int cnt = (int)min((long long)kStepChunk, nsteps - c0);
         __syncthreads(); /* everyone is done with the previous chunk */
-        for (int j = threadIdx.x; j < cnt; j += kThreads) sst[j] = steps[c0 + j];
+        for (int j = threadIdx.x; j < cnt; j += kThreads)
+            sst[j] = steps[c0 + j];
         __syncthreads();
         for (int q = 0; q < cnt; q++) {
             const kri_sim_step s = sst[q];
             if (KRI_STEP_IS_SPOIL(s)) {
 #pragma unroll
-                for (int k = 0; k < K; k++) v.mx[k] = v.my[k] = 0.0f;
+                for (int k = 0; k < K; k++)
+                    v.mx[k] = v.my[k] = 0.0f;
             } else if (s.bx != 0.0f || s.by != 0.0f) {
                 step_rf(v, s, fast);
                 if (s.adc >= 0) {
@@ -338,7 +342,7 @@ struct kri_cuda_sim {
     long long nsteps, ns;
     float2 *rx;
     /* object */
-    float *obj;  /* 13 npad floats */
+    float *obj; /* 13 npad floats */
     float2 *sens;
     long long n, npad;
     int ncoils;
@@ -407,12 +411,13 @@ extern "C" kr_status kri_cuda_sim_set_object(kri_cuda_sim *s, const kri_sim_obj 
     /* host staging, padded with inert isochromats (m0 = 0, rates 1/s) */
     float *h = (float *)kri_calloc((size_t)npad * 10, sizeof(float));
     if (!h) return kri_fail(KR_ERR_OOM_HOST, "out of host memory staging the object");
-    const float *src[10] = {obj->x, obj->y, obj->z, obj->df, obj->r1, obj->r2, obj->m0,
-                            obj->mx0, obj->my0, obj->mz0};
+    const float *src[10] = {obj->x,  obj->y,  obj->z,   obj->df,  obj->r1,
+                            obj->r2, obj->m0, obj->mx0, obj->my0, obj->mz0};
     for (int f = 0; f < 10; f++) {
         memcpy(h + (size_t)f * npad, src[f], (size_t)n * sizeof(float));
         if (f == 4 || f == 5)
-            for (long long i = n; i < npad; i++) h[(size_t)f * npad + i] = 1.0f;
+            for (long long i = n; i < npad; i++)
+                h[(size_t)f * npad + i] = 1.0f;
     }
     cudaError_t e = cudaMalloc((void **)&s->obj, (size_t)npad * 13 * sizeof(float));
     if (e == cudaSuccess)
@@ -449,9 +454,8 @@ template <int K, int NC, bool WS>
 static cudaError_t launch(kri_cuda_sim *s, const DevObj &o, int coil0, double scale, int write)
 {
     const long long nblk = s->npad / (kThreads * K);
-    k_bloch<K, NC, WS><<<(unsigned)nblk, kThreads, 0, s->stream>>>(s->steps, s->nsteps, o, coil0,
-                                                                   s->ns, scale, s->acc, write,
-                                                                   s->fast);
+    k_bloch<K, NC, WS><<<(unsigned)nblk, kThreads, 0, s->stream>>>(
+        s->steps, s->nsteps, o, coil0, s->ns, scale, s->acc, write, s->fast);
     return cudaGetLastError();
 }
 
@@ -480,18 +484,17 @@ extern "C" kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *
     const long long total = s->ns * s->ncoils;
     cudaError_t e = cudaSuccess;
     if (total > 0)
-        e = cudaMemsetAsync(s->acc, 0, (size_t)(2 * total) * sizeof(unsigned long long),
-                            s->stream);
+        e = cudaMemsetAsync(s->acc, 0, (size_t)(2 * total) * sizeof(unsigned long long), s->stream);
     if (e != cudaSuccess) return cuda_fail(e, "clearing the accumulators");
     const int nc = s->ncoils;
     int K = s->kopt;
     if (K == 0) K = s->n >= (1LL << 21) ? 4 : s->n >= (1LL << 19) ? 2 : 1;
     if (!s->sens) {
-        e = K == 4 ? launch<4, 1, false>(s, o, 0, scale, 1)
+        e = K == 4   ? launch<4, 1, false>(s, o, 0, scale, 1)
             : K == 2 ? launch<2, 1, false>(s, o, 0, scale, 1)
                      : launch<1, 1, false>(s, o, 0, scale, 1);
     } else if (nc == 1) {
-        e = K == 4 ? launch<4, 1, true>(s, o, 0, scale, 1)
+        e = K == 4   ? launch<4, 1, true>(s, o, 0, scale, 1)
             : K == 2 ? launch<2, 1, true>(s, o, 0, scale, 1)
                      : launch<1, 1, true>(s, o, 0, scale, 1);
     } else {
@@ -520,8 +523,7 @@ extern "C" kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_sim_get_state(const kri_cuda_sim *s, float *mx, float *my,
-                                            float *mz)
+extern "C" kr_status kri_cuda_sim_get_state(const kri_cuda_sim *s, float *mx, float *my, float *mz)
 {
     KRI_TRY(kri_cuda_set_device(s->ctx));
     const long long np = s->npad;

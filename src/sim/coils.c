@@ -64,14 +64,16 @@ kr_status kr_coil_layout_mrxcat(int nc, int cpr, double rbody_mm, kr_coil *coils
         if (rings > 64) return kri_fail(KR_ERR_INVALID_ARG, "more than 64 rings: pass ring_counts");
         cnt = counts_local;
     }
-    for (int k = 0; k < rings; k++) cnt[k] = cpr;
+    for (int k = 0; k < rings; k++)
+        cnt[k] = cpr;
     if (nrem == 1) cnt[0] = rem[0];
     if (nrem == 2) {
         cnt[0] = rem[0];
         cnt[rings - 1] = rem[1];
     }
     int maxc = 0;
-    for (int k = 0; k < rings; k++) maxc = cnt[k] > maxc ? cnt[k] : maxc;
+    for (int k = 0; k < rings; k++)
+        maxc = cnt[k] > maxc ? cnt[k] : maxc;
     const double minang = maxc > 6 ? 2.0 * M_PI / (double)maxc : 50.0 * M_PI / 180.0;
     const double rc = 0.5 * rbody_mm * minang;
     int idx = 0;
@@ -112,8 +114,7 @@ kr_status kri_coil_prepare(const kr_coil *coil, int index, kri_coil_dev *d)
     double nn = 0;
     for (int k = 0; k < 3; k++) {
         if (!isfinite(coil->centre_mm[k]) || !isfinite(coil->normal[k]))
-            return kri_fail(KR_ERR_INVALID_ARG, "coil %d has a non-finite centre or normal",
-                            index);
+            return kri_fail(KR_ERR_INVALID_ARG, "coil %d has a non-finite centre or normal", index);
         nn += coil->normal[k] * coil->normal[k];
     }
     if (!(nn > 1e-24) || !(isfinite(coil->radius_mm) && coil->radius_mm > 0))
@@ -166,8 +167,8 @@ static kr_status check_map_opts(const kr_coil_map_opts *o, int need_grid)
 {
     if (need_grid) {
         if (o->nx < 1 || o->ny < 1 || o->nz < 1)
-            return kri_fail(KR_ERR_INVALID_ARG, "coil map grid %lld x %lld x %lld", (long long)o->nx,
-                            (long long)o->ny, (long long)o->nz);
+            return kri_fail(KR_ERR_INVALID_ARG, "coil map grid %lld x %lld x %lld",
+                            (long long)o->nx, (long long)o->ny, (long long)o->nz);
         for (int d = 0; d < 3; d++)
             if (!(isfinite(o->voxel_mm[d]) && o->voxel_mm[d] > 0))
                 return kri_fail(KR_ERR_INVALID_ARG, "coil map voxel size %d is %g mm", d,
@@ -190,8 +191,7 @@ static kr_status prepare(const kr_coil *coils, int nc, const kr_coil_map_opts *o
                          kri_coil_dev **out, double *gain)
 {
     KRI_ARG_NOT_NULL(coils);
-    if (nc < 1 || nc > 65536)
-        return kri_fail(KR_ERR_INVALID_ARG, "%d coils (1 to 65536)", nc);
+    if (nc < 1 || nc > 65536) return kri_fail(KR_ERR_INVALID_ARG, "%d coils (1 to 65536)", nc);
     kri_coil_dev *d = NULL;
     KRI_TRY(kri_alloc((void **)&d, (size_t)nc * sizeof *d, "coil table"));
     for (int c = 0; c < nc; c++) {

@@ -5,7 +5,8 @@
 
 #include <cuda_runtime.h>
 
-namespace {
+namespace
+{
 
 struct Grid {
     double o[3], d[3];
@@ -13,8 +14,8 @@ struct Grid {
 };
 
 template <typename T>
-__global__ void k_coil_maps(const kri_coil_dev *__restrict__ coils, int ncoils, Grid g,
-                            double wire, double tol, double gain, T *__restrict__ out)
+__global__ void k_coil_maps(const kri_coil_dev *__restrict__ coils, int ncoils, Grid g, double wire,
+                            double tol, double gain, T *__restrict__ out)
 {
     const long long npts = g.n[0] * g.n[1] * g.n[2];
     const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -34,8 +35,8 @@ __global__ void k_coil_maps(const kri_coil_dev *__restrict__ coils, int ncoils, 
 
 extern "C" kr_status kri_cuda_coil_maps(const kr_ctx *ctx, const kri_coil_dev *coils, int ncoils,
                                         const double origin[3], const double step[3],
-                                        const int64_t n[3], double wire_mm, double tol,
-                                        double gain, int is_double, void *out_dev)
+                                        const int64_t n[3], double wire_mm, double tol, double gain,
+                                        int is_double, void *out_dev)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t stream = (cudaStream_t)kr_ctx_stream(ctx);
@@ -56,8 +57,7 @@ extern "C" kr_status kri_cuda_coil_maps(const kr_ctx *ctx, const kri_coil_dev *c
     const long long nb = (total + th - 1) / th;
     if (e == cudaSuccess && nb > 0x7fffffffLL) {
         cudaFree(d);
-        return kri_fail(KR_ERR_DIM, "coil maps of %lld values are too large for one launch",
-                        total);
+        return kri_fail(KR_ERR_DIM, "coil maps of %lld values are too large for one launch", total);
     }
     if (e == cudaSuccess) {
         if (is_double)

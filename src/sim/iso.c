@@ -37,7 +37,8 @@ kr_status kr_iso_create(kr_iso **out, int64_t n)
     iso->my = f + 8 * n;
     iso->mz = f + 9 * n;
     iso->voxel = v;
-    for (int64_t i = 0; i < n; i++) v[i] = -1;
+    for (int64_t i = 0; i < n; i++)
+        v[i] = -1;
     *out = iso;
     return KR_OK;
 }
@@ -137,8 +138,8 @@ static double centre(kr_phantom_grid g, int64_t N)
     return g == KR_GRID_FFT ? (double)(N / 2) : 0.5 * (double)(N - 1);
 }
 
-kr_status kr_iso_from_maps(kr_iso **out, const kr_array *t1, const kr_array *t2,
-                           const kr_array *pd, const kr_array *dfm, const kr_iso_opts *opts)
+kr_status kr_iso_from_maps(kr_iso **out, const kr_array *t1, const kr_array *t2, const kr_array *pd,
+                           const kr_array *dfm, const kr_iso_opts *opts)
 {
     KRI_ARG_NOT_NULL(out);
     *out = NULL;
@@ -200,9 +201,15 @@ kr_status kr_iso_from_maps(kr_iso **out, const kr_array *t1, const kr_array *t2,
                 for (int sz = 0; sz < o.sub[2]; sz++)
                     for (int sy = 0; sy < o.sub[1]; sy++)
                         for (int sx = 0; sx < o.sub[0]; sx++) {
-                            double x = ((double)i - cx + (2.0 * sx + 1.0 - o.sub[0]) / (2.0 * o.sub[0])) * dx;
-                            double y = ((double)j - cy + (2.0 * sy + 1.0 - o.sub[1]) / (2.0 * o.sub[1])) * dy;
-                            double z = o.z_mm + ((double)k - cz + (2.0 * sz + 1.0 - o.sub[2]) / (2.0 * o.sub[2])) * dz;
+                            double x =
+                                ((double)i - cx + (2.0 * sx + 1.0 - o.sub[0]) / (2.0 * o.sub[0])) *
+                                dx;
+                            double y =
+                                ((double)j - cy + (2.0 * sy + 1.0 - o.sub[1]) / (2.0 * o.sub[1])) *
+                                dy;
+                            double z = o.z_mm + ((double)k - cz +
+                                                 (2.0 * sz + 1.0 - o.sub[2]) / (2.0 * o.sub[2])) *
+                                                    dz;
                             double df0 = base_df;
                             if (o.sine_amp_hz != 0.0) {
                                 double u = (o.sine_axis == 0 ? x : y) / fov[o.sine_axis];

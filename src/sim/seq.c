@@ -63,8 +63,8 @@ kr_status kr_seq_create(kr_seq **seq, const kr_seq_limits *lim)
         l = *lim;
     else
         kr_seq_limits_default(&l);
-    if (!(isfinite(l.gmax_mT_m) && l.gmax_mT_m > 0) || !(isfinite(l.smax_T_m_s) && l.smax_T_m_s > 0) ||
-        !(isfinite(l.b1max_uT) && l.b1max_uT >= 0))
+    if (!(isfinite(l.gmax_mT_m) && l.gmax_mT_m > 0) ||
+        !(isfinite(l.smax_T_m_s) && l.smax_T_m_s > 0) || !(isfinite(l.b1max_uT) && l.b1max_uT >= 0))
         return kri_fail(KR_ERR_INVALID_ARG,
                         "sequence limits must be finite with gmax > 0 (%g mT/m), smax > 0 (%g "
                         "T/m/s) and b1max >= 0 (%g uT)",
@@ -88,7 +88,8 @@ static void block_free(kri_seq_block *b)
 void kr_seq_destroy(kr_seq *seq)
 {
     if (!seq) return;
-    for (int64_t i = 0; i < seq->n; i++) block_free(&seq->b[i]);
+    for (int64_t i = 0; i < seq->n; i++)
+        block_free(&seq->b[i]);
     kri_free(seq->b);
     kri_free(seq->adc_blk);
     kri_free(seq);
@@ -199,8 +200,7 @@ static kr_status check_block(const kr_seq *s, const kr_seq_block *blk, double *s
     double prev_stop = s->n > 0 ? s->b[s->n - 1].start + s->b[s->n - 1].dur : 0.0;
     double start = blk->start_s;
     if (!isfinite(start))
-        return kri_fail(KR_ERR_INVALID_ARG, "block %lld: start time is not finite",
-                        (long long)ib);
+        return kri_fail(KR_ERR_INVALID_ARG, "block %lld: start time is not finite", (long long)ib);
     if (start < 0) start = prev_stop;
     if (start < prev_stop - KRI_SEQ_TIME_TOL)
         return kri_fail(KR_ERR_INVALID_ARG,
@@ -225,8 +225,10 @@ static kr_status check_block(const kr_seq *s, const kr_seq_block *blk, double *s
                             (long long)ib, end, dur);
         if (!isfinite(rf->phase_rad) || !isfinite(rf->freq_hz) ||
             (!rf->b1_uT && !isfinite(rf->amp_uT)))
-            return kri_fail(KR_ERR_INVALID_ARG, "block %lld: RF phase, frequency or amplitude "
-                            "is not finite", (long long)ib);
+            return kri_fail(KR_ERR_INVALID_ARG,
+                            "block %lld: RF phase, frequency or amplitude "
+                            "is not finite",
+                            (long long)ib);
         double b1max = s->lim.b1max_uT;
         for (int64_t j = 0; j < (rf->b1_uT ? rf->n : 1); j++) {
             double re = rf->b1_uT ? rf->b1_uT[2 * j] : rf->amp_uT;
@@ -264,7 +266,8 @@ static kr_status check_block(const kr_seq *s, const kr_seq_block *blk, double *s
                             "block %lld: the sequence would have more than 2^31 - 1 ADC samples",
                             (long long)ib);
     }
-    for (int a = 0; a < 3; a++) KRI_TRY(check_grad(s, ib, blk, start, a));
+    for (int a = 0; a < 3; a++)
+        KRI_TRY(check_grad(s, ib, blk, start, a));
     *start_out = start;
     return KR_OK;
 }

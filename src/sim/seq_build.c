@@ -75,14 +75,14 @@ static kr_status check_opts(const kr_seq_cart_opts *o)
     if (!isfinite(o->flip_deg) || !isfinite(o->refocus_deg) || !isfinite(o->rf_spoil_deg) ||
         !isfinite(o->spoil_cycles))
         return kri_fail(KR_ERR_INVALID_ARG, "flip angles and spoiling parameters must be finite");
-    if (!(o->bw_hz_px > 0 && isfinite(o->bw_hz_px)) || !(o->rf_dur_s > 0 && isfinite(o->rf_dur_s)) ||
-        !(o->raster_s > 0 && isfinite(o->raster_s)))
+    if (!(o->bw_hz_px > 0 && isfinite(o->bw_hz_px)) ||
+        !(o->rf_dur_s > 0 && isfinite(o->rf_dur_s)) || !(o->raster_s > 0 && isfinite(o->raster_s)))
         return kri_fail(KR_ERR_INVALID_ARG,
                         "bandwidth %g Hz/px, RF duration %g s and raster %g s must be > 0",
                         o->bw_hz_px, o->rf_dur_s, o->raster_s);
     if ((int)o->spoil < 0 || o->spoil >= KR_SPOIL_COUNT || o->ndummy < 0)
-        return kri_fail(KR_ERR_INVALID_ARG, "invalid spoiling mode %d or ndummy %d",
-                        (int)o->spoil, o->ndummy);
+        return kri_fail(KR_ERR_INVALID_ARG, "invalid spoiling mode %d or ndummy %d", (int)o->spoil,
+                        o->ndummy);
     return KR_OK;
 }
 
@@ -106,8 +106,9 @@ static kr_status design(cart *c, const kr_seq_cart_opts *o)
     c->pre_area = -c->gro * (0.5 * c->ro_rise + mid * c->dwell);
     c->post_area = c->gro * (0.5 * c->ro_rise + ((double)o->nx - mid) * c->dwell);
     c->pe_step = 1e3 / (gb * o->fov_y_mm * 1e-3); /* mT/m s per line */
-    double pe_max = c->pe_step * (double)(o->ny / 2 > (o->ny - 1 - o->ny / 2) ? o->ny / 2
-                                                                              : o->ny - 1 - o->ny / 2);
+    double pe_max =
+        c->pe_step *
+        (double)(o->ny / 2 > (o->ny - 1 - o->ny / 2) ? o->ny / 2 : o->ny - 1 - o->ny / 2);
     c->pre = trap_min(fmax(fabs(c->pre_area), pe_max), lim, r);
     c->pre_dur = 2.0 * c->pre.rise + c->pre.flat;
     c->rf_blk = ceil_r(o->rf_dur_s, r);
@@ -197,13 +198,13 @@ kr_status kr_seq_gre(kr_seq **seq, const kr_seq_cart_opts *o)
     const double te_min = 0.5 * o->rf_dur_s + (c.rf_blk - o->rf_dur_s) + c.pre_dur + c.ro_rise +
                           ((double)(o->nx / 2) + 0.5) * c.dwell;
     if (te < te_min - 1e-12)
-        return kri_fail(KR_ERR_INVALID_ARG, "TE %g ms is shorter than the minimum %g ms",
-                        o->te_ms, te_min * 1e3);
+        return kri_fail(KR_ERR_INVALID_ARG, "TE %g ms is shorter than the minimum %g ms", o->te_ms,
+                        te_min * 1e3);
     const double fill_te = te - te_min;
     const double used = c.rf_blk + fill_te + c.pre_dur + c.ro_dur + post_dur;
     if (tr < used - 1e-12)
-        return kri_fail(KR_ERR_INVALID_ARG, "TR %g ms is shorter than the minimum %g ms",
-                        o->tr_ms, used * 1e3);
+        return kri_fail(KR_ERR_INVALID_ARG, "TR %g ms is shorter than the minimum %g ms", o->tr_ms,
+                        used * 1e3);
     kr_seq *s = NULL;
     KRI_TRY(kr_seq_create(&s, &o->limits));
     kr_status st = KR_OK;
@@ -255,16 +256,17 @@ kr_status kr_seq_se(kr_seq **seq, const kr_seq_cart_opts *o)
     const double te = o->te_ms * 1e-3, tr = o->tr_ms * 1e-3;
     const double h = 0.5 * o->rf_dur_s; /* both pulses have the same duration */
     const double first = h + (c.rf_blk - o->rf_dur_s) + h;
-    const double second = (c.rf_blk - h) + c.pre_dur + c.ro_rise + ((double)(o->nx / 2) + 0.5) * c.dwell;
+    const double second =
+        (c.rf_blk - h) + c.pre_dur + c.ro_rise + ((double)(o->nx / 2) + 0.5) * c.dwell;
     const double te_min = 2.0 * fmax(first, second);
     if (te < te_min - 1e-12)
-        return kri_fail(KR_ERR_INVALID_ARG, "TE %g ms is shorter than the minimum %g ms",
-                        o->te_ms, te_min * 1e3);
+        return kri_fail(KR_ERR_INVALID_ARG, "TE %g ms is shorter than the minimum %g ms", o->te_ms,
+                        te_min * 1e3);
     const double d1 = 0.5 * te - first, d2 = 0.5 * te - second;
     const double used = 2.0 * c.rf_blk + d1 + d2 + c.pre_dur + c.ro_dur;
     if (tr < used - 1e-12)
-        return kri_fail(KR_ERR_INVALID_ARG, "TR %g ms is shorter than the minimum %g ms",
-                        o->tr_ms, used * 1e3);
+        return kri_fail(KR_ERR_INVALID_ARG, "TR %g ms is shorter than the minimum %g ms", o->tr_ms,
+                        used * 1e3);
     kr_seq *s = NULL;
     KRI_TRY(kr_seq_create(&s, &o->limits));
     kr_status st = KR_OK;

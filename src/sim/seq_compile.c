@@ -76,7 +76,8 @@ static kr_status add(builder *b, double dt, const double k[3], double bx, double
     if (p->valid && !p->rf && !rf) {
         if (p->adc < 0 && p->nrep == 1) { /* sum into one step (exact composition) */
             p->dt += dt;
-            for (int a = 0; a < 3; a++) p->k[a] += k[a];
+            for (int a = 0; a < 3; a++)
+                p->k[a] += k[a];
             p->adc = adc;
             return KR_OK;
         }
@@ -93,7 +94,8 @@ static kr_status add(builder *b, double dt, const double k[3], double bx, double
     }
     KRI_TRY(flush(b));
     p->dt = dt;
-    for (int a = 0; a < 3; a++) p->k[a] = k[a];
+    for (int a = 0; a < 3; a++)
+        p->k[a] = k[a];
     p->bx = bx;
     p->by = by;
     p->rf = rf;
@@ -145,7 +147,8 @@ static kr_status compile_block(builder *bld, const kri_seq_block *b, double rf_m
         double dt = tn - t;
         if (dt > tol) {
             double k[3];
-            for (int a = 0; a < 3; a++) k[a] = kri_seq_grad_area(b, a, t, tn) * K_SCALE;
+            for (int a = 0; a < 3; a++)
+                k[a] = kri_seq_grad_area(b, a, t, tn) * K_SCALE;
             double bx = 0, by = 0;
             int rf = 0;
             double tm = 0.5 * (t + tn);
@@ -213,8 +216,8 @@ kr_status kri_sim_compile(const kr_seq *seq, double rf_max_dt, kri_sim_prog *pro
     for (int64_t i = 0; i < seq->n; i++) {
         const kri_seq_block *b = &seq->b[i];
         for (int64_t k = 0; k < b->adc.n; k++) {
-            double ph = b->adc.phase_rad + 2.0 * M_PI * b->adc.freq_hz * ((double)k + 0.5) *
-                                               b->adc.dwell_s;
+            double ph =
+                b->adc.phase_rad + 2.0 * M_PI * b->adc.freq_hz * ((double)k + 0.5) * b->adc.dwell_s;
             rx[2 * (b->adc_first + k)] = (float)cos(ph);
             rx[2 * (b->adc_first + k) + 1] = (float)-sin(ph);
         }

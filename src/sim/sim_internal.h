@@ -5,9 +5,9 @@
 #define KRAY_SIM_INTERNAL_H
 
 #include "internal.h"
-#include <math.h>
 #include "kray/coils.h"
 #include "kray/sim.h"
+#include <math.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -203,8 +203,7 @@ kr_status kri_coil_prepare(const kr_coil *coil, int index, kri_coil_dev *d);
  * (Bx - i By) * gain. */
 kr_status kri_cuda_coil_maps(const kr_ctx *ctx, const kri_coil_dev *coils, int ncoils,
                              const double origin[3], const double step[3], const int64_t n[3],
-                             double wire_mm, double tol, double gain, int is_double,
-                             void *out_dev);
+                             double wire_mm, double tol, double gain, int is_double, void *out_dev);
 #endif
 
 #ifdef __cplusplus
