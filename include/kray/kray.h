@@ -11,5 +11,7 @@
 #include "kray/linop.h"
 #include "kray/metrics.h"
 #include "kray/phantom.h"
+#include "kray/coils.h"
+#include "kray/sim.h"
 
 #endif
