@@ -61,9 +61,8 @@
  * Per-view ("cone-vec", KR_CT_CONE_VEC) geometries give src, det, u and v for every view and
  * describe any scanner (tilted or rotated detectors, non-circular orbits, C-arms).
  *
- * ---- Projectors ------------------------------------------------------------------------------
+ * ---- Projectors (2-D; cone beam: see the next part) -------------------------------------------
  * kr_ct_projector_forward computes line integrals (mm x image value) through the pixel image;
- * (for the 3-D projector see "Cone-beam projectors" below)
  * kr_ct_projector_adjoint is its exact transpose (the matched backprojector), computed as a
  * pixel-driven gather on every backend, so each output value is written by one thread and the
  * threaded CPU result is bit-identical to the serial one. Methods:
@@ -86,7 +85,7 @@
  * ray through the pixel centre); sub-ray (s, t) passes through the detector point at
  * (a + (2s + 1 - k) / (2k), b + (2t + 1 - k) / (2k)) pixels. The adjoint is the exact
  * transpose of this (the matched ray-driven backprojector, k^2 sub-rays per pixel), NOT an FDK
- * backprojector (no distance weighting: see kray/fdk.h for that).
+ * backprojector (no distance weighting: that is the fdk module's voxel-driven one).
  *   KR_CT_JOSEPH: a ray whose direction d (index units: d_x / dx, d_y / dy, d_z / dz) is
  *     largest along axis A (ties: x before y before z) is sampled at every voxel plane of A
  *     (the planes through voxel centres), with bilinear interpolation in the other two axes
@@ -104,7 +103,9 @@
  * last bits (about 1e-7 relative in f32). CPU and CUDA agree to rounding (the CUDA kernels
  * evaluate sample positions with fused multiply-adds). 3-D CUDA plans own device work space
  * (two padded volumes for Joseph), so calls on one 3-D CUDA plan are serialised by a lock;
- * different plans run concurrently.
+ * different plans run concurrently. The CUDA forward projector is deterministic. Creating a
+ * cone-beam plan runs kr_ct_geom_check_fov (one warning through the ctx when the volume is not
+ * entirely inside the field of view).
  */
 #ifndef KRAY_CT_H
 #define KRAY_CT_H
