@@ -184,6 +184,58 @@ __global__ void k_ct3_unpad(int n0, int n1, int n2, const T *__restrict__ P,
     }
 }
 
+/* Floor without conversion instructions (float <-> int conversions issue at 16 per clock and SM,
+ * a quarter or less of the FP32 rate, and would bound the Joseph loops): for |x| < 2^22 (2^51),
+ * r = x + M rounded down, M = 1.5 * 2^23 (1.5 * 2^52), is M + floor(x) exactly, its low bits
+ * hold floor(x) as an integer, and r - M is floor(x) as a float. kri_floor_i returns floor(x)
+ * and sets *fl to it as a float: the same numbers as floor() and a conversion. */
+static __device__ __forceinline__ unsigned kri_floor_raw(float x, float *fl)
+{
+    const float M = 12582912.0f;
+    float r = __fadd_rd(x, M);
+    *fl = __fsub_rn(r, M);
+    return (unsigned)__float_as_int(r); /* 0x4B400000 + floor(x) */
+}
+static __device__ __forceinline__ unsigned kri_floor_raw(double x, double *fl)
+{
+    const double M = 6755399441055744.0;
+    double r = __dadd_rd(x, M);
+    *fl = __dsub_rn(r, M);
+    return (unsigned)(unsigned long long)__double_as_longlong(r); /* low bits: floor(x) */
+}
+template <typename T> static __device__ __forceinline__ unsigned kri_floor_bias();
+template <> __device__ __forceinline__ unsigned kri_floor_bias<float>() { return 0x4B400000u; }
+template <> __device__ __forceinline__ unsigned kri_floor_bias<double>() { return 0u; }
+
+/* Running padded offset of a Joseph ray: at(ra, rb) = base + ia + ib sb for the raw floors of
+ * kri_floor_raw; the 32-bit version folds the floors' bias into the base (unsigned arithmetic,
+ * wrapping is defined and the final offset is in range). */
+template <typename T, typename I> struct kri_off;
+template <typename T> struct kri_off<T, int> {
+    unsigned b, sb;
+    __device__ __forceinline__ kri_off(int base, int sb_)
+    {
+        const unsigned bias = kri_floor_bias<T>();
+        sb = (unsigned)sb_;
+        b = (unsigned)base - bias - bias * sb;
+    }
+    __device__ __forceinline__ int at(unsigned ra, unsigned rb) const
+    {
+        return (int)(b + ra + rb * sb);
+    }
+    __device__ __forceinline__ void step(int sm) { b += (unsigned)sm; }
+};
+template <typename T> struct kri_off<T, long long> {
+    long long b, sb;
+    __device__ __forceinline__ kri_off(long long base, long long sb_) : b(base), sb(sb_) {}
+    __device__ __forceinline__ long long at(unsigned ra, unsigned rb) const
+    {
+        const unsigned bias = kri_floor_bias<T>();
+        return b + (long long)(int)(ra - bias) + (long long)(int)(rb - bias) * sb;
+    }
+    __device__ __forceinline__ void step(long long sm) { b += sm; }
+};
+
 /* Buffer and strides of the padded layout a ray of major axis ax reads: the fast minor axis
  * has stride 1 in both layouts. */
 template <typename I>
@@ -230,15 +282,18 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
         int which;
         I sm, sb;
         kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
+        /* padded offset of sample m at minor indices (ia, ib): base + ia + ib sb, with
+         * base = (m + 1) sm + 1 + sb; m counted in float too (exact), no conversions */
         const T *__restrict__ buf = which ? Tb : P;
-        T acc = 0;
+        kri_off<T, I> off((I)(j.m0 + 1) * sm + 1 + sb, sb);
+        T mf = (T)j.m0, acc = 0;
 #pragma unroll 4
-        for (int m = j.m0; m <= j.m1; m++) {
-            T fa = KFMA((T)m, j.ta, j.ca), fb = KFMA((T)m, j.tb, j.cb);
-            T fla = floor(fa), flb = floor(fb);
-            I o = (I)(m + 1) * sm + (I)((int)fla + 1) + (I)((int)flb + 1) * sb;
-            T wa = fa - fla, wb = fb - flb;
-            const T *q = buf + o;
+        for (int m = j.m0; m <= j.m1; m++, mf += (T)1, off.step(sm)) {
+            const T fa = KFMA(mf, j.ta, j.ca), fb = KFMA(mf, j.tb, j.cb);
+            T fla, flb;
+            const unsigned ra = kri_floor_raw(fa, &fla), rb = kri_floor_raw(fb, &flb);
+            const T wa = KSUB(fa, fla), wb = KSUB(fb, flb);
+            const T *q = buf + off.at(ra, rb);
             acc += bilerp3(__ldg(q), __ldg(q + 1), __ldg(q + sb), __ldg(q + sb + 1), wa, wb);
         }
         total += acc * j.L;
@@ -273,13 +328,15 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
         kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
         T *buf = which ? Tb : P;
         const T c = yk * j.L;
-        for (int m = j.m0; m <= j.m1; m++) {
-            T fa = KFMA((T)m, j.ta, j.ca), fb = KFMA((T)m, j.tb, j.cb);
-            T fla = floor(fa), flb = floor(fb);
-            I o = (I)(m + 1) * sm + (I)((int)fla + 1) + (I)((int)flb + 1) * sb;
-            T wa = fa - fla, wb = fb - flb;
+        kri_off<T, I> off((I)(j.m0 + 1) * sm + 1 + sb, sb);
+        T mf = (T)j.m0;
+        for (int m = j.m0; m <= j.m1; m++, mf += (T)1, off.step(sm)) {
+            const T fa = KFMA(mf, j.ta, j.ca), fb = KFMA(mf, j.tb, j.cb);
+            T fla, flb;
+            const unsigned ra = kri_floor_raw(fa, &fla), rb = kri_floor_raw(fb, &flb);
+            const T wa = KSUB(fa, fla), wb = KSUB(fb, flb);
             T c0 = KMUL(c, KSUB((T)1, wb)), c1 = KMUL(c, wb);
-            T *q = buf + o;
+            T *q = buf + off.at(ra, rb);
             atomicAdd(q, KMUL(c0, KSUB((T)1, wa)));
             atomicAdd(q + 1, KMUL(c0, wa));
             atomicAdd(q + sb, KMUL(c1, KSUB((T)1, wa)));
