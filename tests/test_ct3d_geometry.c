@@ -149,7 +149,9 @@ static void test_cone_validation(void)
     s.sod_mm = 8.5;
     s.sdd_mm = 30;
     GEOM_FAIL(&s, &g, KR_ERR_GEOMETRY, "lies inside the volume or within one voxel");
-    GEOM_FAIL(&s, &g, KR_ERR_GEOMETRY, "source-origin distance 8.5 mm must exceed the distance from the axis to the volume's corners plus one voxel, 12.7279 mm");
+    GEOM_FAIL(&s, &g, KR_ERR_GEOMETRY,
+              "source-origin distance 8.5 mm must exceed the distance from the axis to the "
+              "volume's corners plus one voxel, 12.7279 mm");
     s.sod_mm = 7.5; /* inside the volume box itself */
     GEOM_FAIL(&s, &g, KR_ERR_GEOMETRY, "view 0 (angle 0 deg): the source at (-0.25, -7.5, 0)");
     /* 2-D scans must leave the cone fields alone */
@@ -348,7 +350,8 @@ static void test_json_round_trip(void)
     /* a tilted, rotated detector given as views */
     kr_ct_view v[2];
     memset(v, 0, sizeof v);
-    v[0] = (kr_ct_view){{-3, -120, 4}, {0, 0, 0}, {5, 80, -2}, {0.9, 0.1, 0.05}, {0.02, -0.05, 0.8}};
+    v[0] =
+        (kr_ct_view){{-3, -120, 4}, {0, 0, 0}, {5, 80, -2}, {0.9, 0.1, 0.05}, {0.02, -0.05, 0.8}};
     v[1] = (kr_ct_view){{110, 7, -9}, {0, 0, 0}, {-70, 3, 6}, {0.1, 0.95, 0}, {0, 0.1, 1.1}};
     KT_OK(kr_ct_geom_create_views3d(&geo, KR_CT_CONE_VEC, 24, 18, v, 2, &g));
     round_trip(geo, 0, KR_CT_CONE_VEC);

@@ -90,7 +90,9 @@ static double *dense(const kr_linop *A)
 static void truth(kr_array *x)
 {
     double *v = x->data;
-    for (int i = 0; i < NX; i++) v[i] = 0.3 + 0.7 * (kri_rand_sym(42, (uint64_t)i) > 0.2) + 0.1 * kri_rand_sym(43, (uint64_t)i);
+    for (int i = 0; i < NX; i++)
+        v[i] =
+            0.3 + 0.7 * (kri_rand_sym(42, (uint64_t)i) > 0.2) + 0.1 * kri_rand_sym(43, (uint64_t)i);
 }
 
 /* Dense SIRT reference: k iterations from 0. */

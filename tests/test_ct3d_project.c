@@ -58,7 +58,8 @@ static kr_ct_geom *test_geom(int w, kr_ct_grid *g)
     kr_ct_view v[4];
     memset(v, 0, sizeof v);
     if (w == 1) {
-        v[0] = (kr_ct_view){{-3, -40, 4}, {0, 0, 0}, {5, 30, -2}, {1.2, 0.1, 0.05}, {0.02, -0.05, 1.1}};
+        v[0] = (kr_ct_view){
+            {-3, -40, 4}, {0, 0, 0}, {5, 30, -2}, {1.2, 0.1, 0.05}, {0.02, -0.05, 1.1}};
         v[1] = (kr_ct_view){{42, 7, -9}, {0, 0, 0}, {-30, 3, 6}, {0.1, 1.3, 0}, {0, 0.1, 1.1}};
         v[2] = (kr_ct_view){{30, 30, 5}, {0, 0, 0}, {-22, -20, -3}, {0.9, -0.9, 0}, {0, 0, 1.2}};
         v[3] = (kr_ct_view){{-28, 29, 2}, {0, 0, 0}, {21, -20, 0}, {-0.9, -0.9, 0.1}, {0.1, 0, 1}};
@@ -107,7 +108,8 @@ static void set(kr_array *a, int64_t i, double v)
 
 static void fill_random(kr_array *a, uint64_t seed)
 {
-    for (int64_t i = 0; i < kr_array_numel(a); i++) set(a, i, 0.5 * (kri_rand_sym(seed, (uint64_t)i) + 1));
+    for (int64_t i = 0; i < kr_array_numel(a); i++)
+        set(a, i, 0.5 * (kri_rand_sym(seed, (uint64_t)i) + 1));
 }
 
 static kr_ct_projector *plan(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_dtype t,
@@ -128,8 +130,10 @@ static void ref_ray(const kr_ct_geom *g, int64_t vi, int64_t a, int64_t b, int s
                     double src[3], double dir[3])
 {
     const kr_ct_view *v = &kr_ct_geom_views(g)[vi];
-    double A = (double)a - 0.5 * (double)(kr_ct_geom_det_count(g) - 1) + (2.0 * s + 1 - k) / (2.0 * k);
-    double B = (double)b - 0.5 * (double)(kr_ct_geom_det_rows(g) - 1) + (2.0 * t + 1 - k) / (2.0 * k);
+    double A =
+        (double)a - 0.5 * (double)(kr_ct_geom_det_count(g) - 1) + (2.0 * s + 1 - k) / (2.0 * k);
+    double B =
+        (double)b - 0.5 * (double)(kr_ct_geom_det_rows(g) - 1) + (2.0 * t + 1 - k) / (2.0 * k);
     for (int d = 0; d < 3; d++) {
         src[d] = v->src[d];
         dir[d] = v->det[d] + A * v->u[d] + B * v->v[d] - v->src[d];
@@ -223,7 +227,8 @@ static double brute_joseph(const kr_ct_geom *g, const double *vol, int64_t vi, i
                 id[ax] = m;
                 id[mi] = ia + (q & 1);
                 id[mj] = ib + (q >> 1);
-                if (id[mi] < 0 || id[mi] >= gr->n[mi] || id[mj] < 0 || id[mj] >= gr->n[mj]) continue;
+                if (id[mi] < 0 || id[mi] >= gr->n[mi] || id[mj] < 0 || id[mj] >= gr->n[mj])
+                    continue;
                 double w = ((q & 1) ? wa : 1 - wa) * ((q >> 1) ? wb : 1 - wb);
                 sum += w * vol[(id[2] * gr->n[1] + id[1]) * gr->n[0] + id[0]];
             }
@@ -248,10 +253,11 @@ static void test_hand_rays(void)
         KT_OK(kr_ct_projector_forward(p, vol, pr));
         KT_NEAR(get(pr, 2 + 5 * 1), 8.0, 1e-12);            /* view 0, centre */
         KT_NEAR(get(pr, 2 + 5 * 1 + 15), 8.0, 1e-12);       /* view 1 (90 degrees) */
-        /* one pixel up: the ray climbs 30/50 mm... from z = 0 at the source by 1/50 per mm */
+        /* the pixel one row up: its ray rises 1 mm over the 50 mm from source to detector */
         if (m) {
             /* Siddon: exact chord of the ray through the 8 mm cube */
-            double dir[3] = {0, 50, 1}, src[3] = {0, -30, 0}, lo[3] = {-4, -4, -4}, hi[3] = {4, 4, 4};
+            double dir[3] = {0, 50, 1}, src[3] = {0, -30, 0}, lo[3] = {-4, -4, -4},
+                   hi[3] = {4, 4, 4};
             KT_NEAR(get(pr, 2 + 5 * 2), chord(src, dir, lo, hi), 1e-12);
         }
         kr_array_destroy(vol);
@@ -338,7 +344,8 @@ static void test_phantom(void)
                     hi[d] = lo[d] + 2.0 / (double)n[d];
                 }
                 for (int e = 0; e < ne; e++) {
-                    double ph = E[e].phi_deg * 3.14159265358979323846 / 180, cp = cos(ph), sp = sin(ph);
+                    double ph = E[e].phi_deg * 3.14159265358979323846 / 180, cp = cos(ph),
+                           sp = sin(ph);
                     int inside = 1;
                     for (int q = 0; q < 8; q++) {
                         double px = ((q & 1) ? hi[0] : lo[0]) - E[e].x0;
@@ -368,8 +375,9 @@ static void test_phantom(void)
                 double bound = brute_siddon(geo, cut, vi, a, b, 1);
                 int64_t o = (vi * nv + b) * nu + a;
                 double err = fabs(get(pr, o) - get(exact, o));
-                KT_CHECK_MSG(err <= bound + 1e-9, "view %lld (%lld, %lld): |error| %.4g > bound %.4g",
-                             (long long)vi, (long long)a, (long long)b, err, bound);
+                KT_CHECK_MSG(err <= bound + 1e-9,
+                             "view %lld (%lld, %lld): |error| %.4g > bound %.4g", (long long)vi,
+                             (long long)a, (long long)b, err, bound);
                 if (bound > 0) worst = fmax(worst, err / bound);
                 sse += err * err;
                 ssr += get(exact, o) * get(exact, o);
@@ -479,7 +487,8 @@ static void test_adjoint_dot(void)
                     KT_CHECK(kr_linop_in_dims(op, d) == 3 && d[0] == g.n[0] && d[2] == g.n[2]);
                     KT_CHECK(kr_linop_out_dims(op, d) == 3 && d[1] == kr_ct_geom_det_rows(geo));
                     double rel = 1;
-                    KT_OK(kr_linop_adjoint_test(op, 77 + (uint64_t)(w * 8 + m * 4 + t * 2 + k), &rel));
+                    KT_OK(kr_linop_adjoint_test(op, 77 + (uint64_t)(w * 8 + m * 4 + t * 2 + k),
+                                                &rel));
                     KT_LE(rel, t ? 1e-5 : 1e-12);
                     kr_linop_destroy(op);
                 }
@@ -562,7 +571,8 @@ static void test_bad_input(void)
     KT_STATUS(kr_ct_projector_forward(p, v64, pr), KR_ERR_DTYPE);
     kr_array *badv = arr3(KR_F32, 10, 9, 9);
     KT_STATUS(kr_ct_projector_forward(p, badv, pr), KR_ERR_DIM);
-    KT_CHECK(strstr(kr_last_error(), "volume is 10x9x9, the geometry expects 10x9x8 (x y z)") != NULL);
+    KT_CHECK(strstr(kr_last_error(), "volume is 10x9x9, the geometry expects 10x9x8 (x y z)") !=
+             NULL);
     kr_array *bigp = arr3(KR_F32, 14, 11, 7);
     KT_STATUS(kr_ct_projector_adjoint(p, bigp, vol), KR_ERR_DIM);
     KT_CHECK(strstr(kr_last_error(), "projections are 14x11x7, the geometry expects 13x11x7 (u x v "
@@ -591,8 +601,9 @@ static void test_bad_input(void)
     set(pr, 13 * 11 * 5, INFINITY);
     set(pr, 13 * 11 * 6 + 3, NAN);
     KT_STATUS(kr_ct_check_projections(geo, pr, NULL), KR_ERR_INVALID_ARG);
-    KT_CHECK_MSG(strstr(kr_last_error(), "projections contain 2 NaN and 1 infinite value (the first "
-                                         "at u 1, v 2, view 1)") != NULL,
+    KT_CHECK_MSG(strstr(kr_last_error(),
+                        "projections contain 2 NaN and 1 infinite value (the first "
+                        "at u 1, v 2, view 1)") != NULL,
                  "%s", kr_last_error());
     kr_array *sino = NULL;
     int64_t sd[2] = {8, 180};

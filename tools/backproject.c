@@ -41,9 +41,11 @@ int kc_tool_backproject(int argc, char **argv)
                            {0}};
     const kc_spec spec = {
         "backproject",
-        "Cone-beam backprojection. --kind matched is the transpose of 'kray project' with the same\n"
+        "Cone-beam backprojection. --kind matched is the transpose of 'kray project' with the "
+        "same\n"
         "--method and --rays (what SIRT and CGLS use); it is not a reconstruction by itself. "
-        "--kind\nfdk is the backprojector of FDK reconstruction (distance-weighted, voxel-driven).\n"
+        "--kind\nfdk is the backprojector of FDK reconstruction (distance-weighted, "
+        "voxel-driven).\n"
         "Projections with NaN or infinite values are refused (their count is reported).",
         opts,
         args,

@@ -181,10 +181,12 @@ int kc_cone_write(const char *tool, const char *path, const kr_array *a, const k
     } else {
         kr_ct_scan sc;
         const kr_ct_view *v = kr_ct_geom_views(g);
-        meta.spacing[0] = kr_ct_geom_scan(g, &sc) == KR_OK ? sc.det_spacing_mm
-                                                            : sqrt(v->u[0] * v->u[0] + v->u[1] * v->u[1] + v->u[2] * v->u[2]);
-        meta.spacing[1] = kr_ct_geom_scan(g, &sc) == KR_OK ? sc.det_spacing_v_mm
-                                                            : sqrt(v->v[0] * v->v[0] + v->v[1] * v->v[1] + v->v[2] * v->v[2]);
+        meta.spacing[0] = kr_ct_geom_scan(g, &sc) == KR_OK
+                              ? sc.det_spacing_mm
+                              : sqrt(v->u[0] * v->u[0] + v->u[1] * v->u[1] + v->u[2] * v->u[2]);
+        meta.spacing[1] = kr_ct_geom_scan(g, &sc) == KR_OK
+                              ? sc.det_spacing_v_mm
+                              : sqrt(v->v[0] * v->v[0] + v->v[1] * v->v[1] + v->v[2] * v->v[2]);
         meta.spacing[2] = 1;
         snprintf(meta.description, sizeof meta.description, "kray %s projections [u, v, view]",
                  tool);

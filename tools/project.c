@@ -68,9 +68,9 @@ int kc_tool_project(int argc, char **argv)
     double t0 = kr_time_now();
     kr_status s;
     if (phantom) {
-        s = kr_ct_phantom_projections(&proj, ctx, g,
-                                      phantom == 1 ? KR_PHANTOM_MODIFIED_SL : KR_PHANTOM_SHEPP_LOGAN,
-                                      a.rays, t);
+        s = kr_ct_phantom_projections(
+            &proj, ctx, g, phantom == 1 ? KR_PHANTOM_MODIFIED_SL : KR_PHANTOM_SHEPP_LOGAN, a.rays,
+            t);
         if (s != KR_OK) {
             r = kc_fail("project", s);
             goto done;

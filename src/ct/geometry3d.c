@@ -5,7 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 
-static int kri_finite3v(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
+static int kri_finite3v(const double *a)
+{
+    return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
+}
 static double kri_dot3(const double *a, const double *b)
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -69,7 +72,8 @@ kr_status kri_ct_check_view3(const kr_ct_geom *g, int64_t vi, const char *where)
             snprintf(extra, sizeof extra,
                      "; the source-origin distance %.6g mm must exceed the distance from the "
                      "axis to the volume's corners plus one voxel, %.6g mm",
-                     g->scan.sod_mm, hypot(fabs(gr->offset_mm[0]) + h[0], fabs(gr->offset_mm[1]) + h[1]));
+                     g->scan.sod_mm,
+                     hypot(fabs(gr->offset_mm[0]) + h[0], fabs(gr->offset_mm[1]) + h[1]));
         return kri_fail(KR_ERR_GEOMETRY,
                         "%s: the source at (%.6g, %.6g, %.6g) mm lies inside the volume or within "
                         "one voxel of it (or behind the source), which spans x %.6g..%.6g, "

@@ -315,8 +315,10 @@ kr_status kr_ct_phantom_projections(kr_array **out, const kr_ctx *ctx, const kr_
             for (int64_t r = 0; r < nr; r++) {
                 int64_t s = r % (k * k), pix = r / (k * k);
                 int64_t iu = pix % nu, ib = b0 + pix / nu;
-                double a_ = (double)iu - 0.5 * (double)(nu - 1) + (double)(2 * (s % k) + 1 - k) / (2.0 * k);
-                double b_ = (double)ib - 0.5 * (double)(nv - 1) + (double)(2 * (s / k) + 1 - k) / (2.0 * k);
+                double a_ =
+                    (double)iu - 0.5 * (double)(nu - 1) + (double)(2 * (s % k) + 1 - k) / (2.0 * k);
+                double b_ =
+                    (double)ib - 0.5 * (double)(nv - 1) + (double)(2 * (s / k) + 1 - k) / (2.0 * k);
                 double dir[3], len = 0, far[3], seg = 0, segn = 0;
                 for (int d = 0; d < 3; d++) {
                     dir[d] = v->det[d] + a_ * v->u[d] + b_ * v->v[d] - v->src[d];

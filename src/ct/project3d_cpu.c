@@ -92,7 +92,7 @@ static void kri_ct3_cull(const kr_ct_projector *p, int view, int z0, int z1, int
     *v1 = B1 < nv - 1 ? (B1 >= 0 ? (int)B1 : -1) : nv - 1;
 }
 
-#define KRI_CT3_CPU(T, SFX, FLD)                                                                    \
+#define KRI_CT3_CPU(T, SFX, FLD)                                                               \
     static void kri_ct3_fwd_##SFX(const kr_ct_projector *pr, const T *vol, T *proj,           \
                                   int nthreads)                                                \
     {                                                                                          \

@@ -431,7 +431,8 @@ static kr_status kri_pad(const kr_ct_projector *p, const T *vol, T *P, T *Tb, cu
     if (blocks > 65535LL * 16) blocks = 65535LL * 16;
     k_ct3_pad_p<T><<<(unsigned)blocks, 256, 0, st>>>(n0, n1, n2, total, vol, P);
     KRI_TRY(kri_cu_check("cone-beam projector: padding kernel launch"));
-    dim3 grid((n0 + 2 + 31) / 32, (n1 + 2 + 31) / 32, n2 + 2 < KRI_GRID_MAX ? n2 + 2 : KRI_GRID_MAX);
+    dim3 grid((n0 + 2 + 31) / 32, (n1 + 2 + 31) / 32,
+              n2 + 2 < KRI_GRID_MAX ? n2 + 2 : KRI_GRID_MAX);
     if (grid.y > KRI_GRID_MAX)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "cone-beam projector: volume too large along y");
     k_ct3_pad_t<T><<<grid, dim3(32, 8), 0, st>>>(n0, n1, n2, vol, Tb);

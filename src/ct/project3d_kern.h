@@ -221,7 +221,8 @@ KHD KT KFN(kri_sid3_walk)(const KP *p, const KFN(kri_ray3) *r, const KT *vol, KT
     const int cap = p->n[0] + p->n[1] + p->n[2] + 3;
     for (int it = 0; it < cap; it++) {
         KUNROLL
-        for (int d = 0; d < 3; d++) KFN(kri_sid3_axis)(r->s[d], T[d], zero[d], idx[d], &lo[d], &hi[d]);
+        for (int d = 0; d < 3; d++)
+            KFN(kri_sid3_axis)(r->s[d], T[d], zero[d], idx[d], &lo[d], &hi[d]);
         KT h = hi[0] < hi[1] ? hi[0] : hi[1];
         h = hi[2] < h ? hi[2] : h;
         KT l = lo[0] > lo[1] ? lo[0] : lo[1];
