@@ -80,6 +80,10 @@ static __device__ __forceinline__ double kri_fma(double a, double b, double c)
     {                                                                                          \
         kri_jos3_setup_##SFX(p, r, j);                                                         \
     }                                                                                          \
+    static __device__ __forceinline__ void jos3_w4(T wa, T wb, T *w)                           \
+    {                                                                                          \
+        kri_jos3_w4_##SFX(wa, wb, w);                                                          \
+    }                                                                                          \
     static __device__ __forceinline__ T bilerp3(T a, T b, T c, T d, T wa, T wb)                \
     {                                                                                          \
         return kri_bilerp_##SFX(a, b, c, d, wa, wb);                                           \
@@ -335,12 +339,13 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
             T fla, flb;
             const unsigned ra = kri_floor_raw(fa, &fla), rb = kri_floor_raw(fb, &flb);
             const T wa = KSUB(fa, fla), wb = KSUB(fb, flb);
-            T c0 = KMUL(c, KSUB((T)1, wb)), c1 = KMUL(c, wb);
+            T w[4];
+            jos3_w4(wa, wb, w);
             T *q = buf + off.at(ra, rb);
-            atomicAdd(q, KMUL(c0, KSUB((T)1, wa)));
-            atomicAdd(q + 1, KMUL(c0, wa));
-            atomicAdd(q + sb, KMUL(c1, KSUB((T)1, wa)));
-            atomicAdd(q + sb + 1, KMUL(c1, wa));
+            atomicAdd(q, KMUL(c, w[0]));
+            atomicAdd(q + 1, KMUL(c, w[1]));
+            atomicAdd(q + sb, KMUL(c, w[2]));
+            atomicAdd(q + sb + 1, KMUL(c, w[3]));
         }
     }
 }
