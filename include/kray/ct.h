@@ -101,7 +101,10 @@
  * neighbouring threads touch neighbouring addresses). The CUDA adjoint accumulates with float
  * (or double) atomicAdd, so it is deterministic only to rounding: two runs may differ in the
  * last bits (about 1e-7 relative in f32). CPU and CUDA agree to rounding (the CUDA kernels
- * evaluate sample positions with fused multiply-adds). 3-D CUDA plans own device work space
+ * evaluate sample positions with fused multiply-adds). Matched by construction: both
+ * directions run the same ray set-up, visit the same samples or voxels, and (CPU forward, both
+ * adjoints) use the same weight numbers; the CUDA Joseph forward evaluates the same bilinear
+ * interpolation in lerp form, so on CUDA forward and adjoint are transposes to rounding. 3-D CUDA plans own device work space
  * (two padded volumes for Joseph), so calls on one 3-D CUDA plan are serialised by a lock;
  * different plans run concurrently. The CUDA forward projector is deterministic. Creating a
  * cone-beam plan runs kr_ct_geom_check_fov (one warning through the ctx when the volume is not
