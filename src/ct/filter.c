@@ -259,6 +259,7 @@ void kr_filter_plan_destroy(kr_filter_plan *p)
     kri_free(p);
 }
 
+#ifdef KRAY_HAVE_CUDA
 /* Copy a double table to the device in the plan's dtype. */
 static kr_status kri_upload(kr_filter_plan *p, void **dst, const double *src, int64_t n,
                             const char *what)
@@ -275,6 +276,7 @@ static kr_status kri_upload(kr_filter_plan *p, void **dst, const double *src, in
     kri_free(tmp);
     return s;
 }
+#endif
 
 kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_t ndet,
                                 int64_t nrows, const kr_filter_opts *o)
