@@ -82,8 +82,7 @@
 #define KRAY_FBP_H
 
 #include "kray/core.h"
-/* TODO(fbp): include "kray/ct.h" once it has landed; the typedef repeats its declaration. */
-typedef struct kr_ct_geom kr_ct_geom;
+#include "kray/ct.h"
 
 #ifdef __cplusplus
 extern "C" {

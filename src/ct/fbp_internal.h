@@ -101,6 +101,8 @@ kr_status kri_cuda_fbp_backproject(void *stream, int f64, kri_bp_kind kind, cons
                                    int64_t nviews, const void *pairs, int64_t ndet, void *image,
                                    int64_t nx, int64_t ny, int clamp, int groups, void *partial,
                                    int smem_w);
+/* Number of multiprocessors of CUDA device `dev`. */
+kr_status kri_cuda_sm_count(int dev, int *count);
 /* Largest dynamic shared memory a tiled kernel may use (bytes), to pick smem_w. */
 #define KRI_BP_SMEM_MAX (48 * 1024)
 
