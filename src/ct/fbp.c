@@ -540,7 +540,7 @@ static kr_status kri_fbp_bp(kr_fbp_plan *p, void *image)
     if (p->loc == KR_HOST)
         return kri_cpu_fbp_backproject(f64, p->kind, p->views, p->nviews, p->pairs, p->ndet,
                                        image, p->nx, p->ny, p->o.clamp_negative,
-                                       kri_threads(p->ctx));
+                                       kri_threads(p->ctx), 1);
 #ifdef KRAY_HAVE_CUDA
     KRI_TRY(kri_cuda_set_device(p->ctx));
     return kri_cuda_fbp_backproject(kr_ctx_stream(p->ctx), f64, p->kind, p->d_views, p->nviews,

@@ -84,10 +84,11 @@ typedef struct kri_bp_view {
 } kri_bp_view;
 
 /* CPU backprojection of filtered pair rows (stride 2 * KRI_PAD_ROW(ndet) elements per view)
- * into image [nx, ny] (overwritten); OpenMP over fixed 16-row blocks. */
+ * into image [nx, ny] (overwritten); OpenMP over fixed 16-row blocks. simd != 0 allows the
+ * AVX2 row loops where the CPU has them (same bits as the scalar loops; tests compare). */
 kr_status kri_cpu_fbp_backproject(int f64, kri_bp_kind kind, const kri_bp_view *views,
                                   int64_t nviews, const void *pairs, int64_t ndet, void *image,
-                                  int64_t nx, int64_t ny, int clamp, int nthreads);
+                                  int64_t nx, int64_t ny, int clamp, int nthreads, int simd);
 
 /* CUDA backprojection (fbp_cuda.cu). views: device array of nviews x 8 values of the dtype
  * (a0, a1, a2, b0, b1, b2, k0, c); pairs: device pair rows; image: device [nx, ny];
