@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "kt.h"
 #include "kray/fbp.h"
+#include "ct/fbp_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -360,6 +361,48 @@ static void test_f32_vs_f64(void)
     kr_ctx_destroy(c);
 }
 
+/* PAIRS layout (what the backprojectors read): the filtered row at positions -1 .. N (the
+ * linear convolution one sample past each end), zero at -2 and N + 1, and the differences. */
+static void test_pairs_layout(void)
+{
+    kr_ctx *c = ctx_cpu(KR_BACKEND_CPU, 0);
+    const int64_t n = 37, r = 3, w = KRI_PAD_ROW(n);
+    for (int m = 0; m < 2; m++) {
+        kr_filter_opts o;
+        kr_filter_opts_default(&o);
+        o.dtype = KR_F64;
+        o.method = (kr_filter_method)m;
+        o.tau_mm = 0.6;
+        kr_filter_plan *p = NULL;
+        KT_OK(kr_filter_plan_create(&p, c, n, r, &o));
+        kr_array *x = rows(KR_F64, n, r, 21);
+        double *out = malloc(sizeof(double) * (size_t)(2 * w * r));
+        KT_OK(kri_filter_run(p, x->data, n, out, 2 * w, KRI_FILTER_PAIRS));
+        double e = 0;
+        for (int64_t row = 0; row < r; row++)
+            for (int64_t j = 0; j < w; j++) {
+                int64_t pos = j - KRI_PAD;
+                long double ref = 0, next = 0;
+                for (int64_t mm = 0; mm < n; mm++) {
+                    double xv = kr_array_get_f64(x, row * n + mm);
+                    if (pos >= -1 && pos <= n && llabs(pos - mm) < n)
+                        ref += (long double)(0.6 * ramlak(pos - mm, 0.6)) * xv;
+                    if (pos + 1 >= -1 && pos + 1 <= n && llabs(pos + 1 - mm) < n)
+                        next += (long double)(0.6 * ramlak(pos + 1 - mm, 0.6)) * xv;
+                }
+                e = fmax(e, fabs(out[2 * (row * w + j)] - (double)ref));
+                e = fmax(e, fabs(out[2 * (row * w + j) + 1] - (double)(next - ref)));
+            }
+        KT_LE(e, 1e-14);
+        KT_CHECK(out[0] == 0 && out[2 * (w - 1)] == 0); /* positions -2 and N + 1 */
+        KT_CHECK(out[2] != 0 && out[2 * (w - 2)] != 0); /* positions -1 and N */
+        free(out);
+        kr_array_destroy(x);
+        kr_filter_plan_destroy(p);
+    }
+    kr_ctx_destroy(c);
+}
+
 static void test_names(void)
 {
     kr_filter_method m;
@@ -417,11 +460,11 @@ static void test_dumb_inputs(void)
     KT_STATUS(kr_filter_plan_create(&p, c, 8, 2, &b), KR_ERR_INVALID_ARG);
     b = o, b.method = KR_FILTER_SEED, b.cutoff = 0.5;
     KT_STATUS(kr_filter_plan_create(&p, c, 8, 2, &b), KR_ERR_INVALID_ARG);
-    b = o, b.pad_len = 14;
+    b = o, b.pad_len = 15;
     KT_STATUS(kr_filter_plan_create(&p, c, 8, 2, &b), KR_ERR_INVALID_ARG);
-    b = o, b.pad_len = 15; /* 2 * 8 - 1 is enough */
+    b = o, b.pad_len = 17; /* any length >= 2 * 8 */
     KT_OK(kr_filter_plan_create(&p, c, 8, 2, &b));
-    KT_CHECK(kr_filter_pad_len(p) == 15);
+    KT_CHECK(kr_filter_pad_len(p) == 17);
     kr_filter_plan_destroy(p);
     p = NULL;
     b = o, b.equiangular_rad = -0.1;
@@ -490,6 +533,7 @@ int main(void)
     KT_RUN(test_serial_equals_threaded_and_inplace);
     KT_RUN(test_preweights);
     KT_RUN(test_f32_vs_f64);
+    KT_RUN(test_pairs_layout);
     KT_RUN(test_names);
     KT_RUN(test_dumb_inputs);
     return kt_finish();

@@ -24,6 +24,8 @@ static const kc_tool kc_tools[] = {
      kc_tool_metrics},
     {"demo", "run the built-in demonstration and write images + an HTML report", kc_tool_demo},
     {"fbp", "2-D filtered backprojection (parallel and fan beam) of a sinogram", kc_tool_fbp},
+    {"bench", "benchmark programs (fbp2d): timings, accuracy and peers, table or JSON lines",
+     kc_tool_bench},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))
 

@@ -11,13 +11,13 @@
 #define KRI_ROWS 16
 
 /* Parallel beam: the padded detector coordinate k(x) = c + a1 x is monotone in x, so the pixels
- * of a row that see the detector (1 < k < ndet + 2) form one interval; it is found with the
+ * of a row where the filtered projection is not zero (0 < k < ndet + 3) form one interval; it is found with the
  * same float expression the loop uses, and the loop then needs no bounds test. */
 #define KRI_DEFINE_PAR(T)                                                                      \
     static inline int kri_valid_##T(T c, T a1, int64_t x, T hi)                                \
     {                                                                                          \
         T k = c + a1 * (T)x;                                                                   \
-        return k > (T)1 && k < hi;                                                             \
+        return k > (T)0 && k < hi;                                                             \
     }                                                                                          \
     static void kri_interval_##T(T c, T a1, T hi, int64_t nx, int64_t *xs, int64_t *xe)        \
     {                                                                                          \
@@ -26,7 +26,7 @@
             s = 0;                                                                             \
             e = kri_valid_##T(c, a1, 0, hi) ? nx : 0;                                          \
         } else {                                                                               \
-            double xa = (1.0 - (double)c) / (double)a1, xb = ((double)hi - (double)c) / (double)a1; \
+            double xa = (0.0 - (double)c) / (double)a1, xb = ((double)hi - (double)c) / (double)a1; \
             double lo = fmin(xa, xb), up = fmax(xa, xb);                                       \
             lo = fmax(-1.0, fmin(lo, (double)nx + 1));                                         \
             up = fmax(-1.0, fmin(up, (double)nx + 1));                                         \
@@ -217,7 +217,7 @@ static kri_row_d kri_pick_d(int simd)
     {                                                                                          \
         const int64_t rl = 2 * KRI_PAD_ROW(ndet);                                              \
         const int64_t nblk = (ny + KRI_ROWS - 1) / KRI_ROWS;                                   \
-        const T hi = (T)(ndet + KRI_PAD);                                                      \
+        const T hi = (T)(ndet + KRI_PAD + 1);                                                  \
         _Pragma("omp parallel for num_threads(nthreads) schedule(dynamic, 1)")                 \
         for (int64_t blk = 0; blk < nblk; blk++) {                                             \
             const int64_t y0 = blk * KRI_ROWS, y1 = y0 + KRI_ROWS < ny ? y0 + KRI_ROWS : ny;    \
@@ -251,7 +251,7 @@ static kri_row_d kri_pick_d(int simd)
                             k = ATAN2(A, B) * cc + k0;                                         \
                             w = (T)1 / (A * A + B * B);                                        \
                         }                                                                      \
-                        if (k > (T)1 && k < hi) {                                              \
+                        if (k > (T)0 && k < hi) {                                              \
                             const int i = (int)k;                                              \
                             const T f = k - (T)i;                                              \
                             acc[x] += w * (row[2 * i] + f * row[2 * i + 1]);                   \

@@ -182,7 +182,7 @@ __global__ void k_fbp_global(const T *__restrict__ views, int vbeg_stride, int n
     if (x >= nx || y >= ny) return;
     const int vbeg = blockIdx.z * vbeg_stride, vend = min(nviews, vbeg + vbeg_stride);
     const long long rl = 2LL * KRI_PAD_ROW(ndet);
-    const T hi = (T)(ndet + KRI_PAD), fx = (T)x, fy = (T)y;
+    const T hi = (T)(ndet + KRI_PAD + 1), fx = (T)x, fy = (T)y;
     T acc = (T)0;
     for (int v = vbeg; v < vend; v++) {
         const T *p = views + 8LL * v;
@@ -201,8 +201,8 @@ __global__ void k_fbp_global(const T *__restrict__ views, int vbeg_stride, int n
                 w = (T)1 / (A * A + B * B);
             }
         }
-        k = k < (T)1 ? (T)1 : (k > hi ? hi : k); /* NaN stays NaN: caught below */
-        if (!(k >= (T)1)) continue;
+        k = k < (T)0 ? (T)0 : (k > hi ? hi : k); /* 0 and hi interpolate to 0 */
+        if (!(k >= (T)0)) continue;                 /* NaN */
         const T fl = d_floor(k);
         const int i = (int)fl;
         const T *q = pairs + v * rl + 2 * i;

@@ -16,9 +16,13 @@ extern "C" {
  *   PLAIN: row r written to out + r * out_stride (elements), ndet values;
  *   PAIRS: row r written to out + r * out_stride as KRI_PAD_ROW(ndet) interleaved pairs
  *          (q_pad[j], q_pad[j+1] - q_pad[j]), j = 0 .. ndet + 3, where q_pad[j] = q[j - KRI_PAD]
- *          and zero outside [KRI_PAD, ndet + KRI_PAD), q_pad[ndet + 4] = 0. Linear
- *          interpolation at padded position k in [1, ndet + 2] is p[2i] + (k - i) p[2i + 1],
- *          i = floor(k), and gives zero boundary values without any bounds test. */
+ *          is the filtered row at position j - KRI_PAD for positions -1 .. ndet (the linear
+ *          convolution extends one sample past each end of the detector: those two values are
+ *          exact, as the FFT length is >= 2 ndet) and zero at positions -2 and ndet + 1, with
+ *          q_pad[ndet + 4] = 0. Linear interpolation at padded position k in [0, ndet + 3] is
+ *          p[2i] + (k - i) p[2i + 1], i = floor(k), and is zero at both ends of that range, so
+ *          clamping k to it (or skipping k outside it) gives the filtered projection extended
+ *          by zero with no other bounds test. */
 #define KRI_PAD 2
 #define KRI_PAD_ROW(n) ((n) + 2 * KRI_PAD) /* pairs per padded row */
 
@@ -41,6 +45,8 @@ struct kr_filter_plan {
     void *work;        /* FFT: complex [L, npairs]; direct: real [ndet, nrows] x 2 */
     void *kern_t;      /* direct: kern in the dtype */
     kr_fft_plan *fwd, *bwd;
+    kr_ctx *serial;    /* small host problems: one thread (parallel regions cost more than
+                          they save), NULL otherwise */
     /* device buffers (CUDA) in the plan's dtype */
     void *d_kern, *d_resp, *d_pre, *d_rs, *d_work, *d_plain;
 };
@@ -62,10 +68,13 @@ kr_status kri_cuda_filter_mul(void *stream, int f64, void *work, const void *res
 kr_status kri_cuda_filter_unpack(void *stream, int f64, const void *work, int64_t L,
                                  void *out, int64_t out_stride, int mode, int64_t ndet,
                                  int64_t nrows);
+/* Direct convolution: out[r * out_stride + k + shift] = filtered position k for
+ * k = -shift .. ndet - 1 + shift (shift 0: positions 0 .. ndet-1; shift 1: -1 .. ndet). */
 kr_status kri_cuda_filter_direct(void *stream, int f64, const void *in, int64_t in_stride,
                                  const void *pre, int64_t pre_rows, const void *rs,
                                  int64_t rs_count, const void *kern, void *out,
-                                 int64_t out_stride, int64_t ndet, int64_t nrows);
+                                 int64_t out_stride, int shift, int64_t ndet, int64_t nrows);
+/* plain: rows of ndet + 2 values holding positions -1 .. ndet (from the direct kernel). */
 kr_status kri_cuda_filter_pairs(void *stream, int f64, const void *plain, void *out,
                                 int64_t out_stride, int64_t ndet, int64_t nrows);
 

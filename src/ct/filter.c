@@ -163,10 +163,10 @@ static kr_status kri_validate_opts(const kr_filter_opts *o, int64_t ndet, int64_
                         "filter: the seed kernel is for parallel or flat detectors, not "
                         "equiangular ones");
     if (o->pad_len != 0 && o->method == KR_FILTER_FFT &&
-        (o->pad_len < 2 * ndet - 1 || o->pad_len > ((int64_t)1 << 30)))
+        (o->pad_len < 2 * ndet || o->pad_len > ((int64_t)1 << 30)))
         return kri_fail(KR_ERR_INVALID_ARG,
-                        "filter: pad_len %lld must be >= 2 * ndet - 1 = %lld (and <= 2^30)",
-                        (long long)o->pad_len, (long long)(2 * ndet - 1));
+                        "filter: pad_len %lld must be >= 2 * ndet = %lld (and <= 2^30)",
+                        (long long)o->pad_len, (long long)(2 * ndet));
     if (o->pre_weight && o->pre_rows < 1)
         return kri_fail(KR_ERR_INVALID_ARG, "filter: pre_rows %lld must be >= 1 with a pre_weight",
                         (long long)o->pre_rows);
@@ -244,6 +244,7 @@ void kr_filter_plan_destroy(kr_filter_plan *p)
     if (!p) return;
     kr_fft_plan_destroy(p->fwd);
     kr_fft_plan_destroy(p->bwd);
+    kr_ctx_destroy(p->serial);
     kri_free(p->kern);
     kri_free(p->resp);
     kri_free(p->pre);
@@ -339,13 +340,21 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
     int64_t wdims[2] = {p->L, p->npairs};
     if (p->loc == KR_HOST) {
         if (o->method == KR_FILTER_FFT) {
+            /* Below ~2^21 complex samples the whole FFT filter takes about a millisecond on
+             * one core; OpenMP regions would cost more than they save (results do not depend
+             * on the thread count either way). */
+            const kr_ctx *fctx = ctx;
+            if (p->L * p->npairs < ((int64_t)1 << 21)) {
+                KRI_CHECK(kr_ctx_create(&p->serial, KR_BACKEND_CPU_SERIAL));
+                fctx = p->serial;
+            }
             KRI_CHECK(kri_alloc(&p->work, (size_t)(p->L * p->npairs) * 2 * es, "filter work"));
-            KRI_CHECK(kr_fft_plan_create(&p->fwd, ctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0,
+            KRI_CHECK(kr_fft_plan_create(&p->fwd, fctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0,
                                          KR_HOST));
-            KRI_CHECK(kr_fft_plan_create(&p->bwd, ctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0,
+            KRI_CHECK(kr_fft_plan_create(&p->bwd, fctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0,
                                          KR_HOST));
         } else {
-            KRI_CHECK(kri_alloc(&p->work, (size_t)(2 * ndet * nrows) * es, "filter work"));
+            KRI_CHECK(kri_alloc(&p->work, (size_t)((2 * ndet + 2) * nrows) * es, "filter work"));
             KRI_CHECK(kri_alloc(&p->kern_t, (size_t)ndet * es, "filter kernel"));
             for (int64_t n = 0; n < ndet; n++) {
                 if (o->dtype == KR_F32) ((float *)p->kern_t)[n] = (float)p->kern[n];
@@ -369,7 +378,7 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
                                          KR_DEVICE));
         } else {
             KRI_CHECK(kri_upload(p, &p->d_kern, p->kern, ndet, "filter kernel"));
-            KRI_CHECK(kri_device_alloc(&p->d_plain, (size_t)(ndet * nrows) * es,
+            KRI_CHECK(kri_device_alloc(&p->d_plain, (size_t)((ndet + 2) * nrows) * es,
                                        kr_ctx_device(ctx), "filter work"));
         }
 #else
@@ -420,18 +429,24 @@ static double kri_row_weight(const kr_filter_plan *p, int64_t r, int64_t m)
     return w;
 }
 
-/* Row r of the filtered output (q, length ndet) to the requested layout. */
+/* Row r of the filtered output to the requested layout. q holds the filtered values at
+ * positions 0 .. N (index * qs) and at position -1 (index ileft * qs). */
 #define KRI_DEFINE_STORE(T)                                                                    \
-    static void kri_store_##T(const T *q, int64_t qs, int64_t N, T *out, kri_filter_out mode)  \
+    static inline T kri_at_##T(const T *q, int64_t qs, int64_t N, int64_t ileft, int64_t pos)  \
+    {                                                                                          \
+        if (pos >= 0 && pos <= N) return q[pos * qs];                                          \
+        return pos == -1 ? q[ileft * qs] : (T)0;                                               \
+    }                                                                                          \
+    static void kri_store_##T(const T *q, int64_t qs, int64_t N, int64_t ileft, T *out,         \
+                              kri_filter_out mode)                                             \
     {                                                                                          \
         if (mode == KRI_FILTER_PLAIN) {                                                        \
             for (int64_t m = 0; m < N; m++) out[m] = q[m * qs];                                \
             return;                                                                            \
         }                                                                                      \
         for (int64_t j = 0; j < KRI_PAD_ROW(N); j++) {                                         \
-            int64_t a = j - KRI_PAD, b = a + 1;                                                \
-            T va = (a >= 0 && a < N) ? q[a * qs] : (T)0;                                       \
-            T vb = (b >= 0 && b < N) ? q[b * qs] : (T)0;                                       \
+            T va = kri_at_##T(q, qs, N, ileft, j - KRI_PAD);                                   \
+            T vb = kri_at_##T(q, qs, N, ileft, j - KRI_PAD + 1);                               \
             out[2 * j] = va;                                                                   \
             out[2 * j + 1] = vb - va;                                                          \
         }                                                                                      \
@@ -473,13 +488,15 @@ KRI_DEFINE_STORE(double)
         _Pragma("omp parallel for num_threads(nt) schedule(static)")                           \
         for (int64_t r = 0; r < R; r++) {                                                      \
             const T *c = w + 2 * L * (r / 2) + (r % 2);                                        \
-            kri_store_##T(c, 2, N, out + r * os, mode);                                        \
+            kri_store_##T(c, 2, N, L - 1, out + r * os, mode);                                 \
         }                                                                                      \
         return KR_OK;                                                                          \
     }
 KRI_DEFINE_CPU_FFT(float)
 KRI_DEFINE_CPU_FFT(double)
 
+/* y[k] = sum_m kern[|k - m|] x[m] (lags < ndet) for k = 0 .. N-1, and in PAIRS mode also for
+ * k = N (stored at index N) and k = -1 (index N + 1). */
 #define KRI_DEFINE_CPU_DIRECT(T)                                                               \
     static kr_status kri_cpu_filter_direct_##T(kr_filter_plan *p, const T *in, int64_t is,     \
                                                T *out, int64_t os, kri_filter_out mode,        \
@@ -487,7 +504,7 @@ KRI_DEFINE_CPU_FFT(double)
     {                                                                                          \
         const int64_t N = p->ndet, R = p->nrows;                                               \
         T *x = (T *)p->work;         /* pre-weighted copy, [N, R] */                           \
-        T *y = x + N * R;            /* convolved rows, [N, R] */                              \
+        T *y = x + N * R;            /* convolved rows, [N + 2, R] */                          \
         const T *h = (const T *)p->kern_t;                                                     \
         _Pragma("omp parallel for num_threads(nt) schedule(static)")                           \
         for (int64_t r = 0; r < R; r++)                                                        \
@@ -496,14 +513,21 @@ KRI_DEFINE_CPU_FFT(double)
         _Pragma("omp parallel for num_threads(nt) schedule(static)")                           \
         for (int64_t r = 0; r < R; r++) {                                                      \
             const T *xr = x + r * N;                                                           \
-            T *yr = y + r * N;                                                                 \
+            T *yr = y + r * (N + 2);                                                           \
             for (int64_t k = 0; k < N; k++) {                                                  \
                 T acc = 0;                                                                     \
                 for (int64_t m = 0; m < k; m++) acc += h[k - m] * xr[m];                       \
                 for (int64_t m = k; m < N; m++) acc += h[m - k] * xr[m];                       \
                 yr[k] = acc;                                                                   \
             }                                                                                  \
-            kri_store_##T(yr, 1, N, out + r * os, mode);                                       \
+            if (mode == KRI_FILTER_PAIRS) {                                                    \
+                T ar = 0, al = 0;                                                              \
+                for (int64_t m = 1; m < N; m++) ar += h[N - m] * xr[m];  /* position N */      \
+                for (int64_t m = 0; m + 1 < N; m++) al += h[m + 1] * xr[m]; /* position -1 */  \
+                yr[N] = ar;                                                                    \
+                yr[N + 1] = al;                                                                \
+            }                                                                                  \
+            kri_store_##T(yr, 1, N, N + 1, out + r * os, mode);                                \
         }                                                                                      \
         return KR_OK;                                                                          \
     }
@@ -516,7 +540,7 @@ kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, v
 {
     int f64 = p->o.dtype == KR_F64;
     if (p->loc == KR_HOST) {
-        int nt = kri_threads(p->ctx);
+        int nt = p->serial ? 1 : kri_threads(p->ctx);
         if (p->o.method == KR_FILTER_FFT)
             return f64 ? kri_cpu_filter_fft_double(p, in, in_stride, out, out_stride, mode, nt)
                        : kri_cpu_filter_fft_float(p, in, in_stride, out, out_stride, mode, nt);
@@ -541,9 +565,11 @@ kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, v
     }
     if (mode == KRI_FILTER_PLAIN)
         return kri_cuda_filter_direct(st, f64, in, in_stride, p->d_pre, p->pre_rows, p->d_rs,
-                                      p->rs_count, p->d_kern, out, out_stride, p->ndet, p->nrows);
+                                      p->rs_count, p->d_kern, out, out_stride, 0, p->ndet,
+                                      p->nrows);
+    /* positions -1 .. N into rows of N + 2 (index = position + 1) */
     KRI_TRY(kri_cuda_filter_direct(st, f64, in, in_stride, p->d_pre, p->pre_rows, p->d_rs,
-                                   p->rs_count, p->d_kern, p->d_plain, p->ndet, p->ndet,
+                                   p->rs_count, p->d_kern, p->d_plain, p->ndet + 2, 1, p->ndet,
                                    p->nrows));
     return kri_cuda_filter_pairs(st, f64, p->d_plain, out, out_stride, p->ndet, p->nrows);
 #else

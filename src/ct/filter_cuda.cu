@@ -79,13 +79,14 @@ __global__ void k_filter_mul(typename cplx<T>::type *__restrict__ work, const T 
     }
 }
 
-/* Filtered value of row r at sample m (0 outside [0, N)). */
+/* Filtered value of row r at position m: 0 .. N-1 in PLAIN mode; -1 .. N (index L - 1 for -1)
+ * in PAIRS mode, 0 beyond. */
 template <typename T>
 __device__ __forceinline__ T unpacked(const typename cplx<T>::type *work, long long L,
                                       long long N, long long r, long long m)
 {
-    if (m < 0 || m >= N) return (T)0;
-    typename cplx<T>::type c = work[(r / 2) * L + m];
+    if (m < -1 || m > N) return (T)0;
+    typename cplx<T>::type c = work[(r / 2) * L + (m < 0 ? L - 1 : m)];
     return (r & 1) ? c.y : c.x;
 }
 
@@ -110,6 +111,7 @@ __global__ void k_filter_unpack(const typename cplx<T>::type *__restrict__ work,
     }
 }
 
+/* plain: rows of N + 2 values at positions -1 .. N. */
 template <typename T>
 __global__ void k_filter_pairs(const T *__restrict__ plain, T *__restrict__ out, long long os,
                                long long N, long long R)
@@ -120,26 +122,29 @@ __global__ void k_filter_pairs(const T *__restrict__ plain, T *__restrict__ out,
          i += (long long)gridDim.x * blockDim.x) {
         long long j = i % w, r = i / w;
         long long a = j - KRI_PAD, b = a + 1;
-        T va = (a >= 0 && a < N) ? plain[r * N + a] : (T)0;
-        T vb = (b >= 0 && b < N) ? plain[r * N + b] : (T)0;
+        T va = (a >= -1 && a <= N) ? plain[r * (N + 2) + a + 1] : (T)0;
+        T vb = (b >= -1 && b <= N) ? plain[r * (N + 2) + b + 1] : (T)0;
         out[r * os + 2 * j] = va;
         out[r * os + 2 * j + 1] = vb - va;
     }
 }
 
-/* out[k] = sum_m kern[|k - m|] x[m], x = pre-weighted row; block (kThreads) covers kThreads
- * outputs of one row; the row is staged in kTile pieces. Sum in ascending m, as the CPU. */
+/* out[k + shift] = sum_m kern[|k - m|] x[m] (lags < N), x = pre-weighted row, for
+ * k = -shift .. N - 1 + shift; a block (kThreads) covers kThreads outputs of one row; the row
+ * is staged in kTile pieces. Sum in ascending m, as the CPU. */
 template <typename T>
 __global__ void k_filter_direct(const T *__restrict__ in, long long is, const T *__restrict__ pre,
                                 long long pre_rows, const T *__restrict__ rs, long long rs_count,
                                 const T *__restrict__ kern, T *__restrict__ out, long long os,
-                                long long N, long long R)
+                                int shift, long long N, long long R)
 {
     __shared__ T xs[kTile];
-    const long long kblocks = (N + kThreads - 1) / kThreads;
+    const long long nout = N + 2 * shift;
+    const long long kblocks = (nout + kThreads - 1) / kThreads;
     for (long long b = blockIdx.x; b < kblocks * R; b += gridDim.x) {
         const long long r = b / kblocks;
-        const long long k = (b % kblocks) * kThreads + threadIdx.x;
+        const long long o = (b % kblocks) * kThreads + threadIdx.x; /* output index */
+        const long long k = o - shift;                              /* position */
         T acc = (T)0;
         for (long long m0 = 0; m0 < N; m0 += kTile) {
             __syncthreads();
@@ -149,15 +154,16 @@ __global__ void k_filter_direct(const T *__restrict__ in, long long is, const T 
                               : (T)0;
             }
             __syncthreads();
-            if (k < N) {
+            if (o < nout) {
                 long long mend = N - m0 < kTile ? N - m0 : kTile;
                 for (long long t = 0; t < mend; t++) {
                     long long d = k - (m0 + t);
-                    acc += kern[d < 0 ? -d : d] * xs[t];
+                    d = d < 0 ? -d : d;
+                    if (d < N) acc += kern[d] * xs[t];
                 }
             }
         }
-        if (k < N) out[r * os + k] = acc;
+        if (o < nout) out[r * os + o] = acc;
     }
 }
 
@@ -215,19 +221,19 @@ extern "C" kr_status kri_cuda_filter_direct(void *stream, int f64, const void *i
                                             int64_t in_stride, const void *pre,
                                             int64_t pre_rows, const void *rs, int64_t rs_count,
                                             const void *kern, void *out, int64_t out_stride,
-                                            int64_t ndet, int64_t nrows)
+                                            int shift, int64_t ndet, int64_t nrows)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    long long blocks = ((ndet + kThreads - 1) / kThreads) * (long long)nrows;
+    long long blocks = ((ndet + 2 * shift + kThreads - 1) / kThreads) * (long long)nrows;
     int grid = blocks > kMaxBlocks ? kMaxBlocks : (int)blocks;
     if (f64)
         k_filter_direct<double><<<grid, kThreads, 0, st>>>(
             (const double *)in, in_stride, (const double *)pre, pre_rows, (const double *)rs,
-            rs_count, (const double *)kern, (double *)out, out_stride, ndet, nrows);
+            rs_count, (const double *)kern, (double *)out, out_stride, shift, ndet, nrows);
     else
         k_filter_direct<float><<<grid, kThreads, 0, st>>>(
             (const float *)in, in_stride, (const float *)pre, pre_rows, (const float *)rs,
-            rs_count, (const float *)kern, (float *)out, out_stride, ndet, nrows);
+            rs_count, (const float *)kern, (float *)out, out_stride, shift, ndet, nrows);
     return check_launch("k_filter_direct");
 }
 
