@@ -299,7 +299,8 @@ static void test_serial_equals_threaded_and_inplace(void)
     kr_ctx_destroy(ct);
 }
 
-/* Pre-weights and row scales equal weighting the input by hand. */
+/* Pre-weights and row scales (with row divisors, as for cone-beam [u, v, view] rows) equal
+ * weighting the input by hand. */
 static void test_preweights(void)
 {
     kr_ctx *c = ctx_cpu(KR_BACKEND_CPU, 0);
@@ -309,7 +310,7 @@ static void test_preweights(void)
     kr_array *x = rows(KR_F64, n, r, 5), *xw = rows(KR_F64, n, r, 5), *a = NULL, *b = NULL;
     for (int64_t row = 0; row < r; row++)
         for (int64_t m = 0; m < n; m++)
-            ((double *)xw->data)[row * n + m] *= pre[m + n * (row % 3)] * rs[row % 2];
+            ((double *)xw->data)[row * n + m] *= pre[m + n * ((row / 2) % 3)] * rs[(row / 3) % 2];
     KT_OK(kr_array_create_like(&a, x, KR_HOST, NULL));
     KT_OK(kr_array_create_like(&b, x, KR_HOST, NULL));
     for (int m = 0; m < 2; m++) {
@@ -320,8 +321,10 @@ static void test_preweights(void)
         run_plain(c, o.method, KR_F64, &o, xw, a);
         o.pre_weight = pre;
         o.pre_rows = 3;
+        o.pre_row_div = 2;
         o.row_scale = rs;
         o.row_scale_count = 2;
+        o.row_scale_div = 3;
         run_plain(c, o.method, KR_F64, &o, x, b);
         double e = 0;
         for (int64_t i = 0; i < n * r; i++)
@@ -477,6 +480,8 @@ static void test_dumb_inputs(void)
     b = o, b.pre_weight = bad, b.pre_rows = 0;
     KT_STATUS(kr_filter_plan_create(&p, c, 8, 2, &b), KR_ERR_INVALID_ARG);
     b = o, b.row_scale = bad, b.row_scale_count = 4;
+    KT_STATUS(kr_filter_plan_create(&p, c, 8, 2, &b), KR_ERR_INVALID_ARG);
+    b = o, b.pre_row_div = -1;
     KT_STATUS(kr_filter_plan_create(&p, c, 8, 2, &b), KR_ERR_INVALID_ARG);
     KT_CHECK(p == NULL);
 

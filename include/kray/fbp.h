@@ -36,10 +36,13 @@
  *   alpha radians): the kernel is multiplied by (n alpha / sin(n alpha))^2 at lag n (Kak & Slaney
  *   eq. 3.122, without its 1/2, which kray puts in the view weights); tau is then the angular
  *   pitch in the caller's units and is usually 1.
- * Pre-weights: when pre_weight != NULL, x[m] = in[m] * pre_weight[m + ndet * (r % pre_rows)] *
- *   row_scale[r % row_scale_count] for row r (row_scale may be NULL). Both tables are copied at
+ * Pre-weights: row r of the input is multiplied, before filtering, by
+ *   pre_weight[m + ndet * ((r / pre_row_div) % pre_rows)] * row_scale[(r / row_scale_div) %
+ *   row_scale_count] (either table may be NULL; divisors 0 mean 1). Both tables are copied at
  *   plan creation. FBP uses them for fan-beam cosine weights, Parker weights and view weights;
- *   FDK for its cosine weight table [u, v].
+ *   for cone-beam projections [u, v, view] (rows r = v + nv * view) FDK's cosine table [u, v]
+ *   is pre_weight with pre_rows = nv, and per-view factors are row_scale with
+ *   row_scale_count = nviews and row_scale_div = nv.
  * Backends: CPU (FFTW through kray/fft.h; OpenMP over rows; every row is computed by the same
  *   code whatever the thread count, so cpu == cpu-serial bit for bit) and CUDA (cuFFT through a
  *   kray/fft.h device plan, pairs of real rows packed into one complex row; everything is
@@ -123,8 +126,10 @@ typedef struct kr_filter_opts {
                                   >= 2 ndet - 1 */
     const double *pre_weight;  /* optional [ndet, pre_rows] table (copied); NULL = none */
     int64_t pre_rows;          /* rows in pre_weight (>= 1 when it is given) */
+    int64_t pre_row_div;       /* row r uses table row (r / pre_row_div) % pre_rows; 0 = 1 */
     const double *row_scale;   /* optional per-row factors (copied); NULL = none */
     int64_t row_scale_count;   /* entries in row_scale (>= 1 when it is given) */
+    int64_t row_scale_div;     /* row r uses row_scale[(r / row_scale_div) % count]; 0 = 1 */
 } kr_filter_opts;
 
 void kr_filter_opts_default(kr_filter_opts *o);

@@ -335,6 +335,7 @@ done:
     return s;
 }
 
+#ifdef KRAY_HAVE_CUDA
 /* Staged window width (pairs per view) of the tiled CUDA kernel: the largest spread of the
  * padded detector coordinate over the (image-clamped) corners of one tile, plus margins. */
 static int kri_fbp_window(const kr_fbp_plan *p)
@@ -365,6 +366,7 @@ static int kri_fbp_window(const kr_fbp_plan *p)
     double w = ceil(span) + 6;
     return w > 1e6 ? 1000000 : (int)w;
 }
+#endif
 
 kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
                              const kr_fbp_opts *o)

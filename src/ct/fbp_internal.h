@@ -40,7 +40,7 @@ struct kr_filter_plan {
     double *resp;      /* FFT: response at the L bins, including the 1/L of the inverse FFT */
     double *pre;       /* [ndet, pre_rows] or NULL */
     double *rs;        /* [rs_count] or NULL */
-    int64_t pre_rows, rs_count;
+    int64_t pre_rows, rs_count, pre_div, rs_div; /* divisors >= 1 */
     /* host buffers (CPU backends) */
     void *work;        /* FFT: complex [L, npairs]; direct: real [ndet, nrows] x 2 */
     void *kern_t;      /* direct: kern in the dtype */
@@ -59,9 +59,14 @@ kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, v
 
 /* CUDA launchers of the filter (filter_cuda.cu). T = float when f64 == 0, double otherwise.
  * All run on `stream` (a cudaStream_t), check their launch and do not synchronise. */
+/* Pre-weight tables as in kr_filter_opts: pre row (r / pre_div) % pre_rows, scale
+ * rs[(r / rs_div) % rs_count]; NULL tables mean 1. */
+typedef struct kri_rowweights {
+    const void *pre, *rs;
+    int64_t pre_rows, pre_div, rs_count, rs_div;
+} kri_rowweights;
 kr_status kri_cuda_filter_pack(void *stream, int f64, const void *in, int64_t in_stride,
-                               const void *pre, int64_t pre_rows, const void *rs,
-                               int64_t rs_count, void *work, int64_t ndet, int64_t nrows,
+                               kri_rowweights w, void *work, int64_t ndet, int64_t nrows,
                                int64_t L);
 kr_status kri_cuda_filter_mul(void *stream, int f64, void *work, const void *resp, int64_t L,
                               int64_t npairs);
@@ -71,8 +76,7 @@ kr_status kri_cuda_filter_unpack(void *stream, int f64, const void *work, int64_
 /* Direct convolution: out[r * out_stride + k + shift] = filtered position k for
  * k = -shift .. ndet - 1 + shift (shift 0: positions 0 .. ndet-1; shift 1: -1 .. ndet). */
 kr_status kri_cuda_filter_direct(void *stream, int f64, const void *in, int64_t in_stride,
-                                 const void *pre, int64_t pre_rows, const void *rs,
-                                 int64_t rs_count, const void *kern, void *out,
+                                 kri_rowweights w, const void *kern, void *out,
                                  int64_t out_stride, int shift, int64_t ndet, int64_t nrows);
 /* plain: rows of ndet + 2 values holding positions -1 .. ndet (from the direct kernel). */
 kr_status kri_cuda_filter_pairs(void *stream, int f64, const void *plain, void *out,

@@ -174,6 +174,9 @@ static kr_status kri_validate_opts(const kr_filter_opts *o, int64_t ndet, int64_
         return kri_fail(KR_ERR_INVALID_ARG,
                         "filter: row_scale_count %lld must be >= 1 with a row_scale",
                         (long long)o->row_scale_count);
+    if (o->pre_row_div < 0 || o->row_scale_div < 0)
+        return kri_fail(KR_ERR_INVALID_ARG, "filter: pre_row_div %lld / row_scale_div %lld must "
+                        "be >= 0", (long long)o->pre_row_div, (long long)o->row_scale_div);
     return KR_OK;
 }
 
@@ -307,6 +310,8 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
     p->npairs = (nrows + 1) / 2;
     p->pre_rows = o->pre_weight ? o->pre_rows : 0;
     p->rs_count = o->row_scale ? o->row_scale_count : 0;
+    p->pre_div = o->pre_row_div > 0 ? o->pre_row_div : 1;
+    p->rs_div = o->row_scale_div > 0 ? o->row_scale_div : 1;
     kr_status s = KR_OK;
 #define KRI_CHECK(expr)                                                                        \
     do {                                                                                       \
@@ -424,8 +429,8 @@ kr_status kr_filter_response(const kr_filter_plan *p, double *resp, int64_t coun
 static double kri_row_weight(const kr_filter_plan *p, int64_t r, int64_t m)
 {
     double w = 1.0;
-    if (p->pre) w = p->pre[m + p->ndet * (r % p->pre_rows)];
-    if (p->rs) w *= p->rs[r % p->rs_count];
+    if (p->pre) w = p->pre[m + p->ndet * ((r / p->pre_div) % p->pre_rows)];
+    if (p->rs) w *= p->rs[(r / p->rs_div) % p->rs_count];
     return w;
 }
 
@@ -550,13 +555,14 @@ kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, v
 #ifdef KRAY_HAVE_CUDA
     void *st = kr_ctx_stream(p->ctx);
     KRI_TRY(kri_cuda_set_device(p->ctx));
+    kri_rowweights rw = {p->d_pre, p->d_rs, p->pre_rows, p->pre_div, p->rs_count, p->rs_div};
     if (p->o.method == KR_FILTER_FFT) {
         kr_array wa;
         int64_t dims[2] = {p->L, p->npairs};
         KRI_TRY(kr_array_wrap(&wa, kr_dtype_complex(p->o.dtype), 2, dims, p->d_work, KR_DEVICE));
         wa.device = kr_ctx_device(p->ctx);
-        KRI_TRY(kri_cuda_filter_pack(st, f64, in, in_stride, p->d_pre, p->pre_rows, p->d_rs,
-                                     p->rs_count, p->d_work, p->ndet, p->nrows, p->L));
+        KRI_TRY(kri_cuda_filter_pack(st, f64, in, in_stride, rw, p->d_work, p->ndet, p->nrows,
+                                     p->L));
         KRI_TRY(kr_fft_execute(p->fwd, &wa, &wa));
         KRI_TRY(kri_cuda_filter_mul(st, f64, p->d_work, p->d_resp, p->L, p->npairs));
         KRI_TRY(kr_fft_execute(p->bwd, &wa, &wa));
@@ -564,13 +570,11 @@ kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, v
                                       p->ndet, p->nrows);
     }
     if (mode == KRI_FILTER_PLAIN)
-        return kri_cuda_filter_direct(st, f64, in, in_stride, p->d_pre, p->pre_rows, p->d_rs,
-                                      p->rs_count, p->d_kern, out, out_stride, 0, p->ndet,
-                                      p->nrows);
+        return kri_cuda_filter_direct(st, f64, in, in_stride, rw, p->d_kern, out, out_stride,
+                                      0, p->ndet, p->nrows);
     /* positions -1 .. N into rows of N + 2 (index = position + 1) */
-    KRI_TRY(kri_cuda_filter_direct(st, f64, in, in_stride, p->d_pre, p->pre_rows, p->d_rs,
-                                   p->rs_count, p->d_kern, p->d_plain, p->ndet + 2, 1, p->ndet,
-                                   p->nrows));
+    KRI_TRY(kri_cuda_filter_direct(st, f64, in, in_stride, rw, p->d_kern, p->d_plain,
+                                   p->ndet + 2, 1, p->ndet, p->nrows));
     return kri_cuda_filter_pairs(st, f64, p->d_plain, out, out_stride, p->ndet, p->nrows);
 #else
     (void)f64;

@@ -32,20 +32,18 @@ int grid_for(long long n)
 }
 
 template <typename T>
-__device__ __forceinline__ T row_weight(const T *pre, long long pre_rows, const T *rs,
-                                        long long rs_count, long long r, long long m,
+__device__ __forceinline__ T row_weight(const kri_rowweights &w, long long r, long long m,
                                         long long N)
 {
-    T w = (T)1;
-    if (pre) w = pre[m + N * (r % pre_rows)];
-    if (rs) w *= rs[r % rs_count];
-    return w;
+    T v = (T)1;
+    if (w.pre) v = ((const T *)w.pre)[m + N * ((r / w.pre_div) % w.pre_rows)];
+    if (w.rs) v *= ((const T *)w.rs)[(r / w.rs_div) % w.rs_count];
+    return v;
 }
 
 /* work[pr * L + m] = (x_{2pr}[m], x_{2pr+1}[m]) for m < N, 0 for m >= N. */
 template <typename T>
-__global__ void k_filter_pack(const T *__restrict__ in, long long is, const T *__restrict__ pre,
-                              long long pre_rows, const T *__restrict__ rs, long long rs_count,
+__global__ void k_filter_pack(const T *__restrict__ in, long long is, kri_rowweights w,
                               typename cplx<T>::type *__restrict__ work, long long N,
                               long long R, long long L)
 {
@@ -58,8 +56,8 @@ __global__ void k_filter_pack(const T *__restrict__ in, long long is, const T *_
         c.x = (T)0;
         c.y = (T)0;
         if (m < N) {
-            c.x = in[r0 * is + m] * row_weight(pre, pre_rows, rs, rs_count, r0, m, N);
-            if (r1 < R) c.y = in[r1 * is + m] * row_weight(pre, pre_rows, rs, rs_count, r1, m, N);
+            c.x = in[r0 * is + m] * row_weight<T>(w, r0, m, N);
+            if (r1 < R) c.y = in[r1 * is + m] * row_weight<T>(w, r1, m, N);
         }
         work[i] = c;
     }
@@ -133,8 +131,7 @@ __global__ void k_filter_pairs(const T *__restrict__ plain, T *__restrict__ out,
  * k = -shift .. N - 1 + shift; a block (kThreads) covers kThreads outputs of one row; the row
  * is staged in kTile pieces. Sum in ascending m, as the CPU. */
 template <typename T>
-__global__ void k_filter_direct(const T *__restrict__ in, long long is, const T *__restrict__ pre,
-                                long long pre_rows, const T *__restrict__ rs, long long rs_count,
+__global__ void k_filter_direct(const T *__restrict__ in, long long is, kri_rowweights w,
                                 const T *__restrict__ kern, T *__restrict__ out, long long os,
                                 int shift, long long N, long long R)
 {
@@ -150,8 +147,7 @@ __global__ void k_filter_direct(const T *__restrict__ in, long long is, const T 
             __syncthreads();
             for (int t = threadIdx.x; t < kTile; t += blockDim.x) {
                 long long m = m0 + t;
-                xs[t] = m < N ? in[r * is + m] * row_weight(pre, pre_rows, rs, rs_count, r, m, N)
-                              : (T)0;
+                xs[t] = m < N ? in[r * is + m] * row_weight<T>(w, r, m, N) : (T)0;
             }
             __syncthreads();
             if (o < nout) {
@@ -170,20 +166,17 @@ __global__ void k_filter_direct(const T *__restrict__ in, long long is, const T 
 } // namespace
 
 extern "C" kr_status kri_cuda_filter_pack(void *stream, int f64, const void *in,
-                                          int64_t in_stride, const void *pre, int64_t pre_rows,
-                                          const void *rs, int64_t rs_count, void *work,
+                                          int64_t in_stride, kri_rowweights w, void *work,
                                           int64_t ndet, int64_t nrows, int64_t L)
 {
     cudaStream_t st = (cudaStream_t)stream;
     long long total = (long long)L * ((nrows + 1) / 2);
     if (f64)
         k_filter_pack<double><<<grid_for(total), kThreads, 0, st>>>(
-            (const double *)in, in_stride, (const double *)pre, pre_rows, (const double *)rs,
-            rs_count, (double2 *)work, ndet, nrows, L);
+            (const double *)in, in_stride, w, (double2 *)work, ndet, nrows, L);
     else
         k_filter_pack<float><<<grid_for(total), kThreads, 0, st>>>(
-            (const float *)in, in_stride, (const float *)pre, pre_rows, (const float *)rs,
-            rs_count, (float2 *)work, ndet, nrows, L);
+            (const float *)in, in_stride, w, (float2 *)work, ndet, nrows, L);
     return check_launch("k_filter_pack");
 }
 
@@ -218,8 +211,7 @@ extern "C" kr_status kri_cuda_filter_unpack(void *stream, int f64, const void *w
 }
 
 extern "C" kr_status kri_cuda_filter_direct(void *stream, int f64, const void *in,
-                                            int64_t in_stride, const void *pre,
-                                            int64_t pre_rows, const void *rs, int64_t rs_count,
+                                            int64_t in_stride, kri_rowweights w,
                                             const void *kern, void *out, int64_t out_stride,
                                             int shift, int64_t ndet, int64_t nrows)
 {
@@ -227,13 +219,13 @@ extern "C" kr_status kri_cuda_filter_direct(void *stream, int f64, const void *i
     long long blocks = ((ndet + 2 * shift + kThreads - 1) / kThreads) * (long long)nrows;
     int grid = blocks > kMaxBlocks ? kMaxBlocks : (int)blocks;
     if (f64)
-        k_filter_direct<double><<<grid, kThreads, 0, st>>>(
-            (const double *)in, in_stride, (const double *)pre, pre_rows, (const double *)rs,
-            rs_count, (const double *)kern, (double *)out, out_stride, shift, ndet, nrows);
+        k_filter_direct<double><<<grid, kThreads, 0, st>>>((const double *)in, in_stride, w,
+                                                           (const double *)kern, (double *)out,
+                                                           out_stride, shift, ndet, nrows);
     else
-        k_filter_direct<float><<<grid, kThreads, 0, st>>>(
-            (const float *)in, in_stride, (const float *)pre, pre_rows, (const float *)rs,
-            rs_count, (const float *)kern, (float *)out, out_stride, shift, ndet, nrows);
+        k_filter_direct<float><<<grid, kThreads, 0, st>>>((const float *)in, in_stride, w,
+                                                          (const float *)kern, (float *)out,
+                                                          out_stride, shift, ndet, nrows);
     return check_launch("k_filter_direct");
 }
 
