@@ -76,8 +76,13 @@
  *   are exact; a centre-of-rotation offset, which moves the source sideways, is exact in the
  *   backprojection geometry but the fan-beam filter assumes a centred source, an approximation
  *   of order (offset / D)^2.
- * Backprojection is pixel-driven with linear interpolation between the two nearest detector
- * samples, zero outside the detector. Negative values are kept unless clamp_negative is set.
+ * Backprojection is pixel-driven with linear interpolation between the two nearest samples of
+ * the filtered projection. The filtered projection is the linear convolution of the measured
+ * row, so it is known (exactly, from the zero-padded FFT) one sample beyond each end of the
+ * detector; those two samples are used and the projection is zero further out. (This is what
+ * scikit-image's iradon does with its padded sinogram: on an exact Shepp-Logan sinogram the two
+ * agree to ~1e-13 over the whole reconstruction circle.) Negative values are kept unless
+ * clamp_negative is set.
  * Backends: cpu-serial, cpu (OpenMP over fixed blocks of image rows; bit-identical to cpu-serial)
  * and cuda (float or double kernels; agree with the CPU to float rounding).
  */
@@ -123,7 +128,7 @@ typedef struct kr_filter_opts {
     double equiangular_rad;    /* > 0: equiangular kernel modulation with this pitch; default 0 */
     kr_dtype dtype;            /* KR_F32 (default) or KR_F64 */
     int64_t pad_len;           /* FFT length; 0 = auto (smallest 2^a 3^b 5^c >= 2 ndet), else
-                                  >= 2 ndet - 1 */
+                                  >= 2 ndet */
     const double *pre_weight;  /* optional [ndet, pre_rows] table (copied); NULL = none */
     int64_t pre_rows;          /* rows in pre_weight (>= 1 when it is given) */
     int64_t pre_row_div;       /* row r uses table row (r / pre_row_div) % pre_rows; 0 = 1 */
