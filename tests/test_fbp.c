@@ -2,8 +2,8 @@
  * filter, Shepp-Logan accuracy for parallel and fan beams (exact sinograms from chord lengths
  * computed in test_fbp_util.h), fan vs parallel, short scan vs full scan, serial == threaded bit
  * for bit, f32 vs f64, direct == FFT, split and batched execution, clamping, and dumb inputs. */
-#include "internal.h"
 #include "ct/fbp_internal.h"
+#include "internal.h"
 #include "test_fbp_util.h"
 
 #include <stdio.h>
@@ -104,8 +104,8 @@ static void test_shepp_logan_geometries(void)
     int ne;
     kr_ellipse *e = tf_ellipses(KR_PHANTOM_MODIFIED_SL, 100.0, 0, 0, &ne);
     kr_array *truth = NULL;
-    KT_OK(kr_phantom_2d_ellipses(&truth, kr_phantom_ellipses(KR_PHANTOM_MODIFIED_SL, &ne), ne,
-                                 256, 256, 3, KR_F64));
+    KT_OK(kr_phantom_2d_ellipses(&truth, kr_phantom_ellipses(KR_PHANTOM_MODIFIED_SL, &ne), ne, 256,
+                                 256, 3, KR_F64));
     kr_fbp_opts o;
     kr_fbp_opts_default(&o);
     o.dtype = KR_F64;
@@ -241,7 +241,8 @@ static void test_variants(void)
         double f = kr_array_get_f64(rf, i);
         m = fmax(m, fabs(f));
         ed = fmax(ed, fabs(kr_array_get_f64(rd, i) - f));
-        er = fmax(er, fabs(kr_array_get_f64(rr, i) - M_PI * M_PI * tau / 2 * kr_array_get_f64(rs, i)));
+        er = fmax(er,
+                  fabs(kr_array_get_f64(rr, i) - M_PI * M_PI * tau / 2 * kr_array_get_f64(rs, i)));
         ec = fmax(ec, fabs(kr_array_get_f64(rc, i) - (f < 0 ? 0 : f)));
         neg += f < 0;
     }
@@ -311,7 +312,8 @@ static void test_vector_geometry(void)
     double rev = 0;
     for (int64_t v = 0; v < V; v++)
         for (int64_t k = 0; k < N; k++)
-            rev = fmax(rev, fabs(kr_array_get_f64(s, k + N * v) - kr_array_get_f64(sr, N - 1 - k + N * v)));
+            rev = fmax(rev, fabs(kr_array_get_f64(s, k + N * v) -
+                                 kr_array_get_f64(sr, N - 1 - k + N * v)));
     KT_LE(rev, 1e-9);
     kr_fbp_opts o;
     kr_fbp_opts_default(&o);
@@ -352,8 +354,10 @@ static void test_simd_equals_scalar(void)
         void *b = malloc(es * (size_t)(nx * ny));
         for (int64_t i = 0; i < rl * V; i++) {
             double r = kri_rand_sym(4, (uint64_t)i);
-            if (d) ((double *)pairs)[i] = r;
-            else ((float *)pairs)[i] = (float)r;
+            if (d)
+                ((double *)pairs)[i] = r;
+            else
+                ((float *)pairs)[i] = (float)r;
         }
         KT_OK(kri_cpu_fbp_backproject(d, KRI_BP_PAR, views, V, pairs, N, a, nx, ny, 0, 2, 0));
         KT_OK(kri_cpu_fbp_backproject(d, KRI_BP_PAR, views, V, pairs, N, b, nx, ny, 0, 2, 1));
@@ -409,7 +413,8 @@ static void test_dumb_inputs(void)
     KT_STATUS(kr_fbp_execute(p, NULL, img), KR_ERR_INVALID_ARG);
     KT_STATUS(kr_fbp_execute(p, s, NULL), KR_ERR_INVALID_ARG);
     KT_STATUS(kr_fbp_execute(p, sb, img), KR_ERR_DIM);
-    KT_CHECK(strstr(kr_last_error(), "511x720") != NULL && strstr(kr_last_error(), "512x720") != NULL);
+    KT_CHECK(strstr(kr_last_error(), "511x720") != NULL &&
+             strstr(kr_last_error(), "512x720") != NULL);
     KT_STATUS(kr_fbp_execute(p, sb2, img), KR_ERR_DIM);
     KT_STATUS(kr_fbp_execute(p, s, ib), KR_ERR_DIM);
     KT_STATUS(kr_fbp_execute(p, s64, img), KR_ERR_DTYPE);

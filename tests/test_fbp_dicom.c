@@ -3,8 +3,8 @@
  * rescale against HU computed here); CT_small.dcm from pydicom's test data read by kray and by
  * pydicom; dumb inputs. Builds without DCMTK check the NOT_SUPPORTED message and skip (77). */
 #include "internal.h"
-#include "kt.h"
 #include "kray/dicom.h"
+#include "kt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,8 +23,7 @@ static int have_cmd(const char *cmd)
 
 static int have_pydicom(void)
 {
-    return access(PY, X_OK) == 0 &&
-           system(PY " -c 'import pydicom, numpy' >/dev/null 2>&1") == 0;
+    return access(PY, X_OK) == 0 && system(PY " -c 'import pydicom, numpy' >/dev/null 2>&1") == 0;
 }
 
 /* Test image: attenuation in 1/mm around water, with air, bone and a ramp. */
@@ -35,12 +34,14 @@ static kr_array *image(kr_dtype t, int64_t nx, int64_t ny, int64_t nz, double mu
     KT_OK(kr_array_create(&a, t, 3, dims, KR_HOST, NULL));
     for (int64_t i = 0; a && i < nx * ny * nz; i++) {
         int64_t x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
-        double v = mu_w * (1.0 + 0.3 * sin(0.2 * (double)x) * cos(0.15 * (double)y) +
-                           0.01 * (double)z);
-        if (x < 3) v = 0;                 /* air: -1000 HU */
-        if (y > ny - 4) v = 2.5 * mu_w;   /* bone-like: 1500 HU */
-        if (t == KR_F32) ((float *)a->data)[i] = (float)v;
-        else ((double *)a->data)[i] = v;
+        double v =
+            mu_w * (1.0 + 0.3 * sin(0.2 * (double)x) * cos(0.15 * (double)y) + 0.01 * (double)z);
+        if (x < 3) v = 0;               /* air: -1000 HU */
+        if (y > ny - 4) v = 2.5 * mu_w; /* bone-like: 1500 HU */
+        if (t == KR_F32)
+            ((float *)a->data)[i] = (float)v;
+        else
+            ((double *)a->data)[i] = v;
     }
     return a;
 }
@@ -81,8 +82,9 @@ static void test_roundtrip_and_peers(void)
     /* DCMTK's dcmdump */
     if (have_cmd("dcmdump")) {
         char cmd[1200], line[512];
-        snprintf(cmd, sizeof cmd, "dcmdump +P 0008,0016 +P 0028,1053 +P 0028,1052 +P 0028,0030 "
-                                  "+P 0008,0060 +P 0028,0103 +P 0018,0050 +P 0028,1054 '%s' 2>&1",
+        snprintf(cmd, sizeof cmd,
+                 "dcmdump +P 0008,0016 +P 0028,1053 +P 0028,1052 +P 0028,0030 "
+                 "+P 0008,0060 +P 0028,0103 +P 0018,0050 +P 0028,1054 '%s' 2>&1",
                  path);
         FILE *f = popen(cmd, "r");
         int sop = 0, slope = 0, icpt = 0, spacing = 0, mod = 0, repr = 0, thick = 0, type = 0;
@@ -116,15 +118,17 @@ static void test_roundtrip_and_peers(void)
         char cmd[2400];
         snprintf(cmd, sizeof cmd,
                  PY " -c \"import pydicom, numpy as np, sys\n"
-                 "d = pydicom.dcmread('%s')\n"
-                 "assert d.SOPClassUID == '1.2.840.10008.5.1.4.1.1.2', d.SOPClassUID\n"
-                 "assert d.Modality == 'CT' and d.Rows == %lld and d.Columns == %lld\n"
-                 "assert [float(v) for v in d.PixelSpacing] == [0.5, 0.75]\n"
-                 "assert d.file_meta.TransferSyntaxUID == '1.2.840.10008.1.2.1'\n"
-                 "assert pydicom.uid.UID(d.SOPInstanceUID).is_valid and d.StudyInstanceUID != d.SeriesInstanceUID\n"
-                 "hu = d.pixel_array.astype(np.float64) * float(d.RescaleSlope) + float(d.RescaleIntercept)\n"
-                 "ref = np.fromfile('%s', dtype='<f8').reshape(%lld, %lld)\n"
-                 "print(np.abs(hu - ref).max())\" 2>&1",
+                    "d = pydicom.dcmread('%s')\n"
+                    "assert d.SOPClassUID == '1.2.840.10008.5.1.4.1.1.2', d.SOPClassUID\n"
+                    "assert d.Modality == 'CT' and d.Rows == %lld and d.Columns == %lld\n"
+                    "assert [float(v) for v in d.PixelSpacing] == [0.5, 0.75]\n"
+                    "assert d.file_meta.TransferSyntaxUID == '1.2.840.10008.1.2.1'\n"
+                    "assert pydicom.uid.UID(d.SOPInstanceUID).is_valid and d.StudyInstanceUID != "
+                    "d.SeriesInstanceUID\n"
+                    "hu = d.pixel_array.astype(np.float64) * float(d.RescaleSlope) + "
+                    "float(d.RescaleIntercept)\n"
+                    "ref = np.fromfile('%s', dtype='<f8').reshape(%lld, %lld)\n"
+                    "print(np.abs(hu - ref).max())\" 2>&1",
                  path, (long long)ny, (long long)nx, ref, (long long)ny, (long long)nx);
         FILE *p = popen(cmd, "r");
         char out[1024] = "";
@@ -184,9 +188,10 @@ static void test_read_ct_small(void)
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              PY " -c \"import pydicom, numpy as np\n"
-             "d = pydicom.dcmread('%s')\n"
-             "(d.pixel_array * float(d.RescaleSlope) + float(d.RescaleIntercept)).astype('<f4').tofile('%s')\n"
-             "print(d.Columns, d.Rows, float(d.PixelSpacing[1]), float(d.PixelSpacing[0]))\"",
+                "d = pydicom.dcmread('%s')\n"
+                "(d.pixel_array * float(d.RescaleSlope) + "
+                "float(d.RescaleIntercept)).astype('<f4').tofile('%s')\n"
+                "print(d.Columns, d.Rows, float(d.PixelSpacing[1]), float(d.PixelSpacing[0]))\"",
              CT_SMALL, ref);
     FILE *p = popen(cmd, "r");
     long long c = 0, r = 0;

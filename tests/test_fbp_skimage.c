@@ -20,15 +20,15 @@
 
 #define PY "/usr/bin/python3"
 
-static const char *kScript =
-    "import sys, numpy as np, warnings\n"
-    "warnings.simplefilter('ignore')\n"
-    "from skimage.transform import iradon\n"
-    "n, v, tau = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])\n"
-    "s = np.fromfile(sys.argv[1], dtype='<f8').reshape(v, n).T / tau\n"
-    "th = -np.arange(v) * 180.0 / v\n"
-    "r = iradon(s, theta=th, output_size=n, filter_name='ramp', interpolation='linear', circle=True)\n"
-    "r.astype('<f8').tofile(sys.argv[5])\n";
+static const char *kScript = "import sys, numpy as np, warnings\n"
+                             "warnings.simplefilter('ignore')\n"
+                             "from skimage.transform import iradon\n"
+                             "n, v, tau = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])\n"
+                             "s = np.fromfile(sys.argv[1], dtype='<f8').reshape(v, n).T / tau\n"
+                             "th = -np.arange(v) * 180.0 / v\n"
+                             "r = iradon(s, theta=th, output_size=n, filter_name='ramp', "
+                             "interpolation='linear', circle=True)\n"
+                             "r.astype('<f8').tofile(sys.argv[5])\n";
 
 static int have_skimage(void)
 {
@@ -73,7 +73,7 @@ static void test_vs_iradon(void)
            k64.nrmse, k32.psnr, k32.nrmse);
     KT_LE(k64.nrmse, 0.035); /* measured 0.0300 */
     KT_LE(k32.nrmse, 0.035);
-    KT_GE(k64.psnr, 37.0);   /* measured 37.19 dB */
+    KT_GE(k64.psnr, 37.0); /* measured 37.19 dB */
 
     if (!have_skimage()) {
         printf("  skipped the iradon comparison: %s with scikit-image not found\n", PY);

@@ -4,10 +4,10 @@
 #ifndef KRAY_TEST_FBP_UTIL_H
 #define KRAY_TEST_FBP_UTIL_H
 
-#include "kt.h"
 #include "kray/ct.h"
 #include "kray/fbp.h"
 #include "kray/phantom.h"
+#include "kt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -56,21 +56,25 @@ static inline kr_array *tf_sinogram(const kr_ct_geom *g, const kr_ellipse *e, in
                 p[0] = w->src[0], p[1] = w->src[1];
                 d[0] = w->det[0] + o * w->u[0] - p[0], d[1] = w->det[1] + o * w->u[1] - p[1];
             } else {
-                double gk = o * ul / R, n[2] = {(w->det[0] - w->src[0]) / R, (w->det[1] - w->src[1]) / R};
+                double gk = o * ul / R,
+                       n[2] = {(w->det[0] - w->src[0]) / R, (w->det[1] - w->src[1]) / R};
                 p[0] = w->src[0], p[1] = w->src[1];
                 d[0] = cos(gk) * n[0] + sin(gk) * w->u[0] / ul;
                 d[1] = cos(gk) * n[1] + sin(gk) * w->u[1] / ul;
             }
             double val = tf_line(e, ne, p, d);
-            if (dt == KR_F32) ((float *)a->data)[k + N * v] = (float)val;
-            else ((double *)a->data)[k + N * v] = val;
+            if (dt == KR_F32)
+                ((float *)a->data)[k + N * v] = (float)val;
+            else
+                ((double *)a->data)[k + N * v] = val;
         }
     }
     return a;
 }
 
 /* Ellipses scaled by `scale` (mm per normalised unit) and shifted by (sx, sy) mm. */
-static inline kr_ellipse *tf_ellipses(kr_phantom_kind kind, double scale, double sx, double sy, int *n)
+static inline kr_ellipse *tf_ellipses(kr_phantom_kind kind, double scale, double sx, double sy,
+                                      int *n)
 {
     const kr_ellipse *e0 = kr_phantom_ellipses(kind, n);
     kr_ellipse *e = malloc(sizeof *e * (size_t)*n);
@@ -89,7 +93,7 @@ typedef struct tf_err {
 } tf_err;
 
 static inline tf_err tf_compare(const kr_array *x, const kr_array *ref, const kr_ct_grid *gr,
-                         double rmax, double range)
+                                double rmax, double range)
 {
     tf_err r;
     memset(&r, 0, sizeof r);
@@ -116,8 +120,9 @@ static inline tf_err tf_compare(const kr_array *x, const kr_array *ref, const kr
     return r;
 }
 
-static inline kr_ct_geom *tf_geom(kr_ct_type t, int64_t nviews, double start, double stop, int64_t ndet,
-                           double pitch, double sod, double sdd, int64_t n, double vox)
+static inline kr_ct_geom *tf_geom(kr_ct_type t, int64_t nviews, double start, double stop,
+                                  int64_t ndet, double pitch, double sod, double sdd, int64_t n,
+                                  double vox)
 {
     kr_ct_scan s;
     kr_ct_scan_default(&s);
@@ -137,7 +142,7 @@ static inline kr_ct_geom *tf_geom(kr_ct_type t, int64_t nviews, double start, do
 }
 
 static inline kr_array *tf_fbp(kr_backend be, const kr_ct_geom *g, const kr_fbp_opts *o,
-                        const kr_array *sino)
+                               const kr_array *sino)
 {
     kr_ctx *c = NULL;
     KT_OK(kr_ctx_create(&c, be));

@@ -1,10 +1,10 @@
 /* Ramp filters: kernels against their formulas, every method against a brute-force linear
  * convolution written here, window responses against their definitions, thread-count
  * determinism, f32 vs f64, pre-weights, and dumb inputs with their exact statuses. */
-#include "internal.h"
-#include "kt.h"
-#include "kray/fbp.h"
 #include "ct/fbp_internal.h"
+#include "internal.h"
+#include "kray/fbp.h"
+#include "kt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,8 +32,10 @@ static kr_array *rows(kr_dtype t, int64_t n, int64_t r, uint64_t seed)
         /* smooth bump plus noise, zero-free so every sample matters */
         double v = exp(-pow(((double)m - 0.45 * (double)n) / (0.2 * (double)n), 2)) +
                    0.3 * kri_rand_sym(seed, (uint64_t)i);
-        if (t == KR_F32) ((float *)a->data)[i] = (float)v;
-        else ((double *)a->data)[i] = v;
+        if (t == KR_F32)
+            ((float *)a->data)[i] = (float)v;
+        else
+            ((double *)a->data)[i] = v;
     }
     return a;
 }
@@ -69,7 +71,8 @@ typedef struct kpar {
 static double kern_of(int64_t n, void *vp)
 {
     const kpar *p = vp;
-    if (p->seed) return p->raw ? p->scale * seed(n) : p->scale * 2.0 / (M_PI * M_PI * p->tau) * seed(n);
+    if (p->seed)
+        return p->raw ? p->scale * seed(n) : p->scale * 2.0 / (M_PI * M_PI * p->tau) * seed(n);
     double m = 1;
     if (p->alpha > 0 && n != 0) {
         double t = (double)n * p->alpha;
@@ -89,8 +92,8 @@ static double relerr(const kr_array *a, const double *b, int64_t n)
     return e / m;
 }
 
-static double run_vs_brute(kr_backend be, kr_filter_method meth, kr_dtype t, int64_t n,
-                           int64_t r, double tau, double scale, double alpha, int raw)
+static double run_vs_brute(kr_backend be, kr_filter_method meth, kr_dtype t, int64_t n, int64_t r,
+                           double tau, double scale, double alpha, int raw)
 {
     kr_ctx *c = ctx_cpu(be, 0);
     kr_filter_opts o;
@@ -134,16 +137,19 @@ static void test_kernels_match_formulas(void)
             KT_OK(kr_filter_plan_create(&p, c, 40, 3, &o));
             KT_OK(kr_filter_kernel(p, h, 40));
             for (int n = 0; n < 40; n++) {
-                double want = m == KR_FILTER_SEED
-                                  ? (raw ? seed(n) : -2.0 / (M_PI * M_PI * tau * tau * (4.0 * n * n - 1)) * tau)
-                                  : tau * ramlak(n, tau);
+                double want =
+                    m == KR_FILTER_SEED
+                        ? (raw ? seed(n)
+                               : -2.0 / (M_PI * M_PI * tau * tau * (4.0 * n * n - 1)) * tau)
+                        : tau * ramlak(n, tau);
                 KT_NEAR(h[n], want, 1e-14 * fabs(want) + 1e-15);
             }
             kr_filter_plan_destroy(p);
         }
     }
     /* the seed kernel is (2 / (pi^2 tau^2)) h_seed = the Shepp-Logan kernel; check h(0), h(1) */
-    KT_NEAR(-2.0 / (M_PI * M_PI * tau * tau * (4.0 * 0 - 1)), 2.0 / (M_PI * M_PI * tau * tau), 1e-15);
+    KT_NEAR(-2.0 / (M_PI * M_PI * tau * tau * (4.0 * 0 - 1)), 2.0 / (M_PI * M_PI * tau * tau),
+            1e-15);
     kr_ctx_destroy(c);
 }
 
@@ -204,11 +210,16 @@ static void test_windows(void)
             double emax = 0, hi_w = 0, hi_r = 0, whi = 0;
             for (int64_t k = 0; k <= L / 2; k++) {
                 double nu = 2.0 * (double)k / (double)L, x = nu / cuts[ci], W;
-                if (nu > cuts[ci]) W = 0;
-                else if (win == KR_WINDOW_SHEPP_LOGAN) W = x == 0 ? 1 : sin(M_PI * x / 2) / (M_PI * x / 2);
-                else if (win == KR_WINDOW_COSINE) W = cos(M_PI * x / 2);
-                else if (win == KR_WINDOW_HAMMING) W = 0.54 + 0.46 * cos(M_PI * x);
-                else W = 0.5 + 0.5 * cos(M_PI * x);
+                if (nu > cuts[ci])
+                    W = 0;
+                else if (win == KR_WINDOW_SHEPP_LOGAN)
+                    W = x == 0 ? 1 : sin(M_PI * x / 2) / (M_PI * x / 2);
+                else if (win == KR_WINDOW_COSINE)
+                    W = cos(M_PI * x / 2);
+                else if (win == KR_WINDOW_HAMMING)
+                    W = 0.54 + 0.46 * cos(M_PI * x);
+                else
+                    W = 0.5 + 0.5 * cos(M_PI * x);
                 emax = fmax(emax, fabs(w[k] - W * ramp[k]));
                 if (nu > 0.8) hi_w += fabs(w[k]), hi_r += fabs(ramp[k]), whi = fmax(whi, W);
             }

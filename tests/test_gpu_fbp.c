@@ -16,8 +16,8 @@ static kr_ctx *cuda_ctx(void)
 }
 
 /* FBP on the GPU (device arrays, host copies back) of a host sinogram. */
-static kr_array *gpu_fbp(kr_ctx *c, const kr_ct_geom *g, const kr_fbp_opts *o,
-                         const kr_array *sino, kr_fbp_info *info)
+static kr_array *gpu_fbp(kr_ctx *c, const kr_ct_geom *g, const kr_fbp_opts *o, const kr_array *sino,
+                         kr_fbp_info *info)
 {
     kr_fbp_plan *p = NULL;
     KT_OK(kr_fbp_plan_create(&p, c, g, o));
@@ -62,12 +62,15 @@ static void test_parity(void)
     kr_ellipse *e = tf_ellipses(KR_PHANTOM_MODIFIED_SL, 80.0, 0, 0, &ne);
     const pcase cases[] = {
         {"parallel 256^2 / 360", KR_CT_PARALLEL2D, 360, 256, 256, 0, 180, 0.7, 0.7},
-        {"parallel 100x100, partial tiles, view groups", KR_CT_PARALLEL2D, 400, 150, 100, 0, 180, 1.6, 1.7},
-        {"parallel 360 deg, pitch 0.25 (wide window)", KR_CT_PARALLEL2D, 90, 900, 64, 0, 360, 0.25, 2.6},
+        {"parallel 100x100, partial tiles, view groups", KR_CT_PARALLEL2D, 400, 150, 100, 0, 180,
+         1.6, 1.7},
+        {"parallel 360 deg, pitch 0.25 (wide window)", KR_CT_PARALLEL2D, 90, 900, 64, 0, 360, 0.25,
+         2.6},
         {"fan flat 200^2 / 360", KR_CT_FAN2D_FLAT, 360, 300, 200, 0, 360, 1.2, 0.85},
         {"fan equiangular 200^2 / 360", KR_CT_FAN2D_EQUIANGULAR, 360, 300, 200, 0, 360, 1.2, 0.85},
         {"fan flat short scan 220", KR_CT_FAN2D_FLAT, 330, 300, 200, 20, 240, 1.2, 0.85},
-        {"fan equiangular short scan, clockwise", KR_CT_FAN2D_EQUIANGULAR, 330, 300, 200, 240, 20, 1.2, 0.85},
+        {"fan equiangular short scan, clockwise", KR_CT_FAN2D_EQUIANGULAR, 330, 300, 200, 240, 20,
+         1.2, 0.85},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const pcase *pc = &cases[k];
@@ -83,8 +86,7 @@ static void test_parity(void)
             kr_array *gpu = gpu_fbp(c, g, &o, s, &info), *gpu2 = gpu_fbp(c, g, &o, s, NULL);
             double range, dm = maxdiff(gpu, cpu, &range);
             printf("  %-44s %s: kernel %-22s groups %d, max |gpu - cpu| %.3g (rel. %.2e)\n",
-                   pc->name, kr_dtype_name(o.dtype), info.kernel, info.view_groups, dm,
-                   dm / range);
+                   pc->name, kr_dtype_name(o.dtype), info.kernel, info.view_groups, dm, dm / range);
             KT_LE(dm / range, d ? 1e-12 : 2e-5);
             KT_CHECK(memcmp(gpu->data, gpu2->data, kr_array_bytes(gpu)) == 0); /* run to run */
             kr_array_destroy(s);

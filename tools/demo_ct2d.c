@@ -12,9 +12,8 @@
 #define KC_PI 3.14159265358979323846
 
 /* Best of `reps` FBP runs on backend `b` (host in/out; device copies for CUDA, not timed). */
-static kr_status kc_ct2d_fbp(kc_demo *d, kr_backend b, const kr_ct_geom *g,
-                             const kr_fbp_opts *o, const kr_array *sino, int reps,
-                             kr_array **img, double *best)
+static kr_status kc_ct2d_fbp(kc_demo *d, kr_backend b, const kr_ct_geom *g, const kr_fbp_opts *o,
+                             const kr_array *sino, int reps, kr_array **img, double *best)
 {
     kr_ctx *ctx = NULL;
     kr_fbp_plan *p = NULL;
@@ -153,8 +152,10 @@ static kr_status kc_run_ct2d(kc_demo *d)
     if ((s = kr_array_clone(&err, rec[1], KR_HOST, NULL)) != KR_OK) goto done;
     for (int64_t i = 0; i < n * n; i++) {
         double v = kr_array_get_f64(rec[1], i) - kr_array_get_f64(truth, i);
-        if (err->dtype == KR_F32) ((float *)err->data)[i] = (float)v;
-        else ((double *)err->data)[i] = v;
+        if (err->dtype == KR_F32)
+            ((float *)err->data)[i] = (float)v;
+        else
+            ((double *)err->data)[i] = v;
     }
     if ((s = kc_demo_png(d, "ct2d_error", err, -0.1, 0.1, -1, 0, 0,
                          "FBP minus phantom (window -0.1 to 0.1)")) != KR_OK)
@@ -165,7 +166,8 @@ static kr_status kc_run_ct2d(kc_demo *d)
                          "FBP of the Joseph projection of the rasterised phantom")) != KR_OK)
         goto done;
     if ((s = kc_demo_png(d, "ct2d_fbp_hann", rhann, 0, 1, -1, 0, 0,
-                         "FBP with the Hann window (less noise and ringing, less detail)")) != KR_OK)
+                         "FBP with the Hann window (less noise and ringing, less detail)")) !=
+        KR_OK)
         goto done;
     snprintf(cap, sizeof cap,
              "Fan beam (flat detector, %lld views over 360 degrees, source at %.0f mm): FBP with "
@@ -175,8 +177,8 @@ static kr_status kc_run_ct2d(kc_demo *d)
     kc_report_figures_end(d->report);
 
     /* table */
-    const char *hdr[] = {"reconstruction", "backend", "time", "PSNR (dB)", "SSIM", "NRMSE",
-                         "vs cpu-serial"};
+    const char *hdr[] = {"reconstruction", "backend", "time",         "PSNR (dB)",
+                         "SSIM",           "NRMSE",   "vs cpu-serial"};
     kc_report_table_begin(d->report, 7, hdr);
     kr_metrics m[4];
     double psnr_cpu = 0;
@@ -189,8 +191,10 @@ static kr_status kc_run_ct2d(kc_demo *d)
             double md = 0;
             for (int64_t i = 0; i < n * n; i++)
                 md = fmax(md, fabs(kr_array_get_f64(rec[b], i) - kr_array_get_f64(rec[0], i)));
-            if (md == 0) snprintf(same, sizeof same, "bit-identical");
-            else snprintf(same, sizeof same, "max |diff| %.2g", md);
+            if (md == 0)
+                snprintf(same, sizeof same, "bit-identical");
+            else
+                snprintf(same, sizeof same, "max |diff| %.2g", md);
         }
         if (b == 1) psnr_cpu = m[b].psnr;
         kc_report_table_rowf(d->report, "exact sinogram, Ram-Lak\t%s\t%s\t%.2f\t%.4f\t%.4f\t%s",

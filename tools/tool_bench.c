@@ -14,8 +14,9 @@ typedef struct kc_bench {
 } kc_bench;
 
 static const kc_bench kc_benches[] = {
-    {"fbp2d", "2-D FBP battery: phantoms and a real CT slice, every backend and precision, "
-              "accuracy, peers (scikit-image iradon, ASTRA FBP_CUDA)",
+    {"fbp2d",
+     "2-D FBP battery: phantoms and a real CT slice, every backend and precision, "
+     "accuracy, peers (scikit-image iradon, ASTRA FBP_CUDA)",
      kc_bench_fbp2d},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
@@ -96,10 +97,14 @@ void kc_bench_machine(char *cpu, size_t ncpu, char *gpu, size_t ngpu)
 static void kc_xml(FILE *f, const char *s)
 {
     for (; *s; s++) {
-        if (*s == '<') fputs("&lt;", f);
-        else if (*s == '>') fputs("&gt;", f);
-        else if (*s == '&') fputs("&amp;", f);
-        else fputc(*s, f);
+        if (*s == '<')
+            fputs("&lt;", f);
+        else if (*s == '>')
+            fputs("&gt;", f);
+        else if (*s == '&')
+            fputs("&amp;", f);
+        else
+            fputc(*s, f);
     }
 }
 
@@ -124,11 +129,13 @@ int kc_svg_bars(const char *path, const char *title, const char *ylabel, const k
     double llo = floor(log10(lo)), lhi = ceil(log10(hi));
     if (lhi <= llo) lhi = llo + 1;
 #define KC_Y(v) (y0 + ph - ph * (log10(v) - llo) / (lhi - llo))
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-               "font-family=\"sans-serif\" font-size=\"12\">\n",
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "font-family=\"sans-serif\" font-size=\"12\">\n",
             W, H);
-    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%.0f\" y=\"22\" "
-               "font-size=\"14\">",
+    fprintf(f,
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%.0f\" y=\"22\" "
+            "font-size=\"14\">",
             x0);
     kc_xml(f, title);
     fprintf(f, "</text>\n");
@@ -154,7 +161,8 @@ int kc_svg_bars(const char *path, const char *title, const char *ylabel, const k
             fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
                     x + 25, x + 25, ya, yb);
         }
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%.3g</text>\n",
+        fprintf(f,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%.3g</text>\n",
                 x + 25, y - 4, v);
         fprintf(f, "<text transform=\"translate(%.1f,%.0f) rotate(40)\" font-size=\"11\">", x + 20,
                 y0 + ph + 14);

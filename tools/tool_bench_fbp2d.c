@@ -29,14 +29,14 @@
 #define KC_MAXSLICE 3
 
 typedef struct kc_case {
-    int backend;     /* kr_backend */
+    int backend; /* kr_backend */
     kr_dtype dt;
     int ok;
     char err[256];
     double plan_s, h2d_s, d2h_s, filter_s, bp_s;
-    kc_tstats t;     /* over all runs */
-    double bat_std;  /* standard deviation of the battery means */
-    kr_array *img;   /* host result (masked) */
+    kc_tstats t;    /* over all runs */
+    double bat_std; /* standard deviation of the battery means */
+    kr_array *img;  /* host result (masked) */
     kr_metrics m;
 } kc_case;
 
@@ -68,8 +68,10 @@ static void kc_mask(kr_array *a)
         for (int64_t i = 0; i < n; i++) {
             double x = (double)(i - n / 2), y = (double)(j - m / 2);
             if (x * x + y * y > r * r) {
-                if (a->dtype == KR_F32) ((float *)a->data)[j * n + i] = 0;
-                else ((double *)a->data)[j * n + i] = 0;
+                if (a->dtype == KR_F32)
+                    ((float *)a->data)[j * n + i] = 0;
+                else
+                    ((double *)a->data)[j * n + i] = 0;
             }
         }
 }
@@ -107,8 +109,10 @@ static kr_status kc_read_ct(const char *path, const char *tmpdir, kr_array **hu)
     int got = p ? fscanf(p, "%lld %lld", &c, &r) : 0;
     if (p) pclose(p);
     if (got != 2 || c < 1 || r < 1)
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "cannot read %s: kray has no DCMTK and pydicom "
-                        "failed", path);
+        return kri_fail(KR_ERR_NOT_SUPPORTED,
+                        "cannot read %s: kray has no DCMTK and pydicom "
+                        "failed",
+                        path);
     kr_io_opts io;
     kr_io_opts_default(&io);
     io.raw_dtype = KR_F32;
@@ -148,8 +152,8 @@ static kr_status kc_make_slice(kc_slice *sl, const kr_ct_geom *g, const char *ct
     const int64_t n = kr_ct_geom_grid(g)->n[0], nv = kr_ct_geom_nviews(g);
     const int64_t nd = kr_ct_geom_det_count(g);
     if (strcmp(sl->name, "ct") != 0) {
-        kr_phantom_kind k = strcmp(sl->name, "sl") == 0 ? KR_PHANTOM_SHEPP_LOGAN
-                                                         : KR_PHANTOM_MODIFIED_SL;
+        kr_phantom_kind k =
+            strcmp(sl->name, "sl") == 0 ? KR_PHANTOM_SHEPP_LOGAN : KR_PHANTOM_MODIFIED_SL;
         int ne;
         const kr_ellipse *e = kr_phantom_ellipses(k, &ne);
         KRI_TRY(kr_phantom_2d_grid(&sl->truth, e, ne, KR_GRID_FFT, n, n, 4, KR_F64));
@@ -201,9 +205,9 @@ static void kc_run_case(kc_case *c, const kc_slice *sl, const kr_ct_geom *g, int
     const int gpu = c->backend == KR_BACKEND_CUDA;
     int64_t idims[2];
     kr_ct_geom_image_dims(g, idims);
-#define KC_TRY(e)                                                                              \
-    do {                                                                                       \
-        if (st == KR_OK) st = (e);                                                             \
+#define KC_TRY(e)                                                                                  \
+    do {                                                                                           \
+        if (st == KR_OK) st = (e);                                                                 \
     } while (0)
     KC_TRY(kr_ctx_create(&ctx, (kr_backend)c->backend));
     if (!gpu && threads) KC_TRY(kr_ctx_set_threads(ctx, threads));
@@ -366,9 +370,9 @@ static int kc_find_script(const char *dir_opt, const char *argv0, const char *sc
         if (sl) *sl = 0;
     }
     (void)argv0;
-    const char *fmt[6][2] = {{dir_opt, "%s/%s"}, {env, "%s/bench/%s"}, {".", "%s/bench/%s"},
-                             {exe, "%s/../bench/%s"}, {exe, "%s/../../bench/%s"},
-                             {exe, "%s/../../../bench/%s"}};
+    const char *fmt[6][2] = {{dir_opt, "%s/%s"},         {env, "%s/bench/%s"},
+                             {".", "%s/bench/%s"},       {exe, "%s/../bench/%s"},
+                             {exe, "%s/../../bench/%s"}, {exe, "%s/../../../bench/%s"}};
     for (int i = 0; i < 6; i++) {
         if (!fmt[i][0] || !fmt[i][0][0]) continue;
         snprintf(out, len, fmt[i][1], fmt[i][0], script);
@@ -406,8 +410,8 @@ int kc_bench_fbp2d(int argc, char **argv)
         {"det", 0, KC_INT64, &nd, "0", "D", "detector pixels (0 = N)", NULL, 0, 1e6, NULL},
         {"reps", 'r', KC_INT, &reps, "10", "R", "timed repetitions per battery", NULL, 1, 1e6,
          &g_reps},
-        {"batteries", 'b', KC_INT, &bats, "5", "B", "batteries (the document used 10 x 5)", NULL,
-         1, 1e6, &g_bats},
+        {"batteries", 'b', KC_INT, &bats, "5", "B", "batteries (the document used 10 x 5)", NULL, 1,
+         1e6, &g_bats},
         {"slices", 0, KC_STRING, &slices, "sl,msl,ct", "LIST",
          "sl (Shepp-Logan), msl (modified), ct (CT_small.dcm), comma-separated", NULL, 0, 0, NULL},
         {"backends", 0, KC_STRING, &backends, "auto", "LIST",
@@ -420,8 +424,8 @@ int kc_bench_fbp2d(int argc, char **argv)
         {"peer-reps", 0, KC_INT, &peer_reps, "3", "R", "timed repetitions of each peer", NULL, 1,
          1000, NULL},
         {"peer-dir", 0, KC_STRING, &peer_dir, NULL, "DIR",
-         "directory of peer_*.py (default: $KRAY_SRC/bench, ./bench, next to the executable)",
-         NULL, 0, 0, NULL},
+         "directory of peer_*.py (default: $KRAY_SRC/bench, ./bench, next to the executable)", NULL,
+         0, 0, NULL},
         {"ct", 0, KC_STRING, &ct_path, KC_CT_SMALL, "FILE", "the real CT slice (DICOM)", NULL, 0, 0,
          NULL},
         {"chart", 0, KC_STRING, &chart, "bench_fbp2d.svg", "FILE",
@@ -465,8 +469,7 @@ int kc_bench_fbp2d(int argc, char **argv)
     const char *bnames[3] = {"cpu-serial", "cpu", "cuda"};
     for (int i = 0; i < 3; i++) {
         if (!strcmp(backends, "auto") ? (i < 2 || gpu_ok) : kc_has(backends, bnames[i])) {
-            if (i == 2 && !gpu_ok)
-                return kc_usage(tool, "--backends cuda: no usable CUDA device");
+            if (i == 2 && !gpu_ok) return kc_usage(tool, "--backends cuda: no usable CUDA device");
             be[nbe++] = i + 1;
         }
     }
@@ -475,8 +478,10 @@ int kc_bench_fbp2d(int argc, char **argv)
     if (kc_has(precs, "f32")) pr[npr++] = KR_F32;
     if (kc_has(precs, "f64")) pr[npr++] = KR_F64;
     if (!nbe || !npr)
-        return kc_usage(tool, "no backend or precision selected (--backends '%s', --precisions "
-                              "'%s')", backends, precs);
+        return kc_usage(tool,
+                        "no backend or precision selected (--backends '%s', --precisions "
+                        "'%s')",
+                        backends, precs);
     const char *snames[KC_MAXSLICE] = {"sl", "msl", "ct"};
     const char *swhat[KC_MAXSLICE] = {"Shepp-Logan (original contrast), exact sinogram",
                                       "Shepp-Logan (modified contrast), exact sinogram",
@@ -493,12 +498,14 @@ int kc_bench_fbp2d(int argc, char **argv)
     int use_sk = 0, use_as = 0;
     int peers_auto = !strcmp(peers, "auto");
     if (peers_auto || kc_has(peers, "skimage")) {
-        int found = kc_find_script(peer_dir, argv[0], "peer_skimage.py", sk_script, sizeof sk_script);
+        int found =
+            kc_find_script(peer_dir, argv[0], "peer_skimage.py", sk_script, sizeof sk_script);
         int avail = found && access(KC_PY, X_OK) == 0 &&
                     system(KC_PY " -c 'import skimage.transform' >/dev/null 2>&1") == 0;
         if (!avail && !peers_auto)
-            return kc_usage(tool, "--peers skimage: %s", found ? "scikit-image is not importable by " KC_PY
-                                                              : "bench/peer_skimage.py not found (--peer-dir)");
+            return kc_usage(tool, "--peers skimage: %s",
+                            found ? "scikit-image is not importable by " KC_PY
+                                  : "bench/peer_skimage.py not found (--peer-dir)");
         use_sk = avail;
     }
     if (kc_has(peers, "astra") || (peers_auto && gpu_ok)) {
@@ -506,7 +513,8 @@ int kc_bench_fbp2d(int argc, char **argv)
         int avail = found && access(KC_PY, X_OK) == 0 &&
                     system(KC_PY " -c 'import astra' >/dev/null 2>&1") == 0;
         if (!avail && !peers_auto)
-            fprintf(stderr, "kray bench fbp2d: ASTRA peer unavailable (%s); continuing without it\n",
+            fprintf(stderr,
+                    "kray bench fbp2d: ASTRA peer unavailable (%s); continuing without it\n",
                     found ? "python module astra not importable by " KC_PY
                           : "bench/peer_astra.py not found");
         use_as = avail;
@@ -567,8 +575,10 @@ int kc_bench_fbp2d(int argc, char **argv)
             kc_peer *pe = &S->p[k];
             kc_run_peer(pe, k == 0 && use_sk ? sk_script : as_script, S, tmpdir, geom_json,
                         peer_reps);
-            if (pe->ok) kr_metrics_compute(NULL, pe->img, S->truth, 0, &pe->m);
-            else fprintf(stderr, "kray bench fbp2d: %s\n", pe->err);
+            if (pe->ok)
+                kr_metrics_compute(NULL, pe->img, S->truth, 0, &pe->m);
+            else
+                fprintf(stderr, "kray bench fbp2d: %s\n", pe->err);
         }
         char sp[1200];
         snprintf(sp, sizeof sp, "%s/%s_sino.raw", tmpdir, S->name);
@@ -587,20 +597,32 @@ int kc_bench_fbp2d(int argc, char **argv)
                     printf("}\n");
                     continue;
                 }
-                printf("{\"bench\": \"fbp2d\", \"case\": \"%s\", \"backend\": \"%s\", \"precision\": "
-                       "\"%s\", \"size\": %lld, \"views\": %lld, \"det\": %lld, \"reps\": %d, "
-                       "\"batteries\": %d",
-                       S->name, kr_backend_name((kr_backend)c->backend), kr_dtype_name(c->dt),
-                       (long long)n, (long long)nv, (long long)nd, reps, bats);
-                const char *keys[] = {"plan_s", "mean_s", "std_s", "min_s", "max_s",
-                                      "battery_std_s", "filter_s", "backproject_s", "h2d_s",
-                                      "d2h_s", "host_to_host_s", "psnr_db", "ssim", "nrmse",
-                                      "maxerr"};
+                printf(
+                    "{\"bench\": \"fbp2d\", \"case\": \"%s\", \"backend\": \"%s\", \"precision\": "
+                    "\"%s\", \"size\": %lld, \"views\": %lld, \"det\": %lld, \"reps\": %d, "
+                    "\"batteries\": %d",
+                    S->name, kr_backend_name((kr_backend)c->backend), kr_dtype_name(c->dt),
+                    (long long)n, (long long)nv, (long long)nd, reps, bats);
+                const char *keys[] = {"plan_s", "mean_s",        "std_s",          "min_s",
+                                      "max_s",  "battery_std_s", "filter_s",       "backproject_s",
+                                      "h2d_s",  "d2h_s",         "host_to_host_s", "psnr_db",
+                                      "ssim",   "nrmse",         "maxerr"};
                 int g2 = c->backend == KR_BACKEND_CUDA;
-                double vals[] = {c->plan_s, c->t.mean, c->t.std, c->t.min, c->t.max, c->bat_std,
-                                 c->filter_s, c->bp_s, g2 ? c->h2d_s : 0, g2 ? c->d2h_s : 0,
-                                 g2 ? c->h2d_s + c->t.min + c->d2h_s : c->t.min, c->m.psnr,
-                                 c->m.ssim, c->m.nrmse, c->m.maxerr};
+                double vals[] = {c->plan_s,
+                                 c->t.mean,
+                                 c->t.std,
+                                 c->t.min,
+                                 c->t.max,
+                                 c->bat_std,
+                                 c->filter_s,
+                                 c->bp_s,
+                                 g2 ? c->h2d_s : 0,
+                                 g2 ? c->d2h_s : 0,
+                                 g2 ? c->h2d_s + c->t.min + c->d2h_s : c->t.min,
+                                 c->m.psnr,
+                                 c->m.ssim,
+                                 c->m.nrmse,
+                                 c->m.maxerr};
                 for (int v = 0; v < 15; v++) {
                     printf(", \"%s\": ", keys[v]);
                     kc_json_number(stdout, vals[v]);
@@ -621,10 +643,10 @@ int kc_bench_fbp2d(int argc, char **argv)
                     printf("}\n");
                     continue;
                 }
-                const char *keys[] = {"setup_s", "mean_s", "std_s", "min_s", "psnr_db", "ssim",
-                                      "nrmse"};
-                double vals[] = {pe->setup_s, pe->t.mean, pe->t.std, pe->t.min, pe->m.psnr,
-                                 pe->m.ssim, pe->m.nrmse};
+                const char *keys[] = {"setup_s", "mean_s", "std_s", "min_s",
+                                      "psnr_db", "ssim",   "nrmse"};
+                double vals[] = {pe->setup_s, pe->t.mean, pe->t.std,  pe->t.min,
+                                 pe->m.psnr,  pe->m.ssim, pe->m.nrmse};
                 printf(", \"reps\": %d", pe->t.n);
                 for (int v = 0; v < 7; v++) {
                     printf(", \"%s\": ", keys[v]);
@@ -678,8 +700,8 @@ int kc_bench_fbp2d(int argc, char **argv)
                     const kc_case *x = &S->c[a2], *y = &S->c[b2];
                     if (!x->ok || !y->ok) continue;
                     kr_metrics pm;
-                    kr_metrics_compute(NULL, x->img, y->img,
-                                       x->m.range > 0 ? x->m.range : 1.0, &pm);
+                    kr_metrics_compute(NULL, x->img, y->img, x->m.range > 0 ? x->m.range : 1.0,
+                                       &pm);
                     kc_case_label(x, lab, sizeof lab);
                     kc_case_label(y, lab2, sizeof lab2);
                     printf("    %-16s vs %-16s %8.2f / %.3g\n", lab, lab2, pm.psnr, pm.maxerr);

@@ -70,8 +70,7 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
     int64_t nx = a->size.n ? a->size.d[0] : sc.det_count;
     int64_t ny = a->size.n > 1 ? a->size.d[1] : nx;
     if (a->size.n > 2) return kc_usage(tool, "--size takes N or NxM");
-    double vox = a->g_voxel ? a->voxel
-                            : (fan ? a->det_spacing * a->sod / a->sdd : a->det_spacing);
+    double vox = a->g_voxel ? a->voxel : (fan ? a->det_spacing * a->sod / a->sdd : a->det_spacing);
     kr_ct_grid gr;
     kr_ct_grid_2d(&gr, nx, ny, vox);
     s = kr_ct_geom_create(g, &sc, &gr);
@@ -101,12 +100,11 @@ int kc_tool_fbp(int argc, char **argv)
          "fan 0:360:views)",
          NULL, 0, 0, &a.g_angles},
         {"det-spacing", 0, KC_DOUBLE, &a.det_spacing, "1", "MM",
-         "detector pitch (arc length per pixel for fan2d-equiangular)", NULL, 0, 0,
-         &a.g_spacing},
-        {"det-offset", 0, KC_DOUBLE, &a.det_offset, "0", "MM", "detector shift along u", NULL, 0,
-         0, &a.g_doff},
-        {"cor-offset", 0, KC_DOUBLE, &a.cor_offset, "0", "MM",
-         "centre-of-rotation offset along u", NULL, 0, 0, &a.g_cor},
+         "detector pitch (arc length per pixel for fan2d-equiangular)", NULL, 0, 0, &a.g_spacing},
+        {"det-offset", 0, KC_DOUBLE, &a.det_offset, "0", "MM", "detector shift along u", NULL, 0, 0,
+         &a.g_doff},
+        {"cor-offset", 0, KC_DOUBLE, &a.cor_offset, "0", "MM", "centre-of-rotation offset along u",
+         NULL, 0, 0, &a.g_cor},
         {"sod", 0, KC_DOUBLE, &a.sod, NULL, "MM", "fan: source to rotation axis distance", NULL, 0,
          0, &a.g_sod},
         {"sdd", 0, KC_DOUBLE, &a.sdd, NULL, "MM", "fan: source to detector distance", NULL, 0, 0,
@@ -128,12 +126,11 @@ int kc_tool_fbp(int argc, char **argv)
          "(pi^2 tau / 2 times the attenuation)",
          NULL, 0, 0, NULL},
         {"short-scan", 0, KC_CHOICE, &a.short_scan, "auto", "S",
-         "fan beams: Parker weights for scans shorter than 360 degrees", "auto|off|on", 0, 0,
-         NULL},
+         "fan beams: Parker weights for scans shorter than 360 degrees", "auto|off|on", 0, 0, NULL},
         {"clamp", 0, KC_FLAG, &a.clamp, NULL, NULL, "set negative pixels to 0", NULL, 0, 0, NULL},
         {"mu-water", 0, KC_DOUBLE, &a.mu_water, "0.0193", "1/MM",
-         ".dcm output: attenuation of water for HU = 1000 (mu - mu_water) / mu_water", NULL,
-         1e-12, 1e12, NULL},
+         ".dcm output: attenuation of water for HU = 1000 (mu - mu_water) / mu_water", NULL, 1e-12,
+         1e12, NULL},
         {"save-geom", 0, KC_STRING, &a.save_geom, NULL, "FILE",
          "also write the geometry used as JSON", NULL, 0, 0, NULL},
         KC_RAW_OPTS(raw),
@@ -271,13 +268,14 @@ int kc_tool_fbp(int argc, char **argv)
         kc_json_string(stdout, pin);
         printf(", \"image\": ");
         kc_json_string(stdout, pout);
-        printf(", \"geometry\": \"%s\", \"views\": %lld, \"detectors\": %lld, \"size\": [%lld, %lld]"
-               ", \"slices\": %lld, \"backend\": \"%s\", \"precision\": \"%s\", \"filter\": \"%s\""
-               ", \"window\": \"%s\", \"cutoff\": ",
-               kr_ct_type_name(kr_ct_geom_type(g)), (long long)kr_ct_geom_nviews(g),
-               (long long)kr_ct_geom_det_count(g), (long long)idims[0], (long long)idims[1],
-               (long long)idims[2], kr_backend_name(kr_ctx_backend(ctx)), kr_dtype_name(dt),
-               kr_filter_method_name(fo.filter), kr_filter_window_name(fo.window));
+        printf(
+            ", \"geometry\": \"%s\", \"views\": %lld, \"detectors\": %lld, \"size\": [%lld, %lld]"
+            ", \"slices\": %lld, \"backend\": \"%s\", \"precision\": \"%s\", \"filter\": \"%s\""
+            ", \"window\": \"%s\", \"cutoff\": ",
+            kr_ct_type_name(kr_ct_geom_type(g)), (long long)kr_ct_geom_nviews(g),
+            (long long)kr_ct_geom_det_count(g), (long long)idims[0], (long long)idims[1],
+            (long long)idims[2], kr_backend_name(kr_ctx_backend(ctx)), kr_dtype_name(dt),
+            kr_filter_method_name(fo.filter), kr_filter_window_name(fo.window));
         kc_json_number(stdout, fo.cutoff);
         printf(", \"short_scan\": %s, \"arc_deg\": ", info.short_scan ? "true" : "false");
         kc_json_number(stdout, info.arc_deg);
@@ -294,8 +292,9 @@ int kc_tool_fbp(int argc, char **argv)
         printf("}\n");
     } else if (c.verbose) {
         char b1[32], b2[32];
-        fprintf(stderr, "kray fbp: %s, %lld views x %lld detectors -> %lldx%lld (%s, %s): plan "
-                        "%s, execute %s\n",
+        fprintf(stderr,
+                "kray fbp: %s, %lld views x %lld detectors -> %lldx%lld (%s, %s): plan "
+                "%s, execute %s\n",
                 kr_ct_type_name(kr_ct_geom_type(g)), (long long)kr_ct_geom_nviews(g),
                 (long long)kr_ct_geom_det_count(g), (long long)idims[0], (long long)idims[1],
                 kr_backend_name(kr_ctx_backend(ctx)), kr_dtype_name(dt),

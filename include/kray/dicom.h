@@ -36,19 +36,19 @@ extern "C" {
 #endif
 
 typedef struct kr_dicom_opts {
-    double mu_water;            /* 1/mm; > 0; default 0.0193 */
-    int values_are_hu;          /* 1: image values are HU already; default 0 */
-    double pixel_spacing_mm[2]; /* dx, dy (> 0); default 1, 1 */
-    double slice_thickness_mm;  /* > 0; default = dx */
-    double slice_spacing_mm;    /* volumes: z step (> 0); default = slice_thickness_mm */
-    double origin_mm[3];        /* centre of the image grid (x, y) and z of slice 0; default 0 */
-    double window_center_hu;    /* display window; default 40 */
-    double window_width_hu;     /* default 400 (0 = omit the window) */
-    const char *patient_name;   /* default "Anonymous^kray" */
-    const char *patient_id;     /* default "KRAY-PHANTOM" */
-    const char *study_description;  /* default "kray reconstruction" */
+    double mu_water;               /* 1/mm; > 0; default 0.0193 */
+    int values_are_hu;             /* 1: image values are HU already; default 0 */
+    double pixel_spacing_mm[2];    /* dx, dy (> 0); default 1, 1 */
+    double slice_thickness_mm;     /* > 0; default = dx */
+    double slice_spacing_mm;       /* volumes: z step (> 0); default = slice_thickness_mm */
+    double origin_mm[3];           /* centre of the image grid (x, y) and z of slice 0; default 0 */
+    double window_center_hu;       /* display window; default 40 */
+    double window_width_hu;        /* default 400 (0 = omit the window) */
+    const char *patient_name;      /* default "Anonymous^kray" */
+    const char *patient_id;        /* default "KRAY-PHANTOM" */
+    const char *study_description; /* default "kray reconstruction" */
     const char *series_description; /* default "FBP" */
-    int series_number;          /* default 1 */
+    int series_number;              /* default 1 */
 } kr_dicom_opts;
 
 void kr_dicom_opts_default(kr_dicom_opts *o);

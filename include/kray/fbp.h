@@ -105,7 +105,7 @@ typedef enum kr_filter_method {
 } kr_filter_method;
 
 typedef enum kr_filter_window {
-    KR_WINDOW_RAMLAK = 0, /* "ramlak" (also "ramp") */
+    KR_WINDOW_RAMLAK = 0,  /* "ramlak" (also "ramp") */
     KR_WINDOW_SHEPP_LOGAN, /* "shepp-logan" */
     KR_WINDOW_COSINE,      /* "cosine" */
     KR_WINDOW_HAMMING,     /* "hamming" */
@@ -113,28 +113,28 @@ typedef enum kr_filter_window {
     KR_WINDOW_COUNT
 } kr_filter_window;
 
-const char *kr_filter_method_name(kr_filter_method m);   /* "fft", "direct", "seed" */
+const char *kr_filter_method_name(kr_filter_method m); /* "fft", "direct", "seed" */
 kr_status kr_filter_method_from_name(const char *s, kr_filter_method *m);
 const char *kr_filter_window_name(kr_filter_window w);
 kr_status kr_filter_window_from_name(const char *s, kr_filter_window *w);
 
 typedef struct kr_filter_opts {
-    kr_filter_method method;   /* default KR_FILTER_FFT */
-    kr_filter_window window;   /* default KR_WINDOW_RAMLAK */
-    double cutoff;             /* fraction of Nyquist in (0, 1]; default 1 */
-    double tau_mm;             /* sample spacing, > 0; default 1 */
-    double scale;              /* finite overall factor; default 1 */
-    int seed_raw;              /* KR_FILTER_SEED: 1 = document's unscaled kernel; default 0 */
-    double equiangular_rad;    /* > 0: equiangular kernel modulation with this pitch; default 0 */
-    kr_dtype dtype;            /* KR_F32 (default) or KR_F64 */
-    int64_t pad_len;           /* FFT length; 0 = auto (smallest 2^a 3^b 5^c >= 2 ndet), else
-                                  >= 2 ndet */
-    const double *pre_weight;  /* optional [ndet, pre_rows] table (copied); NULL = none */
-    int64_t pre_rows;          /* rows in pre_weight (>= 1 when it is given) */
-    int64_t pre_row_div;       /* row r uses table row (r / pre_row_div) % pre_rows; 0 = 1 */
-    const double *row_scale;   /* optional per-row factors (copied); NULL = none */
-    int64_t row_scale_count;   /* entries in row_scale (>= 1 when it is given) */
-    int64_t row_scale_div;     /* row r uses row_scale[(r / row_scale_div) % count]; 0 = 1 */
+    kr_filter_method method;  /* default KR_FILTER_FFT */
+    kr_filter_window window;  /* default KR_WINDOW_RAMLAK */
+    double cutoff;            /* fraction of Nyquist in (0, 1]; default 1 */
+    double tau_mm;            /* sample spacing, > 0; default 1 */
+    double scale;             /* finite overall factor; default 1 */
+    int seed_raw;             /* KR_FILTER_SEED: 1 = document's unscaled kernel; default 0 */
+    double equiangular_rad;   /* > 0: equiangular kernel modulation with this pitch; default 0 */
+    kr_dtype dtype;           /* KR_F32 (default) or KR_F64 */
+    int64_t pad_len;          /* FFT length; 0 = auto (smallest 2^a 3^b 5^c >= 2 ndet), else
+                                 >= 2 ndet */
+    const double *pre_weight; /* optional [ndet, pre_rows] table (copied); NULL = none */
+    int64_t pre_rows;         /* rows in pre_weight (>= 1 when it is given) */
+    int64_t pre_row_div;      /* row r uses table row (r / pre_row_div) % pre_rows; 0 = 1 */
+    const double *row_scale;  /* optional per-row factors (copied); NULL = none */
+    int64_t row_scale_count;  /* entries in row_scale (>= 1 when it is given) */
+    int64_t row_scale_div;    /* row r uses row_scale[(r / row_scale_div) % count]; 0 = 1 */
 } kr_filter_opts;
 
 void kr_filter_opts_default(kr_filter_opts *o);
@@ -159,13 +159,13 @@ kr_status kr_filter_response(const kr_filter_plan *plan, double *resp, int64_t c
 
 /* ---- 2-D FBP ------------------------------------------------------------------------------ */
 typedef struct kr_fbp_opts {
-    kr_filter_method filter;   /* default KR_FILTER_FFT */
-    kr_filter_window window;   /* default KR_WINDOW_RAMLAK */
-    double cutoff;             /* default 1 */
-    int seed_raw;              /* see kr_filter_opts; default 0 */
-    int clamp_negative;        /* 1: negative pixels set to 0 (as the document); default 0 */
-    int short_scan;            /* fan only: -1 auto (default), 0 full-scan weights, 1 Parker */
-    kr_dtype dtype;            /* KR_F32 (default) or KR_F64 */
+    kr_filter_method filter; /* default KR_FILTER_FFT */
+    kr_filter_window window; /* default KR_WINDOW_RAMLAK */
+    double cutoff;           /* default 1 */
+    int seed_raw;            /* see kr_filter_opts; default 0 */
+    int clamp_negative;      /* 1: negative pixels set to 0 (as the document); default 0 */
+    int short_scan;          /* fan only: -1 auto (default), 0 full-scan weights, 1 Parker */
+    kr_dtype dtype;          /* KR_F32 (default) or KR_F64 */
 } kr_fbp_opts;
 
 void kr_fbp_opts_default(kr_fbp_opts *o);
@@ -189,18 +189,18 @@ kr_status kr_fbp_backproject(kr_fbp_plan *plan, kr_array *image);
 
 /* What the plan decided (for logs, reports and tests). */
 typedef struct kr_fbp_info {
-    int short_scan;        /* 1 when Parker weights are used */
-    double arc_deg;        /* angular coverage used for the weights */
-    double fan_deg;        /* full fan angle (0 for parallel) */
-    int64_t pad_len;       /* FFT length (0 for direct filters) */
-    int view_groups;       /* CUDA: views split into this many partial sums (1 = none) */
-    const char *kernel;    /* CUDA backprojection kernel in use, or "cpu" */
+    int short_scan;     /* 1 when Parker weights are used */
+    double arc_deg;     /* angular coverage used for the weights */
+    double fan_deg;     /* full fan angle (0 for parallel) */
+    int64_t pad_len;    /* FFT length (0 for direct filters) */
+    int view_groups;    /* CUDA: views split into this many partial sums (1 = none) */
+    const char *kernel; /* CUDA backprojection kernel in use, or "cpu" */
 } kr_fbp_info;
 kr_status kr_fbp_plan_info(const kr_fbp_plan *plan, kr_fbp_info *info);
 
 /* One-shot: plan, execute, destroy. */
-kr_status kr_fbp(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fbp_opts *o,
-                 const kr_array *sino, kr_array *image);
+kr_status kr_fbp(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fbp_opts *o, const kr_array *sino,
+                 kr_array *image);
 
 #ifdef __cplusplus
 }

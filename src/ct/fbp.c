@@ -20,13 +20,13 @@ struct kr_fbp_plan {
     kr_ct_geom *g;
     kri_bp_kind kind;
     int64_t ndet, nviews, nx, ny;
-    kri_bp_view *views;  /* host, nviews */
+    kri_bp_view *views; /* host, nviews */
     kr_filter_plan *filter;
-    void *pairs;         /* filtered pair rows at loc: nviews x 2 KRI_PAD_ROW(ndet) */
-    void *d_views;       /* CUDA: nviews x 8 values of the dtype */
-    void *d_partial;     /* CUDA: groups x nx x ny when groups > 1 */
+    void *pairs;     /* filtered pair rows at loc: nviews x 2 KRI_PAD_ROW(ndet) */
+    void *d_views;   /* CUDA: nviews x 8 values of the dtype */
+    void *d_partial; /* CUDA: groups x nx x ny when groups > 1 */
     int groups, smem_w;
-    int filtered;        /* kr_fbp_filter ran and kr_fbp_backproject has not consumed it */
+    int filtered; /* kr_fbp_filter ran and kr_fbp_backproject has not consumed it */
     kr_fbp_info info;
     char kernel_name[48];
 };
@@ -48,8 +48,10 @@ void kr_fbp_plan_destroy(kr_fbp_plan *p)
     kr_filter_plan_destroy(p->filter);
     kr_ct_geom_destroy(p->g);
     kri_free(p->views);
-    if (p->loc == KR_HOST) kri_free(p->pairs);
-    else kri_device_free(p->pairs);
+    if (p->loc == KR_HOST)
+        kri_free(p->pairs);
+    else
+        kri_device_free(p->pairs);
     kri_device_free(p->d_views);
     kri_device_free(p->d_partial);
     kri_free(p);
@@ -83,8 +85,8 @@ static int cmp_key(const void *x, const void *y)
 
 /* Angular weights for full coverage with period P: half the gaps to the neighbours (gaps capped
  * at twice the median for limited-angle scans). *maxgap receives the largest gap. */
-static kr_status kri_gap_weights(const double *ang, int64_t n, double P, double *w,
-                                 double *maxgap, double *medgap, int *capped)
+static kr_status kri_gap_weights(const double *ang, int64_t n, double P, double *w, double *maxgap,
+                                 double *medgap, int *capped)
 {
     kri_sortkey *k;
     double *gap;
@@ -155,10 +157,10 @@ static double kri_parker(double b, double g, double delta)
 /* ---- geometry analysis ----------------------------------------------------------------------
  * Fills p->views and the filter options' tables (allocated here, freed by the caller). */
 typedef struct kri_tables {
-    double *pre;     /* [ndet, pre_rows] */
+    double *pre; /* [ndet, pre_rows] */
     int64_t pre_rows;
-    double *rs;      /* [nviews] */
-    double alpha;    /* equiangular pitch */
+    double *rs;   /* [nviews] */
+    double alpha; /* equiangular pitch */
 } kri_tables;
 
 static kr_status kri_fbp_analyse(kr_fbp_plan *p, kri_tables *t)
@@ -233,11 +235,13 @@ static kr_status kri_fbp_analyse(kr_fbp_plan *p, kri_tables *t)
             nh[0] = ds[0] / R;
             nh[1] = ds[1] / R;
             double alpha = ul / R, D = hypot(s0[0], s0[1]);
-            if (v == 0) t->alpha = alpha;
+            if (v == 0)
+                t->alpha = alpha;
             else if (fabs(alpha - t->alpha) > 1e-9 * t->alpha) {
                 s = kri_fail(KR_ERR_GEOMETRY,
                              "view %lld: equiangular pitch %.10g rad differs from view 0's %.10g "
-                             "rad; FBP needs one pitch", (long long)v, alpha, t->alpha);
+                             "rad; FBP needs one pitch",
+                             (long long)v, alpha, t->alpha);
                 break;
             }
             b->a0 = (px0 - s0[0]) * uh[0] + (py0 - s0[1]) * uh[1];
@@ -352,9 +356,12 @@ static int kri_fbp_window(const kr_fbp_plan *p)
                 for (int c = 0; c < 4; c++) {
                     double x = xs[c & 1], y = ys[c >> 1], k;
                     double A = b->a0 + b->a1 * x + b->a2 * y, B = b->b0 + b->b1 * x + b->b2 * y;
-                    if (p->kind == KRI_BP_PAR) k = A;
-                    else if (p->kind == KRI_BP_FLAT) k = A / B + b->k0;
-                    else k = atan2(A, B) * b->c + b->k0;
+                    if (p->kind == KRI_BP_PAR)
+                        k = A;
+                    else if (p->kind == KRI_BP_FLAT)
+                        k = A / B + b->k0;
+                    else
+                        k = atan2(A, B) * b->c + b->k0;
                     kmin = fmin(kmin, k);
                     kmax = fmax(kmax, k);
                 }
@@ -396,15 +403,15 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
     p->backend = kr_ctx_backend(ctx);
     p->loc = p->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
     p->o = *o;
-    p->kind = type == KR_CT_PARALLEL2D ? KRI_BP_PAR
+    p->kind = type == KR_CT_PARALLEL2D   ? KRI_BP_PAR
               : type == KR_CT_FAN2D_FLAT ? KRI_BP_FLAT
                                          : KRI_BP_EQUI;
     kri_tables t;
     memset(&t, 0, sizeof t);
     kr_status s = kr_ct_geom_clone(&p->g, g);
-#define KRI_CHECK(expr)                                                                        \
-    do {                                                                                       \
-        if (s == KR_OK) s = (expr);                                                            \
+#define KRI_CHECK(expr)                                                                            \
+    do {                                                                                           \
+        if (s == KR_OK) s = (expr);                                                                \
     } while (0)
     if (s == KR_OK) {
         p->ndet = kr_ct_geom_det_count(g);
@@ -428,8 +435,10 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
         fo.row_scale = t.rs;
         fo.row_scale_count = p->nviews;
         s = kr_filter_plan_create(&p->filter, ctx, p->ndet, p->nviews, &fo);
-        if (s != KR_OK) s = kri_fail_prefix(s, "fbp");
-        else p->info.pad_len = kr_filter_pad_len(p->filter);
+        if (s != KR_OK)
+            s = kri_fail_prefix(s, "fbp");
+        else
+            p->info.pad_len = kr_filter_pad_len(p->filter);
     }
     const size_t es = kr_dtype_size(o->dtype);
     const size_t pair_bytes = (size_t)(p->nviews * 2 * KRI_PAD_ROW(p->ndet)) * es;
@@ -449,8 +458,10 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
             for (int64_t v = 0; v < p->nviews; v++) {
                 const double *src = &p->views[v].a0;
                 for (int k = 0; k < 8; k++) {
-                    if (o->dtype == KR_F32) ((float *)tmp)[8 * v + k] = (float)src[k];
-                    else ((double *)tmp)[8 * v + k] = src[k];
+                    if (o->dtype == KR_F32)
+                        ((float *)tmp)[8 * v + k] = (float)src[k];
+                    else
+                        ((double *)tmp)[8 * v + k] = src[k];
                 }
             }
         }
@@ -475,12 +486,12 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
             p->groups = want < 1 ? 1 : (int)want;
         }
         if (p->groups > 1)
-            KRI_CHECK(kri_device_alloc(&p->d_partial,
-                                       (size_t)(p->groups * p->nx * p->ny) * es, dev,
+            KRI_CHECK(kri_device_alloc(&p->d_partial, (size_t)(p->groups * p->nx * p->ny) * es, dev,
                                        "FBP partial sums"));
-        snprintf(p->kernel_name, sizeof p->kernel_name, "%s-%s-%s",
-                 p->smem_w ? "tiled" : "global",
-                 p->kind == KRI_BP_PAR ? "parallel" : p->kind == KRI_BP_FLAT ? "flat" : "equiangular",
+        snprintf(p->kernel_name, sizeof p->kernel_name, "%s-%s-%s", p->smem_w ? "tiled" : "global",
+                 p->kind == KRI_BP_PAR    ? "parallel"
+                 : p->kind == KRI_BP_FLAT ? "flat"
+                                          : "equiangular",
                  o->dtype == KR_F32 ? "f32" : "f64");
 #else
         s = kri_fail(KR_ERR_NO_DEVICE, "fbp: kray was built without CUDA");
@@ -514,8 +525,7 @@ kr_status kr_fbp_plan_info(const kr_fbp_plan *p, kr_fbp_info *info)
 }
 
 /* ---- execution ----------------------------------------------------------------------------- */
-static kr_status kri_fbp_check(const kr_fbp_plan *p, const kr_array *a, int is_sino,
-                               int64_t *nb)
+static kr_status kri_fbp_check(const kr_fbp_plan *p, const kr_array *a, int is_sino, int64_t *nb)
 {
     const char *what = is_sino ? "sinogram" : "image";
     char d[96];
@@ -540,14 +550,13 @@ static kr_status kri_fbp_bp(kr_fbp_plan *p, void *image)
 {
     int f64 = p->o.dtype == KR_F64;
     if (p->loc == KR_HOST)
-        return kri_cpu_fbp_backproject(f64, p->kind, p->views, p->nviews, p->pairs, p->ndet,
-                                       image, p->nx, p->ny, p->o.clamp_negative,
-                                       kri_threads(p->ctx), 1);
+        return kri_cpu_fbp_backproject(f64, p->kind, p->views, p->nviews, p->pairs, p->ndet, image,
+                                       p->nx, p->ny, p->o.clamp_negative, kri_threads(p->ctx), 1);
 #ifdef KRAY_HAVE_CUDA
     KRI_TRY(kri_cuda_set_device(p->ctx));
     return kri_cuda_fbp_backproject(kr_ctx_stream(p->ctx), f64, p->kind, p->d_views, p->nviews,
-                                    p->pairs, p->ndet, image, p->nx, p->ny,
-                                    p->o.clamp_negative, p->groups, p->d_partial, p->smem_w);
+                                    p->pairs, p->ndet, image, p->nx, p->ny, p->o.clamp_negative,
+                                    p->groups, p->d_partial, p->smem_w);
 #else
     (void)f64;
     return kri_fail(KR_ERR_NO_DEVICE, "fbp: kray was built without CUDA");
@@ -607,8 +616,8 @@ kr_status kr_fbp_backproject(kr_fbp_plan *p, kr_array *image)
     return kri_fbp_bp(p, image->data);
 }
 
-kr_status kr_fbp(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fbp_opts *o,
-                 const kr_array *sino, kr_array *image)
+kr_status kr_fbp(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fbp_opts *o, const kr_array *sino,
+                 kr_array *image)
 {
     kr_fbp_opts d;
     if (!o) {

@@ -11,41 +11,42 @@
 #define KRI_ROWS 16
 
 /* Parallel beam: the padded detector coordinate k(x) = c + a1 x is monotone in x, so the pixels
- * of a row where the filtered projection is not zero (0 < k < ndet + 3) form one interval; it is found with the
- * same float expression the loop uses, and the loop then needs no bounds test. */
-#define KRI_DEFINE_PAR(T)                                                                      \
-    static inline int kri_valid_##T(T c, T a1, int64_t x, T hi)                                \
-    {                                                                                          \
-        T k = c + a1 * (T)x;                                                                   \
-        return k > (T)0 && k < hi;                                                             \
-    }                                                                                          \
-    static void kri_interval_##T(T c, T a1, T hi, int64_t nx, int64_t *xs, int64_t *xe)        \
-    {                                                                                          \
-        int64_t s, e;                                                                          \
-        if (a1 == (T)0) {                                                                      \
-            s = 0;                                                                             \
-            e = kri_valid_##T(c, a1, 0, hi) ? nx : 0;                                          \
-        } else {                                                                               \
-            double xa = (0.0 - (double)c) / (double)a1, xb = ((double)hi - (double)c) / (double)a1; \
-            double lo = fmin(xa, xb), up = fmax(xa, xb);                                       \
-            lo = fmax(-1.0, fmin(lo, (double)nx + 1));                                         \
-            up = fmax(-1.0, fmin(up, (double)nx + 1));                                         \
-            s = (int64_t)floor(lo);                                                            \
-            e = (int64_t)ceil(up) + 1;                                                         \
-            if (s < 0) s = 0;                                                                  \
-            if (e > nx) e = nx;                                                                \
-            if (e < s) e = s;                                                                  \
-            while (s < e && !kri_valid_##T(c, a1, s, hi)) s++;                                 \
-            while (e > s && !kri_valid_##T(c, a1, e - 1, hi)) e--;                             \
-            if (s == e) { /* nothing found near the estimate: the row misses the detector */   \
-                *xs = *xe = 0;                                                                 \
-                return;                                                                        \
-            }                                                                                  \
-            while (s > 0 && kri_valid_##T(c, a1, s - 1, hi)) s--;                              \
-            while (e < nx && kri_valid_##T(c, a1, e, hi)) e++;                                 \
-        }                                                                                      \
-        *xs = s;                                                                               \
-        *xe = e;                                                                               \
+ * of a row where the filtered projection is not zero (0 < k < ndet + 3) form one interval; it is
+ * found with the same float expression the loop uses, and the loop then needs no bounds test. */
+#define KRI_DEFINE_PAR(T)                                                                          \
+    static inline int kri_valid_##T(T c, T a1, int64_t x, T hi)                                    \
+    {                                                                                              \
+        T k = c + a1 * (T)x;                                                                       \
+        return k > (T)0 && k < hi;                                                                 \
+    }                                                                                              \
+    static void kri_interval_##T(T c, T a1, T hi, int64_t nx, int64_t *xs, int64_t *xe)            \
+    {                                                                                              \
+        int64_t s, e;                                                                              \
+        if (a1 == (T)0) {                                                                          \
+            s = 0;                                                                                 \
+            e = kri_valid_##T(c, a1, 0, hi) ? nx : 0;                                              \
+        } else {                                                                                   \
+            double xa = (0.0 - (double)c) / (double)a1,                                            \
+                   xb = ((double)hi - (double)c) / (double)a1;                                     \
+            double lo = fmin(xa, xb), up = fmax(xa, xb);                                           \
+            lo = fmax(-1.0, fmin(lo, (double)nx + 1));                                             \
+            up = fmax(-1.0, fmin(up, (double)nx + 1));                                             \
+            s = (int64_t)floor(lo);                                                                \
+            e = (int64_t)ceil(up) + 1;                                                             \
+            if (s < 0) s = 0;                                                                      \
+            if (e > nx) e = nx;                                                                    \
+            if (e < s) e = s;                                                                      \
+            while (s < e && !kri_valid_##T(c, a1, s, hi)) s++;                                     \
+            while (e > s && !kri_valid_##T(c, a1, e - 1, hi)) e--;                                 \
+            if (s == e) { /* nothing found near the estimate: the row misses the detector */       \
+                *xs = *xe = 0;                                                                     \
+                return;                                                                            \
+            }                                                                                      \
+            while (s > 0 && kri_valid_##T(c, a1, s - 1, hi)) s--;                                  \
+            while (e < nx && kri_valid_##T(c, a1, e, hi)) e++;                                     \
+        }                                                                                          \
+        *xs = s;                                                                                   \
+        *xe = e;                                                                                   \
     }
 
 KRI_DEFINE_PAR(float)
@@ -55,20 +56,19 @@ KRI_DEFINE_PAR(double)
  * the reference; the AVX2 loops compute exactly the same IEEE operations in the same order
  * (multiply, add, truncate, subtract, multiply, add, add: no FMA), so every path gives the same
  * bits and the dispatch never changes a result. */
-typedef void (*kri_row_f)(float *acc, const float *row, float c, float a1, int64_t xs,
-                          int64_t xe);
+typedef void (*kri_row_f)(float *acc, const float *row, float c, float a1, int64_t xs, int64_t xe);
 typedef void (*kri_row_d)(double *acc, const double *row, double c, double a1, int64_t xs,
                           int64_t xe);
 
-#define KRI_DEFINE_ROW_SCALAR(T)                                                               \
-    static void kri_row_##T(T *acc, const T *row, T c, T a1, int64_t xs, int64_t xe)           \
-    {                                                                                          \
-        for (int64_t x = xs; x < xe; x++) {                                                    \
-            const T k = c + a1 * (T)x;                                                         \
-            const int i = (int)k;                                                              \
-            const T f = k - (T)i;                                                              \
-            acc[x] += row[2 * i] + f * row[2 * i + 1];                                         \
-        }                                                                                      \
+#define KRI_DEFINE_ROW_SCALAR(T)                                                                   \
+    static void kri_row_##T(T *acc, const T *row, T c, T a1, int64_t xs, int64_t xe)               \
+    {                                                                                              \
+        for (int64_t x = xs; x < xe; x++) {                                                        \
+            const T k = c + a1 * (T)x;                                                             \
+            const int i = (int)k;                                                                  \
+            const T f = k - (T)i;                                                                  \
+            acc[x] += row[2 * i] + f * row[2 * i + 1];                                             \
+        }                                                                                          \
     }
 KRI_DEFINE_ROW_SCALAR(float)
 KRI_DEFINE_ROW_SCALAR(double)
@@ -77,9 +77,8 @@ KRI_DEFINE_ROW_SCALAR(double)
 #define KRI_HAVE_AVX2_PATH 1
 #include <immintrin.h>
 
-__attribute__((target("avx2"))) static void kri_row_float_avx2(float *acc, const float *row,
-                                                               float c, float a1, int64_t xs,
-                                                               int64_t xe)
+__attribute__((target("avx2"))) static void
+kri_row_float_avx2(float *acc, const float *row, float c, float a1, int64_t xs, int64_t xe)
 {
     int64_t x = xs;
     if (xe - xs >= 8) {
@@ -93,10 +92,10 @@ __attribute__((target("avx2"))) static void kri_row_float_avx2(float *acc, const
             /* gather the (q, dq) pairs as 64-bit elements, pixels {0,1,4,5} and {2,3,6,7}, so
              * that one in-lane shuffle each puts q and dq in pixel order */
             const __m128i lo = _mm256_castsi256_si128(i), hi = _mm256_extracti128_si256(i, 1);
-            const __m256 ra = _mm256_castpd_ps(
-                _mm256_i32gather_pd((const double *)(const void *)row, _mm_unpacklo_epi64(lo, hi), 8));
-            const __m256 rb = _mm256_castpd_ps(
-                _mm256_i32gather_pd((const double *)(const void *)row, _mm_unpackhi_epi64(lo, hi), 8));
+            const __m256 ra = _mm256_castpd_ps(_mm256_i32gather_pd(
+                (const double *)(const void *)row, _mm_unpacklo_epi64(lo, hi), 8));
+            const __m256 rb = _mm256_castpd_ps(_mm256_i32gather_pd(
+                (const double *)(const void *)row, _mm_unpackhi_epi64(lo, hi), 8));
             const __m256 q = _mm256_shuffle_ps(ra, rb, 0x88);
             const __m256 dq = _mm256_shuffle_ps(ra, rb, 0xDD);
             const __m256 val = _mm256_add_ps(q, _mm256_mul_ps(f, dq));
@@ -107,18 +106,18 @@ __attribute__((target("avx2"))) static void kri_row_float_avx2(float *acc, const
     kri_row_float(acc, row, c, a1, x, xe);
 }
 
-__attribute__((target("avx512f"))) static void kri_row_float_avx512(float *acc, const float *row,
-                                                                    float c, float a1,
-                                                                    int64_t xs, int64_t xe)
+__attribute__((target("avx512f"))) static void
+kri_row_float_avx512(float *acc, const float *row, float c, float a1, int64_t xs, int64_t xe)
 {
     int64_t x = xs;
     if (xe - xs >= 16) {
         const __m512 vc = _mm512_set1_ps(c), va = _mm512_set1_ps(a1), step = _mm512_set1_ps(16.0f);
-        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-                                               28, 30);
+        const __m512i even =
+            _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
         const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-        __m512 vx = _mm512_add_ps(_mm512_set1_ps((float)x),
-                                  _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        __m512 vx =
+            _mm512_add_ps(_mm512_set1_ps((float)x),
+                          _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
         for (; x + 16 <= xe; x += 16) {
             const __m512 k = _mm512_add_ps(vc, _mm512_mul_ps(va, vx));
             const __m512i i = _mm512_cvttps_epi32(k);
@@ -137,9 +136,8 @@ __attribute__((target("avx512f"))) static void kri_row_float_avx512(float *acc, 
     kri_row_float_avx2(acc, row, c, a1, x, xe);
 }
 
-__attribute__((target("avx2"))) static void kri_row_double_avx2(double *acc, const double *row,
-                                                                double c, double a1, int64_t xs,
-                                                                int64_t xe)
+__attribute__((target("avx2"))) static void
+kri_row_double_avx2(double *acc, const double *row, double c, double a1, int64_t xs, int64_t xe)
 {
     int64_t x = xs;
     if (xe - xs >= 4) {
@@ -165,16 +163,14 @@ __attribute__((target("avx2"))) static void kri_row_double_avx2(double *acc, con
 }
 #endif
 
-__attribute__((target("avx512f"))) static void kri_row_double_avx512(double *acc,
-                                                                     const double *row, double c,
-                                                                     double a1, int64_t xs,
-                                                                     int64_t xe)
+__attribute__((target("avx512f"))) static void
+kri_row_double_avx512(double *acc, const double *row, double c, double a1, int64_t xs, int64_t xe)
 {
     int64_t x = xs;
     if (xe - xs >= 8) {
         const __m512d vc = _mm512_set1_pd(c), va = _mm512_set1_pd(a1), step = _mm512_set1_pd(8.0);
-        __m512d vx = _mm512_add_pd(_mm512_set1_pd((double)x),
-                                   _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7));
+        __m512d vx =
+            _mm512_add_pd(_mm512_set1_pd((double)x), _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7));
         for (; x + 8 <= xe; x += 8) {
             const __m512d k = _mm512_add_pd(vc, _mm512_mul_pd(va, vx));
             const __m256i i = _mm512_cvttpd_epi32(k);
@@ -210,59 +206,61 @@ static kri_row_d kri_pick_d(int simd)
     return kri_row_double;
 }
 
-#define KRI_DEFINE_BP(T, ATAN2, ROWFN)                                                                \
-    static void kri_bp_##T(kri_bp_kind kind, const kri_bp_view *views, int64_t nviews,         \
-                           const T *pairs, int64_t ndet, T *img, int64_t nx, int64_t ny,       \
-                           int clamp, int nthreads, ROWFN rowfn)                               \
-    {                                                                                          \
-        const int64_t rl = 2 * KRI_PAD_ROW(ndet);                                              \
-        const int64_t nblk = (ny + KRI_ROWS - 1) / KRI_ROWS;                                   \
-        const T hi = (T)(ndet + KRI_PAD + 1);                                                  \
-        _Pragma("omp parallel for num_threads(nthreads) schedule(dynamic, 1)")                 \
-        for (int64_t blk = 0; blk < nblk; blk++) {                                             \
-            const int64_t y0 = blk * KRI_ROWS, y1 = y0 + KRI_ROWS < ny ? y0 + KRI_ROWS : ny;    \
-            memset(img + y0 * nx, 0, (size_t)((y1 - y0) * nx) * sizeof(T));                    \
-            for (int64_t v = 0; v < nviews; v++) {                                             \
-                const T *row = pairs + v * rl;                                                 \
-                const kri_bp_view *b = &views[v];                                              \
-                const T a0 = (T)b->a0, a1 = (T)b->a1, a2 = (T)b->a2;                           \
-                if (kind == KRI_BP_PAR) {                                                      \
-                    for (int64_t y = y0; y < y1; y++) {                                        \
-                        const T c = a0 + a2 * (T)y;                                            \
-                        int64_t xs, xe;                                                        \
-                        kri_interval_##T(c, a1, hi, nx, &xs, &xe);                             \
-                        if (xe > xs) rowfn(img + y * nx, row, c, a1, xs, xe);                  \
-                    }                                                                          \
-                    continue;                                                                  \
-                }                                                                              \
-                const T b0 = (T)b->b0, b1 = (T)b->b1, b2 = (T)b->b2;                           \
-                const T k0 = (T)b->k0, cc = (T)b->c;                                           \
-                for (int64_t y = y0; y < y1; y++) {                                            \
-                    const T ca = a0 + a2 * (T)y, cb = b0 + b2 * (T)y;                          \
-                    T *acc = img + y * nx;                                                     \
-                    for (int64_t x = 0; x < nx; x++) {                                         \
-                        const T A = ca + a1 * (T)x, B = cb + b1 * (T)x;                        \
-                        T k, w;                                                                \
-                        if (kind == KRI_BP_FLAT) {                                             \
-                            const T rb = (T)1 / B;                                             \
-                            k = A * rb + k0;                                                   \
-                            w = rb * rb;                                                       \
-                        } else {                                                               \
-                            k = ATAN2(A, B) * cc + k0;                                         \
-                            w = (T)1 / (A * A + B * B);                                        \
-                        }                                                                      \
-                        if (k > (T)0 && k < hi) {                                              \
-                            const int i = (int)k;                                              \
-                            const T f = k - (T)i;                                              \
-                            acc[x] += w * (row[2 * i] + f * row[2 * i + 1]);                   \
-                        }                                                                      \
-                    }                                                                          \
-                }                                                                              \
-            }                                                                                  \
-            if (clamp)                                                                         \
-                for (int64_t i = y0 * nx; i < y1 * nx; i++)                                    \
-                    if (img[i] < (T)0) img[i] = (T)0;                                          \
-        }                                                                                      \
+#define KRI_DEFINE_BP(T, ATAN2, ROWFN)                                                             \
+    static void kri_bp_##T(kri_bp_kind kind, const kri_bp_view *views, int64_t nviews,             \
+                           const T *pairs, int64_t ndet, T *img, int64_t nx, int64_t ny,           \
+                           int clamp, int nthreads, ROWFN rowfn)                                   \
+    {                                                                                              \
+        const int64_t rl = 2 * KRI_PAD_ROW(ndet);                                                  \
+        const int64_t nblk = (ny + KRI_ROWS - 1) / KRI_ROWS;                                       \
+        const T hi = (T)(ndet + KRI_PAD + 1);                                                      \
+        _Pragma(                                                                                   \
+            "omp parallel for num_threads(nthreads) schedule(dynamic, 1)") for (int64_t blk = 0;   \
+                                                                                blk < nblk; blk++) \
+        {                                                                                          \
+            const int64_t y0 = blk * KRI_ROWS, y1 = y0 + KRI_ROWS < ny ? y0 + KRI_ROWS : ny;       \
+            memset(img + y0 * nx, 0, (size_t)((y1 - y0) * nx) * sizeof(T));                        \
+            for (int64_t v = 0; v < nviews; v++) {                                                 \
+                const T *row = pairs + v * rl;                                                     \
+                const kri_bp_view *b = &views[v];                                                  \
+                const T a0 = (T)b->a0, a1 = (T)b->a1, a2 = (T)b->a2;                               \
+                if (kind == KRI_BP_PAR) {                                                          \
+                    for (int64_t y = y0; y < y1; y++) {                                            \
+                        const T c = a0 + a2 * (T)y;                                                \
+                        int64_t xs, xe;                                                            \
+                        kri_interval_##T(c, a1, hi, nx, &xs, &xe);                                 \
+                        if (xe > xs) rowfn(img + y * nx, row, c, a1, xs, xe);                      \
+                    }                                                                              \
+                    continue;                                                                      \
+                }                                                                                  \
+                const T b0 = (T)b->b0, b1 = (T)b->b1, b2 = (T)b->b2;                               \
+                const T k0 = (T)b->k0, cc = (T)b->c;                                               \
+                for (int64_t y = y0; y < y1; y++) {                                                \
+                    const T ca = a0 + a2 * (T)y, cb = b0 + b2 * (T)y;                              \
+                    T *acc = img + y * nx;                                                         \
+                    for (int64_t x = 0; x < nx; x++) {                                             \
+                        const T A = ca + a1 * (T)x, B = cb + b1 * (T)x;                            \
+                        T k, w;                                                                    \
+                        if (kind == KRI_BP_FLAT) {                                                 \
+                            const T rb = (T)1 / B;                                                 \
+                            k = A * rb + k0;                                                       \
+                            w = rb * rb;                                                           \
+                        } else {                                                                   \
+                            k = ATAN2(A, B) * cc + k0;                                             \
+                            w = (T)1 / (A * A + B * B);                                            \
+                        }                                                                          \
+                        if (k > (T)0 && k < hi) {                                                  \
+                            const int i = (int)k;                                                  \
+                            const T f = k - (T)i;                                                  \
+                            acc[x] += w * (row[2 * i] + f * row[2 * i + 1]);                       \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+            if (clamp)                                                                             \
+                for (int64_t i = y0 * nx; i < y1 * nx; i++)                                        \
+                    if (img[i] < (T)0) img[i] = (T)0;                                              \
+        }                                                                                          \
     }
 
 KRI_DEFINE_BP(float, atan2f, kri_row_f)
@@ -276,7 +274,7 @@ kr_status kri_cpu_fbp_backproject(int f64, kri_bp_kind kind, const kri_bp_view *
         kri_bp_double(kind, views, nviews, (const double *)pairs, ndet, (double *)image, nx, ny,
                       clamp, nthreads, kri_pick_d(simd));
     else
-        kri_bp_float(kind, views, nviews, (const float *)pairs, ndet, (float *)image, nx, ny,
-                     clamp, nthreads, kri_pick_f(simd));
+        kri_bp_float(kind, views, nviews, (const float *)pairs, ndet, (float *)image, nx, ny, clamp,
+                     nthreads, kri_pick_f(simd));
     return KR_OK;
 }

@@ -23,9 +23,10 @@
 
 #include <cuda_runtime.h>
 
-namespace {
+namespace
+{
 
-constexpr int kBX = 8, kBY = 32;   /* threads per block */
+constexpr int kBX = 8, kBY = 32;                                    /* threads per block */
 constexpr int kPX = KRI_BP_TILE_X / kBX, kPY = KRI_BP_TILE_Y / kBY; /* pixels per thread */
 static_assert(kPX == 4 && kPY == 2, "tile shape");
 constexpr float kMagic = 12582912.0f; /* 1.5 * 2^23 */
@@ -81,8 +82,10 @@ __device__ __forceinline__ void accumulate(float (&acc)[kPY][kPX], const float4 
             const float fr = __fsub_rn(t, __fsub_rn(f, kMagic));
             const float2 s = row[__float_as_int(f) - kMagicBits];
             const float val = fmaf(fr, s.y, s.x);
-            if (KIND == KRI_BP_PAR) acc[j][i] += val;
-            else acc[j][i] = fmaf(w, val, acc[j][i]);
+            if (KIND == KRI_BP_PAR)
+                acc[j][i] += val;
+            else
+                acc[j][i] = fmaf(w, val, acc[j][i]);
         }
 }
 
@@ -93,9 +96,9 @@ __global__ void __launch_bounds__(kBX *kBY)
                 float *__restrict__ out, long long gstride, int clamp)
 {
     extern __shared__ float4 smem[];
-    float4 *spa = smem;                                   /* CV: a0', a1, a2, k0' */
-    float4 *spb = smem + CV;                              /* CV: b0', b1, b2, c */
-    int *sws = reinterpret_cast<int *>(smem + 2 * CV);    /* CV window starts */
+    float4 *spa = smem;                                /* CV: a0', a1, a2, k0' */
+    float4 *spb = smem + CV;                           /* CV: b0', b1, b2, c */
+    int *sws = reinterpret_cast<int *>(smem + 2 * CV); /* CV window starts */
     float2 *sq = reinterpret_cast<float2 *>(smem + 2 * CV + (CV + 3) / 4); /* CV x W pairs */
 
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kBX + tx;
@@ -128,8 +131,10 @@ __global__ void __launch_bounds__(kBX *kBY)
             kmin = fminf(kmin, coord<KIND>(pa, pb, cx, cy, &w));
             const int ws = (int)floorf(kmin) - 1;
             const float shift = (float)ws + 0.5f;
-            if (KIND == KRI_BP_PAR) pa.x -= shift;
-            else pa.w -= shift;
+            if (KIND == KRI_BP_PAR)
+                pa.x -= shift;
+            else
+                pa.w -= shift;
             spa[tid] = pa;
             spb[tid] = pb;
             sws[tid] = ws;
@@ -202,7 +207,7 @@ __global__ void k_fbp_global(const T *__restrict__ views, int vbeg_stride, int n
             }
         }
         k = k < (T)0 ? (T)0 : (k > hi ? hi : k); /* 0 and hi interpolate to 0 */
-        if (!(k >= (T)0)) continue;                 /* NaN */
+        if (!(k >= (T)0)) continue;              /* NaN */
         const T fl = d_floor(k);
         const int i = (int)fl;
         const T *q = pairs + v * rl + 2 * i;
@@ -226,23 +231,23 @@ __global__ void k_fbp_reduce(const T *__restrict__ part, int groups, long long n
 }
 
 template <typename T>
-kr_status launch_global(cudaStream_t st, kri_bp_kind kind, const T *views, int vps,
-                        int nviews, const T *pairs, int ndet, int nx, int ny, T *out,
-                        long long gstride, int clamp, int groups)
+kr_status launch_global(cudaStream_t st, kri_bp_kind kind, const T *views, int vps, int nviews,
+                        const T *pairs, int ndet, int nx, int ny, T *out, long long gstride,
+                        int clamp, int groups)
 {
     dim3 block(32, 8), grid((nx + 31) / 32, (ny + 7) / 8, groups);
     switch (kind) {
     case KRI_BP_PAR:
-        k_fbp_global<T, KRI_BP_PAR><<<grid, block, 0, st>>>(views, vps, nviews, pairs, ndet, nx,
-                                                             ny, out, gstride, clamp);
+        k_fbp_global<T, KRI_BP_PAR>
+            <<<grid, block, 0, st>>>(views, vps, nviews, pairs, ndet, nx, ny, out, gstride, clamp);
         break;
     case KRI_BP_FLAT:
-        k_fbp_global<T, KRI_BP_FLAT><<<grid, block, 0, st>>>(views, vps, nviews, pairs, ndet,
-                                                              nx, ny, out, gstride, clamp);
+        k_fbp_global<T, KRI_BP_FLAT>
+            <<<grid, block, 0, st>>>(views, vps, nviews, pairs, ndet, nx, ny, out, gstride, clamp);
         break;
     default:
-        k_fbp_global<T, KRI_BP_EQUI><<<grid, block, 0, st>>>(views, vps, nviews, pairs, ndet,
-                                                              nx, ny, out, gstride, clamp);
+        k_fbp_global<T, KRI_BP_EQUI>
+            <<<grid, block, 0, st>>>(views, vps, nviews, pairs, ndet, nx, ny, out, gstride, clamp);
     }
     return check_launch("k_fbp_global");
 }
@@ -261,10 +266,9 @@ extern "C" kr_status kri_cuda_sm_count(int dev, int *count)
 }
 
 extern "C" kr_status kri_cuda_fbp_backproject(void *stream, int f64, kri_bp_kind kind,
-                                              const void *views, int64_t nviews,
-                                              const void *pairs, int64_t ndet, void *image,
-                                              int64_t nx, int64_t ny, int clamp, int groups,
-                                              void *partial, int smem_w)
+                                              const void *views, int64_t nviews, const void *pairs,
+                                              int64_t ndet, void *image, int64_t nx, int64_t ny,
+                                              int clamp, int groups, void *partial, int smem_w)
 {
     cudaStream_t st = (cudaStream_t)stream;
     if (nviews > 0x7fffffff || ndet > (1 << 28) || nx > (1 << 24) || ny > (1 << 24))
@@ -278,23 +282,26 @@ extern "C" kr_status kri_cuda_fbp_backproject(void *stream, int f64, kri_bp_kind
     kr_status s;
     if (f64) {
         s = launch_global<double>(st, kind, (const double *)views, vps, (int)nviews,
-                                  (const double *)pairs, (int)ndet, (int)nx, (int)ny,
-                                  (double *)dst, gstride, cl, groups);
+                                  (const double *)pairs, (int)ndet, (int)nx, (int)ny, (double *)dst,
+                                  gstride, cl, groups);
     } else if (smem_w <= 0) {
         s = launch_global<float>(st, kind, (const float *)views, vps, (int)nviews,
-                                 (const float *)pairs, (int)ndet, (int)nx, (int)ny,
-                                 (float *)dst, gstride, cl, groups);
+                                 (const float *)pairs, (int)ndet, (int)nx, (int)ny, (float *)dst,
+                                 gstride, cl, groups);
     } else {
         const int W = smem_w;
         /* views per chunk: as many as fit the shared-memory budget, at most KRI_BP_CHUNK */
         int CV = KRI_BP_CHUNK;
         auto bytes = [W](int cv) {
-            return (size_t)(2 * cv + (cv + 3) / 4) * sizeof(float4) + (size_t)cv * W * sizeof(float2);
+            return (size_t)(2 * cv + (cv + 3) / 4) * sizeof(float4) +
+                   (size_t)cv * W * sizeof(float2);
         };
         while (CV > 1 && bytes(CV) > KRI_BP_SMEM_MAX) CV--;
         if (bytes(CV) > KRI_BP_SMEM_MAX)
-            return kri_fail(KR_ERR_INTERNAL, "fbp: detector window of %d samples does not fit "
-                            "in shared memory", W);
+            return kri_fail(KR_ERR_INTERNAL,
+                            "fbp: detector window of %d samples does not fit "
+                            "in shared memory",
+                            W);
         dim3 block(kBX, kBY);
         dim3 grid((unsigned)((nx + KRI_BP_TILE_X - 1) / KRI_BP_TILE_X),
                   (unsigned)((ny + KRI_BP_TILE_Y - 1) / KRI_BP_TILE_Y), (unsigned)groups);
@@ -321,10 +328,10 @@ extern "C" kr_status kri_cuda_fbp_backproject(void *stream, int f64, kri_bp_kind
     int blocks = (int)((npix + 255) / 256);
     if (blocks > 65535) blocks = 65535;
     if (f64)
-        k_fbp_reduce<double><<<blocks, 256, 0, st>>>((const double *)partial, groups, npix,
-                                                     (double *)image, clamp);
+        k_fbp_reduce<double>
+            <<<blocks, 256, 0, st>>>((const double *)partial, groups, npix, (double *)image, clamp);
     else
-        k_fbp_reduce<float><<<blocks, 256, 0, st>>>((const float *)partial, groups, npix,
-                                                    (float *)image, clamp);
+        k_fbp_reduce<float>
+            <<<blocks, 256, 0, st>>>((const float *)partial, groups, npix, (float *)image, clamp);
     return check_launch("k_fbp_reduce");
 }

@@ -32,21 +32,21 @@ struct kr_filter_plan {
     const kr_ctx *ctx;
     kr_backend backend;
     kr_loc loc;
-    kr_filter_opts o;  /* table pointers point to the copies below */
+    kr_filter_opts o; /* table pointers point to the copies below */
     int64_t ndet, nrows;
-    int64_t L;         /* FFT length (0 for direct methods) */
-    int64_t npairs;    /* complex rows: (nrows + 1) / 2 */
-    double *kern;      /* effective kernel scale * tau * h(n), n = 0 .. ndet-1 */
-    double *resp;      /* FFT: response at the L bins, including the 1/L of the inverse FFT */
-    double *pre;       /* [ndet, pre_rows] or NULL */
-    double *rs;        /* [rs_count] or NULL */
+    int64_t L;      /* FFT length (0 for direct methods) */
+    int64_t npairs; /* complex rows: (nrows + 1) / 2 */
+    double *kern;   /* effective kernel scale * tau * h(n), n = 0 .. ndet-1 */
+    double *resp;   /* FFT: response at the L bins, including the 1/L of the inverse FFT */
+    double *pre;    /* [ndet, pre_rows] or NULL */
+    double *rs;     /* [rs_count] or NULL */
     int64_t pre_rows, rs_count, pre_div, rs_div; /* divisors >= 1 */
     /* host buffers (CPU backends) */
-    void *work;        /* FFT: complex [L, npairs]; direct: real [ndet, nrows] x 2 */
-    void *kern_t;      /* direct: kern in the dtype */
+    void *work;   /* FFT: complex [L, npairs]; direct: real [ndet, nrows] x 2 */
+    void *kern_t; /* direct: kern in the dtype */
     kr_fft_plan *fwd, *bwd;
-    kr_ctx *serial;    /* small host problems: one thread (parallel regions cost more than
-                          they save), NULL otherwise */
+    kr_ctx *serial; /* small host problems: one thread (parallel regions cost more than
+                       they save), NULL otherwise */
     /* device buffers (CUDA) in the plan's dtype */
     void *d_kern, *d_resp, *d_pre, *d_rs, *d_work, *d_plain;
 };
@@ -70,14 +70,13 @@ kr_status kri_cuda_filter_pack(void *stream, int f64, const void *in, int64_t in
                                int64_t L);
 kr_status kri_cuda_filter_mul(void *stream, int f64, void *work, const void *resp, int64_t L,
                               int64_t npairs);
-kr_status kri_cuda_filter_unpack(void *stream, int f64, const void *work, int64_t L,
-                                 void *out, int64_t out_stride, int mode, int64_t ndet,
-                                 int64_t nrows);
+kr_status kri_cuda_filter_unpack(void *stream, int f64, const void *work, int64_t L, void *out,
+                                 int64_t out_stride, int mode, int64_t ndet, int64_t nrows);
 /* Direct convolution: out[r * out_stride + k + shift] = filtered position k for
  * k = -shift .. ndet - 1 + shift (shift 0: positions 0 .. ndet-1; shift 1: -1 .. ndet). */
 kr_status kri_cuda_filter_direct(void *stream, int f64, const void *in, int64_t in_stride,
-                                 kri_rowweights w, const void *kern, void *out,
-                                 int64_t out_stride, int shift, int64_t ndet, int64_t nrows);
+                                 kri_rowweights w, const void *kern, void *out, int64_t out_stride,
+                                 int shift, int64_t ndet, int64_t nrows);
 /* plain: rows of ndet + 2 values holding positions -1 .. ndet (from the direct kernel). */
 kr_status kri_cuda_filter_pairs(void *stream, int f64, const void *plain, void *out,
                                 int64_t out_stride, int64_t ndet, int64_t nrows);

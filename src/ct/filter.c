@@ -133,8 +133,8 @@ static kr_status kri_validate_opts(const kr_filter_opts *o, int64_t ndet, int64_
     if ((unsigned)o->window >= KR_WINDOW_COUNT)
         return kri_fail(KR_ERR_INVALID_ARG, "filter: invalid window %d", (int)o->window);
     if (!(o->cutoff > 0.0 && o->cutoff <= 1.0))
-        return kri_fail(KR_ERR_INVALID_ARG, "filter: cutoff %g is outside (0, 1] (fraction of Nyquist)",
-                        o->cutoff);
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "filter: cutoff %g is outside (0, 1] (fraction of Nyquist)", o->cutoff);
     if (!(o->tau_mm > 0.0) || !isfinite(o->tau_mm))
         return kri_fail(KR_ERR_INVALID_ARG, "filter: detector spacing tau_mm = %g must be > 0",
                         o->tau_mm);
@@ -175,8 +175,10 @@ static kr_status kri_validate_opts(const kr_filter_opts *o, int64_t ndet, int64_
                         "filter: row_scale_count %lld must be >= 1 with a row_scale",
                         (long long)o->row_scale_count);
     if (o->pre_row_div < 0 || o->row_scale_div < 0)
-        return kri_fail(KR_ERR_INVALID_ARG, "filter: pre_row_div %lld / row_scale_div %lld must "
-                        "be >= 0", (long long)o->pre_row_div, (long long)o->row_scale_div);
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "filter: pre_row_div %lld / row_scale_div %lld must "
+                        "be >= 0",
+                        (long long)o->pre_row_div, (long long)o->row_scale_div);
     return KR_OK;
 }
 
@@ -227,8 +229,10 @@ static kr_status kri_build_response(kr_filter_plan *p)
         int64_t lag = n <= L / 2 ? n : n - L;
         int64_t al = lag < 0 ? -lag : lag;
         double v = c[2 * n] / (double)L;
-        if (al >= N) v = 0.0; /* never reaches the output; zero keeps the response clean */
-        else v *= kri_equi_mod(al, o->equiangular_rad);
+        if (al >= N)
+            v = 0.0; /* never reaches the output; zero keeps the response clean */
+        else
+            v *= kri_equi_mod(al, o->equiangular_rad);
         c[2 * n] = v;
         c[2 * n + 1] = 0.0;
     }
@@ -313,10 +317,10 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
     p->pre_div = o->pre_row_div > 0 ? o->pre_row_div : 1;
     p->rs_div = o->row_scale_div > 0 ? o->row_scale_div : 1;
     kr_status s = KR_OK;
-#define KRI_CHECK(expr)                                                                        \
-    do {                                                                                       \
-        s = (expr);                                                                            \
-        if (s != KR_OK) goto fail;                                                             \
+#define KRI_CHECK(expr)                                                                            \
+    do {                                                                                           \
+        s = (expr);                                                                                \
+        if (s != KR_OK) goto fail;                                                                 \
     } while (0)
     if (p->pre_rows) {
         KRI_CHECK(kri_alloc((void **)&p->pre, (size_t)(ndet * p->pre_rows) * sizeof(double),
@@ -324,8 +328,8 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
         memcpy(p->pre, o->pre_weight, (size_t)(ndet * p->pre_rows) * sizeof(double));
     }
     if (p->rs_count) {
-        KRI_CHECK(kri_alloc((void **)&p->rs, (size_t)p->rs_count * sizeof(double),
-                            "filter row scales"));
+        KRI_CHECK(
+            kri_alloc((void **)&p->rs, (size_t)p->rs_count * sizeof(double), "filter row scales"));
         memcpy(p->rs, o->row_scale, (size_t)p->rs_count * sizeof(double));
     }
     p->o.pre_weight = p->pre;
@@ -354,16 +358,18 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
                 fctx = p->serial;
             }
             KRI_CHECK(kri_alloc(&p->work, (size_t)(p->L * p->npairs) * 2 * es, "filter work"));
-            KRI_CHECK(kr_fft_plan_create(&p->fwd, fctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0,
-                                         KR_HOST));
-            KRI_CHECK(kr_fft_plan_create(&p->bwd, fctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0,
-                                         KR_HOST));
+            KRI_CHECK(
+                kr_fft_plan_create(&p->fwd, fctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0, KR_HOST));
+            KRI_CHECK(
+                kr_fft_plan_create(&p->bwd, fctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0, KR_HOST));
         } else {
             KRI_CHECK(kri_alloc(&p->work, (size_t)((2 * ndet + 2) * nrows) * es, "filter work"));
             KRI_CHECK(kri_alloc(&p->kern_t, (size_t)ndet * es, "filter kernel"));
             for (int64_t n = 0; n < ndet; n++) {
-                if (o->dtype == KR_F32) ((float *)p->kern_t)[n] = (float)p->kern[n];
-                else ((double *)p->kern_t)[n] = p->kern[n];
+                if (o->dtype == KR_F32)
+                    ((float *)p->kern_t)[n] = (float)p->kern[n];
+                else
+                    ((double *)p->kern_t)[n] = p->kern[n];
             }
         }
     } else {
@@ -377,10 +383,10 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
             KRI_CHECK(kri_upload(p, &p->d_resp, p->resp, p->L, "filter response"));
             KRI_CHECK(kri_device_alloc(&p->d_work, (size_t)(p->L * p->npairs) * 2 * es,
                                        kr_ctx_device(ctx), "filter work"));
-            KRI_CHECK(kr_fft_plan_create(&p->fwd, ctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0,
-                                         KR_DEVICE));
-            KRI_CHECK(kr_fft_plan_create(&p->bwd, ctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0,
-                                         KR_DEVICE));
+            KRI_CHECK(
+                kr_fft_plan_create(&p->fwd, ctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0, KR_DEVICE));
+            KRI_CHECK(
+                kr_fft_plan_create(&p->bwd, ctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0, KR_DEVICE));
         } else {
             KRI_CHECK(kri_upload(p, &p->d_kern, p->kern, ndet, "filter kernel"));
             KRI_CHECK(kri_device_alloc(&p->d_plain, (size_t)((ndet + 2) * nrows) * es,
@@ -416,8 +422,10 @@ kr_status kr_filter_response(const kr_filter_plan *p, double *resp, int64_t coun
     KRI_ARG_NOT_NULL(p);
     KRI_ARG_NOT_NULL(resp);
     if (p->L == 0)
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "kr_filter_response: the %s method has no FFT "
-                        "response", kr_filter_method_name(p->o.method));
+        return kri_fail(KR_ERR_NOT_SUPPORTED,
+                        "kr_filter_response: the %s method has no FFT "
+                        "response",
+                        kr_filter_method_name(p->o.method));
     if (count < 0 || count > p->L)
         return kri_fail(KR_ERR_INVALID_ARG, "kr_filter_response: count %lld is outside [0, %lld]",
                         (long long)count, (long long)p->L);
@@ -436,105 +444,108 @@ static double kri_row_weight(const kr_filter_plan *p, int64_t r, int64_t m)
 
 /* Row r of the filtered output to the requested layout. q holds the filtered values at
  * positions 0 .. N (index * qs) and at position -1 (index ileft * qs). */
-#define KRI_DEFINE_STORE(T)                                                                    \
-    static inline T kri_at_##T(const T *q, int64_t qs, int64_t N, int64_t ileft, int64_t pos)  \
-    {                                                                                          \
-        if (pos >= 0 && pos <= N) return q[pos * qs];                                          \
-        return pos == -1 ? q[ileft * qs] : (T)0;                                               \
-    }                                                                                          \
-    static void kri_store_##T(const T *q, int64_t qs, int64_t N, int64_t ileft, T *out,         \
-                              kri_filter_out mode)                                             \
-    {                                                                                          \
-        if (mode == KRI_FILTER_PLAIN) {                                                        \
-            for (int64_t m = 0; m < N; m++) out[m] = q[m * qs];                                \
-            return;                                                                            \
-        }                                                                                      \
-        for (int64_t j = 0; j < KRI_PAD_ROW(N); j++) {                                         \
-            T va = kri_at_##T(q, qs, N, ileft, j - KRI_PAD);                                   \
-            T vb = kri_at_##T(q, qs, N, ileft, j - KRI_PAD + 1);                               \
-            out[2 * j] = va;                                                                   \
-            out[2 * j + 1] = vb - va;                                                          \
-        }                                                                                      \
+#define KRI_DEFINE_STORE(T)                                                                        \
+    static inline T kri_at_##T(const T *q, int64_t qs, int64_t N, int64_t ileft, int64_t pos)      \
+    {                                                                                              \
+        if (pos >= 0 && pos <= N) return q[pos * qs];                                              \
+        return pos == -1 ? q[ileft * qs] : (T)0;                                                   \
+    }                                                                                              \
+    static void kri_store_##T(const T *q, int64_t qs, int64_t N, int64_t ileft, T *out,            \
+                              kri_filter_out mode)                                                 \
+    {                                                                                              \
+        if (mode == KRI_FILTER_PLAIN) {                                                            \
+            for (int64_t m = 0; m < N; m++) out[m] = q[m * qs];                                    \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t j = 0; j < KRI_PAD_ROW(N); j++) {                                             \
+            T va = kri_at_##T(q, qs, N, ileft, j - KRI_PAD);                                       \
+            T vb = kri_at_##T(q, qs, N, ileft, j - KRI_PAD + 1);                                   \
+            out[2 * j] = va;                                                                       \
+            out[2 * j + 1] = vb - va;                                                              \
+        }                                                                                          \
     }
 KRI_DEFINE_STORE(float)
 KRI_DEFINE_STORE(double)
 
-#define KRI_DEFINE_CPU_FFT(T)                                                                  \
-    static kr_status kri_cpu_filter_fft_##T(kr_filter_plan *p, const T *in, int64_t is,        \
-                                            T *out, int64_t os, kri_filter_out mode, int nt)   \
-    {                                                                                          \
-        const int64_t N = p->ndet, L = p->L, R = p->nrows, P = p->npairs;                      \
-        T *w = (T *)p->work;                                                                   \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                           \
-        for (int64_t pr = 0; pr < P; pr++) {                                                   \
-            T *c = w + 2 * L * pr;                                                             \
-            int64_t r0 = 2 * pr, r1 = 2 * pr + 1;                                              \
-            for (int64_t m = 0; m < N; m++) {                                                  \
-                c[2 * m] = (T)((double)in[r0 * is + m] * kri_row_weight(p, r0, m));            \
-                c[2 * m + 1] =                                                                 \
-                    r1 < R ? (T)((double)in[r1 * is + m] * kri_row_weight(p, r1, m)) : (T)0;   \
-            }                                                                                  \
-            for (int64_t m = 2 * N; m < 2 * L; m++) c[m] = (T)0;                               \
-        }                                                                                      \
-        kr_array wa;                                                                           \
-        int64_t dims[2] = {L, P};                                                              \
-        KRI_TRY(kr_array_wrap(&wa, kr_dtype_complex(p->o.dtype), 2, dims, w, KR_HOST));        \
-        KRI_TRY(kr_fft_execute(p->fwd, &wa, &wa));                                             \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                           \
-        for (int64_t pr = 0; pr < P; pr++) {                                                   \
-            T *c = w + 2 * L * pr;                                                             \
-            for (int64_t k = 0; k < L; k++) {                                                  \
-                T h = (T)p->resp[k];                                                           \
-                c[2 * k] *= h;                                                                 \
-                c[2 * k + 1] *= h;                                                             \
-            }                                                                                  \
-        }                                                                                      \
-        KRI_TRY(kr_fft_execute(p->bwd, &wa, &wa));                                             \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                           \
-        for (int64_t r = 0; r < R; r++) {                                                      \
-            const T *c = w + 2 * L * (r / 2) + (r % 2);                                        \
-            kri_store_##T(c, 2, N, L - 1, out + r * os, mode);                                 \
-        }                                                                                      \
-        return KR_OK;                                                                          \
+#define KRI_DEFINE_CPU_FFT(T)                                                                      \
+    static kr_status kri_cpu_filter_fft_##T(kr_filter_plan *p, const T *in, int64_t is, T *out,    \
+                                            int64_t os, kri_filter_out mode, int nt)               \
+    {                                                                                              \
+        const int64_t N = p->ndet, L = p->L, R = p->nrows, P = p->npairs;                          \
+        T *w = (T *)p->work;                                                                       \
+        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t pr = 0; pr < P;  \
+                                                                          pr++)                    \
+        {                                                                                          \
+            T *c = w + 2 * L * pr;                                                                 \
+            int64_t r0 = 2 * pr, r1 = 2 * pr + 1;                                                  \
+            for (int64_t m = 0; m < N; m++) {                                                      \
+                c[2 * m] = (T)((double)in[r0 * is + m] * kri_row_weight(p, r0, m));                \
+                c[2 * m + 1] =                                                                     \
+                    r1 < R ? (T)((double)in[r1 * is + m] * kri_row_weight(p, r1, m)) : (T)0;       \
+            }                                                                                      \
+            for (int64_t m = 2 * N; m < 2 * L; m++) c[m] = (T)0;                                   \
+        }                                                                                          \
+        kr_array wa;                                                                               \
+        int64_t dims[2] = {L, P};                                                                  \
+        KRI_TRY(kr_array_wrap(&wa, kr_dtype_complex(p->o.dtype), 2, dims, w, KR_HOST));            \
+        KRI_TRY(kr_fft_execute(p->fwd, &wa, &wa));                                                 \
+        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t pr = 0; pr < P;  \
+                                                                          pr++)                    \
+        {                                                                                          \
+            T *c = w + 2 * L * pr;                                                                 \
+            for (int64_t k = 0; k < L; k++) {                                                      \
+                T h = (T)p->resp[k];                                                               \
+                c[2 * k] *= h;                                                                     \
+                c[2 * k + 1] *= h;                                                                 \
+            }                                                                                      \
+        }                                                                                          \
+        KRI_TRY(kr_fft_execute(p->bwd, &wa, &wa));                                                 \
+        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t r = 0; r < R;    \
+                                                                          r++)                     \
+        {                                                                                          \
+            const T *c = w + 2 * L * (r / 2) + (r % 2);                                            \
+            kri_store_##T(c, 2, N, L - 1, out + r * os, mode);                                     \
+        }                                                                                          \
+        return KR_OK;                                                                              \
     }
 KRI_DEFINE_CPU_FFT(float)
 KRI_DEFINE_CPU_FFT(double)
 
 /* y[k] = sum_m kern[|k - m|] x[m] (lags < ndet) for k = 0 .. N-1, and in PAIRS mode also for
  * k = N (stored at index N) and k = -1 (index N + 1). */
-#define KRI_DEFINE_CPU_DIRECT(T)                                                               \
-    static kr_status kri_cpu_filter_direct_##T(kr_filter_plan *p, const T *in, int64_t is,     \
-                                               T *out, int64_t os, kri_filter_out mode,        \
-                                               int nt)                                         \
-    {                                                                                          \
-        const int64_t N = p->ndet, R = p->nrows;                                               \
-        T *x = (T *)p->work;         /* pre-weighted copy, [N, R] */                           \
-        T *y = x + N * R;            /* convolved rows, [N + 2, R] */                          \
-        const T *h = (const T *)p->kern_t;                                                     \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                           \
-        for (int64_t r = 0; r < R; r++)                                                        \
-            for (int64_t m = 0; m < N; m++)                                                    \
-                x[r * N + m] = (T)((double)in[r * is + m] * kri_row_weight(p, r, m));          \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                           \
-        for (int64_t r = 0; r < R; r++) {                                                      \
-            const T *xr = x + r * N;                                                           \
-            T *yr = y + r * (N + 2);                                                           \
-            for (int64_t k = 0; k < N; k++) {                                                  \
-                T acc = 0;                                                                     \
-                for (int64_t m = 0; m < k; m++) acc += h[k - m] * xr[m];                       \
-                for (int64_t m = k; m < N; m++) acc += h[m - k] * xr[m];                       \
-                yr[k] = acc;                                                                   \
-            }                                                                                  \
-            if (mode == KRI_FILTER_PAIRS) {                                                    \
-                T ar = 0, al = 0;                                                              \
-                for (int64_t m = 1; m < N; m++) ar += h[N - m] * xr[m];  /* position N */      \
-                for (int64_t m = 0; m + 1 < N; m++) al += h[m + 1] * xr[m]; /* position -1 */  \
-                yr[N] = ar;                                                                    \
-                yr[N + 1] = al;                                                                \
-            }                                                                                  \
-            kri_store_##T(yr, 1, N, N + 1, out + r * os, mode);                                \
-        }                                                                                      \
-        return KR_OK;                                                                          \
+#define KRI_DEFINE_CPU_DIRECT(T)                                                                   \
+    static kr_status kri_cpu_filter_direct_##T(kr_filter_plan *p, const T *in, int64_t is, T *out, \
+                                               int64_t os, kri_filter_out mode, int nt)            \
+    {                                                                                              \
+        const int64_t N = p->ndet, R = p->nrows;                                                   \
+        T *x = (T *)p->work; /* pre-weighted copy, [N, R] */                                       \
+        T *y = x + N * R;    /* convolved rows, [N + 2, R] */                                      \
+        const T *h = (const T *)p->kern_t;                                                         \
+        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t r = 0; r < R;    \
+                                                                          r++) for (int64_t m = 0; \
+                                                                                    m < N; m++)    \
+            x[r * N + m] = (T)((double)in[r * is + m] * kri_row_weight(p, r, m));                  \
+        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t r = 0; r < R;    \
+                                                                          r++)                     \
+        {                                                                                          \
+            const T *xr = x + r * N;                                                               \
+            T *yr = y + r * (N + 2);                                                               \
+            for (int64_t k = 0; k < N; k++) {                                                      \
+                T acc = 0;                                                                         \
+                for (int64_t m = 0; m < k; m++) acc += h[k - m] * xr[m];                           \
+                for (int64_t m = k; m < N; m++) acc += h[m - k] * xr[m];                           \
+                yr[k] = acc;                                                                       \
+            }                                                                                      \
+            if (mode == KRI_FILTER_PAIRS) {                                                        \
+                T ar = 0, al = 0;                                                                  \
+                for (int64_t m = 1; m < N; m++) ar += h[N - m] * xr[m];     /* position N */       \
+                for (int64_t m = 0; m + 1 < N; m++) al += h[m + 1] * xr[m]; /* position -1 */      \
+                yr[N] = ar;                                                                        \
+                yr[N + 1] = al;                                                                    \
+            }                                                                                      \
+            kri_store_##T(yr, 1, N, N + 1, out + r * os, mode);                                    \
+        }                                                                                          \
+        return KR_OK;                                                                              \
     }
 KRI_DEFINE_CPU_DIRECT(float)
 KRI_DEFINE_CPU_DIRECT(double)
@@ -561,20 +572,20 @@ kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, v
         int64_t dims[2] = {p->L, p->npairs};
         KRI_TRY(kr_array_wrap(&wa, kr_dtype_complex(p->o.dtype), 2, dims, p->d_work, KR_DEVICE));
         wa.device = kr_ctx_device(p->ctx);
-        KRI_TRY(kri_cuda_filter_pack(st, f64, in, in_stride, rw, p->d_work, p->ndet, p->nrows,
-                                     p->L));
+        KRI_TRY(
+            kri_cuda_filter_pack(st, f64, in, in_stride, rw, p->d_work, p->ndet, p->nrows, p->L));
         KRI_TRY(kr_fft_execute(p->fwd, &wa, &wa));
         KRI_TRY(kri_cuda_filter_mul(st, f64, p->d_work, p->d_resp, p->L, p->npairs));
         KRI_TRY(kr_fft_execute(p->bwd, &wa, &wa));
-        return kri_cuda_filter_unpack(st, f64, p->d_work, p->L, out, out_stride, (int)mode,
-                                      p->ndet, p->nrows);
+        return kri_cuda_filter_unpack(st, f64, p->d_work, p->L, out, out_stride, (int)mode, p->ndet,
+                                      p->nrows);
     }
     if (mode == KRI_FILTER_PLAIN)
-        return kri_cuda_filter_direct(st, f64, in, in_stride, rw, p->d_kern, out, out_stride,
-                                      0, p->ndet, p->nrows);
+        return kri_cuda_filter_direct(st, f64, in, in_stride, rw, p->d_kern, out, out_stride, 0,
+                                      p->ndet, p->nrows);
     /* positions -1 .. N into rows of N + 2 (index = position + 1) */
-    KRI_TRY(kri_cuda_filter_direct(st, f64, in, in_stride, rw, p->d_kern, p->d_plain,
-                                   p->ndet + 2, 1, p->ndet, p->nrows));
+    KRI_TRY(kri_cuda_filter_direct(st, f64, in, in_stride, rw, p->d_kern, p->d_plain, p->ndet + 2,
+                                   1, p->ndet, p->nrows));
     return kri_cuda_filter_pairs(st, f64, p->d_plain, out, out_stride, p->ndet, p->nrows);
 #else
     (void)f64;
@@ -594,8 +605,8 @@ static kr_status kri_check_rows(const kr_filter_plan *p, const kr_array *a, cons
         return kri_fail(KR_ERR_INVALID_ARG, "filter: %s is not contiguous", what);
     if (a->dims[0] != p->ndet || kr_array_numel(a) != p->ndet * p->nrows)
         return kri_fail(KR_ERR_DIM, "filter: %s has dims %s, the plan filters %lld rows of %lld",
-                        what, kr_dims_string(a->ndim, a->dims, d, sizeof d),
-                        (long long)p->nrows, (long long)p->ndet);
+                        what, kr_dims_string(a->ndim, a->dims, d, sizeof d), (long long)p->nrows,
+                        (long long)p->ndet);
     if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "filter: %s has no data", what);
     return KR_OK;
 }

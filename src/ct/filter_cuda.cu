@@ -6,15 +6,20 @@
 
 #include <cuda_runtime.h>
 
-namespace {
+namespace
+{
 
 constexpr int kThreads = 256;
 constexpr int kMaxBlocks = 65535;
 constexpr int kTile = 1024; /* direct convolution: samples staged per pass */
 
 template <typename T> struct cplx;
-template <> struct cplx<float> { typedef float2 type; };
-template <> struct cplx<double> { typedef double2 type; };
+template <> struct cplx<float> {
+    typedef float2 type;
+};
+template <> struct cplx<double> {
+    typedef double2 type;
+};
 
 kr_status check_launch(const char *what)
 {
@@ -44,8 +49,8 @@ __device__ __forceinline__ T row_weight(const kri_rowweights &w, long long r, lo
 /* work[pr * L + m] = (x_{2pr}[m], x_{2pr+1}[m]) for m < N, 0 for m >= N. */
 template <typename T>
 __global__ void k_filter_pack(const T *__restrict__ in, long long is, kri_rowweights w,
-                              typename cplx<T>::type *__restrict__ work, long long N,
-                              long long R, long long L)
+                              typename cplx<T>::type *__restrict__ work, long long N, long long R,
+                              long long L)
 {
     const long long total = L * ((R + 1) / 2);
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
@@ -80,8 +85,8 @@ __global__ void k_filter_mul(typename cplx<T>::type *__restrict__ work, const T 
 /* Filtered value of row r at position m: 0 .. N-1 in PLAIN mode; -1 .. N (index L - 1 for -1)
  * in PAIRS mode, 0 beyond. */
 template <typename T>
-__device__ __forceinline__ T unpacked(const typename cplx<T>::type *work, long long L,
-                                      long long N, long long r, long long m)
+__device__ __forceinline__ T unpacked(const typename cplx<T>::type *work, long long L, long long N,
+                                      long long r, long long m)
 {
     if (m < -1 || m > N) return (T)0;
     typename cplx<T>::type c = work[(r / 2) * L + (m < 0 ? L - 1 : m)];
@@ -165,9 +170,9 @@ __global__ void k_filter_direct(const T *__restrict__ in, long long is, kri_roww
 
 } // namespace
 
-extern "C" kr_status kri_cuda_filter_pack(void *stream, int f64, const void *in,
-                                          int64_t in_stride, kri_rowweights w, void *work,
-                                          int64_t ndet, int64_t nrows, int64_t L)
+extern "C" kr_status kri_cuda_filter_pack(void *stream, int f64, const void *in, int64_t in_stride,
+                                          kri_rowweights w, void *work, int64_t ndet, int64_t nrows,
+                                          int64_t L)
 {
     cudaStream_t st = (cudaStream_t)stream;
     long long total = (long long)L * ((nrows + 1) / 2);
@@ -175,8 +180,8 @@ extern "C" kr_status kri_cuda_filter_pack(void *stream, int f64, const void *in,
         k_filter_pack<double><<<grid_for(total), kThreads, 0, st>>>(
             (const double *)in, in_stride, w, (double2 *)work, ndet, nrows, L);
     else
-        k_filter_pack<float><<<grid_for(total), kThreads, 0, st>>>(
-            (const float *)in, in_stride, w, (float2 *)work, ndet, nrows, L);
+        k_filter_pack<float><<<grid_for(total), kThreads, 0, st>>>((const float *)in, in_stride, w,
+                                                                   (float2 *)work, ndet, nrows, L);
     return check_launch("k_filter_pack");
 }
 
@@ -186,17 +191,17 @@ extern "C" kr_status kri_cuda_filter_mul(void *stream, int f64, void *work, cons
     cudaStream_t st = (cudaStream_t)stream;
     long long total = (long long)L * npairs;
     if (f64)
-        k_filter_mul<double><<<grid_for(total), kThreads, 0, st>>>((double2 *)work,
-                                                                   (const double *)resp, L, total);
+        k_filter_mul<double>
+            <<<grid_for(total), kThreads, 0, st>>>((double2 *)work, (const double *)resp, L, total);
     else
-        k_filter_mul<float><<<grid_for(total), kThreads, 0, st>>>((float2 *)work,
-                                                                  (const float *)resp, L, total);
+        k_filter_mul<float>
+            <<<grid_for(total), kThreads, 0, st>>>((float2 *)work, (const float *)resp, L, total);
     return check_launch("k_filter_mul");
 }
 
 extern "C" kr_status kri_cuda_filter_unpack(void *stream, int f64, const void *work, int64_t L,
-                                            void *out, int64_t out_stride, int mode,
-                                            int64_t ndet, int64_t nrows)
+                                            void *out, int64_t out_stride, int mode, int64_t ndet,
+                                            int64_t nrows)
 {
     cudaStream_t st = (cudaStream_t)stream;
     int pairs = mode == KRI_FILTER_PAIRS;
@@ -211,9 +216,9 @@ extern "C" kr_status kri_cuda_filter_unpack(void *stream, int f64, const void *w
 }
 
 extern "C" kr_status kri_cuda_filter_direct(void *stream, int f64, const void *in,
-                                            int64_t in_stride, kri_rowweights w,
-                                            const void *kern, void *out, int64_t out_stride,
-                                            int shift, int64_t ndet, int64_t nrows)
+                                            int64_t in_stride, kri_rowweights w, const void *kern,
+                                            void *out, int64_t out_stride, int shift, int64_t ndet,
+                                            int64_t nrows)
 {
     cudaStream_t st = (cudaStream_t)stream;
     long long blocks = ((ndet + 2 * shift + kThreads - 1) / kThreads) * (long long)nrows;

@@ -42,8 +42,10 @@ static kr_status kri_dicom_check(const char *path, const kr_array *a, const kr_d
                         o->pixel_spacing_mm[0], o->pixel_spacing_mm[1]);
     if (!(o->slice_thickness_mm >= 0) || !isfinite(o->slice_thickness_mm) ||
         !(o->slice_spacing_mm >= 0) || !isfinite(o->slice_spacing_mm))
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: slice thickness %g / spacing %g mm must be >= 0 "
-                        "(0 = default)", path, o->slice_thickness_mm, o->slice_spacing_mm);
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "%s: slice thickness %g / spacing %g mm must be >= 0 "
+                        "(0 = default)",
+                        path, o->slice_thickness_mm, o->slice_spacing_mm);
     for (int i = 0; i < 3; i++)
         if (!isfinite(o->origin_mm[i]))
             return kri_fail(KR_ERR_INVALID_ARG, "%s: origin_mm[%d] is not finite", path, i);
@@ -64,8 +66,10 @@ static kr_status kri_dicom_check(const char *path, const kr_array *a, const kr_d
         return kri_fail(KR_ERR_INVALID_ARG, "%s: the image is not a contiguous array", path);
     char d[96];
     if (kr_array_rank(a) > 3 || a->dims[0] > 65535 || (a->ndim > 1 && a->dims[1] > 65535))
-        return kri_fail(KR_ERR_DIM, "%s: image dims %s; DICOM export takes [x, y] or [x, y, z] "
-                        "with x, y <= 65535", path, kr_dims_string(a->ndim, a->dims, d, sizeof d));
+        return kri_fail(KR_ERR_DIM,
+                        "%s: image dims %s; DICOM export takes [x, y] or [x, y, z] "
+                        "with x, y <= 65535",
+                        path, kr_dims_string(a->ndim, a->dims, d, sizeof d));
     return KR_OK;
 }
 
@@ -73,8 +77,8 @@ static kr_status kri_dicom_check(const char *path, const kr_array *a, const kr_d
 /* HU of element i. */
 static double kri_hu(const kr_array *a, int64_t i, const kr_dicom_opts *o)
 {
-    double v = a->dtype == KR_F32 ? (double)((const float *)a->data)[i]
-                                  : ((const double *)a->data)[i];
+    double v =
+        a->dtype == KR_F32 ? (double)((const float *)a->data)[i] : ((const double *)a->data)[i];
     return o->values_are_hu ? v : 1000.0 * (v - o->mu_water) / o->mu_water;
 }
 #endif
@@ -84,8 +88,10 @@ kr_status kr_write_dicom(const char *path, const kr_array *image, const kr_dicom
     KRI_ARG_NOT_NULL(path);
     KRI_ARG_NOT_NULL(image);
     kr_dicom_opts o;
-    if (opts) o = *opts;
-    else kr_dicom_opts_default(&o);
+    if (opts)
+        o = *opts;
+    else
+        kr_dicom_opts_default(&o);
     KRI_TRY(kri_dicom_check(path, image, &o));
 #ifndef KRAY_HAVE_DCMTK
     return kri_no_dcmtk();
@@ -101,10 +107,13 @@ kr_status kr_write_dicom(const char *path, const kr_array *image, const kr_dicom
     int64_t nnan = 0;
     for (int64_t i = 0; i < nx * ny * nz; i++) {
         double h = kri_hu(image, i, &o);
-        if (isnan(h)) nnan++;
-        else if (fabs(h) > maxabs) maxabs = isinf(h) ? maxabs : fabs(h);
+        if (isnan(h))
+            nnan++;
+        else if (fabs(h) > maxabs)
+            maxabs = isinf(h) ? maxabs : fabs(h);
     }
-    if (nnan) kr_log(NULL, KR_LOG_INFO, "%s: %lld NaN values stored as -1024 HU", path, (long long)nnan);
+    if (nnan)
+        kr_log(NULL, KR_LOG_INFO, "%s: %lld NaN values stored as -1024 HU", path, (long long)nnan);
     kri_dicom_slice s;
     memset(&s, 0, sizeof s);
     double slope = maxabs > 32767.0 ? maxabs / 32767.0 : 1.0;
@@ -154,8 +163,10 @@ kr_status kr_write_dicom(const char *path, const kr_array *image, const kr_dicom
         s.pos[0] = o.origin_mm[0] - 0.5 * (double)(nx - 1) * s.dx;
         s.pos[1] = o.origin_mm[1] - 0.5 * (double)(ny - 1) * s.dy;
         s.pos[2] = o.origin_mm[2] + (double)z * o.slice_spacing_mm;
-        if (nz == 1) snprintf(fname, plen + 32, "%s", path);
-        else snprintf(fname, plen + 32, "%s_%04lld.dcm", stem, (long long)z);
+        if (nz == 1)
+            snprintf(fname, plen + 32, "%s", path);
+        else
+            snprintf(fname, plen + 32, "%s_%04lld.dcm", stem, (long long)z);
         snprintf(tmp, plen + 64, "%s.tmp.%ld", fname, (long)getpid());
         st = kri_dicom_write_slice(tmp, &s, &o);
         if (st == KR_OK && rename(tmp, fname) != 0)

@@ -11,16 +11,16 @@
 #include <cstring>
 #include <mutex>
 
-namespace {
+namespace
+{
 
 // Library code never prints: DCMTK's dcmdata logger would write parser complaints to stderr
 // (our callers get them as kr_last_error() sentences instead).
 void quiet_dcmtk()
 {
     static std::once_flag once;
-    std::call_once(once, [] {
-        OFLog::getLogger("dcmtk.dcmdata").setLogLevel(OFLogger::OFF_LOG_LEVEL);
-    });
+    std::call_once(once,
+                   [] { OFLog::getLogger("dcmtk.dcmdata").setLogLevel(OFLogger::OFF_LOG_LEVEL); });
 }
 
 kr_status cond_fail(const OFCondition &c, const char *path, const char *what)
@@ -133,14 +133,14 @@ extern "C" kr_status kri_dicom_write_slice(const char *path, const kri_dicom_sli
         p.str(DCM_WindowWidth, buf, "WindowWidth");
     }
     if (p.cond.bad())
-        return kri_fail(KR_ERR_FORMAT, "%s: DCMTK refused the value of %s: %s", path,
-                        p.failed_tag, p.cond.text());
-    OFCondition c = ds->putAndInsertUint16Array(
-        DCM_PixelData, reinterpret_cast<const Uint16 *>(s->pixels),
-        (unsigned long)s->rows * (unsigned long)s->cols);
+        return kri_fail(KR_ERR_FORMAT, "%s: DCMTK refused the value of %s: %s", path, p.failed_tag,
+                        p.cond.text());
+    OFCondition c =
+        ds->putAndInsertUint16Array(DCM_PixelData, reinterpret_cast<const Uint16 *>(s->pixels),
+                                    (unsigned long)s->rows * (unsigned long)s->cols);
     if (c.bad()) return cond_fail(c, path, "store the pixel data");
-    c = ff.saveFile(path, EXS_LittleEndianExplicit, EET_ExplicitLength, EGL_recalcGL,
-                    EPD_noChange, 0, 0, EWM_fileformat);
+    c = ff.saveFile(path, EXS_LittleEndianExplicit, EET_ExplicitLength, EGL_recalcGL, EPD_noChange,
+                    0, 0, EWM_fileformat);
     if (c.bad()) return cond_fail(c, path, "write the file");
     return KR_OK;
 }
@@ -162,7 +162,8 @@ extern "C" kr_status kri_dicom_read(const char *path, kr_array **out, double spa
         return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: compressed transfer syntax %s is not supported",
                         path, xfer.getXferName());
     Uint16 rows = 0, cols = 0, bits = 0, stored = 0, repr = 0, spp = 1;
-    if (ds->findAndGetUint16(DCM_Rows, rows).bad() || ds->findAndGetUint16(DCM_Columns, cols).bad() ||
+    if (ds->findAndGetUint16(DCM_Rows, rows).bad() ||
+        ds->findAndGetUint16(DCM_Columns, cols).bad() ||
         ds->findAndGetUint16(DCM_BitsAllocated, bits).bad())
         return kri_fail(KR_ERR_FORMAT, "%s: Rows, Columns or BitsAllocated is missing", path);
     if (ds->findAndGetUint16(DCM_BitsStored, stored).bad()) stored = bits;
@@ -198,8 +199,10 @@ extern "C" kr_status kri_dicom_read(const char *path, kr_array **out, double spa
     for (unsigned long i = 0; i < n; i++) {
         uint32_t raw = bits == 16 ? p16[i] : p8[i];
         double v;
-        if (repr) v = (double)((int32_t)(raw << sh) >> sh); // sign-extend BitsStored bits
-        else v = (double)(raw & (stored >= 32 ? 0xffffffffu : ((1u << stored) - 1u)));
+        if (repr)
+            v = (double)((int32_t)(raw << sh) >> sh); // sign-extend BitsStored bits
+        else
+            v = (double)(raw & (stored >= 32 ? 0xffffffffu : ((1u << stored) - 1u)));
         dst[i] = (float)(slope * v + icpt);
     }
     if (spacing_mm) {
