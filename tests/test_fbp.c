@@ -114,8 +114,8 @@ static void test_shepp_logan_geometries(void)
     kr_array *sp = tf_sinogram(gp, e, ne, KR_F64), *rp = tf_fbp(KR_BACKEND_CPU, gp, &o, sp);
     tf_err ep = tf_compare(rp, truth, kr_ct_geom_grid(gp), 98.0, 1.0);
     printf("  parallel 256^2, 360 views: PSNR %.2f dB, NRMSE %.4f vs phantom\n", ep.psnr, ep.nrmse);
-    KT_GE(ep.psnr, 26.0);
-    KT_LE(ep.nrmse, 0.15);
+    KT_GE(ep.psnr, 32.0);  /* measured 32.70 dB */
+    KT_LE(ep.nrmse, 0.09); /* measured 0.083 */
 
     const double pitch = 2 * 600 * tan(asin(105.0 / 400)) / 300;
     const kr_ct_type types[2] = {KR_CT_FAN2D_FLAT, KR_CT_FAN2D_EQUIANGULAR};
@@ -126,7 +126,7 @@ static void test_shepp_logan_geometries(void)
         tf_err fp = tf_compare(rf, rp, kr_ct_geom_grid(gf), 98.0, 1.0);
         printf("  %s 360: PSNR %.2f dB vs phantom; NRMSE vs parallel %.4f\n",
                kr_ct_type_name(types[t]), ef.psnr, fp.nrmse);
-        KT_GE(ef.psnr, 26.0);
+        KT_GE(ef.psnr, 33.0); /* measured 34.41 (flat), 33.95 (equiangular) */
         KT_LE(fp.nrmse, 0.10); /* measured 0.087: mostly edge (Gibbs) differences */
         /* short scan: 180 + fan angle (30.4 deg) + 10 */
         kr_ct_geom *gs = tf_geom(types[t], 440, 30, 250, 300, pitch, 400, 600, 256, vox);
@@ -146,7 +146,7 @@ static void test_shepp_logan_geometries(void)
         tf_err sf_ = tf_compare(rs, rf, kr_ct_geom_grid(gs), 98.0, 1.0);
         printf("  %s short scan 220 deg (Parker): NRMSE vs full scan %.4f\n",
                kr_ct_type_name(types[t]), sf_.nrmse);
-        KT_LE(sf_.nrmse, 0.08);
+        KT_LE(sf_.nrmse, 0.02); /* measured 0.0101 (flat), 0.0102 (equiangular) */
         kr_array_destroy(ss);
         kr_array_destroy(rs);
         kr_ct_geom_destroy(gs);
@@ -204,7 +204,7 @@ static void test_determinism_and_precision(void)
         }
         printf("  %s: f32 vs f64 max |diff| %.3g (max |f| %.3g, relative %.2e)\n",
                kr_ct_type_name(types[t]), f32err, rng, f32err / rng);
-        KT_LE(f32err / rng, 2e-5);
+        KT_LE(f32err / rng, 2e-5); /* measured 3.8e-6 (parallel), 5.5e-6 (fan) */
         kr_array_destroy(r64);
         kr_ct_geom_destroy(g);
     }
@@ -343,14 +343,15 @@ static void test_simd_equals_scalar(void)
     for (int64_t v = 0; v < V; v++) {
         double th = M_PI * (double)v / (double)V + 0.01, sc = 1.37;
         memset(&views[v], 0, sizeof views[v]);
-        views[v].a1 = cos(th) * sc;
+        views[v].a1 = cos(th) * sc; /* |a1| <= 0.9 and > 0.9: both AVX-512 loops */
         views[v].a2 = sin(th) * sc;
         views[v].a0 = 0.5 * (double)(N - 1) + KRI_PAD - views[v].a1 * 0.5 * (double)(nx - 1) -
                       views[v].a2 * 0.5 * (double)(ny - 1) + 0.3 * kri_rand_sym(9, (uint64_t)v);
     }
     for (int d = 0; d < 2; d++) {
         size_t es = d ? sizeof(double) : sizeof(float);
-        void *pairs = malloc(es * (size_t)(rl * V)), *a = malloc(es * (size_t)(nx * ny));
+        void *pairs = calloc((size_t)(rl * V + KRI_CPU_TAIL), es); /* the plan's slack too */
+        void *a = malloc(es * (size_t)(nx * ny));
         void *b = malloc(es * (size_t)(nx * ny));
         for (int64_t i = 0; i < rl * V; i++) {
             double r = kri_rand_sym(4, (uint64_t)i);

@@ -178,7 +178,9 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
                              const kr_fbp_opts *o);
 /* image = FBP(sino). sino [det, view] or [det, view, nb]; image [nx, ny] or [nx, ny, nb], both
  * contiguous, of the plan's dtype and at the backend's location; image is overwritten. No
- * allocation happens here; CUDA work is queued on the ctx's stream. */
+ * allocation happens here; CUDA work is queued on the ctx's stream (asynchronous: copying the
+ * image to the host synchronises). A plan holds its work buffers: do not execute one plan
+ * from two threads at once (filter plans likewise). */
 kr_status kr_fbp_execute(kr_fbp_plan *plan, const kr_array *sino, kr_array *image);
 void kr_fbp_plan_destroy(kr_fbp_plan *plan); /* accepts NULL */
 

@@ -445,7 +445,8 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
     snprintf(p->kernel_name, sizeof p->kernel_name, "cpu");
     p->groups = 1;
     if (s == KR_OK && p->loc == KR_HOST) {
-        s = kri_alloc(&p->pairs, pair_bytes, "filtered sinogram");
+        s = kri_alloc(&p->pairs, pair_bytes + KRI_CPU_TAIL * es, "filtered sinogram");
+        if (s == KR_OK) memset((char *)p->pairs + pair_bytes, 0, KRI_CPU_TAIL * es);
     } else if (s == KR_OK) {
 #ifdef KRAY_HAVE_CUDA
         const int dev = kr_ctx_device(ctx);

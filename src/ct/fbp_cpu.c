@@ -118,6 +118,27 @@ kri_row_float_avx512(float *acc, const float *row, float c, float a1, int64_t xs
         __m512 vx =
             _mm512_add_ps(_mm512_set1_ps((float)x),
                           _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        if (fabsf(a1) <= 0.9f) {
+            /* 16 pixels touch at most 15 consecutive samples: load the 16 pairs from the
+             * lowest one (the same scalar expression as that lane, so the same integer) and
+             * select with two-register permutes instead of gathers. The rows have a tail of
+             * KRI_CPU_TAIL floats, so the loads never leave the buffer. */
+            const __m512i one = _mm512_set1_epi32(1);
+            for (; x + 16 <= xe; x += 16) {
+                const __m512 k = _mm512_add_ps(vc, _mm512_mul_ps(va, vx));
+                const __m512i i = _mm512_cvttps_epi32(k);
+                const __m512 f = _mm512_sub_ps(k, _mm512_cvtepi32_ps(i));
+                const int ib = a1 >= 0 ? (int)(c + a1 * (float)x) : (int)(c + a1 * (float)(x + 15));
+                const float *b = row + 2 * (int64_t)ib;
+                const __m512 z0 = _mm512_loadu_ps(b), z1 = _mm512_loadu_ps(b + 16);
+                const __m512i r2 = _mm512_slli_epi32(_mm512_sub_epi32(i, _mm512_set1_epi32(ib)), 1);
+                const __m512 q = _mm512_permutex2var_ps(z0, r2, z1);
+                const __m512 dq = _mm512_permutex2var_ps(z0, _mm512_add_epi32(r2, one), z1);
+                const __m512 val = _mm512_add_ps(q, _mm512_mul_ps(f, dq));
+                _mm512_storeu_ps(acc + x, _mm512_add_ps(_mm512_loadu_ps(acc + x), val));
+                vx = _mm512_add_ps(vx, step);
+            }
+        }
         for (; x + 16 <= xe; x += 16) {
             const __m512 k = _mm512_add_ps(vc, _mm512_mul_ps(va, vx));
             const __m512i i = _mm512_cvttps_epi32(k);

@@ -89,6 +89,9 @@ kr_status kri_cuda_filter_pairs(void *stream, int f64, const void *plain, void *
  *   EQUI:  A, B as FLAT;         k = atan2(A, B) * c + k0;   weight 1 / (A^2 + B^2)
  * View weights, detector spacing, D factors, cosine and Parker weights are in the filter's
  * pre-weights and row scales. */
+/* Floats of readable slack after the CPU pair rows (vector loads may run past a row's end). */
+#define KRI_CPU_TAIL 64
+
 typedef enum kri_bp_kind { KRI_BP_PAR = 0, KRI_BP_FLAT = 1, KRI_BP_EQUI = 2 } kri_bp_kind;
 
 typedef struct kri_bp_view {
