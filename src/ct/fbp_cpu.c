@@ -192,6 +192,26 @@ kri_row_double_avx512(double *acc, const double *row, double c, double a1, int64
         const __m512d vc = _mm512_set1_pd(c), va = _mm512_set1_pd(a1), step = _mm512_set1_pd(8.0);
         __m512d vx =
             _mm512_add_pd(_mm512_set1_pd((double)x), _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7));
+        if (fabs(a1) <= 0.8) {
+            /* 8 pixels span at most 7 samples: two 8-double loads and permutes (see the float
+             * version) */
+            const __m512i one = _mm512_set1_epi64(1);
+            for (; x + 8 <= xe; x += 8) {
+                const __m512d k = _mm512_add_pd(vc, _mm512_mul_pd(va, vx));
+                const __m256i i = _mm512_cvttpd_epi32(k);
+                const __m512d f = _mm512_sub_pd(k, _mm512_cvtepi32_pd(i));
+                const int ib = a1 >= 0 ? (int)(c + a1 * (double)x) : (int)(c + a1 * (double)(x + 7));
+                const double *b = row + 2 * (int64_t)ib;
+                const __m512d z0 = _mm512_loadu_pd(b), z1 = _mm512_loadu_pd(b + 8);
+                const __m512i r2 = _mm512_slli_epi64(
+                    _mm512_cvtepi32_epi64(_mm256_sub_epi32(i, _mm256_set1_epi32(ib))), 1);
+                const __m512d q = _mm512_permutex2var_pd(z0, r2, z1);
+                const __m512d dq = _mm512_permutex2var_pd(z0, _mm512_add_epi64(r2, one), z1);
+                const __m512d val = _mm512_add_pd(q, _mm512_mul_pd(f, dq));
+                _mm512_storeu_pd(acc + x, _mm512_add_pd(_mm512_loadu_pd(acc + x), val));
+                vx = _mm512_add_pd(vx, step);
+            }
+        }
         for (; x + 8 <= xe; x += 8) {
             const __m512d k = _mm512_add_pd(vc, _mm512_mul_pd(va, vx));
             const __m256i i = _mm512_cvttpd_epi32(k);
