@@ -3,6 +3,7 @@
 #define KRAY_KRAY_H
 
 #include "kray/core.h"
+#include "kray/ct.h"
 #include "kray/fft.h"
 #include "kray/io.h"
 #include "kray/linop.h"
