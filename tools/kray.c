@@ -23,6 +23,10 @@ static const kc_tool kc_tools[] = {
     {"metrics", "compare an image with a reference: MSE, PSNR, SSIM, NRMSE, max error",
      kc_tool_metrics},
     {"demo", "run the built-in demonstration and write images + an HTML report", kc_tool_demo},
+    {"recon", "Cartesian MRI: centred FFT, RSS / optimal coil combination, undersampling",
+     kc_tool_recon},
+    {"sense", "SENSE parallel imaging with g-factor maps and ESPIRiT maps (CPU, GPU)",
+     kc_tool_sense},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))
 

@@ -102,7 +102,8 @@ kr_status kr_sense_plan_create(kr_sense_plan **out, const kr_ctx *ctx, const kr_
         p->offset = off;
         if (r > nc) {
             st = kri_fail(KR_ERR_INVALID_ARG,
-                          "%s: the line mask is a lattice with R = %d, more than the %lld coils",
+                          "%s: the line mask is a lattice with R = %d, which exceeds the number "
+                          "of coils (%lld)",
                           fn, r, (long long)nc);
             goto fail;
         }
