@@ -311,10 +311,9 @@ static void noisy_case(int64_t n, int64_t nc, int R, double sigma, double lambda
     gm /= (double)cnt;
     pred = sqrt(pred / ref);
     e1 = sqrt(e1 / ref);
-    printf("  %lldx%lld, %lld coils, R=%d, lambda %g: NRMSE %.3g (full sampling %.4f%s%.4f), "
-           "g mean %.3f max %.3f (object), %.1f ms\n",
-           (long long)n, (long long)n, (long long)nc, R, lambda, e, e1,
-           lambda == 0 ? ", predicted from g " : "", lambda == 0 ? pred : 0.0, gm, gx,
+    printf("  %lldx%lld, %lld coils, R=%d, lambda %g: NRMSE %.3g (full sampling %.4f, "
+           "predicted from g at lambda 0: %.4f), g mean %.3f max %.3f (object), %.1f ms\n",
+           (long long)n, (long long)n, (long long)nc, R, lambda, e, e1, pred, gm, gx,
            1e3 * (t1 - t0));
     KT_LE(e, max_nrmse);
     KT_LE(gm, max_gmean);
@@ -530,7 +529,9 @@ static void test_bad_input(void)
     KT_STATUS(kr_sense_execute(p, &dev, img, NULL), KR_ERR_LOCATION);
     KT_STATUS(kr_sense_gfactor(p, img), KR_ERR_DTYPE);
     KT_STATUS(kr_sense_plan_info(p, NULL), KR_ERR_INVALID_ARG);
-    KT_STATUS(kr_sense_plan_create(&p, g_ctx, &dev, &o), KR_ERR_LOCATION);
+    kr_sense_plan *p2 = NULL;
+    KT_STATUS(kr_sense_plan_create(&p2, g_ctx, &dev, &o), KR_ERR_LOCATION);
+    KT_CHECK(p2 == NULL);
     kr_linop *E = NULL;
     KT_STATUS(kr_sense_linop(&E, g_ctx, fmaps, NULL, KR_HOST), KR_ERR_DTYPE);
     KT_STATUS(kr_sense_linop(&E, g_ctx, NULL, NULL, KR_HOST), KR_ERR_INVALID_ARG);

@@ -213,10 +213,19 @@ static kr_status kri_open(ISMRMRD_Dataset *d, const char *path, const char *grou
         if (!f) return kri_fail(KR_ERR_IO, "cannot open '%s'", path);
         fclose(f);
     }
+    memset(d, 0, sizeof *d);
     if (ismrmrd_init_dataset(d, path, group) != ISMRMRD_NOERROR ||
-        ismrmrd_open_dataset(d, create ? true : false) != ISMRMRD_NOERROR)
-        return kri_fail(create ? KR_ERR_IO : KR_ERR_FORMAT, "'%s' is not an ISMRMRD file%s%s",
-                        path, kri_ismrmrd_msg[0] ? ": " : "", kri_ismrmrd_msg);
+        ismrmrd_open_dataset(d, create ? true : false) != ISMRMRD_NOERROR) {
+        /* not opened: release what ismrmrd_init_dataset allocated */
+        free(d->filename);
+        free(d->groupname);
+        d->filename = d->groupname = NULL;
+        if (create)
+            return kri_fail(KR_ERR_IO, "cannot create '%s'%s%s", path,
+                            kri_ismrmrd_msg[0] ? ": " : "", kri_ismrmrd_msg);
+        return kri_fail(KR_ERR_FORMAT, "'%s' is not an ISMRMRD file%s%s", path,
+                        kri_ismrmrd_msg[0] ? ": " : "", kri_ismrmrd_msg);
+    }
     return KR_OK;
 }
 
