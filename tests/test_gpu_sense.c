@@ -82,10 +82,11 @@ static void parity_case(int64_t nx, int64_t ny, int64_t nc, int R, int offset, d
            "g %.2g, g-only %.2g (g max %.1f)\n",
            (long long)nx, (long long)ny, (long long)nc, R, offset, lambda,
            with_psi ? ", psi" : "", ei, eu, eg, eg2, gmax);
-    /* execute: cuFFT and FFTW differ by float rounding, amplified by up to g */
+    /* execute: cuFFT and FFTW differ by float rounding, amplified by up to g; unfold: with psi
+     * the whitened data (stored in f32) may differ by one rounding, amplified likewise */
     KT_LE(ei, 1e-6 * (1 + gmax));
     KT_LE(ei2, 1e-6 * (1 + gmax));
-    KT_LE(eu, 1e-6);
+    KT_LE(eu, 1e-6 + 1e-7 * gmax);
     KT_LE(eg, 1e-6);
     KT_LE(eg2, 1e-6);
     kr_array_destroy(al);
@@ -250,11 +251,6 @@ static void test_operator(void)
     KT_OK(kr_sense_plan_create(&pc, g_cpu, maps, &o));
     KT_OK(kr_sense_execute(pc, k, x, NULL));
     KT_LE(kts_nrmse(hx, x, NULL), 1e-4);
-    /* the general path is not on the device */
-    KT_STATUS(kr_sense_plan_create(&pg, g_gpu, maps, &o), KR_ERR_NOT_SUPPORTED);
-    o.lines = NULL;
-    o.accel = 5; /* 36 % 5 != 0 */
-    KT_STATUS(kr_sense_plan_create(&pg, g_gpu, maps, &o), KR_ERR_NOT_SUPPORTED);
     /* host operands with a device plan */
     o.accel = 2;
     KT_OK(kr_sense_plan_create(&pg, g_gpu, maps, &o));
@@ -280,9 +276,83 @@ static void test_operator(void)
     kr_array_destroy(b);
 }
 
+/* General path on the device (R not dividing ny; lattice + ACS lines) against the CPU. */
+static void general_case(int64_t nx, int64_t ny, int64_t nc, int R, int64_t nacs, double lambda,
+                         int with_psi)
+{
+    kr_array *maps = kts_maps(nx, ny, nc), *obj = kts_object(nx, ny);
+    kr_array *psi = with_psi ? kts_psi(nc, 7) : NULL;
+    kr_array *k = kts_kspace(g_cpu, obj, maps);
+    KT_OK(kr_noise_add(g_cpu, k, 2, psi, 0.001, 9));
+    uint8_t *lines = malloc((size_t)ny);
+    KT_OK(kr_cartesian_lines(lines, ny, R, 1 % R, nacs));
+    int64_t d2[2] = {nx, ny};
+    kr_array *img = NULL, *g = NULL, *himg = NULL, *hg = NULL, *dk = NULL, *dimg = NULL, *dg = NULL;
+    KT_OK(kr_array_create(&img, KR_C64, 2, d2, KR_HOST, NULL));
+    KT_OK(kr_array_create(&g, KR_F32, 2, d2, KR_HOST, NULL));
+    KT_OK(kr_array_create(&himg, KR_C64, 2, d2, KR_HOST, NULL));
+    KT_OK(kr_array_create(&hg, KR_F32, 2, d2, KR_HOST, NULL));
+    KT_OK(kr_array_clone(&dk, k, KR_DEVICE, g_gpu));
+    KT_OK(kr_array_create(&dimg, KR_C64, 2, d2, KR_DEVICE, g_gpu));
+    KT_OK(kr_array_create(&dg, KR_F32, 2, d2, KR_DEVICE, g_gpu));
+    kr_sense_opts o;
+    kr_sense_opts_default(&o);
+    o.lines = lines;
+    o.lambda = lambda;
+    o.psi = psi;
+    kr_sense_plan *pc = NULL, *pg = NULL;
+    KT_OK(kr_sense_plan_create(&pc, g_cpu, maps, &o));
+    KT_OK(kr_sense_plan_create(&pg, g_gpu, maps, &o));
+    kr_sense_info info;
+    KT_OK(kr_sense_plan_info(pg, &info));
+    KT_CHECK(info.method == KR_SENSE_GENERAL);
+    KT_OK(kr_sense_execute(pc, k, img, g));
+    KT_OK(kr_sense_execute(pg, dk, dimg, dg));
+    KT_OK(kr_array_copy(himg, dimg, g_gpu));
+    KT_OK(kr_array_copy(hg, dg, g_gpu));
+    double gmax = 0;
+    for (int64_t q = 0; q < nx * ny; q++) gmax = fmax(gmax, ((const float *)g->data)[q]);
+    double ei = kts_nrmse(himg, img, NULL), eg = rel_diff_f32(hg, g);
+    uint8_t *sup = kts_support(obj);
+    double et = kts_nrmse(himg, obj, sup);
+    printf("  general %lldx%lld, %lld coils, R=%d + %lld ACS, lambda %g%s: image %.2g, g %.2g "
+           "(g max %.1f), vs object %.3g\n",
+           (long long)nx, (long long)ny, (long long)nc, R, (long long)nacs, lambda,
+           with_psi ? ", psi" : "", ei, eg, gmax, et);
+    KT_LE(ei, 1e-6 * (1 + gmax));
+    KT_LE(eg, 1e-6);
+    KT_OK(kr_sense_gfactor(pg, dg));
+    KT_OK(kr_array_copy(hg, dg, g_gpu));
+    KT_LE(rel_diff_f32(hg, g), 1e-6);
+    free(sup);
+    free(lines);
+    kr_sense_plan_destroy(pc);
+    kr_sense_plan_destroy(pg);
+    kr_array_destroy(maps);
+    kr_array_destroy(obj);
+    kr_array_destroy(psi);
+    kr_array_destroy(k);
+    kr_array_destroy(img);
+    kr_array_destroy(g);
+    kr_array_destroy(himg);
+    kr_array_destroy(hg);
+    kr_array_destroy(dk);
+    kr_array_destroy(dimg);
+    kr_array_destroy(dg);
+}
+
+static void test_general(void)
+{
+    general_case(40, 60, 8, 7, 0, 0.0, 0);   /* 60 % 7 != 0 */
+    general_case(33, 90, 12, 4, 0, 0.0, 1);  /* 90 % 4 != 0, psi */
+    general_case(48, 64, 8, 4, 12, 0.0, 0);  /* lattice + ACS */
+    general_case(32, 61, 8, 3, 9, 0.01, 1);  /* odd, ACS, lambda, psi */
+}
+
 /* The performance case: 256^2, 32 coils, R = 4, data on the device. */
 static void test_timing(void)
 {
+    if (getenv("KT_SKIP_TIMING")) return; /* e.g. under compute-sanitizer */
     const int64_t n = 256, nc = 32;
     kr_array *maps = kts_maps(n, n, nc), *obj = kts_object(n, n);
     kr_array *k = kts_kspace(g_cpu, obj, maps), *al = NULL;
@@ -335,6 +405,36 @@ static void test_timing(void)
            name, 1e3 * best[0], 1e3 * best[1], 1e3 * best[2], e);
     KT_LE(e, 1e-5);
     KT_LE(best[0], 0.002); /* the target: <= 2 ms on an H100 */
+    /* general path (lattice + 24 ACS lines: 256 x 256 dense systems), for the record */
+    uint8_t acs[256];
+    KT_OK(kr_cartesian_lines(acs, n, 4, 0, 24));
+    kr_sense_plan *pgen = NULL;
+    o.lines = acs;
+    KT_OK(kr_sense_plan_create(&pgen, g_gpu, maps, &o));
+    kr_array *kacs = kts_kspace(g_cpu, obj, maps), *dkacs = NULL;
+    KT_OK(kr_array_clone(&dkacs, kacs, KR_DEVICE, g_gpu));
+    double tg = 1e9, tgg = 1e9;
+    for (int round = 0; round < 3; round++) {
+        KT_OK(kri_device_synchronize(g_gpu));
+        double t0 = kr_time_now();
+        KT_OK(kr_sense_execute(pgen, dkacs, dimg, NULL));
+        KT_OK(kri_device_synchronize(g_gpu));
+        double t1 = kr_time_now();
+        KT_OK(kr_sense_execute(pgen, dkacs, dimg, dg));
+        KT_OK(kri_device_synchronize(g_gpu));
+        double t2 = kr_time_now();
+        tg = fmin(tg, t1 - t0);
+        tgg = fmin(tgg, t2 - t1);
+    }
+    KT_OK(kr_array_copy(himg, dimg, g_gpu));
+    double eg = kts_nrmse(himg, obj, sup);
+    printf("  GPU SENSE general path (R=4 + 24 ACS lines, 256 dense 256x256 systems): execute "
+           "%.2f ms, with g-factor %.2f ms; NRMSE %.2g\n",
+           1e3 * tg, 1e3 * tgg, eg);
+    KT_LE(eg, 1e-4);
+    kr_sense_plan_destroy(pgen);
+    kr_array_destroy(kacs);
+    kr_array_destroy(dkacs);
     free(sup);
     kr_sense_plan_destroy(p);
     kr_array_destroy(maps);
@@ -356,6 +456,7 @@ int main(void)
     KT_RUN(test_parity);
     KT_RUN(test_masked_singular);
     KT_RUN(test_operator);
+    KT_RUN(test_general);
     KT_RUN(test_timing);
     kr_ctx_destroy(g_gpu);
     kr_ctx_destroy(g_cpu);

@@ -246,7 +246,7 @@ int kc_tool_recon(int argc, char **argv)
         "oversampling is removed, noise scans give Psi.",
         opts,
         args,
-        0,
+        KC_HOST,
         "Examples:\n  kray recon kspace.cfl rss.nii\n"
         "  kray recon --combine optimal --maps maps.cfl kspace.cfl img.cfl\n"
         "  kray recon --accel 4 --acs 24 --noise 0.01 --kspace-out under.cfl k.cfl alias.nii\n"
@@ -269,7 +269,9 @@ int kc_tool_recon(int argc, char **argv)
         return r;
     }
     if (!kc_mri_is_ismrmrd(in_path) && (r = kc_check_input("recon", in_path)) != 0) return r;
+    /* host-only tool: a CPU context whatever --backend says */
     kr_ctx *ctx = NULL;
+    if (c.backend != (int)KR_BACKEND_CPU_SERIAL) c.backend = (int)KR_BACKEND_CPU;
     if ((r = kc_make_ctx("recon", &c, &ctx)) != 0) return r;
     kc_mri_input in;
     kr_array *psi = NULL, *maps = NULL, *ci = NULL, *out = NULL, *mag = NULL;

@@ -125,9 +125,18 @@ int kc_tool_sense(int argc, char **argv)
                 accel, offset);
         return KC_EXIT_INPUT;
     }
-    kr_ctx *ctx = NULL;
+    /* ctx: the solve (CPU or CUDA); hctx: host-side work (ESPIRiT, whitening, masks) */
+    kr_ctx *ctx = NULL, *hctx = NULL;
     if ((r = kc_make_ctx("sense", &c, &ctx)) != 0) return r;
     const int gpu = kr_ctx_backend(ctx) == KR_BACKEND_CUDA;
+    {
+        kc_common hc = c;
+        if (hc.backend != (int)KR_BACKEND_CPU_SERIAL) hc.backend = (int)KR_BACKEND_CPU;
+        if ((r = kc_make_ctx("sense", &hc, &hctx)) != 0) {
+            kr_ctx_destroy(ctx);
+            return r;
+        }
+    }
     kc_mri_input in;
     kr_array *psi = NULL, *maps = NULL, *img = NULL, *g = NULL, *dk = NULL, *dimg = NULL,
              *dg = NULL, *mag = NULL, *b = NULL, *wk = NULL, *wm = NULL, *w = NULL;
@@ -149,7 +158,7 @@ int kc_tool_sense(int argc, char **argv)
     }
     if (maps_path) {
         if ((r = kc_mri_read_c64("sense", maps_path, "maps", want, &maps)) != 0) goto done;
-    } else if ((r = kc_mri_espirit("sense", ctx, &in, kernel, calib, crop, &maps)) != 0) {
+    } else if ((r = kc_mri_espirit("sense", hctx, &in, kernel, calib, crop, &maps)) != 0) {
         goto done;
     }
     if (maps_out && (r = kc_mri_write("sense", maps_out, maps)) != 0) goto done;
@@ -169,10 +178,10 @@ int kc_tool_sense(int argc, char **argv)
         if (s == KR_OK) s = kr_array_clone(&wm, maps, KR_HOST, NULL);
         if (s == KR_OK && psi) {
             s = kr_noise_whitener(psi, &w);
-            if (s == KR_OK) s = kr_coil_apply(ctx, wk, 2, w);
-            if (s == KR_OK) s = kr_coil_apply(ctx, wm, 2, w);
+            if (s == KR_OK) s = kr_coil_apply(hctx, wk, 2, w);
+            if (s == KR_OK) s = kr_coil_apply(hctx, wm, 2, w);
         }
-        if (s == KR_OK) s = kr_cartesian_undersample(ctx, wk, use);
+        if (s == KR_OK) s = kr_cartesian_undersample(hctx, wk, use);
         if (s == KR_OK) s = kr_sense_linop(&E, ctx, wm, use, loc);
         if (s == KR_OK) s = kr_linop_normal_op(&N, E);
         if (s == KR_OK && gpu) s = kr_array_clone(&dk, wk, KR_DEVICE, ctx);
@@ -267,6 +276,7 @@ done:
     kr_array_destroy(wk);
     kr_array_destroy(wm);
     kr_array_destroy(w);
+    kr_ctx_destroy(hctx);
     kr_ctx_destroy(ctx);
     return r;
 }

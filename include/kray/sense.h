@@ -55,11 +55,12 @@
  * in a fixed order, so results are bit-identical for any thread count. CUDA (ctx CUDA):
  * kspace, image and g-factor arrays live on the device; the plan keeps the whitened maps, a
  * cuFFT plan and a coil-image buffer on the device; execute runs masking/whitening, the
- * inverse FFT and the unfolding as kernels on the ctx's stream with no host round trip (one
- * thread per aliased pixel: the R x R system is built, factorised and solved in registers /
- * local memory in double precision). The device supports the lattice path with R <= 32; the
- * general path on a CUDA ctx returns KR_ERR_NOT_SUPPORTED (use the CPU or CG-SENSE).
- * Device results agree with the host to float rounding.
+ * inverse FFT and the unfolding as kernels on the ctx's stream with no host round trip. Lattice
+ * path: one thread per aliased pixel, the R x R system built, factorised and solved in
+ * registers / local memory in double precision (R <= 32 on the device). General path: one
+ * thread block per column, the ny x ny system in device scratch (double precision, right-looking
+ * Cholesky; columns in batches within about 512 MB; ny <= 8192 on the device). Device results
+ * agree with the host to float rounding, amplified at most by the g-factor.
  */
 #ifndef KRAY_SENSE_H
 #define KRAY_SENSE_H

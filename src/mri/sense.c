@@ -29,6 +29,9 @@ struct kr_sense_plan {
     void *dlines;        /* [ny] bytes */
     void *dw;            /* whitener c64 row-major, or NULL */
     void *dsingular;     /* unsigned long long counter */
+    void *dpsf;          /* general path: PSF, double pairs [ny] */
+    void *dscr, *discr;  /* general path: per-column scratch */
+    int64_t batch;       /* general path: columns per launch */
     int64_t singular;    /* host path: last count */
 };
 
@@ -51,6 +54,9 @@ void kr_sense_plan_destroy(kr_sense_plan *p)
     kri_device_free(p->dlines);
     kri_device_free(p->dw);
     kri_device_free(p->dsingular);
+    kri_device_free(p->dpsf);
+    kri_device_free(p->dscr);
+    kri_device_free(p->discr);
 #endif
     kri_free(p);
 }
@@ -139,10 +145,10 @@ kr_status kr_sense_plan_create(kr_sense_plan **out, const kr_ctx *ctx, const kr_
         goto fail;
     }
     if (p->method == KR_SENSE_GENERAL) p->accel = 0;
-    if (loc == KR_DEVICE && p->method == KR_SENSE_GENERAL) {
+    if (loc == KR_DEVICE && p->method == KR_SENSE_GENERAL && ny > 8192) {
         st = kri_fail(KR_ERR_NOT_SUPPORTED,
-                      "%s: the CUDA backend unfolds regular undersampling with R dividing the "
-                      "%lld lines only; use the CPU backend or CG-SENSE (kr_sense_linop)",
+                      "%s: the CUDA general path handles up to 8192 lines (got %lld); use the "
+                      "CPU backend or CG-SENSE (kr_sense_linop)",
                       fn, (long long)ny);
         goto fail;
     }
@@ -193,6 +199,26 @@ kr_status kr_sense_plan_create(kr_sense_plan **out, const kr_ctx *ctx, const kr_
             st = kri_device_alloc(&p->dsingular, sizeof(unsigned long long), p->device,
                                   "SENSE counter");
         if (st == KR_OK) st = kri_device_memset0(p->dsingular, sizeof(unsigned long long), ctx);
+        if (st == KR_OK && p->method == KR_SENSE_GENERAL) {
+            /* PSF and per-column scratch: batches of columns within ~512 MB */
+            kri_zc *psf = NULL;
+            st = kri_alloc((void **)&psf, sizeof(kri_zc) * (size_t)ny, "SENSE PSF");
+            if (st == KR_OK) {
+                kri_sense_psf(p->lines, ny, psf);
+                st = kri_device_alloc(&p->dpsf, sizeof(kri_zc) * (size_t)ny, p->device, "SENSE PSF");
+                if (st == KR_OK)
+                    st = kri_memcpy(p->dpsf, KR_DEVICE, psf, KR_HOST, sizeof(kri_zc) * (size_t)ny, ctx);
+                kri_free(psf);
+            }
+            size_t per = (size_t)(ny * ny + 3 * ny) * 2 * sizeof(double);
+            int64_t b = (int64_t)(((size_t)512 << 20) / per);
+            p->batch = b < 1 ? 1 : (b > nx ? nx : b);
+            if (st == KR_OK)
+                st = kri_device_alloc(&p->dscr, per * (size_t)p->batch, p->device, "SENSE scratch");
+            if (st == KR_OK)
+                st = kri_device_alloc(&p->discr, sizeof(int) * (size_t)(ny * p->batch), p->device,
+                                      "SENSE scratch");
+        }
         if (st == KR_OK && p->w) {
             /* row-major c64 W[r * nc + c] */
             float *hw = NULL;
@@ -307,6 +333,16 @@ static kr_status kri_sense_solve(kr_sense_plan *p, int with_data, kr_array *imag
     KRI_TRY(kri_cuda_set_device(p->ctx));
     kri_sense_geom g = {p->nx, p->ny, p->nc, p->accel, p->offset, p->lambda};
     KRI_TRY(kri_device_memset0(p->dsingular, sizeof(unsigned long long), p->ctx));
+    if (p->method == KR_SENSE_GENERAL) {
+        for (int64_t x0 = 0; x0 < p->nx; x0 += p->batch) {
+            int64_t nb = p->nx - x0 < p->batch ? p->nx - x0 : p->batch;
+            KRI_TRY(kri_cuda_sense_general(&g, x0, nb, p->dpsf, p->maps->data,
+                                           with_data ? p->buf->data : NULL,
+                                           image ? image->data : NULL, gfac ? gfac->data : NULL,
+                                           p->dscr, p->discr, p->dsingular, kr_ctx_stream(p->ctx)));
+        }
+        return KR_OK;
+    }
     return kri_cuda_sense_unfold(&g, p->maps->data, with_data ? p->buf->data : NULL,
                                  image ? image->data : NULL, gfac ? gfac->data : NULL,
                                  p->dsingular, kr_ctx_stream(p->ctx));

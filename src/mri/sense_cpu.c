@@ -191,19 +191,12 @@ kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular)
     return KR_OK;
 }
 
-kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
+void kri_sense_psf(const uint8_t *lines, int64_t ny, kri_zc *psf)
 {
-    const int64_t nx = a->nx, ny = a->ny, nc = a->nc, nxy = nx * ny;
-    if (ny > 46340) return kri_fail(KR_ERR_DIM, "SENSE: %lld lines is too many for the general path", (long long)ny);
-    const int n = (int)ny;
-    const double lambda = a->lambda;
-    /* PSF p(d) = (1/ny) sum_{j acquired} exp(2 pi i (j - floor(ny/2)) d / ny), d = 0 .. ny-1. */
-    kri_zc *psf = NULL;
-    KRI_TRY(kri_alloc((void **)&psf, sizeof(kri_zc) * (size_t)n, "SENSE point-spread function"));
-    for (int d = 0; d < n; d++) {
+    for (int64_t d = 0; d < ny; d++) {
         kri_zc s = 0;
         for (int64_t j = 0; j < ny; j++)
-            if (a->lines[j]) {
+            if (lines[j]) {
                 int64_t k = ((j - ny / 2) * d) % ny;
                 if (k < 0) k += ny;
                 double t = 6.283185307179586476925286766559 * (double)k / (double)ny;
@@ -211,6 +204,17 @@ kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
             }
         psf[d] = s / (double)ny;
     }
+}
+
+kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
+{
+    const int64_t nx = a->nx, ny = a->ny, nc = a->nc, nxy = nx * ny;
+    if (ny > 46340) return kri_fail(KR_ERR_DIM, "SENSE: %lld lines is too many for the general path", (long long)ny);
+    const int n = (int)ny;
+    const double lambda = a->lambda;
+    kri_zc *psf = NULL;
+    KRI_TRY(kri_alloc((void **)&psf, sizeof(kri_zc) * (size_t)n, "SENSE point-spread function"));
+    kri_sense_psf(a->lines, ny, psf);
     int nt = a->nthreads > 0 ? a->nthreads : 1;
     /* Per thread: column of maps and data (nc x ny complex each), N and Linv (ny^2 each), rhs,
      * diag, g, index. */

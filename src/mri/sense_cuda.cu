@@ -241,6 +241,179 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
     }
 }
 
+// ---- general path: one block per column --------------------------------------------------------
+__device__ __forceinline__ double2 d2(double r, double i) { return make_double2(r, i); }
+__device__ __forceinline__ double2 dadd(double2 a, double2 b) { return d2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ double2 dsub(double2 a, double2 b) { return d2(a.x - b.x, a.y - b.y); }
+__device__ __forceinline__ double2 dmul(double2 a, double2 b)
+{
+    return d2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+// conj(a) * b
+__device__ __forceinline__ double2 dcmul(double2 a, double2 b)
+{
+    return d2(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
+}
+__device__ __forceinline__ double2 dscale(double2 a, double s) { return d2(a.x * s, a.y * s); }
+
+__global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, double lambda,
+                                const double2 *__restrict__ psf, const float2 *__restrict__ maps,
+                                const float2 *__restrict__ al, float2 *__restrict__ img,
+                                float *__restrict__ gf, double2 *scr, int *iscr,
+                                unsigned long long *singular)
+{
+    const int64_t x = x0 + blockIdx.x;
+    if (x >= nx) return; // uniform for the whole block
+    const int n = (int)ny, tid = threadIdx.x, T = blockDim.x;
+    const int64_t nxy = nx * ny;
+    double2 *N = scr + (size_t)blockIdx.x * ((size_t)n * n + 3 * (size_t)n);
+    double2 *b = N + (size_t)n * n, *t = b + n, *d0 = t + n;
+    int *ix = iscr + (size_t)blockIdx.x * n;
+    __shared__ int s_na, s_bad;
+    __shared__ double s_dmax;
+    // active rows (non-zero sensitivity), compacted by thread 0 in place
+    for (int y = tid; y < n; y += T) {
+        double e = 0;
+        for (int64_t c = 0; c < nc; c++) {
+            const float2 v = maps[x + nx * y + nxy * c];
+            e += (double)v.x * v.x + (double)v.y * v.y;
+        }
+        ix[y] = e > 0;
+    }
+    __syncthreads();
+    if (tid == 0) {
+        int na = 0;
+        for (int y = 0; y < n; y++)
+            if (ix[y]) ix[na++] = y;
+        s_na = na;
+        s_bad = 0;
+    }
+    __syncthreads();
+    const int na = s_na;
+    // normal matrix (lower triangle) and right-hand side
+    for (int64_t q = tid; q < (int64_t)na * na; q += T) {
+        const int i = (int)(q / na), j = (int)(q % na);
+        if (j > i) continue;
+        const int64_t yi = ix[i], yj = ix[j];
+        double2 s = d2(0, 0);
+        for (int64_t c = 0; c < nc; c++) {
+            const float2 a = maps[x + nx * yi + nxy * c], e = maps[x + nx * yj + nxy * c];
+            s = dadd(s, dcmul(d2(a.x, a.y), d2(e.x, e.y)));
+        }
+        int dd = (int)(yi - yj);
+        if (dd < 0) dd += n;
+        double2 v = dmul(psf[dd], s);
+        if (i == j) {
+            d0[i] = d2(v.x, 0);
+            v = d2(v.x + lambda, 0);
+        }
+        N[i + (size_t)n * j] = v;
+    }
+    if (al)
+        for (int i = tid; i < na; i += T) {
+            const int64_t yi = ix[i];
+            double2 s = d2(0, 0);
+            for (int64_t c = 0; c < nc; c++) {
+                const float2 a = maps[x + nx * yi + nxy * c], e = al[x + nx * yi + nxy * c];
+                s = dadd(s, dcmul(d2(a.x, a.y), d2(e.x, e.y)));
+            }
+            b[i] = s;
+        }
+    __syncthreads();
+    if (tid == 0) {
+        double m = 0;
+        for (int i = 0; i < na; i++) m = fmax(m, N[i + (size_t)n * i].x);
+        s_dmax = m;
+    }
+    __syncthreads();
+    // right-looking Cholesky
+    for (int k = 0; k < na; k++) {
+        if (tid == 0) {
+            double d = N[k + (size_t)n * k].x;
+            if (!(d > 1e-12 * s_dmax)) {
+                s_bad = 1;
+                d = 1;
+            }
+            N[k + (size_t)n * k] = d2(sqrt(d), 0);
+        }
+        __syncthreads();
+        if (s_bad) break;
+        const double inv = 1.0 / N[k + (size_t)n * k].x;
+        for (int i = k + 1 + tid; i < na; i += T) N[i + (size_t)n * k] = dscale(N[i + (size_t)n * k], inv);
+        __syncthreads();
+        const int m = na - k - 1;
+        for (int64_t q = tid; q < (int64_t)m * m; q += T) {
+            const int i = k + 1 + (int)(q / m), j = k + 1 + (int)(q % m);
+            if (j > i) continue;
+            const double2 lik = N[i + (size_t)n * k], ljk = N[j + (size_t)n * k];
+            N[i + (size_t)n * j] = dsub(N[i + (size_t)n * j], dmul(lik, d2(ljk.x, -ljk.y)));
+        }
+        __syncthreads();
+    }
+    // zero the column, then write the active pixels
+    for (int y = tid; y < n; y += T) {
+        if (img) img[x + nx * y] = make_float2(0.f, 0.f);
+        if (gf) gf[x + nx * y] = 0.f;
+    }
+    __syncthreads();
+    if (s_bad) {
+        if (tid == 0 && singular) atomicAdd(singular, 1ull);
+        if (gf)
+            for (int i = tid; i < na; i += T) gf[x + nx * ix[i]] = __int_as_float(0x7f800000);
+        return;
+    }
+    if (img && al) {
+        for (int k = 0; k < na; k++) { // forward: L z = b
+            if (tid == 0) b[k] = dscale(b[k], 1.0 / N[k + (size_t)n * k].x);
+            __syncthreads();
+            const double2 bk = b[k];
+            for (int i = k + 1 + tid; i < na; i += T) b[i] = dsub(b[i], dmul(N[i + (size_t)n * k], bk));
+            __syncthreads();
+        }
+        for (int k = na - 1; k >= 0; k--) { // back: L^H x = z
+            if (tid == 0) b[k] = dscale(b[k], 1.0 / N[k + (size_t)n * k].x);
+            __syncthreads();
+            const double2 bk = b[k];
+            for (int i = tid; i < k; i += T) b[i] = dsub(b[i], dcmul(N[k + (size_t)n * i], bk));
+            __syncthreads();
+        }
+        for (int i = tid; i < na; i += T) img[x + nx * ix[i]] = make_float2((float)b[i].x, (float)b[i].y);
+    }
+    if (!gf) return;
+    // Linv in place, column by column from the last (new column computed into t, then stored)
+    for (int j = na - 1; j >= 0; j--) {
+        const double ljj = N[j + (size_t)n * j].x;
+        for (int i = j + 1 + tid; i < na; i += T) {
+            double2 s = d2(0, 0);
+            for (int k = j + 1; k <= i; k++) s = dadd(s, dmul(N[i + (size_t)n * k], N[k + (size_t)n * j]));
+            t[i] = dscale(s, -1.0 / ljj);
+        }
+        __syncthreads();
+        for (int i = j + 1 + tid; i < na; i += T) N[i + (size_t)n * j] = t[i];
+        if (tid == 0) N[j + (size_t)n * j] = d2(1.0 / ljj, 0);
+        __syncthreads();
+    }
+    for (int i = tid; i < na; i += T) {
+        double var = 0;
+        for (int k = i; k < na; k++) {
+            const double2 v = N[k + (size_t)n * i];
+            var += v.x * v.x + v.y * v.y;
+        }
+        if (lambda > 0) {
+            double s2 = 0;
+            for (int j = 0; j < na; j++) {
+                double2 xij = d2(0, 0);
+                for (int k = i > j ? i : j; k < na; k++)
+                    xij = dadd(xij, dcmul(N[k + (size_t)n * i], N[k + (size_t)n * j]));
+                s2 += xij.x * xij.x + xij.y * xij.y;
+            }
+            var -= lambda * s2;
+            if (var < 0) var = 0;
+        }
+        gf[x + nx * ix[i]] = (float)sqrt(var * d0[i].x);
+    }
+}
+
 // ---- operator pieces ---------------------------------------------------------------------------
 __global__ void k_sense_mask(int64_t nx, int64_t ny, int64_t rest, float2 *data,
                              const uint8_t *__restrict__ lines)
@@ -332,6 +505,21 @@ extern "C" kr_status kri_cuda_sense_unfold(const kri_sense_geom *g, const float 
         return launch_unfold<KRI_SENSE_CUDA_MAX_R, false>(g, maps, aliased, image, gfac, singular, s);
     return kri_fail(KR_ERR_NOT_SUPPORTED, "SENSE on the GPU supports R <= %d (got %d)",
                     KRI_SENSE_CUDA_MAX_R, g->accel);
+}
+
+extern "C" kr_status kri_cuda_sense_general(const kri_sense_geom *g, int64_t x0, int64_t ncols,
+                                            const double *psf, const float *maps,
+                                            const float *aliased, float *image, float *gfac,
+                                            double *scr, int *iscr, unsigned long long *singular,
+                                            void *stream)
+{
+    if (ncols < 1 || ncols > 2147483647LL)
+        return kri_fail(KR_ERR_INTERNAL, "SENSE general path: %lld columns per launch",
+                        (long long)ncols);
+    k_sense_general<<<(unsigned)ncols, 256, 0, (cudaStream_t)stream>>>(
+        g->nx, g->ny, g->nc, x0, g->lambda, (const double2 *)psf, (const float2 *)maps,
+        (const float2 *)aliased, (float2 *)image, gfac, (double2 *)scr, iscr, singular);
+    return launch_check("k_sense_general");
 }
 
 extern "C" kr_status kri_cuda_sense_expand(int64_t nx, int64_t ny, int64_t nc, const float *maps,

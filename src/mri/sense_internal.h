@@ -34,6 +34,13 @@ kr_status kri_cuda_sense_prepare(const kri_sense_geom *g, const float *kspace, f
 kr_status kri_cuda_sense_unfold(const kri_sense_geom *g, const float *maps, const float *aliased,
                                 float *image, float *gfac, unsigned long long *singular,
                                 void *stream);
+/* General path: one ny x ny system per column x in [x0, x0 + ncols), one block per column.
+ * psf: device double pairs [ny] (p(d), d = 0 .. ny-1); scr: device double pairs, ncols * (ny^2 +
+ * 3 ny); iscr: device ints, ncols * ny. Other arguments as kri_cuda_sense_unfold. */
+kr_status kri_cuda_sense_general(const kri_sense_geom *g, int64_t x0, int64_t ncols,
+                                 const double *psf, const float *maps, const float *aliased,
+                                 float *image, float *gfac, double *scr, int *iscr,
+                                 unsigned long long *singular, void *stream);
 /* SENSE operator pieces: coil[x, y, c] = maps[x, y, c] * img[x, y]; masked lines zeroed when
  * lines != NULL. */
 kr_status kri_cuda_sense_expand(int64_t nx, int64_t ny, int64_t nc, const float *maps,
@@ -98,6 +105,9 @@ typedef struct kri_sense_cpu {
 
 kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular);
 kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular);
+/* Point-spread function of a line set: p(d) = (1/ny) sum_{j: lines[j]} exp(2 pi i (j -
+ * floor(ny/2)) d / ny), d = 0 .. ny-1 (exact integer phase reduction). */
+void kri_sense_psf(const uint8_t *lines, int64_t ny, kri_zc *psf);
 
 /* Is `lines` (ny flags) exactly the lattice j = o (mod R) with R dividing ny? Returns R (>= 1)
  * and sets *offset, or 0. */
