@@ -42,8 +42,10 @@ static void test_kspace_direct(void)
                     for (int64_t j = 0; j < ny; j++)
                         for (int64_t i = 0; i < nx; i++) {
                             int64_t q = i + nx * j, qc = q + nx * ny * c;
-                            double ar = sv[2 * qc] * (double)xv[2 * q] - sv[2 * qc + 1] * (double)xv[2 * q + 1];
-                            double ai = sv[2 * qc] * (double)xv[2 * q + 1] + sv[2 * qc + 1] * (double)xv[2 * q];
+                            double ar = sv[2 * qc] * (double)xv[2 * q] -
+                                        sv[2 * qc + 1] * (double)xv[2 * q + 1];
+                            double ai = sv[2 * qc] * (double)xv[2 * q + 1] +
+                                        sv[2 * qc + 1] * (double)xv[2 * q];
                             double ph = -2 * M_PI *
                                         ((double)((u - nx / 2) * (i - nx / 2)) / nx +
                                          (double)((v - ny / 2) * (j - ny / 2)) / ny);
@@ -117,7 +119,8 @@ static void test_kspace_analytic(void)
             int64_t u = (int64_t)kk[2 * m] + n / 2, v = (int64_t)kk[2 * m + 1] + n / 2;
             /* pixel averaging of the raster: sinc(u/n) sinc(v/n) */
             double su = kk[2 * m] == 0 ? 1 : sin(M_PI * kk[2 * m] / n) / (M_PI * kk[2 * m] / n);
-            double sv = kk[2 * m + 1] == 0 ? 1 : sin(M_PI * kk[2 * m + 1] / n) / (M_PI * kk[2 * m + 1] / n);
+            double sv =
+                kk[2 * m + 1] == 0 ? 1 : sin(M_PI * kk[2 * m + 1] / n) / (M_PI * kk[2 * m + 1] / n);
             int64_t q = u + n * (v + n * c);
             double rr = av[2 * (m + ns * c)] * su * sv, ri = av[2 * (m + ns * c) + 1] * su * sv;
             num += pow(n * kv[2 * q] - rr, 2) + pow(n * kv[2 * q + 1] - ri, 2);
@@ -141,7 +144,8 @@ static void invert(int n, const double *a, double *inv)
     double m[2 * 8 * 16];
     for (int r = 0; r < n; r++)
         for (int c = 0; c < 2 * n; c++) {
-            double re = c < n ? a[2 * (r + n * c)] : (c - n == r), im = c < n ? a[2 * (r + n * c) + 1] : 0;
+            double re = c < n ? a[2 * (r + n * c)] : (c - n == r),
+                   im = c < n ? a[2 * (r + n * c) + 1] : 0;
             m[2 * (r * 2 * n + c)] = re;
             m[2 * (r * 2 * n + c) + 1] = im;
         }
@@ -218,7 +222,8 @@ static void test_combine(void)
                 ni += tr * ai + ti * ar;
                 dd += tr * br - ti * bi;
             }
-        worst = fmax(worst, hypot(ov[2 * q] - nr / dd, ov[2 * q + 1] - ni / dd) / hypot(nr / dd, ni / dd));
+        worst = fmax(worst,
+                     hypot(ov[2 * q] - nr / dd, ov[2 * q + 1] - ni / dd) / hypot(nr / dd, ni / dd));
     }
     KT_LE(worst, 1e-5);
     /* RSS */
@@ -236,7 +241,8 @@ static void test_combine(void)
     /* noise of the optimal combination: variance 1 / (S^H Psi^-1 S); Psi-ignorant is worse */
     const int reps = 300;
     int64_t d3[3] = {nx, ny, nc};
-    double *v_opt = calloc((size_t)(nx * ny), sizeof(double)), *v_naive = calloc((size_t)(nx * ny), sizeof(double));
+    double *v_opt = calloc((size_t)(nx * ny), sizeof(double)),
+           *v_naive = calloc((size_t)(nx * ny), sizeof(double));
     kr_array *out2 = NULL;
     KT_OK(kr_array_create(&out2, KR_C64, 2, d2, KR_HOST, NULL));
     for (int r = 0; r < reps; r++) {
@@ -247,7 +253,8 @@ static void test_combine(void)
         const float *a = out->data, *b = out2->data;
         for (int64_t q = 0; q < nx * ny; q++) {
             v_opt[q] += ((double)a[2 * q] * a[2 * q] + (double)a[2 * q + 1] * a[2 * q + 1]) / reps;
-            v_naive[q] += ((double)b[2 * q] * b[2 * q] + (double)b[2 * q + 1] * b[2 * q + 1]) / reps;
+            v_naive[q] +=
+                ((double)b[2 * q] * b[2 * q] + (double)b[2 * q + 1] * b[2 * q + 1]) / reps;
         }
         kr_array_destroy(n0);
     }
@@ -264,7 +271,8 @@ static void test_combine(void)
         ratio += v_opt[q] * dd / (double)(nx * ny);
         worse += v_naive[q] >= v_opt[q] * 0.9;
     }
-    printf("  optimal combination noise variance / (1 / S^H Psi^-1 S): %.4f (%d replicas)\n", ratio, reps);
+    printf("  optimal combination noise variance / (1 / S^H Psi^-1 S): %.4f (%d replicas)\n", ratio,
+           reps);
     KT_NEAR(ratio, 1.0, 0.03);
     KT_GE(worse, 0.95 * nx * ny);
     free(v_opt);
@@ -328,8 +336,8 @@ static void test_lines(void)
 static void test_bad_input(void)
 {
     int64_t d2[2] = {8, 8}, d3[3] = {8, 8, 2}, d3b[3] = {8, 6, 2}, d3c[3] = {8, 8, 3};
-    kr_array *img = NULL, *maps = NULL, *mapsb = NULL, *k = NULL, *kc = NULL, *f3 = NULL,
-             *r = NULL, dev;
+    kr_array *img = NULL, *maps = NULL, *mapsb = NULL, *k = NULL, *kc = NULL, *f3 = NULL, *r = NULL,
+             dev;
     KT_OK(kr_array_create(&img, KR_C64, 2, d2, KR_HOST, NULL));
     KT_OK(kr_array_create(&maps, KR_C64, 3, d3, KR_HOST, NULL));
     KT_OK(kr_array_create(&mapsb, KR_C64, 3, d3b, KR_HOST, NULL));

@@ -80,8 +80,8 @@ static void parity_case(int64_t nx, int64_t ny, int64_t nc, int R, int offset, d
     for (int64_t q = 0; q < nx * ny; q++) gmax = fmax(gmax, ((const float *)g->data)[q]);
     printf("  %lldx%lld, %lld coils, R=%d, offset %d, lambda %g%s: execute %.2g, unfold %.2g, "
            "g %.2g, g-only %.2g (g max %.1f)\n",
-           (long long)nx, (long long)ny, (long long)nc, R, offset, lambda,
-           with_psi ? ", psi" : "", ei, eu, eg, eg2, gmax);
+           (long long)nx, (long long)ny, (long long)nc, R, offset, lambda, with_psi ? ", psi" : "",
+           ei, eu, eg, eg2, gmax);
     /* execute: cuFFT and FFTW differ by float rounding, amplified by up to g; unfold: with psi
      * the whitened data (stored in f32) may differ by one rounding, amplified likewise */
     KT_LE(ei, 1e-6 * (1 + gmax));
@@ -133,7 +133,8 @@ static void test_masked_singular(void)
     kr_array *maps = kts_maps(nx, ny, nc), *obj = kts_object(nx, ny);
     float *s = maps->data;
     for (int64_t c = 0; c < nc; c++)
-        for (int64_t x = 0; x < nx; x++) s[2 * (x + nx * (3 + ny * c))] = s[2 * (x + nx * (3 + ny * c)) + 1] = 0;
+        for (int64_t x = 0; x < nx; x++)
+            s[2 * (x + nx * (3 + ny * c))] = s[2 * (x + nx * (3 + ny * c)) + 1] = 0;
     for (int64_t q = 0; q < nx * ny; q += 2) { /* coil 1 = coil 0 on even x: still rank 3 */
         s[2 * (q + nx * ny)] = s[2 * q];
         s[2 * (q + nx * ny) + 1] = s[2 * q + 1];
@@ -165,7 +166,8 @@ static void test_masked_singular(void)
     kr_sense_plan_destroy(pc);
     kr_sense_plan_destroy(pg);
     /* all coils identical: singular at lambda 0, g = inf, counted */
-    for (int64_t c = 1; c < nc; c++) memcpy(s + 2 * nx * ny * c, s, sizeof(float) * 2 * (size_t)(nx * ny));
+    for (int64_t c = 1; c < nc; c++)
+        memcpy(s + 2 * nx * ny * c, s, sizeof(float) * 2 * (size_t)(nx * ny));
     KT_OK(kr_sense_plan_create(&pg, g_gpu, maps, &o));
     KT_OK(kr_ctx_set_log_level(g_gpu, KR_LOG_QUIET));
     KT_OK(kr_sense_execute(pg, dk, dimg, dg));
@@ -343,10 +345,10 @@ static void general_case(int64_t nx, int64_t ny, int64_t nc, int R, int64_t nacs
 
 static void test_general(void)
 {
-    general_case(40, 60, 8, 7, 0, 0.0, 0);   /* 60 % 7 != 0 */
-    general_case(33, 90, 12, 4, 0, 0.0, 1);  /* 90 % 4 != 0, psi */
-    general_case(48, 64, 8, 4, 12, 0.0, 0);  /* lattice + ACS */
-    general_case(32, 61, 8, 3, 9, 0.01, 1);  /* odd, ACS, lambda, psi */
+    general_case(40, 64, 8, 3, 0, 0.0, 0);  /* 64 % 3 != 0 */
+    general_case(33, 90, 12, 4, 0, 0.0, 1); /* 90 % 4 != 0, psi */
+    general_case(48, 64, 8, 4, 12, 0.0, 0); /* lattice + ACS */
+    general_case(32, 61, 8, 3, 9, 0.01, 1); /* odd, ACS, lambda, psi */
 }
 
 /* The performance case: 256^2, 32 coils, R = 4, data on the device. */

@@ -53,8 +53,8 @@ static void test_moments(void)
         within += fabs(re) < sqrt(0.5);
     }
     m2 /= n, m4 /= n, pr /= n, pi /= n, mr /= n, mi /= n, within /= n;
-    printf("  E|n|^2 %.4f, E|n|^4 %.4f, E[n^2] %.4f%+.4fi, mean %.4f%+.4fi, P(|Re|<sd) %.4f\n",
-           m2, m4, pr, pi, mr, mi, within);
+    printf("  E|n|^2 %.4f, E|n|^4 %.4f, E[n^2] %.4f%+.4fi, mean %.4f%+.4fi, P(|Re|<sd) %.4f\n", m2,
+           m4, pr, pi, mr, mi, within);
     /* standard errors: |n|^2 ~ Exp(1): sd 1/sqrt(n) = 0.0016; |n|^4: sd sqrt(20)/sqrt(n)... */
     KT_NEAR(m2, 1.0, 0.008);
     KT_NEAR(m4, 2.0, 0.04);
@@ -162,7 +162,7 @@ static void test_determinism_and_layout(void)
     int64_t dh[2] = {2, 2};
     kr_array *h = NULL, *ph = NULL;
     KT_OK(kr_array_create(&h, KR_C64, 2, dh, KR_HOST, NULL));
-    float *hv = h->data; /* [sample, coil]: n_0 = (1, i), n_1 = (1, -1) */
+    float *hv = h->data;              /* [sample, coil]: n_0 = (1, i), n_1 = (1, -1) */
     hv[0] = 1, hv[2] = 1;             /* coil 0 */
     hv[4] = 0, hv[5] = 1, hv[6] = -1; /* coil 1 */
     KT_OK(kr_noise_covariance(g_ctx, h, 1, &ph));

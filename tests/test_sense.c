@@ -84,7 +84,8 @@ static void test_exact_general(void)
     o.lines = lines;
     e = sense_error(32, 64, 8, &o, &info);
     printf("  R=4 + 12 ACS lines noise-free NRMSE %.3g (%lld lines)\n", e, (long long)info.lines);
-    KT_CHECK(info.method == KR_SENSE_GENERAL && info.lines == 16 + 9); /* 3 lattice lines in the ACS */
+    KT_CHECK(info.method == KR_SENSE_GENERAL &&
+             info.lines == 16 + 9); /* 3 lattice lines in the ACS */
     KT_LE(e, 5e-6);
     /* An explicit lattice mask is recognised. */
     for (int j = 0; j < 64; j++) lines[j] = (j % 4) == 2;
@@ -221,7 +222,8 @@ static void test_gfactor_monte_carlo(void)
     o.accel = 1;
     KT_OK(kr_sense_plan_create(&p1, g_ctx, maps, &o));
     KT_OK(kr_sense_gfactor(pR, g));
-    double *vR = calloc((size_t)(nx * ny), sizeof(double)), *v1 = calloc((size_t)(nx * ny), sizeof(double));
+    double *vR = calloc((size_t)(nx * ny), sizeof(double)),
+           *v1 = calloc((size_t)(nx * ny), sizeof(double));
     for (int r = 0; r < reps; r++) {
         KT_OK(kr_array_create(&noise, KR_C64, 3, d3, KR_HOST, NULL));
         KT_OK(kr_noise_add(g_ctx, noise, 2, psi, 1.0, 1000 + (uint64_t)r));
@@ -409,7 +411,8 @@ static void test_masked_and_singular(void)
     float *s = maps->data;
     /* zero all coils on row y = 3 (its fold partner at R = 2 is y = 11) */
     for (int64_t c = 0; c < nc; c++)
-        for (int64_t x = 0; x < nx; x++) s[2 * (x + nx * (3 + ny * c))] = s[2 * (x + nx * (3 + ny * c)) + 1] = 0;
+        for (int64_t x = 0; x < nx; x++)
+            s[2 * (x + nx * (3 + ny * c))] = s[2 * (x + nx * (3 + ny * c)) + 1] = 0;
     kr_array *k = kts_kspace(g_ctx, obj, maps), *img = NULL, *g = NULL;
     int64_t d2[2] = {nx, ny};
     KT_OK(kr_array_create(&img, KR_C64, 2, d2, KR_HOST, NULL));

@@ -112,8 +112,8 @@ static void bart_case(const char *label, kr_array *maps, int64_t n, int nc, doub
         printf("  %s, %lldx%lld, %d coils (%.2f s): crop mask differs on %.3f %% of pixels, "
                "eigenvalues max |diff| %.2g, |maps| %.3g, maps after one global phase %.3g, "
                "after per-pixel phase %.3g\n",
-               label, (long long)n, (long long)n, nc, t1 - t0, 100 * r.crop_mismatch,
-               r.eig_maxdiff, r.mag, r.global, r.aligned);
+               label, (long long)n, (long long)n, nc, t1 - t0, 100 * r.crop_mismatch, r.eig_maxdiff,
+               r.mag, r.global, r.aligned);
         KT_LE(r.crop_mismatch, 0.005);
         KT_LE(r.eig_maxdiff, max_eig);
         KT_LE(r.mag, max_mag);

@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 
 #if defined(__has_include)
-#if __has_include(<ismrmrd/dataset.h>)
+#if __has_include(<ismrmrd/dataset.h>) && __has_include(<hdf5.h>) /* include path from libismrmrd  \
+                                                                   */
 #include <ismrmrd/dataset.h>
 #define KT_HAVE_ISMRMRD_API 1
 #endif
@@ -72,7 +73,9 @@ static kr_array *magnitude(const kr_array *c)
 static void test_unaccelerated(void)
 {
     const char *f = kt_tmp("ismrmrd_full.h5");
-    KT_CHECK(run("ismrmrd_generate_cartesian_shepp_logan -m 128 -c 8 -n 0.01 -o '%s' > /dev/null 2>&1%s", f, "") == 0);
+    KT_CHECK(
+        run("ismrmrd_generate_cartesian_shepp_logan -m 128 -c 8 -n 0.01 -o '%s' > /dev/null 2>&1%s",
+            f, "") == 0);
     KT_CHECK(run("ismrmrd_recon_cartesian_2d '%s' > /dev/null 2>&1%s", f, "") == 0);
     kr_ismrmrd_data d;
     KT_OK(kr_ismrmrd_read(f, NULL, &d));
@@ -129,8 +132,9 @@ static void test_unaccelerated(void)
 static void test_accelerated(void)
 {
     const char *full = kt_tmp("ismrmrd_ref.h5");
-    KT_CHECK(run("ismrmrd_generate_cartesian_shepp_logan -m 128 -c 8 -n 0.01 -o '%s' > /dev/null 2>&1%s",
-                 full, "") == 0);
+    KT_CHECK(
+        run("ismrmrd_generate_cartesian_shepp_logan -m 128 -c 8 -n 0.01 -o '%s' > /dev/null 2>&1%s",
+            full, "") == 0);
     kr_ismrmrd_data r;
     KT_OK(kr_ismrmrd_read(full, NULL, &r));
     kr_array *ph = NULL;
@@ -140,8 +144,9 @@ static void test_accelerated(void)
         const char *f = kt_tmp(t ? "ismrmrd_r3.h5" : "ismrmrd_r2.h5");
         char opt[64];
         snprintf(opt, sizeof opt, "-a %d -w 16 -C -n 0.01", accel[t]);
-        KT_CHECK(run("ismrmrd_generate_cartesian_shepp_logan -m 128 -c 8 %s -o '%s' > /dev/null 2>&1",
-                     opt, f) == 0);
+        KT_CHECK(
+            run("ismrmrd_generate_cartesian_shepp_logan -m 128 -c 8 %s -o '%s' > /dev/null 2>&1",
+                opt, f) == 0);
         kr_ismrmrd_data d;
         KT_OK(kr_ismrmrd_read(f, NULL, &d));
         int64_t nimg = kr_cartesian_count(d.lines, d.ny, KR_LINE_IMAGING);
@@ -169,7 +174,8 @@ static void test_accelerated(void)
                 dmin = fmin(dmin, p[2 * (i + d.nc * i)]);
                 dmax = fmax(dmax, p[2 * (i + d.nc * i)]);
                 for (int64_t j = 0; j < d.nc; j++)
-                    if (i != j) off = fmax(off, hypot(p[2 * (i + d.nc * j)], p[2 * (i + d.nc * j) + 1]));
+                    if (i != j)
+                        off = fmax(off, hypot(p[2 * (i + d.nc * j)], p[2 * (i + d.nc * j) + 1]));
             }
             printf("     Psi diagonal %.3g .. %.3g, largest off-diagonal %.3g\n", dmin, dmax, off);
             /* -n 0.01 is the standard deviation of the real and of the imaginary part: the
@@ -281,7 +287,8 @@ static void test_round_trip(void)
         KT_OK(kr_array_create(&m, KR_F32, 2, d2, KR_HOST, NULL));
         KT_OK(kr_coil_rss(g_ctx, ci, m));
         double s = 0, e = scaled_nrmse(m->data, ref->data, nx * ny, 1, 1, &s);
-        printf("  kray-written file through ismrmrd_recon_cartesian_2d vs kray RSS: NRMSE %.3g\n", e);
+        printf("  kray-written file through ismrmrd_recon_cartesian_2d vs kray RSS: NRMSE %.3g\n",
+               e);
         KT_LE(e, 1e-5);
         kr_array_destroy(m);
     }

@@ -3,9 +3,9 @@
 #ifndef KRAY_TEST_SENSE_UTIL_H
 #define KRAY_TEST_SENSE_UTIL_H
 
-#include "kt.h"
 #include "kray/recon.h"
 #include "kray/sense.h"
+#include "kt.h"
 
 #include <math.h>
 #include <stdlib.h>

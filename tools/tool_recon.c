@@ -54,15 +54,17 @@ int kc_mri_read_c64(const char *tool, const char *path, const char *what, const 
         d[2] = a->ndim > 2 ? a->dims[2] : 1;
     else {
         char b[96];
-        fprintf(stderr, "kray %s: %s '%s' has %s values; expected [x, y, coils] (or BART's "
-                        "[x, y, 1, coils])\n",
+        fprintf(stderr,
+                "kray %s: %s '%s' has %s values; expected [x, y, coils] (or BART's "
+                "[x, y, 1, coils])\n",
                 tool, what, path, kr_dims_string(a->ndim, a->dims, b, sizeof b));
         kr_array_destroy(a);
         return KC_EXIT_INPUT;
     }
     if (want && (d[0] != want[0] || d[1] != want[1] || d[2] != want[2])) {
-        fprintf(stderr, "kray %s: %s '%s' has %lldx%lldx%lld values but the k-space has "
-                        "%lldx%lldx%lld\n",
+        fprintf(stderr,
+                "kray %s: %s '%s' has %lldx%lldx%lld values but the k-space has "
+                "%lldx%lldx%lld\n",
                 tool, what, path, (long long)d[0], (long long)d[1], (long long)d[2],
                 (long long)want[0], (long long)want[1], (long long)want[2]);
         kr_array_destroy(a);
@@ -94,8 +96,9 @@ int kc_mri_read_psi(const char *tool, const char *path, int64_t nc, kr_array **o
     if (s != KR_OK) return kc_fail(tool, s);
     if (kr_array_rank(a) > 2 || a->dims[0] != nc || (a->ndim > 1 ? a->dims[1] : 1) != nc) {
         char b[96];
-        fprintf(stderr, "kray %s: noise covariance '%s' has %s values; expected %lldx%lld for the "
-                        "%lld coils\n",
+        fprintf(stderr,
+                "kray %s: noise covariance '%s' has %s values; expected %lldx%lld for the "
+                "%lld coils\n",
                 tool, path, kr_dims_string(a->ndim, a->dims, b, sizeof b), (long long)nc,
                 (long long)nc, (long long)nc);
         kr_array_destroy(a);
@@ -170,13 +173,14 @@ int kc_mri_espirit(const char *tool, const kr_ctx *ctx, const kc_mri_input *in, 
     return s == KR_OK ? 0 : kc_fail(tool, s);
 }
 
-/* ---- kray recon ------------------------------------------------------------------------------- */
+/* ---- kray recon -------------------------------------------------------------------------------
+ */
 enum { KC_COMB_RSS, KC_COMB_OPTIMAL, KC_COMB_COILS };
 
 int kc_tool_recon(int argc, char **argv)
 {
-    const char *in_path = NULL, *out_path = NULL, *maps_path = NULL, *psi_path = NULL,
-               *kout = NULL, *maps_out = NULL, *dataset = NULL, *extract = NULL;
+    const char *in_path = NULL, *out_path = NULL, *maps_path = NULL, *psi_path = NULL, *kout = NULL,
+               *maps_out = NULL, *dataset = NULL, *extract = NULL;
     int combine = 0, accel = 1, offset = 0, acs = 0, repetition = 0, keep_os = 0, kernel = 6,
         calib = 24, magnitude = 0;
     int accel_given = 0;
@@ -195,36 +199,37 @@ int kc_tool_recon(int argc, char **argv)
          "noise covariance [coil,coil] (default: from the ISMRMRD noise scans, else identity)",
          NULL, 0, 0, NULL},
         {"accel", 'R', KC_INT, &accel, "1", "R",
-         "simulate Cartesian undersampling: keep every R-th phase-encode line (axis 1)", NULL, 0,
-         0, &accel_given},
+         "simulate Cartesian undersampling: keep every R-th phase-encode line (axis 1)", NULL, 0, 0,
+         &accel_given},
         {"offset", 0, KC_INT, &offset, "0", "N", "first kept line (0 .. R-1)", NULL, 0, 0, NULL},
-        {"acs", 0, KC_INT, &acs, "0", "N", "also keep N central autocalibration lines", NULL, 0,
-         0, NULL},
+        {"acs", 0, KC_INT, &acs, "0", "N", "also keep N central autocalibration lines", NULL, 0, 0,
+         NULL},
         {"noise", 0, KC_DOUBLE, &noise, "0", "SIGMA",
          "simulate coil noise: add complex Gaussian noise of covariance SIGMA^2 Psi per sample",
          NULL, 0, 1e30, NULL},
-        {"seed", 0, KC_INT64, &seed, "1", "N", "noise seed (counter-based: same values on every "
-                                               "machine and thread count)",
+        {"seed", 0, KC_INT64, &seed, "1", "N",
+         "noise seed (counter-based: same values on every "
+         "machine and thread count)",
          NULL, 0, 0, NULL},
         {"kspace-out", 0, KC_STRING, &kout, NULL, "FILE",
          "write the (undersampled, noisy) k-space; .h5 writes ISMRMRD (with a noise scan when "
          "--noise is set)",
          NULL, 0, 0, NULL},
-        {"maps-out", 0, KC_STRING, &maps_out, NULL, "FILE", "write the sensitivity maps used",
-         NULL, 0, 0, NULL},
-        {"magnitude", 0, KC_FLAG, &magnitude, NULL, NULL, "optimal: write |image| as f32", NULL,
+        {"maps-out", 0, KC_STRING, &maps_out, NULL, "FILE", "write the sensitivity maps used", NULL,
          0, 0, NULL},
+        {"magnitude", 0, KC_FLAG, &magnitude, NULL, NULL, "optimal: write |image| as f32", NULL, 0,
+         0, NULL},
         {"kernel", 0, KC_INT, &kernel, "6", "N", "ESPIRiT kernel width", NULL, 0, 0, NULL},
         {"calib", 0, KC_INT, &calib, "24", "N", "ESPIRiT largest calibration width", NULL, 0, 0,
          NULL},
         {"crop", 0, KC_DOUBLE, &crop, "0.8", "C", "ESPIRiT eigenvalue crop", NULL, 0, 0, NULL},
         {"dataset", 0, KC_STRING, &dataset, "dataset", "NAME", "ISMRMRD: HDF5 group", NULL, 0, 0,
          NULL},
-        {"repetition", 0, KC_INT, &repetition, "0", "N", "ISMRMRD: repetition to reconstruct",
-         NULL, 0, 0, NULL},
+        {"repetition", 0, KC_INT, &repetition, "0", "N", "ISMRMRD: repetition to reconstruct", NULL,
+         0, 0, NULL},
         {"keep-oversampling", 0, KC_FLAG, &keep_os, NULL, NULL,
-         "ISMRMRD: keep the readout oversampling (default: crop to the recon matrix)", NULL, 0,
-         0, NULL},
+         "ISMRMRD: keep the readout oversampling (default: crop to the recon matrix)", NULL, 0, 0,
+         NULL},
         {"extract-image", 0, KC_STRING, &extract, NULL, "VAR",
          "ISMRMRD: write the file's stored image VAR (e.g. 'cpp' from "
          "ismrmrd_recon_cartesian_2d) instead of reconstructing",

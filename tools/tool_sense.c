@@ -46,13 +46,13 @@ int kc_tool_sense(int argc, char **argv)
 {
     const char *in_path = NULL, *out_path = NULL, *maps_path = NULL, *psi_path = NULL,
                *g_path = NULL, *maps_out = NULL, *dataset = NULL;
-    int accel = 0, offset = 0, all = 0, cg = 0, iters = 100, no_psi = 0, magnitude = 0,
-        kernel = 6, calib = 24, repetition = 0;
+    int accel = 0, offset = 0, all = 0, cg = 0, iters = 100, no_psi = 0, magnitude = 0, kernel = 6,
+        calib = 24, repetition = 0;
     double lambda = 0, tol = 1e-6, crop = 0.8;
     const kc_opt opts[] = {
         {"maps", 'm', KC_STRING, &maps_path, NULL, "FILE",
-         "coil sensitivities c64 [x,y,coil] (default: ESPIRiT from the calibration lines)", NULL,
-         0, 0, NULL},
+         "coil sensitivities c64 [x,y,coil] (default: ESPIRiT from the calibration lines)", NULL, 0,
+         0, NULL},
         {"accel", 'R', KC_INT, &accel, "0", "R",
          "use the lattice of every R-th line from --offset (0 = from the data: the ISMRMRD "
          "imaging lines, or the regular lattice among the acquired lines)",
@@ -73,14 +73,13 @@ int kc_tool_sense(int argc, char **argv)
         {"gfactor", 'g', KC_STRING, &g_path, NULL, "FILE",
          "write the g-factor map (f32; direct solve only)", NULL, 0, 0, NULL},
         {"cg", 0, KC_FLAG, &cg, NULL, NULL,
-         "CG-SENSE: conjugate gradients on the normal equations with every acquired line", NULL,
-         0, 0, NULL},
+         "CG-SENSE: conjugate gradients on the normal equations with every acquired line", NULL, 0,
+         0, NULL},
         {"iter", 0, KC_INT, &iters, "100", "N", "CG-SENSE: iterations", NULL, 1, 100000, NULL},
         {"tol", 0, KC_DOUBLE, &tol, "1e-6", "T", "CG-SENSE: relative residual", NULL, 0, 1, NULL},
-        {"maps-out", 0, KC_STRING, &maps_out, NULL, "FILE", "write the sensitivity maps used",
-         NULL, 0, 0, NULL},
-        {"magnitude", 0, KC_FLAG, &magnitude, NULL, NULL, "write |image| as f32", NULL, 0, 0,
-         NULL},
+        {"maps-out", 0, KC_STRING, &maps_out, NULL, "FILE", "write the sensitivity maps used", NULL,
+         0, 0, NULL},
+        {"magnitude", 0, KC_FLAG, &magnitude, NULL, NULL, "write |image| as f32", NULL, 0, 0, NULL},
         {"kernel", 0, KC_INT, &kernel, "6", "N", "ESPIRiT kernel width", NULL, 0, 0, NULL},
         {"calib", 0, KC_INT, &calib, "24", "N", "ESPIRiT largest calibration width", NULL, 0, 0,
          NULL},
@@ -89,8 +88,7 @@ int kc_tool_sense(int argc, char **argv)
          NULL},
         {"repetition", 0, KC_INT, &repetition, "0", "N", "ISMRMRD: repetition", NULL, 0, 0, NULL},
         {0}};
-    const kc_arg args[] = {{"kspace",
-                            &in_path,
+    const kc_arg args[] = {{"kspace", &in_path,
                             "undersampled k-space c64 [x, y, coil] (zeros where not acquired) "
                             "or an ISMRMRD file",
                             0},
@@ -120,8 +118,9 @@ int kc_tool_sense(int argc, char **argv)
     if (g_path && cg) return kc_usage("sense", "--gfactor needs the direct solve (drop --cg)");
     if (!kc_mri_is_ismrmrd(in_path) && (r = kc_check_input("sense", in_path)) != 0) return r;
     if (accel < 0 || (accel > 0 && (offset < 0 || offset >= accel))) {
-        fprintf(stderr, "kray sense: acceleration R = %d with offset %d is invalid (R >= 1 and 0 <= "
-                        "offset < R, or R = 0 to take the lines from the data)\n",
+        fprintf(stderr,
+                "kray sense: acceleration R = %d with offset %d is invalid (R >= 1 and 0 <= "
+                "offset < R, or R = 0 to take the lines from the data)\n",
                 accel, offset);
         return KC_EXIT_INPUT;
     }
@@ -241,8 +240,8 @@ int kc_tool_sense(int argc, char **argv)
             kc_json_string(stdout, in_path);
             printf(", \"dims\": [%lld, %lld, %lld], \"method\": \"%s\", \"accel\": %d, "
                    "\"lines\": %lld, \"lambda\": ",
-                   (long long)nx, (long long)ny, (long long)nc, method,
-                   cg ? 0 : info.accel, (long long)nl);
+                   (long long)nx, (long long)ny, (long long)nc, method, cg ? 0 : info.accel,
+                   (long long)nl);
             kc_json_number(stdout, lambda);
             printf(", \"backend\": \"%s\", \"iterations\": %d, \"singular\": %lld, \"time_ms\": ",
                    kr_backend_name(kr_ctx_backend(ctx)), iterations, (long long)info.singular);

@@ -57,7 +57,8 @@ kr_status kr_coil_rss(const kr_ctx *ctx, const kr_array *images, kr_array *out);
 kr_status kr_coil_combine(const kr_ctx *ctx, const kr_array *images, const kr_array *maps,
                           const kr_array *psi, kr_array *out);
 
-/* ---- Cartesian undersampling ------------------------------------------------------------------ */
+/* ---- Cartesian undersampling ------------------------------------------------------------------
+ */
 /* Phase-encode line mask, lines[j] for j = 0 .. ny - 1 (index in the centred k-space array):
  *   bit 0 (KR_LINE_IMAGING)     (j - offset) mod accel == 0: the regular undersampled lattice;
  *   bit 1 (KR_LINE_CALIBRATION) j in the nacs central lines [floor(ny/2) - floor(nacs/2),
@@ -74,7 +75,8 @@ kr_status kr_cartesian_undersample(const kr_ctx *ctx, kr_array *kspace, const ui
  * both); 0 for NULL. */
 int64_t kr_cartesian_count(const uint8_t *lines, int64_t ny, unsigned which);
 
-/* ---- noise -------------------------------------------------------------------------------------- */
+/* ---- noise --------------------------------------------------------------------------------------
+ */
 /* Add complex Gaussian coil noise in place: for every position p of the other axes,
  *     data[p, :] += sigma * L w(p),   Psi = L L^H (Cholesky; psi NULL = identity),
  * w(p) a vector of nc independent standard complex Gaussians (E|w_c|^2 = 1, real and imaginary
@@ -100,7 +102,8 @@ kr_status kr_noise_whitener(const kr_array *psi, kr_array **w);
  * pre-whitens data or maps. */
 kr_status kr_coil_apply(const kr_ctx *ctx, kr_array *data, int coil_axis, const kr_array *m);
 
-/* ---- ISMRMRD ------------------------------------------------------------------------------------ */
+/* ---- ISMRMRD ------------------------------------------------------------------------------------
+ */
 /* The ISMRM raw data format (HDF5 file, group `dataset` with an XML header and acquisitions),
  * through Debian's libismrmrd (optional at build time: without it every kr_ismrmrd_* function
  * returns KR_ERR_NOT_SUPPORTED, "kray was built without ISMRMRD; install libismrmrd-dev").
@@ -121,21 +124,21 @@ typedef struct kr_ismrmrd_read_opts {
 } kr_ismrmrd_read_opts;
 
 typedef struct kr_ismrmrd_data {
-    kr_array *kspace;      /* c64 [nx, ny, nc]: the selected repetition, zero where not sampled */
-    kr_array *calib;       /* c64 [nx, ny, nc]: mean over ALL repetitions of every line (the
-                              interleaved calibration of time-interleaved acquisitions), or NULL
-                              when the file has one repetition */
-    uint8_t *lines;        /* [ny] KR_LINE_* flags of the selected repetition */
-    kr_array *noise;       /* c64 [nsamples, nc] noise-scan samples, or NULL */
-    kr_array *psi;         /* c128 [nc, nc] from the noise scans, or NULL */
-    int64_t nx, ny, nc;    /* sizes of kspace (nx after the optional readout crop) */
+    kr_array *kspace;   /* c64 [nx, ny, nc]: the selected repetition, zero where not sampled */
+    kr_array *calib;    /* c64 [nx, ny, nc]: mean over ALL repetitions of every line (the
+                           interleaved calibration of time-interleaved acquisitions), or NULL
+                           when the file has one repetition */
+    uint8_t *lines;     /* [ny] KR_LINE_* flags of the selected repetition */
+    kr_array *noise;    /* c64 [nsamples, nc] noise-scan samples, or NULL */
+    kr_array *psi;      /* c128 [nc, nc] from the noise scans, or NULL */
+    int64_t nx, ny, nc; /* sizes of kspace (nx after the optional readout crop) */
     int64_t enc_matrix[3], recon_matrix[3];
     double enc_fov_mm[3], recon_fov_mm[3];
     int64_t e1_min, e1_max, e1_center; /* encodingLimits kspace_encoding_step_1 (or 0..ny-1) */
-    int accel;             /* parallelImaging accelerationFactor kspace_encoding_step_1, else 1 */
-    int repetitions;       /* number of repetitions in the file */
-    int64_t acquisitions;  /* imaging acquisitions read for the selected repetition */
-    double dwell_us;       /* sample_time_us of the imaging acquisitions */
+    int accel;            /* parallelImaging accelerationFactor kspace_encoding_step_1, else 1 */
+    int repetitions;      /* number of repetitions in the file */
+    int64_t acquisitions; /* imaging acquisitions read for the selected repetition */
+    double dwell_us;      /* sample_time_us of the imaging acquisitions */
     char calibration_mode[32]; /* parallelImaging calibrationMode ("" if absent) */
 } kr_ismrmrd_data;
 
@@ -146,16 +149,15 @@ int kr_have_ismrmrd(void);
  * open), KR_ERR_FORMAT (no header, header without the fields above, more than one encoding,
  * non-Cartesian trajectory, 3-D encoding, line indices or sample counts outside the encoded
  * matrix, acquisitions with differing channel counts, no imaging data for the repetition). */
-kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts,
-                          kr_ismrmrd_data *out);
+kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr_ismrmrd_data *out);
 void kr_ismrmrd_data_free(kr_ismrmrd_data *d); /* accepts NULL and a zeroed struct */
 
 typedef struct kr_ismrmrd_write_opts {
-    const char *dataset;   /* NULL = "dataset" */
-    double fov_mm[3];      /* encoded = recon FOV (default 256, 256, 5) */
-    int accel;             /* written into parallelImaging when > 1 (default 1) */
-    double dwell_us;       /* sample_time_us (default 5) */
-    double h1_hz;          /* H1 resonance frequency (default 63.87 MHz, 1.5 T) */
+    const char *dataset; /* NULL = "dataset" */
+    double fov_mm[3];    /* encoded = recon FOV (default 256, 256, 5) */
+    int accel;           /* written into parallelImaging when > 1 (default 1) */
+    double dwell_us;     /* sample_time_us (default 5) */
+    double h1_hz;        /* H1 resonance frequency (default 63.87 MHz, 1.5 T) */
 } kr_ismrmrd_write_opts;
 
 void kr_ismrmrd_write_opts_default(kr_ismrmrd_write_opts *o);
@@ -169,12 +171,12 @@ kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
 /* Read image `index` of variable `var` (e.g. "myimage", written by ismrmrd_recon_cartesian_2d)
  * into a new host array [x, y, z, channels] (trailing 1s dropped), f32 or c64 by the image's
  * data type (integer images are converted to f32). */
-kr_status kr_ismrmrd_read_image(const char *path, const char *dataset, const char *var,
-                                int index, kr_array **out);
+kr_status kr_ismrmrd_read_image(const char *path, const char *dataset, const char *var, int index,
+                                kr_array **out);
 /* Read NDArray `index` of variable `var` (e.g. "phantom", "csm") into a new host array (c64
  * for complex, f32/f64 for real data, ISMRMRD's dims order = kray's fastest-first). */
-kr_status kr_ismrmrd_read_array(const char *path, const char *dataset, const char *var,
-                                int index, kr_array **out);
+kr_status kr_ismrmrd_read_array(const char *path, const char *dataset, const char *var, int index,
+                                kr_array **out);
 
 #ifdef __cplusplus
 }

@@ -59,7 +59,8 @@ kr_status kr_coil_kspace(const kr_ctx *ctx, const kr_array *image, const kr_arra
     KRI_TRY(kri_shape3(image, 2, "kr_coil_kspace: image", di));
     KRI_TRY(kri_shape3(maps, 3, "kr_coil_kspace: maps", dm));
     KRI_TRY(kri_shape3(kspace, 3, "kr_coil_kspace: kspace", dk));
-    if (di[0] != dm[0] || di[1] != dm[1]) return kri_dims_mismatch(fn, "image", image, "maps", maps);
+    if (di[0] != dm[0] || di[1] != dm[1])
+        return kri_dims_mismatch(fn, "image", image, "maps", maps);
     if (dk[0] != dm[0] || dk[1] != dm[1] || dk[2] != dm[2])
         return kri_dims_mismatch(fn, "kspace", kspace, "maps", maps);
     KRI_TRY(kri_same_loc(ctx, image, maps, fn));
@@ -212,7 +213,8 @@ kr_status kr_coil_combine(const kr_ctx *ctx, const kr_array *images, const kr_ar
     return KR_OK;
 }
 
-/* ---- line masks -------------------------------------------------------------------------------- */
+/* ---- line masks --------------------------------------------------------------------------------
+ */
 kr_status kr_cartesian_lines(uint8_t *lines, int64_t ny, int accel, int offset, int64_t nacs)
 {
     KRI_ARG_NOT_NULL(lines);

@@ -38,8 +38,7 @@ static int kri_block_full(const uint8_t *pat, int64_t nx, int64_t x0, int64_t cx
  * stays fully sampled (the y search inside the central min(calib, ny) lines), then slide it
  * along the readout to the position of largest energy. */
 static void kri_calib_region(const float *k, int64_t nx, int64_t ny, int64_t nc, int calib,
-                             const uint8_t *pat, int64_t *x0, int64_t *cx, int64_t *y0,
-                             int64_t *cy)
+                             const uint8_t *pat, int64_t *x0, int64_t *cx, int64_t *y0, int64_t *cy)
 {
     int64_t ty = calib < ny ? calib : ny, tpos = (ny - ty) / 2;
     int64_t c[2] = {1, 1}, n[2] = {nx, ty};
@@ -118,15 +117,17 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
     *maps = NULL;
     if (eigenvalues) *eigenvalues = NULL;
     KRI_TRY(kri_check_c64(kspace, "kr_espirit: kspace"));
-    if (kspace->loc != KR_HOST) return kri_fail(KR_ERR_LOCATION, "%s: kspace must be a host array", fn);
+    if (kspace->loc != KR_HOST)
+        return kri_fail(KR_ERR_LOCATION, "%s: kspace must be a host array", fn);
     kr_espirit_opts o;
     kr_espirit_opts_default(&o);
     if (opts) o = *opts;
     if (o.kernel < 1 || o.kernel > 16)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: kernel width %d is outside 1..16", fn, o.kernel);
     if (o.calib < o.kernel + 1)
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: calibration width %d must exceed the kernel width %d",
-                        fn, o.calib, o.kernel);
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "%s: calibration width %d must exceed the kernel width %d", fn, o.calib,
+                        o.kernel);
     if (!(o.threshold >= 0 && o.threshold < 1))
         return kri_fail(KR_ERR_INVALID_ARG, "%s: threshold %g is outside [0, 1)", fn, o.threshold);
     if (!(o.crop >= 0 && o.crop < 1))
@@ -140,7 +141,8 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
     KRI_TRY(kri_alloc((void **)&pat, (size_t)nxy, "ESPIRiT pattern"));
     for (int64_t q = 0; q < nxy; q++) {
         int any = 0;
-        for (int64_t c = 0; c < nc && !any; c++) any = kd[2 * (q + nxy * c)] != 0 || kd[2 * (q + nxy * c) + 1] != 0;
+        for (int64_t c = 0; c < nc && !any; c++)
+            any = kd[2 * (q + nxy * c)] != 0 || kd[2 * (q + nxy * c) + 1] != 0;
         pat[q] = (uint8_t)any;
     }
     int64_t x0, cx, y0, cy;
@@ -180,7 +182,8 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
     /* Gram matrix of the smaller side, eigen-decomposition. */
     int64_t M = N <= L ? N : L;
     st = kri_alloc((void **)&H, sizeof(kri_zc) * (size_t)(M * M), "ESPIRiT Gram matrix");
-    if (st == KR_OK) st = kri_alloc((void **)&V, sizeof(kri_zc) * (size_t)(M * M), "ESPIRiT eigenvectors");
+    if (st == KR_OK)
+        st = kri_alloc((void **)&V, sizeof(kri_zc) * (size_t)(M * M), "ESPIRiT eigenvectors");
     if (st == KR_OK) st = kri_alloc((void **)&w, sizeof(double) * (size_t)M, "ESPIRiT eigenvalues");
     if (st != KR_OK) goto done;
     if (N <= L) {
@@ -201,7 +204,8 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
             }
     }
     if (kri_zheev((int)M, H, (int)M, w, V, (int)M) != 0) {
-        st = kri_fail(KR_ERR_INTERNAL, "%s: eigen-decomposition of the calibration matrix failed", fn);
+        st = kri_fail(KR_ERR_INTERNAL, "%s: eigen-decomposition of the calibration matrix failed",
+                      fn);
         goto done;
     }
     double smax = sqrt(fmax(w[M - 1], 0));
@@ -243,7 +247,8 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
     /* g_{c c'}[D] = (1/k^2) sum_{kappa - kappa' = D} P[(kappa', c'), (kappa, c)],
      * D in [-(k-1), k-1]^2, stored gco[((c * nc + c') * K2 + Dy + k - 1) * K2 + Dx + k - 1]. */
     const int K2 = 2 * k - 1;
-    st = kri_alloc((void **)&gco, sizeof(kri_zc) * (size_t)(nc * nc * K2 * K2), "ESPIRiT coefficients");
+    st = kri_alloc((void **)&gco, sizeof(kri_zc) * (size_t)(nc * nc * K2 * K2),
+                   "ESPIRiT coefficients");
     if (st != KR_OK) goto done;
     memset(gco, 0, sizeof(kri_zc) * (size_t)(nc * nc * K2 * K2));
 #pragma omp parallel for num_threads(kri_threads(ctx)) schedule(static)
@@ -266,11 +271,14 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
     A = NULL;
     kri_free(work);
     work = NULL;
-    /* Separable evaluation: hrow[((c * nc + c') * K2 + Dy) * nx + x] = sum_Dx g e^{2 pi i Dx px/nx}. */
+    /* Separable evaluation: hrow[((c * nc + c') * K2 + Dy) * nx + x] = sum_Dx g e^{2 pi i Dx
+     * px/nx}. */
     st = kri_alloc((void **)&ex, sizeof(kri_zc) * (size_t)(K2 * nx), "ESPIRiT phases");
-    if (st == KR_OK) st = kri_alloc((void **)&ey, sizeof(kri_zc) * (size_t)(K2 * ny), "ESPIRiT phases");
     if (st == KR_OK)
-        st = kri_alloc((void **)&hrow, sizeof(kri_zc) * (size_t)(nc * nc * K2 * nx), "ESPIRiT rows");
+        st = kri_alloc((void **)&ey, sizeof(kri_zc) * (size_t)(K2 * ny), "ESPIRiT phases");
+    if (st == KR_OK)
+        st =
+            kri_alloc((void **)&hrow, sizeof(kri_zc) * (size_t)(nc * nc * K2 * nx), "ESPIRiT rows");
     if (st != KR_OK) goto done;
     for (int dd = 0; dd < K2; dd++) {
         for (int64_t x = 0; x < nx; x++) {
@@ -291,7 +299,8 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
         for (int dy = 0; dy < K2; dy++)
             for (int64_t x = 0; x < nx; x++) {
                 kri_zc s = 0;
-                for (int dx = 0; dx < K2; dx++) s += gco[(cc * K2 + dy) * K2 + dx] * ex[dx * nx + x];
+                for (int dx = 0; dx < K2; dx++)
+                    s += gco[(cc * K2 + dy) * K2 + dx] * ex[dx * nx + x];
                 hrow[(cc * K2 + dy) * nx + x] = s;
             }
     /* Reference direction: first principal component of the calibration data over coils. */
@@ -332,7 +341,8 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
         st = kri_alloc((void **)&work, sizeof(kri_zc) * per * (size_t)nt, "ESPIRiT pixel scratch");
         if (st != KR_OK) goto done;
         double *wtmp = NULL;
-        st = kri_alloc((void **)&wtmp, sizeof(double) * (size_t)n * (size_t)nt, "ESPIRiT pixel scratch");
+        st = kri_alloc((void **)&wtmp, sizeof(double) * (size_t)n * (size_t)nt,
+                       "ESPIRiT pixel scratch");
         if (st != KR_OK) goto done;
         const double crop = o.crop;
         const int rot = o.rotate_phase;
@@ -353,7 +363,8 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
                         for (int64_t c2 = 0; c2 <= c; c2++) {
                             const kri_zc *hr = hrow + ((c * nc + c2) * K2) * nx + x;
                             kri_zc s = 0;
-                            for (int dy = 0; dy < K2; dy++) s += hr[(int64_t)dy * nx] * ey[dy * ny + y];
+                            for (int dy = 0; dy < K2; dy++)
+                                s += hr[(int64_t)dy * nx] * ey[dy * ny + y];
                             g[c + nc * c2] = s;
                             g[c2 + nc * c] = conj(s);
                         }

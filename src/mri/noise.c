@@ -58,8 +58,8 @@ kr_status kr_noise_add(const kr_ctx *ctx, kr_array *data, int coil_axis, const k
     }
     int nt = kri_threads(ctx);
     double *wbuf = NULL;
-    kr_status st = kri_alloc((void **)&wbuf, sizeof(double) * 2 * (size_t)l.nc * (size_t)nt,
-                             "noise scratch");
+    kr_status st =
+        kri_alloc((void **)&wbuf, sizeof(double) * 2 * (size_t)l.nc * (size_t)nt, "noise scratch");
     if (st != KR_OK) {
         kri_free(lf);
         return st;

@@ -1,9 +1,9 @@
 /* SENSE plans: validation, whitening of the maps, path selection (lattice / general), host and
  * device dispatch, and the SENSE encoding operator E = M F S as a kr_linop. */
+#include "kray/sense.h"
 #include "internal.h"
 #include "kray/fft.h"
 #include "kray/recon.h"
-#include "kray/sense.h"
 #include "sense_internal.h"
 #include "solve/solve_internal.h"
 
@@ -19,20 +19,20 @@ struct kr_sense_plan {
     int64_t nx, ny, nc;
     int method, accel, offset;
     double lambda;
-    uint8_t *lines;      /* host [ny], 0/1 */
+    uint8_t *lines; /* host [ny], 0/1 */
     int64_t nlines;
-    kri_zc *w;           /* whitener (host), or NULL */
-    kr_array *maps;      /* whitened maps at loc */
-    kr_array *buf;       /* coil-image scratch [nx, ny, nc] at loc */
-    kr_fft_plan *ifft;   /* backward centred unitary over x, y */
+    kri_zc *w;         /* whitener (host), or NULL */
+    kr_array *maps;    /* whitened maps at loc */
+    kr_array *buf;     /* coil-image scratch [nx, ny, nc] at loc */
+    kr_fft_plan *ifft; /* backward centred unitary over x, y */
     /* device */
-    void *dlines;        /* [ny] bytes */
-    void *dw;            /* whitener c64 row-major, or NULL */
-    void *dsingular;     /* unsigned long long counter */
-    void *dpsf;          /* general path: PSF, double pairs [ny] */
-    void *dscr, *discr;  /* general path: per-column scratch */
-    int64_t batch;       /* general path: columns per launch */
-    int64_t singular;    /* host path: last count */
+    void *dlines;       /* [ny] bytes */
+    void *dw;           /* whitener c64 row-major, or NULL */
+    void *dsingular;    /* unsigned long long counter */
+    void *dpsf;         /* general path: PSF, double pairs [ny] */
+    void *dscr, *discr; /* general path: per-column scratch */
+    int64_t batch;      /* general path: columns per launch */
+    int64_t singular;   /* host path: last count */
 };
 
 void kr_sense_opts_default(kr_sense_opts *o)
@@ -86,8 +86,7 @@ kr_status kr_sense_plan_create(kr_sense_plan **out, const kr_ctx *ctx, const kr_
                         opts->lambda);
     kr_loc loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
     if (maps->loc == KR_DEVICE && loc == KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "%s: maps are in GPU memory but the ctx is a CPU ctx",
-                        fn);
+        return kri_fail(KR_ERR_LOCATION, "%s: maps are in GPU memory but the ctx is a CPU ctx", fn);
     kr_sense_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a SENSE plan");
     p->ctx = ctx;
@@ -205,9 +204,11 @@ kr_status kr_sense_plan_create(kr_sense_plan **out, const kr_ctx *ctx, const kr_
             st = kri_alloc((void **)&psf, sizeof(kri_zc) * (size_t)ny, "SENSE PSF");
             if (st == KR_OK) {
                 kri_sense_psf(p->lines, ny, psf);
-                st = kri_device_alloc(&p->dpsf, sizeof(kri_zc) * (size_t)ny, p->device, "SENSE PSF");
+                st =
+                    kri_device_alloc(&p->dpsf, sizeof(kri_zc) * (size_t)ny, p->device, "SENSE PSF");
                 if (st == KR_OK)
-                    st = kri_memcpy(p->dpsf, KR_DEVICE, psf, KR_HOST, sizeof(kri_zc) * (size_t)ny, ctx);
+                    st = kri_memcpy(p->dpsf, KR_DEVICE, psf, KR_HOST, sizeof(kri_zc) * (size_t)ny,
+                                    ctx);
                 kri_free(psf);
             }
             size_t per = (size_t)(ny * ny + 3 * ny) * 2 * sizeof(double);
@@ -290,16 +291,16 @@ static kr_status kri_sense_operand(const kr_sense_plan *p, const kr_array *a, kr
     if (d[0] != p->nx || d[1] != p->ny || (with_coils && d[2] != p->nc)) {
         char b[96];
         if (with_coils)
-            return kri_fail(KR_ERR_DIM, "%s: %s has %s values, the plan expects %lldx%lldx%lld",
-                            fn, what, kr_dims_string(a->ndim, a->dims, b, sizeof b),
-                            (long long)p->nx, (long long)p->ny, (long long)p->nc);
+            return kri_fail(KR_ERR_DIM, "%s: %s has %s values, the plan expects %lldx%lldx%lld", fn,
+                            what, kr_dims_string(a->ndim, a->dims, b, sizeof b), (long long)p->nx,
+                            (long long)p->ny, (long long)p->nc);
         return kri_fail(KR_ERR_DIM, "%s: %s has %s values, the plan expects %lldx%lld", fn, what,
                         kr_dims_string(a->ndim, a->dims, b, sizeof b), (long long)p->nx,
                         (long long)p->ny);
     }
     if (a->loc != p->loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory, the plan works in %s memory",
-                        fn, what, a->loc == KR_HOST ? "host" : "GPU",
+        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory, the plan works in %s memory", fn,
+                        what, a->loc == KR_HOST ? "host" : "GPU",
                         p->loc == KR_HOST ? "host" : "GPU");
     if (a->loc == KR_DEVICE && a->device != p->device)
         return kri_fail(KR_ERR_LOCATION, "%s: %s is on CUDA device %d, the plan on device %d", fn,
@@ -308,13 +309,20 @@ static kr_status kri_sense_operand(const kr_sense_plan *p, const kr_array *a, kr
 }
 
 /* Solve from p->buf (whitened zero-filled coil images) or without data. */
-static kr_status kri_sense_solve(kr_sense_plan *p, int with_data, kr_array *image,
-                                 kr_array *gfac)
+static kr_status kri_sense_solve(kr_sense_plan *p, int with_data, kr_array *image, kr_array *gfac)
 {
     if (p->loc == KR_HOST) {
-        kri_sense_cpu a = {p->nx, p->ny, p->nc, p->accel, p->offset, p->lines, p->lambda,
-                           p->maps->data, with_data ? p->buf->data : NULL,
-                           image ? image->data : NULL, gfac ? gfac->data : NULL,
+        kri_sense_cpu a = {p->nx,
+                           p->ny,
+                           p->nc,
+                           p->accel,
+                           p->offset,
+                           p->lines,
+                           p->lambda,
+                           p->maps->data,
+                           with_data ? p->buf->data : NULL,
+                           image ? image->data : NULL,
+                           gfac ? gfac->data : NULL,
                            kri_threads(p->ctx)};
         int64_t sing = 0;
         if (p->method == KR_SENSE_LATTICE)
@@ -344,8 +352,8 @@ static kr_status kri_sense_solve(kr_sense_plan *p, int with_data, kr_array *imag
         return KR_OK;
     }
     return kri_cuda_sense_unfold(&g, p->maps->data, with_data ? p->buf->data : NULL,
-                                 image ? image->data : NULL, gfac ? gfac->data : NULL,
-                                 p->dsingular, kr_ctx_stream(p->ctx));
+                                 image ? image->data : NULL, gfac ? gfac->data : NULL, p->dsingular,
+                                 kr_ctx_stream(p->ctx));
 #else
     (void)image;
     (void)gfac;
@@ -425,8 +433,8 @@ typedef struct kri_sense_op {
     int64_t nx, ny, nc;
     kr_loc loc;
     kr_array *maps;
-    uint8_t *lines;  /* host */
-    void *dlines;    /* device copy */
+    uint8_t *lines; /* host */
+    void *dlines;   /* device copy */
     kr_fft_plan *fwd, *bwd;
     kri_scratch tmp;
     pthread_mutex_t lock; /* FFT plans are not reentrant */

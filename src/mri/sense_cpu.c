@@ -23,8 +23,8 @@ static int kri_tid(void)
  * the diagonal without lambda) with right-hand side rhs (overwritten by the solution when rhs
  * != NULL) and g-factors into g (when g != NULL). `lx` is n x n scratch. Returns 0, or 1 when
  * singular. */
-static int kri_sense_small_solve(int n, kri_zc *nmat, const double *n0d, double lambda,
-                                 kri_zc *rhs, double *g, kri_zc *lx)
+static int kri_sense_small_solve(int n, kri_zc *nmat, const double *n0d, double lambda, kri_zc *rhs,
+                                 double *g, kri_zc *lx)
 {
     double dmax = 0;
     for (int i = 0; i < n; i++)
@@ -48,7 +48,8 @@ static int kri_sense_small_solve(int n, kri_zc *nmat, const double *n0d, double 
             for (int j = 0; j < n; j++) {
                 kri_zc xij = 0;
                 int k0 = i > j ? i : j;
-                for (int k = k0; k < n; k++) xij += conj(lx[k + (int64_t)n * i]) * lx[k + (int64_t)n * j];
+                for (int k = k0; k < n; k++)
+                    xij += conj(lx[k + (int64_t)n * i]) * lx[k + (int64_t)n * j];
                 s2 += creal(xij) * creal(xij) + cimag(xij) * cimag(xij);
             }
             var -= lambda * s2;
@@ -80,11 +81,10 @@ kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular)
     }
     int nt = a->nthreads > 0 ? a->nthreads : 1;
     /* Per-thread scratch: row accumulators (npair + R) x nx complex + R diag, small systems. */
-    size_t per = (size_t)(npair + R) * (size_t)nx * 2 + (size_t)R * (size_t)R * 4 +
-                 (size_t)R * 8;
+    size_t per = (size_t)(npair + R) * (size_t)nx * 2 + (size_t)R * (size_t)R * 4 + (size_t)R * 8;
     double *scr = NULL;
-    kr_status st = kri_alloc((void **)&scr, sizeof(double) * per * (size_t)nt,
-                             "SENSE unfolding scratch");
+    kr_status st =
+        kri_alloc((void **)&scr, sizeof(double) * per * (size_t)nt, "SENSE unfolding scratch");
     if (st != KR_OK) {
         if (ph != phi) kri_free(ph);
         return st;
@@ -95,7 +95,7 @@ kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular)
 #pragma omp parallel num_threads(nt) reduction(+ : nsing)
     {
         double *base = scr + per * (size_t)kri_tid();
-        double *gacc = base;                                /* [npair][nx][2] */
+        double *gacc = base;                                  /* [npair][nx][2] */
         double *bacc = gacc + (size_t)npair * (size_t)nx * 2; /* [R][nx][2] */
         kri_zc *nmat = (kri_zc *)(bacc + (size_t)R * (size_t)nx * 2);
         kri_zc *lx = nmat + (size_t)R * R;
@@ -209,7 +209,9 @@ void kri_sense_psf(const uint8_t *lines, int64_t ny, kri_zc *psf)
 kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
 {
     const int64_t nx = a->nx, ny = a->ny, nc = a->nc, nxy = nx * ny;
-    if (ny > 46340) return kri_fail(KR_ERR_DIM, "SENSE: %lld lines is too many for the general path", (long long)ny);
+    if (ny > 46340)
+        return kri_fail(KR_ERR_DIM, "SENSE: %lld lines is too many for the general path",
+                        (long long)ny);
     const int n = (int)ny;
     const double lambda = a->lambda;
     kri_zc *psf = NULL;
@@ -220,7 +222,8 @@ kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
      * diag, g, index. */
     size_t per = (size_t)nc * (size_t)n * 2 + (size_t)n * (size_t)n * 2 + (size_t)n * 4;
     kri_zc *scr = NULL;
-    kr_status st = kri_alloc((void **)&scr, sizeof(kri_zc) * per * (size_t)nt, "SENSE general scratch");
+    kr_status st =
+        kri_alloc((void **)&scr, sizeof(kri_zc) * per * (size_t)nt, "SENSE general scratch");
     if (st != KR_OK) {
         kri_free(psf);
         return st;
@@ -231,7 +234,7 @@ kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
 #pragma omp parallel num_threads(nt) reduction(+ : nsing)
     {
         kri_zc *s = scr + per * (size_t)kri_tid(); /* s[c * n + y] */
-        kri_zc *d = s + (size_t)nc * n;             /* data column */
+        kri_zc *d = s + (size_t)nc * n;            /* data column */
         kri_zc *nmat = d + (size_t)nc * n;
         kri_zc *lx = nmat + (size_t)n * n;
         kri_zc *rhs = lx + (size_t)n * n;

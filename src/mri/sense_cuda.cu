@@ -6,7 +6,8 @@
 #include "internal.h"
 #include "sense_internal.h"
 
-namespace {
+namespace
+{
 
 constexpr int kThreads = 128;
 
@@ -32,9 +33,15 @@ struct z2 {
 __device__ __forceinline__ z2 zmk(double r, double i) { return z2{r, i}; }
 __device__ __forceinline__ z2 zadd(z2 a, z2 b) { return z2{a.r + b.r, a.i + b.i}; }
 __device__ __forceinline__ z2 zsub(z2 a, z2 b) { return z2{a.r - b.r, a.i - b.i}; }
-__device__ __forceinline__ z2 zmul(z2 a, z2 b) { return z2{a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r}; }
+__device__ __forceinline__ z2 zmul(z2 a, z2 b)
+{
+    return z2{a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r};
+}
 // conj(a) * b
-__device__ __forceinline__ z2 zcmul(z2 a, z2 b) { return z2{a.r * b.r + a.i * b.i, a.r * b.i - a.i * b.r}; }
+__device__ __forceinline__ z2 zcmul(z2 a, z2 b)
+{
+    return z2{a.r * b.r + a.i * b.i, a.r * b.i - a.i * b.r};
+}
 __device__ __forceinline__ z2 zscale(z2 a, double s) { return z2{a.r * s, a.i * s}; }
 __device__ __forceinline__ double zabs2(z2 a) { return a.r * a.r + a.i * a.i; }
 
@@ -147,7 +154,8 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
         double d = nm[j * (j + 1) / 2 + j].r;
 #pragma unroll
         for (int k = 0; k < j; k++) d -= zabs2(nm[j * (j + 1) / 2 + k]);
-        if (!act[j]) d = 1.0; // identity row: exactly 1 (its L row entries are 0)
+        if (!act[j])
+            d = 1.0; // identity row: exactly 1 (its L row entries are 0)
         else if (!(d > tol)) {
             bad = true;
             d = 1.0;
@@ -339,7 +347,8 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
         __syncthreads();
         if (s_bad) break;
         const double inv = 1.0 / N[k + (size_t)n * k].x;
-        for (int i = k + 1 + tid; i < na; i += T) N[i + (size_t)n * k] = dscale(N[i + (size_t)n * k], inv);
+        for (int i = k + 1 + tid; i < na; i += T)
+            N[i + (size_t)n * k] = dscale(N[i + (size_t)n * k], inv);
         __syncthreads();
         const int m = na - k - 1;
         for (int64_t q = tid; q < (int64_t)m * m; q += T) {
@@ -367,7 +376,8 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
             if (tid == 0) b[k] = dscale(b[k], 1.0 / N[k + (size_t)n * k].x);
             __syncthreads();
             const double2 bk = b[k];
-            for (int i = k + 1 + tid; i < na; i += T) b[i] = dsub(b[i], dmul(N[i + (size_t)n * k], bk));
+            for (int i = k + 1 + tid; i < na; i += T)
+                b[i] = dsub(b[i], dmul(N[i + (size_t)n * k], bk));
             __syncthreads();
         }
         for (int k = na - 1; k >= 0; k--) { // back: L^H x = z
@@ -377,7 +387,8 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
             for (int i = tid; i < k; i += T) b[i] = dsub(b[i], dcmul(N[k + (size_t)n * i], bk));
             __syncthreads();
         }
-        for (int i = tid; i < na; i += T) img[x + nx * ix[i]] = make_float2((float)b[i].x, (float)b[i].y);
+        for (int i = tid; i < na; i += T)
+            img[x + nx * ix[i]] = make_float2((float)b[i].x, (float)b[i].y);
     }
     if (!gf) return;
     // Linv in place, column by column from the last (new column computed into t, then stored)
@@ -385,7 +396,8 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
         const double ljj = N[j + (size_t)n * j].x;
         for (int i = j + 1 + tid; i < na; i += T) {
             double2 s = d2(0, 0);
-            for (int k = j + 1; k <= i; k++) s = dadd(s, dmul(N[i + (size_t)n * k], N[k + (size_t)n * j]));
+            for (int k = j + 1; k <= i; k++)
+                s = dadd(s, dmul(N[i + (size_t)n * k], N[k + (size_t)n * j]));
             t[i] = dscale(s, -1.0 / ljj);
         }
         __syncthreads();
@@ -502,7 +514,8 @@ extern "C" kr_status kri_cuda_sense_unfold(const kri_sense_geom *g, const float 
     }
     if (g->accel <= 16) return launch_unfold<16, false>(g, maps, aliased, image, gfac, singular, s);
     if (g->accel <= KRI_SENSE_CUDA_MAX_R)
-        return launch_unfold<KRI_SENSE_CUDA_MAX_R, false>(g, maps, aliased, image, gfac, singular, s);
+        return launch_unfold<KRI_SENSE_CUDA_MAX_R, false>(g, maps, aliased, image, gfac, singular,
+                                                          s);
     return kri_fail(KR_ERR_NOT_SUPPORTED, "SENSE on the GPU supports R <= %d (got %d)",
                     KRI_SENSE_CUDA_MAX_R, g->accel);
 }

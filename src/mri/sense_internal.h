@@ -45,8 +45,8 @@ kr_status kri_cuda_sense_general(const kri_sense_geom *g, int64_t x0, int64_t nc
  * lines != NULL. */
 kr_status kri_cuda_sense_expand(int64_t nx, int64_t ny, int64_t nc, const float *maps,
                                 const float *img, float *coil, void *stream);
-kr_status kri_cuda_sense_mask(int64_t nx, int64_t ny, int64_t nc, float *data,
-                              const uint8_t *lines, void *stream);
+kr_status kri_cuda_sense_mask(int64_t nx, int64_t ny, int64_t nc, float *data, const uint8_t *lines,
+                              void *stream);
 /* img[x, y] = sum_c conj(maps[x, y, c]) coil[x, y, c] (coil order fixed). */
 kr_status kri_cuda_sense_reduce(int64_t nx, int64_t ny, int64_t nc, const float *maps,
                                 const float *coil, float *img, void *stream);
@@ -82,8 +82,7 @@ int kri_zheev(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv);
  * definite; `what` names the argument. Caller frees *w with kri_free. */
 kr_status kri_psi_whitener(const kr_array *psi, int64_t nc, const char *what, kri_zc **w);
 /* The same checks; *l = L itself (invert == 0) or L^-1 (invert != 0). */
-kr_status kri_psi_factor(const kr_array *psi, int64_t nc, const char *what, int invert,
-                         kri_zc **l);
+kr_status kri_psi_factor(const kr_array *psi, int64_t nc, const char *what, int invert, kri_zc **l);
 /* Apply the lower-triangular W (column-major, nc x nc) to nc values with stride `stride`
  * (complex float interleaved) in place, in double. */
 void kri_whiten_c64(int64_t nc, const kri_zc *w, float *v, int64_t stride);
@@ -95,8 +94,8 @@ void kri_whiten_c64(int64_t nc, const kri_zc *w, float *v, int64_t stride);
  * of singular systems. */
 typedef struct kri_sense_cpu {
     int64_t nx, ny, nc;
-    int accel, offset;      /* lattice */
-    const uint8_t *lines;   /* general: acquired flags [ny] */
+    int accel, offset;    /* lattice */
+    const uint8_t *lines; /* general: acquired flags [ny] */
     double lambda;
     const float *maps, *aliased;
     float *image, *gfac;

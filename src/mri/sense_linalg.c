@@ -181,7 +181,8 @@ int kri_zheev(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv)
     if (n >= 2) eo[n - 2] = a[(n - 1) + (int64_t)lda * (n - 2)];
     double *d = w;
     for (int i = 0; i < n; i++) d[i] = creal(a[i + (int64_t)lda * i]);
-    /* Real off-diagonal through a diagonal unitary D: delta_0 = 1, delta_{i+1} = delta_i e_i/|e_i|. */
+    /* Real off-diagonal through a diagonal unitary D: delta_0 = 1, delta_{i+1} = delta_i e_i/|e_i|.
+     */
     kri_zc *delta = p;
     delta[0] = 1.0;
     for (int i = 0; i + 1 < n; i++) {
@@ -228,7 +229,8 @@ int kri_zheev(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv)
     return rc;
 }
 
-/* ---- shared helpers --------------------------------------------------------------------------- */
+/* ---- shared helpers ---------------------------------------------------------------------------
+ */
 kr_status kri_check_c64(const kr_array *a, const char *what)
 {
     if (!a) return kri_fail(KR_ERR_INVALID_ARG, "%s is NULL", what);
@@ -255,8 +257,7 @@ kr_status kri_psi_factor(const kr_array *psi, int64_t nc, const char *what, int 
     if (psi->dtype != KR_C64 && psi->dtype != KR_C128)
         return kri_fail(KR_ERR_DTYPE, "%s has element type %s; expected c64 or c128", what,
                         kr_dtype_name(psi->dtype));
-    if (psi->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "%s must be a host array", what);
+    if (psi->loc != KR_HOST) return kri_fail(KR_ERR_LOCATION, "%s must be a host array", what);
     if (!kr_array_is_contiguous(psi))
         return kri_fail(KR_ERR_NOT_SUPPORTED, "%s is not contiguous", what);
     int64_t d0 = psi->dims[0], d1 = psi->ndim > 1 ? psi->dims[1] : 1;
