@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 /* [3, M] f32 trajectory: uniform random in [-N/2, N/2) plus, in the first points, the edges
  * k = -N/2, k = +N/2 (periodic: the same point as -N/2), k just below +N/2, k = 0, and points
  * whose footprint wraps around the grid in every dim. kz = 0 in 2-D. */

@@ -6,6 +6,12 @@
 
 #include <string.h>
 
+#if defined(__GNUC__)
+#define KRI_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define KRI_ALWAYS_INLINE
+#endif
+
 /* ---- typed bodies (float for c64 plans, double for c128 plans) ---------------------------- */
 #define KRI_T float
 #define KRI_F(name) kri_nf_##name##_f

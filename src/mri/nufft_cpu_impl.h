@@ -5,19 +5,25 @@
  * fastest. Points are visited in the plan's sorted (tile) order; point i's footprint starts at
  * cell l0[d][i] (already wrapped into [0, n_d)) and its kernel values come from frac[d][i]. */
 
-/* w kernel values (lanes >= w are 0 because their coefficients are 0). */
-static inline void KRI_F(kvals)(const KRI_T *restrict coef, int degree, KRI_T s,
-                                KRI_T *restrict v)
+/* The first W kernel values of a point with offset s (W is a compile-time constant in the
+ * specialised callers, so the lane loops unroll and vectorise). */
+static inline KRI_ALWAYS_INLINE void KRI_F(kvals)(const KRI_T *restrict coef, int degree,
+                                                  KRI_T s, KRI_T *restrict v, const int W)
 {
+    /* lanes up to a multiple of 4 (coefficients of lanes >= w are 0) */
+    enum { L = 4 };
+    const int WP = (W + L - 1) / L * L;
     KRI_T z = (KRI_T)2 * s - (KRI_T)1;
-    for (int j = 0; j < KRI_NUFFT_MAX_W; j++) v[j] = coef[degree * KRI_NUFFT_MAX_W + j];
-    for (int d = degree - 1; d >= 0; d--)
-        for (int j = 0; j < KRI_NUFFT_MAX_W; j++)
-            v[j] = v[j] * z + coef[d * KRI_NUFFT_MAX_W + j];
+    for (int j = 0; j < WP; j++) v[j] = coef[degree * KRI_NUFFT_MAX_W + j];
+    for (int d = degree - 1; d >= 0; d--) {
+        const KRI_T *c = coef + d * KRI_NUFFT_MAX_W;
+        for (int j = 0; j < WP; j++) v[j] = v[j] * z + c[j];
+    }
 }
 
 /* Add c * kx[jx] * ky[jy] * kz[jz] to the footprint of one point (nz = 1 and w_z = 1 in 2-D). */
-static inline void KRI_F(spread_point)(KRI_T *restrict g, const int64_t *n, int w, int wz,
+static inline KRI_ALWAYS_INLINE void KRI_F(spread_point)(KRI_T *restrict g, const int64_t *n,
+                                                        const int w, const int wz,
                                        int32_t x0, int32_t y0, int32_t z0, const KRI_T *kx,
                                        const KRI_T *ky, const KRI_T *kz, KRI_T cre, KRI_T cim)
 {
@@ -51,22 +57,56 @@ static inline void KRI_F(spread_point)(KRI_T *restrict g, const int64_t *n, int 
     }
 }
 
+/* Spread the points of tile t (W = kernel width, a constant in each specialisation). */
+static inline KRI_ALWAYS_INLINE void KRI_F(spread_tile)(kr_nufft_plan *p, const KRI_T *restrict y,
+                                                       int64_t t, const int W)
+{
+    KRI_T *restrict g = (KRI_T *)p->grid;
+    const KRI_T *coef = (const KRI_T *)KRI_COEF(&p->ker);
+    const int deg = p->ker.degree, nd = p->ndim;
+    const KRI_T *fx = (const KRI_T *)p->frac[0], *fy = (const KRI_T *)p->frac[1],
+                *fz = (const KRI_T *)p->frac[2];
+    KRI_T kx[KRI_NUFFT_MAX_W], ky[KRI_NUFFT_MAX_W], kz[KRI_NUFFT_MAX_W];
+    kz[0] = 1;
+    for (int64_t i = p->tile_start[t]; i < p->tile_start[t + 1]; i++) {
+        int64_t m = p->perm[i];
+        KRI_F(kvals)(coef, deg, fx[i], kx, W);
+        KRI_F(kvals)(coef, deg, fy[i], ky, W);
+        if (nd == 3) {
+            KRI_F(kvals)(coef, deg, fz[i], kz, W);
+            KRI_F(spread_point)(g, p->n, W, W, p->l0[0][i], p->l0[1][i], p->l0[2][i], kx, ky,
+                                kz, y[2 * m], y[2 * m + 1]);
+        } else {
+            KRI_F(spread_point)(g, p->n, W, 1, p->l0[0][i], p->l0[1][i], 0, kx, ky, kz,
+                                y[2 * m], y[2 * m + 1]);
+        }
+    }
+}
+
+static void KRI_F(spread_tile_any)(kr_nufft_plan *p, const KRI_T *restrict y, int64_t t)
+{
+    switch (p->ker.w) {
+    case 2: KRI_F(spread_tile)(p, y, t, 2); break;
+    case 3: KRI_F(spread_tile)(p, y, t, 3); break;
+    case 4: KRI_F(spread_tile)(p, y, t, 4); break;
+    case 5: KRI_F(spread_tile)(p, y, t, 5); break;
+    case 6: KRI_F(spread_tile)(p, y, t, 6); break;
+    case 7: KRI_F(spread_tile)(p, y, t, 7); break;
+    case 8: KRI_F(spread_tile)(p, y, t, 8); break;
+    default: KRI_F(spread_tile)(p, y, t, p->ker.w); break;
+    }
+}
+
 /* Spread one batch member (kspace: M complex values in original point order) onto the grid,
  * which the caller has zeroed. Tiles of one colour are at least w cells apart, so the threads
  * of a phase never touch the same cell; each cell receives its contributions in the fixed
  * order (phase, tile, point) for any thread count. */
 static void KRI_F(spread)(kr_nufft_plan *p, const KRI_T *restrict y)
 {
-    KRI_T *restrict g = (KRI_T *)p->grid;
-    const kri_nufft_kernel *k = &p->ker;
-    const KRI_T *coef = (const KRI_T *)KRI_COEF(k);
-    const int w = k->w, wz = p->ndim == 3 ? w : 1, deg = k->degree, nd = p->ndim;
     const int ntx = p->ntile[0], nty = p->ntile[1], ntz = p->ntile[2];
-    const int nphase = 1 << nd;
+    const int nphase = 1 << p->ndim;
     const int hx = ntx / 2, hy = nty / 2, hz = ntz > 1 ? ntz / 2 : 1;
     const int64_t per_phase = (int64_t)hx * hy * hz;
-    const KRI_T *fx = (const KRI_T *)p->frac[0], *fy = (const KRI_T *)p->frac[1],
-                *fz = (const KRI_T *)p->frac[2];
 #pragma omp parallel num_threads(p->nthreads)
     for (int ph = 0; ph < nphase; ph++) {
         const int px = ph & 1, py = (ph >> 1) & 1, pz = (ph >> 2) & 1;
@@ -75,62 +115,51 @@ static void KRI_F(spread)(kr_nufft_plan *p, const KRI_T *restrict y)
             int tx = 2 * (int)(q % hx) + px;
             int ty = 2 * (int)((q / hx) % hy) + py;
             int tz = ntz > 1 ? 2 * (int)(q / ((int64_t)hx * hy)) + pz : 0;
-            int64_t t = ((int64_t)tz * nty + ty) * ntx + tx;
-            KRI_T kx[KRI_NUFFT_MAX_W], ky[KRI_NUFFT_MAX_W], kz[KRI_NUFFT_MAX_W];
-            kz[0] = 1;
-            for (int64_t i = p->tile_start[t]; i < p->tile_start[t + 1]; i++) {
-                int64_t m = p->perm[i];
-                KRI_F(kvals)(coef, deg, fx[i], kx);
-                KRI_F(kvals)(coef, deg, fy[i], ky);
-                if (nd == 3) KRI_F(kvals)(coef, deg, fz[i], kz);
-                KRI_F(spread_point)(g, p->n, w, wz, p->l0[0][i], p->l0[1][i],
-                                    nd == 3 ? p->l0[2][i] : 0, kx, ky, kz, y[2 * m],
-                                    y[2 * m + 1]);
-            }
+            KRI_F(spread_tile_any)(p, y, ((int64_t)tz * nty + ty) * ntx + tx);
         }
     }
 }
 
-/* Interpolate one batch member from the grid: y[m] = sum over the footprint of m. Each point
- * is computed by one thread from reads only. */
-static void KRI_F(interp)(kr_nufft_plan *p, KRI_T *restrict y)
+/* Interpolate sorted points [i0, i1) of one batch member from the grid:
+ * y[m] = sum over the footprint of m. Each point is computed by one thread from reads only. */
+static inline KRI_ALWAYS_INLINE void KRI_F(interp_range)(kr_nufft_plan *p, KRI_T *restrict y,
+                                                        int64_t i0, int64_t i1, const int W)
 {
     const KRI_T *restrict g = (const KRI_T *)p->grid;
-    const kri_nufft_kernel *k = &p->ker;
-    const KRI_T *coef = (const KRI_T *)KRI_COEF(k);
-    const int w = k->w, wz = p->ndim == 3 ? w : 1, deg = k->degree, nd = p->ndim;
-    const int64_t n0 = p->n[0], n1 = p->n[1], n2 = p->n[2], M = p->M;
+    const KRI_T *coef = (const KRI_T *)KRI_COEF(&p->ker);
+    const int deg = p->ker.degree, nd = p->ndim;
+    const int wz = nd == 3 ? W : 1;
+    const int64_t n0 = p->n[0], n1 = p->n[1], n2 = p->n[2];
     const KRI_T *fx = (const KRI_T *)p->frac[0], *fy = (const KRI_T *)p->frac[1],
                 *fz = (const KRI_T *)p->frac[2];
-#pragma omp parallel for schedule(static, 1024) num_threads(p->nthreads)
-    for (int64_t i = 0; i < M; i++) {
+    for (int64_t i = i0; i < i1; i++) {
         KRI_T kx[KRI_NUFFT_MAX_W], ky[KRI_NUFFT_MAX_W], kz[KRI_NUFFT_MAX_W];
         kz[0] = 1;
-        KRI_F(kvals)(coef, deg, fx[i], kx);
-        KRI_F(kvals)(coef, deg, fy[i], ky);
-        if (nd == 3) KRI_F(kvals)(coef, deg, fz[i], kz);
+        KRI_F(kvals)(coef, deg, fx[i], kx, W);
+        KRI_F(kvals)(coef, deg, fy[i], ky, W);
+        if (nd == 3) KRI_F(kvals)(coef, deg, fz[i], kz, W);
         const int32_t x0 = p->l0[0][i], y0 = p->l0[1][i], z0 = nd == 3 ? p->l0[2][i] : 0;
         int64_t ix[KRI_NUFFT_MAX_W];
-        for (int j = 0; j < w; j++) ix[j] = x0 + j >= n0 ? x0 + j - n0 : x0 + j;
-        const int wrapx = x0 + w > n0;
+        for (int j = 0; j < W; j++) ix[j] = x0 + j >= n0 ? x0 + j - n0 : x0 + j;
+        const int wrapx = x0 + W > n0;
         KRI_T are = 0, aim = 0;
         for (int jz = 0; jz < wz; jz++) {
             int64_t iz = z0 + jz;
             if (iz >= n2) iz -= n2;
             KRI_T zre = 0, zim = 0;
-            for (int jy = 0; jy < w; jy++) {
+            for (int jy = 0; jy < W; jy++) {
                 int64_t iy = y0 + jy;
                 if (iy >= n1) iy -= n1;
                 const KRI_T *restrict row = g + 2 * ((iz * n1 + iy) * n0);
                 KRI_T rre = 0, rim = 0;
                 if (!wrapx) {
                     const KRI_T *restrict r = row + 2 * (int64_t)x0;
-                    for (int j = 0; j < w; j++) {
+                    for (int j = 0; j < W; j++) {
                         rre += r[2 * j] * kx[j];
                         rim += r[2 * j + 1] * kx[j];
                     }
                 } else {
-                    for (int j = 0; j < w; j++) {
+                    for (int j = 0; j < W; j++) {
                         rre += row[2 * ix[j]] * kx[j];
                         rim += row[2 * ix[j] + 1] * kx[j];
                     }
@@ -144,6 +173,25 @@ static void KRI_F(interp)(kr_nufft_plan *p, KRI_T *restrict y)
         int64_t m = p->perm[i];
         y[2 * m] = are;
         y[2 * m + 1] = aim;
+    }
+}
+
+static void KRI_F(interp)(kr_nufft_plan *p, KRI_T *restrict y)
+{
+    const int64_t M = p->M, chunk = 1024, nchunk = (M + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) num_threads(p->nthreads)
+    for (int64_t c = 0; c < nchunk; c++) {
+        int64_t i0 = c * chunk, i1 = i0 + chunk < M ? i0 + chunk : M;
+        switch (p->ker.w) {
+        case 2: KRI_F(interp_range)(p, y, i0, i1, 2); break;
+        case 3: KRI_F(interp_range)(p, y, i0, i1, 3); break;
+        case 4: KRI_F(interp_range)(p, y, i0, i1, 4); break;
+        case 5: KRI_F(interp_range)(p, y, i0, i1, 5); break;
+        case 6: KRI_F(interp_range)(p, y, i0, i1, 6); break;
+        case 7: KRI_F(interp_range)(p, y, i0, i1, 7); break;
+        case 8: KRI_F(interp_range)(p, y, i0, i1, 8); break;
+        default: KRI_F(interp_range)(p, y, i0, i1, p->ker.w); break;
+        }
     }
 }
 
