@@ -62,9 +62,13 @@ typedef struct kr_nufft_opts {
     int width;           /* kernel width in grid cells, 2..16; 0 = chosen from eps (default) */
     int check_finite;    /* 1 (default): reject NaN/Inf input values with KR_ERR_INVALID_ARG;
                             0: skip the check (NaN then propagates to the output) */
-    int gpu_max_subprob; /* CUDA: points per spreading subproblem; 0 = auto (1024) */
+    int gpu_max_subprob; /* CUDA: points per spreading subproblem; 0 = auto (256 in 2-D, 1024
+                            in 3-D) */
     int gpu_max_batch;   /* CUDA: batch members transformed together; 0 = auto (all that fit
                             in about 1 GiB of grid) */
+    int gpu_bin[3];      /* CUDA: spreading bin size in grid cells per dim; 0 = auto (32x32 in
+                            2-D, 16x16x8 (w <= 5) or 16x16x4 in 3-D; shrunk to fit shared
+                            memory) */
 } kr_nufft_opts;
 
 /* Fill `o` with the defaults above (o may not be NULL). */

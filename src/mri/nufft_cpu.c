@@ -100,13 +100,63 @@ void kri_cpu_nufft_free(kr_nufft_plan *p)
     p->fft_fwd = p->fft_bwd = NULL;
 }
 
-/* Stable counting sort of the points by tile (tile of the footprint's centre cell
- * l0 + floor(w/2)); within a tile the original order is kept. */
-kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_pts *pts)
+/* Footprints of points [m0, m1) (original order) in the plan's precision; returns the first
+ * invalid coordinate index m nc + d, or -1. */
+static int64_t kri_geometry(const kr_nufft_plan *p, const kri_nufft_traj *t, int64_t m0,
+                            int64_t m1, int32_t *const *l0, void *const *frac)
 {
-    const int64_t M = pts->M;
+    const int nd = p->ndim, nc = (int)t->nc;
+    const double hw = 0.5 * (double)p->ker.w;
+    for (int64_t m = m0; m < m1; m++)
+        for (int d = 0; d < nc; d++) {
+            double k = t->dtype == KR_F32 ? (double)((const float *)t->data)[m * nc + d]
+                                          : ((const double *)t->data)[m * nc + d];
+            if (!KRI_NUFFT_COORD_OK(k, d, nd, p->N[d])) return m * nc + d;
+            if (d >= nd) continue;
+            double u = k * ((double)p->n[d] / (double)p->N[d]);
+            double a = u - hw, c = ceil(a);
+            int64_t l = (int64_t)c;
+            if (l < 0) l += p->n[d];
+            if (l >= p->n[d]) l -= p->n[d];
+            l0[d][m] = (int32_t)l;
+            if (p->dbl)
+                ((double *)frac[d])[m] = c - a;
+            else
+                ((float *)frac[d])[m] = (float)(c - a);
+        }
+    return -1;
+}
+
+/* Validate and compute the footprints (in parallel; the first invalid coordinate wins), then a
+ * stable counting sort by tile (tile of the footprint's centre cell l0 + floor(w/2)); within a
+ * tile the original order is kept. */
+kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad)
+{
+    const int64_t M = t->M;
     const int nd = p->ndim, P = p->ker.w / 2;
-    size_t rs = p->dbl ? sizeof(double) : sizeof(float);
+    const size_t rs = p->dbl ? sizeof(double) : sizeof(float);
+    *bad = -1;
+    int32_t *l0o[3] = {NULL, NULL, NULL}, *tile = NULL;
+    void *fo[3] = {NULL, NULL, NULL};
+    kr_status s = KR_OK;
+    for (int d = 0; d < nd && s == KR_OK; d++) {
+        s = kri_alloc((void **)&l0o[d], (size_t)M * sizeof(int32_t), "NUFFT points");
+        if (s == KR_OK) s = kri_alloc(&fo[d], (size_t)M * rs, "NUFFT points");
+    }
+    if (s == KR_OK) s = kri_alloc((void **)&tile, (size_t)M * sizeof(int32_t), "NUFFT tiles");
+    if (s == KR_OK) {
+        const int64_t chunk = 1 << 14, nchunk = (M + chunk - 1) / chunk;
+        int64_t first = INT64_MAX;
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) reduction(min : first)
+        for (int64_t c = 0; c < nchunk; c++) {
+            int64_t m0 = c * chunk, m1 = m0 + chunk < M ? m0 + chunk : M;
+            int64_t b = kri_geometry(p, t, m0, m1, l0o, fo);
+            if (b >= 0 && b < first) first = b;
+        }
+        if (first != INT64_MAX) *bad = first;
+    }
+    if (s != KR_OK || *bad >= 0) goto done;
+
     kri_free(p->perm);
     p->perm = NULL;
     for (int d = 0; d < 3; d++) {
@@ -115,46 +165,49 @@ kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_pts *pts)
         p->l0[d] = NULL;
         p->frac[d] = NULL;
     }
-    p->M = 0;
-    KRI_TRY(kri_alloc((void **)&p->perm, (size_t)M * sizeof(int32_t), "NUFFT point order"));
-    for (int d = 0; d < nd; d++) {
-        KRI_TRY(kri_alloc((void **)&p->l0[d], (size_t)M * sizeof(int32_t), "NUFFT points"));
-        KRI_TRY(kri_alloc(&p->frac[d], (size_t)M * rs, "NUFFT points"));
+    s = kri_alloc((void **)&p->perm, (size_t)M * sizeof(int32_t), "NUFFT point order");
+    for (int d = 0; d < nd && s == KR_OK; d++) {
+        s = kri_alloc((void **)&p->l0[d], (size_t)M * sizeof(int32_t), "NUFFT points");
+        if (s == KR_OK) s = kri_alloc(&p->frac[d], (size_t)M * rs, "NUFFT points");
     }
-    int32_t *tile = NULL;
-    KRI_TRY(kri_alloc((void **)&tile, (size_t)M * sizeof(int32_t), "NUFFT point tiles"));
-    const int ntx = p->ntile[0], nty = p->ntile[1];
-    int64_t ntiles = (int64_t)ntx * nty * p->ntile[2];
-    memset(p->tile_start, 0, (size_t)(ntiles + 1) * sizeof(int64_t));
-    for (int64_t m = 0; m < M; m++) {
-        int64_t t = 0;
-        for (int d = nd - 1; d >= 0; d--) {
-            int64_t c = pts->l0[d][m] + P;
-            if (c >= p->n[d]) c -= p->n[d];
-            t = t * p->ntile[d] + p->cell_tile[d][c];
+    if (s != KR_OK) goto done;
+    {
+        const int64_t ntiles = (int64_t)p->ntile[0] * p->ntile[1] * p->ntile[2];
+        memset(p->tile_start, 0, (size_t)(ntiles + 1) * sizeof(int64_t));
+        for (int64_t m = 0; m < M; m++) {
+            int64_t tt = 0;
+            for (int d = nd - 1; d >= 0; d--) {
+                int64_t c = l0o[d][m] + P;
+                if (c >= p->n[d]) c -= p->n[d];
+                tt = tt * p->ntile[d] + p->cell_tile[d][c];
+            }
+            tile[m] = (int32_t)tt;
+            p->tile_start[tt + 1]++;
         }
-        tile[m] = (int32_t)t;
-        p->tile_start[t + 1]++;
+        for (int64_t q = 0; q < ntiles; q++) p->tile_start[q + 1] += p->tile_start[q];
+        /* Use tile_start[t] as the running cursor, then restore it. */
+        for (int64_t m = 0; m < M; m++) p->perm[p->tile_start[tile[m]]++] = (int32_t)m;
+        for (int64_t q = ntiles; q > 0; q--) p->tile_start[q] = p->tile_start[q - 1];
+        p->tile_start[0] = 0;
     }
-    for (int64_t t = 0; t < ntiles; t++) p->tile_start[t + 1] += p->tile_start[t];
-    /* Use tile_start[t] as the running cursor, then restore it. */
-    for (int64_t m = 0; m < M; m++) p->perm[p->tile_start[tile[m]]++] = (int32_t)m;
-    for (int64_t t = ntiles; t > 0; t--) p->tile_start[t] = p->tile_start[t - 1];
-    p->tile_start[0] = 0;
-    kri_free(tile);
 #pragma omp parallel for schedule(static) num_threads(p->nthreads)
     for (int64_t i = 0; i < M; i++) {
         int64_t m = p->perm[i];
         for (int d = 0; d < nd; d++) {
-            p->l0[d][i] = pts->l0[d][m];
+            p->l0[d][i] = l0o[d][m];
             if (p->dbl)
-                ((double *)p->frac[d])[i] = pts->frac[d][m];
+                ((double *)p->frac[d])[i] = ((const double *)fo[d])[m];
             else
-                ((float *)p->frac[d])[i] = (float)pts->frac[d][m];
+                ((float *)p->frac[d])[i] = ((const float *)fo[d])[m];
         }
     }
-    p->M = M;
-    return KR_OK;
+done:
+    for (int d = 0; d < 3; d++) {
+        kri_free(l0o[d]);
+        kri_free(fo[d]);
+    }
+    kri_free(tile);
+    return s;
 }
 
 /* ---- execution ------------------------------------------------------------------------------ */

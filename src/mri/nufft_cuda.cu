@@ -70,6 +70,31 @@ __device__ __forceinline__ void kd_kvals(const kri_coef<T> &c, int deg, T s, T *
     }
 }
 
+/* (re, im) += (a, b) in global memory: one vector atomic for float on sm_90 and newer. */
+__device__ __forceinline__ void kd_atomic_add2(float *p, float a, float b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    atomicAdd((float2 *)p, make_float2(a, b));
+#else
+    atomicAdd(p, a);
+    atomicAdd(p + 1, b);
+#endif
+}
+__device__ __forceinline__ void kd_atomic_add2(double *p, double a, double b)
+{
+    atomicAdd(p, a);
+    atomicAdd(p + 1, b);
+}
+
+/* Kernel value j of a point with offset s, coefficients in shared memory. */
+template <typename T>
+__device__ __forceinline__ T kd_kval1(const T *cs, int deg, T s, int j)
+{
+    T z = (T)2 * s - (T)1, v = cs[deg * kMaxW + j];
+    for (int d = deg - 1; d >= 0; d--) v = fma(v, z, cs[d * kMaxW + j]);
+    return v;
+}
+
 /* Centre cell of a point's footprint (l0 + P, wrapped). */
 __device__ __forceinline__ int kd_centre(int l0, int P, int n)
 {
@@ -89,21 +114,58 @@ __global__ void k_nufft_bin_keys(kri_geo g, long long M, const int *l0x, const i
     vals[m] = (int)m;
 }
 
+/* Footprint of every point, with the host's arithmetic (nufft_internal.h: double, no fused
+ * multiply-add), so CPU and GPU plans place the points identically. The first invalid
+ * coordinate index m nc + d goes to *bad (atomicMin). */
+template <typename T, typename K>
+__global__ void k_nufft_geometry(const K *traj, int nc, long long M, const kri_geo g, double hw,
+                                 double r0, double r1, double r2, int *l0x, int *l0y, int *l0z,
+                                 T *fx, T *fy, T *fz, unsigned long long *bad)
+{
+    long long m = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (m >= M) return;
+    for (int d = 0; d < nc; d++) {
+        double k = (double)traj[m * nc + d];
+        bool ok = isfinite(k) && (d < g.nd ? fabs(k) <= 0.5 * (double)g.N[d] : k == 0.0);
+        if (!ok) {
+            atomicMin(bad, (unsigned long long)(m * nc + d));
+            return;
+        }
+        if (d >= g.nd) continue;
+        double u = __dmul_rn(k, d == 0 ? r0 : d == 1 ? r1 : r2);
+        double a = __dsub_rn(u, hw), c = ceil(a);
+        int l = (int)c;
+        if (l < 0) l += g.n[d];
+        if (l >= g.n[d]) l -= g.n[d];
+        T f = (T)__dsub_rn(c, a);
+        if (d == 0) {
+            l0x[m] = l;
+            fx[m] = f;
+        } else if (d == 1) {
+            l0y[m] = l;
+            fy[m] = f;
+        } else {
+            l0z[m] = l;
+            fz[m] = f;
+        }
+    }
+}
+
 template <typename T>
-__global__ void k_nufft_gather(long long M, int nd, const int *perm, const int *const *l0in,
-                               const double *const *fin, int *l0x, int *l0y, int *l0z, T *fx,
-                               T *fy, T *fz)
+__global__ void k_nufft_gather(long long M, int nd, const int *perm, const int *l0ix,
+                               const int *l0iy, const int *l0iz, const T *fix, const T *fiy,
+                               const T *fiz, int *l0x, int *l0y, int *l0z, T *fx, T *fy, T *fz)
 {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= M) return;
     int m = perm[i];
-    l0x[i] = l0in[0][m];
-    l0y[i] = l0in[1][m];
-    fx[i] = (T)fin[0][m];
-    fy[i] = (T)fin[1][m];
+    l0x[i] = l0ix[m];
+    l0y[i] = l0iy[m];
+    fx[i] = fix[m];
+    fy[i] = fiy[m];
     if (nd == 3) {
-        l0z[i] = l0in[2][m];
-        fz[i] = (T)fin[2][m];
+        l0z[i] = l0iz[m];
+        fz[i] = fiz[m];
     }
 }
 
@@ -147,7 +209,12 @@ __global__ void k_nufft_sub_fill(long long nbins, int maxsub, const int *start,
     }
 }
 
-/* Spreading: block = (subproblem blockIdx.x, batch member blockIdx.y of the pass). */
+/* Spreading: block = (subproblem blockIdx.x, batch member blockIdx.y of the pass). The work
+ * items are (point, r) pairs: item r of a point adds its footprint row jy = r (2-D) or plane
+ * jz = r (3-D), so the W items of one point run on neighbouring lanes and touch disjoint
+ * cells, and a block keeps busy even when its bin holds few points. The kernel coefficients
+ * are staged in shared memory after the tile (each item evaluates one row's polynomial with
+ * its own index). */
 template <typename T, int ND, int W>
 __global__ void __launch_bounds__(kThreads)
     k_nufft_spread(const kri_geo g, const __grid_constant__ kri_coef<T> coef, const int *sub_bin,
@@ -166,35 +233,43 @@ __global__ void __launch_bounds__(kThreads)
     const int ox = bx * g.bs[0], oy = by * g.bs[1], oz = bz * g.bs[2];
     const int TX = g.bs[0] + W - 1, TY = g.bs[1] + W - 1, TZ = ND == 3 ? g.bs[2] + W - 1 : 1;
     const int ncell = TX * TY * TZ;
+    T *cs = sh + 2 * ncell; /* (deg + 1) x kMaxW coefficients */
     for (int t = threadIdx.x; t < 2 * ncell; t += blockDim.x) sh[t] = (T)0;
+    for (int t = threadIdx.x; t < (g.deg + 1) * kMaxW; t += blockDim.x) cs[t] = coef.c[t];
     __syncthreads();
     const typename kri_c2<T>::t *yb = y + (long long)b * M;
-    for (int i = first + threadIdx.x; i < last; i += blockDim.x) {
+    const int nitem = (last - first) * W;
+    for (int it = threadIdx.x; it < nitem; it += blockDim.x) {
+        const int i = first + it / W, r = it % W;
         const int m = perm[i];
         typename kri_c2<T>::t v = yb[m];
         if (check && !(kd_finite(v.x) && kd_finite(v.y))) {
-            atomicMin(bad, (unsigned long long)((b0 + b) * M + m));
+            if (r == 0) atomicMin(bad, (unsigned long long)((b0 + b) * M + m));
             continue;
         }
-        T kx[W], ky[W], kz[ND == 3 ? W : 1];
+        T kx[W];
         kd_kvals<T, W>(coef, g.deg, fx[i], kx);
-        kd_kvals<T, W>(coef, g.deg, fy[i], ky);
         const int lx = kd_centre(l0x[i], g.P, g.n[0]) - ox;
         const int ly = kd_centre(l0y[i], g.P, g.n[1]) - oy;
-        int lz = 0;
-        if (ND == 3) {
-            kd_kvals<T, W>(coef, g.deg, fz[i], kz);
-            lz = kd_centre(l0z[i], g.P, g.n[2]) - oz;
+        if (ND == 2) {
+            const T a = kd_kval1<T>(cs, g.deg, fy[i], r);
+            const T vr = v.x * a, vi = v.y * a;
+            T *row = sh + 2 * ((ly + r) * TX + lx);
+#pragma unroll
+            for (int jx = 0; jx < W; jx++) {
+                atomicAdd(row + 2 * jx, vr * kx[jx]);
+                atomicAdd(row + 2 * jx + 1, vi * kx[jx]);
+            }
         } else {
-            kz[0] = (T)1;
-        }
-#pragma unroll 1
-        for (int jz = 0; jz < (ND == 3 ? W : 1); jz++) {
+            T ky[W];
+            kd_kvals<T, W>(coef, g.deg, fy[i], ky);
+            const int lz = kd_centre(l0z[i], g.P, g.n[2]) - oz;
+            const T az = kd_kval1<T>(cs, g.deg, fz[i], r);
+            const T vzr = v.x * az, vzi = v.y * az;
 #pragma unroll
             for (int jy = 0; jy < W; jy++) {
-                const T a = ky[jy] * kz[jz];
-                const T vr = v.x * a, vi = v.y * a;
-                T *row = sh + 2 * (((lz + jz) * TY + (ly + jy)) * TX + lx);
+                const T vr = vzr * ky[jy], vi = vzi * ky[jy];
+                T *row = sh + 2 * (((lz + r) * TY + (ly + jy)) * TX + lx);
 #pragma unroll
                 for (int jx = 0; jx < W; jx++) {
                     atomicAdd(row + 2 * jx, vr * kx[jx]);
@@ -218,8 +293,7 @@ __global__ void __launch_bounds__(kThreads)
             gz = q < 0 ? q + g.n[2] : q;
         }
         long long gi = (gz * g.n[1] + gy) * (long long)g.n[0] + gx;
-        atomicAdd(gb + 2 * gi, re);
-        atomicAdd(gb + 2 * gi + 1, im);
+        kd_atomic_add2(gb + 2 * gi, re, im);
     }
 }
 
@@ -440,16 +514,24 @@ extern "C" kr_status kri_cuda_nufft_init(kr_nufft_plan *p)
     int optin = 0;
     KRI_CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d->device),
            "querying the shared memory size");
+    /* Bin sizes: 32x32 cells (2-D, padded tile within 48 KiB) or 16x16x8 (w <= 5) / 16x16x4
+     * (3-D, within the opt-in shared memory, at most 100 KiB: larger 3-D bins keep the halo's
+     * share of global atomics and the idle threads of sparse bins down), halved (largest dim
+     * first) until the padded tile of complex values and the coefficients fit. */
+    const size_t cbytes = (size_t)(p->ker.degree + 1) * kMaxW * rs;
+    size_t budget = p->ndim == 2 ? kShmemBudget : (size_t)(optin < 100 * 1024 ? optin : 100 * 1024);
+    if (budget < kShmemBudget) budget = kShmemBudget;
     int bs[3];
-    size_t budget = kShmemBudget;
     for (int attempt = 0; attempt < 2; attempt++) {
         bs[0] = bs[1] = p->ndim == 3 ? 16 : 32;
-        bs[2] = p->ndim == 3 ? 2 : 1;
+        bs[2] = p->ndim == 3 ? (w <= 5 ? 8 : 4) : 1; /* fastest on an H100 (measured) */
+        for (int i = 0; i < p->ndim; i++)
+            if (p->gpu_bin[i] > 0) bs[i] = p->gpu_bin[i];
         int fits = 0;
         for (;;) {
             size_t cells = 1;
             for (int i = 0; i < p->ndim; i++) cells *= (size_t)(bs[i] + w - 1);
-            if (cells * 2 * rs <= budget) {
+            if (cells * 2 * rs + cbytes <= budget) {
                 fits = 1;
                 break;
             }
@@ -460,11 +542,11 @@ extern "C" kr_status kri_cuda_nufft_init(kr_nufft_plan *p)
             bs[big] /= 2;
         }
         if (fits) break;
-        if (attempt == 1 || (size_t)optin <= kShmemBudget)
+        if (attempt == 1 || (size_t)optin <= budget)
             return kri_fail(KR_ERR_NOT_SUPPORTED, "NUFFT: a kernel of width %d does not fit the "
                             "GPU's shared memory (%d bytes per block) in %s", w, optin,
                             kr_dtype_name(p->dtype));
-        budget = (size_t)optin; /* retry with the opt-in limit */
+        budget = (size_t)optin; /* retry with the whole opt-in limit */
     }
     d->nbins = 1;
     for (int i = 0; i < 3; i++) {
@@ -476,6 +558,7 @@ extern "C" kr_status kri_cuda_nufft_init(kr_nufft_plan *p)
     }
     d->shmem = 2 * rs;
     for (int i = 0; i < p->ndim; i++) d->shmem *= (size_t)(bs[i] + w - 1);
+    d->shmem += cbytes;
     if (d->nbins >= INT_MAX)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "NUFFT: %lld GPU bins are too many",
                         (long long)d->nbins);
@@ -531,41 +614,77 @@ extern "C" kr_status kri_cuda_nufft_init(kr_nufft_plan *p)
 }
 
 template <typename T>
-static kr_status kri_set_points_t(kr_nufft_plan *p, const kri_nufft_pts *pts)
+static kr_status kri_set_points_t(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad)
 {
     kri_nufft_dev *d = p->dev;
-    const long long M = pts->M;
+    const long long M = t->M;
     const int nd = p->ndim;
-    kri_dev_free_points(d);
-    /* Temporaries: original-order footprints, keys, values, sort scratch. */
+    const kri_geo g = d->geo;
+    *bad = -1;
+    /* Temporaries: the trajectory on the device, original-order footprints, keys, values, sort
+     * scratch. */
+    void *traj = NULL;
     int *l0o[3] = {NULL, NULL, NULL};
-    double *fo[3] = {NULL, NULL, NULL};
+    T *fo[3] = {NULL, NULL, NULL};
     unsigned *keys = NULL, *keys_s = NULL;
     int *vals = NULL;
-    void *sort_tmp = NULL, *ptrs = NULL;
-    size_t sort_bytes = 0;
+    void *sort_tmp = NULL;
+    size_t sort_bytes = 0, tbytes = (size_t)(M * t->nc) * kr_dtype_size(t->dtype);
     kr_status s = KR_OK;
+    cudaError_t e = cudaSuccess;
+    int nsubs = 0;
+    unsigned long long badv = ~0ull;
     int nbits = 1;
     while (nbits < 32 && (1ll << nbits) < d->nbins) nbits++;
 #define KRI_S(expr)                                                                           \
     do {                                                                                      \
         if (s == KR_OK) s = (expr);                                                           \
     } while (0)
+#define KRI_E(expr)                                                                           \
+    do {                                                                                      \
+        if (s == KR_OK && e == cudaSuccess) e = (expr);                                       \
+    } while (0)
+    const void *tsrc = t->data;
+    if (t->loc == KR_HOST) {
+        KRI_S(kri_device_alloc(&traj, tbytes, d->device, "the NUFFT trajectory"));
+        KRI_S(kri_memcpy(traj, KR_DEVICE, t->data, KR_HOST, tbytes, p->ctx));
+        tsrc = traj;
+    }
     for (int i = 0; i < nd; i++) {
         KRI_S(kri_device_alloc((void **)&l0o[i], (size_t)M * sizeof(int), d->device,
                                "NUFFT points"));
-        KRI_S(kri_device_alloc((void **)&fo[i], (size_t)M * sizeof(double), d->device,
-                               "NUFFT points"));
-        KRI_S(kri_memcpy(l0o[i], KR_DEVICE, pts->l0[i], KR_HOST, (size_t)M * sizeof(int), p->ctx));
-        KRI_S(kri_memcpy(fo[i], KR_DEVICE, pts->frac[i], KR_HOST, (size_t)M * sizeof(double),
-                         p->ctx));
+        KRI_S(kri_device_alloc((void **)&fo[i], (size_t)M * sizeof(T), d->device, "NUFFT points"));
+    }
+    for (int i = nd; i < 3; i++) { /* unused by 2-D kernels; valid pointers anyway */
+        l0o[i] = l0o[0];
+        fo[i] = fo[0];
+    }
+    if (s == KR_OK) {
+        double r[3];
+        for (int i = 0; i < 3; i++) r[i] = (double)p->n[i] / (double)p->N[i];
+        const double hw = 0.5 * (double)p->ker.w;
+        KRI_E(cudaMemsetAsync(d->bad, 0xff, sizeof *d->bad, d->stream));
+        if (t->dtype == KR_F32)
+            k_nufft_geometry<T, float><<<kri_blocks(M), kThreads, 0, d->stream>>>(
+                (const float *)tsrc, (int)t->nc, M, g, hw, r[0], r[1], r[2], l0o[0], l0o[1],
+                l0o[2], fo[0], fo[1], fo[2], d->bad);
+        else
+            k_nufft_geometry<T, double><<<kri_blocks(M), kThreads, 0, d->stream>>>(
+                (const double *)tsrc, (int)t->nc, M, g, hw, r[0], r[1], r[2], l0o[0], l0o[1],
+                l0o[2], fo[0], fo[1], fo[2], d->bad);
+        KRI_E(cudaGetLastError());
+        KRI_E(cudaMemcpyAsync(&badv, d->bad, sizeof badv, cudaMemcpyDeviceToHost, d->stream));
+        KRI_E(cudaStreamSynchronize(d->stream));
+    }
+    if (s == KR_OK && e == cudaSuccess && badv != ~0ull) {
+        *bad = (int64_t)badv;
+        goto done;
+    }
+    if (s == KR_OK && e == cudaSuccess) kri_dev_free_points(d);
+    for (int i = 0; i < nd; i++) {
         KRI_S(kri_device_alloc((void **)&d->l0[i], (size_t)M * sizeof(int), d->device,
                                "NUFFT points"));
         KRI_S(kri_device_alloc(&d->frac[i], (size_t)M * sizeof(T), d->device, "NUFFT points"));
-    }
-    for (int i = nd; i < 3; i++) {
-        l0o[i] = l0o[0]; /* unused by 2-D kernels; valid pointers anyway */
-        fo[i] = fo[0];
     }
     KRI_S(kri_device_alloc((void **)&keys, (size_t)M * sizeof(unsigned), d->device, "NUFFT keys"));
     KRI_S(kri_device_alloc((void **)&keys_s, (size_t)M * sizeof(unsigned), d->device,
@@ -573,38 +692,22 @@ static kr_status kri_set_points_t(kr_nufft_plan *p, const kri_nufft_pts *pts)
     KRI_S(kri_device_alloc((void **)&vals, (size_t)M * sizeof(int), d->device, "NUFFT keys"));
     KRI_S(kri_device_alloc((void **)&d->perm, (size_t)M * sizeof(int), d->device,
                            "NUFFT point order"));
-    KRI_S(kri_device_alloc(&ptrs, 6 * sizeof(void *), d->device, "NUFFT pointers"));
-    if (s == KR_OK) {
-        cudaError_t e = cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, keys, keys_s, vals,
-                                                        d->perm, (int)M, 0, nbits, d->stream);
-        if (e != cudaSuccess)
-            s = kri_fail(KR_ERR_CUDA, "NUFFT: sizing the point sort failed: %s",
-                         cudaGetErrorString(e));
-    }
+    KRI_E(cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, keys, keys_s, vals, d->perm, (int)M,
+                                          0, nbits, d->stream));
     KRI_S(kri_device_alloc(&sort_tmp, sort_bytes, d->device, "NUFFT sort scratch"));
-    if (s == KR_OK) {
-        const int *l0in[3] = {l0o[0], l0o[1], l0o[2]};
-        const double *fin[3] = {fo[0], fo[1], fo[2]};
-        void *hp[6] = {(void *)l0in[0], (void *)l0in[1], (void *)l0in[2],
-                       (void *)fin[0],  (void *)fin[1],  (void *)fin[2]};
-        s = kri_memcpy(ptrs, KR_DEVICE, hp, KR_HOST, sizeof hp, p->ctx);
-    }
-    const kri_geo g = d->geo;
-    cudaError_t e = cudaSuccess;
-    if (s == KR_OK) {
+    if (s == KR_OK && e == cudaSuccess) {
         k_nufft_bin_keys<<<kri_blocks(M), kThreads, 0, d->stream>>>(g, M, l0o[0], l0o[1], l0o[2],
                                                                     keys, vals);
         e = cudaGetLastError();
     }
-    if (s == KR_OK && e == cudaSuccess)
-        e = cub::DeviceRadixSort::SortPairs(sort_tmp, sort_bytes, keys, keys_s, vals, d->perm,
-                                            (int)M, 0, nbits, d->stream);
+    KRI_E(cub::DeviceRadixSort::SortPairs(sort_tmp, sort_bytes, keys, keys_s, vals, d->perm,
+                                          (int)M, 0, nbits, d->stream));
     if (s == KR_OK && e == cudaSuccess) {
-        int *l1 = nd == 3 ? d->l0[2] : d->l0[0];
+        int *l2 = nd == 3 ? d->l0[2] : d->l0[0];
         T *f2 = nd == 3 ? (T *)d->frac[2] : (T *)d->frac[0];
         k_nufft_gather<T><<<kri_blocks(M), kThreads, 0, d->stream>>>(
-            M, nd, d->perm, (const int *const *)ptrs, (const double *const *)((void **)ptrs + 3),
-            d->l0[0], d->l0[1], l1, (T *)d->frac[0], (T *)d->frac[1], f2);
+            M, nd, d->perm, l0o[0], l0o[1], l0o[2], fo[0], fo[1], fo[2], d->l0[0], d->l0[1], l2,
+            (T *)d->frac[0], (T *)d->frac[1], f2);
         e = cudaGetLastError();
     }
     if (s == KR_OK && e == cudaSuccess) {
@@ -617,29 +720,31 @@ static kr_status kri_set_points_t(kr_nufft_plan *p, const kri_nufft_pts *pts)
             d->nbins, g.maxsub, d->bin_start, d->nsub);
         e = cudaGetLastError();
     }
-    if (s == KR_OK && e == cudaSuccess)
-        e = cub::DeviceScan::ExclusiveSum(d->scan_tmp, d->scan_tmp_bytes, d->nsub, d->sub_start,
-                                          (int)(d->nbins + 1), d->stream);
-    int nsubs = 0;
+    KRI_E(cub::DeviceScan::ExclusiveSum(d->scan_tmp, d->scan_tmp_bytes, d->nsub, d->sub_start,
+                                        (int)(d->nbins + 1), d->stream));
     if (s == KR_OK && e == cudaSuccess)
         s = kri_memcpy(&nsubs, KR_HOST, d->sub_start + d->nbins, KR_DEVICE, sizeof(int), p->ctx);
+    KRI_S(kri_device_alloc((void **)&d->sub_bin, (size_t)(nsubs > 0 ? nsubs : 1) * sizeof(int),
+                           d->device, "NUFFT subproblems"));
+    KRI_S(kri_device_alloc((void **)&d->sub_first, (size_t)(nsubs > 0 ? nsubs : 1) * sizeof(int),
+                           d->device, "NUFFT subproblems"));
     if (s == KR_OK && e == cudaSuccess) {
-        KRI_S(kri_device_alloc((void **)&d->sub_bin, (size_t)(nsubs > 0 ? nsubs : 1) * sizeof(int),
-                               d->device, "NUFFT subproblems"));
-        KRI_S(kri_device_alloc((void **)&d->sub_first,
-                               (size_t)(nsubs > 0 ? nsubs : 1) * sizeof(int), d->device,
-                               "NUFFT subproblems"));
-        if (s == KR_OK) {
-            k_nufft_sub_fill<<<kri_blocks(d->nbins), kThreads, 0, d->stream>>>(
-                d->nbins, g.maxsub, d->bin_start, d->sub_start, d->sub_bin, d->sub_first);
-            e = cudaGetLastError();
-        }
+        k_nufft_sub_fill<<<kri_blocks(d->nbins), kThreads, 0, d->stream>>>(
+            d->nbins, g.maxsub, d->bin_start, d->sub_start, d->sub_bin, d->sub_first);
+        e = cudaGetLastError();
     }
-    if (s == KR_OK && e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
+    KRI_E(cudaStreamSynchronize(d->stream));
+    if (s == KR_OK) {
+        d->M = M;
+        d->nsubs = nsubs;
+    }
+done:
     if (s == KR_OK && e != cudaSuccess)
-        s = kri_fail(KR_ERR_CUDA, "NUFFT: sorting the points on the GPU failed: %s",
+        s = kri_fail(KR_ERR_CUDA, "NUFFT: setting the points on the GPU failed: %s",
                      cudaGetErrorString(e));
 #undef KRI_S
+#undef KRI_E
+    kri_device_free(traj);
     for (int i = 0; i < nd; i++) {
         kri_device_free(l0o[i]);
         kri_device_free(fo[i]);
@@ -648,20 +753,15 @@ static kr_status kri_set_points_t(kr_nufft_plan *p, const kri_nufft_pts *pts)
     kri_device_free(keys_s);
     kri_device_free(vals);
     kri_device_free(sort_tmp);
-    kri_device_free(ptrs);
-    if (s != KR_OK) {
-        kri_dev_free_points(d);
-        return s;
-    }
-    d->M = M;
-    d->nsubs = nsubs;
-    return KR_OK;
+    if (s != KR_OK) kri_dev_free_points(d);
+    return s;
 }
 
-extern "C" kr_status kri_cuda_nufft_set_points(kr_nufft_plan *p, const kri_nufft_pts *pts)
+extern "C" kr_status kri_cuda_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t,
+                                               int64_t *bad)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    return p->dbl ? kri_set_points_t<double>(p, pts) : kri_set_points_t<float>(p, pts);
+    return p->dbl ? kri_set_points_t<double>(p, t, bad) : kri_set_points_t<float>(p, t, bad);
 }
 
 /* ---- execution ---------------------------------------------------------------------------- */

@@ -8,6 +8,8 @@
 #include "kray/fft.h"
 #include "kray/nufft.h"
 
+#include <math.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -70,7 +72,7 @@ struct kr_nufft_plan {
     int64_t batch;
     double eps, sigma;
     int check_finite;
-    int gpu_max_subprob, gpu_max_batch;
+    int gpu_max_subprob, gpu_max_batch, gpu_bin[3];
     kri_nufft_kernel ker;
     double *deapod[3]; /* host, N[d] values each */
 
@@ -92,16 +94,27 @@ struct kr_nufft_plan {
     kri_nufft_dev *dev;
 };
 
-/* Per-point geometry computed by nufft.c from the trajectory (original point order). */
-typedef struct kri_nufft_pts {
-    int64_t M;
-    int32_t *l0[3];  /* wrapped first footprint cell */
-    double *frac[3]; /* s in [0, 1) */
-} kri_nufft_pts;
+/* A validated trajectory: nc (2 or 3) f32/f64 coordinates for each of M points, contiguous,
+ * in host or device memory. */
+typedef struct kri_nufft_traj {
+    const void *data;
+    kr_dtype dtype;
+    int64_t nc, M;
+    kr_loc loc;
+} kri_nufft_traj;
+
+/* Geometry of one coordinate k along dim d (the same arithmetic on host and device, in double
+ * without fused multiply-add): ok = finite and |k| <= N/2 (k == 0 for a dim the plan does not
+ * have); grid coordinate u = k (n / N); first footprint cell l0 = ceil(u - w/2), wrapped into
+ * [0, n); offset s = l0 - (u - w/2) in [0, 1). */
+#define KRI_NUFFT_COORD_OK(k, d, ndim, N) \
+    (isfinite(k) && ((d) < (ndim) ? fabs(k) <= 0.5 * (double)(N) : (k) == 0.0))
 
 /* ---- CPU (nufft_cpu.c) ---------------------------------------------------------------------- */
 kr_status kri_cpu_nufft_init(kr_nufft_plan *p);                          /* grid, FFT plans */
-kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_pts *pts); /* tile sort */
+/* Validate the points (first invalid coordinate index m nc + d in *bad, -1 when all are valid;
+ * nothing is changed then), compute their footprints and sort them into tiles. */
+kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad);
 void kri_cpu_nufft_free(kr_nufft_plan *p);
 /* Batched transforms of contiguous host arrays: image [nimg, batch], kspace [M, batch]. */
 kr_status kri_cpu_nufft_forward(kr_nufft_plan *p, const void *image, void *kspace);
@@ -113,7 +126,8 @@ void kri_cpu_nufft_interp(kr_nufft_plan *p, void *kspace);
 
 /* ---- CUDA (nufft_cuda.cu) ------------------------------------------------------------------- */
 kr_status kri_cuda_nufft_init(kr_nufft_plan *p);
-kr_status kri_cuda_nufft_set_points(kr_nufft_plan *p, const kri_nufft_pts *pts);
+/* The same on the device (the trajectory is uploaded first when it is in host memory). */
+kr_status kri_cuda_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad);
 void kri_cuda_nufft_free(kr_nufft_plan *p);
 /* Device arrays as above; queued on the ctx stream. When the plan checks finiteness, the first
  * non-finite input index (element of [n, batch] or [M, batch]) is returned in *bad (-1: none);
