@@ -1,15 +1,96 @@
-/* kray: multi-call command-line tool (placeholder main until the tool table lands). */
-#include "kray/kray.h"
+/* kray: multi-call command-line tool. `kray <tool> [options] <inputs> <outputs>`.
+ * The dispatch table below is the one list of tools; each tool lives in its own file. */
+#include "cli.h"
 
 #include <stdio.h>
 #include <string.h>
 
+typedef struct kc_tool {
+    const char *name;
+    const char *summary;
+    int (*main)(int argc, char **argv);
+} kc_tool;
+
+static const kc_tool kc_tools[] = {
+    {"phantom",
+     "analytic phantoms: Shepp-Logan 2-D/3-D, MR T1/T2/PD maps, exact sinogram, "
+     "k-space, coil maps",
+     kc_tool_phantom},
+    {"convert", "convert between file formats by extension; render PNG/PGM images",
+     kc_tool_convert},
+    {"info", "format, dimensions, element type, statistics and header fields of files",
+     kc_tool_info},
+    {"metrics", "compare an image with a reference: MSE, PSNR, SSIM, NRMSE, max error",
+     kc_tool_metrics},
+    {"demo", "run the built-in demonstration and write images + an HTML report", kc_tool_demo},
+    {"traj", "k-space trajectories: Cartesian, radial, golden angle, spiral, koosh ball", kc_tool_traj},
+    {"dcf", "density compensation: Voronoi, Pipe-Menon, analytic radial and spiral", kc_tool_dcf},
+    {"drft", "direct non-uniform Fourier transform (forward, adjoint, Q), CPU and CUDA", kc_tool_drft},
+    {"sim", "Bloch simulation of a Cartesian GRE / spin echo of a T1/T2/PD object", kc_tool_sim},
+    {"coils", "coil sensitivity maps of an MRXCAT loop array (Biot-Savart)", kc_tool_coils},
+};
+#define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))
+
+static void kc_list_tools(FILE *f)
+{
+    fprintf(f,
+            "Usage: kray <tool> [options] <inputs> <outputs>\n"
+            "       kray <tool> --help | kray --help | kray --version\n\n"
+            "kray %s: reconstruction and simulation of medical images (CT, MRI) on GPUs "
+            "and CPUs.\n\nTools:\n",
+            kr_version());
+    for (int i = 0; i < KC_NTOOLS; i++)
+        fprintf(f, "  %-10s %s\n", kc_tools[i].name, kc_tools[i].summary);
+    fprintf(f, "\nFile formats are chosen by extension: .cfl/.hdr (BART), .npy, .nii, .mha/.mhd, "
+               ".nrrd, .png (write),\n.pgm, .raw (with --dims/--dtype). Every tool takes "
+               "--backend, --device, --threads, --precision,\n--quiet and --verbose. Exit "
+               "status: 0 success, 1 bad input, 2 bad usage.\n");
+}
+
+static const kc_tool *kc_find_tool(const char *name)
+{
+    for (int i = 0; i < KC_NTOOLS; i++)
+        if (!strcmp(kc_tools[i].name, name)) return &kc_tools[i];
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+    if (argc < 2) {
+        fprintf(stderr, "kray: no tool given (usage: kray <tool> [options]; 'kray --help' lists "
+                        "the tools)\n");
+        return KC_EXIT_USAGE;
+    }
+    const char *a = argv[1];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        kc_list_tools(stdout);
+        return 0;
+    }
+    if (!strcmp(a, "help")) {
+        if (argc < 3) {
+            kc_list_tools(stdout);
+            return 0;
+        }
+        const kc_tool *t = kc_find_tool(argv[2]);
+        if (!t) {
+            fprintf(stderr, "kray: unknown tool '%s' (run 'kray --help' for the list)\n", argv[2]);
+            return KC_EXIT_USAGE;
+        }
+        char *hargv[] = {argv[2], "--help", NULL};
+        return t->main(2, hargv);
+    }
+    if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
         printf("kray %s (%s)\n", kr_version(), kr_build_features());
         return 0;
     }
-    fprintf(stderr, "kray: usage: kray <tool> [options]\n");
-    return 2;
+    if (a[0] == '-') {
+        fprintf(stderr, "kray: unknown option '%s' (run 'kray --help')\n", a);
+        return KC_EXIT_USAGE;
+    }
+    const kc_tool *t = kc_find_tool(a);
+    if (!t) {
+        fprintf(stderr, "kray: unknown tool '%s' (run 'kray --help' for the list)\n", a);
+        return KC_EXIT_USAGE;
+    }
+    return t->main(argc - 1, argv + 1);
 }

@@ -1,0 +1,38 @@
+/* Private parts of the CT module shared by its files (geometry, JSON, projectors). */
+#ifndef KRAY_CT_INTERNAL_H
+#define KRAY_CT_INTERNAL_H
+
+#include "internal.h"
+#include "kray/ct.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest detector count, grid size per axis and view count accepted (indices stay in int and
+ * are exact in float). */
+#define KRI_CT_MAX_N ((int64_t)1 << 20)
+#define KRI_CT_MAX_VIEWS ((int64_t)1 << 24)
+
+struct kr_ct_geom {
+    kr_ct_type type;
+    int64_t nviews;
+    int64_t det_count;
+    kr_ct_view *views;
+    kr_ct_grid grid;
+    int has_scan;       /* built from a kr_ct_scan */
+    int uniform;        /* ... with uniform angles (angles_deg was NULL) */
+    kr_ct_scan scan;    /* scan.angles_deg points to `angles` */
+    double *angles;     /* nviews angles in degrees (has_scan) */
+};
+
+/* sin and cos of an angle in degrees; exact at multiples of 90 degrees. */
+void kri_sincosd(double deg, double *s, double *c);
+
+/* Check a 2-D grid and normalise its unused z entries (n 1, voxel 1, offset 0). */
+kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,298 @@
+/* 2-D projector plans: per-view parameters, argument checks and backend dispatch. */
+#include "project2d_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *kr_ct_method_name(kr_ct_method m)
+{
+    switch (m) {
+    case KR_CT_JOSEPH: return "joseph";
+    case KR_CT_SIDDON: return "siddon";
+    default: return "invalid";
+    }
+}
+
+kr_status kr_ct_method_from_name(const char *s, kr_ct_method *m)
+{
+    KRI_ARG_NOT_NULL(s);
+    KRI_ARG_NOT_NULL(m);
+    if (!strcmp(s, "joseph")) *m = KR_CT_JOSEPH;
+    else if (!strcmp(s, "siddon")) *m = KR_CT_SIDDON;
+    else
+        return kri_fail(KR_ERR_INVALID_ARG, "unknown projector method '%s' (expected joseph or "
+                        "siddon)", s);
+    return KR_OK;
+}
+
+void kr_ct_projector_opts_default(kr_ct_projector_opts *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->method = KR_CT_JOSEPH;
+    o->dtype = KR_F32;
+}
+
+/* Per-view parameters in double (see project2d_internal.h). */
+static void kri_ct2_view_params(const kr_ct_geom *g, int64_t i, kri_ct2v_f64 *o)
+{
+    const kr_ct_view *v = &g->views[i];
+    const kr_ct_grid *gr = &g->grid;
+    const double vx = gr->voxel_mm[0], vy = gr->voxel_mm[1];
+    const double x0 = gr->offset_mm[0] - 0.5 * (double)(gr->n[0] - 1) * vx;
+    const double y0 = gr->offset_mm[1] - 0.5 * (double)(gr->n[1] - 1) * vy;
+    memset(o, 0, sizeof *o);
+    switch (g->type) {
+    case KR_CT_PARALLEL2D: {
+        double rl = hypot(v->ray[0], v->ray[1]);
+        o->px = (v->det[0] - x0) / vx;
+        o->py = (v->det[1] - y0) / vy;
+        o->ax = v->ray[0] / rl;
+        o->ay = v->ray[1] / rl;
+        o->bx = v->u[0];
+        o->by = v->u[1];
+        o->ux = v->u[0] / vx;
+        o->uy = v->u[1] / vy;
+        o->inv = 1.0 / (o->ax * o->by - o->ay * o->bx);
+        break;
+    }
+    case KR_CT_FAN2D_FLAT:
+        o->px = (v->src[0] - x0) / vx;
+        o->py = (v->src[1] - y0) / vy;
+        o->ax = v->det[0] - v->src[0];
+        o->ay = v->det[1] - v->src[1];
+        o->bx = v->u[0];
+        o->by = v->u[1];
+        break;
+    default: { /* equiangular */
+        double rx = v->det[0] - v->src[0], ry = v->det[1] - v->src[1], R = hypot(rx, ry);
+        double nx = rx / R, ny = ry / R;
+        double un = v->u[0] * nx + v->u[1] * ny;
+        double tx = v->u[0] - un * nx, ty = v->u[1] - un * ny, tl = hypot(tx, ty);
+        o->px = (v->src[0] - x0) / vx;
+        o->py = (v->src[1] - y0) / vy;
+        o->ax = nx;
+        o->ay = ny;
+        o->bx = tx / tl;
+        o->by = ty / tl;
+        o->ux = hypot(v->u[0], v->u[1]) / R;
+        o->inv = 1.0 / o->ux;
+    }
+    }
+    /* Joseph classes of the view's rays, with a tolerance (a hint for the gather's pruning) */
+    o->cls = 0;
+    const double c = 0.5 * (double)(g->det_count - 1), tol = 1 - 1e-5;
+    for (int64_t k = 0; k < g->det_count && o->cls != 3; k++) {
+        double s = (double)k - c, dx, dy;
+        if (g->type == KR_CT_PARALLEL2D) {
+            dx = o->ax;
+            dy = o->ay;
+        } else if (g->type == KR_CT_FAN2D_FLAT) {
+            dx = o->ax + s * o->bx;
+            dy = o->ay + s * o->by;
+        } else {
+            double gam = s * o->ux;
+            dx = cos(gam) * o->ax + sin(gam) * o->bx;
+            dy = cos(gam) * o->ay + sin(gam) * o->by;
+        }
+        double DX = fabs(dx / vx), DY = fabs(dy / vy);
+        if (DX >= DY * tol) o->cls |= 2;
+        if (DY >= DX * tol) o->cls |= 1;
+    }
+}
+
+void kr_ct_projector_destroy(kr_ct_projector *p)
+{
+    if (!p) return;
+    kri_free(p->views);
+    kri_device_free(p->d_views);
+    kr_ct_geom_destroy(p->geom);
+    kri_free(p);
+}
+
+kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const kr_ct_geom *g,
+                                 const kr_ct_projector_opts *o)
+{
+    KRI_ARG_NOT_NULL(out);
+    *out = NULL;
+    KRI_ARG_NOT_NULL(ctx);
+    KRI_ARG_NOT_NULL(g);
+    kr_ct_projector_opts opts;
+    if (o)
+        opts = *o;
+    else
+        kr_ct_projector_opts_default(&opts);
+    if (opts.method != KR_CT_JOSEPH && opts.method != KR_CT_SIDDON)
+        return kri_fail(KR_ERR_INVALID_ARG, "projector method %d is not joseph (0) or siddon (1)",
+                        (int)opts.method);
+    if (opts.dtype != KR_F32 && opts.dtype != KR_F64)
+        return kri_fail(KR_ERR_DTYPE, "projector precision must be f32 or f64, got %s",
+                        kr_dtype_name(opts.dtype));
+    if (kr_ct_type_ndim(g->type) != 2)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "the 2-D projector cannot handle geometry type %s",
+                        kr_ct_type_name(g->type));
+    kr_backend be = kr_ctx_backend(ctx);
+#ifndef KRAY_HAVE_CUDA
+    if (be == KR_BACKEND_CUDA)
+        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
+#endif
+    kr_ct_projector *p = kri_calloc(1, sizeof *p);
+    if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a projector plan");
+    p->ctx = ctx;
+    p->backend = be;
+    p->opts = opts;
+    kr_status st = kr_ct_geom_clone(&p->geom, g);
+    if (st != KR_OK) goto fail;
+
+    const kr_ct_geom *G = p->geom;
+    const int nv = (int)G->nviews;
+    int kind = G->type == KR_CT_PARALLEL2D    ? KRI_CT2_PARALLEL
+               : G->type == KR_CT_FAN2D_FLAT ? KRI_CT2_FLAT
+                                              : KRI_CT2_EQUI;
+    kri_ct2p_f64 *p64 = &p->p64;
+    p64->nx = (int)G->grid.n[0];
+    p64->ny = (int)G->grid.n[1];
+    p64->ndet = (int)G->det_count;
+    p64->nviews = nv;
+    p64->kind = kind;
+    p64->vx = G->grid.voxel_mm[0];
+    p64->vy = G->grid.voxel_mm[1];
+    p64->cdet = 0.5 * (double)(G->det_count - 1);
+    /* The gather's candidate ranges are widened by this many detector pixels: rounding of the
+     * footprint (f32: positions of ~1e3 pixels carry ~1e-4 of error) plus, for equiangular
+     * detectors, the 2e-8 rad of the fast arctangent. */
+    double atan_px = 0;
+    if (kind == KRI_CT2_EQUI)
+        for (int v = 0; v < nv; v++) {
+            const kr_ct_view *w = &G->views[v];
+            double R = hypot(w->det[0] - w->src[0], w->det[1] - w->src[1]);
+            atan_px = fmax(atan_px, 3e-8 * R / hypot(w->u[0], w->u[1]));
+        }
+    p64->margin = 1e-4 + atan_px;
+    p->p32 = (kri_ct2p_f32){p64->nx,          p64->ny,          p64->ndet,
+                            p64->nviews,      kind,             (float)p64->vx,
+                            (float)p64->vy,   (float)p64->cdet, (float)(0.05 + atan_px)};
+
+    size_t esz = opts.dtype == KR_F64 ? sizeof(kri_ct2v_f64) : sizeof(kri_ct2v_f32);
+    if ((st = kri_alloc(&p->views, (size_t)nv * esz, "projector view parameters")) != KR_OK)
+        goto fail;
+    for (int v = 0; v < nv; v++) {
+        kri_ct2v_f64 d;
+        kri_ct2_view_params(G, v, &d);
+        if (opts.dtype == KR_F64) {
+            ((kri_ct2v_f64 *)p->views)[v] = d;
+        } else {
+            ((kri_ct2v_f32 *)p->views)[v] =
+                (kri_ct2v_f32){(float)d.px, (float)d.py, (float)d.ax, (float)d.ay, (float)d.bx,
+                               (float)d.by, (float)d.ux, (float)d.uy, (float)d.inv, d.cls};
+        }
+    }
+    if (be == KR_BACKEND_CUDA) {
+        size_t bytes = (size_t)nv * esz;
+        st = kri_device_alloc(&p->d_views, bytes, kr_ctx_device(ctx), "projector view parameters");
+        if (st == KR_OK) st = kri_memcpy(p->d_views, KR_DEVICE, p->views, KR_HOST, bytes, ctx);
+        if (st != KR_OK) goto fail;
+    }
+    kr_log(ctx, KR_LOG_DEBUG, "CT projector: %s %s, %s, %lldx%lld image, %lld det x %d views",
+           kr_ct_method_name(opts.method), kr_dtype_name(opts.dtype), kr_ct_type_name(G->type),
+           (long long)G->grid.n[0], (long long)G->grid.n[1], (long long)G->det_count, nv);
+    *out = p;
+    return KR_OK;
+fail:
+    kr_ct_projector_destroy(p);
+    return st;
+}
+
+const kr_ct_geom *kr_ct_projector_geom(const kr_ct_projector *p) { return p ? p->geom : NULL; }
+
+/* Dims of `a` as (d0, d1, batch); all further dims must be 1. */
+static kr_status kri_ct2_shape(const kr_array *a, const char *what, int64_t e0, int64_t e1,
+                               const char *names, int64_t *nb)
+{
+    char have[128];
+    if (a->ndim < 1 || a->ndim > KR_MAX_DIMS)
+        return kri_fail(KR_ERR_DIM, "%s has %d dimensions", what, a->ndim);
+    int64_t d[3] = {1, 1, 1};
+    for (int i = 0; i < a->ndim; i++) {
+        if (i < 3)
+            d[i] = a->dims[i];
+        else if (a->dims[i] != 1)
+            return kri_fail(KR_ERR_DIM, "%s is %s; at most 3 dimensions (%s x batch) allowed",
+                            what, kr_dims_string(a->ndim, a->dims, have, sizeof have), names);
+    }
+    if (d[0] != e0 || d[1] != e1 || d[2] < 1)
+        return kri_fail(KR_ERR_DIM, "%s is %s, the geometry expects %lldx%lld (%s)", what,
+                        kr_dims_string(a->ndim, a->dims, have, sizeof have), (long long)e0,
+                        (long long)e1, names);
+    *nb = d[2];
+    return KR_OK;
+}
+
+static kr_status kri_ct2_check(const kr_ct_projector *p, const kr_array *img,
+                               const kr_array *sino, int64_t *nb)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(img);
+    KRI_ARG_NOT_NULL(sino);
+    const kr_array *arr[2] = {img, sino};
+    const char *names[2] = {"image", "sinogram"};
+    for (int i = 0; i < 2; i++) {
+        if (arr[i]->dtype != p->opts.dtype)
+            return kri_fail(KR_ERR_DTYPE, "%s is %s but the projector was planned for %s",
+                            names[i], kr_dtype_name(arr[i]->dtype), kr_dtype_name(p->opts.dtype));
+        if (!arr[i]->data) return kri_fail(KR_ERR_INVALID_ARG, "%s has no data", names[i]);
+        if (!kr_array_is_contiguous(arr[i]))
+            return kri_fail(KR_ERR_NOT_SUPPORTED, "%s is not contiguous", names[i]);
+        KRI_TRY(kri_check_loc(p->ctx, arr[i]->loc, names[i]));
+    }
+    if (img->loc == KR_DEVICE && img->device != kr_ctx_device(p->ctx))
+        return kri_fail(KR_ERR_LOCATION, "image is on device %d, the context uses device %d",
+                        img->device, kr_ctx_device(p->ctx));
+    if (sino->loc == KR_DEVICE && sino->device != kr_ctx_device(p->ctx))
+        return kri_fail(KR_ERR_LOCATION, "sinogram is on device %d, the context uses device %d",
+                        sino->device, kr_ctx_device(p->ctx));
+    int64_t nbi, nbs;
+    KRI_TRY(kri_ct2_shape(img, "image", p->geom->grid.n[0], p->geom->grid.n[1], "x x y", &nbi));
+    KRI_TRY(kri_ct2_shape(sino, "sinogram", p->geom->det_count, p->geom->nviews, "det x view",
+                          &nbs));
+    if (nbi != nbs)
+        return kri_fail(KR_ERR_DIM, "image batch has %lld slices, sinogram batch %lld",
+                        (long long)nbi, (long long)nbs);
+    if (img->data == sino->data)
+        return kri_fail(KR_ERR_INVALID_ARG, "image and sinogram share the same memory");
+    *nb = nbi;
+    return KR_OK;
+}
+
+kr_status kr_ct_projector_forward(const kr_ct_projector *p, const kr_array *image,
+                                  kr_array *sino)
+{
+    int64_t nb;
+    KRI_TRY(kri_ct2_check(p, image, sino, &nb));
+    if (p->backend == KR_BACKEND_CUDA) {
+#ifdef KRAY_HAVE_CUDA
+        return kri_cuda_ct2d_forward(p, image->data, sino->data, nb);
+#else
+        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
+#endif
+    }
+    kri_cpu_ct2d_forward(p, image->data, sino->data, nb, kri_threads(p->ctx));
+    return KR_OK;
+}
+
+kr_status kr_ct_projector_adjoint(const kr_ct_projector *p, const kr_array *sino,
+                                  kr_array *image)
+{
+    int64_t nb;
+    KRI_TRY(kri_ct2_check(p, image, sino, &nb));
+    if (p->backend == KR_BACKEND_CUDA) {
+#ifdef KRAY_HAVE_CUDA
+        return kri_cuda_ct2d_adjoint(p, sino->data, image->data, nb);
+#else
+        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
+#endif
+    }
+    kri_cpu_ct2d_adjoint(p, sino->data, image->data, nb, kri_threads(p->ctx));
+    return KR_OK;
+}

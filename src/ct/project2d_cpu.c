@@ -1,0 +1,157 @@
+/* 2-D projectors on the CPU: serial reference and OpenMP, bit-identical by construction (every
+ * output value is computed by one thread with a fixed order of operations: the forward
+ * projector is ray-driven, the adjoint a pixel-driven gather summing views in order). */
+#include "project2d_internal.h"
+
+#include <math.h>
+
+#define KHD static inline
+#define KMUL(a, b) ((a) * (b))
+#define KADD(a, b) ((a) + (b))
+#define KSUB(a, b) ((a) - (b))
+#define KDIV(a, b) ((a) / (b))
+
+/* floor and ceil without a library call (x86-64 without SSE4.1 has no rounding instruction);
+ * exact, and the library's answer outside the fast range. */
+static inline float kri_floorf(float x)
+{
+    if (!(x > -4194304.0f && x < 4194304.0f)) return floorf(x);
+    int t = (int)x;
+    return (float)(t - (x < (float)t));
+}
+static inline float kri_ceilf(float x) { return -kri_floorf(-x); }
+static inline double kri_floord(double x)
+{
+    if (!(x > -1073741824.0 && x < 1073741824.0)) return floor(x);
+    int t = (int)x;
+    return (double)(t - (x < (double)t));
+}
+static inline double kri_ceild(double x) { return -kri_floord(-x); }
+
+#define KT float
+#define KFN(x) x##_f32
+#define KSQRT sqrtf
+#define KFLOOR kri_floorf
+#define KCEIL kri_ceilf
+#define KABS fabsf
+/* f32: the equiangular ray angle is evaluated in double and rounded, so the CPU and CUDA back
+ * ends get the same ray direction (sinf/cosf differ in the last bit between libm and CUDA). */
+#define KSIN(x) ((float)sin((double)(x)))
+#define KCOS(x) ((float)cos((double)(x)))
+#include "project2d_kern.h"
+#undef KT
+#undef KFN
+#undef KSQRT
+#undef KFLOOR
+#undef KCEIL
+#undef KABS
+#undef KSIN
+#undef KCOS
+
+#define KT double
+#define KFN(x) x##_f64
+#define KSQRT sqrt
+#define KFLOOR kri_floord
+#define KCEIL kri_ceild
+#define KABS fabs
+#define KSIN sin
+#define KCOS cos
+#include "project2d_kern.h"
+#undef KT
+#undef KFN
+
+/* One function body per element type. */
+#define KRI_CPU_FORWARD(T, SFX)                                                                \
+    static void kri_cpu_fwd_##SFX(const kri_ct2p_##SFX *p, const kri_ct2v_##SFX *views,       \
+                                  int method, const T *img, T *sino, int64_t nb, int nthreads) \
+    {                                                                                          \
+        const int64_t rows = nb * p->nviews, npix = (int64_t)p->nx * p->ny;                    \
+        _Pragma("omp parallel for schedule(dynamic, 1) num_threads(nthreads)")                 \
+        for (int64_t row = 0; row < rows; row++) {                                             \
+            const int64_t b = row / p->nviews;                                                 \
+            const int v = (int)(row % p->nviews);                                              \
+            const T *im = img + b * npix;                                                      \
+            T *out = sino + row * p->ndet;                                                     \
+            for (int k = 0; k < p->ndet; k++) {                                                \
+                kri_ray2_##SFX r;                                                              \
+                kri_ct2_ray_##SFX(p, &views[v], k, &r);                                        \
+                out[k] = method == KR_CT_SIDDON ? kri_sid_ray_##SFX(p, &r, im)                 \
+                                                : kri_jos_ray_##SFX(p, &r, im);                \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+/* Adjoint: rows in blocks of KRI_ROWS; for each view a table of that view's rays (the same
+ * records the forward projector computes) serves the whole block; each pixel sums its views in
+ * order, so the result does not depend on the thread count. */
+#define KRI_ROWS 16
+#define KRI_CPU_ADJOINT(T, SFX)                                                                \
+    static void kri_cpu_adj_##SFX(const kri_ct2p_##SFX *p, const kri_ct2v_##SFX *views,       \
+                                  int method, const T *sino, T *img, int64_t nb, int nthreads) \
+    {                                                                                          \
+        const int64_t bpi = (p->ny + KRI_ROWS - 1) / KRI_ROWS, blocks = nb * bpi;              \
+        const int64_t nsino = (int64_t)p->ndet * p->nviews;                                    \
+        const size_t rec = method == KR_CT_SIDDON ? sizeof(kri_sidrec_##SFX)                   \
+                                                  : sizeof(kri_josrec_##SFX);                  \
+        _Pragma("omp parallel num_threads(nthreads)")                                          \
+        {                                                                                      \
+            void *tab = kri_malloc((size_t)p->ndet * rec); /* NULL: rays computed per use */   \
+            _Pragma("omp for schedule(dynamic, 1)")                                            \
+            for (int64_t blk = 0; blk < blocks; blk++) {                                       \
+                const int64_t b = blk / bpi;                                                   \
+                const int j0 = (int)(blk % bpi) * KRI_ROWS;                                    \
+                const int j1 = j0 + KRI_ROWS < p->ny ? j0 + KRI_ROWS : p->ny;                  \
+                T *rows = img + (b * p->ny + j0) * (int64_t)p->nx;                             \
+                for (int64_t q = 0; q < (int64_t)(j1 - j0) * p->nx; q++) rows[q] = 0;          \
+                for (int v = 0; v < p->nviews; v++) {                                          \
+                    const kri_ct2v_##SFX *vw = &views[v];                                      \
+                    const T *sv = sino + b * nsino + (int64_t)v * p->ndet;                     \
+                    if (method == KR_CT_SIDDON) {                                              \
+                        kri_sidrec_##SFX *t = tab;                                             \
+                        for (int k = 0; t && k < p->ndet; k++)                                 \
+                            kri_sidrec_make_##SFX(p, vw, k, &t[k]);                            \
+                        for (int j = j0; j < j1; j++) {                                        \
+                            T *acc = rows + (int64_t)(j - j0) * p->nx;                         \
+                            for (int i = 0; i < p->nx; i++)                                    \
+                                acc[i] += kri_sid_gather_##SFX(p, vw, t, sv, i, j);            \
+                        }                                                                      \
+                    } else {                                                                   \
+                        kri_josrec_##SFX *t = tab;                                             \
+                        for (int k = 0; t && k < p->ndet; k++)                                 \
+                            kri_josrec_make_##SFX(p, vw, k, &t[k]);                            \
+                        for (int j = j0; j < j1; j++) {                                        \
+                            T *acc = rows + (int64_t)(j - j0) * p->nx;                         \
+                            for (int i = 0; i < p->nx; i++)                                    \
+                                acc[i] += kri_jos_gather_##SFX(p, vw, t, sv, i, j);            \
+                        }                                                                      \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+            kri_free(tab);                                                                     \
+        }                                                                                      \
+    }
+
+KRI_CPU_FORWARD(float, f32)
+KRI_CPU_FORWARD(double, f64)
+KRI_CPU_ADJOINT(float, f32)
+KRI_CPU_ADJOINT(double, f64)
+
+void kri_cpu_ct2d_forward(const kr_ct_projector *p, const void *img, void *sino, int64_t nb,
+                          int nthreads)
+{
+    if (nthreads < 1) nthreads = 1;
+    if (p->opts.dtype == KR_F64)
+        kri_cpu_fwd_f64(&p->p64, p->views, p->opts.method, img, sino, nb, nthreads);
+    else
+        kri_cpu_fwd_f32(&p->p32, p->views, p->opts.method, img, sino, nb, nthreads);
+}
+
+void kri_cpu_ct2d_adjoint(const kr_ct_projector *p, const void *sino, void *img, int64_t nb,
+                          int nthreads)
+{
+    if (nthreads < 1) nthreads = 1;
+    if (p->opts.dtype == KR_F64)
+        kri_cpu_adj_f64(&p->p64, p->views, p->opts.method, sino, img, nb, nthreads);
+    else
+        kri_cpu_adj_f32(&p->p32, p->views, p->opts.method, sino, img, nb, nthreads);
+}

@@ -1,0 +1,239 @@
+/* 2-D projectors on CUDA: forward one thread per ray (threads of a warp take neighbouring
+ * detector pixels of one view, so sinogram writes are coalesced); adjoint one thread per pixel
+ * gathering over all views in order (no atomics: each pixel is written once, and the result is
+ * reproducible bit for bit). Per-view parameters are staged through shared memory. The
+ * arithmetic is project2d_kern.h, shared with the CPU. */
+#include <cuda_runtime.h>
+
+#include "project2d_internal.h"
+
+#define KHD static __device__ __forceinline__
+
+static __device__ __forceinline__ float kri_mul(float a, float b) { return __fmul_rn(a, b); }
+static __device__ __forceinline__ double kri_mul(double a, double b) { return __dmul_rn(a, b); }
+static __device__ __forceinline__ float kri_add(float a, float b) { return __fadd_rn(a, b); }
+static __device__ __forceinline__ double kri_add(double a, double b) { return __dadd_rn(a, b); }
+static __device__ __forceinline__ float kri_sub(float a, float b) { return __fsub_rn(a, b); }
+static __device__ __forceinline__ double kri_sub(double a, double b) { return __dsub_rn(a, b); }
+static __device__ __forceinline__ float kri_div(float a, float b) { return __fdiv_rn(a, b); }
+static __device__ __forceinline__ double kri_div(double a, double b) { return __ddiv_rn(a, b); }
+static __device__ __forceinline__ float kri_sqrt(float a) { return __fsqrt_rn(a); }
+static __device__ __forceinline__ double kri_sqrt(double a) { return __dsqrt_rn(a); }
+#define KMUL(a, b) kri_mul(a, b)
+#define KADD(a, b) kri_add(a, b)
+#define KSUB(a, b) kri_sub(a, b)
+#define KDIV(a, b) kri_div(a, b)
+#define KSQRT(a) kri_sqrt(a)
+
+#define KT float
+#define KFN(x) x##_f32
+#define KFLOOR floorf
+#define KCEIL ceilf
+#define KABS fabsf
+/* f32: the equiangular ray angle is evaluated in double and rounded, so the CPU and CUDA back
+ * ends get the same ray direction (sinf/cosf differ in the last bit between libm and CUDA). */
+#define KSIN(x) ((float)sin((double)(x)))
+#define KCOS(x) ((float)cos((double)(x)))
+#include "project2d_kern.h"
+#undef KT
+#undef KFN
+#undef KFLOOR
+#undef KCEIL
+#undef KABS
+#undef KSIN
+#undef KCOS
+
+#define KT double
+#define KFN(x) x##_f64
+#define KFLOOR floor
+#define KCEIL ceil
+#define KABS fabs
+#define KSIN sin
+#define KCOS cos
+#include "project2d_kern.h"
+#undef KT
+#undef KFN
+
+/* Overloads so the kernels below can be templates. */
+#define KRI_OVERLOADS(T, SFX)                                                                  \
+    static __device__ __forceinline__ void ray(const kri_ct2p_##SFX *p,                       \
+                                               const kri_ct2v_##SFX *v, int k,                \
+                                               kri_ray2_##SFX *r)                              \
+    {                                                                                          \
+        kri_ct2_ray_##SFX(p, v, k, r);                                                         \
+    }                                                                                          \
+    static __device__ __forceinline__ T jos_ray(const kri_ct2p_##SFX *p,                       \
+                                                const kri_ray2_##SFX *r, const T *img)         \
+    {                                                                                          \
+        return kri_jos_ray_##SFX(p, r, img);                                                   \
+    }                                                                                          \
+    static __device__ __forceinline__ T sid_ray(const kri_ct2p_##SFX *p,                       \
+                                                const kri_ray2_##SFX *r, const T *img)         \
+    {                                                                                          \
+        return kri_sid_ray_##SFX(p, r, img);                                                   \
+    }                                                                                          \
+    static __device__ __forceinline__ T jos_gather(const kri_ct2p_##SFX *p,                    \
+                                                   const kri_ct2v_##SFX *v, const T *s, int i, \
+                                                   int j)                                      \
+    {                                                                                          \
+        return kri_jos_gather_##SFX(p, v, NULL, s, i, j);                                            \
+    }                                                                                          \
+    static __device__ __forceinline__ T sid_gather(const kri_ct2p_##SFX *p,                    \
+                                                   const kri_ct2v_##SFX *v, const T *s, int i, \
+                                                   int j)                                      \
+    {                                                                                          \
+        return kri_sid_gather_##SFX(p, v, NULL, s, i, j);                                            \
+    }
+KRI_OVERLOADS(float, f32)
+KRI_OVERLOADS(double, f64)
+
+template <typename T> struct kri_types;
+template <> struct kri_types<float> {
+    typedef kri_ct2p_f32 P;
+    typedef kri_ct2v_f32 V;
+    typedef kri_ray2_f32 R;
+};
+template <> struct kri_types<double> {
+    typedef kri_ct2p_f64 P;
+    typedef kri_ct2v_f64 V;
+    typedef kri_ray2_f64 R;
+};
+
+#define KRI_FWD_THREADS 128
+#define KRI_ADJ_BX 32
+#define KRI_ADJ_BY 8
+#define KRI_ADJ_VIEWS 128 /* views staged in shared memory at a time */
+
+/* grid: (ceil(ndet / 128), views of this launch from v0, nb) */
+template <typename T, int METHOD>
+__global__ void k_ct2d_forward(typename kri_types<T>::P p,
+                               const typename kri_types<T>::V *__restrict__ views, int v0,
+                               const T *__restrict__ img, T *__restrict__ sino)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    const int v = v0 + blockIdx.y;
+    const long long b = blockIdx.z;
+    __shared__ typename kri_types<T>::V sv;
+    if (threadIdx.x == 0) sv = views[v];
+    __syncthreads();
+    if (k >= p.ndet) return;
+    typename kri_types<T>::R r;
+    ray(&p, &sv, k, &r);
+    const T *im = img + b * (long long)p.nx * p.ny;
+    T val = METHOD == KR_CT_SIDDON ? sid_ray(&p, &r, im) : jos_ray(&p, &r, im);
+    sino[(b * p.nviews + v) * (long long)p.ndet + k] = val;
+}
+
+/* grid: (ceil(nx / 32), ceil(rows / 8), nb) for the rows from j0; block 32 x 8 */
+template <typename T, int METHOD>
+__global__ void k_ct2d_adjoint(typename kri_types<T>::P p,
+                               const typename kri_types<T>::V *__restrict__ views,
+                               int j0, const T *__restrict__ sino, T *__restrict__ img)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = j0 + blockIdx.y * blockDim.y + threadIdx.y;
+    const long long b = blockIdx.z;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x, nthr = blockDim.x * blockDim.y;
+    __shared__ typename kri_types<T>::V sv[KRI_ADJ_VIEWS];
+    const bool inside = i < p.nx && j < p.ny;
+    const T *sb = sino + b * (long long)p.ndet * p.nviews;
+    T acc = 0;
+    for (int v0 = 0; v0 < p.nviews; v0 += KRI_ADJ_VIEWS) {
+        const int nv = min(KRI_ADJ_VIEWS, p.nviews - v0);
+        __syncthreads();
+        for (int t = tid; t < nv; t += nthr) sv[t] = views[v0 + t];
+        __syncthreads();
+        if (!inside) continue;
+        for (int t = 0; t < nv; t++) {
+            const T *s = sb + (long long)(v0 + t) * p.ndet;
+            acc += METHOD == KR_CT_SIDDON ? sid_gather(&p, &sv[t], s, i, j)
+                                          : jos_gather(&p, &sv[t], s, i, j);
+        }
+    }
+    if (inside) img[(b * p.ny + j) * (long long)p.nx + i] = acc;
+}
+
+static kr_status kri_cuda_check(const char *what)
+{
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        return kri_fail(KR_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
+    return KR_OK;
+}
+
+static kr_status kri_cuda_finish(const kr_ct_projector *p, const char *what)
+{
+    KRI_TRY(kri_cuda_check(what));
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)kr_ctx_stream(p->ctx));
+    if (e != cudaSuccess)
+        return kri_fail(KR_ERR_CUDA, "%s failed while running: %s", what, cudaGetErrorString(e));
+    return KR_OK;
+}
+
+template <typename T>
+static kr_status kri_fwd(const kr_ct_projector *p, const typename kri_types<T>::P &prm,
+                         const void *img, void *sino, int64_t nb)
+{
+    if (nb > 65535)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "CUDA projector: batch of %lld exceeds 65535",
+                        (long long)nb);
+    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
+    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->d_views;
+    /* at most 65535 views per launch (grid.y) */
+    for (int v0 = 0; v0 < prm.nviews; v0 += 65535) {
+        int nv = prm.nviews - v0 < 65535 ? prm.nviews - v0 : 65535;
+        dim3 block(KRI_FWD_THREADS),
+            grid((prm.ndet + KRI_FWD_THREADS - 1) / KRI_FWD_THREADS, nv, (unsigned)nb);
+        if (p->opts.method == KR_CT_SIDDON)
+            k_ct2d_forward<T, KR_CT_SIDDON>
+                <<<grid, block, 0, st>>>(prm, dv, v0, (const T *)img, (T *)sino);
+        else
+            k_ct2d_forward<T, KR_CT_JOSEPH>
+                <<<grid, block, 0, st>>>(prm, dv, v0, (const T *)img, (T *)sino);
+        KRI_TRY(kri_cuda_check("CT forward projection kernel launch"));
+    }
+    return kri_cuda_finish(p, "CT forward projection kernel");
+}
+
+template <typename T>
+static kr_status kri_adj(const kr_ct_projector *p, const typename kri_types<T>::P &prm,
+                         const void *sino, void *img, int64_t nb)
+{
+    if (nb > 65535)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "CUDA projector: batch of %lld exceeds 65535",
+                        (long long)nb);
+    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
+    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->d_views;
+    /* grid.y is limited to 65535 blocks: launch in bands of rows */
+    const int band = 65535 * KRI_ADJ_BY;
+    for (int j0 = 0; j0 < prm.ny; j0 += band) {
+        int rows = prm.ny - j0 < band ? prm.ny - j0 : band;
+        dim3 block(KRI_ADJ_BX, KRI_ADJ_BY);
+        dim3 grid((prm.nx + KRI_ADJ_BX - 1) / KRI_ADJ_BX, (rows + KRI_ADJ_BY - 1) / KRI_ADJ_BY,
+                  (unsigned)nb);
+        if (p->opts.method == KR_CT_SIDDON)
+            k_ct2d_adjoint<T, KR_CT_SIDDON>
+                <<<grid, block, 0, st>>>(prm, dv, j0, (const T *)sino, (T *)img);
+        else
+            k_ct2d_adjoint<T, KR_CT_JOSEPH>
+                <<<grid, block, 0, st>>>(prm, dv, j0, (const T *)sino, (T *)img);
+        KRI_TRY(kri_cuda_check("CT adjoint (backprojection) kernel launch"));
+    }
+    return kri_cuda_finish(p, "CT adjoint (backprojection) kernel");
+}
+
+extern "C" kr_status kri_cuda_ct2d_forward(const kr_ct_projector *p, const void *img,
+                                           void *sino, int64_t nb)
+{
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    if (p->opts.dtype == KR_F64) return kri_fwd<double>(p, p->p64, img, sino, nb);
+    return kri_fwd<float>(p, p->p32, img, sino, nb);
+}
+
+extern "C" kr_status kri_cuda_ct2d_adjoint(const kr_ct_projector *p, const void *sino,
+                                           void *img, int64_t nb)
+{
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    if (p->opts.dtype == KR_F64) return kri_adj<double>(p, p->p64, sino, img, nb);
+    return kri_adj<float>(p, p->p32, sino, img, nb);
+}

@@ -1,0 +1,227 @@
+/* kray command line: helpers shared by the tools (errors, context, files, statistics, JSON). */
+#include "cli.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int kc_usage(const char *tool, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "kray %s: ", tool);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return KC_EXIT_USAGE;
+}
+
+int kc_fail(const char *tool, kr_status s)
+{
+    const char *why = kr_last_error();
+    if (!why || !*why) why = kr_status_string(s);
+    fprintf(stderr, "kray %s: %s\n", tool, why);
+    return KC_EXIT_INPUT;
+}
+
+kr_dtype kc_precision_dtype(const kc_common *c) { return c->precision == 1 ? KR_F64 : KR_F32; }
+
+void kc_apply_threads(const kc_common *c)
+{
+    if (c->threads > 0) omp_set_num_threads(c->threads);
+}
+
+int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
+{
+    kc_apply_threads(c);
+    char name[32];
+    kr_backend b;
+    kr_status s = kr_backend_from_name(
+        kc_choice_name("auto|cpu-serial|cpu|cuda", c->backend, name, sizeof name), &b);
+    if (s != KR_OK) return kc_fail(tool, s);
+    s = kr_ctx_create(ctx, b);
+    if (s != KR_OK) return kc_fail(tool, s);
+    kr_log_level lvl = c->verbose >= 2   ? KR_LOG_DEBUG
+                       : c->verbose == 1 ? KR_LOG_INFO
+                       : c->quiet        ? KR_LOG_ERROR
+                                         : KR_LOG_WARN;
+    if ((s = kr_ctx_set_log_level(*ctx, lvl)) != KR_OK ||
+        (s = kr_ctx_set_threads(*ctx, c->threads)) != KR_OK ||
+        (s = kr_ctx_set_device(*ctx, c->device)) != KR_OK ||
+        (s = kr_ctx_set_quiet(*ctx, c->quiet)) != KR_OK) {
+        kr_ctx_destroy(*ctx);
+        *ctx = NULL;
+        return kc_fail(tool, s);
+    }
+    return 0;
+}
+
+int kc_check_output(const char *tool, const char *path)
+{
+    kr_format f = kr_format_from_path(path);
+    if (f == KR_FMT_UNKNOWN)
+        return kc_usage(tool,
+                        "cannot tell the output format of '%s' from its extension (use .cfl, "
+                        ".npy, .nii, .mha, .mhd, .nrrd, .png, .pgm or .raw)",
+                        path);
+    return 0;
+}
+
+int kc_check_input(const char *tool, const char *path)
+{
+    kr_format f = kr_format_from_path(path);
+    if (f == KR_FMT_UNKNOWN)
+        return kc_usage(tool,
+                        "cannot tell the format of '%s' from its extension (kray reads .cfl, "
+                        ".npy, .nii, .mha, .mhd, .nrrd, .pgm and .raw)",
+                        path);
+    if (f == KR_FMT_PNG)
+        return kc_usage(tool,
+                        "'%s': PNG is an output-only format in kray (use .pgm to read "
+                        "8/16-bit images)",
+                        path);
+    return 0;
+}
+
+kr_dtype kc_dtype_of_choice(int i)
+{
+    char buf[16];
+    return kr_dtype_from_name(kc_choice_name(KC_DTYPES, i, buf, sizeof buf));
+}
+
+int kc_raw_to_io(const char *tool, const char *path, const kc_raw *r, kr_io_opts *o)
+{
+    if (kr_format_from_path(path) != KR_FMT_RAW) return 0;
+    if (r->dims.n == 0)
+        return kc_usage(tool,
+                        "'%s' is a raw file: give its size with --dims (e.g. --dims "
+                        "256x256) and its element type with --dtype",
+                        path);
+    o->raw_dtype = kc_dtype_of_choice(r->dtype);
+    o->raw_ndim = r->dims.n;
+    for (int i = 0; i < r->dims.n; i++) o->raw_dims[i] = r->dims.d[i];
+    o->raw_big_endian = r->big_endian ? 1 : 0;
+    o->raw_offset = r->offset;
+    return 0;
+}
+
+void kc_elem(const kr_array *a, int64_t i, double *re, double *im)
+{
+    *im = 0.0;
+    switch (a->dtype) {
+    case KR_F32: *re = ((const float *)a->data)[i]; break;
+    case KR_F64: *re = ((const double *)a->data)[i]; break;
+    case KR_C64:
+        *re = ((const float *)a->data)[2 * i];
+        *im = ((const float *)a->data)[2 * i + 1];
+        break;
+    case KR_C128:
+        *re = ((const double *)a->data)[2 * i];
+        *im = ((const double *)a->data)[2 * i + 1];
+        break;
+    case KR_U8: *re = ((const uint8_t *)a->data)[i]; break;
+    case KR_U16: *re = ((const uint16_t *)a->data)[i]; break;
+    case KR_I16: *re = ((const int16_t *)a->data)[i]; break;
+    default: *re = 0.0; break;
+    }
+}
+
+void kc_array_stats(const kr_array *a, kc_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->n = kr_array_numel(a);
+    int cplx = kr_dtype_is_complex(a->dtype);
+    double sum = 0.0;
+    for (int64_t i = 0; i < st->n; i++) {
+        double re, im;
+        kc_elem(a, i, &re, &im);
+        double v = cplx ? hypot(re, im) : re;
+        if (isnan(v) || isnan(im)) {
+            st->nnan++;
+            continue;
+        }
+        if (isinf(v)) {
+            st->ninf++;
+            continue;
+        }
+        if (st->nfinite == 0 || v < st->min) st->min = v;
+        if (st->nfinite == 0 || v > st->max) st->max = v;
+        st->nfinite++;
+        sum += v;
+    }
+    if (st->nfinite == 0) {
+        st->min = st->max = st->mean = st->std = NAN;
+        return;
+    }
+    st->mean = sum / (double)st->nfinite;
+    double ss = 0.0;
+    for (int64_t i = 0; i < st->n; i++) {
+        double re, im;
+        kc_elem(a, i, &re, &im);
+        double v = cplx ? hypot(re, im) : re;
+        if (!isfinite(v) || isnan(im)) continue;
+        ss += (v - st->mean) * (v - st->mean);
+    }
+    st->std = sqrt(ss / (double)st->nfinite);
+}
+
+void kc_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+void kc_json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.12g", v);
+    else
+        fputs("null", f);
+}
+
+const char *kc_fmt_seconds(double s, char *buf, size_t len)
+{
+    if (s < 1e-3)
+        snprintf(buf, len, "%.0f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(buf, len, "%.1f ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.2f s", s);
+    return buf;
+}
+
+int kc_flip_y(kr_array *a)
+{
+    if (a->ndim < 2 || a->dims[1] < 2) return 0;
+    size_t row = (size_t)a->dims[0] * kr_dtype_size(a->dtype);
+    int64_t ny = a->dims[1], outer = kr_array_numel(a) / (a->dims[0] * ny);
+    unsigned char *tmp = malloc(row ? row : 1);
+    if (!tmp) return -1;
+    for (int64_t o = 0; o < outer; o++) {
+        unsigned char *base = (unsigned char *)a->data + (size_t)(o * ny) * row;
+        for (int64_t j = 0; j < ny / 2; j++) {
+            unsigned char *r0 = base + (size_t)j * row, *r1 = base + (size_t)(ny - 1 - j) * row;
+            memcpy(tmp, r0, row);
+            memcpy(r0, r1, row);
+            memcpy(r1, tmp, row);
+        }
+    }
+    free(tmp);
+    return 0;
+}
