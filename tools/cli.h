@@ -17,6 +17,7 @@ int kc_tool_dcf(int argc, char **argv);
 int kc_tool_drft(int argc, char **argv);
 int kc_tool_sim(int argc, char **argv);
 int kc_tool_coils(int argc, char **argv);
+int kc_tool_nufft(int argc, char **argv);
 
 /* ---- errors -------------------------------------------------------------------------------- */
 /* "kray <tool>: <sentence>" on stderr; returns KC_EXIT_USAGE. */
