@@ -7,13 +7,16 @@
  * No scaling and no density compensation: the adjoint is the exact adjoint of the forward, and
  * both approximate the direct sums (kray's DrFT) to the requested relative l2 accuracy `eps`.
  * BART 0.8's `bart nufft` (and `bart nufft -a`) equal kray's forward (adjoint) divided by
- * sqrt(Nx Ny [Nz]) (measured with the bart binary, see the report in tests/test_nufft.c's
- * header), up to BART's own approximation error (about 7e-3 relative).
+ * sqrt(Nx Ny [Nz]) for even sizes, up to BART's own error (measured with the bart binary in
+ * tests/test_nufft_bart.c: ~1e-3 relative with its -P flag; without -P, BART does not wrap
+ * points near k = +-N/2, ~1e-2 on radial data); for odd sizes BART 0.8's nufft is not a centred
+ * DFT at all. `kray nufft --bart-scale` applies the factor.
  *
  * Trajectory: a KR_F32 or KR_F64 array of dims [3, M...] (rows kx, ky, kz per point, BART's
  * layout; [2, M...] is accepted for 2-D plans). M is the product of the dims after the first.
  * Every coordinate must be finite and lie in [-N_d/2, N_d/2] (the transform is periodic in k
- * with period N_d, so k = +N_d/2 is the same point as -N_d/2); a 2-D plan needs kz = 0.
+ * with period N_d, so k = +N_d/2 is the same point as -N_d/2; kray's DrFT accepts the half-open
+ * [-N_d/2, N_d/2)); a 2-D plan needs kz = 0.
  *
  * Arrays (contiguous, the plan's dtype, in the plan's memory: host for CPU contexts, device
  * for CUDA contexts; the trajectory may be in host memory for either):
@@ -80,8 +83,10 @@ void kr_nufft_opts_default(kr_nufft_opts *o);
 kr_status kr_nufft_plan_create(kr_nufft_plan **plan, const kr_ctx *ctx, int ndim,
                                const int64_t *dims, const kr_nufft_opts *opts);
 
-/* Set (or replace) the non-uniform points: validates them, sorts them into tiles / bins and
- * allocates what depends on M. The trajectory is copied; it may be freed afterwards. */
+/* Set (or replace) the non-uniform points: validates them (NaN/Inf: KR_ERR_INVALID_ARG; out of
+ * range or kz != 0 in 2-D: KR_ERR_GEOMETRY, naming the first bad point), sorts them into tiles /
+ * bins and allocates what depends on M. The trajectory is copied; it may be freed afterwards.
+ * On failure the plan has no points until the next successful call. */
 kr_status kr_nufft_set_points(kr_nufft_plan *plan, const kr_array *traj);
 
 /* image -> k-space (forward) and k-space -> image (adjoint); `out` is overwritten. */
