@@ -12,12 +12,18 @@ int kc_tool_convert(int argc, char **argv);
 int kc_tool_info(int argc, char **argv);
 int kc_tool_metrics(int argc, char **argv);
 int kc_tool_demo(int argc, char **argv);
+int kc_tool_project(int argc, char **argv);
+int kc_tool_backproject(int argc, char **argv);
+int kc_tool_sirt(int argc, char **argv);
+int kc_tool_cgls(int argc, char **argv);
 int kc_tool_traj(int argc, char **argv);
 int kc_tool_dcf(int argc, char **argv);
 int kc_tool_drft(int argc, char **argv);
 int kc_tool_sim(int argc, char **argv);
 int kc_tool_coils(int argc, char **argv);
 int kc_tool_nufft(int argc, char **argv);
+int kc_tool_fbp(int argc, char **argv);
+int kc_tool_bench(int argc, char **argv);
 
 /* ---- errors -------------------------------------------------------------------------------- */
 /* "kray <tool>: <sentence>" on stderr; returns KC_EXIT_USAGE. */

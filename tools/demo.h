@@ -36,6 +36,8 @@ extern const kc_demo_section kc_demo_system;
 extern const kc_demo_section kc_demo_phantoms;
 extern const kc_demo_section kc_demo_mri_fourier;
 extern const kc_demo_section kc_demo_lsq;
+extern const kc_demo_section kc_demo_ct2d;
+extern const kc_demo_section kc_demo_cone;
 
 /* One summary line on stdout ("[section] text"), unless --quiet. */
 void kc_demo_say(const kc_demo *d, const char *fmt, ...)

@@ -22,6 +22,12 @@ static const kc_tool kc_tools[] = {
      kc_tool_info},
     {"metrics", "compare an image with a reference: MSE, PSNR, SSIM, NRMSE, max error",
      kc_tool_metrics},
+    {"project", "cone-beam forward projection (Joseph, Siddon) or exact phantom projections",
+     kc_tool_project},
+    {"backproject", "cone-beam backprojection: matched (adjoint of project) or fdk",
+     kc_tool_backproject},
+    {"sirt", "cone-beam SIRT reconstruction on the matched projector pair", kc_tool_sirt},
+    {"cgls", "cone-beam CGLS reconstruction on the matched projector pair", kc_tool_cgls},
     {"demo", "run the built-in demonstration and write images + an HTML report", kc_tool_demo},
     {"traj", "k-space trajectories: Cartesian, radial, golden angle, spiral, koosh ball", kc_tool_traj},
     {"dcf", "density compensation: Voronoi, Pipe-Menon, analytic radial and spiral", kc_tool_dcf},
@@ -29,6 +35,9 @@ static const kc_tool kc_tools[] = {
     {"sim", "Bloch simulation of a Cartesian GRE / spin echo of a T1/T2/PD object", kc_tool_sim},
     {"coils", "coil sensitivity maps of an MRXCAT loop array (Biot-Savart)", kc_tool_coils},
     {"nufft", "non-uniform FFT (Kaiser-Bessel gridding), forward / adjoint, CPU and CUDA", kc_tool_nufft},
+    {"fbp", "2-D filtered backprojection (parallel and fan beam) of a sinogram", kc_tool_fbp},
+    {"bench", "benchmark programs (fbp2d): timings, accuracy and peers, table or JSON lines",
+     kc_tool_bench},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))
 
