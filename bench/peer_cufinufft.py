@@ -9,11 +9,13 @@ transform as kray and writes the outputs at the checked indices (complex64, in t
 type 1 with isign +1 and its forward type 2 with isign -1, with coordinates 2 pi k / N and the
 default mode order (index i <-> mode i - N/2); the modes are given in reversed order (z, y, x)
 so that cuFINUFFT's C-order arrays have kray's memory layout. Times: `setpts_s` = setpts, then
-`reps` timed executes (after one warm-up), each followed by a device synchronisation. Prints
-one JSON line.
+`reps` timed executes (after one warm-up), each followed by a device synchronisation. Extra
+cufinufft plan options (e.g. {"upsampfac": 2.0, "gpu_method": 2}) may be given as a JSON object
+in the environment variable KRAY_CUFINUFFT_OPTS. Prints one JSON line.
 """
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -69,8 +71,9 @@ def main():
     coords = [to_dev((2.0 * np.pi * t[:, d].astype(np.float64) / n[d]).astype(np.float32))
               for d in reversed(range(nd))]
     adjoint = a.direction == "adjoint"
+    extra = json.loads(os.environ.get("KRAY_CUFINUFFT_OPTS", "{}"))
     plan = cufinufft.Plan(1 if adjoint else 2, modes, n_trans=1, eps=a.eps,
-                          isign=1 if adjoint else -1, dtype="complex64")
+                          isign=1 if adjoint else -1, dtype="complex64", **extra)
     sync()
     t0 = time.perf_counter()
     plan.setpts(*coords)
@@ -93,6 +96,7 @@ def main():
     idx = np.fromfile(a.idx, dtype=np.int64)
     res[idx].astype(np.complex64).tofile(a.out)
     print(json.dumps({"peer": "cufinufft", "version": getattr(cufinufft, "__version__", "?"),
+                      "opts": extra,
                       "setpts_s": setpts, "min_s": min(times),
                       "mean_s": sum(times) / len(times), "n": len(times)}))
     return 0
