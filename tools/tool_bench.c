@@ -18,6 +18,10 @@ static const kc_bench kc_benches[] = {
      "2-D FBP battery: phantoms and a real CT slice, every backend and precision, "
      "accuracy, peers (scikit-image iradon, ASTRA FBP_CUDA)",
      kc_bench_fbp2d},
+    {"nufft",
+     "NUFFT: 2-D radial and 3-D random points, adjoint and forward, per eps and backend, "
+     "accuracy vs direct sums, peers (BART nufft, cuFINUFFT)",
+     kc_bench_nufft},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
 
