@@ -9,6 +9,7 @@
 #include "kray/fft.h"
 #include "kray/traj.h"
 #include "kray/drft.h"
+#include "kray/nufft.h"
 #include "kray/io.h"
 #include "kray/linop.h"
 #include "kray/metrics.h"
