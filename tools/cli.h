@@ -12,6 +12,7 @@ int kc_tool_convert(int argc, char **argv);
 int kc_tool_info(int argc, char **argv);
 int kc_tool_metrics(int argc, char **argv);
 int kc_tool_demo(int argc, char **argv);
+int kc_tool_fdk(int argc, char **argv);
 
 /* ---- errors -------------------------------------------------------------------------------- */
 /* "kray <tool>: <sentence>" on stderr; returns KC_EXIT_USAGE. */

@@ -36,6 +36,7 @@ extern const kc_demo_section kc_demo_system;
 extern const kc_demo_section kc_demo_phantoms;
 extern const kc_demo_section kc_demo_mri_fourier;
 extern const kc_demo_section kc_demo_lsq;
+extern const kc_demo_section kc_demo_fdk;
 
 /* One summary line on stdout ("[section] text"), unless --quiet. */
 void kc_demo_say(const kc_demo *d, const char *fmt, ...)

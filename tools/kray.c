@@ -23,6 +23,7 @@ static const kc_tool kc_tools[] = {
     {"metrics", "compare an image with a reference: MSE, PSNR, SSIM, NRMSE, max error",
      kc_tool_metrics},
     {"demo", "run the built-in demonstration and write images + an HTML report", kc_tool_demo},
+    {"fdk", "cone-beam FDK reconstruction of a circular scan (--bench: its benchmark)", kc_tool_fdk},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))
 

@@ -135,9 +135,9 @@ typedef struct kr_fdk_info {
     int64_t batch_views;  /* views per batch */
     int64_t device_bytes; /* CUDA: device bytes allocated by the plan (0 before execute) */
     const char *kernel;   /* backprojection kernel of the last execute, or "cpu"/"cpu-avx512" */
-    double t_filter_s;    /* time of the last execute spent weighting and filtering (CPU; 0
-                             on CUDA, where the steps overlap) */
-    double t_backproject_s; /* time of the last execute spent backprojecting (CPU) */
+    double t_filter_s;    /* last execute: seconds spent weighting and filtering (CPU; CUDA:
+                             measured with events when it ran in core, else 0) */
+    double t_backproject_s; /* last execute: seconds spent backprojecting (as t_filter_s) */
 } kr_fdk_info;
 kr_status kr_fdk_plan_info(const kr_fdk_plan *plan, kr_fdk_info *info);
 

@@ -143,6 +143,47 @@ static kr_status kri_fdk_view_geom(const kr_ct_view *V, const kr_ct_grid *g, int
     return KR_OK;
 }
 
+/* ---- circular scans ----------------------------------------------------------------------- */
+kr_status kri_fdk_circular_views(const kri_fdk_circ *c, kr_ct_view **out)
+{
+    KRI_ARG_NOT_NULL(c);
+    KRI_ARG_NOT_NULL(out);
+    *out = NULL;
+    const double f[] = {c->start_deg, c->arc_deg, c->sod_mm, c->sdd_mm, c->pitch_u_mm,
+                        c->pitch_v_mm, c->off_u_mm, c->off_v_mm, c->cor_mm};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!isfinite(f[i]))
+            return kri_fail(KR_ERR_GEOMETRY, "circular scan: a parameter is not finite");
+    if (c->nviews < 1)
+        return kri_fail(KR_ERR_GEOMETRY, "circular scan: %lld views (must be >= 1)",
+                        (long long)c->nviews);
+    if (!(c->sod_mm > 0) || !(c->sdd_mm > c->sod_mm))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "circular scan: sod %g mm and sdd %g mm must satisfy 0 < sod < sdd",
+                        c->sod_mm, c->sdd_mm);
+    if (!(c->pitch_u_mm > 0) || !(c->pitch_v_mm > 0))
+        return kri_fail(KR_ERR_GEOMETRY, "circular scan: detector pitch %g x %g mm must be > 0",
+                        c->pitch_u_mm, c->pitch_v_mm);
+    if (c->arc_deg == 0)
+        return kri_fail(KR_ERR_GEOMETRY, "circular scan: the arc is 0 degrees");
+    kr_ct_view *v;
+    KRI_TRY(kri_alloc((void **)&v, (size_t)c->nviews * sizeof *v, "circular scan views"));
+    memset(v, 0, (size_t)c->nviews * sizeof *v);
+    for (int64_t m = 0; m < c->nviews; m++) {
+        double t = (c->start_deg + (double)m * c->arc_deg / (double)c->nviews) * M_PI / 180.0;
+        double eu[2] = {cos(t), sin(t)}, ed[2] = {-sin(t), cos(t)};
+        for (int d = 0; d < 2; d++) {
+            v[m].src[d] = -c->sod_mm * ed[d] - c->cor_mm * eu[d];
+            v[m].det[d] = (c->sdd_mm - c->sod_mm) * ed[d] + (c->off_u_mm - c->cor_mm) * eu[d];
+            v[m].u[d] = c->pitch_u_mm * eu[d];
+        }
+        v[m].det[2] = c->off_v_mm;
+        v[m].v[2] = c->pitch_v_mm;
+    }
+    *out = v;
+    return KR_OK;
+}
+
 /* ---- view weights ------------------------------------------------------------------------- */
 static int kri_cmp_double(const void *a, const void *b)
 {
@@ -701,6 +742,10 @@ kr_status kr_fdk_plan_info(const kr_fdk_plan *p, kr_fdk_info *info)
     KRI_ARG_NOT_NULL(p);
     KRI_ARG_NOT_NULL(info);
     *info = p->info;
+#ifdef KRAY_HAVE_CUDA
+    if (p->backend == KR_BACKEND_CUDA && p->cu)
+        KRI_TRY(kri_cuda_fdk_times(p, &info->t_filter_s, &info->t_backproject_s));
+#endif
     return KR_OK;
 }
 

@@ -373,6 +373,8 @@ struct kri_fdk_cuda {
     int dev;
     cudaStream_t copy; /* non-blocking: overlaps with the ctx's stream even if that is stream 0 */
     cudaEvent_t h2d[2], used[2];
+    cudaEvent_t tev[3]; /* in-core timing: before weighting, after filtering, after BP */
+    int timed;          /* the last execute recorded tev */
     kri_fdk_wv *d_wv;
     float *d_parker;
     unsigned long long *d_cnt;
@@ -412,6 +414,8 @@ extern "C" void kri_cuda_fdk_destroy(kri_fdk_cuda *cu)
         if (cu->h2d[k]) cudaEventDestroy(cu->h2d[k]);
         if (cu->used[k]) cudaEventDestroy(cu->used[k]);
     }
+    for (int k = 0; k < 3; k++)
+        if (cu->tev[k]) cudaEventDestroy(cu->tev[k]);
     if (cu->copy) cudaStreamDestroy(cu->copy);
     if (cu->d_wv) cudaFree(cu->d_wv);
     if (cu->d_parker) cudaFree(cu->d_parker);
@@ -441,6 +445,7 @@ extern "C" kr_status kri_cuda_fdk_create(kr_fdk_plan *p)
         KRI_CU(cudaEventCreateWithFlags(&cu->h2d[k], cudaEventDisableTiming), "cudaEventCreate");
         KRI_CU(cudaEventCreateWithFlags(&cu->used[k], cudaEventDisableTiming), "cudaEventCreate");
     }
+    for (int k = 0; k < 3; k++) KRI_CU(cudaEventCreate(&cu->tev[k]), "cudaEventCreate");
     size_t wb = (size_t)p->nviews * sizeof(kri_fdk_wv);
     KRI_CU(cudaMalloc((void **)&cu->d_wv, wb), "allocating the FDK weights");
     KRI_CU(cudaMemcpy(cu->d_wv, p->wv, wb, cudaMemcpyHostToDevice), "uploading the FDK weights");
@@ -461,6 +466,20 @@ extern "C" kr_status kri_cuda_fdk_create(kr_fdk_plan *p)
         p->budget = fr / 10 * 9;
         p->budget_auto = 1;
     }
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_bp)
+{
+    kri_fdk_cuda *cu = p->cu;
+    *t_filter = *t_bp = 0;
+    if (!cu->timed) return KR_OK;
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    float a = 0, b = 0;
+    KRI_CU(cudaEventElapsedTime(&a, cu->tev[0], cu->tev[1]), "cudaEventElapsedTime");
+    KRI_CU(cudaEventElapsedTime(&b, cu->tev[1], cu->tev[2]), "cudaEventElapsedTime");
+    *t_filter = 1e-3 * a;
+    *t_bp = 1e-3 * b;
     return KR_OK;
 }
 
@@ -580,6 +599,8 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
     const float *pin = (const float *)proj->data;
     float *vout = (float *)vol->data;
     int64_t count = 0; /* batches issued, for the staging alternation */
+    const int timed = s->nslabs == 1 && s->batch >= p->nviews;
+    cu->timed = 0;
     kr_progress *pg = kr_progress_begin(p->ctx, "fdk", s->nslabs * p->nviews);
     kr_status rs = KR_OK;
 #define KRI_RUN(call)                                                                          \
@@ -625,6 +646,7 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
                 raw = pin + (m0 * nv + sl->vb0) * nu;
                 raw_slot = (long long)(nu * nv);
             }
+            if (timed) KRI_RUN_CU(cudaEventRecord(cu->tev[0], st), "cudaEventRecord");
             dim3 g((unsigned)((nu + 127) / 128), (unsigned)(H < 65535 ? H : 65535),
                    (unsigned)(nb < 65535 ? nb : 65535));
             k_fdk_weight<<<g, 128, 0, st>>>(raw, raw_slot, (int)nu, (int)sl->nvb, (int)H,
@@ -638,7 +660,12 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
                 q = cu->d_qf;
             }
             kri_bp_src S = {q, (long long)(nu * H), (int)nu, (int)nv, (int)sl->vb0, (int)sl->nvb};
+            if (timed) KRI_RUN_CU(cudaEventRecord(cu->tev[1], st), "cudaEventRecord");
             KRI_RUN(kri_cuda_fdk_bp(p, st, S, V, m0, nb));
+            if (timed) {
+                KRI_RUN_CU(cudaEventRecord(cu->tev[2], st), "cudaEventRecord");
+                cu->timed = 1;
+            }
             kr_progress_add(pg, nb);
         }
         if (vh)
@@ -657,7 +684,6 @@ out:
         cudaStreamSynchronize(cu->copy);
         (void)cudaGetLastError();
     }
-    p->info.t_filter_s = 0;
-    p->info.t_backproject_s = 0;
+    if (rs != KR_OK) cu->timed = 0;
     return rs;
 }
