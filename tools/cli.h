@@ -12,6 +12,11 @@ int kc_tool_convert(int argc, char **argv);
 int kc_tool_info(int argc, char **argv);
 int kc_tool_metrics(int argc, char **argv);
 int kc_tool_demo(int argc, char **argv);
+int kc_tool_traj(int argc, char **argv);
+int kc_tool_dcf(int argc, char **argv);
+int kc_tool_drft(int argc, char **argv);
+int kc_tool_sim(int argc, char **argv);
+int kc_tool_coils(int argc, char **argv);
 int kc_tool_fdk(int argc, char **argv);
 
 /* ---- errors -------------------------------------------------------------------------------- */

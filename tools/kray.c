@@ -23,6 +23,11 @@ static const kc_tool kc_tools[] = {
     {"metrics", "compare an image with a reference: MSE, PSNR, SSIM, NRMSE, max error",
      kc_tool_metrics},
     {"demo", "run the built-in demonstration and write images + an HTML report", kc_tool_demo},
+    {"traj", "k-space trajectories: Cartesian, radial, golden angle, spiral, koosh ball", kc_tool_traj},
+    {"dcf", "density compensation: Voronoi, Pipe-Menon, analytic radial and spiral", kc_tool_dcf},
+    {"drft", "direct non-uniform Fourier transform (forward, adjoint, Q), CPU and CUDA", kc_tool_drft},
+    {"sim", "Bloch simulation of a Cartesian GRE / spin echo of a T1/T2/PD object", kc_tool_sim},
+    {"coils", "coil sensitivity maps of an MRXCAT loop array (Biot-Savart)", kc_tool_coils},
     {"fdk", "cone-beam FDK reconstruction of a circular scan (--bench: its benchmark)", kc_tool_fdk},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))

@@ -5,9 +5,13 @@
 #include "kray/core.h"
 #include "kray/ct.h"
 #include "kray/fft.h"
+#include "kray/traj.h"
+#include "kray/drft.h"
 #include "kray/io.h"
 #include "kray/linop.h"
 #include "kray/metrics.h"
 #include "kray/phantom.h"
+#include "kray/coils.h"
+#include "kray/sim.h"
 
 #endif
