@@ -108,20 +108,26 @@ struct kri_bp_vol {
     int nx, ny, nzs, z0;
 };
 
-/* ---- smem kernel ---------------------------------------------------------------------------- */
+/* ---- smem kernel ----------------------------------------------------------------------------
+ * The tile holds, for detector cells (tu0 + c, tv0 + r), the pairs (q(a, b), q(a + 1, b)), so a
+ * bilinear lookup is two 8-byte shared loads. Rows and columns off the detector or outside the
+ * band are zero, as kri_fetch returns. In the staged path v is not clamped: outside [-1, nv]
+ * both rows read are zero rows of the tile, and the sample is +0, exactly as after the clamp.
+ * floor(v) is converted with the 1.5 * 2^23 trick (exact for |v| < 2^22; staged v are bounded
+ * by the tile), which keeps the conversion pipe free. */
 template <int TX, int TY, int KZ>
 __global__ void __launch_bounds__(TX *TY, 4)
     k_fdk_bp_smem(kri_bp_src S, kri_bp_vol V, int tile_cap, const kri_bp_views P)
 {
-    extern __shared__ float tile[];
-    __shared__ int bb[2][4]; /* tu0, tv0, W, H (W * H > tile_cap: fall back) */
+    extern __shared__ float2 tile[];
+    __shared__ int bb[2][5]; /* tu0, tv0, W, H, staged (0 none, 1 checked, 2 unchecked loads) */
     const int tid = threadIdx.y * TX + threadIdx.x;
     const int i = blockIdx.x * TX + threadIdx.x, j = blockIdx.y * TY + threadIdx.y;
     const int kl0 = blockIdx.z * KZ; /* local slice of the block's first */
     const int nk = min(KZ, V.nzs - kl0);
     const int k0 = V.z0 + kl0; /* global */
     const bool active = i < V.nx && j < V.ny;
-    const float nuf = (float)S.nu, nvf = (float)S.nv;
+    const float nuf = (float)S.nu, nvf = (float)S.nv, kf0 = (float)k0;
     float acc[KZ];
     float *vp = V.vol + ((long long)kl0 * V.ny + j) * V.nx + i;
     const long long zst = (long long)V.nx * V.ny;
@@ -130,57 +136,74 @@ __global__ void __launch_bounds__(TX *TY, 4)
     /* the block's voxel box (valid voxels only) */
     const int bi0 = blockIdx.x * TX, bi1 = min(V.nx, bi0 + TX) - 1;
     const int bj0 = blockIdx.y * TY, bj1 = min(V.ny, bj0 + TY) - 1;
+    /* rows every load may touch without a test */
+    const int rlo = max(0, S.vb0), rhi = min(S.nv, S.vb0 + S.nvb);
     for (int n = 0; n < P.n; n++) {
         const kri_fdk_mat &M = P.m[n];
         if (tid < 32) {
-            /* corner c of 8 (lanes 0..7), the same column arithmetic as the voxels */
+            /* corner c of 8 (lanes 0..7): u clamped as the columns, v unclamped */
             const int c = tid & 7;
             const int ci = (c & 1) ? bi1 : bi0, cj = (c & 2) ? bj1 : bj0;
             const int ck = (c & 4) ? k0 + nk - 1 : k0;
             const kri_col col = kri_column(M, ci, cj, nuf);
-            float v = __fmaf_rn((float)ck, col.dv, col.vb);
-            v = fminf(fmaxf(v, -1.0f), nvf);
-            int umin = col.iu, umax = col.iu, vmin = (int)floorf(v), vmax = vmin;
+            const float v = floorf(__fmaf_rn((float)ck, col.dv, col.vb));
+            float umin = (float)col.iu, umax = umin, vmin = v, vmax = v;
 #pragma unroll
             for (int o = 1; o < 8; o <<= 1) {
-                umin = min(umin, __shfl_xor_sync(0xffffffffu, umin, o));
-                umax = max(umax, __shfl_xor_sync(0xffffffffu, umax, o));
-                vmin = min(vmin, __shfl_xor_sync(0xffffffffu, vmin, o));
-                vmax = max(vmax, __shfl_xor_sync(0xffffffffu, vmax, o));
+                umin = fminf(umin, __shfl_xor_sync(0xffffffffu, umin, o));
+                umax = fmaxf(umax, __shfl_xor_sync(0xffffffffu, umax, o));
+                vmin = fminf(vmin, __shfl_xor_sync(0xffffffffu, vmin, o));
+                vmax = fmaxf(vmax, __shfl_xor_sync(0xffffffffu, vmax, o));
             }
             if (tid == 0) {
-                /* cells floor .. floor + 1, and a margin of 2 for rounding */
-                bb[n & 1][0] = umin - 2;
-                bb[n & 1][1] = vmin - 2;
-                bb[n & 1][2] = umax - umin + 6;
-                bb[n & 1][3] = vmax - vmin + 6;
+                /* cells floor .. floor + 1 and a margin of 2 for rounding */
+                const float W = umax - umin + 6.0f, H = vmax - vmin + 6.0f;
+                int st = 0;
+                if (W * H <= (float)tile_cap && fabsf(vmin) < 4.0e6f && fabsf(vmax) < 4.0e6f) {
+                    bb[n & 1][0] = (int)umin - 2;
+                    bb[n & 1][1] = (int)vmin - 2;
+                    bb[n & 1][2] = (int)W;
+                    bb[n & 1][3] = (int)H;
+                    st = 1;
+                    if (bb[n & 1][0] >= 0 && bb[n & 1][0] + bb[n & 1][2] < S.nu &&
+                        bb[n & 1][1] >= rlo && bb[n & 1][1] + bb[n & 1][3] <= rhi)
+                        st = 2;
+                }
+                bb[n & 1][4] = st;
             }
         }
         __syncthreads(); /* bb ready; every thread is done with the previous view's tile */
+        const int st = bb[n & 1][4];
         const int tu0 = bb[n & 1][0], tv0 = bb[n & 1][1], W = bb[n & 1][2], H = bb[n & 1][3];
-        const bool staged = (long long)W * H <= tile_cap;
         const float *qs = S.q + (long long)(P.slot0 + n) * S.slot;
-        if (staged) {
+        if (st == 2) {
+            for (int r = tid / 32; r < H; r += TX * TY / 32) {
+                const float *row = qs + (long long)(tv0 + r - S.vb0) * S.nu + tu0;
+                for (int c = tid & 31; c < W; c += 32)
+                    tile[r * W + c] = make_float2(__ldg(row + c), __ldg(row + c + 1));
+            }
+        } else if (st == 1) {
             for (int r = tid / 32; r < H; r += TX * TY / 32)
                 for (int c = tid & 31; c < W; c += 32)
-                    tile[r * W + c] = kri_fetch(S, qs, tu0 + c, tv0 + r);
+                    tile[r * W + c] = make_float2(kri_fetch(S, qs, tu0 + c, tv0 + r),
+                                                  kri_fetch(S, qs, tu0 + c + 1, tv0 + r));
         }
         __syncthreads();
         if (!active) continue;
         const kri_col col = kri_column(M, i, j, nuf);
-        if (staged) {
-            const int hi = W * (H - 1) - 2; /* largest valid index of q00 */
+        if (st) {
+            const int cb = (col.iu - tu0) - tv0 * W; /* tile index of (iu, row 0) */
+            const unsigned hi = (unsigned)(W * (H - 1) - 1); /* largest valid upper index */
 #pragma unroll
             for (int kk = 0; kk < KZ; kk++) {
                 if (kk < nk) {
-                    float v = __fmaf_rn((float)(k0 + kk), col.dv, col.vb);
-                    v = fminf(fmaxf(v, -1.0f), nvf);
+                    const float v = __fmaf_rn(__fadd_rn(kf0, (float)kk), col.dv, col.vb);
                     const float fl = floorf(v);
-                    const int off = min(max(((int)fl - tv0) * W + (col.iu - tu0), 0), hi);
-                    const float *t = tile + off;
-                    acc[kk] = __fmaf_rn(col.wt,
-                                        kri_bilerp(t[0], t[1], t[W], t[W + 1], col.fu,
-                                                   __fsub_rn(v, fl)),
+                    const int iv = __float_as_int(__fadd_rn(fl, 12582912.0f)) - 0x4B400000;
+                    const unsigned off = min((unsigned)(iv * W + cb), hi);
+                    const float2 a = tile[off], b = tile[off + W];
+                    acc[kk] = __fmaf_rn(col.wt, kri_bilerp(a.x, a.y, b.x, b.y, col.fu,
+                                                           __fsub_rn(v, fl)),
                                         acc[kk]);
                 }
             }
@@ -188,7 +211,7 @@ __global__ void __launch_bounds__(TX *TY, 4)
 #pragma unroll
             for (int kk = 0; kk < KZ; kk++) {
                 if (kk < nk) {
-                    float v = __fmaf_rn((float)(k0 + kk), col.dv, col.vb);
+                    float v = __fmaf_rn(__fadd_rn(kf0, (float)kk), col.dv, col.vb);
                     v = fminf(fmaxf(v, -1.0f), nvf);
                     const float fl = floorf(v);
                     const int iv = (int)fl;
@@ -563,15 +586,15 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
         P.slot0 = (int)c0;
         memcpy(P.m, p->mat + m0 + c0, (size_t)P.n * sizeof(kri_fdk_mat));
         if (kern == KR_FDK_KERNEL_SMEM) {
-            const int cap = 4096;
+            const int cap = 4096; /* cells: 32 KiB */
             dim3 g((unsigned)((V.nx + 15) / 16), (unsigned)((V.ny + 15) / 16),
                    (unsigned)((V.nzs + 15) / 16));
-            k_fdk_bp_smem<16, 16, 16><<<g, dim3(16, 16), cap * sizeof(float), st>>>(S, V, cap, P);
+            k_fdk_bp_smem<16, 16, 16><<<g, dim3(16, 16), cap * sizeof(float2), st>>>(S, V, cap, P);
         } else if (kern == KR_FDK_KERNEL_SMEM32) {
-            const int cap = 6144;
+            const int cap = 5632; /* cells: 44 KiB, under the 48 KiB default */
             dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
                    (unsigned)((V.nzs + 15) / 16));
-            k_fdk_bp_smem<32, 8, 16><<<g, dim3(32, 8), cap * sizeof(float), st>>>(S, V, cap, P);
+            k_fdk_bp_smem<32, 8, 16><<<g, dim3(32, 8), cap * sizeof(float2), st>>>(S, V, cap, P);
         } else {
             dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
                    (unsigned)((V.nzs + 7) / 8));
