@@ -90,8 +90,9 @@ typedef struct kr_fdk_opts {
     double cutoff;      /* fraction of Nyquist in (0, 1], default 1 (fft only) */
     int short_scan;     /* -1 auto (default), 0 full-scan weights, 1 Parker weights */
     kr_dtype dtype;     /* KR_F32 (the only type supported) */
-    int64_t gpu_mem;    /* CUDA working-memory budget in bytes; 0 = auto (90% of the free
-                           device memory at plan creation) */
+    int64_t gpu_mem;    /* CUDA working-memory budget in bytes; 0 = auto (90% of the device
+                           memory free when the first execute for a combination of array
+                           locations allocates the plan's buffers) */
     int64_t batch_views; /* views per batch; 0 = auto (as many as the budget allows) */
     int64_t slab_z;     /* z slices per slab; 0 = auto (as many as the budget allows) */
     kr_fdk_kernel kernel; /* CUDA backprojection kernel */

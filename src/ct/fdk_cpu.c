@@ -1,9 +1,10 @@
 /* FDK on the CPU: pre-weighting, the non-finite census and the voxel-driven backprojector.
  *
- * Backprojection work items are (z block of KRI_CPU_KZ slices, y row j), in a fixed order;
- * each item loads its KZ x nx voxels into a private accumulator, adds the views of the batch in
- * order and stores them back, so every voxel sees the same sequence of float additions
- * whatever the number of threads and however the views are batched. Per view, the column
+ * Backprojection work items are (z block of KRI_CPU_KZ slices, chunk of KRI_CPU_JC y rows), in
+ * a fixed order; for each chunk of views and each row, the item loads the row's KZ x nx voxels
+ * into a private accumulator, adds the views in order and stores them back, so every voxel sees
+ * the same sequence of float additions whatever the number of threads and however the views are
+ * batched or chunked. Per view, the column
  * quantities (u, 1/w^2, v at k = 0, dv/dk) of the row are computed once and shared by the KZ
  * slices (the z-column register blocking of the fast path); the general path recomputes them
  * per voxel. The AVX-512 kernel does the same arithmetic 16 voxels at a time with gathers. */
@@ -178,10 +179,13 @@ kri_fdk_columns_avx512(const kri_fdk_mat *M, int64_t nx, int64_t j, float nuf, i
     }
 }
 
-/* One slice of the update for clamped coordinates v (uses the names of kri_fdk_row_avx512). */
-#define KRI_FDK_AVX_UPDATE(v)                                                                  \
+/* One slice of the update for the lanes `lm` (the others contribute exactly zero: they are
+ * masked out of the gathers, which then return zeros, and acc + wt * 0 == acc); v must be in
+ * [-1, nv] on those lanes. Uses the names of kri_fdk_row_avx512. */
+#define KRI_FDK_AVX_UPDATE(v, lm)                                                              \
     do {                                                                                       \
         float *ar = acc + kk * nx + i;                                                         \
+        const __mmask8 l0 = (__mmask8)((lm) & 0xFF), l1 = (__mmask8)((lm) >> 8);               \
         const __m512 fl = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);  \
         const __m512 fv = _mm512_sub_ps(v, fl);                                                \
         /* exact: (nu + 3) (nv + 3) < 2^24 for this kernel */                                  \
@@ -189,10 +193,10 @@ kri_fdk_columns_avx512(const kri_fdk_mat *M, int64_t nx, int64_t j, float nuf, i
         const __m512i i1 = _mm512_add_epi32(i0, pw);                                           \
         const __m256i a0 = _mm512_castsi512_si256(i0), a1 = _mm512_extracti64x4_epi64(i0, 1);  \
         const __m256i b0 = _mm512_castsi512_si256(i1), b1 = _mm512_extracti64x4_epi64(i1, 1);  \
-        const __m512 g0 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, m0, a0, q, 4));        \
-        const __m512 g1 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, m1, a1, q, 4));        \
-        const __m512 h0 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, m0, b0, q, 4));        \
-        const __m512 h1 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, m1, b1, q, 4));        \
+        const __m512 g0 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, l0, a0, q, 4));        \
+        const __m512 g1 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, l1, a1, q, 4));        \
+        const __m512 h0 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, l0, b0, q, 4));        \
+        const __m512 h1 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, l1, b1, q, 4));        \
         const __m512 q00 = _mm512_permutex2var_ps(g0, even, g1);                               \
         const __m512 q10 = _mm512_permutex2var_ps(g0, odd, g1);                                \
         const __m512 q01 = _mm512_permutex2var_ps(h0, even, h1);                               \
@@ -205,7 +209,9 @@ kri_fdk_columns_avx512(const kri_fdk_mat *M, int64_t nx, int64_t j, float nuf, i
 
 /* The update, 16 columns at a time: the column quantities stay in registers across the nk
  * slices; each row pair of the bilinear stencil is fetched with two 8-lane 64-bit gathers
- * (the two u neighbours at once) and de-interleaved. */
+ * (the two u neighbours at once) and de-interleaved. Samples with v <= -1 or v >= nv read only
+ * zero rows and contribute exactly zero, so they are skipped (whole slices when no lane needs
+ * them); on the other lanes the clamp to [-1, nv] is a no-op. */
 __attribute__((target("avx512f"))) static void
 kri_fdk_row_avx512(const kri_cols *c, const float *q, int padw, float nvf, int64_t nx, int64_t k0,
                    int64_t nk, float *acc)
@@ -219,29 +225,30 @@ kri_fdk_row_avx512(const kri_cols *c, const float *q, int padw, float nvf, int64
     for (int64_t i = 0; i < nx; i += 16) {
         const int64_t rem = nx - i;
         const __mmask16 m = rem >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rem) - 1u);
-        const __mmask8 m0 = (__mmask8)(m & 0xFF), m1 = (__mmask8)(m >> 8);
         const __m512 dv = _mm512_maskz_loadu_ps(m, c->dv + i);
         const __m512 vb = _mm512_maskz_loadu_ps(m, c->vb + i);
         const __m512 fu = _mm512_maskz_loadu_ps(m, c->fu + i);
         const __m512 wt = _mm512_maskz_loadu_ps(m, c->wt + i);
         const __m512 ibf = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, c->ib + i));
-        /* v is monotonic in k: when both ends are on the detector the clamp is a no-op */
+        /* v is monotonic in k: when both ends are inside (-1, nv) so is every slice */
         const __m512 va = _mm512_fmadd_ps(_mm512_set1_ps((float)k0), dv, vb);
         const __m512 vz = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + nk - 1)), dv, vb);
-        const __mmask16 in = _mm512_mask_cmp_ps_mask(m, va, lo, _CMP_GE_OQ) &
-                             _mm512_mask_cmp_ps_mask(m, va, hi, _CMP_LE_OQ) &
-                             _mm512_mask_cmp_ps_mask(m, vz, lo, _CMP_GE_OQ) &
-                             _mm512_mask_cmp_ps_mask(m, vz, hi, _CMP_LE_OQ);
+        const __mmask16 in = _mm512_mask_cmp_ps_mask(m, va, lo, _CMP_GT_OQ) &
+                             _mm512_mask_cmp_ps_mask(m, va, hi, _CMP_LT_OQ) &
+                             _mm512_mask_cmp_ps_mask(m, vz, lo, _CMP_GT_OQ) &
+                             _mm512_mask_cmp_ps_mask(m, vz, hi, _CMP_LT_OQ);
         if (in == m) {
             for (int64_t kk = 0; kk < nk; kk++) {
                 const __m512 v = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + kk)), dv, vb);
-                KRI_FDK_AVX_UPDATE(v);
+                KRI_FDK_AVX_UPDATE(v, m);
             }
         } else {
             for (int64_t kk = 0; kk < nk; kk++) {
-                __m512 v = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + kk)), dv, vb);
-                v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-                KRI_FDK_AVX_UPDATE(v);
+                const __m512 v = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + kk)), dv, vb);
+                const __mmask16 lm = _mm512_mask_cmp_ps_mask(m, v, lo, _CMP_GT_OQ) &
+                                     _mm512_mask_cmp_ps_mask(m, v, hi, _CMP_LT_OQ);
+                if (lm == 0) continue;
+                KRI_FDK_AVX_UPDATE(v, lm);
             }
         }
     }
@@ -277,6 +284,21 @@ const char *kri_cpu_fdk_kernel_name(const kr_fdk_plan *p)
 
 int64_t kri_cpu_fdk_scratch_floats(int64_t nx) { return (int64_t)(KRI_CPU_KZ + 5) * nx + 16; }
 
+/* Views per pass over a row chunk: about 1 MiB of detector bands (a band: the rows one z block
+ * reads, estimated at the centre column of the first view) stays in the core's cache while
+ * KRI_CPU_JC rows of the volume use it. */
+#define KRI_CPU_JC 16
+static int64_t kri_fdk_view_chunk(const kr_fdk_plan *p, int64_t m0)
+{
+    const kri_fdk_mat *M = &p->mat[m0];
+    const float ci = 0.5f * (float)(p->grid.n[0] - 1), cj = 0.5f * (float)(p->grid.n[1] - 1);
+    const float w = M->pw[0] * ci + M->pw[1] * cj + M->pw[3];
+    const double rows = fabs((double)M->pv[2] / (double)w) * KRI_CPU_KZ + 4;
+    const double band = rows * (double)KRI_FDK_PADW(p->nu) * sizeof(float);
+    int64_t vc = (int64_t)((double)(1 << 20) / band);
+    return vc < 1 ? 1 : (vc > 16 ? 16 : vc);
+}
+
 void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0, int64_t nb,
                              float *vol, int nthreads, float *scratch)
 {
@@ -285,8 +307,10 @@ void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0, i
     const int64_t vstride = (int64_t)padw * KRI_FDK_PADH(p->nv);
     const float nuf = (float)p->nu, nvf = (float)p->nv;
     const int64_t nzb = (nz + KRI_CPU_KZ - 1) / KRI_CPU_KZ;
-    const int64_t items = nzb * ny;
+    const int64_t njc = (ny + KRI_CPU_JC - 1) / KRI_CPU_JC;
+    const int64_t items = nzb * njc;
     const int64_t sstride = kri_cpu_fdk_scratch_floats(nx);
+    const int64_t vc = kri_fdk_view_chunk(p, m0);
     const int avx = kri_fdk_use_avx512(p);
 #pragma omp parallel num_threads(nthreads)
     {
@@ -298,35 +322,48 @@ void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0, i
         c.vb = c.wt + nx;
         c.dv = c.vb + nx;
         c.ib = (int32_t *)(c.dv + nx);
+        /* items: (z block, chunk of KRI_CPU_JC rows); the views go in chunks of vc, each chunk
+         * applied to every row of the item while its detector bands are in cache. The volume
+         * holds the running sums between chunks, so every voxel still adds the views in order
+         * and the result does not depend on the chunking. */
 #pragma omp for schedule(static)
         for (int64_t t = 0; t < items; t++) {
-            const int64_t zb = t / ny, j = t % ny;
+            const int64_t zb = t / njc, j0 = (t % njc) * KRI_CPU_JC;
+            const int64_t j1 = j0 + KRI_CPU_JC < ny ? j0 + KRI_CPU_JC : ny;
             const int64_t k0 = zb * KRI_CPU_KZ;
             const int64_t nk = nz - k0 < KRI_CPU_KZ ? nz - k0 : KRI_CPU_KZ;
-            for (int64_t kk = 0; kk < nk; kk++)
-                memcpy(acc + kk * nx, vol + ((k0 + kk) * ny + j) * nx, (size_t)nx * sizeof(float));
-            for (int64_t b = 0; b < nb; b++) {
-                const kri_fdk_mat *M = &p->mat[m0 + b];
-                const float *qv = q + b * vstride;
-                if (p->fast) {
-#ifdef KRI_FDK_AVX512
-                    if (avx) {
-                        kri_fdk_columns_avx512(M, nx, j, nuf, padw, &c);
-                        kri_fdk_row_avx512(&c, qv, padw, nvf, nx, k0, nk, acc);
-                        continue;
-                    }
-#endif
-                    kri_fdk_columns(M, nx, j, nuf, padw, &c);
-                    kri_fdk_row_portable(&c, qv, padw, nvf, nx, k0, nk, acc);
-                } else {
+            for (int64_t b0 = 0; b0 < nb; b0 += vc) {
+                const int64_t b1 = b0 + vc < nb ? b0 + vc : nb;
+                for (int64_t j = j0; j < j1; j++) {
                     for (int64_t kk = 0; kk < nk; kk++)
-                        for (int64_t i = 0; i < nx; i++)
-                            acc[kk * nx + i] += kri_fdk_voxel_general(
-                                M, qv, padw, nuf, nvf, (float)i, (float)j, (float)(k0 + kk));
+                        memcpy(acc + kk * nx, vol + ((k0 + kk) * ny + j) * nx,
+                               (size_t)nx * sizeof(float));
+                    for (int64_t b = b0; b < b1; b++) {
+                        const kri_fdk_mat *M = &p->mat[m0 + b];
+                        const float *qv = q + b * vstride;
+                        if (p->fast) {
+#ifdef KRI_FDK_AVX512
+                            if (avx) {
+                                kri_fdk_columns_avx512(M, nx, j, nuf, padw, &c);
+                                kri_fdk_row_avx512(&c, qv, padw, nvf, nx, k0, nk, acc);
+                                continue;
+                            }
+#endif
+                            kri_fdk_columns(M, nx, j, nuf, padw, &c);
+                            kri_fdk_row_portable(&c, qv, padw, nvf, nx, k0, nk, acc);
+                        } else {
+                            for (int64_t kk = 0; kk < nk; kk++)
+                                for (int64_t i = 0; i < nx; i++)
+                                    acc[kk * nx + i] += kri_fdk_voxel_general(
+                                        M, qv, padw, nuf, nvf, (float)i, (float)j,
+                                        (float)(k0 + kk));
+                        }
+                    }
+                    for (int64_t kk = 0; kk < nk; kk++)
+                        memcpy(vol + ((k0 + kk) * ny + j) * nx, acc + kk * nx,
+                               (size_t)nx * sizeof(float));
                 }
             }
-            for (int64_t kk = 0; kk < nk; kk++)
-                memcpy(vol + ((k0 + kk) * ny + j) * nx, acc + kk * nx, (size_t)nx * sizeof(float));
         }
     }
     (void)avx;

@@ -480,15 +480,8 @@ extern "C" kr_status kri_cuda_fdk_create(kr_fdk_plan *p)
     }
     KRI_CU(cudaMalloc((void **)&cu->d_cnt, 4 * sizeof(unsigned long long)),
            "allocating the FDK counters");
-    if (p->o.gpu_mem > 0) {
-        p->budget = p->o.gpu_mem;
-        p->budget_auto = 0;
-    } else {
-        int64_t fr;
-        KRI_TRY(kri_cuda_fdk_free_bytes(p->ctx, &fr));
-        p->budget = fr / 10 * 9;
-        p->budget_auto = 1;
-    }
+    p->budget = p->o.gpu_mem;
+    p->budget_auto = p->o.gpu_mem == 0;
     return KR_OK;
 }
 
@@ -532,6 +525,11 @@ static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
     if (cu->ready && cu->ph == ph && cu->vh == vh) return KR_OK;
     KRI_CU(cudaStreamSynchronize(cu->copy), "cudaStreamSynchronize");
     kri_cuda_fdk_release(cu);
+    if (p->budget_auto) { /* 90% of what is free now, with the caller's arrays allocated */
+        int64_t fr;
+        KRI_TRY(kri_cuda_fdk_free_bytes(p->ctx, &fr));
+        p->budget = fr / 10 * 9;
+    }
     KRI_TRY(kri_fdk_sched_make(p, ph, vh, p->budget, p->budget_auto, &cu->sched));
     const kri_fdk_sched *s = &cu->sched;
     const size_t rowsb = (size_t)(s->batch * s->nbmax * p->nu) * sizeof(float);
