@@ -120,7 +120,9 @@ __global__ void __launch_bounds__(TX *TY, 4)
     k_fdk_bp_smem(kri_bp_src S, kri_bp_vol V, int tile_cap, const kri_bp_views P)
 {
     extern __shared__ float2 tile[];
-    __shared__ int bb[2][5]; /* tu0, tv0, W, H, staged (0 none, 1 checked, 2 unchecked loads) */
+    /* tu0, tv0, W, H, mode: 0 global reads, 1 staged with checked loads, 2 staged with
+     * unchecked loads, 3 nothing to add */
+    __shared__ int bb[2][5];
     const int tid = threadIdx.y * TX + threadIdx.x;
     const int i = blockIdx.x * TX + threadIdx.x, j = blockIdx.y * TY + threadIdx.y;
     const int kl0 = blockIdx.z * KZ; /* local slice of the block's first */
@@ -159,7 +161,12 @@ __global__ void __launch_bounds__(TX *TY, 4)
                 /* cells floor .. floor + 1 and a margin of 2 for rounding */
                 const float W = umax - umin + 6.0f, H = vmax - vmin + 6.0f;
                 int st = 0;
-                if (W * H <= (float)tile_cap && fabsf(vmin) < 4.0e6f && fabsf(vmax) < 4.0e6f) {
+                /* a footprint wholly off the detector or the band reads only zeros: every
+                 * sample is +0 and adding it changes nothing, so the view is skipped */
+                if (umax + 4.0f < 0.0f || umin - 2.0f > nuf || vmax + 4.0f <= (float)rlo ||
+                    vmin - 2.0f >= (float)rhi)
+                    st = 3;
+                else if (W * H <= (float)tile_cap && fabsf(vmin) < 4.0e6f && fabsf(vmax) < 4.0e6f) {
                     bb[n & 1][0] = (int)umin - 2;
                     bb[n & 1][1] = (int)vmin - 2;
                     bb[n & 1][2] = (int)W;
@@ -189,7 +196,7 @@ __global__ void __launch_bounds__(TX *TY, 4)
                                                   kri_fetch(S, qs, tu0 + c + 1, tv0 + r));
         }
         __syncthreads();
-        if (!active) continue;
+        if (!active || st == 3) continue;
         const kri_col col = kri_column(M, i, j, nuf);
         if (st) {
             const int cb = (col.iu - tu0) - tv0 * W; /* tile index of (iu, row 0) */
@@ -253,6 +260,10 @@ __global__ void __launch_bounds__(256)
         const float *qs = S.q + (long long)(P.slot0 + n) * S.slot;
         if (!GENERAL) {
             const kri_col col = kri_column(M, i, j, nuf);
+            /* v is monotonic in k: samples with v <= -1 or v >= nv are +0 (skipped) */
+            const float va = __fmaf_rn((float)k0, col.dv, col.vb);
+            const float vz = __fmaf_rn((float)(k0 + nk - 1), col.dv, col.vb);
+            if ((va <= -1.0f && vz <= -1.0f) || (va >= nvf && vz >= nvf)) continue;
 #pragma unroll
             for (int kk = 0; kk < KZ; kk++) {
                 if (kk < nk) {
