@@ -38,16 +38,28 @@
  * The result is the attenuation in 1/mm: a uniform object reconstructs to its density.
  *
  * ---- Backends ---------------------------------------------------------------------------------
- * cpu-serial / cpu: OpenMP over fixed (z block, y row) items, each voxel accumulating the views
- *   in order, so cpu == cpu-serial bit for bit whatever the thread count; an AVX-512 path is
- *   chosen at run time when the processor has it (results then differ from the portable path
- *   in the last bits, but are still identical for every thread count on one machine).
+ * Both backends evaluate, per column (i, j) and view, u, 1/lambda^2 and v at k = 0 once, and per
+ * voxel v = v0 + k dv and one bilinear lookup (the z-column register blocking of a circular scan
+ * with v along z; other geometries take a general path that recomputes everything per voxel).
+ * Samples whose detector row is off the detector (v <= -1 or v >= nv) are exactly zero and are
+ * skipped, which never changes a result.
+ * cpu-serial / cpu: OpenMP over fixed (z block, row chunk) items, each voxel accumulating the
+ *   views in order, so cpu == cpu-serial bit for bit whatever the thread count; an AVX-512 path
+ *   (16 columns at a time, 64-bit gathers of the two u neighbours, fused multiply-adds) is
+ *   chosen at run time when the processor has it (its results differ from the portable path in
+ *   the last bits, and are identical for every thread count on one machine; the environment
+ *   variable KRAY_FDK_NO_AVX512=1 forces the portable path).
  * cuda: projections and volume may each be on the host or on the device. The volume is
  *   processed in z slabs and the projections in batches of views (of only the detector rows a
  *   slab needs) so that the plan's working memory stays within opts.gpu_mem bytes; host
  *   projections go through two pinned staging buffers and a second stream so transfers overlap
  *   with the filtering and backprojection of the previous batch; filtered projections never
- *   leave the device. CUDA results agree with the CPU to float rounding.
+ *   leave the device. Backprojection kernels take 64 views per launch (their matrices in the
+ *   constant bank), keep 16 voxels along z per thread in registers, and (smem, smem32) stage
+ *   each view's detector footprint of the block in shared memory as (q(a), q(a+1)) pairs. All
+ *   CUDA kernels and the CPU's AVX-512 kernel evaluate the same float expressions (fused
+ *   multiply-adds in the same places), so the backprojection of identical data is identical;
+ *   FDK results differ from the CPU's by the filter's rounding (FFTW against cuFFT) only.
  * Out of core = in core: every voxel sums the same per-view values in the same order whatever
  *   the slab and batch sizes; on the CPU the result is bit-identical; on CUDA it is identical
  *   to float rounding (the FFT filter packs pairs of rows, and a band may pair them
