@@ -75,37 +75,47 @@ static void test_schedules(void)
             check_bands(p, &s);
             kri_fdk_sched_free(&s);
         }
-    /* budgets from generous to tight: always within the budget, bands always cover */
-    int64_t budgets[] = {2 << 20, 800 << 10, 400 << 10, 250 << 10, 200 << 10, 150 << 10};
-    int64_t last_slabs = 0;
+    /* budgets from generous to tight (fractions of the in-core schedule): always within the
+     * budget, bands always cover, down to one slice and one view; below that, refused */
+    KT_OK(kri_fdk_sched_make(p, 1, 1, (int64_t)1 << 30, 0, &s));
+    const int64_t incore = s.bytes;
+    kri_fdk_sched_free(&s);
+    const int64_t one = kri_fdk_sched_bytes(p, 1, 1, 1, c.nv, 1); /* >= one slice, one view */
+    const double frac[] = {2.0, 1.0, 0.6, 0.4, 0.25, 0.15};
+    int64_t max_slabs = 0;
     for (int b = 0; b < 6; b++) {
-        kr_status st = kri_fdk_sched_make(p, 1, 1, budgets[b], 0, &s);
-        if (st != KR_OK) {
-            KT_STATUS(st, KR_ERR_INVALID_ARG);
-            continue;
-        }
+        int64_t budget = (int64_t)(frac[b] * (double)incore);
+        if (budget < one) continue;
+        KT_OK(kri_fdk_sched_make(p, 1, 1, budget, 0, &s));
         printf("  budget %lld KiB: %lld slabs of %lld, batch %lld x %lld rows, %lld bytes\n",
-               (long long)budgets[b] >> 10, (long long)s.nslabs, (long long)s.slab_z,
+               (long long)budget >> 10, (long long)s.nslabs, (long long)s.slab_z,
                (long long)s.batch, (long long)s.nbmax, (long long)s.bytes);
-        KT_LE(s.bytes, budgets[b]);
+        KT_LE(s.bytes, budget);
         KT_CHECK(s.bytes == kri_fdk_sched_bytes(p, 1, 1, s.slab_z, s.nbmax, s.batch));
-        last_slabs = s.nslabs;
+        if (frac[b] >= 1.0) KT_CHECK(s.nslabs == 1 && s.batch == c.nviews);
+        else KT_CHECK(s.nslabs > 1 || s.batch < c.nviews);
+        if (s.nslabs > max_slabs) max_slabs = s.nslabs;
         check_bands(p, &s);
         kri_fdk_sched_free(&s);
     }
-    KT_CHECK(last_slabs > 1);
+    KT_CHECK(max_slabs > 1);
     /* too small for one slice and one view: exact statuses */
-    int64_t one = kri_fdk_sched_bytes(p, 1, 1, 1, 4, 1);
-    KT_STATUS(kri_fdk_sched_make(p, 1, 1, one / 4, 0, &s), KR_ERR_INVALID_ARG);
+    const int64_t tiny = kri_fdk_sched_bytes(p, 1, 1, 1, 2, 1) - 1; /* below 1 slice, 1 view */
+    KT_STATUS(kri_fdk_sched_make(p, 1, 1, tiny, 0, &s), KR_ERR_INVALID_ARG);
     KT_CHECK(strstr(kr_last_error(), "too small") != NULL);
-    KT_STATUS(kri_fdk_sched_make(p, 1, 1, one / 4, 1, &s), KR_ERR_OOM_DEVICE);
-    /* the volume on the device: no slab buffer, so the same budget allows thicker slabs */
-    KT_OK(kri_fdk_sched_make(p, 1, 0, 250 << 10, 0, &s));
-    int64_t dev_slab = s.slab_z;
-    kri_fdk_sched_free(&s);
-    KT_OK(kri_fdk_sched_make(p, 1, 1, 250 << 10, 0, &s));
-    KT_LE(s.slab_z, dev_slab);
-    kri_fdk_sched_free(&s);
+    KT_STATUS(kri_fdk_sched_make(p, 1, 1, tiny, 1, &s), KR_ERR_OOM_DEVICE);
+    /* the volume on the device: no slab buffer in the model; valid schedules either way */
+    const int64_t mid = (int64_t)(0.3 * (double)incore) > one ? (int64_t)(0.3 * (double)incore)
+                                                              : one;
+    for (int vh = 0; vh < 2; vh++) {
+        KT_OK(kri_fdk_sched_make(p, 1, vh, mid, 0, &s));
+        KT_LE(s.bytes, mid);
+        KT_CHECK(kri_fdk_sched_bytes(p, 1, 0, s.slab_z, s.nbmax, s.batch) +
+                     c.grid.n[0] * c.grid.n[1] * s.slab_z * 4 ==
+                 kri_fdk_sched_bytes(p, 1, 1, s.slab_z, s.nbmax, s.batch));
+        check_bands(p, &s);
+        kri_fdk_sched_free(&s);
+    }
     (void)f;
     kr_fdk_plan_destroy(p);
     kr_ctx_destroy(ctx);
@@ -120,7 +130,8 @@ static void test_schedules(void)
     KT_CHECK(s.slab_z == 5 && s.nslabs == 6 && s.batch == 7);
     check_bands(p, &s);
     kri_fdk_sched_free(&s);
-    KT_STATUS(kri_fdk_sched_make(p, 1, 1, 64 << 10, 0, &s), KR_ERR_INVALID_ARG);
+    KT_STATUS(kri_fdk_sched_make(p, 1, 1, kri_fdk_sched_bytes(p, 1, 1, 5, 4, 7) / 2, 0, &s),
+              KR_ERR_INVALID_ARG);
     printf("  %s\n", kr_last_error());
     kr_fdk_plan_destroy(p);
     kr_ctx_destroy(ctx);
@@ -139,7 +150,12 @@ static void test_band_short_detector(void)
     kr_fdk_opts o = p->o;
     (void)o;
     kri_fdk_sched s;
-    KT_OK(kri_fdk_sched_make(p, 1, 1, 120 << 10, 0, &s));
+    KT_OK(kri_fdk_sched_make(p, 1, 1, (int64_t)1 << 30, 0, &s));
+    const int64_t incore = s.bytes;
+    kri_fdk_sched_free(&s);
+    o.slab_z = 4; /* thin slabs: the upper ones see no detector row */
+    p->o.slab_z = 4;
+    KT_OK(kri_fdk_sched_make(p, 1, 1, incore, 0, &s));
     int empty = 0;
     for (int64_t i = 0; i < s.nslabs; i++) {
         KT_LE(s.slabs[i].vb0 + s.slabs[i].nvb, c.nv);

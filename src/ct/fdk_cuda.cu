@@ -389,16 +389,84 @@ __global__ void k_fdk_filter_direct(const float *__restrict__ in, long long is,
     }
 }
 
-extern "C" kr_status kri_cuda_fdk_filter_direct(void *stream, const float *in, int64_t in_stride,
-                                                float *out, int64_t out_stride, const float *kern,
-                                                int64_t nu, int64_t nrows)
+__global__ void k_fdk_filter_pack(const float *__restrict__ in, long long is,
+                                  float *__restrict__ w, int N, int L, long long R, int cplx)
 {
-    if (in == out)
-        return kri_fail(KR_ERR_INTERNAL, "fdk: the direct filter cannot run in place");
-    dim3 g((unsigned)((nu + 127) / 128), (unsigned)(nrows < 65535 ? nrows : 65535));
-    k_fdk_filter_direct<<<g, 128, 0, (cudaStream_t)stream>>>(in, in_stride, out, out_stride, kern,
-                                                            (int)nu, nrows);
+    const int m = blockIdx.x * blockDim.x + threadIdx.x;
+    if (m >= L) return;
+    for (long long r = blockIdx.y; r < R; r += gridDim.y) {
+        const float x = m < N ? in[r * is + m] : 0.0f;
+        if (cplx) {
+            w[2 * ((long long)m + (long long)L * r)] = x;
+            w[2 * ((long long)m + (long long)L * r) + 1] = 0.0f;
+        } else {
+            w[(long long)m + (long long)L * r] = x;
+        }
+    }
+}
+
+__global__ void k_fdk_filter_mul(float2 *__restrict__ w, const float *__restrict__ h, int L,
+                                 long long R)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= L) return;
+    const float g = h[k];
+    for (long long r = blockIdx.y; r < R; r += gridDim.y) {
+        float2 c = w[k + (long long)L * r];
+        c.x *= g;
+        c.y *= g;
+        w[k + (long long)L * r] = c;
+    }
+}
+
+__global__ void k_fdk_filter_unpack(const float2 *__restrict__ w, int L, float *__restrict__ out,
+                                    long long os, int N, long long R)
+{
+    const int m = blockIdx.x * blockDim.x + threadIdx.x;
+    if (m >= N) return;
+    for (long long r = blockIdx.y; r < R; r += gridDim.y) out[r * os + m] = w[m + (long long)L * r].x;
+}
+
+static dim3 kri_grid2(int64_t n, int64_t rows)
+{
+    return dim3((unsigned)((n + 127) / 128), (unsigned)(rows < 65535 ? rows : 65535));
+}
+
+extern "C" kr_status kri_cuda_fdk_filter_pack(void *stream, const float *in, int64_t is,
+                                              void *work, int64_t N, int64_t L, int64_t R,
+                                              int cplx)
+{
+    k_fdk_filter_pack<<<kri_grid2(L, R), 128, 0, (cudaStream_t)stream>>>(
+        in, is, (float *)work, (int)N, (int)L, R, cplx);
+    KRI_LAUNCHED("the FDK filter packing kernel");
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fdk_filter_mul(void *stream, void *work, const void *resp,
+                                             int64_t L, int64_t R)
+{
+    k_fdk_filter_mul<<<kri_grid2(L, R), 128, 0, (cudaStream_t)stream>>>(
+        (float2 *)work, (const float *)resp, (int)L, R);
     KRI_LAUNCHED("the FDK filter kernel");
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fdk_filter_unpack(void *stream, const void *work, int64_t L,
+                                                float *out, int64_t os, int64_t N, int64_t R)
+{
+    k_fdk_filter_unpack<<<kri_grid2(N, R), 128, 0, (cudaStream_t)stream>>>(
+        (const float2 *)work, (int)L, out, os, (int)N, R);
+    KRI_LAUNCHED("the FDK filter unpacking kernel");
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fdk_filter_direct(void *stream, const void *in, int64_t is,
+                                                float *out, int64_t os, const void *kern,
+                                                int64_t N, int64_t R)
+{
+    k_fdk_filter_direct<<<kri_grid2(N, R), 128, 0, (cudaStream_t)stream>>>(
+        (const float *)in, is, out, os, (const float *)kern, (int)N, R);
+    KRI_LAUNCHED("the FDK direct filter kernel");
     return KR_OK;
 }
 
@@ -415,7 +483,7 @@ struct kri_fdk_cuda {
     /* schedule-dependent */
     int ready, ph, vh;
     kri_fdk_sched sched;
-    float *d_raw[2], *h_pin[2], *d_q, *d_qf, *d_slab;
+    float *d_raw[2], *h_pin[2], *d_q, *d_slab;
     kri_fdk_filt *filt;
     int64_t bytes;
 };
@@ -428,9 +496,8 @@ static void kri_cuda_fdk_release(kri_fdk_cuda *cu)
         cu->d_raw[k] = cu->h_pin[k] = NULL;
     }
     if (cu->d_q) cudaFree(cu->d_q);
-    if (cu->d_qf) cudaFree(cu->d_qf);
     if (cu->d_slab) cudaFree(cu->d_slab);
-    cu->d_q = cu->d_qf = cu->d_slab = NULL;
+    cu->d_q = cu->d_slab = NULL;
     kri_fdk_filt_destroy(cu->filt);
     cu->filt = NULL;
     kri_fdk_sched_free(&cu->sched);
@@ -558,8 +625,6 @@ static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
     KRI_CU(cudaMalloc((void **)&cu->d_q, rowsb), "allocating the FDK batch");
     /* slots past the last batch's views are filtered too: keep them finite */
     KRI_CU(cudaMemset(cu->d_q, 0, rowsb), "clearing the FDK batch");
-    /* the temporary direct filter cannot run in place */
-    KRI_CU(cudaMalloc((void **)&cu->d_qf, rowsb), "allocating the FDK filtered batch");
     if (vh)
         KRI_CU(cudaMalloc((void **)&cu->d_slab,
                           (size_t)(p->grid.n[0] * p->grid.n[1] * s->slab_z) * sizeof(float)),
@@ -687,10 +752,7 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
             KRI_RUN_CU(cudaGetLastError(), "the FDK weighting kernel");
             if (ph) KRI_RUN_CU(cudaEventRecord(cu->used[k], st), "cudaEventRecord");
             const float *q = cu->d_q;
-            if (weight) {
-                KRI_RUN(kri_fdk_filt_run(cu->filt, cu->d_q, nu, cu->d_qf, nu));
-                q = cu->d_qf;
-            }
+            if (weight) KRI_RUN(kri_fdk_filt_run(cu->filt, cu->d_q, nu, cu->d_q, nu));
             kri_bp_src S = {q, (long long)(nu * H), (int)nu, (int)nv, (int)sl->vb0, (int)sl->nvb};
             if (timed) KRI_RUN_CU(cudaEventRecord(cu->tev[1], st), "cudaEventRecord");
             KRI_RUN(kri_cuda_fdk_bp(p, st, S, V, m0, nb));

@@ -161,11 +161,21 @@ kr_status kri_cuda_fdk_count_nonfinite(kr_fdk_plan *p, const float *x, int64_t n
 /* Free device memory in bytes (for the auto budget). */
 kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes);
 
-/* Temporary filter kernels (until the filter module is in the tree): direct convolution of
- * nrows rows with the band-limited Ram-Lak kernel of unit spacing. */
-kr_status kri_cuda_fdk_filter_direct(void *stream, const float *in, int64_t in_stride,
-                                     float *out, int64_t out_stride, const float *kern,
-                                     int64_t nu, int64_t nrows);
+/* Interim filter kernels (fdk_filter.c; until the filter module is in the tree). All run on
+ * `stream` and do not synchronise.
+ *   pack:   rows of in (stride is) into work: complex [L, R] zero-padded rows (cplx != 0) or
+ *           real [N, R] rows (cplx == 0);
+ *   mul:    work [L, R] complex *= resp [L] (real);
+ *   unpack: real parts of work [L, R] into out rows (stride os), N values each;
+ *   direct: out row r = linear convolution of in row r (stride is) with kern lags [N]. */
+kr_status kri_cuda_fdk_filter_pack(void *stream, const float *in, int64_t is, void *work,
+                                   int64_t N, int64_t L, int64_t R, int cplx);
+kr_status kri_cuda_fdk_filter_mul(void *stream, void *work, const void *resp, int64_t L,
+                                  int64_t R);
+kr_status kri_cuda_fdk_filter_unpack(void *stream, const void *work, int64_t L, float *out,
+                                     int64_t os, int64_t N, int64_t R);
+kr_status kri_cuda_fdk_filter_direct(void *stream, const void *in, int64_t is, float *out,
+                                     int64_t os, const void *kern, int64_t N, int64_t R);
 
 #ifdef __cplusplus
 }
