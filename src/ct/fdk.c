@@ -3,6 +3,7 @@
 #include "fdk_internal.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,7 +373,9 @@ void kr_fdk_plan_destroy(kr_fdk_plan *p)
 #ifdef KRAY_HAVE_CUDA
     kri_cuda_fdk_destroy(p->cu);
 #endif
-    kri_fdk_filt_destroy(p->filt);
+    for (int t = 0; p->cpu_filt && t < p->cpu_nt; t++) kri_fdk_filt_destroy(p->cpu_filt[t]);
+    kri_free(p->cpu_filt);
+    kr_ctx_destroy(p->cpu_serial);
     kri_free(p->views);
     kri_free(p->mat);
     kri_free(p->wv);
@@ -492,9 +495,18 @@ kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_
         int64_t b = o->batch_views ? o->batch_views : ((int64_t)256 << 20) / vbytes;
         p->cpu_batch = b < 1 ? 1 : (b > nviews ? nviews : b);
         p->info.batch_views = p->cpu_batch;
-        KRI_CHECK(kri_fdk_filt_create(&p->filt, ctx, nu, nv, o));
-        KRI_CHECK(kri_alloc((void **)&p->cpu_w, (size_t)(nu * nv) * sizeof(float),
-                            "FDK weighted view"));
+        /* one single-threaded filter and weighting buffer per thread: the views of a batch
+         * are filtered in parallel, each by the same serial code (so the result does not
+         * depend on which thread takes a view) */
+        p->cpu_nt = kri_threads(ctx);
+        KRI_CHECK(kr_ctx_create(&p->cpu_serial, KR_BACKEND_CPU_SERIAL));
+        p->cpu_filt = kri_calloc((size_t)p->cpu_nt, sizeof *p->cpu_filt);
+        if (!p->cpu_filt) KRI_CHECK(kri_fail(KR_ERR_OOM_HOST, "out of host memory for filters"));
+        for (int t = 0; t < p->cpu_nt; t++)
+            KRI_CHECK(kri_fdk_filt_create(&p->cpu_filt[t], p->cpu_serial, nu, nv, o));
+        KRI_CHECK(kri_alloc((void **)&p->cpu_w,
+                            (size_t)(nu * nv) * (size_t)p->cpu_nt * sizeof(float),
+                            "FDK weighted views"));
         /* calloc: the padding stays zero for ever (the filter writes only the interior) */
         p->cpu_q = kri_calloc((size_t)(p->cpu_batch * (vbytes / (int64_t)sizeof(float))),
                               sizeof(float));
@@ -586,20 +598,29 @@ static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array 
     for (int64_t m0 = 0; m0 < p->nviews; m0 += p->cpu_batch) {
         int64_t nb = p->nviews - m0 < p->cpu_batch ? p->nviews - m0 : p->cpu_batch;
         double t0 = kr_time_now();
+        kr_status fs = KR_OK;
+        const int ft = nt < p->cpu_nt ? nt : p->cpu_nt;
+#pragma omp parallel for num_threads(ft) schedule(static)
         for (int64_t b = 0; b < nb; b++) {
+            const int t = omp_get_thread_num();
             const float *pv = in + (m0 + b) * nu * nv;
             float *q = p->cpu_q + b * vstride + padw + 1;
             if (weight) {
-                kri_cpu_fdk_weight(p, pv, m0 + b, p->cpu_w);
-                kr_status s = kri_fdk_filt_run(p->filt, p->cpu_w, nu, q, padw);
+                float *w = p->cpu_w + (int64_t)t * nu * nv;
+                kri_cpu_fdk_weight(p, pv, m0 + b, w);
+                kr_status s = kri_fdk_filt_run(p->cpu_filt[t], w, nu, q, padw);
                 if (s != KR_OK) {
-                    kr_progress_end(pg);
-                    return s;
+#pragma omp critical(kri_fdk_filter_status)
+                    fs = s;
                 }
             } else {
                 for (int64_t r = 0; r < nv; r++)
                     memcpy(q + r * padw, pv + r * nu, (size_t)nu * sizeof(float));
             }
+        }
+        if (fs != KR_OK) {
+            kr_progress_end(pg);
+            return fs;
         }
         double t1 = kr_time_now();
         kri_cpu_fdk_backproject(p, p->cpu_q, m0, nb, out, nt, p->cpu_scr);

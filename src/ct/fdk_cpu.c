@@ -28,8 +28,6 @@ void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *pv, int64_t m, float 
     const kri_fdk_wv *c = &p->wv[m];
     const int64_t nu = p->nu, nv = p->nv;
     const float *park = p->parker ? p->parker + nu * m : NULL;
-    int nt = kri_threads(p->ctx);
-#pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t b = 0; b < nv; b++) {
         double rb[3];
         for (int d = 0; d < 3; d++) rb[d] = (double)c->r0[d] + (double)b * (double)c->v[d];

@@ -115,8 +115,10 @@ struct kr_fdk_plan {
     int64_t budget;   /* resolved gpu_mem */
     int budget_auto;
     /* CPU */
-    kri_fdk_filt *filt; /* nv rows, unit spacing */
-    float *cpu_w;       /* weighted view [nu, nv] */
+    int cpu_nt;             /* threads at plan creation */
+    kr_ctx *cpu_serial;     /* single-threaded ctx of the per-thread filters */
+    kri_fdk_filt **cpu_filt; /* cpu_nt filters of nv rows each, unit spacing */
+    float *cpu_w;           /* cpu_nt weighted views [nu, nv] */
     float *cpu_q;       /* batch of padded filtered views [(nu + 3) (nv + 3), batch] */
     int64_t cpu_batch;
     float *cpu_scr;     /* backprojection scratch, cpu_scr_threads x kri_cpu_fdk_scratch_floats */
@@ -133,7 +135,7 @@ kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_b
 #define KRI_FDK_PADH(nv) ((nv) + 3)
 
 /* ---- CPU kernels (fdk_cpu.c) ------------------------------------------------------------------ */
-/* Pre-weight view m of proj (host [nu, nv, nviews]) into w [nu, nv]. */
+/* Pre-weight view m of proj (host [nu, nv, nviews]) into w [nu, nv] (serial). */
 void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *proj_view, int64_t m, float *w);
 /* Count non-finite values of n floats; *first = index of the first (or -1). */
 void kri_cpu_fdk_count_nonfinite(const float *x, int64_t n, int nthreads, int64_t *nnan,
