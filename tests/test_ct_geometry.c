@@ -250,7 +250,7 @@ static void test_validation(void)
     kr_ct_type t;
     KT_OK(kr_ct_type_from_name("fan2d-equiangular", &t));
     KT_CHECK(t == KR_CT_FAN2D_EQUIANGULAR);
-    KT_STATUS(kr_ct_type_from_name("cone", &t), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_ct_type_from_name("helical", &t), KR_ERR_INVALID_ARG);
     KT_CHECK(strcmp(kr_ct_type_name(KR_CT_FAN2D_FLAT), "fan2d-flat") == 0);
     KT_CHECK(strcmp(kr_ct_type_name((kr_ct_type)99), "invalid") == 0);
     KT_CHECK(kr_ct_type_ndim(KR_CT_PARALLEL2D) == 2 && kr_ct_type_ndim((kr_ct_type)0) == 0);
@@ -449,8 +449,8 @@ static void test_json_schema(void)
         {"{\"type\": \"parallel2d\", \"det_count\": 16, \"image\": {\"size\": [8, 8], "
          "\"voxel_mm\": 1}, \"angles_deg\": [0], \"det_spacing_mm\": 1",
          KR_ERR_FORMAT, "expected ',' or '}'"},
-        {"{\"type\": \"cone\", \"det_count\": 16}", KR_ERR_FORMAT,
-         "field 'type' at line 1, column 10 is \"cone\""},
+        {"{\"type\": \"helical\", \"det_count\": 16}", KR_ERR_FORMAT,
+         "field 'type' at line 1, column 10 is \"helical\""},
         {"[1, 2]", KR_ERR_FORMAT, "must be a JSON object, got array"},
         {"{\"type\": \"parallel2d\", \"det_count\": 16, \"image\": {\"size\": [8, 8], "
          "\"voxel_mm\": 1}, \"angles_deg\": [0], \"det_spacing_mm\": 1, \"version\": 2}",

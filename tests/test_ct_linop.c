@@ -32,7 +32,7 @@ static void test_linop(void)
     KT_OK(kr_ct_geom_create(&geo, &s, &g));
     for (int m = 0; m < 2; m++)
         for (int t = 0; t < 2; t++) {
-            kr_ct_projector_opts o = {m ? KR_CT_SIDDON : KR_CT_JOSEPH, t ? KR_F32 : KR_F64};
+            kr_ct_projector_opts o = {m ? KR_CT_SIDDON : KR_CT_JOSEPH, t ? KR_F32 : KR_F64, 0};
             kr_linop *A = NULL;
             KT_OK(kr_ct_linop_create(&A, c, geo, &o));
             int64_t d[KR_MAX_DIMS];

@@ -451,7 +451,7 @@ static void test_matrix_transpose(void)
         for (int m = 0; m < 2; m++)
             for (int t = 0; t < 2; t++) {
                 kr_dtype dt = t ? KR_F32 : KR_F64;
-                kr_ct_projector_opts o = {m ? KR_CT_SIDDON : KR_CT_JOSEPH, dt};
+                kr_ct_projector_opts o = {m ? KR_CT_SIDDON : KR_CT_JOSEPH, dt, 0};
                 kr_ct_projector *p = NULL;
                 KT_OK(kr_ct_projector_create(&p, c, geo, &o));
                 double *A = calloc((size_t)(npix * nray), sizeof *A);

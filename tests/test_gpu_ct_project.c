@@ -53,7 +53,7 @@ static double get(const kr_array *a, int64_t i)
 static kr_array *apply(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_dtype t,
                        const kr_array *in, int adjoint, double *ms)
 {
-    kr_ct_projector_opts o = {m, t};
+    kr_ct_projector_opts o = {m, t, 0};
     kr_ct_projector *p = NULL;
     KT_OK(kr_ct_projector_create(&p, c, g, &o));
     int64_t nb = in->ndim > 2 ? in->dims[2] : 1;
@@ -212,7 +212,7 @@ static void test_timing(void)
             for (int t = 0; t < 2; t++) {
                 kr_dtype dt = t ? KR_F32 : KR_F64;
                 kr_ct_method me = m ? KR_CT_SIDDON : KR_CT_JOSEPH;
-                kr_ct_projector_opts o = {me, dt};
+                kr_ct_projector_opts o = {me, dt, 0};
                 kr_ct_projector *p = NULL;
                 KT_OK(kr_ct_projector_create(&p, gpu, geos[w], &o));
                 kr_array *x = NULL, *y = NULL;

@@ -18,6 +18,7 @@ struct kr_ct_geom {
     kr_ct_type type;
     int64_t nviews;
     int64_t det_count;
+    int64_t det_rows;   /* 1 for 2-D types */
     kr_ct_view *views;
     kr_ct_grid grid;
     int has_scan;       /* built from a kr_ct_scan */
@@ -31,6 +32,14 @@ void kri_sincosd(double deg, double *s, double *c);
 
 /* Check a 2-D grid and normalise its unused z entries (n 1, voxel 1, offset 0). */
 kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim);
+
+/* Central projection of the point p (mm) onto the flat detector of cone view v: *a, *b receive
+ * the detector coordinates in pixels from the detector centre (p's shadow is at det + a u +
+ * b v). Returns 0 (a, b untouched) when p is not in front of the source. */
+/* Validation of view vi of a cone geometry (geometry3d.c); `where` names the view. */
+kr_status kri_ct_check_view3(const kr_ct_geom *g, int64_t vi, const char *where);
+
+int kri_ct_view_project(const kr_ct_view *v, const double p[3], double *a, double *b);
 
 #ifdef __cplusplus
 }

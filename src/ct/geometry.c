@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char *const kri_ct_type_names[KR_CT_TYPE_COUNT] = {
-    "invalid", "parallel2d", "fan2d-flat", "fan2d-equiangular"};
+    "invalid", "parallel2d", "fan2d-flat", "fan2d-equiangular", "cone", "cone-vec"};
 
 const char *kr_ct_type_name(kr_ct_type t)
 {
@@ -27,8 +27,8 @@ kr_status kr_ct_type_from_name(const char *s, kr_ct_type *t)
             return KR_OK;
         }
     return kri_fail(KR_ERR_INVALID_ARG,
-                    "unknown CT geometry type '%s' (expected parallel2d, fan2d-flat or "
-                    "fan2d-equiangular)",
+                    "unknown CT geometry type '%s' (expected parallel2d, fan2d-flat, "
+                    "fan2d-equiangular, cone or cone-vec)",
                     s);
 }
 
@@ -38,9 +38,13 @@ int kr_ct_type_ndim(kr_ct_type t)
     case KR_CT_PARALLEL2D:
     case KR_CT_FAN2D_FLAT:
     case KR_CT_FAN2D_EQUIANGULAR: return 2;
+    case KR_CT_CONE:
+    case KR_CT_CONE_VEC: return 3;
     default: return 0;
     }
 }
+
+int kr_ct_type_is_cone(kr_ct_type t) { return t == KR_CT_CONE || t == KR_CT_CONE_VEC; }
 
 int kr_ct_type_is_parallel(kr_ct_type t) { return t == KR_CT_PARALLEL2D; }
 
@@ -51,6 +55,16 @@ void kr_ct_grid_2d(kr_ct_grid *g, int64_t nx, int64_t ny, double voxel_mm)
     g->n[0] = nx;
     g->n[1] = ny;
     g->n[2] = 1;
+    g->voxel_mm[0] = g->voxel_mm[1] = g->voxel_mm[2] = voxel_mm;
+}
+
+void kr_ct_grid_3d(kr_ct_grid *g, int64_t nx, int64_t ny, int64_t nz, double voxel_mm)
+{
+    if (!g) return;
+    memset(g, 0, sizeof *g);
+    g->n[0] = nx;
+    g->n[1] = ny;
+    g->n[2] = nz;
     g->voxel_mm[0] = g->voxel_mm[1] = g->voxel_mm[2] = voxel_mm;
 }
 
@@ -124,6 +138,7 @@ static kr_status kri_ct_check_view(const kr_ct_geom *g, int64_t vi)
     const kr_ct_grid *gr = &g->grid;
     char where[96];
     kri_view_where(g, vi, where, sizeof where);
+    if (kr_ct_type_ndim(g->type) == 3) return kri_ct_check_view3(g, vi, where);
     int par = kr_ct_type_is_parallel(g->type);
     if (!kri_finite3(v->src) || !kri_finite3(v->ray) || !kri_finite3(v->det) ||
         !kri_finite3(v->u) || !kri_finite3(v->v))
@@ -217,14 +232,18 @@ static kr_status kri_ct_validate(kr_ct_geom *g)
     return KR_OK;
 }
 
-static kr_status kri_ct_check_common(kr_ct_type type, int64_t det_count, int64_t nviews)
+static kr_status kri_ct_check_common(kr_ct_type type, int64_t det_count, int64_t det_rows,
+                                     int64_t nviews)
 {
-    if (kr_ct_type_ndim(type) != 2)
+    if (kr_ct_type_ndim(type) == 0)
         return kri_fail(KR_ERR_INVALID_ARG, "CT geometry type %d is not one of parallel2d, "
-                        "fan2d-flat, fan2d-equiangular", (int)type);
+                        "fan2d-flat, fan2d-equiangular, cone, cone-vec", (int)type);
     if (det_count < 1 || det_count > KRI_CT_MAX_N)
         return kri_fail(KR_ERR_GEOMETRY, "det_count is %lld (must be 1..%lld)",
                         (long long)det_count, (long long)KRI_CT_MAX_N);
+    if (kr_ct_type_ndim(type) == 3 && (det_rows < 1 || det_rows > KRI_CT_MAX_N))
+        return kri_fail(KR_ERR_GEOMETRY, "det_rows is %lld (must be 1..%lld)",
+                        (long long)det_rows, (long long)KRI_CT_MAX_N);
     if (nviews < 1 || nviews > KRI_CT_MAX_VIEWS)
         return kri_fail(KR_ERR_GEOMETRY, "the number of views is %lld (must be 1..%lld)",
                         (long long)nviews, (long long)KRI_CT_MAX_VIEWS);
@@ -232,17 +251,18 @@ static kr_status kri_ct_check_common(kr_ct_type type, int64_t det_count, int64_t
 }
 
 static kr_status kri_ct_alloc(kr_ct_geom **out, kr_ct_type type, int64_t det_count,
-                              int64_t nviews, const kr_ct_grid *grid)
+                              int64_t det_rows, int64_t nviews, const kr_ct_grid *grid)
 {
     *out = NULL;
-    KRI_TRY(kri_ct_check_common(type, det_count, nviews));
+    KRI_TRY(kri_ct_check_common(type, det_count, det_rows, nviews));
     kr_ct_grid gr = *grid;
-    KRI_TRY(kri_ct_grid_check(&gr, 2));
+    KRI_TRY(kri_ct_grid_check(&gr, kr_ct_type_ndim(type)));
     kr_ct_geom *g = kri_calloc(1, sizeof *g);
     if (!g) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a CT geometry");
     g->type = type;
     g->nviews = nviews;
     g->det_count = det_count;
+    g->det_rows = kr_ct_type_ndim(type) == 3 ? det_rows : 1;
     g->grid = gr;
     g->views = kri_calloc((size_t)nviews, sizeof *g->views);
     if (!g->views) {
@@ -270,8 +290,39 @@ kr_status kr_ct_geom_create_views(kr_ct_geom **out, kr_ct_type type, int64_t det
     *out = NULL;
     KRI_ARG_NOT_NULL(views);
     KRI_ARG_NOT_NULL(grid);
+    if (kr_ct_type_ndim(type) == 3)
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "kr_ct_geom_create_views builds 2-D geometries; give %s views with "
+                        "kr_ct_geom_create_views3d (it takes the number of detector rows)",
+                        kr_ct_type_name(type));
     kr_ct_geom *g;
-    KRI_TRY(kri_ct_alloc(&g, type, det_count, nviews, grid));
+    KRI_TRY(kri_ct_alloc(&g, type, det_count, 1, nviews, grid));
+    memcpy(g->views, views, (size_t)nviews * sizeof *views);
+    kr_status s = kri_ct_validate(g);
+    if (s != KR_OK) {
+        kr_ct_geom_destroy(g);
+        return s;
+    }
+    *out = g;
+    return KR_OK;
+}
+
+kr_status kr_ct_geom_create_views3d(kr_ct_geom **out, kr_ct_type type, int64_t det_count,
+                                    int64_t det_rows, const kr_ct_view *views, int64_t nviews,
+                                    const kr_ct_grid *grid)
+{
+    KRI_ARG_NOT_NULL(out);
+    *out = NULL;
+    KRI_ARG_NOT_NULL(views);
+    KRI_ARG_NOT_NULL(grid);
+    if (type != KR_CT_CONE_VEC)
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "kr_ct_geom_create_views3d builds cone-vec geometries, not %s%s",
+                        kr_ct_type_name(type),
+                        type == KR_CT_CONE ? " (a circular cone scan given as views is cone-vec)"
+                                           : "");
+    kr_ct_geom *g;
+    KRI_TRY(kri_ct_alloc(&g, type, det_count, det_rows, nviews, grid));
     memcpy(g->views, views, (size_t)nviews * sizeof *views);
     kr_status s = kri_ct_validate(g);
     if (s != KR_OK) {
@@ -284,7 +335,11 @@ kr_status kr_ct_geom_create_views(kr_ct_geom **out, kr_ct_type type, int64_t det
 
 static kr_status kri_ct_scan_check(const kr_ct_scan *s)
 {
-    KRI_TRY(kri_ct_check_common(s->type, s->det_count, s->nviews));
+    if (s->type == KR_CT_CONE_VEC)
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "a cone-vec geometry is given as views (kr_ct_geom_create_views3d), "
+                        "not as a scan; use type cone for a circular scan");
+    KRI_TRY(kri_ct_check_common(s->type, s->det_count, s->det_rows, s->nviews));
     if (s->angles_deg) {
         for (int64_t i = 0; i < s->nviews; i++)
             if (!isfinite(s->angles_deg[i]))
@@ -306,6 +361,22 @@ static kr_status kri_ct_scan_check(const kr_ct_scan *s)
         return kri_fail(KR_ERR_GEOMETRY, "det_offset_mm is %g (must be finite)", s->det_offset_mm);
     if (!isfinite(s->cor_offset_mm))
         return kri_fail(KR_ERR_GEOMETRY, "cor_offset_mm is %g (must be finite)", s->cor_offset_mm);
+    if (s->type == KR_CT_CONE) {
+        if (!isfinite(s->det_spacing_v_mm) || s->det_spacing_v_mm < 0)
+            return kri_fail(KR_ERR_GEOMETRY,
+                            "det_spacing_v_mm is %g (must be > 0, or 0 for det_spacing_mm)",
+                            s->det_spacing_v_mm);
+        if (!isfinite(s->det_offset_v_mm))
+            return kri_fail(KR_ERR_GEOMETRY, "det_offset_v_mm is %g (must be finite)",
+                            s->det_offset_v_mm);
+    } else if (s->det_rows > 1 || s->det_rows < 0 || s->det_spacing_v_mm != 0 ||
+               s->det_offset_v_mm != 0) {
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "det_rows (%lld), det_spacing_v_mm (%g) and det_offset_v_mm (%g) apply "
+                        "to cone beams only; a %s scan must leave them 0",
+                        (long long)s->det_rows, s->det_spacing_v_mm, s->det_offset_v_mm,
+                        kr_ct_type_name(s->type));
+    }
     if (s->type != KR_CT_PARALLEL2D) {
         if (!isfinite(s->sod_mm) || s->sod_mm <= 0)
             return kri_fail(KR_ERR_GEOMETRY, "sod_mm (source-origin distance) is %g (must be > 0)",
@@ -327,7 +398,7 @@ kr_status kr_ct_geom_create(kr_ct_geom **out, const kr_ct_scan *scan, const kr_c
     KRI_ARG_NOT_NULL(grid);
     KRI_TRY(kri_ct_scan_check(scan));
     kr_ct_geom *g;
-    KRI_TRY(kri_ct_alloc(&g, scan->type, scan->det_count, scan->nviews, grid));
+    KRI_TRY(kri_ct_alloc(&g, scan->type, scan->det_count, scan->det_rows, scan->nviews, grid));
     g->angles = kri_malloc((size_t)scan->nviews * sizeof *g->angles);
     if (!g->angles) {
         kr_ct_geom_destroy(g);
@@ -345,6 +416,9 @@ kr_status kr_ct_geom_create(kr_ct_geom **out, const kr_ct_scan *scan, const kr_c
         memcpy(g->angles, scan->angles_deg, (size_t)scan->nviews * sizeof *g->angles);
     }
     if (scan->type == KR_CT_PARALLEL2D) g->scan.sod_mm = g->scan.sdd_mm = 0;
+    if (scan->type == KR_CT_CONE && scan->det_spacing_v_mm == 0)
+        g->scan.det_spacing_v_mm = scan->det_spacing_mm;
+    if (scan->type != KR_CT_CONE) g->scan.det_rows = 0;
 
     const double sod = scan->sod_mm, sdd = scan->sdd_mm, pitch = scan->det_spacing_mm;
     const double doff = scan->det_offset_mm, cor = scan->cor_offset_mm;
@@ -367,6 +441,15 @@ kr_status kr_ct_geom_create(kr_ct_geom **out, const kr_ct_scan *scan, const kr_c
                 v->det[k] = (sdd - sod) * ed[k] + (doff - cor) * eu[k];
                 v->u[k] = pitch * eu[k];
             }
+            break;
+        case KR_CT_CONE:
+            for (int k = 0; k < 2; k++) {
+                v->src[k] = -sod * ed[k] - cor * eu[k];
+                v->det[k] = (sdd - sod) * ed[k] + (doff - cor) * eu[k];
+                v->u[k] = pitch * eu[k];
+            }
+            v->det[2] = g->scan.det_offset_v_mm;
+            v->v[2] = g->scan.det_spacing_v_mm;
             break;
         default: { /* equiangular: the arc turned by doff / sdd about the source */
             double a = doff / sdd, sa = sin(a), ca = cos(a);
@@ -394,7 +477,7 @@ kr_status kr_ct_geom_clone(kr_ct_geom **out, const kr_ct_geom *g)
     *out = NULL;
     KRI_ARG_NOT_NULL(g);
     kr_ct_geom *c;
-    KRI_TRY(kri_ct_alloc(&c, g->type, g->det_count, g->nviews, &g->grid));
+    KRI_TRY(kri_ct_alloc(&c, g->type, g->det_count, g->det_rows, g->nviews, &g->grid));
     memcpy(c->views, g->views, (size_t)g->nviews * sizeof *g->views);
     if (g->has_scan) {
         c->angles = kri_malloc((size_t)g->nviews * sizeof *c->angles);
@@ -415,6 +498,7 @@ kr_status kr_ct_geom_clone(kr_ct_geom **out, const kr_ct_geom *g)
 kr_ct_type kr_ct_geom_type(const kr_ct_geom *g) { return g ? g->type : KR_CT_TYPE_INVALID; }
 int64_t kr_ct_geom_nviews(const kr_ct_geom *g) { return g ? g->nviews : 0; }
 int64_t kr_ct_geom_det_count(const kr_ct_geom *g) { return g ? g->det_count : 0; }
+int64_t kr_ct_geom_det_rows(const kr_ct_geom *g) { return g ? g->det_rows : 0; }
 const kr_ct_view *kr_ct_geom_views(const kr_ct_geom *g) { return g ? g->views : NULL; }
 const kr_ct_grid *kr_ct_geom_grid(const kr_ct_geom *g) { return g ? &g->grid : NULL; }
 
@@ -434,6 +518,14 @@ kr_status kr_ct_geom_scan(const kr_ct_geom *g, kr_ct_scan *scan)
 int kr_ct_geom_sino_dims(const kr_ct_geom *g, int64_t *dims)
 {
     if (!g) return 0;
+    if (kr_ct_type_ndim(g->type) == 3) {
+        if (dims) {
+            dims[0] = g->det_count;
+            dims[1] = g->det_rows;
+            dims[2] = g->nviews;
+        }
+        return 3;
+    }
     if (dims) {
         dims[0] = g->det_count;
         dims[1] = g->nviews;
@@ -444,11 +536,10 @@ int kr_ct_geom_sino_dims(const kr_ct_geom *g, int64_t *dims)
 int kr_ct_geom_image_dims(const kr_ct_geom *g, int64_t *dims)
 {
     if (!g) return 0;
-    if (dims) {
-        dims[0] = g->grid.n[0];
-        dims[1] = g->grid.n[1];
-    }
-    return 2;
+    int nd = kr_ct_type_ndim(g->type) == 3 ? 3 : 2;
+    if (dims)
+        for (int d = 0; d < nd; d++) dims[d] = g->grid.n[d];
+    return nd;
 }
 
 /* ---- "start:stop:count" -------------------------------------------------------------------- */

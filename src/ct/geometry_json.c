@@ -35,7 +35,7 @@ static kr_status kri_take_vec(kri_json *obj, const char *key, int required, cons
     return KR_OK;
 }
 
-static kr_status kri_parse_image(kri_json *root, const char *what, kr_ct_grid *grid)
+static kr_status kri_parse_image(kri_json *root, const char *what, kr_ct_grid *grid, int nd)
 {
     kri_json *im;
     KRI_TRY(kri_json_take(root, "image", 1, what, "", &im));
@@ -43,22 +43,23 @@ static kr_status kri_parse_image(kri_json *root, const char *what, kr_ct_grid *g
     memset(grid, 0, sizeof *grid);
     kri_json *sz;
     KRI_TRY(kri_json_take(im, "size", 1, what, "image", &sz));
-    if (sz->type != KRI_JSON_ARRAY || sz->n != 2)
-        return kri_json_type_error(sz, what, "image", "size", "an array of 2 integers");
-    for (int d = 0; d < 2; d++) {
+    if (sz->type != KRI_JSON_ARRAY || sz->n != (size_t)nd)
+        return kri_json_type_error(sz, what, "image", "size",
+                                   nd == 2 ? "an array of 2 integers" : "an array of 3 integers");
+    for (int d = 0; d < nd; d++) {
         const kri_json *e = sz->items[d];
         if (e->type != KRI_JSON_NUMBER || e->num != floor(e->num) || e->num < 1 ||
             e->num > (double)KRI_CT_MAX_N)
             return kri_fail(KR_ERR_FORMAT,
-                            "%s: field 'image.size' at line %d, column %d must hold 2 integers "
+                            "%s: field 'image.size' at line %d, column %d must hold %d integers "
                             "in 1..%lld",
-                            what, sz->line, sz->col, (long long)KRI_CT_MAX_N);
+                            what, sz->line, sz->col, nd, (long long)KRI_CT_MAX_N);
         grid->n[d] = (int64_t)e->num;
     }
-    grid->n[2] = 1;
-    KRI_TRY(kri_take_vec(im, "voxel_mm", 1, what, "image", 2, 1, grid->voxel_mm, NULL));
-    KRI_TRY(kri_take_vec(im, "offset_mm", 0, what, "image", 2, 0, grid->offset_mm, NULL));
-    grid->voxel_mm[2] = 1;
+    if (nd == 2) grid->n[2] = 1;
+    KRI_TRY(kri_take_vec(im, "voxel_mm", 1, what, "image", nd, 1, grid->voxel_mm, NULL));
+    KRI_TRY(kri_take_vec(im, "offset_mm", 0, what, "image", nd, 0, grid->offset_mm, NULL));
+    if (nd == 2) grid->voxel_mm[2] = 1;
     return kri_json_check_unused(im, what, "image", "size, voxel_mm, offset_mm");
 }
 
@@ -114,7 +115,7 @@ static kr_status kri_parse_views(kri_json *root, const char *what, kr_ct_type ty
                         vs->n, (long long)KRI_CT_MAX_VIEWS);
     kr_ct_view *v = kri_calloc(vs->n, sizeof *v);
     if (!v) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for %zu views", vs->n);
-    int par = kr_ct_type_is_parallel(type);
+    int par = kr_ct_type_is_parallel(type), nd = kr_ct_type_ndim(type);
     kr_status st = KR_OK;
     for (size_t i = 0; i < vs->n && st == KR_OK; i++) {
         char path[48];
@@ -126,12 +127,16 @@ static kr_status kri_parse_views(kri_json *root, const char *what, kr_ct_type ty
                           path, o->line, o->col, kri_json_type_name(o->type));
             break;
         }
-        st = kri_take_vec(o, par ? "ray" : "src", 1, what, path, 2, 0, par ? v[i].ray : v[i].src,
-                          NULL);
-        if (st == KR_OK) st = kri_take_vec(o, "det", 1, what, path, 2, 0, v[i].det, NULL);
-        if (st == KR_OK) st = kri_take_vec(o, "u", 1, what, path, 2, 0, v[i].u, NULL);
+        st = kri_take_vec(o, par ? "ray" : "src", 1, what, path, nd, 0,
+                          par ? v[i].ray : v[i].src, NULL);
+        if (st == KR_OK) st = kri_take_vec(o, "det", 1, what, path, nd, 0, v[i].det, NULL);
+        if (st == KR_OK) st = kri_take_vec(o, "u", 1, what, path, nd, 0, v[i].u, NULL);
+        if (st == KR_OK && nd == 3) st = kri_take_vec(o, "v", 1, what, path, 3, 0, v[i].v, NULL);
         if (st == KR_OK)
-            st = kri_json_check_unused(o, what, path, par ? "ray, det, u" : "src, det, u");
+            st = kri_json_check_unused(o, what, path,
+                                       nd == 3 ? "src, det, u, v"
+                                       : par   ? "ray, det, u"
+                                               : "src, det, u");
     }
     if (st != KR_OK) {
         kri_free(v);
@@ -144,6 +149,69 @@ static kr_status kri_parse_views(kri_json *root, const char *what, kr_ct_type ty
 
 static const char *const kri_scan_fields[] = {"angles_deg",    "det_spacing_mm", "det_offset_mm",
                                               "cor_offset_mm", "sod_mm",         "sdd_mm"};
+
+/* The cone types: "cone" (physical description) or "cone-vec" (views). */
+static kr_status kri_cone_from_json(kr_ct_geom **out, kri_json *root, const char *what,
+                                    kr_ct_type type, int64_t det_count, int64_t det_rows,
+                                    const kr_ct_grid *grid)
+{
+    kr_status st;
+    if (type == KR_CT_CONE_VEC) {
+        for (size_t i = 0; i < sizeof kri_scan_fields / sizeof *kri_scan_fields; i++) {
+            const kri_json *f = kri_json_get(root, kri_scan_fields[i]);
+            if (f)
+                return kri_fail(KR_ERR_FORMAT,
+                                "%s: field '%s' at line %d, column %d does not apply to type "
+                                "cone-vec (its geometry is the 'views'; use type \"cone\" for a "
+                                "circular scan)",
+                                what, kri_scan_fields[i], f->line, f->col);
+        }
+        kr_ct_view *views;
+        int64_t nv = 0;
+        KRI_TRY(kri_parse_views(root, what, type, &views, &nv));
+        st = kri_json_check_unused(root, what, "",
+                                   "version, type, det_count, det_rows, image, views");
+        if (st == KR_OK)
+            st = kr_ct_geom_create_views3d(out, type, det_count, det_rows, views, nv, grid);
+        kri_free(views);
+        return st;
+    }
+    const kri_json *fv = kri_json_get(root, "views");
+    if (fv)
+        return kri_fail(KR_ERR_FORMAT,
+                        "%s: field 'views' at line %d, column %d does not apply to type cone "
+                        "(per-view cone-beam geometries have type \"cone-vec\")",
+                        what, fv->line, fv->col);
+    kr_ct_scan scan;
+    kr_ct_scan_default(&scan);
+    scan.type = type;
+    scan.det_count = det_count;
+    scan.det_rows = det_rows;
+    double *list = NULL, pitch[2] = {0, 0}, off[2] = {0, 0};
+    KRI_TRY(kri_parse_angles(root, what, &scan, &list));
+    st = kri_take_vec(root, "det_spacing_mm", 1, what, "", 2, 1, pitch, NULL);
+    if (st == KR_OK) st = kri_take_vec(root, "det_offset_mm", 0, what, "", 2, 0, off, NULL);
+    if (st == KR_OK)
+        st = kri_json_take_num(root, "cor_offset_mm", 0, what, "", &scan.cor_offset_mm, NULL);
+    if (st == KR_OK) st = kri_json_take_num(root, "sod_mm", 1, what, "", &scan.sod_mm, NULL);
+    if (st == KR_OK) st = kri_json_take_num(root, "sdd_mm", 1, what, "", &scan.sdd_mm, NULL);
+    if (st == KR_OK)
+        st = kri_json_check_unused(root, what, "",
+                                   "version, type, det_count, det_rows, image, angles_deg, "
+                                   "det_spacing_mm, det_offset_mm, cor_offset_mm, sod_mm, sdd_mm");
+    if (st == KR_OK) {
+        scan.det_spacing_mm = pitch[0];
+        scan.det_spacing_v_mm = pitch[1];
+        scan.det_offset_mm = off[0];
+        scan.det_offset_v_mm = off[1];
+        if (!(pitch[1] > 0)) /* 0 would silently mean "square"; refuse it in files */
+            st = kri_fail(KR_ERR_GEOMETRY, "det_spacing_mm along v is %g (must be > 0)",
+                          pitch[1]);
+    }
+    if (st == KR_OK) st = kr_ct_geom_create(out, &scan, grid);
+    kri_free(list);
+    return st;
+}
 
 static kr_status kri_geom_from_json(kr_ct_geom **out, kri_json *root, const char *what)
 {
@@ -159,14 +227,31 @@ static kr_status kri_geom_from_json(kr_ct_geom **out, kri_json *root, const char
         const kri_json *t = kri_json_get(root, "type");
         return kri_fail(KR_ERR_FORMAT,
                         "%s: field 'type' at line %d, column %d is \"%s\"; expected "
-                        "\"parallel2d\", \"fan2d-flat\" or \"fan2d-equiangular\"",
+                        "\"parallel2d\", \"fan2d-flat\", \"fan2d-equiangular\", \"cone\" or "
+                        "\"cone-vec\"",
                         what, t->line, t->col, tname);
     }
-    int64_t det_count;
+    const int nd = kr_ct_type_ndim(type);
+    int64_t det_count, det_rows = 1;
     KRI_TRY(kri_json_take_int(root, "det_count", 1, what, "", 1, KRI_CT_MAX_N, &det_count, NULL));
+    if (nd == 3) {
+        KRI_TRY(kri_json_take_int(root, "det_rows", 1, what, "", 1, KRI_CT_MAX_N, &det_rows,
+                                  NULL));
+    } else if (kri_json_get(root, "det_rows")) {
+        const kri_json *f = kri_json_get(root, "det_rows");
+        return kri_fail(KR_ERR_FORMAT,
+                        "%s: field 'det_rows' at line %d, column %d does not apply to type %s",
+                        what, f->line, f->col, tname);
+    }
     kr_ct_grid grid;
-    KRI_TRY(kri_parse_image(root, what, &grid));
+    KRI_TRY(kri_parse_image(root, what, &grid, nd));
     kr_status st;
+    if (nd == 3) {
+        st = kri_cone_from_json(out, root, what, type, det_count, det_rows, &grid);
+        if (st != KR_OK && st != KR_ERR_FORMAT && st != KR_ERR_OOM_HOST)
+            kri_fail_prefix(st, "%s", what);
+        return st;
+    }
 
     if (kri_json_get(root, "views")) {
         for (size_t i = 0; i < sizeof kri_scan_fields / sizeof *kri_scan_fields; i++) {
@@ -270,22 +355,28 @@ static kr_status kri_geom_json_text(const kr_ct_geom *g, int explicit_views, cha
     kri_jw_begin_object(&w, 0);
     kri_jw_key(&w, "version");
     kri_jw_int(&w, KRI_GEOM_VERSION);
+    const int nd = kr_ct_type_ndim(g->type);
+    const int physical = g->has_scan && !explicit_views;
     kri_jw_key(&w, "type");
-    kri_jw_string(&w, kr_ct_type_name(g->type));
+    kri_jw_string(&w, kr_ct_type_name(g->type == KR_CT_CONE && !physical ? KR_CT_CONE_VEC
+                                                                         : g->type));
     kri_jw_key(&w, "det_count");
     kri_jw_int(&w, g->det_count);
+    if (nd == 3) {
+        kri_jw_key(&w, "det_rows");
+        kri_jw_int(&w, g->det_rows);
+    }
     kri_jw_key(&w, "image");
     kri_jw_begin_object(&w, 1);
     kri_jw_key(&w, "size");
     kri_jw_begin_array(&w, 1);
-    kri_jw_int(&w, g->grid.n[0]);
-    kri_jw_int(&w, g->grid.n[1]);
+    for (int d = 0; d < nd; d++) kri_jw_int(&w, g->grid.n[d]);
     kri_jw_end_array(&w);
-    kri_jw_vec(&w, "voxel_mm", g->grid.voxel_mm, 2);
-    kri_jw_vec(&w, "offset_mm", g->grid.offset_mm, 2);
+    kri_jw_vec(&w, "voxel_mm", g->grid.voxel_mm, nd);
+    kri_jw_vec(&w, "offset_mm", g->grid.offset_mm, nd);
     kri_jw_end_object(&w);
     int par = kr_ct_type_is_parallel(g->type);
-    if (g->has_scan && !explicit_views) {
+    if (physical) {
         const kr_ct_scan *s = &g->scan;
         kri_jw_key(&w, "angles_deg");
         if (g->uniform) {
@@ -302,10 +393,17 @@ static kr_status kri_geom_json_text(const kr_ct_geom *g, int explicit_views, cha
             for (int64_t i = 0; i < g->nviews; i++) kri_jw_number(&w, g->angles[i]);
             kri_jw_end_array(&w);
         }
-        kri_jw_key(&w, "det_spacing_mm");
-        kri_jw_number(&w, s->det_spacing_mm);
-        kri_jw_key(&w, "det_offset_mm");
-        kri_jw_number(&w, s->det_offset_mm);
+        if (nd == 3) {
+            const double pitch[2] = {s->det_spacing_mm, s->det_spacing_v_mm};
+            const double off[2] = {s->det_offset_mm, s->det_offset_v_mm};
+            kri_jw_vec(&w, "det_spacing_mm", pitch, 2);
+            kri_jw_vec(&w, "det_offset_mm", off, 2);
+        } else {
+            kri_jw_key(&w, "det_spacing_mm");
+            kri_jw_number(&w, s->det_spacing_mm);
+            kri_jw_key(&w, "det_offset_mm");
+            kri_jw_number(&w, s->det_offset_mm);
+        }
         kri_jw_key(&w, "cor_offset_mm");
         kri_jw_number(&w, s->cor_offset_mm);
         if (!par) {
@@ -320,9 +418,10 @@ static kr_status kri_geom_json_text(const kr_ct_geom *g, int explicit_views, cha
         for (int64_t i = 0; i < g->nviews; i++) {
             const kr_ct_view *v = &g->views[i];
             kri_jw_begin_object(&w, 1);
-            kri_jw_vec(&w, par ? "ray" : "src", par ? v->ray : v->src, 2);
-            kri_jw_vec(&w, "det", v->det, 2);
-            kri_jw_vec(&w, "u", v->u, 2);
+            kri_jw_vec(&w, par ? "ray" : "src", par ? v->ray : v->src, nd);
+            kri_jw_vec(&w, "det", v->det, nd);
+            kri_jw_vec(&w, "u", v->u, nd);
+            if (nd == 3) kri_jw_vec(&w, "v", v->v, 3);
             kri_jw_end_object(&w);
         }
         kri_jw_end_array(&w);

@@ -1,5 +1,5 @@
 /* 2-D projector plans: per-view parameters, argument checks and backend dispatch. */
-#include "project2d_internal.h"
+#include "project3d_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +107,7 @@ void kr_ct_projector_destroy(kr_ct_projector *p)
     if (!p) return;
     kri_free(p->views);
     kri_device_free(p->d_views);
+    kri_ct3_plan_destroy(p->p3);
     kr_ct_geom_destroy(p->geom);
     kri_free(p);
 }
@@ -129,8 +130,17 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
     if (opts.dtype != KR_F32 && opts.dtype != KR_F64)
         return kri_fail(KR_ERR_DTYPE, "projector precision must be f32 or f64, got %s",
                         kr_dtype_name(opts.dtype));
-    if (kr_ct_type_ndim(g->type) != 2)
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "the 2-D projector cannot handle geometry type %s",
+    const int ndim = kr_ct_type_ndim(g->type);
+    if (opts.ray_factor < 0 || opts.ray_factor > KRI_CT3_MAXK)
+        return kri_fail(KR_ERR_INVALID_ARG, "projector ray factor %d must be 0..%d",
+                        opts.ray_factor, KRI_CT3_MAXK);
+    if (ndim == 2 && opts.ray_factor > 1)
+        return kri_fail(KR_ERR_NOT_SUPPORTED,
+                        "the 2-D projectors trace one ray per detector pixel (ray factor %d "
+                        "given; sub-rays are implemented for cone beams)",
+                        opts.ray_factor);
+    if (ndim != 2 && ndim != 3)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "the CT projector cannot handle geometry type %s",
                         kr_ct_type_name(g->type));
     kr_backend be = kr_ctx_backend(ctx);
 #ifndef KRAY_HAVE_CUDA
@@ -144,6 +154,11 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
     p->opts = opts;
     kr_status st = kr_ct_geom_clone(&p->geom, g);
     if (st != KR_OK) goto fail;
+    if (ndim == 3) {
+        if ((st = kri_ct3_plan_create(p)) != KR_OK) goto fail;
+        *out = p;
+        return KR_OK;
+    }
 
     const kr_ct_geom *G = p->geom;
     const int nv = (int)G->nviews;
@@ -268,6 +283,7 @@ static kr_status kri_ct2_check(const kr_ct_projector *p, const kr_array *img,
 kr_status kr_ct_projector_forward(const kr_ct_projector *p, const kr_array *image,
                                   kr_array *sino)
 {
+    if (p && p->p3) return kri_ct3_forward(p, image, sino);
     int64_t nb;
     KRI_TRY(kri_ct2_check(p, image, sino, &nb));
     if (p->backend == KR_BACKEND_CUDA) {
@@ -284,6 +300,7 @@ kr_status kr_ct_projector_forward(const kr_ct_projector *p, const kr_array *imag
 kr_status kr_ct_projector_adjoint(const kr_ct_projector *p, const kr_array *sino,
                                   kr_array *image)
 {
+    if (p && p->p3) return kri_ct3_adjoint(p, sino, image);
     int64_t nb;
     KRI_TRY(kri_ct2_check(p, image, sino, &nb));
     if (p->backend == KR_BACKEND_CUDA) {

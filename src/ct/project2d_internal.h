@@ -38,6 +38,8 @@ typedef struct kri_ct2p_f64 { KRI_CT2P_FIELDS(double) } kri_ct2p_f64;
 typedef struct kri_ct2v_f32 { KRI_CT2V_FIELDS(float) } kri_ct2v_f32;
 typedef struct kri_ct2v_f64 { KRI_CT2V_FIELDS(double) } kri_ct2v_f64;
 
+struct kri_ct3_plan; /* the 3-D part of a plan (project3d_internal.h) */
+
 struct kr_ct_projector {
     const kr_ctx *ctx;
     kr_backend backend;
@@ -47,6 +49,7 @@ struct kr_ct_projector {
     kri_ct2p_f64 p64;
     void *views;   /* host: nviews kri_ct2v_f32 or kri_ct2v_f64 (opts.dtype) */
     void *d_views; /* device copy (CUDA plans) */
+    struct kri_ct3_plan *p3; /* cone-beam plans only (then the 2-D fields are unused) */
 };
 
 /* CPU twins (project2d_cpu.c). nb = batch count; arrays contiguous as documented in ct.h. */

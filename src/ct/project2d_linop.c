@@ -21,7 +21,10 @@ kr_status kr_ct_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom 
     kr_ct_projector *p;
     KRI_TRY(kr_ct_projector_create(&p, ctx, g, o));
     kr_linop_def d = {0};
-    d.name = p->opts.method == KR_CT_SIDDON ? "ct2d-siddon" : "ct2d-joseph";
+    if (kr_ct_type_ndim(kr_ct_geom_type(p->geom)) == 3)
+        d.name = p->opts.method == KR_CT_SIDDON ? "ct3d-siddon" : "ct3d-joseph";
+    else
+        d.name = p->opts.method == KR_CT_SIDDON ? "ct2d-siddon" : "ct2d-joseph";
     d.dtype = p->opts.dtype;
     d.loc = p->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
     d.in_ndim = kr_ct_geom_image_dims(p->geom, d.in_dims);

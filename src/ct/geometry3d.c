@@ -1,0 +1,182 @@
+/* Cone-beam geometry: validation of 3-D views, central projection onto a flat detector, the
+ * field-of-view check and the short-scan arc. */
+#include "ct_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int kri_finite3v(const double *a)
+{
+    return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
+}
+static double kri_dot3(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static double kri_norm3(const double *a) { return sqrt(kri_dot3(a, a)); }
+static void kri_cross3(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+kr_status kri_ct_check_view3(const kr_ct_geom *g, int64_t vi, const char *where)
+{
+    const kr_ct_view *v = &g->views[vi];
+    const kr_ct_grid *gr = &g->grid;
+    if (!kri_finite3v(v->src) || !kri_finite3v(v->ray) || !kri_finite3v(v->det) ||
+        !kri_finite3v(v->u) || !kri_finite3v(v->v))
+        return kri_fail(KR_ERR_GEOMETRY, "%s: a view vector has a non-finite component", where);
+    if (v->ray[0] != 0 || v->ray[1] != 0 || v->ray[2] != 0)
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "%s: a cone-beam view has a source point, not a ray direction (ray must "
+                        "be zero)",
+                        where);
+    double ul = kri_norm3(v->u), vl = kri_norm3(v->v);
+    if (!(ul > 0))
+        return kri_fail(KR_ERR_GEOMETRY, "%s: the detector pixel vector u is zero", where);
+    if (!(vl > 0))
+        return kri_fail(KR_ERR_GEOMETRY, "%s: the detector pixel vector v is zero", where);
+    double n[3];
+    kri_cross3(v->u, v->v, n);
+    double nl = kri_norm3(n);
+    if (!(nl > 1e-9 * ul * vl))
+        return kri_fail(KR_ERR_GEOMETRY, "%s: the detector vectors u and v are parallel", where);
+    double r[3] = {v->det[0] - v->src[0], v->det[1] - v->src[1], v->det[2] - v->src[2]};
+    double R = kri_norm3(r);
+    if (!(R > 0))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "%s: the detector centre coincides with the source (degenerate "
+                        "source-detector distance 0)",
+                        where);
+    double rn = kri_dot3(r, n) / nl;
+    if (!(fabs(rn) > 1e-9 * R))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "%s: the source lies in the detector plane (degenerate source-detector "
+                        "distance: the detector is seen edge-on)",
+                        where);
+    double s = rn > 0 ? 1 / nl : -1 / nl; /* unit normal towards the detector */
+    double nrm[3] = {n[0] * s, n[1] * s, n[2] * s};
+    /* the volume grown by one voxel must lie in front of the source */
+    double h[3];
+    for (int d = 0; d < 3; d++) h[d] = (double)(gr->n[d] + 2) * 0.5 * gr->voxel_mm[d];
+    double minsep = 1e-6 * (gr->voxel_mm[0] + gr->voxel_mm[1] + gr->voxel_mm[2]);
+    for (int c = 0; c < 8; c++) {
+        double p[3];
+        for (int d = 0; d < 3; d++)
+            p[d] = gr->offset_mm[d] + ((c >> d) & 1 ? h[d] : -h[d]) - v->src[d];
+        if (kri_dot3(p, nrm) > minsep) continue;
+        char extra[192] = "";
+        if (g->has_scan)
+            snprintf(extra, sizeof extra,
+                     "; the source-origin distance %.6g mm must exceed the distance from the "
+                     "axis to the volume's corners plus one voxel, %.6g mm",
+                     g->scan.sod_mm,
+                     hypot(fabs(gr->offset_mm[0]) + h[0], fabs(gr->offset_mm[1]) + h[1]));
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "%s: the source at (%.6g, %.6g, %.6g) mm lies inside the volume or within "
+                        "one voxel of it (or behind the source), which spans x %.6g..%.6g, "
+                        "y %.6g..%.6g, z %.6g..%.6g mm%s",
+                        where, v->src[0], v->src[1], v->src[2],
+                        gr->offset_mm[0] - h[0] + gr->voxel_mm[0],
+                        gr->offset_mm[0] + h[0] - gr->voxel_mm[0],
+                        gr->offset_mm[1] - h[1] + gr->voxel_mm[1],
+                        gr->offset_mm[1] + h[1] - gr->voxel_mm[1],
+                        gr->offset_mm[2] - h[2] + gr->voxel_mm[2],
+                        gr->offset_mm[2] + h[2] - gr->voxel_mm[2], extra);
+    }
+    return KR_OK;
+}
+
+int kri_ct_view_project(const kr_ct_view *v, const double p[3], double *a, double *b)
+{
+    double n[3], r[3], d[3];
+    kri_cross3(v->u, v->v, n);
+    for (int k = 0; k < 3; k++) {
+        r[k] = v->det[k] - v->src[k];
+        d[k] = p[k] - v->src[k];
+    }
+    double rn = kri_dot3(r, n), dn = kri_dot3(d, n);
+    if (!(rn != 0) || !(dn / rn > 0)) return 0; /* behind the source or in its plane */
+    double t = rn / dn, q[3];
+    for (int k = 0; k < 3; k++) q[k] = v->src[k] + t * d[k] - v->det[k];
+    double uu = kri_dot3(v->u, v->u), uv = kri_dot3(v->u, v->v), vv = kri_dot3(v->v, v->v);
+    double qu = kri_dot3(q, v->u), qv = kri_dot3(q, v->v), det = uu * vv - uv * uv;
+    *a = (vv * qu - uv * qv) / det;
+    *b = (uu * qv - uv * qu) / det;
+    return 1;
+}
+
+kr_status kr_ct_geom_check_fov(const kr_ct_geom *g, const kr_ctx *ctx, int64_t *views_truncated)
+{
+    KRI_ARG_NOT_NULL(g);
+    if (views_truncated) *views_truncated = 0;
+    if (!kr_ct_type_is_cone(g->type))
+        return kri_fail(KR_ERR_NOT_SUPPORTED,
+                        "the field-of-view check is implemented for cone geometries, not %s",
+                        kr_ct_type_name(g->type));
+    const kr_ct_grid *gr = &g->grid;
+    const double hu = 0.5 * (double)g->det_count, hv = 0.5 * (double)g->det_rows;
+    const double tol = 1e-9 * (hu + hv);
+    int64_t count = 0, first = -1;
+    double ext[4] = {0, 0, 0, 0};
+    for (int64_t i = 0; i < g->nviews; i++) {
+        double amin = HUGE_VAL, amax = -HUGE_VAL, bmin = HUGE_VAL, bmax = -HUGE_VAL;
+        int behind = 0;
+        for (int c = 0; c < 8; c++) {
+            double p[3], a, b;
+            for (int d = 0; d < 3; d++)
+                p[d] = gr->offset_mm[d] +
+                       ((c >> d) & 1 ? 0.5 : -0.5) * (double)gr->n[d] * gr->voxel_mm[d];
+            if (!kri_ct_view_project(&g->views[i], p, &a, &b)) {
+                behind = 1;
+                break;
+            }
+            amin = fmin(amin, a);
+            amax = fmax(amax, a);
+            bmin = fmin(bmin, b);
+            bmax = fmax(bmax, b);
+        }
+        if (behind || amin < -hu - tol || amax > hu + tol || bmin < -hv - tol || bmax > hv + tol) {
+            if (first < 0) {
+                first = i;
+                ext[0] = amin, ext[1] = amax, ext[2] = bmin, ext[3] = bmax;
+            }
+            count++;
+        }
+    }
+    if (views_truncated) *views_truncated = count;
+    if (count > 0)
+        kr_log(ctx, KR_LOG_WARN,
+               "CT geometry: the volume is not entirely inside the field of view: in %lld of "
+               "%lld views part of it projects outside the detector (view %lld: columns "
+               "%.1f..%.1f, rows %.1f..%.1f pixels from the detector centre; the detector spans "
+               "+-%.1f x +-%.1f); those parts are not seen from every direction",
+               (long long)count, (long long)g->nviews, (long long)first, ext[0], ext[1], ext[2],
+               ext[3], hu, hv);
+    return KR_OK;
+}
+
+kr_status kr_ct_scan_short_arc_deg(const kr_ct_scan *s, double *arc_deg)
+{
+    KRI_ARG_NOT_NULL(s);
+    KRI_ARG_NOT_NULL(arc_deg);
+    if (s->type != KR_CT_FAN2D_FLAT && s->type != KR_CT_FAN2D_EQUIANGULAR &&
+        s->type != KR_CT_CONE)
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "a short scan needs a fan or cone beam with a source, not type %s",
+                        kr_ct_type_name(s->type));
+    if (!(s->det_count >= 1) || !(isfinite(s->det_spacing_mm) && s->det_spacing_mm > 0) ||
+        !isfinite(s->det_offset_mm) || !(isfinite(s->sdd_mm) && s->sdd_mm > 0))
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "short-scan arc: det_count %lld, det_spacing_mm %g, det_offset_mm %g and "
+                        "sdd_mm %g must be valid",
+                        (long long)s->det_count, s->det_spacing_mm, s->det_offset_mm, s->sdd_mm);
+    double h = fabs(s->det_offset_mm) + 0.5 * (double)s->det_count * s->det_spacing_mm;
+    double half = s->type == KR_CT_FAN2D_EQUIANGULAR ? h / s->sdd_mm : atan(h / s->sdd_mm);
+    if (!(half < 1.5707963267948966))
+        return kri_fail(KR_ERR_INVALID_ARG, "short-scan arc: the fan spans 180 degrees or more");
+    *arc_deg = 180.0 + 2.0 * half * (180.0 / 3.14159265358979323846);
+    return KR_OK;
+}

@@ -1,0 +1,286 @@
+/* SIRT on any real operator with non-negative entries (kr_sirt_*, see kray/ct.h): the row and
+ * column sums of the matched pair are computed once per plan, the iteration uses only the
+ * operator and vector operations (host with OpenMP, device with the kernels of
+ * iterative_cuda.cu). CGLS for CT is kr_cgls on kr_ct_linop_create. */
+#include "ct_internal.h"
+#include "solve/solve_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifdef KRAY_HAVE_CUDA
+/* iterative_cuda.cu: elementwise kernels on the ctx's stream (n elements of type t). */
+kr_status kri_cuda_sirt_fill(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x, double v);
+kr_status kri_cuda_sirt_recip(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x, int64_t *nbad);
+kr_status kri_cuda_sirt_mul(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x, const void *w);
+kr_status kri_cuda_sirt_clamp0(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x);
+#endif
+
+struct kr_sirt {
+    const kr_ctx *ctx;
+    kr_linop *A;
+    kr_array *R, *C; /* 1 / row sums (codomain), 1 / column sums (domain) */
+    kr_array *r, *g; /* work: residual (codomain), update (domain) */
+};
+
+void kr_sirt_opts_default(kr_sirt_opts *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->max_iter = 50;
+    o->tol = 0;
+    o->relax = 1;
+}
+
+void kr_sirt_destroy(kr_sirt *s)
+{
+    if (!s) return;
+    kr_array_destroy(s->R);
+    kr_array_destroy(s->C);
+    kr_array_destroy(s->r);
+    kr_array_destroy(s->g);
+    kr_linop_destroy(s->A);
+    kri_free(s);
+}
+
+/* ---- elementwise operations (host or device) ------------------------------------------- */
+static kr_status kri_ew_fill(const kr_ctx *ctx, kr_array *x, double v)
+{
+    const int64_t n = kr_array_numel(x);
+    if (x->loc == KR_DEVICE) {
+#ifdef KRAY_HAVE_CUDA
+        return kri_cuda_sirt_fill(ctx, x->dtype, n, x->data, v);
+#else
+        return kri_fail(KR_ERR_NO_DEVICE, "SIRT: built without CUDA");
+#endif
+    }
+    const int nt = kri_threads(ctx);
+    if (x->dtype == KR_F64) {
+        double *a = x->data;
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t i = 0; i < n; i++) a[i] = v;
+    } else {
+        float *a = x->data;
+        const float f = (float)v;
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t i = 0; i < n; i++) a[i] = f;
+    }
+    return KR_OK;
+}
+
+/* x = x > 0 ? 1 / x : 0; *nbad = number of negative or non-finite entries */
+static kr_status kri_ew_recip(const kr_ctx *ctx, kr_array *x, int64_t *nbad)
+{
+    const int64_t n = kr_array_numel(x);
+    if (x->loc == KR_DEVICE) {
+#ifdef KRAY_HAVE_CUDA
+        return kri_cuda_sirt_recip(ctx, x->dtype, n, x->data, nbad);
+#else
+        return kri_fail(KR_ERR_NO_DEVICE, "SIRT: built without CUDA");
+#endif
+    }
+    const int nt = kri_threads(ctx);
+    int64_t bad = 0;
+    if (x->dtype == KR_F64) {
+        double *a = x->data;
+#pragma omp parallel for schedule(static) num_threads(nt) reduction(+ : bad)
+        for (int64_t i = 0; i < n; i++) {
+            if (!isfinite(a[i]) || a[i] < 0) bad++;
+            a[i] = a[i] > 0 && isfinite(a[i]) ? 1.0 / a[i] : 0.0;
+        }
+    } else {
+        float *a = x->data;
+#pragma omp parallel for schedule(static) num_threads(nt) reduction(+ : bad)
+        for (int64_t i = 0; i < n; i++) {
+            if (!isfinite(a[i]) || a[i] < 0) bad++;
+            a[i] = a[i] > 0 && isfinite(a[i]) ? 1.0f / a[i] : 0.0f;
+        }
+    }
+    *nbad = bad;
+    return KR_OK;
+}
+
+static kr_status kri_ew_mul(const kr_ctx *ctx, kr_array *x, const kr_array *w)
+{
+    const int64_t n = kr_array_numel(x);
+    if (x->loc == KR_DEVICE) {
+#ifdef KRAY_HAVE_CUDA
+        return kri_cuda_sirt_mul(ctx, x->dtype, n, x->data, w->data);
+#else
+        return kri_fail(KR_ERR_NO_DEVICE, "SIRT: built without CUDA");
+#endif
+    }
+    const int nt = kri_threads(ctx);
+    if (x->dtype == KR_F64) {
+        double *a = x->data;
+        const double *b = w->data;
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t i = 0; i < n; i++) a[i] *= b[i];
+    } else {
+        float *a = x->data;
+        const float *b = w->data;
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t i = 0; i < n; i++) a[i] *= b[i];
+    }
+    return KR_OK;
+}
+
+static kr_status kri_ew_clamp0(const kr_ctx *ctx, kr_array *x)
+{
+    const int64_t n = kr_array_numel(x);
+    if (x->loc == KR_DEVICE) {
+#ifdef KRAY_HAVE_CUDA
+        return kri_cuda_sirt_clamp0(ctx, x->dtype, n, x->data);
+#else
+        return kri_fail(KR_ERR_NO_DEVICE, "SIRT: built without CUDA");
+#endif
+    }
+    const int nt = kri_threads(ctx);
+    if (x->dtype == KR_F64) {
+        double *a = x->data;
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t i = 0; i < n; i++)
+            if (a[i] < 0) a[i] = 0;
+    } else {
+        float *a = x->data;
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t i = 0; i < n; i++)
+            if (a[i] < 0) a[i] = 0;
+    }
+    return KR_OK;
+}
+
+/* ---- plan ------------------------------------------------------------------------------- */
+static kr_status kri_sirt_array(kr_array **a, const kr_ctx *ctx, const kr_linop *A, int in)
+{
+    int64_t d[KR_MAX_DIMS];
+    int nd = in ? kr_linop_in_dims(A, d) : kr_linop_out_dims(A, d);
+    return kr_array_create(a, kr_linop_dtype(A), nd, d, kr_linop_loc(A), ctx);
+}
+
+kr_status kr_sirt_create(kr_sirt **out, const kr_ctx *ctx, kr_linop *A)
+{
+    KRI_ARG_NOT_NULL(out);
+    *out = NULL;
+    KRI_ARG_NOT_NULL(ctx);
+    KRI_ARG_NOT_NULL(A);
+    kr_dtype t = kr_linop_dtype(A);
+    if (t != KR_F32 && t != KR_F64)
+        return kri_fail(KR_ERR_DTYPE, "SIRT needs a real operator (f32 or f64), '%s' is %s",
+                        kr_linop_name(A), kr_dtype_name(t));
+    KRI_TRY(kri_check_loc(ctx, kr_linop_loc(A), "the SIRT operator"));
+    kr_sirt *s = kri_calloc(1, sizeof *s);
+    if (!s) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a SIRT plan");
+    s->ctx = ctx;
+    kr_status st = kr_linop_retain(A);
+    if (st != KR_OK) {
+        kri_free(s);
+        return st;
+    }
+    s->A = A;
+    int64_t nbad = 0;
+    if ((st = kri_sirt_array(&s->R, ctx, A, 0)) != KR_OK ||
+        (st = kri_sirt_array(&s->C, ctx, A, 1)) != KR_OK ||
+        (st = kri_sirt_array(&s->r, ctx, A, 0)) != KR_OK ||
+        (st = kri_sirt_array(&s->g, ctx, A, 1)) != KR_OK)
+        goto fail;
+    /* row sums R = A 1, column sums C = A^T 1 */
+    if ((st = kri_ew_fill(ctx, s->g, 1.0)) != KR_OK ||
+        (st = kr_linop_forward(A, s->g, s->R)) != KR_OK ||
+        (st = kri_ew_recip(ctx, s->R, &nbad)) != KR_OK)
+        goto fail;
+    if (nbad) {
+        st = kri_fail(KR_ERR_INVALID_ARG,
+                      "SIRT: %lld row sums of operator '%s' are negative or not finite (SIRT "
+                      "needs non-negative weights, as those of a projector)",
+                      (long long)nbad, kr_linop_name(A));
+        goto fail;
+    }
+    if ((st = kri_ew_fill(ctx, s->r, 1.0)) != KR_OK ||
+        (st = kr_linop_adjoint(A, s->r, s->C)) != KR_OK ||
+        (st = kri_ew_recip(ctx, s->C, &nbad)) != KR_OK)
+        goto fail;
+    if (nbad) {
+        st = kri_fail(KR_ERR_INVALID_ARG,
+                      "SIRT: %lld column sums of operator '%s' are negative or not finite (SIRT "
+                      "needs non-negative weights, as those of a projector)",
+                      (long long)nbad, kr_linop_name(A));
+        goto fail;
+    }
+    *out = s;
+    return KR_OK;
+fail:
+    kr_sirt_destroy(s);
+    return st;
+}
+
+kr_status kr_sirt_execute(kr_sirt *s, const kr_array *y, kr_array *x, const kr_sirt_opts *opts,
+                          kr_solve_info *info)
+{
+    static const char fn[] = "kr_sirt_execute";
+    if (info) {
+        info->iterations = 0;
+        info->rel_residual = NAN;
+        info->converged = 0;
+    }
+    KRI_ARG_NOT_NULL(s);
+    kr_sirt_opts o;
+    if (opts)
+        o = *opts;
+    else
+        kr_sirt_opts_default(&o);
+    if (o.max_iter < 1)
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: max_iter is %d (must be >= 1)", fn, o.max_iter);
+    if (!(o.tol >= 0) || !isfinite(o.tol))
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: tol is %g (must be >= 0)", fn, o.tol);
+    if (!(o.relax > 0 && o.relax < 2))
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: relax is %g (must be in (0, 2))", fn, o.relax);
+    KRI_TRY(kri_linop_check_array(s->A, y, 0, fn, "y"));
+    KRI_TRY(kri_linop_check_array(s->A, x, 1, fn, "x"));
+    if (kri_arrays_overlap(x, y))
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: x and y overlap in memory", fn);
+    const kr_ctx *ctx = s->ctx;
+    double yn;
+    KRI_TRY(kr_vec_norm2(ctx, y, &yn));
+    if (!isfinite(yn)) return kri_fail(KR_ERR_INVALID_ARG, "%s: y contains inf or nan", fn);
+    if (!o.warm_start) KRI_TRY(kr_vec_zero(ctx, x));
+    if (yn == 0) {
+        KRI_TRY(kr_vec_zero(ctx, x));
+        if (o.history) o.history[0] = 0;
+        if (info) info->rel_residual = 0, info->converged = 1;
+        return KR_OK;
+    }
+    kr_progress *prog = o.show_progress ? kr_progress_begin(ctx, "sirt", o.max_iter) : NULL;
+    kr_status st = KR_OK;
+    double rel = NAN;
+    int k = 0;
+    for (;; k++) {
+        double rn;
+        if ((st = kr_linop_forward(s->A, x, s->r)) != KR_OK) break;
+        if ((st = kr_vec_xpay(ctx, s->r, -1.0, 0.0, y)) != KR_OK) break; /* r = y - A x */
+        if ((st = kr_vec_norm2(ctx, s->r, &rn)) != KR_OK) break;
+        rel = rn / yn;
+        if (o.history) o.history[k] = rel;
+        if (!isfinite(rel)) {
+            st = kri_fail(KR_ERR_NOT_CONVERGED, "%s: the residual became %g after %d iterations",
+                          fn, rel, k);
+            break;
+        }
+        if (rel <= o.tol || k == o.max_iter) break;
+        if ((st = kri_ew_mul(ctx, s->r, s->R)) != KR_OK) break;
+        if ((st = kr_linop_adjoint(s->A, s->r, s->g)) != KR_OK) break;
+        if ((st = kri_ew_mul(ctx, s->g, s->C)) != KR_OK) break;
+        if ((st = kr_vec_axpy(ctx, x, o.relax, 0.0, s->g)) != KR_OK) break;
+        if (o.nonneg && (st = kri_ew_clamp0(ctx, x)) != KR_OK) break;
+        kr_progress_add(prog, 1);
+    }
+    kr_progress_end(prog);
+    if (info) {
+        info->iterations = k;
+        info->rel_residual = rel;
+        info->converged = rel <= o.tol;
+    }
+    if (st == KR_OK)
+        kr_log(ctx, KR_LOG_DEBUG, "SIRT: %d iterations, relative residual %.3g", k, rel);
+    return st;
+}

@@ -1,0 +1,595 @@
+/* Cone-beam projectors on CUDA. One thread per detector pixel: blocks of 32 (u) x 8 (v)
+ * pixels of one view, so a warp holds 32 neighbouring pixels of a detector row (coalesced
+ * projection reads and writes, neighbouring rays). Block order: u tiles fastest, then views,
+ * then v tiles, so the blocks resident at one time trace many views through the same thin band
+ * of z, which stays in L2. The view's parameters are staged in shared memory.
+ *
+ * Joseph: the volume is first copied into two zero-padded volumes (one voxel on every side):
+ * "P" in [x, y, z] order and "T" in [y, x, z] order. x-major rays read T, the others P, so the
+ * fast minor axis of every ray (y for x-major rays, x for the others) is the fast axis in
+ * memory: a warp's bilinear reads of one sample land on a few consecutive cache lines, the loop
+ * needs no bounds checks (its sample range is exact), and the four reads are plain __ldg loads.
+ * The adjoint scatters with atomicAdd into zeroed P and T and then adds them (T transposed back)
+ * into the volume. Siddon reads and scatters into the volume directly.
+ *
+ * Reproducibility: the forward projector is deterministic; the adjoint's atomics make it
+ * deterministic only to rounding (float addition order varies between runs). */
+#include <cuda_runtime.h>
+
+#include "project3d_internal.h"
+
+#define KHD static __device__ __forceinline__
+
+static __device__ __forceinline__ float kri_mul(float a, float b) { return __fmul_rn(a, b); }
+static __device__ __forceinline__ double kri_mul(double a, double b) { return __dmul_rn(a, b); }
+static __device__ __forceinline__ float kri_add(float a, float b) { return __fadd_rn(a, b); }
+static __device__ __forceinline__ double kri_add(double a, double b) { return __dadd_rn(a, b); }
+static __device__ __forceinline__ float kri_sub(float a, float b) { return __fsub_rn(a, b); }
+static __device__ __forceinline__ double kri_sub(double a, double b) { return __dsub_rn(a, b); }
+static __device__ __forceinline__ float kri_div(float a, float b) { return __fdiv_rn(a, b); }
+static __device__ __forceinline__ double kri_div(double a, double b) { return __ddiv_rn(a, b); }
+static __device__ __forceinline__ float kri_sqrt(float a) { return __fsqrt_rn(a); }
+static __device__ __forceinline__ double kri_sqrt(double a) { return __dsqrt_rn(a); }
+static __device__ __forceinline__ float kri_fma(float a, float b, float c)
+{
+    return __fmaf_rn(a, b, c);
+}
+static __device__ __forceinline__ double kri_fma(double a, double b, double c)
+{
+    return __fma_rn(a, b, c);
+}
+#define KMUL(a, b) kri_mul(a, b)
+#define KADD(a, b) kri_add(a, b)
+#define KSUB(a, b) kri_sub(a, b)
+#define KDIV(a, b) kri_div(a, b)
+#define KSQRT(a) kri_sqrt(a)
+#define KFMA(a, b, c) kri_fma(a, b, c)
+#define KLOAD(p) __ldg(p)
+#define KSCATTER(p, x) atomicAdd((p), (x))
+#define KUNROLL _Pragma("unroll")
+
+#define KT float
+#define KFN(x) x##_f32
+#define KFLOOR floorf
+#define KABS fabsf
+#include "project3d_kern.h"
+#undef KT
+#undef KFN
+#undef KFLOOR
+#undef KABS
+
+#define KT double
+#define KFN(x) x##_f64
+#define KFLOOR floor
+#define KABS fabs
+#include "project3d_kern.h"
+#undef KT
+#undef KFN
+
+/* Overloads so the kernels can be templates. */
+#define KRI_OVERLOADS3(T, SFX)                                                                 \
+    static __device__ __forceinline__ void ray3(const kri_ct3p_##SFX *p,                      \
+                                                const kri_ct3v_##SFX *v, int iu, int iv,       \
+                                                int su, int sv, kri_ray3_##SFX *r)             \
+    {                                                                                          \
+        kri_ct3_ray_##SFX(p, v, iu, iv, su, sv, r);                                            \
+    }                                                                                          \
+    static __device__ __forceinline__ void jos3_setup(const kri_ct3p_##SFX *p,                \
+                                                      const kri_ray3_##SFX *r,                 \
+                                                      kri_jos3_##SFX *j)                       \
+    {                                                                                          \
+        kri_jos3_setup_##SFX(p, r, j);                                                         \
+    }                                                                                          \
+    static __device__ __forceinline__ void jos3_w4(T wa, T wb, T *w)                           \
+    {                                                                                          \
+        kri_jos3_w4_##SFX(wa, wb, w);                                                          \
+    }                                                                                          \
+    static __device__ __forceinline__ T bilerp3(T a, T b, T c, T d, T wa, T wb)                \
+    {                                                                                          \
+        return kri_bilerp_##SFX(a, b, c, d, wa, wb);                                           \
+    }                                                                                          \
+    static __device__ __forceinline__ T sid3_walk(const kri_ct3p_##SFX *p,                    \
+                                                  const kri_ray3_##SFX *r, const T *vol,       \
+                                                  T *acc, T c, int z0, int z1)                 \
+    {                                                                                          \
+        return kri_sid3_walk_##SFX(p, r, vol, acc, c, z0, z1);                                 \
+    }
+KRI_OVERLOADS3(float, f32)
+KRI_OVERLOADS3(double, f64)
+
+template <typename T> struct kri_t3;
+template <> struct kri_t3<float> {
+    typedef kri_ct3p_f32 P;
+    typedef kri_ct3v_f32 V;
+    typedef kri_ray3_f32 R;
+    typedef kri_jos3_f32 J;
+};
+template <> struct kri_t3<double> {
+    typedef kri_ct3p_f64 P;
+    typedef kri_ct3v_f64 V;
+    typedef kri_ray3_f64 R;
+    typedef kri_jos3_f64 J;
+};
+
+#define KRI_BU 32 /* block: pixels along u */
+#define KRI_BV 8  /* block: pixels along v */
+#define KRI_GRID_MAX 65535
+
+/* Padded layouts: P index ((K * (n1 + 2)) + J) * (n0 + 2) + I, T index ((K * (n0 + 2)) + I) *
+ * (n1 + 2) + J, for padded indices I = i + 1 in [0, n0 + 1] etc. */
+
+/* P from the volume (zero border). Grid-stride over the padded elements. */
+template <typename T>
+__global__ void k_ct3_pad_p(int n0, int n1, int n2, long long total, const T *__restrict__ vol,
+                            T *__restrict__ P)
+{
+    const long long p0 = n0 + 2, p1 = n1 + 2;
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
+         e += (long long)gridDim.x * blockDim.x) {
+        long long I = e % p0, J = (e / p0) % p1, K = e / (p0 * p1);
+        long long i = I - 1, j = J - 1, k = K - 1;
+        T x = 0;
+        if (i >= 0 && i < n0 && j >= 0 && j < n1 && k >= 0 && k < n2)
+            x = vol[(k * n1 + j) * n0 + i];
+        P[e] = x;
+    }
+}
+
+/* T from the volume: 32 x 32 tiles of the (x, y) plane through shared memory, so reads run
+ * along x and writes along y. Block (32, 8); grid (x tiles, y tiles, z slices, strided). */
+template <typename T>
+__global__ void k_ct3_pad_t(int n0, int n1, int n2, const T *__restrict__ vol, T *__restrict__ Tb)
+{
+    __shared__ T tile[32][33];
+    const long long p0 = n0 + 2, p1 = n1 + 2;
+    const int I0 = blockIdx.x * 32, J0 = blockIdx.y * 32;
+    for (long long K = blockIdx.z; K < n2 + 2; K += gridDim.z) {
+        const long long k = K - 1;
+        __syncthreads();
+        for (int r = 0; r < 32; r += 8) {
+            long long I = I0 + threadIdx.x, J = J0 + threadIdx.y + r;
+            long long i = I - 1, j = J - 1;
+            T x = 0;
+            if (i >= 0 && i < n0 && j >= 0 && j < n1 && k >= 0 && k < n2)
+                x = vol[(k * n1 + j) * n0 + i];
+            tile[threadIdx.y + r][threadIdx.x] = x;
+        }
+        __syncthreads();
+        for (int r = 0; r < 32; r += 8) {
+            long long J = J0 + threadIdx.x, I = I0 + threadIdx.y + r;
+            if (I < p0 && J < p1) Tb[(K * p0 + I) * p1 + J] = tile[threadIdx.x][threadIdx.y + r];
+        }
+    }
+}
+
+/* vol = P (interior) + T (interior, transposed back). Same tiling as k_ct3_pad_t, reversed. */
+template <typename T>
+__global__ void k_ct3_unpad(int n0, int n1, int n2, const T *__restrict__ P,
+                            const T *__restrict__ Tb, T *__restrict__ vol)
+{
+    __shared__ T tile[32][33];
+    const long long p0 = n0 + 2, p1 = n1 + 2;
+    const int i0 = blockIdx.x * 32, j0 = blockIdx.y * 32;
+    for (long long k = blockIdx.z; k < n2; k += gridDim.z) {
+        __syncthreads();
+        for (int r = 0; r < 32; r += 8) { /* read T along y */
+            long long j = j0 + threadIdx.x, i = i0 + threadIdx.y + r;
+            T x = 0;
+            if (i < n0 && j < n1) x = Tb[((k + 1) * p0 + (i + 1)) * p1 + (j + 1)];
+            tile[threadIdx.y + r][threadIdx.x] = x; /* tile[i][j] */
+        }
+        __syncthreads();
+        for (int r = 0; r < 32; r += 8) { /* write along x */
+            long long i = i0 + threadIdx.x, j = j0 + threadIdx.y + r;
+            if (i < n0 && j < n1)
+                vol[(k * n1 + j) * n0 + i] =
+                    P[((k + 1) * p1 + (j + 1)) * p0 + (i + 1)] + tile[threadIdx.x][threadIdx.y + r];
+        }
+    }
+}
+
+/* Floor without conversion instructions (float <-> int conversions issue at 16 per clock and SM,
+ * a quarter or less of the FP32 rate, and would bound the Joseph loops): for |x| < 2^22 (2^51),
+ * r = x + M rounded down, M = 1.5 * 2^23 (1.5 * 2^52), is M + floor(x) exactly, its low bits
+ * hold floor(x) as an integer, and r - M is floor(x) as a float. kri_floor_i returns floor(x)
+ * and sets *fl to it as a float: the same numbers as floor() and a conversion. */
+static __device__ __forceinline__ unsigned kri_floor_raw(float x, float *fl)
+{
+    const float M = 12582912.0f;
+    float r = __fadd_rd(x, M);
+    *fl = __fsub_rn(r, M);
+    return (unsigned)__float_as_int(r); /* 0x4B400000 + floor(x) */
+}
+static __device__ __forceinline__ unsigned kri_floor_raw(double x, double *fl)
+{
+    const double M = 6755399441055744.0;
+    double r = __dadd_rd(x, M);
+    *fl = __dsub_rn(r, M);
+    return (unsigned)(unsigned long long)__double_as_longlong(r); /* low bits: floor(x) */
+}
+template <typename T> static __device__ __forceinline__ unsigned kri_floor_bias();
+template <> __device__ __forceinline__ unsigned kri_floor_bias<float>() { return 0x4B400000u; }
+template <> __device__ __forceinline__ unsigned kri_floor_bias<double>() { return 0u; }
+
+/* Running padded offset of a Joseph ray: at(ra, rb) = base + ia + ib sb for the raw floors of
+ * kri_floor_raw; the 32-bit version folds the floors' bias into the base (unsigned arithmetic,
+ * wrapping is defined and the final offset is in range). */
+template <typename T, typename I> struct kri_off;
+template <typename T> struct kri_off<T, int> {
+    unsigned b, sb;
+    __device__ __forceinline__ kri_off(int base, int sb_)
+    {
+        const unsigned bias = kri_floor_bias<T>();
+        sb = (unsigned)sb_;
+        b = (unsigned)base - bias - bias * sb;
+    }
+    __device__ __forceinline__ int at(unsigned ra, unsigned rb) const
+    {
+        return (int)(b + ra + rb * sb);
+    }
+    __device__ __forceinline__ void step(int sm) { b += (unsigned)sm; }
+};
+template <typename T> struct kri_off<T, long long> {
+    long long b, sb;
+    __device__ __forceinline__ kri_off(long long base, long long sb_) : b(base), sb(sb_) {}
+    __device__ __forceinline__ long long at(unsigned ra, unsigned rb) const
+    {
+        const unsigned bias = kri_floor_bias<T>();
+        return b + (long long)(int)(ra - bias) + (long long)(int)(rb - bias) * sb;
+    }
+    __device__ __forceinline__ void step(long long sm) { b += sm; }
+};
+
+/* Buffer and strides of the padded layout a ray of major axis ax reads: the fast minor axis
+ * has stride 1 in both layouts. */
+template <typename I>
+static __device__ __forceinline__ void kri_pad_layout(int ax, int n0, int n1, int *which, I *sm,
+                                                      I *sb)
+{
+    const I p0 = n0 + 2, p1 = n1 + 2;
+    if (ax == 0) { /* T: [y, x, z] */
+        *which = 1;
+        *sm = p1;
+        *sb = p0 * p1;
+    } else if (ax == 1) { /* P: major y, minor x (fast), z */
+        *which = 0;
+        *sm = p0;
+        *sb = p0 * p1;
+    } else { /* P: major z, minor x (fast), y */
+        *which = 0;
+        *sm = p0 * p1;
+        *sb = p0;
+    }
+}
+
+/* grid (u tiles, views of this launch from v0, v tiles from b0); block (32, 8) */
+template <typename T, typename I>
+__global__ void __launch_bounds__(KRI_BU *KRI_BV)
+    k_ct3_fwd_jos(typename kri_t3<T>::P p, const typename kri_t3<T>::V *__restrict__ views,
+                  int v0, int b0, const T *__restrict__ P, const T *__restrict__ Tb,
+                  T *__restrict__ proj)
+{
+    __shared__ typename kri_t3<T>::V sv;
+    const int view = v0 + blockIdx.y;
+    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
+    __syncthreads();
+    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
+    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
+    if (iu >= p.nu || iv >= p.nv) return;
+    T total = 0;
+    for (int s = 0; s < p.k * p.k; s++) {
+        typename kri_t3<T>::R r;
+        typename kri_t3<T>::J j;
+        ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
+        jos3_setup(&p, &r, &j);
+        if (j.m0 > j.m1) continue;
+        int which;
+        I sm, sb;
+        kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
+        /* padded offset of sample m at minor indices (ia, ib): base + ia + ib sb, with
+         * base = (m + 1) sm + 1 + sb; m counted in float too (exact), no conversions */
+        const T *__restrict__ buf = which ? Tb : P;
+        kri_off<T, I> off((I)(j.m0 + 1) * sm + 1 + sb, sb);
+        T mf = (T)j.m0, acc = 0;
+#pragma unroll 4
+        for (int m = j.m0; m <= j.m1; m++, mf += (T)1, off.step(sm)) {
+            const T fa = KFMA(mf, j.ta, j.ca), fb = KFMA(mf, j.tb, j.cb);
+            T fla, flb;
+            const unsigned ra = kri_floor_raw(fa, &fla), rb = kri_floor_raw(fb, &flb);
+            const T wa = KSUB(fa, fla), wb = KSUB(fb, flb);
+            const T *q = buf + off.at(ra, rb);
+            acc += bilerp3(__ldg(q), __ldg(q + 1), __ldg(q + sb), __ldg(q + sb + 1), wa, wb);
+        }
+        total += acc * j.L;
+    }
+    proj[((long long)view * p.nv + iv) * p.nu + iu] = total * p.inv_k2;
+}
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(KRI_BU *KRI_BV)
+    k_ct3_adj_jos(typename kri_t3<T>::P p, const typename kri_t3<T>::V *__restrict__ views,
+                  int v0, int b0, const T *__restrict__ proj, T *__restrict__ P,
+                  T *__restrict__ Tb)
+{
+    __shared__ typename kri_t3<T>::V sv;
+    const int view = v0 + blockIdx.y;
+    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
+    __syncthreads();
+    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
+    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
+    if (iu >= p.nu || iv >= p.nv) return;
+    const T y = proj[((long long)view * p.nv + iv) * p.nu + iu];
+    if (y == 0) return;
+    const T yk = y * p.inv_k2;
+    for (int s = 0; s < p.k * p.k; s++) {
+        typename kri_t3<T>::R r;
+        typename kri_t3<T>::J j;
+        ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
+        jos3_setup(&p, &r, &j);
+        if (j.m0 > j.m1) continue;
+        int which;
+        I sm, sb;
+        kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
+        T *buf = which ? Tb : P;
+        const T c = yk * j.L;
+        kri_off<T, I> off((I)(j.m0 + 1) * sm + 1 + sb, sb);
+        T mf = (T)j.m0;
+        for (int m = j.m0; m <= j.m1; m++, mf += (T)1, off.step(sm)) {
+            const T fa = KFMA(mf, j.ta, j.ca), fb = KFMA(mf, j.tb, j.cb);
+            T fla, flb;
+            const unsigned ra = kri_floor_raw(fa, &fla), rb = kri_floor_raw(fb, &flb);
+            const T wa = KSUB(fa, fla), wb = KSUB(fb, flb);
+            T w[4];
+            jos3_w4(wa, wb, w);
+            T *q = buf + off.at(ra, rb);
+            atomicAdd(q, KMUL(c, w[0]));
+            atomicAdd(q + 1, KMUL(c, w[1]));
+            atomicAdd(q + sb, KMUL(c, w[2]));
+            atomicAdd(q + sb + 1, KMUL(c, w[3]));
+        }
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(KRI_BU *KRI_BV)
+    k_ct3_sid(typename kri_t3<T>::P p, const typename kri_t3<T>::V *__restrict__ views, int v0,
+              int b0, const T *__restrict__ vol, T *__restrict__ proj, int adjoint,
+              const T *__restrict__ yin, T *__restrict__ acc)
+{
+    __shared__ typename kri_t3<T>::V sv;
+    const int view = v0 + blockIdx.y;
+    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
+    __syncthreads();
+    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
+    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
+    if (iu >= p.nu || iv >= p.nv) return;
+    const long long o = ((long long)view * p.nv + iv) * p.nu + iu;
+    T yk = 0;
+    if (adjoint) {
+        if (yin[o] == 0) return;
+        yk = yin[o] * p.inv_k2;
+    }
+    T total = 0;
+    for (int s = 0; s < p.k * p.k; s++) {
+        typename kri_t3<T>::R r;
+        ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
+        if (adjoint)
+            sid3_walk(&p, &r, NULL, acc, yk, 0, p.n[2]);
+        else
+            total += sid3_walk(&p, &r, vol, NULL, 0, 0, 0);
+    }
+    if (!adjoint) proj[o] = total * p.inv_k2;
+}
+
+/* ---- launchers ----------------------------------------------------------------------------- */
+static kr_status kri_cu_check(const char *what)
+{
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        return kri_fail(KR_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
+    return KR_OK;
+}
+
+static kr_status kri_cu_err(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return KR_OK;
+    cudaGetLastError(); /* clear it */
+    return kri_fail(KR_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
+}
+
+static kr_status kri_cu_finish(const kr_ctx *ctx, const char *what)
+{
+    KRI_TRY(kri_cu_check(what));
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)kr_ctx_stream(ctx));
+    if (e != cudaSuccess)
+        return kri_fail(KR_ERR_CUDA, "%s failed while running: %s", what, cudaGetErrorString(e));
+    return KR_OK;
+}
+
+static const kri_ct3p_f32 &kri_prm(const kri_ct3_plan *q, float *) { return q->p32; }
+static const kri_ct3p_f64 &kri_prm(const kri_ct3_plan *q, double *) { return q->p64; }
+
+/* Launch `body(grid, v0, b0)` over all views and v tiles within the grid limits. */
+template <typename F>
+static kr_status kri_ray_launches(int nu, int nv, int nviews, F body, const char *what)
+{
+    const int ut = (nu + KRI_BU - 1) / KRI_BU, vt = (nv + KRI_BV - 1) / KRI_BV;
+    if (ut > 2147483647 / 2)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %d detector columns are too many", what, nu);
+    for (int b0 = 0; b0 < vt; b0 += KRI_GRID_MAX)
+        for (int v0 = 0; v0 < nviews; v0 += KRI_GRID_MAX) {
+            dim3 grid(ut, nviews - v0 < KRI_GRID_MAX ? nviews - v0 : KRI_GRID_MAX,
+                      vt - b0 < KRI_GRID_MAX ? vt - b0 : KRI_GRID_MAX);
+            body(grid, v0, b0);
+            KRI_TRY(kri_cu_check(what));
+        }
+    return KR_OK;
+}
+
+template <typename T>
+static kr_status kri_pad(const kr_ct_projector *p, const T *vol, T *P, T *Tb, cudaStream_t st)
+{
+    const kri_ct3_plan *q = p->p3;
+    const int n0 = q->p64.n[0], n1 = q->p64.n[1], n2 = q->p64.n[2];
+    const long long total = (long long)q->pad_elems;
+    long long blocks = (total + 255) / 256;
+    if (blocks > 65535LL * 16) blocks = 65535LL * 16;
+    k_ct3_pad_p<T><<<(unsigned)blocks, 256, 0, st>>>(n0, n1, n2, total, vol, P);
+    KRI_TRY(kri_cu_check("cone-beam projector: padding kernel launch"));
+    dim3 grid((n0 + 2 + 31) / 32, (n1 + 2 + 31) / 32,
+              n2 + 2 < KRI_GRID_MAX ? n2 + 2 : KRI_GRID_MAX);
+    if (grid.y > KRI_GRID_MAX)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "cone-beam projector: volume too large along y");
+    k_ct3_pad_t<T><<<grid, dim3(32, 8), 0, st>>>(n0, n1, n2, vol, Tb);
+    return kri_cu_check("cone-beam projector: transposing kernel launch");
+}
+
+template <typename T>
+static kr_status kri_fwd3(const kr_ct_projector *p, const T *vol, T *proj)
+{
+    const kri_ct3_plan *q = p->p3;
+    const typename kri_t3<T>::P prm = kri_prm(q, (T *)NULL);
+    const typename kri_t3<T>::V *dv = (const typename kri_t3<T>::V *)q->d_views;
+    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
+    if (p->opts.method == KR_CT_SIDDON) {
+        KRI_TRY(kri_ray_launches(
+            prm.nu, prm.nv, prm.nviews,
+            [&](dim3 grid, int v0, int b0) {
+                k_ct3_sid<T><<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, vol, proj, 0,
+                                                                    NULL, NULL);
+            },
+            "cone-beam Siddon projection kernel launch"));
+        return kri_cu_finish(p->ctx, "cone-beam Siddon projection kernel");
+    }
+    T *P = (T *)q->d_pad[0], *Tb = (T *)q->d_pad[1];
+    KRI_TRY(kri_pad<T>(p, vol, P, Tb, st));
+    const bool small = q->pad_elems < ((size_t)1 << 31) - 4;
+    KRI_TRY(kri_ray_launches(
+        prm.nu, prm.nv, prm.nviews,
+        [&](dim3 grid, int v0, int b0) {
+            if (small)
+                k_ct3_fwd_jos<T, int>
+                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, P, Tb, proj);
+            else
+                k_ct3_fwd_jos<T, long long>
+                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, P, Tb, proj);
+        },
+        "cone-beam Joseph projection kernel launch"));
+    return kri_cu_finish(p->ctx, "cone-beam Joseph projection kernel");
+}
+
+template <typename T>
+static kr_status kri_adj3(const kr_ct_projector *p, const T *proj, T *vol)
+{
+    const kri_ct3_plan *q = p->p3;
+    const typename kri_t3<T>::P prm = kri_prm(q, (T *)NULL);
+    const typename kri_t3<T>::V *dv = (const typename kri_t3<T>::V *)q->d_views;
+    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
+    const int n0 = prm.n[0], n1 = prm.n[1], n2 = prm.n[2];
+    if (p->opts.method == KR_CT_SIDDON) {
+        size_t bytes = (size_t)n0 * n1 * n2 * sizeof(T);
+        KRI_TRY(kri_cu_err(cudaMemsetAsync(vol, 0, bytes, st),
+                           "cone-beam backprojection: zeroing the volume"));
+        KRI_TRY(kri_ray_launches(
+            prm.nu, prm.nv, prm.nviews,
+            [&](dim3 grid, int v0, int b0) {
+                k_ct3_sid<T><<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, NULL, NULL,
+                                                                    1, proj, vol);
+            },
+            "cone-beam Siddon backprojection kernel launch"));
+        return kri_cu_finish(p->ctx, "cone-beam Siddon backprojection kernel");
+    }
+    T *P = (T *)q->d_pad[0], *Tb = (T *)q->d_pad[1];
+    for (int i = 0; i < 2; i++)
+        KRI_TRY(kri_cu_err(cudaMemsetAsync(q->d_pad[i], 0, q->pad_elems * sizeof(T), st),
+                           "cone-beam backprojection: zeroing the work space"));
+    const bool small = q->pad_elems < ((size_t)1 << 31) - 4;
+    KRI_TRY(kri_ray_launches(
+        prm.nu, prm.nv, prm.nviews,
+        [&](dim3 grid, int v0, int b0) {
+            if (small)
+                k_ct3_adj_jos<T, int>
+                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, proj, P, Tb);
+            else
+                k_ct3_adj_jos<T, long long>
+                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, proj, P, Tb);
+        },
+        "cone-beam Joseph backprojection kernel launch"));
+    dim3 grid((n0 + 31) / 32, (n1 + 31) / 32, n2 < KRI_GRID_MAX ? n2 : KRI_GRID_MAX);
+    if (grid.y > KRI_GRID_MAX)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "cone-beam backprojection: volume too large along y");
+    k_ct3_unpad<T><<<grid, dim3(32, 8), 0, st>>>(n0, n1, n2, P, Tb, vol);
+    return kri_cu_finish(p->ctx, "cone-beam Joseph backprojection kernel");
+}
+
+extern "C" kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj)
+{
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    if (p->opts.dtype == KR_F64) return kri_fwd3<double>(p, (const double *)vol, (double *)proj);
+    return kri_fwd3<float>(p, (const float *)vol, (float *)proj);
+}
+
+extern "C" kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol)
+{
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    if (p->opts.dtype == KR_F64) return kri_adj3<double>(p, (const double *)proj, (double *)vol);
+    return kri_adj3<float>(p, (const float *)proj, (float *)vol);
+}
+
+/* ---- non-finite count ---------------------------------------------------------------------- */
+template <typename T>
+__global__ void k_count_nonfinite(long long n, const T *__restrict__ x,
+                                  unsigned long long *out /* nan, inf, first */)
+{
+    unsigned long long nn = 0, ni = 0, first = ~0ull;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        T v = x[i];
+        if (isfinite(v)) continue;
+        if (isnan(v))
+            nn++;
+        else
+            ni++;
+        if ((unsigned long long)i < first) first = (unsigned long long)i;
+    }
+    if (nn) atomicAdd(&out[0], nn);
+    if (ni) atomicAdd(&out[1], ni);
+    if (first != ~0ull) atomicMin(&out[2], first);
+}
+
+extern "C" kr_status kri_cuda_count_nonfinite(const kr_ctx *ctx, kr_dtype t, int64_t n,
+                                              const void *x, int64_t *nnan, int64_t *ninf,
+                                              int64_t *first)
+{
+    KRI_TRY(kri_cuda_set_device(ctx));
+    cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
+    unsigned long long *d = NULL, h[3] = {0, 0, ~0ull};
+    if (cudaMalloc((void **)&d, sizeof h) != cudaSuccess) {
+        cudaGetLastError();
+        return kri_fail(KR_ERR_OOM_DEVICE, "cannot allocate 24 bytes of device memory to count "
+                                           "non-finite values");
+    }
+    kr_status s = KR_OK;
+    s = kri_cu_err(cudaMemcpyAsync(d, h, sizeof h, cudaMemcpyHostToDevice, st),
+                   "counting non-finite values: copy");
+    long long blocks = (n + 255) / 256;
+    if (blocks > 4096) blocks = 4096;
+    if (blocks < 1) blocks = 1;
+    if (s == KR_OK) {
+        if (t == KR_F64)
+            k_count_nonfinite<double><<<(unsigned)blocks, 256, 0, st>>>(n, (const double *)x, d);
+        else
+            k_count_nonfinite<float><<<(unsigned)blocks, 256, 0, st>>>(n, (const float *)x, d);
+        s = kri_cu_check("counting non-finite values: kernel launch");
+    }
+    if (s == KR_OK)
+        s = kri_cu_err(cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, st),
+                       "counting non-finite values: copy back");
+    if (s == KR_OK) s = kri_cu_finish(ctx, "counting non-finite values");
+    cudaFree(d);
+    if (s != KR_OK) return s;
+    *nnan = (int64_t)h[0];
+    *ninf = (int64_t)h[1];
+    *first = h[2] == ~0ull ? -1 : (int64_t)h[2];
+    return KR_OK;
+}

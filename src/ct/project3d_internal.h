@@ -1,0 +1,76 @@
+/* Cone-beam (3-D) projector internals shared by project3d.c, project3d_cpu.c and
+ * project3d_cuda.cu.
+ *
+ * Kernels work in voxel-index coordinates: X = (x - x_0) / dx (likewise Y, Z), where x_0 is the
+ * centre of voxel 0, so voxel (i, j, k) is the box [i -/+ 0.5] x [j -/+ 0.5] x [k -/+ 0.5]. A
+ * ray is its source S (index units) and a direction W in index units per unit of the detector
+ * vector (not normalised); its length in mm per unit of W is len = |(W_x dx, W_y dy, W_z dz)|.
+ * Arrays: volume [x, y, z] contiguous, projections [u, v, view] contiguous. */
+#ifndef KRAY_CT_PROJECT3D_INTERNAL_H
+#define KRAY_CT_PROJECT3D_INTERNAL_H
+
+#include "project2d_internal.h"
+
+#include <pthread.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KRI_CT3_MAXK 16 /* largest ray factor */
+
+/* Plan-wide constants: volume size n, detector nu x nv, views, ray factor k, voxel sizes (mm),
+ * detector centre indices cu = (nu - 1) / 2, cv and 1 / k^2. */
+#define KRI_CT3P_FIELDS(T)                                                                    \
+    int n[3];                                                                                  \
+    int nu, nv, nviews, k;                                                                     \
+    T vox[3];                                                                                  \
+    T cu, cv, inv_k2;
+typedef struct kri_ct3p_f32 { KRI_CT3P_FIELDS(float) } kri_ct3p_f32;
+typedef struct kri_ct3p_f64 { KRI_CT3P_FIELDS(double) } kri_ct3p_f64;
+
+/* Per-view parameters in index units: source s, w = det - src, detector pixel vectors u, v.
+ * The ray of detector point (a, b) (pixels from the detector centre) is s + t (w + a u + b v). */
+#define KRI_CT3V_FIELDS(T) T s[3], w[3], u[3], v[3];
+typedef struct kri_ct3v_f32 { KRI_CT3V_FIELDS(float) } kri_ct3v_f32;
+typedef struct kri_ct3v_f64 { KRI_CT3V_FIELDS(double) } kri_ct3v_f64;
+
+/* The 3-D part of a kr_ct_projector (p->p3). */
+typedef struct kri_ct3_plan {
+    kri_ct3p_f32 p32;
+    kri_ct3p_f64 p64;
+    void *views;   /* host: nviews kri_ct3v_f32 or kri_ct3v_f64 (opts.dtype) */
+    void *d_views; /* device copy (CUDA plans) */
+    /* CUDA Joseph work space: two zero-padded volumes of (n0+2)(n1+2)(n2+2) elements, one in
+     * [x, y, z] order ("P") and one in [y, x, z] order ("T", for x-major rays); the forward
+     * projector reads them, the adjoint accumulates into them. */
+    void *d_pad[2];
+    size_t pad_elems;
+    pthread_mutex_t lock; /* serialises calls on a CUDA plan (work space) */
+    int lock_init;
+} kri_ct3_plan;
+
+/* Plan creation / teardown and dispatch (project3d.c), called by project2d.c for 3-D
+ * geometries: p already holds ctx, backend, opts and the cloned geometry. */
+kr_status kri_ct3_plan_create(kr_ct_projector *p);
+void kri_ct3_plan_destroy(kri_ct3_plan *q); /* accepts NULL */
+kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj);
+kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol);
+
+/* CPU twins (project3d_cpu.c). */
+void kri_cpu_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj, int nthreads);
+kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol,
+                               int nthreads);
+
+/* CUDA launchers (project3d_cuda.cu); they return when the result is ready. */
+kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj);
+kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol);
+/* Count NaN and infinite values of a device array (f32 or f64, n elements) and the index of the
+ * first non-finite one (-1 when none). */
+kr_status kri_cuda_count_nonfinite(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
+                                   int64_t *nnan, int64_t *ninf, int64_t *first);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
