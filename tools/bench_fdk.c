@@ -1,7 +1,6 @@
 /* kray fdk --bench: FDK and its backprojector on a RabbitCT-sized circular scan with synthetic
  * projections (the time does not depend on the values), data on the device for CUDA. One JSON
  * line per case on stdout. */
-#include "ct/fdk_internal.h"
 #include "fdk_tool.h"
 
 #include <math.h>
@@ -63,12 +62,11 @@ static void kc_bench_line(const kc_bcase *b, const kr_fdk_info *info, const doub
 }
 
 /* Backprojection (weight 0) or FDK (1) timed reps times after a warm-up. */
-static kr_status kc_bench_case(kc_bcase *b, const kr_ct_view *views, const kr_ct_grid *g,
-                               const kr_fdk_opts *o, const kr_array *proj, kr_array *vol,
-                               int weight)
+static kr_status kc_bench_case(kc_bcase *b, const kr_ct_geom *g, const kr_fdk_opts *o,
+                               const kr_array *proj, kr_array *vol, int weight)
 {
     kr_fdk_plan *p = NULL;
-    kr_status s = kr_fdk_plan_create_views(&p, b->ctx, b->nu, b->nv, views, b->views, g, o);
+    kr_status s = kr_fdk_plan_create(&p, b->ctx, g, o);
     double t[1000], w[1000];
     int nt = 0;
     kr_fdk_info info;
@@ -110,11 +108,21 @@ int kc_fdk_bench(const kc_common *c, const kr_fdk_opts *o, const kc_fdk_bench_ar
     b.reps = a->reps;
     b.data = cuda ? "device" : "host";
     /* RabbitCT-like: source 750 mm from the axis, detector at 1200 mm, 399 x 307 mm */
-    kri_fdk_circ circ = {b.views, 0, 360, 750, 1200, 399.36 / (double)b.nu,
-                         307.2 / (double)b.nv, 0, 0, 0};
-    kr_ct_view *views = NULL;
+    kr_ct_scan sc;
+    kr_ct_scan_default(&sc);
+    sc.type = KR_CT_CONE;
+    sc.nviews = b.views;
+    sc.start_deg = 0;
+    sc.stop_deg = 360;
+    sc.det_count = b.nu;
+    sc.det_rows = b.nv;
+    sc.det_spacing_mm = 399.36 / (double)b.nu;
+    sc.det_spacing_v_mm = 307.2 / (double)b.nv;
+    sc.sod_mm = 750;
+    sc.sdd_mm = 1200;
+    kr_ct_geom *g = NULL;
     kr_array *ph = NULL, *proj = NULL, *vol = NULL;
-    kr_status s = kri_fdk_circular_views(&circ, &views);
+    kr_status s = KR_OK;
     int64_t pd[3] = {b.nu, b.nv, b.views};
     if (s == KR_OK) s = kr_array_create(&ph, KR_F32, 3, pd, KR_HOST, NULL);
     if (s == KR_OK) {
@@ -136,29 +144,33 @@ int kc_fdk_bench(const kc_common *c, const kr_fdk_opts *o, const kc_fdk_bench_ar
     }
     for (int si = 0; si < 2 && s == KR_OK && sizes[si]; si++) {
         b.n = sizes[si];
-        kr_ct_grid g;
-        memset(&g, 0, sizeof g);
+        kr_ct_grid grid;
+        memset(&grid, 0, sizeof grid);
         for (int d = 0; d < 3; d++) {
-            g.n[d] = b.n;
-            g.voxel_mm[d] = 256.0 / (double)b.n;
+            grid.n[d] = b.n;
+            grid.voxel_mm[d] = 256.0 / (double)b.n;
         }
+        kr_ct_geom_destroy(g);
+        g = NULL;
         kr_array_destroy(vol);
         vol = NULL;
-        s = kr_array_create(&vol, KR_F32, 3, g.n, cuda ? KR_DEVICE : KR_HOST, ctx);
+        s = kr_ct_geom_create(&g, &sc, &grid);
+        if (s == KR_OK)
+            s = kr_array_create(&vol, KR_F32, 3, grid.n, cuda ? KR_DEVICE : KR_HOST, ctx);
         kr_fdk_opts ok = *o;
         int k0 = cuda && a->all_kernels ? KR_FDK_KERNEL_SMEM : (int)o->kernel;
         int k1 = cuda && a->all_kernels ? KR_FDK_KERNEL_COUNT - 1 : (int)o->kernel;
         for (int k = k0; k <= k1 && s == KR_OK; k++) {
             ok.kernel = (kr_fdk_kernel)k;
             b.name = "fdk_backproject";
-            s = kc_bench_case(&b, views, &g, &ok, proj, vol, 0);
+            s = kc_bench_case(&b, g, &ok, proj, vol, 0);
         }
         if (s == KR_OK) {
             b.name = "fdk";
-            s = kc_bench_case(&b, views, &g, o, proj, vol, 1);
+            s = kc_bench_case(&b, g, o, proj, vol, 1);
         }
     }
-    kri_free(views);
+    kr_ct_geom_destroy(g);
     kr_array_destroy(ph);
     kr_array_destroy(proj);
     kr_array_destroy(vol);

@@ -1,8 +1,9 @@
 /* kray demo section "fdk": cone-beam FDK of the 3-D Shepp-Logan phantom from exact projections
- * (line integrals of the ellipsoids: no projector, so no inverse crime), full and short scan,
+ * (line integrals of the ellipsoids, kr_ct_phantom_projections: no projector, so no inverse
+ * crime), full and short scan,
  * central slices, metrics against the rasterised phantom and timings. */
-#include "ct/fdk_internal.h"
 #include "demo.h"
+#include "kray/fdk.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,46 +26,12 @@ static kr_status kc_fdk_plane(const kr_array *v, int axis, int64_t at, kr_array 
     return KR_OK;
 }
 
-/* Exact projections [nu, nv, nviews] of the modified 3-D Shepp-Logan phantom scaled to a cube of
- * side `side` mm centred on the origin. */
-static kr_status kc_fdk_exact(const kr_ct_view *views, int64_t nviews, int64_t nu, int64_t nv,
-                              double side, kr_array **out)
-{
-    int64_t d[3] = {nu, nv, nviews}, nr = nu * nv;
-    kr_status s = kr_array_create(out, KR_F32, 3, d, KR_HOST, NULL);
-    if (s != KR_OK) return s;
-    const double half = 0.5 * side;
-    double *src = malloc((size_t)nr * 3 * sizeof(double)), *dst = malloc((size_t)nr * 3 * 8);
-    double *li = malloc((size_t)nr * sizeof(double));
-    if (!src || !dst || !li) s = KR_ERR_OOM_HOST;
-    float *o = (*out)->data;
-    for (int64_t m = 0; m < nviews && s == KR_OK; m++) {
-        const kr_ct_view *V = &views[m];
-        for (int64_t b = 0; b < nv; b++)
-            for (int64_t a = 0; a < nu; a++) {
-                int64_t r = a + nu * b;
-                double sa = (double)a - 0.5 * (double)(nu - 1), sb = (double)b - 0.5 * (double)(nv - 1);
-                for (int k = 0; k < 3; k++) {
-                    src[3 * r + k] = V->src[k] / half;
-                    dst[3 * r + k] = (V->det[k] + sa * V->u[k] + sb * V->v[k]) / half;
-                }
-            }
-        s = kr_phantom_line_integrals_3d(KR_PHANTOM_MODIFIED_SL, src, dst, nr, half, li);
-        for (int64_t r = 0; r < nr && s == KR_OK; r++) o[r + nr * m] = (float)li[r];
-    }
-    free(src);
-    free(dst);
-    free(li);
-    return s;
-}
-
-static kr_status kc_fdk_run(const kr_ctx *ctx, const kr_ct_view *v, int64_t nviews, int64_t nu,
-                            int64_t nv, const kr_ct_grid *g, const kr_array *proj, kr_array **vol,
-                            double *t, kr_fdk_info *info)
+static kr_status kc_fdk_run(const kr_ctx *ctx, const kr_ct_geom *g, const kr_array *proj,
+                            kr_array **vol, double *t, kr_fdk_info *info)
 {
     kr_fdk_plan *p = NULL;
-    kr_status s = kr_fdk_plan_create_views(&p, ctx, nu, nv, v, nviews, g, NULL);
-    if (s == KR_OK) s = kr_array_create(vol, KR_F32, 3, g->n, KR_HOST, NULL);
+    kr_status s = kr_fdk_plan_create(&p, ctx, g, NULL);
+    if (s == KR_OK) s = kr_array_create(vol, KR_F32, 3, kr_ct_geom_grid(g)->n, KR_HOST, NULL);
     double t0 = kr_time_now();
     if (s == KR_OK) s = kr_fdk_execute(p, proj, *vol);
     *t = kr_time_now() - t0;
@@ -78,8 +45,18 @@ static kr_status kc_run_fdk(kc_demo *d)
     const int64_t n = d->quick ? 48 : 128, nviews = d->quick ? 72 : 180;
     const double vox = 2.0, side = (double)n * vox;
     const int64_t nu = n * 3 / 2, nv = n * 3 / 2;
-    kri_fdk_circ circ = {nviews, 0, 360, 3 * side, 6 * side, 2 * vox, 2 * vox, 0, 0, 0};
-    kr_ct_view *views = NULL;
+    kr_ct_scan sc;
+    kr_ct_scan_default(&sc);
+    sc.type = KR_CT_CONE;
+    sc.nviews = nviews;
+    sc.start_deg = 0;
+    sc.stop_deg = 360;
+    sc.det_count = nu;
+    sc.det_rows = nv;
+    sc.det_spacing_mm = 2 * vox;
+    sc.sod_mm = 3 * side;
+    sc.sdd_mm = 6 * side;
+    kr_ct_geom *geo = NULL, *gshort = NULL;
     kr_array *proj = NULL, *ref = NULL, *vg = NULL, *vc = NULL, *vs = NULL, *pl = NULL;
     kr_array *pr = NULL;
     kr_fdk_info ig, ic, is;
@@ -89,9 +66,10 @@ static kr_status kc_run_fdk(kc_demo *d)
     kr_ct_grid g;
     memset(&g, 0, sizeof g);
     for (int k = 0; k < 3; k++) g.n[k] = n, g.voxel_mm[k] = vox;
-    kr_status s = kri_fdk_circular_views(&circ, &views);
+    kr_status s = kr_ct_geom_create(&geo, &sc, &g);
     double t0 = kr_time_now();
-    if (s == KR_OK) s = kc_fdk_exact(views, nviews, nu, nv, side, &proj);
+    if (s == KR_OK)
+        s = kr_ct_phantom_projections(&proj, d->cpu, geo, KR_PHANTOM_MODIFIED_SL, 1, KR_F32);
     tp = kr_time_now() - t0;
     if (s == KR_OK) s = kr_phantom_3d(&ref, KR_PHANTOM_MODIFIED_SL, n, n, n, 2, KR_F32);
     if (s != KR_OK) goto done;
@@ -108,18 +86,18 @@ static kr_status kc_run_fdk(kc_demo *d)
                    6 * side, atan(0.5 * (double)nv * 2 * vox / (6 * side)) * 180 / 3.14159265358979,
                    kc_fmt_seconds(tp, b1, sizeof b1), (long long)(nu * nv * nviews), (long long)n,
                    vox);
-    if ((s = kc_fdk_run(d->ctx, views, nviews, nu, nv, &g, proj, &vg, &tg, &ig)) != KR_OK)
-        goto done;
-    if (d->gpu && (s = kc_fdk_run(d->cpu, views, nviews, nu, nv, &g, proj, &vc, &tc, &ic)) != KR_OK)
-        goto done;
+    if ((s = kc_fdk_run(d->ctx, geo, proj, &vg, &tg, &ig)) != KR_OK) goto done;
+    if (d->gpu && (s = kc_fdk_run(d->cpu, geo, proj, &vc, &tc, &ic)) != KR_OK) goto done;
     /* short scan: the first views covering 180 degrees + the fan angle + 4 degrees */
     {
         kshort = (int64_t)ceil((180.0 + ig.fan_deg + 4.0) / (360.0 / (double)nviews)) + 1;
         kr_array sub;
         int64_t sd[3] = {nu, nv, kshort};
         if ((s = kr_array_wrap(&sub, KR_F32, 3, sd, proj->data, KR_HOST)) != KR_OK) goto done;
-        if ((s = kc_fdk_run(d->ctx, views, kshort, nu, nv, &g, &sub, &vs, &ts, &is)) != KR_OK)
+        if ((s = kr_ct_geom_create_views3d(&gshort, KR_CT_CONE_VEC, nu, nv,
+                                           kr_ct_geom_views(geo), kshort, &g)) != KR_OK)
             goto done;
+        if ((s = kc_fdk_run(d->ctx, gshort, &sub, &vs, &ts, &is)) != KR_OK) goto done;
     }
     /* images: axial, coronal, sagittal of the phantom and the reconstructions */
     const double lo = 0.0, hi = 0.5;
@@ -212,7 +190,8 @@ static kr_status kc_run_fdk(kc_demo *d)
                 (long long)nviews, kr_backend_name(kr_ctx_backend(d->ctx)),
                 kc_fmt_seconds(tg, b1, sizeof b1), nrmse_axial);
 done:
-    kri_free(views);
+    kr_ct_geom_destroy(geo);
+    kr_ct_geom_destroy(gshort);
     kr_array_destroy(proj);
     kr_array_destroy(ref);
     kr_array_destroy(vg);

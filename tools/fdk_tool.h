@@ -3,6 +3,7 @@
 #define KRAY_TOOLS_FDK_TOOL_H
 
 #include "cli.h"
+#include "kray/fdk.h"
 
 /* "512M", "2G", "1.5g", "65536" -> bytes; 0 on success. */
 int kc_parse_bytes(const char *s, int64_t *out);

@@ -114,6 +114,12 @@ void kr_fdk_opts_default(kr_fdk_opts *o);
 
 typedef struct kr_fdk_plan kr_fdk_plan;
 
+/* Plan FDK for a cone-beam geometry of kray/ct.h (KR_CT_CONE or KR_CT_CONE_VEC; other types
+ * are KR_ERR_GEOMETRY): its views, detector (det_count x det_rows) and volume grid. The same
+ * as kr_fdk_plan_create_views with those. */
+kr_status kr_fdk_plan_create(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                             const kr_fdk_opts *o);
+
 /* Plan FDK for nviews views (copied) of an nu x nv flat detector and the volume grid (copied).
  * Validates the geometry (KR_ERR_GEOMETRY naming the view and the problem: degenerate pixel
  * vectors, a detector seen edge-on or behind the source, a volume corner behind the source),
@@ -155,6 +161,8 @@ typedef struct kr_fdk_info {
 kr_status kr_fdk_plan_info(const kr_fdk_plan *plan, kr_fdk_info *info);
 
 /* One-shot: plan, execute, destroy. */
+kr_status kr_fdk(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fdk_opts *o,
+                 const kr_array *proj, kr_array *vol);
 kr_status kr_fdk_views(const kr_ctx *ctx, int64_t nu, int64_t nv, const kr_ct_view *views,
                        int64_t nviews, const kr_ct_grid *grid, const kr_fdk_opts *o,
                        const kr_array *proj, kr_array *vol);

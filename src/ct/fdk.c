@@ -144,47 +144,6 @@ static kr_status kri_fdk_view_geom(const kr_ct_view *V, const kr_ct_grid *g, int
     return KR_OK;
 }
 
-/* ---- circular scans ----------------------------------------------------------------------- */
-kr_status kri_fdk_circular_views(const kri_fdk_circ *c, kr_ct_view **out)
-{
-    KRI_ARG_NOT_NULL(c);
-    KRI_ARG_NOT_NULL(out);
-    *out = NULL;
-    const double f[] = {c->start_deg, c->arc_deg, c->sod_mm, c->sdd_mm, c->pitch_u_mm,
-                        c->pitch_v_mm, c->off_u_mm, c->off_v_mm, c->cor_mm};
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-        if (!isfinite(f[i]))
-            return kri_fail(KR_ERR_GEOMETRY, "circular scan: a parameter is not finite");
-    if (c->nviews < 1)
-        return kri_fail(KR_ERR_GEOMETRY, "circular scan: %lld views (must be >= 1)",
-                        (long long)c->nviews);
-    if (!(c->sod_mm > 0) || !(c->sdd_mm > c->sod_mm))
-        return kri_fail(KR_ERR_GEOMETRY,
-                        "circular scan: sod %g mm and sdd %g mm must satisfy 0 < sod < sdd",
-                        c->sod_mm, c->sdd_mm);
-    if (!(c->pitch_u_mm > 0) || !(c->pitch_v_mm > 0))
-        return kri_fail(KR_ERR_GEOMETRY, "circular scan: detector pitch %g x %g mm must be > 0",
-                        c->pitch_u_mm, c->pitch_v_mm);
-    if (c->arc_deg == 0)
-        return kri_fail(KR_ERR_GEOMETRY, "circular scan: the arc is 0 degrees");
-    kr_ct_view *v;
-    KRI_TRY(kri_alloc((void **)&v, (size_t)c->nviews * sizeof *v, "circular scan views"));
-    memset(v, 0, (size_t)c->nviews * sizeof *v);
-    for (int64_t m = 0; m < c->nviews; m++) {
-        double t = (c->start_deg + (double)m * c->arc_deg / (double)c->nviews) * M_PI / 180.0;
-        double eu[2] = {cos(t), sin(t)}, ed[2] = {-sin(t), cos(t)};
-        for (int d = 0; d < 2; d++) {
-            v[m].src[d] = -c->sod_mm * ed[d] - c->cor_mm * eu[d];
-            v[m].det[d] = (c->sdd_mm - c->sod_mm) * ed[d] + (c->off_u_mm - c->cor_mm) * eu[d];
-            v[m].u[d] = c->pitch_u_mm * eu[d];
-        }
-        v[m].det[2] = c->off_v_mm;
-        v[m].v[2] = c->pitch_v_mm;
-    }
-    *out = v;
-    return KR_OK;
-}
-
 /* ---- view weights ------------------------------------------------------------------------- */
 static int kri_cmp_double(const void *a, const void *b)
 {
@@ -674,6 +633,30 @@ kr_status kr_fdk_plan_info(const kr_fdk_plan *p, kr_fdk_info *info)
         KRI_TRY(kri_cuda_fdk_times(p, &info->t_filter_s, &info->t_backproject_s));
 #endif
     return KR_OK;
+}
+
+kr_status kr_fdk_plan_create(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                             const kr_fdk_opts *o)
+{
+    KRI_ARG_NOT_NULL(plan);
+    *plan = NULL;
+    KRI_ARG_NOT_NULL(g);
+    if (!kr_ct_type_is_cone(kr_ct_geom_type(g)))
+        return kri_fail(KR_ERR_GEOMETRY, "fdk: the geometry is of type %s; FDK needs a cone-beam "
+                        "geometry (cone or cone-vec)", kr_ct_type_name(kr_ct_geom_type(g)));
+    return kr_fdk_plan_create_views(plan, ctx, kr_ct_geom_det_count(g), kr_ct_geom_det_rows(g),
+                                    kr_ct_geom_views(g), kr_ct_geom_nviews(g),
+                                    kr_ct_geom_grid(g), o);
+}
+
+kr_status kr_fdk(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fdk_opts *o,
+                 const kr_array *proj, kr_array *vol)
+{
+    kr_fdk_plan *p;
+    KRI_TRY(kr_fdk_plan_create(&p, ctx, g, o));
+    kr_status s = kr_fdk_execute(p, proj, vol);
+    kr_fdk_plan_destroy(p);
+    return s;
 }
 
 kr_status kr_fdk_views(const kr_ctx *ctx, int64_t nu, int64_t nv, const kr_ct_view *views,

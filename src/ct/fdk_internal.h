@@ -80,23 +80,6 @@ kr_status kri_fdk_sched_make(const kr_fdk_plan *p, int proj_host, int vol_host, 
                              int budget_auto, kri_fdk_sched *s);
 void kri_fdk_sched_free(kri_fdk_sched *s);
 
-/* ---- circular scans (for the command line, demo and benchmarks until kray/ct.h builds cone-beam
- * geometries) -------------------------------------------------------------------------------
- * View m at theta = start_deg + m * arc_deg / nviews (degrees): e_u = (cos, sin, 0),
- * e_d = (-sin, cos, 0) as in kray/ct.h, v along +z;
- *   src = -sod e_d - cor e_u,  det = (sdd - sod) e_d + (off_u - cor) e_u + off_v e_z,
- *   u = pitch_u e_u,  v = pitch_v e_z. */
-typedef struct kri_fdk_circ {
-    int64_t nviews;
-    double start_deg, arc_deg;
-    double sod_mm, sdd_mm;
-    double pitch_u_mm, pitch_v_mm;
-    double off_u_mm, off_v_mm, cor_mm;
-} kri_fdk_circ;
-/* *views: nviews entries (kri_free them). KR_ERR_GEOMETRY for 0 < sod < sdd violated, pitches
- * <= 0 or non-finite values. */
-kr_status kri_fdk_circular_views(const kri_fdk_circ *c, kr_ct_view **views);
-
 /* ---- plan ------------------------------------------------------------------------------------ */
 typedef struct kri_fdk_cuda kri_fdk_cuda; /* device state (fdk_cuda.cu) */
 
