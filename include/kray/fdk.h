@@ -5,12 +5,13 @@
  * Units, frame and grid are those of kray/ct.h: lengths in mm, the rotation axis is z through
  * the origin, volumes [x, y, z] (x fastest) of attenuation in 1/mm with voxel (i, j, k) centred
  * at offset_mm + (index - (n - 1) / 2) * voxel_mm per axis. Projections are line integrals
- * (dimensionless) stored [u, v, view] (u fastest). A view is a kr_ct_view: source src,
- * detector centre det and the pixel vectors u and v (mm); pixel (a, b) of a detector with
- * nu x nv pixels sits at det + (a - (nu - 1) / 2) u + (b - (nv - 1) / 2) v. The detector is
- * flat; u is the row direction along which the ramp filter runs (perpendicular to the axis in
- * a circular scan) and v the column direction. Any per-view geometry is accepted; FDK is exact
- * in the mid-plane of a circular scan and the usual approximation elsewhere.
+ * (dimensionless) stored [u, v, view] (u fastest). Plans take a cone-beam kr_ct_geom (types
+ * cone and cone-vec) or the views themselves: a view is a kr_ct_view with source src, detector
+ * centre det and the pixel vectors u and v (mm); pixel (a, b) of a detector with nu x nv pixels
+ * sits at det + (a - (nu - 1) / 2) u + (b - (nv - 1) / 2) v. The detector is flat; u is the
+ * row direction along which the ramp filter runs (perpendicular to the axis in a circular scan)
+ * and v the column direction. Any per-view geometry is accepted; FDK is exact in the mid-plane
+ * of a circular scan and the usual approximation elsewhere.
  *
  * ---- Algorithm --------------------------------------------------------------------------------
  * For each view with source S, unit detector normal n (towards the detector), source-detector
