@@ -21,6 +21,8 @@ int kc_tool_dcf(int argc, char **argv);
 int kc_tool_drft(int argc, char **argv);
 int kc_tool_sim(int argc, char **argv);
 int kc_tool_coils(int argc, char **argv);
+int kc_tool_fbp(int argc, char **argv);
+int kc_tool_bench(int argc, char **argv);
 int kc_tool_fdk(int argc, char **argv);
 
 /* ---- errors -------------------------------------------------------------------------------- */

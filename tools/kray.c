@@ -34,6 +34,9 @@ static const kc_tool kc_tools[] = {
     {"drft", "direct non-uniform Fourier transform (forward, adjoint, Q), CPU and CUDA", kc_tool_drft},
     {"sim", "Bloch simulation of a Cartesian GRE / spin echo of a T1/T2/PD object", kc_tool_sim},
     {"coils", "coil sensitivity maps of an MRXCAT loop array (Biot-Savart)", kc_tool_coils},
+    {"fbp", "2-D filtered backprojection (parallel and fan beam) of a sinogram", kc_tool_fbp},
+    {"bench", "benchmark programs (fbp2d): timings, accuracy and peers, table or JSON lines",
+     kc_tool_bench},
     {"fdk", "cone-beam FDK reconstruction of a circular scan (--bench: its benchmark)", kc_tool_fdk},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))

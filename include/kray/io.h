@@ -7,6 +7,7 @@
  *   .png       write only: 8/16-bit grey with window/level; volumes write one slice
  *   .pgm       read/write, P5 (binary) 8/16-bit and P2 (ASCII) read
  *   .raw       raw samples; dims and dtype must be given in kr_io_opts
+ *   .dcm       DICOM CT image (one slice; volumes via kr_write_dicom); needs DCMTK
  * Arrays read are host arrays in kray's fastest-first order. Writers never leave a half-written
  * file: they write "<name>.tmp.<pid>" and rename it over the target only when complete.
  * Malformed input fails with KR_ERR_FORMAT and a sentence naming the file and the problem;
@@ -30,7 +31,8 @@ typedef enum kr_format {
     KR_FMT_NRRD,
     KR_FMT_PNG,
     KR_FMT_PGM,
-    KR_FMT_RAW
+    KR_FMT_RAW,
+    KR_FMT_DICOM /* .dcm: CT Image Storage, needs DCMTK at build time */
 } kr_format;
 
 /* Physical metadata carried by formats that have it (NIfTI, MetaImage, NRRD); zero = unknown. */

@@ -4,6 +4,8 @@
 
 #include "kray/core.h"
 #include "kray/ct.h"
+#include "kray/dicom.h"
+#include "kray/fbp.h"
 #include "kray/fft.h"
 #include "kray/traj.h"
 #include "kray/drft.h"

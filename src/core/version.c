@@ -12,6 +12,9 @@ const char *kr_build_features(void)
 #ifdef KRAY_HAVE_PNG
            " png"
 #endif
+#ifdef KRAY_HAVE_DCMTK
+           " dcmtk"
+#endif
 #ifdef KRAY_HAVE_ZLIB
            " zlib"
 #endif

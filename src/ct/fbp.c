@@ -1,0 +1,633 @@
+/* 2-D FBP plans: geometry analysis (per-view backprojection parameters, view weights, fan-beam
+ * cosine and Parker weights), filter plan, buffers, validation and backend dispatch.
+ * The mathematics is documented in kray/fbp.h. */
+#include "fbp_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+struct kr_fbp_plan {
+    const kr_ctx *ctx;
+    kr_backend backend;
+    kr_loc loc;
+    kr_fbp_opts o;
+    kr_ct_geom *g;
+    kri_bp_kind kind;
+    int64_t ndet, nviews, nx, ny;
+    kri_bp_view *views; /* host, nviews */
+    kr_filter_plan *filter;
+    void *pairs;     /* filtered pair rows at loc: nviews x 2 KRI_PAD_ROW(ndet) */
+    void *d_views;   /* CUDA: nviews x 8 values of the dtype */
+    void *d_partial; /* CUDA: groups x nx x ny when groups > 1 */
+    int groups, smem_w;
+    int filtered; /* kr_fbp_filter ran and kr_fbp_backproject has not consumed it */
+    kr_fbp_info info;
+    char kernel_name[48];
+};
+
+void kr_fbp_opts_default(kr_fbp_opts *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->filter = KR_FILTER_FFT;
+    o->window = KR_WINDOW_RAMLAK;
+    o->cutoff = 1.0;
+    o->short_scan = -1;
+    o->dtype = KR_F32;
+}
+
+void kr_fbp_plan_destroy(kr_fbp_plan *p)
+{
+    if (!p) return;
+    kr_filter_plan_destroy(p->filter);
+    kr_ct_geom_destroy(p->g);
+    kri_free(p->views);
+    if (p->loc == KR_HOST)
+        kri_free(p->pairs);
+    else
+        kri_device_free(p->pairs);
+    kri_device_free(p->d_views);
+    kri_device_free(p->d_partial);
+    kri_free(p);
+}
+
+/* ---- small vector helpers ------------------------------------------------------------------ */
+static double cross2(const double *a, const double *b) { return a[0] * b[1] - a[1] * b[0]; }
+static double dot2(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1]; }
+
+/* Wrap an angle difference into (-pi, pi]. */
+static double wrap_pi(double a)
+{
+    a = fmod(a, 2 * M_PI);
+    if (a <= -M_PI) a += 2 * M_PI;
+    if (a > M_PI) a -= 2 * M_PI;
+    return a;
+}
+
+typedef struct kri_sortkey {
+    double a;
+    int64_t i;
+} kri_sortkey;
+
+static int cmp_key(const void *x, const void *y)
+{
+    const kri_sortkey *a = x, *b = y;
+    if (a->a < b->a) return -1;
+    if (a->a > b->a) return 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Angular weights for full coverage with period P: half the gaps to the neighbours (gaps capped
+ * at twice the median for limited-angle scans). *maxgap receives the largest gap. */
+static kr_status kri_gap_weights(const double *ang, int64_t n, double P, double *w, double *maxgap,
+                                 double *medgap, int *capped)
+{
+    kri_sortkey *k;
+    double *gap;
+    KRI_TRY(kri_alloc((void **)&k, (size_t)n * sizeof *k, "view angles"));
+    kr_status s = kri_alloc((void **)&gap, (size_t)n * sizeof *gap, "view gaps");
+    if (s != KR_OK) {
+        kri_free(k);
+        return s;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double a = fmod(ang[i], P);
+        if (a < 0) a += P;
+        k[i].a = a;
+        k[i].i = i;
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_key);
+    /* gap[j] = from sorted j to sorted j+1 (circular) */
+    for (int64_t j = 0; j < n; j++) gap[j] = j + 1 < n ? k[j + 1].a - k[j].a : k[0].a + P - k[j].a;
+    double *srt;
+    s = kri_alloc((void **)&srt, (size_t)n * sizeof *srt, "view gaps");
+    if (s == KR_OK) {
+        double mx = 0;
+        int64_t npos = 0;
+        for (int64_t j = 0; j < n; j++) {
+            mx = fmax(mx, gap[j]);
+            if (gap[j] > 0) srt[npos++] = gap[j];
+        }
+        /* median of the positive gaps (duplicates of 360-degree parallel scans are zeros) */
+        for (int64_t a = 1; a < npos; a++) { /* insertion sort is fine: called once per plan */
+            double v = srt[a];
+            int64_t b = a - 1;
+            while (b >= 0 && srt[b] > v) srt[b + 1] = srt[b], b--;
+            srt[b + 1] = v;
+        }
+        double med = npos ? srt[npos / 2] : P;
+        double cap = 2 * med;
+        *capped = 0;
+        for (int64_t j = 0; j < n; j++) {
+            double gp = gap[(j + n - 1) % n], gn = gap[j];
+            if (gp > cap) gp = cap, *capped = 1;
+            if (gn > cap) gn = cap, *capped = 1;
+            w[k[j].i] = 0.5 * (gp + gn);
+        }
+        *maxgap = mx;
+        *medgap = med;
+        kri_free(srt);
+    }
+    kri_free(gap);
+    kri_free(k);
+    return s;
+}
+
+/* Parker (1982) weight for scan position b in [0, pi + 2 delta] and fan angle g (positive in
+ * the direction of rotation). */
+static double kri_parker(double b, double g, double delta)
+{
+    if (b < 0 || b > M_PI + 2 * delta) return 0;
+    if (b < 2 * (delta - g)) {
+        double s = sin(0.25 * M_PI * b / (delta - g));
+        return s * s;
+    }
+    if (b <= M_PI - 2 * g) return 1;
+    if (delta + g <= 0) return 0;
+    double s = sin(0.25 * M_PI * (M_PI + 2 * delta - b) / (delta + g));
+    return s * s;
+}
+
+/* ---- geometry analysis ----------------------------------------------------------------------
+ * Fills p->views and the filter options' tables (allocated here, freed by the caller). */
+typedef struct kri_tables {
+    double *pre; /* [ndet, pre_rows] */
+    int64_t pre_rows;
+    double *rs;   /* [nviews] */
+    double alpha; /* equiangular pitch */
+} kri_tables;
+
+static kr_status kri_fbp_analyse(kr_fbp_plan *p, kri_tables *t)
+{
+    const kr_ct_view *V = kr_ct_geom_views(p->g);
+    const kr_ct_grid *gr = kr_ct_geom_grid(p->g);
+    const int64_t N = p->ndet, nv = p->nviews;
+    const double dx = gr->voxel_mm[0], dy = gr->voxel_mm[1];
+    const double px0 = gr->offset_mm[0] - 0.5 * (double)(p->nx - 1) * dx;
+    const double py0 = gr->offset_mm[1] - 0.5 * (double)(p->ny - 1) * dy;
+    const double kc = 0.5 * (double)(N - 1) + KRI_PAD;
+    double *ang, *wv, *gam = NULL; /* view angles, view weights, fan angles [ndet, nv] */
+    KRI_TRY(kri_alloc((void **)&ang, (size_t)nv * sizeof *ang, "view angles"));
+    kr_status s = kri_alloc((void **)&wv, (size_t)nv * sizeof *wv, "view weights");
+    if (s == KR_OK) s = kri_alloc((void **)&t->rs, (size_t)nv * sizeof *t->rs, "view scales");
+    if (s == KR_OK && p->kind != KRI_BP_PAR) {
+        s = kri_alloc((void **)&gam, (size_t)(N * nv) * sizeof *gam, "fan angles");
+        if (s == KR_OK)
+            s = kri_alloc((void **)&t->pre, (size_t)(N * nv) * sizeof *t->pre, "fan weights");
+    }
+    double gmax = 0;
+    for (int64_t v = 0; s == KR_OK && v < nv; v++) {
+        const kr_ct_view *w = &V[v];
+        kri_bp_view *b = &p->views[v];
+        memset(b, 0, sizeof *b);
+        if (p->kind == KRI_BP_PAR) {
+            double cr = cross2(w->ray, w->u), rl = hypot(w->ray[0], w->ray[1]);
+            b->a1 = -w->ray[1] * dx / cr;
+            b->a2 = w->ray[0] * dy / cr;
+            b->a0 = (w->ray[0] * (py0 - w->det[1]) - w->ray[1] * (px0 - w->det[0])) / cr + kc;
+            double tau = fabs(cr) / rl; /* spacing between neighbouring rays */
+            ang[v] = atan2(w->ray[1], w->ray[0]);
+            t->rs[v] = p->o.seed_raw ? 1.0 : 1.0 / tau;
+            continue;
+        }
+        const double *s0 = w->src;
+        double ds[2] = {w->det[0] - s0[0], w->det[1] - s0[1]};
+        double ul = hypot(w->u[0], w->u[1]);
+        double uh[2] = {w->u[0] / ul, w->u[1] / ul}, nh[2];
+        double o2[2] = {-s0[0], -s0[1]}; /* from the source to the rotation axis */
+        ang[v] = atan2(s0[1], s0[0]);
+        if (p->kind == KRI_BP_FLAT) {
+            nh[0] = -uh[1];
+            nh[1] = uh[0];
+            if (dot2(nh, ds) < 0) nh[0] = -nh[0], nh[1] = -nh[1];
+            double sdd = dot2(ds, nh), D = dot2(o2, nh), du = dot2(ds, uh);
+            if (!(D > 0) || !(D < sdd)) {
+                s = kri_fail(KR_ERR_GEOMETRY,
+                             "view %lld: the rotation axis must lie between the source and the "
+                             "detector for fan-beam FBP (source-axis %g mm, source-detector %g mm)",
+                             (long long)v, D, sdd);
+                break;
+            }
+            double K = sdd / ul;
+            b->a0 = K * ((px0 - s0[0]) * uh[0] + (py0 - s0[1]) * uh[1]);
+            b->a1 = K * dx * uh[0];
+            b->a2 = K * dy * uh[1];
+            b->b0 = (px0 - s0[0]) * nh[0] + (py0 - s0[1]) * nh[1];
+            b->b1 = dx * nh[0];
+            b->b2 = dy * nh[1];
+            b->k0 = -du / ul + kc;
+            double taup = ul * D / sdd; /* spacing on the virtual detector through the axis */
+            t->rs[v] = (p->o.seed_raw ? 1.0 : 1.0 / taup) * D * D;
+            for (int64_t k = 0; k < N; k++) {
+                double xi = du + ((double)k - 0.5 * (double)(N - 1)) * ul;
+                double e[2] = {sdd * nh[0] + xi * uh[0], sdd * nh[1] + xi * uh[1]};
+                t->pre[k + N * v] = sdd / sqrt(sdd * sdd + xi * xi);
+                gam[k + N * v] = atan2(cross2(o2, e), dot2(o2, e));
+            }
+        } else {
+            double R = hypot(ds[0], ds[1]);
+            nh[0] = ds[0] / R;
+            nh[1] = ds[1] / R;
+            double alpha = ul / R, D = hypot(s0[0], s0[1]);
+            if (v == 0)
+                t->alpha = alpha;
+            else if (fabs(alpha - t->alpha) > 1e-9 * t->alpha) {
+                s = kri_fail(KR_ERR_GEOMETRY,
+                             "view %lld: equiangular pitch %.10g rad differs from view 0's %.10g "
+                             "rad; FBP needs one pitch",
+                             (long long)v, alpha, t->alpha);
+                break;
+            }
+            b->a0 = (px0 - s0[0]) * uh[0] + (py0 - s0[1]) * uh[1];
+            b->a1 = dx * uh[0];
+            b->a2 = dy * uh[1];
+            b->b0 = (px0 - s0[0]) * nh[0] + (py0 - s0[1]) * nh[1];
+            b->b1 = dx * nh[0];
+            b->b2 = dy * nh[1];
+            b->c = 1.0 / alpha;
+            b->k0 = kc;
+            double g0 = atan2(dot2(o2, uh), dot2(o2, nh)); /* the axis's fan angle */
+            double orient = cross2(nh, uh) >= 0 ? 1.0 : -1.0;
+            t->rs[v] = D / alpha;
+            for (int64_t k = 0; k < N; k++) {
+                double gk = ((double)k - 0.5 * (double)(N - 1)) * alpha - g0;
+                t->pre[k + N * v] = cos(gk);
+                gam[k + N * v] = orient * gk;
+            }
+        }
+        for (int64_t k = 0; k < N; k++) gmax = fmax(gmax, fabs(gam[k + N * v]));
+    }
+    if (s != KR_OK) goto done;
+
+    /* view weights */
+    double P = p->kind == KRI_BP_PAR ? M_PI : 2 * M_PI, maxgap, med;
+    int capped = 0;
+    s = kri_gap_weights(ang, nv, P, wv, &maxgap, &med, &capped);
+    if (s != KR_OK) goto done;
+    int shortscan = 0;
+    if (p->kind != KRI_BP_PAR) {
+        shortscan = p->o.short_scan == 1 || (p->o.short_scan < 0 && maxgap > 2.5 * med && nv > 2);
+    }
+    p->info.fan_deg = 2 * gmax * 180 / M_PI;
+    p->info.arc_deg = (P - (capped ? maxgap : 0)) * 180 / M_PI;
+    if (capped && !shortscan)
+        kr_log(p->ctx, KR_LOG_WARN,
+               "fbp: limited-angle scan: the largest gap between views is %.4g degrees (median "
+               "%.4g); view weights are capped",
+               maxgap * 180 / M_PI, med * 180 / M_PI);
+    if (!shortscan) {
+        double f = p->kind == KRI_BP_PAR ? 1.0 : 0.5; /* fan: each ray is measured twice */
+        for (int64_t v = 0; v < nv; v++) t->rs[v] *= f * wv[v];
+        if (t->pre) { /* one cosine row when every view has the same one */
+            int same = 1;
+            for (int64_t i = N; same && i < N * nv; i++)
+                same = fabs(t->pre[i] - t->pre[i % N]) <= 1e-12;
+            t->pre_rows = same ? 1 : nv;
+        }
+    } else {
+        /* Parker: views in scan order, positions b_v from the first view */
+        double sgn = 0, prev = 0, *bpos = wv; /* reuse wv for positions after reading it */
+        bpos[0] = 0;
+        for (int64_t v = 1; v < nv; v++) {
+            double d = wrap_pi(ang[v] - ang[v - 1]);
+            if (v == 1) sgn = d > 0 ? 1 : -1;
+            if (!(d * sgn > 0)) {
+                s = kri_fail(KR_ERR_GEOMETRY,
+                             "short-scan (Parker) weights need the views in scan order; view %lld "
+                             "turns by %.6g degrees after view %lld",
+                             (long long)v, d * 180 / M_PI, (long long)(v - 1));
+                goto done;
+            }
+            prev += d * sgn;
+            bpos[v] = prev;
+        }
+        double arc = bpos[nv - 1], delta = 0.5 * (arc - M_PI);
+        if (arc < M_PI) {
+            s = kri_fail(KR_ERR_GEOMETRY,
+                         "the fan-beam scan covers %.6g degrees; FBP needs at least 180 degrees "
+                         "(plus the fan angle %.6g degrees for exact short-scan weights)",
+                         arc * 180 / M_PI, p->info.fan_deg);
+            goto done;
+        }
+        if (delta < gmax)
+            kr_log(p->ctx, KR_LOG_WARN,
+                   "fbp: the short scan covers %.6g degrees, less than 180 + fan angle = %.6g; "
+                   "Parker weights under-cover the edge rays",
+                   arc * 180 / M_PI, 180 + p->info.fan_deg);
+        for (int64_t v = 0; v < nv; v++) {
+            double db = v == 0        ? bpos[1] - bpos[0]
+                        : v == nv - 1 ? bpos[v] - bpos[v - 1]
+                                      : 0.5 * (bpos[v + 1] - bpos[v - 1]);
+            t->rs[v] *= db;
+            for (int64_t k = 0; k < N; k++)
+                t->pre[k + N * v] *= kri_parker(bpos[v], sgn * gam[k + N * v], delta);
+        }
+        t->pre_rows = nv;
+        p->info.arc_deg = arc * 180 / M_PI;
+    }
+    p->info.short_scan = shortscan;
+done:
+    kri_free(ang);
+    kri_free(wv);
+    kri_free(gam);
+    return s;
+}
+
+#ifdef KRAY_HAVE_CUDA
+/* Staged window width (pairs per view) of the tiled CUDA kernel: the largest spread of the
+ * padded detector coordinate over the (image-clamped) corners of one tile, plus margins. */
+static int kri_fbp_window(const kr_fbp_plan *p)
+{
+    const int64_t TX = KRI_BP_TILE_X, TY = KRI_BP_TILE_Y;
+    double span = 0;
+    for (int64_t v = 0; v < p->nviews; v++) {
+        const kri_bp_view *b = &p->views[v];
+        for (int64_t y0 = 0; y0 < p->ny; y0 += TY)
+            for (int64_t x0 = 0; x0 < p->nx; x0 += TX) {
+                double xs[2] = {(double)x0, (double)(x0 + TX < p->nx ? x0 + TX - 1 : p->nx - 1)};
+                double ys[2] = {(double)y0, (double)(y0 + TY < p->ny ? y0 + TY - 1 : p->ny - 1)};
+                double kmin = INFINITY, kmax = -INFINITY;
+                for (int c = 0; c < 4; c++) {
+                    double x = xs[c & 1], y = ys[c >> 1], k;
+                    double A = b->a0 + b->a1 * x + b->a2 * y, B = b->b0 + b->b1 * x + b->b2 * y;
+                    if (p->kind == KRI_BP_PAR)
+                        k = A;
+                    else if (p->kind == KRI_BP_FLAT)
+                        k = A / B + b->k0;
+                    else
+                        k = atan2(A, B) * b->c + b->k0;
+                    kmin = fmin(kmin, k);
+                    kmax = fmax(kmax, k);
+                }
+                span = fmax(span, kmax - kmin);
+                if (p->kind == KRI_BP_PAR) goto next_view; /* same spread for every tile */
+            }
+    next_view:;
+    }
+    double w = ceil(span) + 6;
+    return w > 1e6 ? 1000000 : (int)w;
+}
+#endif
+
+kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                             const kr_fbp_opts *o)
+{
+    KRI_ARG_NOT_NULL(plan);
+    *plan = NULL;
+    KRI_ARG_NOT_NULL(ctx);
+    KRI_ARG_NOT_NULL(g);
+    KRI_ARG_NOT_NULL(o);
+    if (o->dtype != KR_F32 && o->dtype != KR_F64)
+        return kri_fail(KR_ERR_DTYPE, "fbp: dtype %s not supported (f32 or f64)",
+                        kr_dtype_name(o->dtype));
+    if (o->short_scan < -1 || o->short_scan > 1)
+        return kri_fail(KR_ERR_INVALID_ARG, "fbp: short_scan %d must be -1 (auto), 0 or 1",
+                        o->short_scan);
+    kr_ct_type type = kr_ct_geom_type(g);
+    if (kr_ct_type_ndim(type) != 2)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "fbp: geometry type %s is not a 2-D geometry",
+                        kr_ct_type_name(type));
+    if (o->short_scan == 1 && type == KR_CT_PARALLEL2D)
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "fbp: short-scan (Parker) weights are for fan beams, not parallel2d");
+
+    kr_fbp_plan *p = kri_calloc(1, sizeof *p);
+    if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FBP plan");
+    p->ctx = ctx;
+    p->backend = kr_ctx_backend(ctx);
+    p->loc = p->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    p->o = *o;
+    p->kind = type == KR_CT_PARALLEL2D   ? KRI_BP_PAR
+              : type == KR_CT_FAN2D_FLAT ? KRI_BP_FLAT
+                                         : KRI_BP_EQUI;
+    kri_tables t;
+    memset(&t, 0, sizeof t);
+    kr_status s = kr_ct_geom_clone(&p->g, g);
+#define KRI_CHECK(expr)                                                                            \
+    do {                                                                                           \
+        if (s == KR_OK) s = (expr);                                                                \
+    } while (0)
+    if (s == KR_OK) {
+        p->ndet = kr_ct_geom_det_count(g);
+        p->nviews = kr_ct_geom_nviews(g);
+        p->nx = kr_ct_geom_grid(g)->n[0];
+        p->ny = kr_ct_geom_grid(g)->n[1];
+    }
+    KRI_CHECK(kri_alloc((void **)&p->views, (size_t)p->nviews * sizeof *p->views, "FBP views"));
+    KRI_CHECK(kri_fbp_analyse(p, &t));
+    if (s == KR_OK) {
+        kr_filter_opts fo;
+        kr_filter_opts_default(&fo);
+        fo.method = o->filter;
+        fo.window = o->window;
+        fo.cutoff = o->cutoff;
+        fo.seed_raw = o->seed_raw;
+        fo.dtype = o->dtype;
+        fo.equiangular_rad = p->kind == KRI_BP_EQUI ? t.alpha : 0;
+        fo.pre_weight = t.pre_rows ? t.pre : NULL;
+        fo.pre_rows = t.pre_rows;
+        fo.row_scale = t.rs;
+        fo.row_scale_count = p->nviews;
+        s = kr_filter_plan_create(&p->filter, ctx, p->ndet, p->nviews, &fo);
+        if (s != KR_OK)
+            s = kri_fail_prefix(s, "fbp");
+        else
+            p->info.pad_len = kr_filter_pad_len(p->filter);
+    }
+    const size_t es = kr_dtype_size(o->dtype);
+    const size_t pair_bytes = (size_t)(p->nviews * 2 * KRI_PAD_ROW(p->ndet)) * es;
+    snprintf(p->kernel_name, sizeof p->kernel_name, "cpu");
+    p->groups = 1;
+    if (s == KR_OK && p->loc == KR_HOST) {
+        s = kri_alloc(&p->pairs, pair_bytes + KRI_CPU_TAIL * es, "filtered sinogram");
+        if (s == KR_OK) memset((char *)p->pairs + pair_bytes, 0, KRI_CPU_TAIL * es);
+    } else if (s == KR_OK) {
+#ifdef KRAY_HAVE_CUDA
+        const int dev = kr_ctx_device(ctx);
+        KRI_CHECK(kri_cuda_set_device(ctx));
+        KRI_CHECK(kri_device_alloc(&p->pairs, pair_bytes, dev, "filtered sinogram"));
+        /* per-view parameters in the dtype */
+        void *tmp = NULL;
+        KRI_CHECK(kri_alloc(&tmp, (size_t)p->nviews * 8 * es, "FBP views"));
+        if (s == KR_OK) {
+            for (int64_t v = 0; v < p->nviews; v++) {
+                const double *src = &p->views[v].a0;
+                for (int k = 0; k < 8; k++) {
+                    if (o->dtype == KR_F32)
+                        ((float *)tmp)[8 * v + k] = (float)src[k];
+                    else
+                        ((double *)tmp)[8 * v + k] = src[k];
+                }
+            }
+        }
+        KRI_CHECK(kri_device_alloc(&p->d_views, (size_t)p->nviews * 8 * es, dev, "FBP views"));
+        KRI_CHECK(kri_memcpy(p->d_views, KR_DEVICE, tmp, KR_HOST, (size_t)p->nviews * 8 * es, ctx));
+        kri_free(tmp);
+        /* kernel choice: tiled shared-memory kernel for f32 when the window fits */
+        if (s == KR_OK && o->dtype == KR_F32) {
+            int w = kri_fbp_window(p);
+            if ((size_t)w * 8 * 8 + 64 * 8 <= KRI_BP_SMEM_MAX) p->smem_w = w;
+        }
+        int sms = 0;
+        KRI_CHECK(kri_cuda_sm_count(dev, &sms));
+        if (s == KR_OK) {
+            int64_t tiles = ((p->nx + KRI_BP_TILE_X - 1) / KRI_BP_TILE_X) *
+                            ((p->ny + KRI_BP_TILE_Y - 1) / KRI_BP_TILE_Y);
+            if (!p->smem_w) tiles = ((p->nx + 31) / 32) * ((p->ny + 7) / 8);
+            int64_t want = tiles > 0 ? (4 * (int64_t)sms + tiles - 1) / tiles : 1;
+            int64_t maxg = p->nviews / KRI_BP_CHUNK;
+            if (want > maxg) want = maxg;
+            if (want > 16) want = 16;
+            p->groups = want < 1 ? 1 : (int)want;
+        }
+        if (p->groups > 1)
+            KRI_CHECK(kri_device_alloc(&p->d_partial, (size_t)(p->groups * p->nx * p->ny) * es, dev,
+                                       "FBP partial sums"));
+        snprintf(p->kernel_name, sizeof p->kernel_name, "%s-%s-%s", p->smem_w ? "tiled" : "global",
+                 p->kind == KRI_BP_PAR    ? "parallel"
+                 : p->kind == KRI_BP_FLAT ? "flat"
+                                          : "equiangular",
+                 o->dtype == KR_F32 ? "f32" : "f64");
+#else
+        s = kri_fail(KR_ERR_NO_DEVICE, "fbp: kray was built without CUDA");
+#endif
+    }
+#undef KRI_CHECK
+    kri_free(t.pre);
+    kri_free(t.rs);
+    if (s != KR_OK) {
+        kr_fbp_plan_destroy(p);
+        return s;
+    }
+    p->info.view_groups = p->groups;
+    p->info.kernel = p->kernel_name;
+    kr_log(ctx, KR_LOG_INFO,
+           "fbp: %s, %lld views x %lld detectors -> %lldx%lld, filter %s/%s, %s%s, kernel %s",
+           kr_ct_type_name(type), (long long)p->nviews, (long long)p->ndet, (long long)p->nx,
+           (long long)p->ny, kr_filter_method_name(o->filter), kr_filter_window_name(o->window),
+           kr_dtype_name(o->dtype), p->info.short_scan ? ", Parker short scan" : "",
+           p->kernel_name);
+    *plan = p;
+    return KR_OK;
+}
+
+kr_status kr_fbp_plan_info(const kr_fbp_plan *p, kr_fbp_info *info)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(info);
+    *info = p->info;
+    return KR_OK;
+}
+
+/* ---- execution ----------------------------------------------------------------------------- */
+static kr_status kri_fbp_check(const kr_fbp_plan *p, const kr_array *a, int is_sino, int64_t *nb)
+{
+    const char *what = is_sino ? "sinogram" : "image";
+    char d[96];
+    if (a->dtype != p->o.dtype)
+        return kri_fail(KR_ERR_DTYPE, "fbp: the %s is %s, the plan is %s", what,
+                        kr_dtype_name(a->dtype), kr_dtype_name(p->o.dtype));
+    KRI_TRY(kri_check_loc(p->ctx, a->loc, is_sino ? "the sinogram" : "the image"));
+    if (!a->data || !kr_array_is_contiguous(a))
+        return kri_fail(KR_ERR_INVALID_ARG, "fbp: the %s is not a contiguous array", what);
+    int64_t d0 = is_sino ? p->ndet : p->nx, d1 = is_sino ? p->nviews : p->ny;
+    int64_t b = a->ndim > 2 ? a->dims[2] : 1;
+    int rank = kr_array_rank(a);
+    if (a->dims[0] != d0 || (a->ndim > 1 ? a->dims[1] : 1) != d1 || rank > 3)
+        return kri_fail(KR_ERR_DIM, "fbp: the %s has %s values, the geometry expects %lldx%lld%s",
+                        what, kr_dims_string(a->ndim, a->dims, d, sizeof d), (long long)d0,
+                        (long long)d1, is_sino ? " (detectors x views)" : " (x by y)");
+    *nb = b;
+    return KR_OK;
+}
+
+static kr_status kri_fbp_bp(kr_fbp_plan *p, void *image)
+{
+    int f64 = p->o.dtype == KR_F64;
+    if (p->loc == KR_HOST)
+        return kri_cpu_fbp_backproject(f64, p->kind, p->views, p->nviews, p->pairs, p->ndet, image,
+                                       p->nx, p->ny, p->o.clamp_negative, kri_threads(p->ctx), 1);
+#ifdef KRAY_HAVE_CUDA
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    return kri_cuda_fbp_backproject(kr_ctx_stream(p->ctx), f64, p->kind, p->d_views, p->nviews,
+                                    p->pairs, p->ndet, image, p->nx, p->ny, p->o.clamp_negative,
+                                    p->groups, p->d_partial, p->smem_w);
+#else
+    (void)f64;
+    return kri_fail(KR_ERR_NO_DEVICE, "fbp: kray was built without CUDA");
+#endif
+}
+
+kr_status kr_fbp_execute(kr_fbp_plan *p, const kr_array *sino, kr_array *image)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(sino);
+    KRI_ARG_NOT_NULL(image);
+    int64_t nbs = 0, nbi = 0;
+    KRI_TRY(kri_fbp_check(p, sino, 1, &nbs));
+    KRI_TRY(kri_fbp_check(p, image, 0, &nbi));
+    if (nbs != nbi)
+        return kri_fail(KR_ERR_DIM, "fbp: the sinogram has %lld slices, the image %lld",
+                        (long long)nbs, (long long)nbi);
+    const size_t es = kr_dtype_size(p->o.dtype);
+    for (int64_t b = 0; b < nbs; b++) {
+        const char *in = (const char *)sino->data + (size_t)(b * p->ndet * p->nviews) * es;
+        char *out = (char *)image->data + (size_t)(b * p->nx * p->ny) * es;
+        KRI_TRY(kri_filter_run(p->filter, in, p->ndet, p->pairs, 2 * KRI_PAD_ROW(p->ndet),
+                               KRI_FILTER_PAIRS));
+        KRI_TRY(kri_fbp_bp(p, out));
+    }
+    p->filtered = 0;
+    return KR_OK;
+}
+
+kr_status kr_fbp_filter(kr_fbp_plan *p, const kr_array *sino)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(sino);
+    int64_t nb = 0;
+    KRI_TRY(kri_fbp_check(p, sino, 1, &nb));
+    if (nb != 1)
+        return kri_fail(KR_ERR_DIM, "kr_fbp_filter takes one sinogram slice, got %lld",
+                        (long long)nb);
+    KRI_TRY(kri_filter_run(p->filter, sino->data, p->ndet, p->pairs, 2 * KRI_PAD_ROW(p->ndet),
+                           KRI_FILTER_PAIRS));
+    p->filtered = 1;
+    return KR_OK;
+}
+
+kr_status kr_fbp_backproject(kr_fbp_plan *p, kr_array *image)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(image);
+    int64_t nb = 0;
+    KRI_TRY(kri_fbp_check(p, image, 0, &nb));
+    if (nb != 1)
+        return kri_fail(KR_ERR_DIM, "kr_fbp_backproject writes one image slice, got %lld",
+                        (long long)nb);
+    if (!p->filtered)
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "kr_fbp_backproject: no filtered sinogram; call kr_fbp_filter first");
+    return kri_fbp_bp(p, image->data);
+}
+
+kr_status kr_fbp(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fbp_opts *o, const kr_array *sino,
+                 kr_array *image)
+{
+    kr_fbp_opts d;
+    if (!o) {
+        kr_fbp_opts_default(&d);
+        o = &d;
+    }
+    kr_fbp_plan *p = NULL;
+    KRI_TRY(kr_fbp_plan_create(&p, ctx, g, o));
+    kr_status s = kr_fbp_execute(p, sino, image);
+    kr_fbp_plan_destroy(p);
+    return s;
+}

@@ -1,0 +1,321 @@
+/* CPU backprojection of filtered pair rows (see fbp_internal.h), pixel-driven with linear
+ * interpolation. OpenMP over fixed blocks of KRI_ROWS image rows; every pixel is summed over the
+ * views in view order by the same code whatever the thread count, so the threaded result is
+ * bit-identical to the serial one. Inside a block the loops run view by view over the block's
+ * rows, so one filtered view (a few kB) stays in L1 while the block's rows accumulate. */
+#include "fbp_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define KRI_ROWS 16
+
+/* Parallel beam: the padded detector coordinate k(x) = c + a1 x is monotone in x, so the pixels
+ * of a row where the filtered projection is not zero (0 < k < ndet + 3) form one interval; it is
+ * found with the same float expression the loop uses, and the loop then needs no bounds test. */
+#define KRI_DEFINE_PAR(T)                                                                          \
+    static inline int kri_valid_##T(T c, T a1, int64_t x, T hi)                                    \
+    {                                                                                              \
+        T k = c + a1 * (T)x;                                                                       \
+        return k > (T)0 && k < hi;                                                                 \
+    }                                                                                              \
+    static void kri_interval_##T(T c, T a1, T hi, int64_t nx, int64_t *xs, int64_t *xe)            \
+    {                                                                                              \
+        int64_t s, e;                                                                              \
+        if (a1 == (T)0) {                                                                          \
+            s = 0;                                                                                 \
+            e = kri_valid_##T(c, a1, 0, hi) ? nx : 0;                                              \
+        } else {                                                                                   \
+            double xa = (0.0 - (double)c) / (double)a1,                                            \
+                   xb = ((double)hi - (double)c) / (double)a1;                                     \
+            double lo = fmin(xa, xb), up = fmax(xa, xb);                                           \
+            lo = fmax(-1.0, fmin(lo, (double)nx + 1));                                             \
+            up = fmax(-1.0, fmin(up, (double)nx + 1));                                             \
+            s = (int64_t)floor(lo);                                                                \
+            e = (int64_t)ceil(up) + 1;                                                             \
+            if (s < 0) s = 0;                                                                      \
+            if (e > nx) e = nx;                                                                    \
+            if (e < s) e = s;                                                                      \
+            while (s < e && !kri_valid_##T(c, a1, s, hi)) s++;                                     \
+            while (e > s && !kri_valid_##T(c, a1, e - 1, hi)) e--;                                 \
+            if (s == e) { /* nothing found near the estimate: the row misses the detector */       \
+                *xs = *xe = 0;                                                                     \
+                return;                                                                            \
+            }                                                                                      \
+            while (s > 0 && kri_valid_##T(c, a1, s - 1, hi)) s--;                                  \
+            while (e < nx && kri_valid_##T(c, a1, e, hi)) e++;                                     \
+        }                                                                                          \
+        *xs = s;                                                                                   \
+        *xe = e;                                                                                   \
+    }
+
+KRI_DEFINE_PAR(float)
+KRI_DEFINE_PAR(double)
+
+/* One row of one parallel-beam view: acc[x] += q(c + a1 x) for x in [xs, xe). The scalar loop is
+ * the reference; the AVX2 loops compute exactly the same IEEE operations in the same order
+ * (multiply, add, truncate, subtract, multiply, add, add: no FMA), so every path gives the same
+ * bits and the dispatch never changes a result. */
+typedef void (*kri_row_f)(float *acc, const float *row, float c, float a1, int64_t xs, int64_t xe);
+typedef void (*kri_row_d)(double *acc, const double *row, double c, double a1, int64_t xs,
+                          int64_t xe);
+
+#define KRI_DEFINE_ROW_SCALAR(T)                                                                   \
+    static void kri_row_##T(T *acc, const T *row, T c, T a1, int64_t xs, int64_t xe)               \
+    {                                                                                              \
+        for (int64_t x = xs; x < xe; x++) {                                                        \
+            const T k = c + a1 * (T)x;                                                             \
+            const int i = (int)k;                                                                  \
+            const T f = k - (T)i;                                                                  \
+            acc[x] += row[2 * i] + f * row[2 * i + 1];                                             \
+        }                                                                                          \
+    }
+KRI_DEFINE_ROW_SCALAR(float)
+KRI_DEFINE_ROW_SCALAR(double)
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(KRAY_NO_SIMD)
+#define KRI_HAVE_AVX2_PATH 1
+#include <immintrin.h>
+
+__attribute__((target("avx2"))) static void
+kri_row_float_avx2(float *acc, const float *row, float c, float a1, int64_t xs, int64_t xe)
+{
+    int64_t x = xs;
+    if (xe - xs >= 8) {
+        const __m256 vc = _mm256_set1_ps(c), va = _mm256_set1_ps(a1), step = _mm256_set1_ps(8.0f);
+        __m256 vx = _mm256_setr_ps((float)x, (float)(x + 1), (float)(x + 2), (float)(x + 3),
+                                   (float)(x + 4), (float)(x + 5), (float)(x + 6), (float)(x + 7));
+        for (; x + 8 <= xe; x += 8) {
+            const __m256 k = _mm256_add_ps(vc, _mm256_mul_ps(va, vx));
+            const __m256i i = _mm256_cvttps_epi32(k);
+            const __m256 f = _mm256_sub_ps(k, _mm256_cvtepi32_ps(i));
+            /* gather the (q, dq) pairs as 64-bit elements, pixels {0,1,4,5} and {2,3,6,7}, so
+             * that one in-lane shuffle each puts q and dq in pixel order */
+            const __m128i lo = _mm256_castsi256_si128(i), hi = _mm256_extracti128_si256(i, 1);
+            const __m256 ra = _mm256_castpd_ps(_mm256_i32gather_pd(
+                (const double *)(const void *)row, _mm_unpacklo_epi64(lo, hi), 8));
+            const __m256 rb = _mm256_castpd_ps(_mm256_i32gather_pd(
+                (const double *)(const void *)row, _mm_unpackhi_epi64(lo, hi), 8));
+            const __m256 q = _mm256_shuffle_ps(ra, rb, 0x88);
+            const __m256 dq = _mm256_shuffle_ps(ra, rb, 0xDD);
+            const __m256 val = _mm256_add_ps(q, _mm256_mul_ps(f, dq));
+            _mm256_storeu_ps(acc + x, _mm256_add_ps(_mm256_loadu_ps(acc + x), val));
+            vx = _mm256_add_ps(vx, step);
+        }
+    }
+    kri_row_float(acc, row, c, a1, x, xe);
+}
+
+__attribute__((target("avx512f"))) static void
+kri_row_float_avx512(float *acc, const float *row, float c, float a1, int64_t xs, int64_t xe)
+{
+    int64_t x = xs;
+    if (xe - xs >= 16) {
+        const __m512 vc = _mm512_set1_ps(c), va = _mm512_set1_ps(a1), step = _mm512_set1_ps(16.0f);
+        const __m512i even =
+            _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+        __m512 vx =
+            _mm512_add_ps(_mm512_set1_ps((float)x),
+                          _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        if (fabsf(a1) <= 0.9f) {
+            /* 16 pixels touch at most 15 consecutive samples: load the 16 pairs from the
+             * lowest one (the same scalar expression as that lane, so the same integer) and
+             * select with two-register permutes instead of gathers. The rows have a tail of
+             * KRI_CPU_TAIL floats, so the loads never leave the buffer. */
+            const __m512i one = _mm512_set1_epi32(1);
+            for (; x + 16 <= xe; x += 16) {
+                const __m512 k = _mm512_add_ps(vc, _mm512_mul_ps(va, vx));
+                const __m512i i = _mm512_cvttps_epi32(k);
+                const __m512 f = _mm512_sub_ps(k, _mm512_cvtepi32_ps(i));
+                const int ib = a1 >= 0 ? (int)(c + a1 * (float)x) : (int)(c + a1 * (float)(x + 15));
+                const float *b = row + 2 * (int64_t)ib;
+                const __m512 z0 = _mm512_loadu_ps(b), z1 = _mm512_loadu_ps(b + 16);
+                const __m512i r2 = _mm512_slli_epi32(_mm512_sub_epi32(i, _mm512_set1_epi32(ib)), 1);
+                const __m512 q = _mm512_permutex2var_ps(z0, r2, z1);
+                const __m512 dq = _mm512_permutex2var_ps(z0, _mm512_add_epi32(r2, one), z1);
+                const __m512 val = _mm512_add_ps(q, _mm512_mul_ps(f, dq));
+                _mm512_storeu_ps(acc + x, _mm512_add_ps(_mm512_loadu_ps(acc + x), val));
+                vx = _mm512_add_ps(vx, step);
+            }
+        }
+        for (; x + 16 <= xe; x += 16) {
+            const __m512 k = _mm512_add_ps(vc, _mm512_mul_ps(va, vx));
+            const __m512i i = _mm512_cvttps_epi32(k);
+            const __m512 f = _mm512_sub_ps(k, _mm512_cvtepi32_ps(i));
+            const __m512 ra = _mm512_castpd_ps(
+                _mm512_i32gather_pd(_mm512_castsi512_si256(i), (const void *)row, 8));
+            const __m512 rb = _mm512_castpd_ps(
+                _mm512_i32gather_pd(_mm512_extracti64x4_epi64(i, 1), (const void *)row, 8));
+            const __m512 q = _mm512_permutex2var_ps(ra, even, rb);
+            const __m512 dq = _mm512_permutex2var_ps(ra, odd, rb);
+            const __m512 val = _mm512_add_ps(q, _mm512_mul_ps(f, dq));
+            _mm512_storeu_ps(acc + x, _mm512_add_ps(_mm512_loadu_ps(acc + x), val));
+            vx = _mm512_add_ps(vx, step);
+        }
+    }
+    kri_row_float_avx2(acc, row, c, a1, x, xe);
+}
+
+__attribute__((target("avx2"))) static void
+kri_row_double_avx2(double *acc, const double *row, double c, double a1, int64_t xs, int64_t xe)
+{
+    int64_t x = xs;
+    if (xe - xs >= 4) {
+        const __m256d vc = _mm256_set1_pd(c), va = _mm256_set1_pd(a1), step = _mm256_set1_pd(4.0);
+        __m256d vx = _mm256_setr_pd((double)x, (double)(x + 1), (double)(x + 2), (double)(x + 3));
+        for (; x + 4 <= xe; x += 4) {
+            const __m256d k = _mm256_add_pd(vc, _mm256_mul_pd(va, vx));
+            const __m128i i = _mm256_cvttpd_epi32(k);
+            const __m256d f = _mm256_sub_pd(k, _mm256_cvtepi32_pd(i));
+            /* four 16-byte (q, dq) loads, transposed */
+            const __m128d p0 = _mm_loadu_pd(row + 2 * _mm_cvtsi128_si32(i));
+            const __m128d p1 = _mm_loadu_pd(row + 2 * _mm_extract_epi32(i, 1));
+            const __m128d p2 = _mm_loadu_pd(row + 2 * _mm_extract_epi32(i, 2));
+            const __m128d p3 = _mm_loadu_pd(row + 2 * _mm_extract_epi32(i, 3));
+            const __m256d a = _mm256_set_m128d(p2, p0), b = _mm256_set_m128d(p3, p1);
+            const __m256d q = _mm256_unpacklo_pd(a, b), dq = _mm256_unpackhi_pd(a, b);
+            const __m256d val = _mm256_add_pd(q, _mm256_mul_pd(f, dq));
+            _mm256_storeu_pd(acc + x, _mm256_add_pd(_mm256_loadu_pd(acc + x), val));
+            vx = _mm256_add_pd(vx, step);
+        }
+    }
+    kri_row_double(acc, row, c, a1, x, xe);
+}
+#endif
+
+__attribute__((target("avx512f"))) static void
+kri_row_double_avx512(double *acc, const double *row, double c, double a1, int64_t xs, int64_t xe)
+{
+    int64_t x = xs;
+    if (xe - xs >= 8) {
+        const __m512d vc = _mm512_set1_pd(c), va = _mm512_set1_pd(a1), step = _mm512_set1_pd(8.0);
+        __m512d vx =
+            _mm512_add_pd(_mm512_set1_pd((double)x), _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7));
+        if (fabs(a1) <= 0.8) {
+            /* 8 pixels span at most 7 samples: two 8-double loads and permutes (see the float
+             * version) */
+            const __m512i one = _mm512_set1_epi64(1);
+            for (; x + 8 <= xe; x += 8) {
+                const __m512d k = _mm512_add_pd(vc, _mm512_mul_pd(va, vx));
+                const __m256i i = _mm512_cvttpd_epi32(k);
+                const __m512d f = _mm512_sub_pd(k, _mm512_cvtepi32_pd(i));
+                const int ib = a1 >= 0 ? (int)(c + a1 * (double)x) : (int)(c + a1 * (double)(x + 7));
+                const double *b = row + 2 * (int64_t)ib;
+                const __m512d z0 = _mm512_loadu_pd(b), z1 = _mm512_loadu_pd(b + 8);
+                const __m512i r2 = _mm512_slli_epi64(
+                    _mm512_cvtepi32_epi64(_mm256_sub_epi32(i, _mm256_set1_epi32(ib))), 1);
+                const __m512d q = _mm512_permutex2var_pd(z0, r2, z1);
+                const __m512d dq = _mm512_permutex2var_pd(z0, _mm512_add_epi64(r2, one), z1);
+                const __m512d val = _mm512_add_pd(q, _mm512_mul_pd(f, dq));
+                _mm512_storeu_pd(acc + x, _mm512_add_pd(_mm512_loadu_pd(acc + x), val));
+                vx = _mm512_add_pd(vx, step);
+            }
+        }
+        for (; x + 8 <= xe; x += 8) {
+            const __m512d k = _mm512_add_pd(vc, _mm512_mul_pd(va, vx));
+            const __m256i i = _mm512_cvttpd_epi32(k);
+            const __m512d f = _mm512_sub_pd(k, _mm512_cvtepi32_pd(i));
+            const __m256i i2 = _mm256_add_epi32(i, i);
+            const __m512d q = _mm512_i32gather_pd(i2, (const void *)row, 8);
+            const __m512d dq = _mm512_i32gather_pd(i2, (const void *)(row + 1), 8);
+            const __m512d val = _mm512_add_pd(q, _mm512_mul_pd(f, dq));
+            _mm512_storeu_pd(acc + x, _mm512_add_pd(_mm512_loadu_pd(acc + x), val));
+            vx = _mm512_add_pd(vx, step);
+        }
+    }
+    kri_row_double_avx2(acc, row, c, a1, x, xe);
+}
+
+/* The row kernel to use: AVX2 when the CPU has it (and simd != 0), else scalar. */
+static kri_row_f kri_pick_f(int simd)
+{
+#ifdef KRI_HAVE_AVX2_PATH
+    if (simd && __builtin_cpu_supports("avx512f")) return kri_row_float_avx512;
+    if (simd && __builtin_cpu_supports("avx2")) return kri_row_float_avx2;
+#endif
+    (void)simd;
+    return kri_row_float;
+}
+static kri_row_d kri_pick_d(int simd)
+{
+#ifdef KRI_HAVE_AVX2_PATH
+    if (simd && __builtin_cpu_supports("avx512f")) return kri_row_double_avx512;
+    if (simd && __builtin_cpu_supports("avx2")) return kri_row_double_avx2;
+#endif
+    (void)simd;
+    return kri_row_double;
+}
+
+#define KRI_DEFINE_BP(T, ATAN2, ROWFN)                                                             \
+    static void kri_bp_##T(kri_bp_kind kind, const kri_bp_view *views, int64_t nviews,             \
+                           const T *pairs, int64_t ndet, T *img, int64_t nx, int64_t ny,           \
+                           int clamp, int nthreads, ROWFN rowfn)                                   \
+    {                                                                                              \
+        const int64_t rl = 2 * KRI_PAD_ROW(ndet);                                                  \
+        const int64_t nblk = (ny + KRI_ROWS - 1) / KRI_ROWS;                                       \
+        const T hi = (T)(ndet + KRI_PAD + 1);                                                      \
+        _Pragma(                                                                                   \
+            "omp parallel for num_threads(nthreads) schedule(dynamic, 1)") for (int64_t blk = 0;   \
+                                                                                blk < nblk; blk++) \
+        {                                                                                          \
+            const int64_t y0 = blk * KRI_ROWS, y1 = y0 + KRI_ROWS < ny ? y0 + KRI_ROWS : ny;       \
+            memset(img + y0 * nx, 0, (size_t)((y1 - y0) * nx) * sizeof(T));                        \
+            for (int64_t v = 0; v < nviews; v++) {                                                 \
+                const T *row = pairs + v * rl;                                                     \
+                const kri_bp_view *b = &views[v];                                                  \
+                const T a0 = (T)b->a0, a1 = (T)b->a1, a2 = (T)b->a2;                               \
+                if (kind == KRI_BP_PAR) {                                                          \
+                    for (int64_t y = y0; y < y1; y++) {                                            \
+                        const T c = a0 + a2 * (T)y;                                                \
+                        int64_t xs, xe;                                                            \
+                        kri_interval_##T(c, a1, hi, nx, &xs, &xe);                                 \
+                        if (xe > xs) rowfn(img + y * nx, row, c, a1, xs, xe);                      \
+                    }                                                                              \
+                    continue;                                                                      \
+                }                                                                                  \
+                const T b0 = (T)b->b0, b1 = (T)b->b1, b2 = (T)b->b2;                               \
+                const T k0 = (T)b->k0, cc = (T)b->c;                                               \
+                for (int64_t y = y0; y < y1; y++) {                                                \
+                    const T ca = a0 + a2 * (T)y, cb = b0 + b2 * (T)y;                              \
+                    T *acc = img + y * nx;                                                         \
+                    for (int64_t x = 0; x < nx; x++) {                                             \
+                        const T A = ca + a1 * (T)x, B = cb + b1 * (T)x;                            \
+                        T k, w;                                                                    \
+                        if (kind == KRI_BP_FLAT) {                                                 \
+                            const T rb = (T)1 / B;                                                 \
+                            k = A * rb + k0;                                                       \
+                            w = rb * rb;                                                           \
+                        } else {                                                                   \
+                            k = ATAN2(A, B) * cc + k0;                                             \
+                            w = (T)1 / (A * A + B * B);                                            \
+                        }                                                                          \
+                        if (k > (T)0 && k < hi) {                                                  \
+                            const int i = (int)k;                                                  \
+                            const T f = k - (T)i;                                                  \
+                            acc[x] += w * (row[2 * i] + f * row[2 * i + 1]);                       \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+            if (clamp)                                                                             \
+                for (int64_t i = y0 * nx; i < y1 * nx; i++)                                        \
+                    if (img[i] < (T)0) img[i] = (T)0;                                              \
+        }                                                                                          \
+    }
+
+KRI_DEFINE_BP(float, atan2f, kri_row_f)
+KRI_DEFINE_BP(double, atan2, kri_row_d)
+
+kr_status kri_cpu_fbp_backproject(int f64, kri_bp_kind kind, const kri_bp_view *views,
+                                  int64_t nviews, const void *pairs, int64_t ndet, void *image,
+                                  int64_t nx, int64_t ny, int clamp, int nthreads, int simd)
+{
+    if (f64)
+        kri_bp_double(kind, views, nviews, (const double *)pairs, ndet, (double *)image, nx, ny,
+                      clamp, nthreads, kri_pick_d(simd));
+    else
+        kri_bp_float(kind, views, nviews, (const float *)pairs, ndet, (float *)image, nx, ny, clamp,
+                     nthreads, kri_pick_f(simd));
+    return KR_OK;
+}

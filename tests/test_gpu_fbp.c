@@ -1,0 +1,249 @@
+/* FBP and ramp filters on the GPU against the CPU backend: every geometry, f32 (tiled
+ * shared-memory kernel) and f64 (global kernel), partial tiles, view groups, the global
+ * fallback for wide detector windows, batches, clamping, short scans, run-to-run determinism,
+ * split execution; plus one timing line for the two reference problems (informative; the
+ * benchmark is `kray bench fbp2d`). Exits 77 without a CUDA device. */
+#include "internal.h"
+#include "test_fbp_util.h"
+
+#include <stdio.h>
+
+static kr_ctx *cuda_ctx(void)
+{
+    kr_ctx *c = NULL;
+    KT_OK(kr_ctx_create(&c, KR_BACKEND_CUDA));
+    return c;
+}
+
+/* FBP on the GPU (device arrays, host copies back) of a host sinogram. */
+static kr_array *gpu_fbp(kr_ctx *c, const kr_ct_geom *g, const kr_fbp_opts *o, const kr_array *sino,
+                         kr_fbp_info *info)
+{
+    kr_fbp_plan *p = NULL;
+    KT_OK(kr_fbp_plan_create(&p, c, g, o));
+    if (!p) return NULL;
+    if (info) KT_OK(kr_fbp_plan_info(p, info));
+    int64_t dims[3];
+    kr_ct_geom_image_dims(g, dims);
+    dims[2] = sino->ndim > 2 ? sino->dims[2] : 1;
+    kr_array *ds = NULL, *di = NULL, *h = NULL;
+    KT_OK(kr_array_clone(&ds, sino, KR_DEVICE, c));
+    KT_OK(kr_array_create(&di, o->dtype, dims[2] > 1 ? 3 : 2, dims, KR_DEVICE, c));
+    KT_OK(kr_fbp_execute(p, ds, di));
+    KT_OK(kr_array_clone(&h, di, KR_HOST, c));
+    kr_array_destroy(ds);
+    kr_array_destroy(di);
+    kr_fbp_plan_destroy(p);
+    return h;
+}
+
+static double maxdiff(const kr_array *a, const kr_array *b, double *range)
+{
+    double d = 0, m = 0;
+    for (int64_t i = 0; i < kr_array_numel(a); i++) {
+        d = fmax(d, fabs(kr_array_get_f64(a, i) - kr_array_get_f64(b, i)));
+        m = fmax(m, fabs(kr_array_get_f64(b, i)));
+    }
+    *range = m;
+    return d;
+}
+
+typedef struct pcase {
+    const char *name;
+    kr_ct_type type;
+    int64_t nv, ndet, n;
+    double start, stop, pitch, vox;
+} pcase;
+
+static void test_parity(void)
+{
+    kr_ctx *c = cuda_ctx();
+    int ne;
+    kr_ellipse *e = tf_ellipses(KR_PHANTOM_MODIFIED_SL, 80.0, 0, 0, &ne);
+    const pcase cases[] = {
+        {"parallel 256^2 / 360", KR_CT_PARALLEL2D, 360, 256, 256, 0, 180, 0.7, 0.7},
+        {"parallel 100x100, partial tiles, view groups", KR_CT_PARALLEL2D, 400, 150, 100, 0, 180,
+         1.6, 1.7},
+        {"parallel 360 deg, pitch 0.25 (wide window)", KR_CT_PARALLEL2D, 90, 900, 64, 0, 360, 0.25,
+         2.6},
+        {"fan flat 200^2 / 360", KR_CT_FAN2D_FLAT, 360, 300, 200, 0, 360, 1.2, 0.85},
+        {"fan equiangular 200^2 / 360", KR_CT_FAN2D_EQUIANGULAR, 360, 300, 200, 0, 360, 1.2, 0.85},
+        {"fan flat short scan 220", KR_CT_FAN2D_FLAT, 330, 300, 200, 20, 240, 1.2, 0.85},
+        {"fan equiangular short scan, clockwise", KR_CT_FAN2D_EQUIANGULAR, 330, 300, 200, 240, 20,
+         1.2, 0.85},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const pcase *pc = &cases[k];
+        kr_ct_geom *g = tf_geom(pc->type, pc->nv, pc->start, pc->stop, pc->ndet, pc->pitch, 300,
+                                600, pc->n, pc->vox);
+        for (int d = 0; d < 2; d++) {
+            kr_fbp_opts o;
+            kr_fbp_opts_default(&o);
+            o.dtype = d ? KR_F64 : KR_F32;
+            kr_array *s = tf_sinogram(g, e, ne, o.dtype);
+            kr_array *cpu = tf_fbp(KR_BACKEND_CPU, g, &o, s);
+            kr_fbp_info info;
+            kr_array *gpu = gpu_fbp(c, g, &o, s, &info), *gpu2 = gpu_fbp(c, g, &o, s, NULL);
+            double range, dm = maxdiff(gpu, cpu, &range);
+            printf("  %-44s %s: kernel %-22s groups %d, max |gpu - cpu| %.3g (rel. %.2e)\n",
+                   pc->name, kr_dtype_name(o.dtype), info.kernel, info.view_groups, dm, dm / range);
+            KT_LE(dm / range, d ? 1e-12 : 2e-5);
+            KT_CHECK(memcmp(gpu->data, gpu2->data, kr_array_bytes(gpu)) == 0); /* run to run */
+            kr_array_destroy(s);
+            kr_array_destroy(cpu);
+            kr_array_destroy(gpu);
+            kr_array_destroy(gpu2);
+        }
+        kr_ct_geom_destroy(g);
+    }
+    free(e);
+    kr_ctx_destroy(c);
+}
+
+/* Filters on the device against the host, batches, clamping, split execution. */
+static void test_filters_batches_split(void)
+{
+    kr_ctx *c = cuda_ctx();
+    int ne;
+    kr_ellipse *e = tf_ellipses(KR_PHANTOM_SHEPP_LOGAN, 60.0, 0, 0, &ne);
+    kr_ct_geom *g = tf_geom(KR_CT_PARALLEL2D, 181, 0, 180, 200, 0.8, 0, 0, 150, 0.9);
+    const kr_filter_method meth[3] = {KR_FILTER_FFT, KR_FILTER_DIRECT, KR_FILTER_SEED};
+    for (int m = 0; m < 3; m++)
+        for (int d = 0; d < 2; d++) {
+            kr_fbp_opts o;
+            kr_fbp_opts_default(&o);
+            o.dtype = d ? KR_F64 : KR_F32;
+            o.filter = meth[m];
+            o.clamp_negative = m == 2;
+            if (m == 0) o.window = KR_WINDOW_HAMMING, o.cutoff = 0.8;
+            kr_array *s = tf_sinogram(g, e, ne, o.dtype);
+            kr_array *cpu = tf_fbp(KR_BACKEND_CPU, g, &o, s), *gpu = gpu_fbp(c, g, &o, s, NULL);
+            double range, dm = maxdiff(gpu, cpu, &range);
+            printf("  filter %-6s %s: max |gpu - cpu| rel. %.2e\n", kr_filter_method_name(o.filter),
+                   kr_dtype_name(o.dtype), dm / range);
+            KT_LE(dm / range, d ? 1e-12 : 2e-5);
+            kr_array_destroy(s);
+            kr_array_destroy(cpu);
+            kr_array_destroy(gpu);
+        }
+    /* batch of 3 = three single runs; split filter + backproject = execute */
+    kr_fbp_opts o;
+    kr_fbp_opts_default(&o);
+    kr_array *s = tf_sinogram(g, e, ne, KR_F32), *sb = NULL;
+    int64_t sd[3] = {200, 181, 3};
+    KT_OK(kr_array_create(&sb, KR_F32, 3, sd, KR_HOST, NULL));
+    for (int b = 0; b < 3; b++)
+        for (int64_t i = 0; i < 200 * 181; i++)
+            ((float *)sb->data)[i + b * 200 * 181] = (float)(b + 1) * ((float *)s->data)[i];
+    kr_array *one = gpu_fbp(c, g, &o, s, NULL), *all = gpu_fbp(c, g, &o, sb, NULL);
+    for (int b = 0; b < 3; b++)
+        for (int64_t i = 0; i < 150 * 150; i++)
+            KT_NEAR(((float *)all->data)[i + b * 150 * 150], (b + 1) * ((float *)one->data)[i],
+                    1e-5 * (b + 1));
+    kr_fbp_plan *p = NULL;
+    KT_OK(kr_fbp_plan_create(&p, c, g, &o));
+    kr_array *ds = NULL, *di = NULL, *h = NULL;
+    int64_t id[2] = {150, 150};
+    KT_OK(kr_array_clone(&ds, s, KR_DEVICE, c));
+    KT_OK(kr_array_create(&di, KR_F32, 2, id, KR_DEVICE, c));
+    KT_OK(kr_fbp_filter(p, ds));
+    KT_OK(kr_fbp_backproject(p, di));
+    KT_OK(kr_array_clone(&h, di, KR_HOST, c));
+    KT_CHECK(memcmp(h->data, one->data, kr_array_bytes(h)) == 0);
+    /* host arrays with a CUDA plan are refused */
+    KT_STATUS(kr_fbp_execute(p, s, h), KR_ERR_LOCATION);
+    /* kr_filter_execute on device rows equals the host filter */
+    kr_filter_opts fo;
+    kr_filter_opts_default(&fo);
+    kr_filter_plan *fp = NULL, *fh = NULL;
+    kr_ctx *cpu = NULL;
+    KT_OK(kr_ctx_create(&cpu, KR_BACKEND_CPU));
+    KT_OK(kr_filter_plan_create(&fp, c, 200, 181, &fo));
+    KT_OK(kr_filter_plan_create(&fh, cpu, 200, 181, &fo));
+    kr_array *fd = NULL, *fhost = NULL, *fback = NULL;
+    KT_OK(kr_array_create_like(&fhost, s, KR_HOST, NULL));
+    KT_OK(kr_array_create_like(&fd, s, KR_DEVICE, c));
+    KT_OK(kr_filter_execute(fh, s, fhost));
+    KT_OK(kr_filter_execute(fp, ds, fd));
+    KT_OK(kr_filter_execute(fp, ds, ds)); /* in place */
+    KT_OK(kr_array_clone(&fback, ds, KR_HOST, c));
+    double range, dm = maxdiff(fback, fhost, &range);
+    KT_LE(dm / range, 2e-6);
+    kr_array_destroy(fback);
+    KT_OK(kr_array_clone(&fback, fd, KR_HOST, c));
+    dm = maxdiff(fback, fhost, &range);
+    KT_LE(dm / range, 2e-6);
+    kr_filter_plan_destroy(fp);
+    kr_filter_plan_destroy(fh);
+    kr_ctx_destroy(cpu);
+    kr_array_destroy(fd);
+    kr_array_destroy(fhost);
+    kr_array_destroy(fback);
+    kr_fbp_plan_destroy(p);
+    kr_array_destroy(ds);
+    kr_array_destroy(di);
+    kr_array_destroy(h);
+    kr_array_destroy(one);
+    kr_array_destroy(all);
+    kr_array_destroy(s);
+    kr_array_destroy(sb);
+    kr_ct_geom_destroy(g);
+    free(e);
+    kr_ctx_destroy(c);
+}
+
+/* Informative timing of the two reference problems (data on the device, filter included). */
+static void test_timing(void)
+{
+    kr_ctx *c = cuda_ctx();
+    const int64_t cfg[2][3] = {{512, 720, 512}, {2048, 2048, 3072}};
+    for (int k = 0; k < 2; k++) {
+        const int64_t n = cfg[k][0], nv = cfg[k][1], nd = cfg[k][2];
+        kr_ct_geom *g = tf_geom(KR_CT_PARALLEL2D, nv, 0, 180, nd, 1.0, 0, 0, n, 1.0);
+        kr_fbp_opts o;
+        kr_fbp_opts_default(&o);
+        kr_fbp_plan *p = NULL;
+        KT_OK(kr_fbp_plan_create(&p, c, g, &o));
+        int64_t sd[2] = {nd, nv}, id[2] = {n, n};
+        kr_array *ds = NULL, *di = NULL;
+        KT_OK(kr_array_create(&ds, KR_F32, 2, sd, KR_DEVICE, c));
+        KT_OK(kr_array_create(&di, KR_F32, 2, id, KR_DEVICE, c));
+        double best = 1e9, bbp = 1e9;
+        for (int r = 0; r < 12; r++) {
+            KT_OK(kri_device_synchronize(c));
+            double t0 = kr_time_now();
+            KT_OK(kr_fbp_execute(p, ds, di));
+            KT_OK(kri_device_synchronize(c));
+            double t1 = kr_time_now();
+            if (r > 1) best = fmin(best, t1 - t0);
+        }
+        KT_OK(kr_fbp_filter(p, ds));
+        for (int r = 0; r < 12; r++) {
+            KT_OK(kri_device_synchronize(c));
+            double t0 = kr_time_now();
+            KT_OK(kr_fbp_backproject(p, di));
+            KT_OK(kri_device_synchronize(c));
+            if (r > 1) bbp = fmin(bbp, kr_time_now() - t0);
+        }
+        kr_fbp_info info;
+        KT_OK(kr_fbp_plan_info(p, &info));
+        printf("  timing %lld^2 from %lld x %lld: FBP %.3f ms (backprojection %.3f ms), kernel %s, "
+               "groups %d\n",
+               (long long)n, (long long)nv, (long long)nd, best * 1e3, bbp * 1e3, info.kernel,
+               info.view_groups);
+        kr_fbp_plan_destroy(p);
+        kr_array_destroy(ds);
+        kr_array_destroy(di);
+        kr_ct_geom_destroy(g);
+    }
+    kr_ctx_destroy(c);
+}
+
+int main(void)
+{
+    kt_require_gpu();
+    KT_RUN(test_parity);
+    KT_RUN(test_filters_batches_split);
+    KT_RUN(test_timing);
+    return kt_finish();
+}

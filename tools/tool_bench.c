@@ -1,0 +1,186 @@
+/* kray bench: benchmark programs (`kray bench <name> [options]`). Benchmarks are programs, not
+ * tests: they print a table (or JSON lines with --json) and may run peers in the same session. */
+#include "tool_bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kc_bench {
+    const char *name, *summary;
+    int (*main)(int argc, char **argv);
+} kc_bench;
+
+static const kc_bench kc_benches[] = {
+    {"fbp2d",
+     "2-D FBP battery: phantoms and a real CT slice, every backend and precision, "
+     "accuracy, peers (scikit-image iradon, ASTRA FBP_CUDA)",
+     kc_bench_fbp2d},
+};
+#define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
+
+static void kc_bench_list(FILE *f)
+{
+    fprintf(f, "Usage: kray bench <name> [options]    (kray bench <name> --help)\n\n"
+               "Benchmarks (programs, not tests: a table on stdout, JSON lines with --json):\n");
+    for (int i = 0; i < KC_NBENCH; i++)
+        fprintf(f, "  %-8s %s\n", kc_benches[i].name, kc_benches[i].summary);
+}
+
+int kc_tool_bench(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "kray bench: no benchmark named (run 'kray bench --help' for the list)\n");
+        return KC_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        kc_bench_list(stdout);
+        return 0;
+    }
+    for (int i = 0; i < KC_NBENCH; i++)
+        if (!strcmp(argv[1], kc_benches[i].name)) return kc_benches[i].main(argc - 1, argv + 1);
+    fprintf(stderr, "kray bench: unknown benchmark '%s' (run 'kray bench --help' for the list)\n",
+            argv[1]);
+    return KC_EXIT_USAGE;
+}
+
+void kc_tstats_of(const double *t, int n, kc_tstats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    if (n < 1) return;
+    double sum = 0;
+    s->min = s->max = t[0];
+    for (int i = 0; i < n; i++) {
+        sum += t[i];
+        s->min = fmin(s->min, t[i]);
+        s->max = fmax(s->max, t[i]);
+    }
+    s->mean = sum / n;
+    double v = 0;
+    for (int i = 0; i < n; i++) v += (t[i] - s->mean) * (t[i] - s->mean);
+    s->std = n > 1 ? sqrt(v / (n - 1)) : 0;
+}
+
+void kc_bench_machine(char *cpu, size_t ncpu, char *gpu, size_t ngpu)
+{
+    char model[256] = "unknown CPU", line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10)) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c++;
+                while (*c == ' ') c++;
+                c[strcspn(c, "\n")] = 0;
+                snprintf(model, sizeof model, "%s", c);
+            }
+            break;
+        }
+    }
+    if (f) fclose(f);
+    kr_ctx *ctx = NULL;
+    int threads = 1;
+    if (kr_ctx_create(&ctx, KR_BACKEND_CPU) == KR_OK) threads = kr_ctx_threads(ctx);
+    kr_ctx_destroy(ctx);
+    snprintf(cpu, ncpu, "%s, %d threads", model, threads);
+    int n = 0;
+    if (kr_cuda_device_count(&n) == KR_OK && n > 0) {
+        if (kr_cuda_device_name(0, gpu, ngpu) != KR_OK) snprintf(gpu, ngpu, "CUDA device 0");
+    } else {
+        snprintf(gpu, ngpu, "none");
+    }
+}
+
+static void kc_xml(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs("&lt;", f);
+        else if (*s == '>')
+            fputs("&gt;", f);
+        else if (*s == '&')
+            fputs("&amp;", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+int kc_svg_bars(const char *path, const char *title, const char *ylabel, const kc_bar *bars,
+                int nbars)
+{
+    static const char *const colours[8] = {"#4c72b0", "#dd8452", "#55a868", "#c44e52",
+                                           "#8172b3", "#937860", "#da8bc3", "#8c8c8c"};
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return -1;
+    const double W = 80.0 + 70.0 * (nbars > 0 ? nbars : 1), H = 420, x0 = 70, y0 = 40,
+                 ph = 280; /* plot height */
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < nbars; i++)
+        if (bars[i].value > 0) {
+            lo = fmin(lo, fmax(bars[i].value - bars[i].err, bars[i].value * 0.5));
+            hi = fmax(hi, bars[i].value + bars[i].err);
+        }
+    if (!(hi > 0)) lo = 1e-3, hi = 1;
+    double llo = floor(log10(lo)), lhi = ceil(log10(hi));
+    if (lhi <= llo) lhi = llo + 1;
+#define KC_Y(v) (y0 + ph - ph * (log10(v) - llo) / (lhi - llo))
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "font-family=\"sans-serif\" font-size=\"12\">\n",
+            W, H);
+    fprintf(f,
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%.0f\" y=\"22\" "
+            "font-size=\"14\">",
+            x0);
+    kc_xml(f, title);
+    fprintf(f, "</text>\n");
+    for (double e = llo; e <= lhi + 1e-9; e += 1) {
+        double y = y0 + ph - ph * (e - llo) / (lhi - llo);
+        fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x0,
+                W - 10, y, y);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", x0 - 6, y + 4,
+                pow(10, e));
+    }
+    fprintf(f, "<text transform=\"translate(16,%.0f) rotate(-90)\" text-anchor=\"middle\">",
+            y0 + ph / 2);
+    kc_xml(f, ylabel);
+    fprintf(f, "</text>\n");
+    for (int i = 0; i < nbars; i++) {
+        double v = bars[i].value;
+        if (!(v > 0)) continue;
+        double x = x0 + 10 + 70.0 * i, y = KC_Y(v);
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"50\" height=\"%.1f\" fill=\"%s\"/>\n", x, y,
+                y0 + ph - y, colours[bars[i].colour & 7]);
+        if (bars[i].err > 0) {
+            double ya = KC_Y(v + bars[i].err), yb = KC_Y(fmax(v - bars[i].err, v * 1e-3));
+            fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+                    x + 25, x + 25, ya, yb);
+        }
+        fprintf(f,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%.3g</text>\n",
+                x + 25, y - 4, v);
+        fprintf(f, "<text transform=\"translate(%.1f,%.0f) rotate(40)\" font-size=\"11\">", x + 20,
+                y0 + ph + 14);
+        kc_xml(f, bars[i].label);
+        fprintf(f, "</text>\n");
+    }
+#undef KC_Y
+    fprintf(f, "</svg>\n");
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        remove(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,31 @@
+/* kray bench: benchmark programs (not tests). Each bench is one function in its own file
+ * tools/tool_bench_<name>.c, listed in the table of tools/tool_bench.c. Shared here: timing
+ * statistics, the machine description, JSON helpers and an SVG bar chart writer. */
+#ifndef KRAY_TOOLS_BENCH_H
+#define KRAY_TOOLS_BENCH_H
+
+#include "cli.h"
+
+int kc_bench_fbp2d(int argc, char **argv);
+
+/* Statistics of n timings (seconds), n >= 1: mean, sample standard deviation, min, max. */
+typedef struct kc_tstats {
+    int n;
+    double mean, std, min, max;
+} kc_tstats;
+void kc_tstats_of(const double *t, int n, kc_tstats *s);
+
+/* "Intel(R) Xeon(R) ..., 2 threads" and, when a GPU is usable, its description. */
+void kc_bench_machine(char *cpu, size_t ncpu, char *gpu, size_t ngpu);
+
+/* SVG bar chart: nbars bars with values (> 0) and error bars (>= 0), grouped by colour index
+ * (0..7), log-scaled y axis, labels under the bars. Returns 0 or -1 (errno set). */
+typedef struct kc_bar {
+    const char *label; /* e.g. "cpu f32" */
+    double value, err;
+    int colour;
+} kc_bar;
+int kc_svg_bars(const char *path, const char *title, const char *ylabel, const kc_bar *bars,
+                int nbars);
+
+#endif
