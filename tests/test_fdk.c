@@ -328,27 +328,32 @@ static void test_filters(void)
     kr_fdk_opts o;
     kr_fdk_opts_default(&o);
     kr_array *vf = kt_fdk(ctx, &c, &o, proj);
-    o.filter = 1;
+    o.filter = KR_FILTER_DIRECT;
     kr_array *vd = kt_fdk(ctx, &c, &o, proj);
     double r = 0, d = vf && vd ? kt_maxdiff(vf, vd, &r) : 1;
     printf("  fft vs direct filter: max |diff| / max %.3g\n", d / r);
     KT_LE(d, 1e-5 * r);
-    for (int w = 1; w <= 4; w++) {
+    for (int w = 1; w <= 5; w++) {
         kr_fdk_opts_default(&o);
-        o.window = w;
-        o.cutoff = w == 4 ? 0.8 : 1.0;
+        if (w == 5) {
+            o.filter = KR_FILTER_SEED; /* the seed document's kernel, with its constant */
+        } else {
+            o.window = (kr_filter_window)w;
+            o.cutoff = w == 4 ? 0.8 : 1.0;
+        }
         kr_array *v = kt_fdk(ctx, &c, &o, proj);
         if (!v) continue;
         double mean[64], sd[64], wm = 0;
         int n = ball_profile(v, 8, mean, sd);
         for (int a = 0; a < n; a++) wm = fmax(wm, fabs(mean[a] - 0.02) / 0.02);
-        printf("  window %d: ball annuli to r 8 within %.5f of the density\n", w, wm);
+        printf("  %s: ball annuli to r 8 within %.5f of the density\n",
+               w == 5 ? "seed kernel" : kr_filter_window_name(o.window), wm);
         KT_LE(wm, 0.005);
         kr_array_destroy(v);
     }
     kr_fdk_opts_default(&o);
-    o.filter = 1;
-    o.window = 4;
+    o.filter = KR_FILTER_DIRECT;
+    o.window = KR_WINDOW_HANN;
     kr_ct_view *v = kt_cone_views(&c);
     kr_fdk_plan *p = NULL;
     KT_STATUS(kr_fdk_plan_create_views(&p, ctx, c.nu, c.nv, v, c.nviews, &c.grid, &o),

@@ -78,6 +78,7 @@
 
 #include "kray/core.h"
 #include "kray/ct.h"
+#include "kray/fbp.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,10 +97,9 @@ const char *kr_fdk_kernel_name(kr_fdk_kernel k); /* "auto", "smem", "smem32", "g
 kr_status kr_fdk_kernel_from_name(const char *s, kr_fdk_kernel *k);
 
 typedef struct kr_fdk_opts {
-    int filter;         /* a kr_filter_method of kray/fbp.h: 0 = fft (default), 1 = direct
-                           (band-limited Ram-Lak), 2 = seed (-1/(4n^2-1) with its constant) */
-    int window;         /* a kr_filter_window: 0 ramlak (default), 1 shepp-logan, 2 cosine,
-                           3 hamming, 4 hann (fft only) */
+    kr_filter_method filter; /* KR_FILTER_FFT (default), KR_FILTER_DIRECT (band-limited
+                                Ram-Lak), KR_FILTER_SEED (-1/(4n^2-1) with its constant) */
+    kr_filter_window window; /* KR_WINDOW_RAMLAK (default) ... KR_WINDOW_HANN (fft only) */
     double cutoff;      /* fraction of Nyquist in (0, 1], default 1 (fft only) */
     int short_scan;     /* -1 auto (default), 0 full-scan weights, 1 Parker weights */
     kr_dtype dtype;     /* KR_F32 (the only type supported) */

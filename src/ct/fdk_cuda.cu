@@ -322,7 +322,7 @@ __global__ void __launch_bounds__(256)
         if (kk < nk) vp[kk * zst] = acc[kk];
 }
 
-/* ---- pre-weighting, census, temporary filter ------------------------------------------------ */
+/* ---- pre-weighting and census ------------------------------------------------ */
 /* out slot b, row r (< nbmax), column a: raw(b, r, a) * weight, for r < nvb; zero beyond. */
 __global__ void k_fdk_weight(const float *__restrict__ raw, long long raw_slot, int nu, int nvb,
                              int nbmax, int vb0, int m0, int nb, const kri_fdk_wv *__restrict__ wv,
@@ -372,102 +372,6 @@ __global__ void k_fdk_census(const float *__restrict__ x, long long n,
     if (nn) atomicAdd(&cnt[0], nn);
     if (ni) atomicAdd(&cnt[1], ni);
     if (first != ~0ull) atomicMin(&cnt[2], first);
-}
-
-__global__ void k_fdk_filter_direct(const float *__restrict__ in, long long is,
-                                    float *__restrict__ out, long long os,
-                                    const float *__restrict__ h, int nu, long long nrows)
-{
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= nu) return;
-    for (long long r = blockIdx.y; r < nrows; r += gridDim.y) {
-        const float *x = in + r * is;
-        float acc = 0.0f;
-        for (int m = 0; m < k; m++) acc += h[k - m] * x[m];
-        for (int m = k; m < nu; m++) acc += h[m - k] * x[m];
-        out[r * os + k] = acc;
-    }
-}
-
-__global__ void k_fdk_filter_pack(const float *__restrict__ in, long long is,
-                                  float *__restrict__ w, int N, int L, long long R, int cplx)
-{
-    const int m = blockIdx.x * blockDim.x + threadIdx.x;
-    if (m >= L) return;
-    for (long long r = blockIdx.y; r < R; r += gridDim.y) {
-        const float x = m < N ? in[r * is + m] : 0.0f;
-        if (cplx) {
-            w[2 * ((long long)m + (long long)L * r)] = x;
-            w[2 * ((long long)m + (long long)L * r) + 1] = 0.0f;
-        } else {
-            w[(long long)m + (long long)L * r] = x;
-        }
-    }
-}
-
-__global__ void k_fdk_filter_mul(float2 *__restrict__ w, const float *__restrict__ h, int L,
-                                 long long R)
-{
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= L) return;
-    const float g = h[k];
-    for (long long r = blockIdx.y; r < R; r += gridDim.y) {
-        float2 c = w[k + (long long)L * r];
-        c.x *= g;
-        c.y *= g;
-        w[k + (long long)L * r] = c;
-    }
-}
-
-__global__ void k_fdk_filter_unpack(const float2 *__restrict__ w, int L, float *__restrict__ out,
-                                    long long os, int N, long long R)
-{
-    const int m = blockIdx.x * blockDim.x + threadIdx.x;
-    if (m >= N) return;
-    for (long long r = blockIdx.y; r < R; r += gridDim.y) out[r * os + m] = w[m + (long long)L * r].x;
-}
-
-static dim3 kri_grid2(int64_t n, int64_t rows)
-{
-    return dim3((unsigned)((n + 127) / 128), (unsigned)(rows < 65535 ? rows : 65535));
-}
-
-extern "C" kr_status kri_cuda_fdk_filter_pack(void *stream, const float *in, int64_t is,
-                                              void *work, int64_t N, int64_t L, int64_t R,
-                                              int cplx)
-{
-    k_fdk_filter_pack<<<kri_grid2(L, R), 128, 0, (cudaStream_t)stream>>>(
-        in, is, (float *)work, (int)N, (int)L, R, cplx);
-    KRI_LAUNCHED("the FDK filter packing kernel");
-    return KR_OK;
-}
-
-extern "C" kr_status kri_cuda_fdk_filter_mul(void *stream, void *work, const void *resp,
-                                             int64_t L, int64_t R)
-{
-    k_fdk_filter_mul<<<kri_grid2(L, R), 128, 0, (cudaStream_t)stream>>>(
-        (float2 *)work, (const float *)resp, (int)L, R);
-    KRI_LAUNCHED("the FDK filter kernel");
-    return KR_OK;
-}
-
-extern "C" kr_status kri_cuda_fdk_filter_unpack(void *stream, const void *work, int64_t L,
-                                                float *out, int64_t os, int64_t N, int64_t R)
-{
-    k_fdk_filter_unpack<<<kri_grid2(N, R), 128, 0, (cudaStream_t)stream>>>(
-        (const float2 *)work, (int)L, out, os, (int)N, R);
-    KRI_LAUNCHED("the FDK filter unpacking kernel");
-    return KR_OK;
-}
-
-extern "C" kr_status kri_cuda_fdk_filter_direct(void *stream, const void *in, int64_t is,
-                                                float *out, int64_t os, const void *kern,
-                                                int64_t N, int64_t R)
-{
-    k_fdk_filter_direct<<<kri_grid2(N, R), 128, 0, (cudaStream_t)stream>>>(
-        (const float *)in, is, out, os, (const float *)kern, (int)N, R);
-    KRI_LAUNCHED("the FDK direct filter kernel");
-    return KR_OK;
 }
 
 /* ---- plan state ------------------------------------------------------------------------------ */

@@ -41,7 +41,7 @@ typedef struct kri_fdk_wv {
 /* Clamp of detector coordinates before the bilinear lookup: u in [-1, nu], v in [-1, nv];
  * values outside the detector are zero, so the clamp never changes a result. */
 
-/* ---- filter (one internal entry: the kray filter module) ---------------------------------- */
+/* ---- filter (fdk.c: the one entry into the kray filter module, kray/fbp.h) ----------------- */
 typedef struct kri_fdk_filt kri_fdk_filt;
 kr_status kri_fdk_filt_create(kri_fdk_filt **f, const kr_ctx *ctx, int64_t nu, int64_t nrows,
                               const kr_fdk_opts *o);
@@ -145,22 +145,6 @@ kr_status kri_cuda_fdk_count_nonfinite(kr_fdk_plan *p, const float *x, int64_t n
                                        int64_t *nnan, int64_t *ninf, int64_t *first);
 /* Free device memory in bytes (for the auto budget). */
 kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes);
-
-/* Interim filter kernels (fdk_filter.c; until the filter module is in the tree). All run on
- * `stream` and do not synchronise.
- *   pack:   rows of in (stride is) into work: complex [L, R] zero-padded rows (cplx != 0) or
- *           real [N, R] rows (cplx == 0);
- *   mul:    work [L, R] complex *= resp [L] (real);
- *   unpack: real parts of work [L, R] into out rows (stride os), N values each;
- *   direct: out row r = linear convolution of in row r (stride is) with kern lags [N]. */
-kr_status kri_cuda_fdk_filter_pack(void *stream, const float *in, int64_t is, void *work,
-                                   int64_t N, int64_t L, int64_t R, int cplx);
-kr_status kri_cuda_fdk_filter_mul(void *stream, void *work, const void *resp, int64_t L,
-                                  int64_t R);
-kr_status kri_cuda_fdk_filter_unpack(void *stream, const void *work, int64_t L, float *out,
-                                     int64_t os, int64_t N, int64_t R);
-kr_status kri_cuda_fdk_filter_direct(void *stream, const void *in, int64_t is, float *out,
-                                     int64_t os, const void *kern, int64_t N, int64_t R);
 
 #ifdef __cplusplus
 }
