@@ -67,9 +67,10 @@ grep -q "1 NaN and 0 infinite values (the first at u 7, v 5, view 3)" "$T/err" &
 expect_rc 1 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 --angles 0:120 "$T/proj.npy" \
     "$T/x.npy"
 
-# benchmark mode on the CPU: JSON lines
-expect_rc 0 fdk "$KRAY" fdk --bench --backend cpu --bench-size 16 --bench-views 8 \
-    --bench-det 24x20 --reps 1
+# the benchmark on the CPU: JSON lines
+expect_rc 0 "bench fdk" "$KRAY" bench fdk --json --backend cpu --size 16 --views 8 --det 24x20 \
+    --reps 1
 [ "$(grep -c '"case": "fdk' "$T/out")" = 2 ] && ok "bench lines" || fail "bench: $(cat "$T/out")"
+expect_rc 2 "bench fdk" "$KRAY" bench fdk --det 24 --backend cpu
 
 [ "$NFAIL" -eq 0 ] || exit 1

@@ -1,5 +1,5 @@
-/* kray fdk: cone-beam FDK reconstruction (and --bench, its benchmark). The geometry options are
- * those of the other cone-beam tools (tools/cone_common.h). */
+/* kray fdk: cone-beam FDK reconstruction. The geometry options are those of the other cone-beam
+ * tools (tools/cone_common.h); the benchmark is `kray bench fdk` (bench_fdk.c). */
 #include "cone_common.h"
 #include "fdk_tool.h"
 
@@ -37,10 +37,8 @@ int kc_tool_fdk(int argc, char **argv)
     kc_cone a;
     memset(&a, 0, sizeof a);
     double cutoff = 1;
-    int filter = 0, window = 0, parker = 0, kernel = 0, bench = 0, reps = 5, slice = -1;
+    int filter = 0, window = 0, parker = 0, kernel = 0, slice = -1;
     int64_t batch = 0, slab = 0;
-    kc_dims bdet = {0, {0}};
-    int bsize = 0, bviews = 0;
     /* clang-format off */
     const kc_opt opts[] = {
         {"geom", 'g', KC_STRING, &a.geom, NULL, "FILE",
@@ -93,23 +91,11 @@ int kc_tool_fdk(int argc, char **argv)
          "auto|smem|smem32|global", 0, 0, NULL},
         {"slice", 0, KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)",
          NULL, -1, 2e9, NULL},
-        {"bench", 0, KC_FLAG, &bench, NULL, NULL,
-         "benchmark on synthetic data instead of files: one JSON line per case", NULL, 0, 0,
-         NULL},
-        {"bench-size", 0, KC_INT, &bsize, "0", "N",
-         "benchmark volume N^3 (0: 512 then 1024 on CUDA, 128 on the CPU)", NULL, 0, 4096, NULL},
-        {"bench-views", 0, KC_INT, &bviews, "0", "N",
-         "benchmark views (0: 496 on CUDA, 120 on the CPU)", NULL, 0, 100000, NULL},
-        {"bench-det", 0, KC_DIMS, &bdet, NULL, "UxV",
-         "benchmark detector (default 1248x960 on CUDA, 312x240 on the CPU)", NULL, 1, 1 << 20,
-         NULL},
-        {"reps", 0, KC_INT, &reps, "5", "N", "benchmark repetitions (the best is reported)",
-         NULL, 1, 1000, NULL},
         {0}};
     /* clang-format on */
     const kc_arg args[] = {{"projections", &in, "line integrals [u, v, view] (any readable format)",
-                            1},
-                           {"volume", &out, "reconstruction [x, y, z] in 1/mm", 1},
+                            0},
+                           {"volume", &out, "reconstruction [x, y, z] in 1/mm", 0},
                            {0}};
     const kc_spec spec = {
         "fdk",
@@ -127,11 +113,7 @@ int kc_tool_fdk(int argc, char **argv)
         "  kray fdk --geom g.json proj.nrrd vol.nrrd\n"
         "  kray fdk --sod 750 --sdd 1200 --pitch 0.32 --vol 256 --voxel 1 proj.npy vol.nii\n"
         "  kray fdk --sod 750 --sdd 1200 --short-scan --gpu-mem 512M proj.npy vol.nrrd\n"
-        "  kray fdk --bench --backend cuda        (RabbitCT-sized: 496 x 1248 x 960 -> 512^3, "
-        "1024^3)\n"
-        "With --bench no files are read: synthetic projections are reconstructed (data on the\n"
-        "device for CUDA) and one JSON line per case is printed: the backprojection alone\n"
-        "(every CUDA kernel when --kernel is auto) and the whole FDK.",
+        "Benchmark: kray bench fdk.",
         NULL,
         NULL};
     kc_common c;
@@ -151,13 +133,6 @@ int kc_tool_fdk(int argc, char **argv)
         return kc_usage("fdk", "--gpu-mem '%s' is not a size (e.g. 512M, 2G or bytes)", mem_s);
     if (c.precision == 1)
         return kc_usage("fdk", "--precision f64 is not supported: FDK runs in f32");
-    if (bench) {
-        if (in || out) return kc_usage("fdk", "--bench takes no file arguments");
-        kc_fdk_bench_args b = {bsize, bviews, bdet.n ? bdet.d[0] : 0, bdet.n > 1 ? bdet.d[1] : 0,
-                               reps, kernel == 0};
-        return kc_fdk_bench(&c, &o, &b);
-    }
-    if (!in || !out) return kc_usage("fdk", "two files are needed: <projections> <volume>");
     if ((r = kc_check_output("fdk", out)) != 0) return r;
 
     kr_array *proj = NULL, *vol = NULL;

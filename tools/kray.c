@@ -37,7 +37,7 @@ static const kc_tool kc_tools[] = {
     {"fbp", "2-D filtered backprojection (parallel and fan beam) of a sinogram", kc_tool_fbp},
     {"bench", "benchmark programs (fbp2d): timings, accuracy and peers, table or JSON lines",
      kc_tool_bench},
-    {"fdk", "cone-beam FDK reconstruction of a circular scan (--bench: its benchmark)", kc_tool_fdk},
+    {"fdk", "cone-beam FDK: cosine/Parker weights, ramp filter, voxel-driven backprojection", kc_tool_fdk},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))
 

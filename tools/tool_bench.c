@@ -18,6 +18,7 @@ static const kc_bench kc_benches[] = {
      "2-D FBP battery: phantoms and a real CT slice, every backend and precision, "
      "accuracy, peers (scikit-image iradon, ASTRA FBP_CUDA)",
      kc_bench_fbp2d},
+    {"fdk", "cone-beam FDK and its backprojector, RabbitCT-sized, every kernel; peer ASTRA", kc_bench_fdk},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
 
