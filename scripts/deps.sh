@@ -5,8 +5,8 @@
 #                   nibabel); tests that need a missing peer report "skipped" instead of failing
 set -euo pipefail
 what=${1:-build}
-build_pkgs=(gcc g++ make cmake pkg-config libfftw3-dev libpng-dev zlib1g-dev libdcmtk-dev)
-test_pkgs=(bart python3 python3-numpy python3-skimage python3-nibabel python3-pil python3-pydicom dcmtk teem-apps)
+build_pkgs=(gcc g++ make cmake pkg-config libfftw3-dev libpng-dev zlib1g-dev libdcmtk-dev libismrmrd-dev)
+test_pkgs=(bart python3 python3-numpy python3-skimage python3-nibabel python3-pil python3-pydicom dcmtk teem-apps ismrmrd-tools)
 pkgs=("${build_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 

@@ -23,6 +23,8 @@ int kc_tool_sim(int argc, char **argv);
 int kc_tool_coils(int argc, char **argv);
 int kc_tool_fbp(int argc, char **argv);
 int kc_tool_bench(int argc, char **argv);
+int kc_tool_recon(int argc, char **argv);
+int kc_tool_sense(int argc, char **argv);
 int kc_tool_fdk(int argc, char **argv);
 
 /* ---- errors -------------------------------------------------------------------------------- */

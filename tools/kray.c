@@ -37,6 +37,10 @@ static const kc_tool kc_tools[] = {
     {"fbp", "2-D filtered backprojection (parallel and fan beam) of a sinogram", kc_tool_fbp},
     {"bench", "benchmark programs (fbp2d): timings, accuracy and peers, table or JSON lines",
      kc_tool_bench},
+    {"recon", "Cartesian MRI: centred FFT, RSS / optimal coil combination, undersampling",
+     kc_tool_recon},
+    {"sense", "SENSE parallel imaging with g-factor maps and ESPIRiT maps (CPU, GPU)",
+     kc_tool_sense},
     {"fdk", "cone-beam FDK: cosine/Parker weights, ramp filter, voxel-driven backprojection", kc_tool_fdk},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))

@@ -22,7 +22,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#define KC_PY "/usr/bin/python3"
+/* The peers' Python: $KRAY_PYTHON when set (e.g. a venv with numpy and astra), else Debian's
+ * interpreter. KC_PY is expanded by the shell of popen()/system(). */
+#define KC_PY "\"${KRAY_PYTHON:-/usr/bin/python3}\""
+static const char *kc_py_path(void)
+{
+    const char *p = getenv("KRAY_PYTHON");
+    return p && *p ? p : "/usr/bin/python3";
+}
 #define KC_PI 3.14159265358979323846
 #define KC_CT_SMALL "/usr/lib/python3/dist-packages/pydicom/data/test_files/CT_small.dcm"
 #define KC_MAXCASE 12
@@ -503,22 +510,22 @@ int kc_bench_fbp2d(int argc, char **argv)
     if (peers_auto || kc_has(peers, "skimage")) {
         int found =
             kc_find_script(peer_dir, argv[0], "peer_skimage.py", sk_script, sizeof sk_script);
-        int avail = found && access(KC_PY, X_OK) == 0 &&
+        int avail = found && access(kc_py_path(), X_OK) == 0 &&
                     system(KC_PY " -c 'import skimage.transform' >/dev/null 2>&1") == 0;
         if (!avail && !peers_auto)
             return kc_usage(tool, "--peers skimage: %s",
-                            found ? "scikit-image is not importable by " KC_PY
+                            found ? "scikit-image is not importable by the peer Python ($KRAY_PYTHON or /usr/bin/python3)"
                                   : "bench/peer_skimage.py not found (--peer-dir)");
         use_sk = avail;
     }
     if (kc_has(peers, "astra") || (peers_auto && gpu_ok)) {
         int found = kc_find_script(peer_dir, argv[0], "peer_astra.py", as_script, sizeof as_script);
-        int avail = found && access(KC_PY, X_OK) == 0 &&
+        int avail = found && access(kc_py_path(), X_OK) == 0 &&
                     system(KC_PY " -c 'import astra' >/dev/null 2>&1") == 0;
         if (!avail && !peers_auto)
             fprintf(stderr,
                     "kray bench fbp2d: ASTRA peer unavailable (%s); continuing without it\n",
-                    found ? "python module astra not importable by " KC_PY
+                    found ? "python module astra not importable by the peer Python ($KRAY_PYTHON or /usr/bin/python3)"
                           : "bench/peer_astra.py not found");
         use_as = avail;
     }

@@ -13,6 +13,8 @@
 #include "kray/linop.h"
 #include "kray/metrics.h"
 #include "kray/phantom.h"
+#include "kray/recon.h"
+#include "kray/sense.h"
 #include "kray/coils.h"
 #include "kray/sim.h"
 

@@ -15,6 +15,9 @@ const char *kr_build_features(void)
 #ifdef KRAY_HAVE_DCMTK
            " dcmtk"
 #endif
+#ifdef KRAY_HAVE_ISMRMRD
+           " ismrmrd"
+#endif
 #ifdef KRAY_HAVE_ZLIB
            " zlib"
 #endif

@@ -1,0 +1,21 @@
+/* Private interface between src/io/ismrmrd.c and src/io/ismrmrd_write.c (libismrmrd builds). */
+#ifndef KRAY_ISMRMRD_INTERNAL_H
+#define KRAY_ISMRMRD_INTERNAL_H
+
+#ifdef KRAY_HAVE_ISMRMRD
+#include "kray/core.h"
+
+#include <ismrmrd/dataset.h>
+
+/* Serialise libismrmrd / HDF5 calls (the serial HDF5 build is not thread-safe) and route
+ * libismrmrd's error messages to this thread's buffer (cleared on enter). */
+void kri_ismrmrd_enter(void);
+void kri_ismrmrd_leave(void);
+/* First libismrmrd error message since kri_ismrmrd_enter on this thread ("" when none). */
+const char *kri_ismrmrd_error(void);
+/* Open (create != 0: create/truncate) `path` group `group`; KR_ERR_IO / KR_ERR_FORMAT with a
+ * sentence on failure (nothing to close then). Call between enter and leave. */
+kr_status kri_ismrmrd_open(ISMRMRD_Dataset *d, const char *path, const char *group, int create);
+#endif
+
+#endif
