@@ -1,24 +1,20 @@
 /* kray backproject: the matched cone-beam backprojector (the exact adjoint of the projector of
  * `kray project`), or the FDK backprojector of the fdk module (--kind fdk). */
 #include "cone_common.h"
+#include "kray/fdk.h"
 
 #include <string.h>
 
-/* ---- --kind fdk -------------------------------------------------------------------------------
- * The voxel-driven, distance-weighted FDK backprojector belongs to the fdk module
- * (include/kray/fdk.h). It was not part of this build when this tool was written: the lead
- * connects it here (read the projections, call the fdk module's backprojection on ctx, write
- * the volume with kc_cone_write). */
+/* --kind fdk: the FDK module's distance-weighted voxel-driven backprojector (kray/fdk.h), on
+ * projections that are already weighted and filtered. */
 static int kc_backproject_fdk(const kr_ctx *ctx, const kr_ct_geom *g, const kr_array *proj,
                               kr_array *vol)
 {
-    (void)ctx;
-    (void)g;
-    (void)proj;
-    (void)vol;
-    fprintf(stderr, "kray backproject: --kind fdk is not available in this build (the FDK "
-                    "module is not part of it); use --kind matched\n");
-    return KC_EXIT_INPUT;
+    kr_fdk_plan *p = NULL;
+    kr_status s = kr_fdk_plan_create(&p, ctx, g, NULL);
+    if (s == KR_OK) s = kr_fdk_backproject(p, proj, vol);
+    kr_fdk_plan_destroy(p);
+    return s == KR_OK ? 0 : kc_fail("backproject", s);
 }
 
 int kc_tool_backproject(int argc, char **argv)

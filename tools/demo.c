@@ -17,6 +17,7 @@ static const kc_demo_section *const kc_sections[] = {
     &kc_demo_lsq,
     &kc_demo_ct2d,
     &kc_demo_cone,
+    &kc_demo_fdk,
 };
 #define KC_NSECTIONS ((int)(sizeof kc_sections / sizeof kc_sections[0]))
 

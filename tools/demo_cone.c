@@ -18,18 +18,15 @@ static kr_status kc_zslice(const kr_array *v, int64_t k, kr_array **out)
     return KR_OK;
 }
 
-/* ---- FDK --------------------------------------------------------------------------------------
- * The fdk module's part of this section: reconstruct `proj` (exact projections, host, [u, v,
- * view]) on d->ctx with FDK, add its central slices next to the CGLS ones and a row to the
- * table (same metrics against `truth`). Until that module is built in, a note says so. */
+/* FDK of a cone-beam scan has its own demo section (demo_fdk.c); this one points to it. */
 static kr_status kc_cone_fdk(kc_demo *d, const kr_ct_geom *g, const kr_array *proj,
                              const kr_array *truth)
 {
     (void)g;
     (void)proj;
     (void)truth;
-    kc_report_para(d->report, "FDK reconstruction of the same projections: not part of this "
-                              "build (the fdk module adds it here).");
+    kc_report_para(d->report, "The analytic reconstruction of a cone-beam scan (FDK, with the "
+                              "voxel-driven backprojector) is shown in the fdk section.");
     return KR_OK;
 }
 

@@ -42,6 +42,7 @@ static const kc_tool kc_tools[] = {
      kc_tool_recon},
     {"sense", "SENSE parallel imaging with g-factor maps and ESPIRiT maps (CPU, GPU)",
      kc_tool_sense},
+    {"fdk", "cone-beam FDK: cosine/Parker weights, ramp filter, voxel-driven backprojection", kc_tool_fdk},
 };
 #define KC_NTOOLS ((int)(sizeof kc_tools / sizeof kc_tools[0]))
 

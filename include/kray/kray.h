@@ -6,6 +6,7 @@
 #include "kray/ct.h"
 #include "kray/dicom.h"
 #include "kray/fbp.h"
+#include "kray/fdk.h"
 #include "kray/fft.h"
 #include "kray/traj.h"
 #include "kray/drft.h"

@@ -1,0 +1,734 @@
+/* FDK: options, geometry (per-view matrices, weights, Parker), validation, the CPU pipeline and
+ * the dispatch to CUDA. See kray/fdk.h for the definitions. */
+#include "fbp_internal.h"
+#include "fdk_internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static const char *const kri_fdk_kernel_names[KR_FDK_KERNEL_COUNT] = {"auto", "smem", "smem32",
+                                                                     "global"};
+
+const char *kr_fdk_kernel_name(kr_fdk_kernel k)
+{
+    return (unsigned)k < KR_FDK_KERNEL_COUNT ? kri_fdk_kernel_names[k] : "invalid";
+}
+
+kr_status kr_fdk_kernel_from_name(const char *s, kr_fdk_kernel *k)
+{
+    KRI_ARG_NOT_NULL(s);
+    KRI_ARG_NOT_NULL(k);
+    for (int i = 0; i < KR_FDK_KERNEL_COUNT; i++)
+        if (!strcmp(s, kri_fdk_kernel_names[i])) {
+            *k = (kr_fdk_kernel)i;
+            return KR_OK;
+        }
+    return kri_fail(KR_ERR_INVALID_ARG,
+                    "unknown FDK kernel '%s' (expected auto, smem, smem32 or global)", s);
+}
+
+void kr_fdk_opts_default(kr_fdk_opts *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->filter = KR_FILTER_FFT;
+    o->window = KR_WINDOW_RAMLAK;
+    o->cutoff = 1.0;
+    o->short_scan = -1;
+    o->dtype = KR_F32;
+    o->kernel = KR_FDK_KERNEL_AUTO;
+}
+
+/* ---- small vector helpers ------------------------------------------------------------------ */
+static double kri_dot(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static void kri_cross(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+static double kri_norm(const double *a) { return sqrt(kri_dot(a, a)); }
+static int kri_finite3(const double *a)
+{
+    return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
+}
+
+/* Double-precision matrices of one view (rows u, v, w over (i, j, k, 1)). */
+typedef struct kri_vgeom {
+    double P[3][4];
+    double n[3], dsd, dso, ulen;
+} kri_vgeom;
+
+static kr_status kri_fdk_view_geom(const kr_ct_view *V, const kr_ct_grid *g, int64_t nu,
+                                   int64_t nv, int64_t m, kri_vgeom *out)
+{
+    if (!kri_finite3(V->src) || !kri_finite3(V->det) || !kri_finite3(V->u) ||
+        !kri_finite3(V->v))
+        return kri_fail(KR_ERR_GEOMETRY, "view %lld: a view vector has a non-finite component",
+                        (long long)m);
+    double w[3] = {V->det[0] - V->src[0], V->det[1] - V->src[1], V->det[2] - V->src[2]};
+    double ul = kri_norm(V->u), vl = kri_norm(V->v), wl = kri_norm(w);
+    if (!(ul > 0) || !(vl > 0))
+        return kri_fail(KR_ERR_GEOMETRY, "view %lld: the detector pixel vector %s is zero",
+                        (long long)m, ul > 0 ? "v" : "u");
+    if (!(wl > 0))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "view %lld: the detector centre coincides with the source (degenerate "
+                        "source-detector distance)",
+                        (long long)m);
+    double vxw[3], wxu[3], uxv[3];
+    kri_cross(V->v, w, vxw);
+    kri_cross(w, V->u, wxu);
+    kri_cross(V->u, V->v, uxv);
+    double uvl = kri_norm(uxv);
+    if (!(uvl > 1e-9 * ul * vl))
+        return kri_fail(KR_ERR_GEOMETRY, "view %lld: the detector pixel vectors u and v are "
+                        "parallel", (long long)m);
+    double det = kri_dot(V->u, vxw); /* u . (v x w) */
+    if (!(fabs(det) > 1e-9 * ul * vl * wl))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "view %lld: the detector is seen edge-on from the source (det - src lies "
+                        "in the detector plane)",
+                        (long long)m);
+    double sg = det > 0 ? 1.0 : -1.0;
+    for (int d = 0; d < 3; d++) out->n[d] = sg * uxv[d] / uvl;
+    out->dsd = kri_dot(out->n, w); /* > 0 */
+    double a[3] = {-V->src[0], -V->src[1], 0.0};
+    out->dso = kri_dot(out->n, a);
+    out->ulen = ul;
+    if (!(out->dso > 0))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "view %lld: the rotation axis (z through the origin) is not between the "
+                        "source and the detector (source-axis distance along the detector "
+                        "normal %.6g mm)",
+                        (long long)m, out->dso);
+    /* corner voxel centre and steps */
+    double c[3], s[3];
+    for (int d = 0; d < 3; d++) {
+        c[d] = g->offset_mm[d] - 0.5 * (double)(g->n[d] - 1) * g->voxel_mm[d] - V->src[d];
+        s[d] = g->voxel_mm[d];
+    }
+    const double *rows[3] = {vxw, wxu, uxv};
+    double R[3][4];
+    for (int r = 0; r < 3; r++) {
+        for (int d = 0; d < 3; d++) R[r][d] = rows[r][d] / det * s[d];
+        R[r][3] = kri_dot(rows[r], c) / det;
+    }
+    for (int d = 0; d < 4; d++) {
+        out->P[2][d] = R[2][d];
+        out->P[0][d] = R[0][d] + 0.5 * (double)(nu - 1) * R[2][d];
+        out->P[1][d] = R[1][d] + 0.5 * (double)(nv - 1) * R[2][d];
+    }
+    /* the whole volume (voxel boxes) in front of the source: lambda > 0 at its 8 corners */
+    for (int cn = 0; cn < 8; cn++) {
+        double idx[3];
+        for (int d = 0; d < 3; d++)
+            idx[d] = (cn >> d & 1) ? (double)g->n[d] - 0.5 : -0.5;
+        double lam = R[2][0] * idx[0] + R[2][1] * idx[1] + R[2][2] * idx[2] + R[2][3];
+        if (!(lam > 1e-6))
+            return kri_fail(KR_ERR_GEOMETRY,
+                            "view %lld: the volume reaches the source or behind it (corner "
+                            "%d of the volume box; move the source further out or shrink the "
+                            "volume)",
+                            (long long)m, cn);
+    }
+    return KR_OK;
+}
+
+/* ---- view weights ------------------------------------------------------------------------- */
+static int kri_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Full-scan weights: half the cyclic angular gaps, over 2 (each ray is seen twice). */
+static kr_status kri_full_weights(const double *beta, int64_t n, double *w)
+{
+    double *s;
+    KRI_TRY(kri_alloc((void **)&s, (size_t)n * 2 * sizeof(double), "FDK view weights"));
+    for (int64_t m = 0; m < n; m++) {
+        double b = fmod(beta[m], 2 * M_PI);
+        if (b < 0) b += 2 * M_PI;
+        s[2 * m] = b;
+        s[2 * m + 1] = (double)m;
+    }
+    qsort(s, (size_t)n, 2 * sizeof(double), kri_cmp_double);
+    for (int64_t r = 0; r < n; r++) {
+        double prev = r > 0 ? s[2 * r] - s[2 * (r - 1)] : s[0] + 2 * M_PI - s[2 * (n - 1)];
+        double next = r + 1 < n ? s[2 * (r + 1)] - s[2 * r] : s[0] + 2 * M_PI - s[2 * r];
+        if (n == 1) prev = next = 2 * M_PI;
+        w[(int64_t)s[2 * r + 1]] = 0.25 * (prev + next);
+    }
+    kri_free(s);
+    return KR_OK;
+}
+
+static double kri_parker(double b, double g, double delta)
+{
+    double w = 1.0;
+    if (b < 2 * (delta + g)) {
+        double t = sin(0.25 * M_PI * b / (delta + g));
+        w = t * t;
+    } else if (b > M_PI + 2 * g) {
+        double t = sin(0.25 * M_PI * (M_PI + 2 * delta - b) / (delta - g));
+        w = t * t;
+    }
+    return w < 0 ? 0 : (w > 1 ? 1 : w);
+}
+
+/* Fan angle of detector column a in view m, positive towards the source's motion. */
+static double kri_gamma(const kr_ct_view *V, int64_t nu, double a, double sense)
+{
+    double px = V->det[0] + (a - 0.5 * (double)(nu - 1)) * V->u[0] - V->src[0];
+    double py = V->det[1] + (a - 0.5 * (double)(nu - 1)) * V->u[1] - V->src[1];
+    double sl = hypot(V->src[0], V->src[1]);
+    double cx = -V->src[0] / sl, cy = -V->src[1] / sl;
+    double tx = -sense * V->src[1] / sl, ty = sense * V->src[0] / sl;
+    return atan2(px * tx + py * ty, px * cx + py * cy);
+}
+
+static kr_status kri_fdk_weights(kr_fdk_plan *p, const kri_vgeom *vg)
+{
+    const int64_t n = p->nviews, nu = p->nu;
+    double *beta, *vw;
+    KRI_TRY(kri_alloc((void **)&beta, (size_t)n * 2 * sizeof(double), "FDK view angles"));
+    vw = beta + n;
+    int mono = 1;
+    double sense = 0;
+    beta[0] = 0;
+    double b0 = atan2(p->views[0].src[1], p->views[0].src[0]), prevb = b0;
+    for (int64_t m = 1; m < n; m++) {
+        double b = atan2(p->views[m].src[1], p->views[m].src[0]);
+        double d = remainder(b - prevb, 2 * M_PI);
+        prevb = b;
+        beta[m] = beta[m - 1] + d;
+        double sg = d > 0 ? 1.0 : (d < 0 ? -1.0 : 0.0);
+        if (sg == 0 || (sense != 0 && sg != sense)) mono = 0;
+        if (sense == 0) sense = sg;
+    }
+    if (n < 2) mono = 0;
+    double arc = n > 1 ? fabs(beta[n - 1]) : 0;
+    double step = n > 1 ? arc / (double)(n - 1) : 2 * M_PI;
+    /* fan angle from the outermost columns */
+    double gmax = 0;
+    for (int64_t m = 0; m < n; m++) {
+        double g0 = fabs(kri_gamma(&p->views[m], nu, 0, sense ? sense : 1));
+        double g1 = fabs(kri_gamma(&p->views[m], nu, (double)(nu - 1), sense ? sense : 1));
+        if (g0 > gmax) gmax = g0;
+        if (g1 > gmax) gmax = g1;
+    }
+    p->info.arc_deg = arc * 180 / M_PI;
+    p->info.fan_deg = 2 * gmax * 180 / M_PI;
+    int full = !mono || arc + step >= 2 * M_PI - 0.25 * step;
+    int shortscan = p->o.short_scan < 0 ? !full : p->o.short_scan;
+    kr_status s = KR_OK;
+    if (shortscan && !mono) {
+        s = kri_fail(KR_ERR_GEOMETRY,
+                     "Parker short-scan weights need views that turn monotonically about the z "
+                     "axis; these do not");
+        goto done;
+    }
+    if (shortscan) {
+        if (arc < M_PI * (1 - 1e-9)) {
+            s = kri_fail(KR_ERR_GEOMETRY,
+                         "the short scan covers %.6g degrees; FDK needs at least 180 degrees "
+                         "plus the fan angle (%.6g degrees)",
+                         arc * 180 / M_PI, 2 * gmax * 180 / M_PI);
+            goto done;
+        }
+        if (arc < M_PI + 2 * gmax - step)
+            kr_log(p->ctx, KR_LOG_WARN,
+                   "fdk: the short scan covers %.6g degrees, less than 180 + the fan angle "
+                   "%.6g = %.6g degrees: rays at the edge of the fan lack a conjugate ray and "
+                   "the reconstruction is incomplete there",
+                   arc * 180 / M_PI, 2 * gmax * 180 / M_PI, 180 + 2 * gmax * 180 / M_PI);
+        double delta = 0.5 * (arc - M_PI);
+        KRI_TRY(kri_alloc((void **)&p->parker, (size_t)(nu * n) * sizeof(float),
+                          "Parker weights"));
+        for (int64_t m = 0; m < n; m++) {
+            double b = fabs(beta[m]);
+            double lo = m > 0 ? fabs(beta[m]) - fabs(beta[m - 1]) : 0;
+            double hi = m + 1 < n ? fabs(beta[m + 1]) - fabs(beta[m]) : 0;
+            vw[m] = 0.5 * (lo + hi);
+            for (int64_t a = 0; a < nu; a++) {
+                double g = kri_gamma(&p->views[m], nu, (double)a, sense);
+                p->parker[a + nu * m] = (float)kri_parker(b, g, delta);
+            }
+        }
+    } else {
+        s = kri_full_weights(beta, n, vw);
+        if (s != KR_OK) goto done;
+        if (mono && arc + step < 2 * M_PI - 0.25 * step)
+            kr_log(p->ctx, KR_LOG_WARN,
+                   "fdk: full-scan weights forced on views that cover only %.6g degrees",
+                   (arc + step) * 180 / M_PI);
+    }
+    p->info.short_scan = shortscan;
+    for (int64_t m = 0; m < n; m++) {
+        const kr_ct_view *V = &p->views[m];
+        kri_fdk_wv *c = &p->wv[m];
+        memset(c, 0, sizeof *c);
+        for (int d = 0; d < 3; d++) {
+            c->r0[d] = (float)(V->det[d] - V->src[d] - 0.5 * (double)(p->nu - 1) * V->u[d] -
+                               0.5 * (double)(p->nv - 1) * V->v[d]);
+            c->u[d] = (float)V->u[d];
+            c->v[d] = (float)V->v[d];
+            c->n[d] = (float)vg[m].n[d];
+        }
+        c->scale = (float)(vw[m] * vg[m].dso / (vg[m].dsd * vg[m].ulen));
+    }
+done:
+    kri_free(beta);
+    return s;
+}
+
+/* Warn when the cylinder inscribed in the volume leaves the detector in some views. */
+static void kri_fdk_fov_check(kr_fdk_plan *p, const kri_vgeom *vg)
+{
+    const kr_ct_grid *g = &p->grid;
+    double rx = 0.5 * (double)g->n[0], ry = 0.5 * (double)g->n[1]; /* in voxels */
+    double r = fmin(rx * g->voxel_mm[0], ry * g->voxel_mm[1]);
+    int64_t bad = 0;
+    for (int64_t m = 0; m < p->nviews; m++) {
+        const kri_vgeom *v = &vg[m];
+        int out = 0;
+        for (int t = 0; t < 32 && !out; t++) {
+            double a = 2 * M_PI * (double)(t % 16) / 16.0;
+            double idx[3] = {0.5 * (double)(g->n[0] - 1) + r * cos(a) / g->voxel_mm[0],
+                             0.5 * (double)(g->n[1] - 1) + r * sin(a) / g->voxel_mm[1],
+                             t < 16 ? -0.5 : (double)g->n[2] - 0.5};
+            double q[3];
+            for (int k = 0; k < 3; k++)
+                q[k] = v->P[k][0] * idx[0] + v->P[k][1] * idx[1] + v->P[k][2] * idx[2] +
+                       v->P[k][3];
+            double u = q[0] / q[2], vv = q[1] / q[2];
+            if (u < -0.5 || u > (double)p->nu - 0.5 || vv < -0.5 || vv > (double)p->nv - 0.5)
+                out = 1;
+        }
+        bad += out;
+    }
+    p->info.fov_warning = (int)(bad > 0x7fffffff ? 0x7fffffff : bad);
+    if (bad)
+        kr_log(p->ctx, KR_LOG_WARN,
+               "fdk: the cylinder inscribed in the volume leaves the detector in %lld of %lld "
+               "views; the reconstruction is incomplete there",
+               (long long)bad, (long long)p->nviews);
+}
+
+/* ---- the ramp filter: the kray filter module (kray/fbp.h) -----------------------------------
+ * Rows are filtered with unit sample spacing (FDK's pre-weights carry 1/tau), no pre-weights of
+ * the module's own, output in plain rows. */
+struct kri_fdk_filt {
+    kr_filter_plan *plan;
+};
+
+kr_status kri_fdk_filt_create(kri_fdk_filt **out, const kr_ctx *ctx, int64_t nu, int64_t nrows,
+                              const kr_fdk_opts *o)
+{
+    *out = NULL;
+    kr_filter_opts fo;
+    kr_filter_opts_default(&fo);
+    fo.method = o->filter;
+    fo.window = o->window;
+    fo.cutoff = o->cutoff;
+    fo.tau_mm = 1.0;
+    fo.dtype = KR_F32;
+    kri_fdk_filt *f = kri_calloc(1, sizeof *f);
+    if (!f) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK filter");
+    kr_status s = kr_filter_plan_create(&f->plan, ctx, nu, nrows, &fo);
+    if (s != KR_OK) {
+        kri_free(f);
+        return kri_fail_prefix(s, "fdk");
+    }
+    *out = f;
+    return KR_OK;
+}
+
+kr_status kri_fdk_filt_run(kri_fdk_filt *f, const float *in, int64_t is, float *out, int64_t os)
+{
+    return kri_filter_run(f->plan, in, is, out, os, KRI_FILTER_PLAIN);
+}
+
+/* Smallest 2^a 3^b 5^c >= n: the filter module's FFT length for 2 nu. */
+static int64_t kri_fdk_good_size(int64_t n)
+{
+    for (int64_t m = n > 1 ? n : 1;; m++) {
+        int64_t r = m;
+        while (r % 2 == 0) r /= 2;
+        while (r % 3 == 0) r /= 3;
+        while (r % 5 == 0) r /= 5;
+        if (r == 1) return m;
+    }
+}
+
+int64_t kri_fdk_filt_device_bytes(int64_t nu, int64_t nrows, const kr_fdk_opts *o)
+{
+    if (o->filter != KR_FILTER_FFT) /* kernel + a plain row buffer */
+        return nu * nrows * (int64_t)sizeof(float) + nu * 4 + ((int64_t)64 << 10);
+    const int64_t L = kri_fdk_good_size(2 * nu), pairs = (nrows + 1) / 2;
+    /* complex work of row pairs, and as much again for cuFFT's own workspace */
+    return 2 * L * pairs * 8 + L * 4 + ((int64_t)64 << 10);
+}
+
+void kri_fdk_filt_destroy(kri_fdk_filt *f)
+{
+    if (!f) return;
+    kr_filter_plan_destroy(f->plan);
+    kri_free(f);
+}
+
+/* ---- plan ------------------------------------------------------------------------------------ */
+void kr_fdk_plan_destroy(kr_fdk_plan *p)
+{
+    if (!p) return;
+#ifdef KRAY_HAVE_CUDA
+    kri_cuda_fdk_destroy(p->cu);
+#endif
+    for (int t = 0; p->cpu_filt && t < p->cpu_nt; t++) kri_fdk_filt_destroy(p->cpu_filt[t]);
+    kri_free(p->cpu_filt);
+    kr_ctx_destroy(p->cpu_serial);
+    kri_free(p->views);
+    kri_free(p->mat);
+    kri_free(p->wv);
+    kri_free(p->parker);
+    kri_free(p->cpu_w);
+    kri_free(p->cpu_q);
+    kri_free(p->cpu_scr);
+    kri_free(p);
+}
+
+static kr_status kri_fdk_check_opts(const kr_fdk_opts *o)
+{
+    if ((unsigned)o->filter >= KR_FILTER_METHOD_COUNT)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: filter method %d is not a kr_filter_method",
+                        (int)o->filter);
+    if ((unsigned)o->window >= KR_WINDOW_COUNT)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: filter window %d is not a kr_filter_window",
+                        (int)o->window);
+    if (!(o->cutoff > 0 && o->cutoff <= 1))
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: cutoff %g is outside (0, 1]", o->cutoff);
+    if (o->short_scan < -1 || o->short_scan > 1)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: short_scan is %d (expected -1, 0 or 1)",
+                        o->short_scan);
+    if (o->dtype != KR_F32)
+        return kri_fail(KR_ERR_DTYPE, "fdk: dtype %s is not supported (FDK runs in f32)",
+                        kr_dtype_name(o->dtype));
+    if (o->gpu_mem < 0 || o->batch_views < 0 || o->slab_z < 0)
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "fdk: gpu_mem (%lld), batch_views (%lld) and slab_z (%lld) must be >= 0",
+                        (long long)o->gpu_mem, (long long)o->batch_views, (long long)o->slab_z);
+    if ((unsigned)o->kernel >= KR_FDK_KERNEL_COUNT)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: kernel %d is not a kr_fdk_kernel",
+                        (int)o->kernel);
+    return KR_OK;
+}
+
+kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
+                                   int64_t nv, const kr_ct_view *views, int64_t nviews,
+                                   const kr_ct_grid *grid, const kr_fdk_opts *o)
+{
+    KRI_ARG_NOT_NULL(plan);
+    *plan = NULL;
+    KRI_ARG_NOT_NULL(ctx);
+    KRI_ARG_NOT_NULL(views);
+    KRI_ARG_NOT_NULL(grid);
+    kr_fdk_opts od;
+    if (!o) {
+        kr_fdk_opts_default(&od);
+        o = &od;
+    }
+    KRI_TRY(kri_fdk_check_opts(o));
+    const int64_t maxn = (int64_t)1 << 20;
+    if (nu < 1 || nv < 1 || nu > maxn || nv > maxn)
+        return kri_fail(KR_ERR_DIM, "fdk: the detector has %lld x %lld pixels (each must be "
+                        "1..%lld)", (long long)nu, (long long)nv, (long long)maxn);
+    if (nviews < 1 || nviews > ((int64_t)1 << 24))
+        return kri_fail(KR_ERR_DIM, "fdk: %lld views (must be 1..%lld)", (long long)nviews,
+                        (long long)1 << 24);
+    for (int d = 0; d < 3; d++) {
+        if (grid->n[d] < 1 || grid->n[d] > maxn)
+            return kri_fail(KR_ERR_GEOMETRY, "fdk: volume size along %c is %lld (must be 1..%lld)",
+                            "xyz"[d], (long long)grid->n[d], (long long)maxn);
+        if (!(grid->voxel_mm[d] > 0) || !isfinite(grid->voxel_mm[d]))
+            return kri_fail(KR_ERR_GEOMETRY, "fdk: voxel size along %c is %g mm (must be > 0)",
+                            "xyz"[d], grid->voxel_mm[d]);
+        if (!isfinite(grid->offset_mm[d]))
+            return kri_fail(KR_ERR_GEOMETRY, "fdk: volume offset along %c is not finite",
+                            "xyz"[d]);
+    }
+    int64_t nvox;
+    if (!kri_mul_ok(grid->n[0], grid->n[1], &nvox) || !kri_mul_ok(nvox, grid->n[2], &nvox) ||
+        nvox > KR_MAX_ELEMENTS)
+        return kri_fail(KR_ERR_DIM, "fdk: the volume has too many voxels");
+    kr_fdk_plan *p = kri_calloc(1, sizeof *p);
+    if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
+    p->ctx = ctx;
+    p->backend = kr_ctx_backend(ctx);
+    p->o = *o;
+    p->nu = nu;
+    p->nv = nv;
+    p->nviews = nviews;
+    p->grid = *grid;
+    p->info.kernel = "none";
+    kri_vgeom *vg = NULL;
+    kr_status s;
+#define KRI_CHECK(expr)                                                                        \
+    do {                                                                                       \
+        s = (expr);                                                                            \
+        if (s != KR_OK) goto fail;                                                             \
+    } while (0)
+    KRI_CHECK(kri_alloc((void **)&p->views, (size_t)nviews * sizeof *p->views, "FDK views"));
+    memcpy(p->views, views, (size_t)nviews * sizeof *views);
+    KRI_CHECK(kri_alloc((void **)&p->mat, (size_t)nviews * sizeof *p->mat, "FDK matrices"));
+    KRI_CHECK(kri_alloc((void **)&p->wv, (size_t)nviews * sizeof *p->wv, "FDK weights"));
+    KRI_CHECK(kri_alloc((void **)&vg, (size_t)nviews * sizeof *vg, "FDK view geometry"));
+    p->fast = 1;
+    for (int64_t m = 0; m < nviews; m++) {
+        KRI_CHECK(kri_fdk_view_geom(&p->views[m], &p->grid, nu, nv, m, &vg[m]));
+        for (int d = 0; d < 4; d++) {
+            p->mat[m].pu[d] = (float)vg[m].P[0][d];
+            p->mat[m].pv[d] = (float)vg[m].P[1][d];
+            p->mat[m].pw[d] = (float)vg[m].P[2][d];
+        }
+        if (p->mat[m].pu[2] != 0.0f || p->mat[m].pw[2] != 0.0f) p->fast = 0;
+    }
+    p->info.fast_path = p->fast;
+    KRI_CHECK(kri_fdk_weights(p, vg));
+    kri_fdk_fov_check(p, vg);
+    if (p->backend == KR_BACKEND_CUDA) {
+#ifdef KRAY_HAVE_CUDA
+        KRI_CHECK(kri_cuda_fdk_create(p));
+#else
+        KRI_CHECK(kri_fail(KR_ERR_NO_DEVICE, "fdk: kray was built without CUDA"));
+#endif
+    } else {
+        int64_t vbytes = KRI_FDK_PADW(nu) * KRI_FDK_PADH(nv) * (int64_t)sizeof(float);
+        int64_t b = o->batch_views ? o->batch_views : ((int64_t)256 << 20) / vbytes;
+        p->cpu_batch = b < 1 ? 1 : (b > nviews ? nviews : b);
+        p->info.batch_views = p->cpu_batch;
+        /* one single-threaded filter and weighting buffer per thread: the views of a batch
+         * are filtered in parallel, each by the same serial code (so the result does not
+         * depend on which thread takes a view) */
+        p->cpu_nt = kri_threads(ctx);
+        KRI_CHECK(kr_ctx_create(&p->cpu_serial, KR_BACKEND_CPU_SERIAL));
+        p->cpu_filt = kri_calloc((size_t)p->cpu_nt, sizeof *p->cpu_filt);
+        if (!p->cpu_filt) KRI_CHECK(kri_fail(KR_ERR_OOM_HOST, "out of host memory for filters"));
+        for (int t = 0; t < p->cpu_nt; t++)
+            KRI_CHECK(kri_fdk_filt_create(&p->cpu_filt[t], p->cpu_serial, nu, nv, o));
+        KRI_CHECK(kri_alloc((void **)&p->cpu_w,
+                            (size_t)(nu * nv) * (size_t)p->cpu_nt * sizeof(float),
+                            "FDK weighted views"));
+        /* calloc: the padding stays zero for ever (the filter writes only the interior) */
+        p->cpu_q = kri_calloc((size_t)(p->cpu_batch * (vbytes / (int64_t)sizeof(float))),
+                              sizeof(float));
+        if (!p->cpu_q)
+            KRI_CHECK(kri_fail(KR_ERR_OOM_HOST, "out of host memory for %lld filtered views",
+                               (long long)p->cpu_batch));
+    }
+#undef KRI_CHECK
+    kri_free(vg);
+    *plan = p;
+    return KR_OK;
+fail:
+    kri_free(vg);
+    kr_fdk_plan_destroy(p);
+    return s;
+}
+
+/* ---- execute --------------------------------------------------------------------------------- */
+static kr_status kri_fdk_check_array(const kr_fdk_plan *p, const kr_array *a, const char *what,
+                                     const int64_t *want)
+{
+    char d1[96], d2[96];
+    if (a->dtype != KR_F32)
+        return kri_fail(KR_ERR_DTYPE, "fdk: %s is %s (FDK needs f32)", what,
+                        kr_dtype_name(a->dtype));
+    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "fdk: %s has no data", what);
+    if (!kr_array_is_contiguous(a))
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: %s is not contiguous", what);
+    int ok = kr_array_rank(a) <= 3;
+    for (int d = 0; d < 3 && ok; d++) ok = (d < a->ndim ? a->dims[d] : 1) == want[d];
+    if (!ok)
+        return kri_fail(KR_ERR_DIM, "fdk: %s has %s values, the geometry expects %s", what,
+                        kr_dims_string(a->ndim, a->dims, d1, sizeof d1),
+                        kr_dims_string(3, want, d2, sizeof d2));
+    if (p->backend != KR_BACKEND_CUDA && a->loc != KR_HOST)
+        return kri_fail(KR_ERR_LOCATION, "fdk: %s is on the device but the plan runs on the %s",
+                        what, kr_backend_name(p->backend));
+    if (a->loc == KR_DEVICE && a->device != kr_ctx_device(p->ctx))
+        return kri_fail(KR_ERR_LOCATION, "fdk: %s is on device %d, the plan on device %d", what,
+                        a->device, kr_ctx_device(p->ctx));
+    return KR_OK;
+}
+
+static kr_status kri_fdk_check_finite(kr_fdk_plan *p, const kr_array *proj)
+{
+    int64_t nnan = 0, ninf = 0, first = -1, n = kr_array_numel(proj);
+    if (proj->loc == KR_HOST)
+        kri_cpu_fdk_count_nonfinite(proj->data, n, kri_threads(p->ctx), &nnan, &ninf, &first);
+    else {
+#ifdef KRAY_HAVE_CUDA
+        KRI_TRY(kri_cuda_fdk_count_nonfinite(p, proj->data, n, &nnan, &ninf, &first));
+#endif
+    }
+    if (nnan || ninf) {
+        int64_t a = first % p->nu, b = first / p->nu % p->nv, m = first / (p->nu * p->nv);
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "fdk: the projections contain %lld NaN and %lld infinite values (the "
+                        "first at u %lld, v %lld, view %lld)",
+                        (long long)nnan, (long long)ninf, (long long)a, (long long)b,
+                        (long long)m);
+    }
+    return KR_OK;
+}
+
+static kr_status kri_fdk_cpu_scratch(kr_fdk_plan *p, int nt)
+{
+    if (p->cpu_scr && p->cpu_scr_threads >= nt) return KR_OK;
+    kri_free(p->cpu_scr);
+    p->cpu_scr = NULL;
+    p->cpu_scr_threads = 0;
+    KRI_TRY(kri_alloc((void **)&p->cpu_scr,
+                      (size_t)(nt * kri_cpu_fdk_scratch_floats(p->grid.n[0])) * sizeof(float),
+                      "FDK backprojection scratch"));
+    p->cpu_scr_threads = nt;
+    return KR_OK;
+}
+
+static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int weight)
+{
+    const int64_t nu = p->nu, nv = p->nv, padw = KRI_FDK_PADW(nu);
+    const int64_t vstride = padw * KRI_FDK_PADH(nv);
+    const int nt = kri_threads(p->ctx);
+    KRI_TRY(kri_fdk_cpu_scratch(p, nt));
+    const float *in = proj->data;
+    float *out = vol->data;
+    memset(out, 0, kr_array_bytes(vol));
+    double tf = 0, tb = 0;
+    kr_progress *pg = kr_progress_begin(p->ctx, "fdk", p->nviews);
+    for (int64_t m0 = 0; m0 < p->nviews; m0 += p->cpu_batch) {
+        int64_t nb = p->nviews - m0 < p->cpu_batch ? p->nviews - m0 : p->cpu_batch;
+        double t0 = kr_time_now();
+        kr_status fs = KR_OK;
+        const int ft = nt < p->cpu_nt ? nt : p->cpu_nt;
+#pragma omp parallel for num_threads(ft) schedule(static)
+        for (int64_t b = 0; b < nb; b++) {
+            const int t = omp_get_thread_num();
+            const float *pv = in + (m0 + b) * nu * nv;
+            float *q = p->cpu_q + b * vstride + padw + 1;
+            if (weight) {
+                float *w = p->cpu_w + (int64_t)t * nu * nv;
+                kri_cpu_fdk_weight(p, pv, m0 + b, w);
+                kr_status s = kri_fdk_filt_run(p->cpu_filt[t], w, nu, q, padw);
+                if (s != KR_OK) {
+#pragma omp critical(kri_fdk_filter_status)
+                    fs = s;
+                }
+            } else {
+                for (int64_t r = 0; r < nv; r++)
+                    memcpy(q + r * padw, pv + r * nu, (size_t)nu * sizeof(float));
+            }
+        }
+        if (fs != KR_OK) {
+            kr_progress_end(pg);
+            return fs;
+        }
+        double t1 = kr_time_now();
+        kri_cpu_fdk_backproject(p, p->cpu_q, m0, nb, out, nt, p->cpu_scr);
+        tb += kr_time_now() - t1;
+        tf += t1 - t0;
+        kr_progress_add(pg, nb);
+    }
+    kr_progress_end(pg);
+    p->info.t_filter_s = tf;
+    p->info.t_backproject_s = tb;
+    p->info.kernel = kri_cpu_fdk_kernel_name(p);
+    p->info.slabs = 1;
+    p->info.slab_z = p->grid.n[2];
+    return KR_OK;
+}
+
+static kr_status kri_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int weight)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(proj);
+    KRI_ARG_NOT_NULL(vol);
+    const int64_t pd[3] = {p->nu, p->nv, p->nviews};
+    KRI_TRY(kri_fdk_check_array(p, proj, "the projections", pd));
+    KRI_TRY(kri_fdk_check_array(p, vol, "the volume", p->grid.n));
+    KRI_TRY(kri_fdk_check_finite(p, proj));
+    if (p->backend != KR_BACKEND_CUDA) return kri_fdk_cpu_run(p, proj, vol, weight);
+#ifdef KRAY_HAVE_CUDA
+    return kri_cuda_fdk_run(p, proj, vol, weight);
+#else
+    return kri_fail(KR_ERR_NO_DEVICE, "fdk: kray was built without CUDA");
+#endif
+}
+
+kr_status kr_fdk_execute(kr_fdk_plan *p, const kr_array *proj, kr_array *vol)
+{
+    return kri_fdk_run(p, proj, vol, 1);
+}
+
+kr_status kr_fdk_backproject(kr_fdk_plan *p, const kr_array *proj, kr_array *vol)
+{
+    return kri_fdk_run(p, proj, vol, 0);
+}
+
+kr_status kr_fdk_plan_info(const kr_fdk_plan *p, kr_fdk_info *info)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(info);
+    *info = p->info;
+#ifdef KRAY_HAVE_CUDA
+    if (p->backend == KR_BACKEND_CUDA && p->cu)
+        KRI_TRY(kri_cuda_fdk_times(p, &info->t_filter_s, &info->t_backproject_s));
+#endif
+    return KR_OK;
+}
+
+kr_status kr_fdk_plan_create(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                             const kr_fdk_opts *o)
+{
+    KRI_ARG_NOT_NULL(plan);
+    *plan = NULL;
+    KRI_ARG_NOT_NULL(g);
+    if (!kr_ct_type_is_cone(kr_ct_geom_type(g)))
+        return kri_fail(KR_ERR_GEOMETRY, "fdk: the geometry is of type %s; FDK needs a cone-beam "
+                        "geometry (cone or cone-vec)", kr_ct_type_name(kr_ct_geom_type(g)));
+    return kr_fdk_plan_create_views(plan, ctx, kr_ct_geom_det_count(g), kr_ct_geom_det_rows(g),
+                                    kr_ct_geom_views(g), kr_ct_geom_nviews(g),
+                                    kr_ct_geom_grid(g), o);
+}
+
+kr_status kr_fdk(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fdk_opts *o,
+                 const kr_array *proj, kr_array *vol)
+{
+    kr_fdk_plan *p;
+    KRI_TRY(kr_fdk_plan_create(&p, ctx, g, o));
+    kr_status s = kr_fdk_execute(p, proj, vol);
+    kr_fdk_plan_destroy(p);
+    return s;
+}
+
+kr_status kr_fdk_views(const kr_ctx *ctx, int64_t nu, int64_t nv, const kr_ct_view *views,
+                       int64_t nviews, const kr_ct_grid *grid, const kr_fdk_opts *o,
+                       const kr_array *proj, kr_array *vol)
+{
+    kr_fdk_plan *p;
+    KRI_TRY(kr_fdk_plan_create_views(&p, ctx, nu, nv, views, nviews, grid, o));
+    kr_status s = kr_fdk_execute(p, proj, vol);
+    kr_fdk_plan_destroy(p);
+    return s;
+}

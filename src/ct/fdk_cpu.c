@@ -1,0 +1,368 @@
+/* FDK on the CPU: pre-weighting, the non-finite census and the voxel-driven backprojector.
+ *
+ * Backprojection work items are (z block of KRI_CPU_KZ slices, chunk of KRI_CPU_JC y rows), in
+ * a fixed order; for each chunk of views and each row, the item loads the row's KZ x nx voxels
+ * into a private accumulator, adds the views in order and stores them back, so every voxel sees
+ * the same sequence of float additions whatever the number of threads and however the views are
+ * batched or chunked. Per view, the column
+ * quantities (u, 1/w^2, v at k = 0, dv/dk) of the row are computed once and shared by the KZ
+ * slices (the z-column register blocking of the fast path); the general path recomputes them
+ * per voxel. The AVX-512 kernel does the same arithmetic 16 voxels at a time with gathers. */
+#include "fdk_internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(KRAY_NO_AVX512)
+#define KRI_FDK_AVX512 1
+#include <immintrin.h>
+#endif
+
+#define KRI_CPU_KZ 32 /* slices per work item */
+
+/* ---- pre-weighting ------------------------------------------------------------------------- */
+void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *pv, int64_t m, float *w)
+{
+    const kri_fdk_wv *c = &p->wv[m];
+    const int64_t nu = p->nu, nv = p->nv;
+    const float *park = p->parker ? p->parker + nu * m : NULL;
+    for (int64_t b = 0; b < nv; b++) {
+        double rb[3];
+        for (int d = 0; d < 3; d++) rb[d] = (double)c->r0[d] + (double)b * (double)c->v[d];
+        for (int64_t a = 0; a < nu; a++) {
+            double r[3];
+            for (int d = 0; d < 3; d++) r[d] = rb[d] + (double)a * (double)c->u[d];
+            double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+            double cw = (r[0] * c->n[0] + r[1] * c->n[1] + r[2] * c->n[2]) / len;
+            double s = (double)c->scale * cw * (park ? (double)park[a] : 1.0);
+            w[a + nu * b] = (float)((double)pv[a + nu * b] * s);
+        }
+    }
+}
+
+void kri_cpu_fdk_count_nonfinite(const float *x, int64_t n, int nthreads, int64_t *nnan,
+                                 int64_t *ninf, int64_t *first)
+{
+    /* fixed chunks, combined in order: the counts and the first index are exact anyway */
+    const int64_t chunk = (int64_t)1 << 20;
+    int64_t nchunks = (n + chunk - 1) / chunk;
+    int64_t tn = 0, ti = 0, f = -1;
+#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(+ : tn, ti)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t e = (c + 1) * chunk < n ? (c + 1) * chunk : n;
+        int64_t cn = 0, ci = 0, cf = -1;
+        for (int64_t i = c * chunk; i < e; i++) {
+            float v = x[i];
+            if (v - v != 0.0f) { /* NaN or infinite */
+                if (isnan(v)) cn++;
+                else ci++;
+                if (cf < 0) cf = i;
+            }
+        }
+        tn += cn;
+        ti += ci;
+        if (cf >= 0) {
+#pragma omp critical(kri_fdk_first)
+            if (f < 0 || cf < f) f = cf;
+        }
+    }
+    *nnan = tn;
+    *ninf = ti;
+    *first = f;
+}
+
+/* ---- backprojection: portable kernel ------------------------------------------------------- */
+typedef struct kri_cols {
+    float *fu, *wt, *vb, *dv; /* per column of the row: u fraction, weight, v at k = 0, dv/dk */
+    int32_t *ib;              /* padded index of (floor(u), row -1) */
+} kri_cols;
+
+/* Column quantities of row j for view matrix M (fast path). */
+static void kri_fdk_columns(const kri_fdk_mat *M, int64_t nx, int64_t j, float nuf, int padw,
+                            kri_cols *c)
+{
+    const float jf = (float)j;
+    const float w0 = M->pw[1] * jf + M->pw[3];
+    const float u0 = M->pu[1] * jf + M->pu[3];
+    const float v0 = M->pv[1] * jf + M->pv[3];
+    for (int64_t i = 0; i < nx; i++) {
+        const float fi = (float)i;
+        const float w = M->pw[0] * fi + w0;
+        const float r = 1.0f / w;
+        float u = (M->pu[0] * fi + u0) * r;
+        u = u < -1.0f ? -1.0f : (u > nuf ? nuf : u);
+        int32_t iu = (int32_t)u; /* u >= -1: truncate, then fix to floor */
+        if ((float)iu > u) iu -= 1;
+        c->fu[i] = u - (float)iu;
+        c->ib[i] = iu + 1 + padw; /* padded index of (iu, row -1) + one row */
+        c->wt[i] = r * r;
+        c->vb[i] = (M->pv[0] * fi + v0) * r;
+        c->dv[i] = M->pv[2] * r;
+    }
+}
+
+/* One voxel of the general path (u, w depend on k): returns the weighted sample. */
+static float kri_fdk_voxel_general(const kri_fdk_mat *M, const float *q, int padw, float nuf,
+                                   float nvf, float fi, float fj, float fk)
+{
+    const float w = M->pw[0] * fi + M->pw[1] * fj + M->pw[2] * fk + M->pw[3];
+    const float r = 1.0f / w;
+    float u = (M->pu[0] * fi + M->pu[1] * fj + M->pu[2] * fk + M->pu[3]) * r;
+    float v = (M->pv[0] * fi + M->pv[1] * fj + M->pv[2] * fk + M->pv[3]) * r;
+    u = u < -1.0f ? -1.0f : (u > nuf ? nuf : u);
+    v = v < -1.0f ? -1.0f : (v > nvf ? nvf : v);
+    int32_t iu = (int32_t)u, iv = (int32_t)v;
+    if ((float)iu > u) iu -= 1;
+    if ((float)iv > v) iv -= 1;
+    const float fu = u - (float)iu, fv = v - (float)iv;
+    const float *a = q + (int64_t)(iv + 1) * padw + (iu + 1);
+    const float s0 = a[0] + fu * (a[1] - a[0]);
+    const float s1 = a[padw] + fu * (a[padw + 1] - a[padw]);
+    return (r * r) * (s0 + fv * (s1 - s0));
+}
+
+/* Fast-path update of nk slices of one row for one view. acc[kk * nx + i]. */
+static void kri_fdk_row_portable(const kri_cols *c, const float *q, int padw, float nvf,
+                                 int64_t nx, int64_t k0, int64_t nk, float *acc)
+{
+    for (int64_t kk = 0; kk < nk; kk++) {
+        const float kf = (float)(k0 + kk);
+        float *ar = acc + kk * nx;
+        for (int64_t i = 0; i < nx; i++) {
+            float v = c->vb[i] + kf * c->dv[i];
+            v = v < -1.0f ? -1.0f : (v > nvf ? nvf : v);
+            int32_t iv = (int32_t)v;
+            if ((float)iv > v) iv -= 1;
+            const float fv = v - (float)iv;
+            const float *a = q + (int64_t)iv * padw + c->ib[i];
+            const float fu = c->fu[i];
+            const float s0 = a[0] + fu * (a[1] - a[0]);
+            const float s1 = a[padw] + fu * (a[padw + 1] - a[padw]);
+            ar[i] += c->wt[i] * (s0 + fv * (s1 - s0));
+        }
+    }
+}
+
+#ifdef KRI_FDK_AVX512
+/* Column quantities, 16 columns at a time (fused multiply-adds; exact division). */
+__attribute__((target("avx512f"))) static void
+kri_fdk_columns_avx512(const kri_fdk_mat *M, int64_t nx, int64_t j, float nuf, int padw,
+                       kri_cols *c)
+{
+    const float jf = (float)j;
+    const __m512 w0 = _mm512_set1_ps(M->pw[1] * jf + M->pw[3]);
+    const __m512 u0 = _mm512_set1_ps(M->pu[1] * jf + M->pu[3]);
+    const __m512 v0 = _mm512_set1_ps(M->pv[1] * jf + M->pv[3]);
+    const __m512 pw0 = _mm512_set1_ps(M->pw[0]), pu0 = _mm512_set1_ps(M->pu[0]);
+    const __m512 pv0 = _mm512_set1_ps(M->pv[0]), pv2 = _mm512_set1_ps(M->pv[2]);
+    const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(nuf), one = _mm512_set1_ps(1.0f);
+    const __m512i base = _mm512_set1_epi32(1 + padw);
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (int64_t i = 0; i < nx; i += 16) {
+        const int64_t rem = nx - i;
+        const __mmask16 m = rem >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rem) - 1u);
+        const __m512 fi = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_set1_epi32((int)i), iota));
+        const __m512 w = _mm512_fmadd_ps(pw0, fi, w0);
+        const __m512 r = _mm512_div_ps(one, w);
+        __m512 u = _mm512_mul_ps(_mm512_fmadd_ps(pu0, fi, u0), r);
+        u = _mm512_min_ps(_mm512_max_ps(u, lo), hi);
+        const __m512 fl = _mm512_roundscale_ps(u, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        _mm512_mask_storeu_ps(c->fu + i, m, _mm512_sub_ps(u, fl));
+        _mm512_mask_storeu_epi32(c->ib + i, m, _mm512_add_epi32(_mm512_cvtps_epi32(fl), base));
+        _mm512_mask_storeu_ps(c->wt + i, m, _mm512_mul_ps(r, r));
+        _mm512_mask_storeu_ps(c->vb + i, m, _mm512_mul_ps(_mm512_fmadd_ps(pv0, fi, v0), r));
+        _mm512_mask_storeu_ps(c->dv + i, m, _mm512_mul_ps(pv2, r));
+    }
+}
+
+/* One slice of the update for the lanes `lm` (the others contribute exactly zero: they are
+ * masked out of the gathers, which then return zeros, and acc + wt * 0 == acc); v must be in
+ * [-1, nv] on those lanes. Uses the names of kri_fdk_row_avx512. */
+#define KRI_FDK_AVX_UPDATE(v, lm)                                                              \
+    do {                                                                                       \
+        float *ar = acc + kk * nx + i;                                                         \
+        const __mmask8 l0 = (__mmask8)((lm) & 0xFF), l1 = (__mmask8)((lm) >> 8);               \
+        const __m512 fl = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);  \
+        const __m512 fv = _mm512_sub_ps(v, fl);                                                \
+        /* exact: (nu + 3) (nv + 3) < 2^24 for this kernel */                                  \
+        const __m512i i0 = _mm512_cvtps_epi32(_mm512_fmadd_ps(fl, pwf, ibf));                  \
+        const __m512i i1 = _mm512_add_epi32(i0, pw);                                           \
+        const __m256i a0 = _mm512_castsi512_si256(i0), a1 = _mm512_extracti64x4_epi64(i0, 1);  \
+        const __m256i b0 = _mm512_castsi512_si256(i1), b1 = _mm512_extracti64x4_epi64(i1, 1);  \
+        const __m512 g0 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, l0, a0, q, 4));        \
+        const __m512 g1 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, l1, a1, q, 4));        \
+        const __m512 h0 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, l0, b0, q, 4));        \
+        const __m512 h1 = _mm512_castpd_ps(_mm512_mask_i32gather_pd(zd, l1, b1, q, 4));        \
+        const __m512 q00 = _mm512_permutex2var_ps(g0, even, g1);                               \
+        const __m512 q10 = _mm512_permutex2var_ps(g0, odd, g1);                                \
+        const __m512 q01 = _mm512_permutex2var_ps(h0, even, h1);                               \
+        const __m512 q11 = _mm512_permutex2var_ps(h0, odd, h1);                                \
+        const __m512 s0 = _mm512_fmadd_ps(fu, _mm512_sub_ps(q10, q00), q00);                   \
+        const __m512 s1 = _mm512_fmadd_ps(fu, _mm512_sub_ps(q11, q01), q01);                   \
+        const __m512 val = _mm512_fmadd_ps(fv, _mm512_sub_ps(s1, s0), s0);                     \
+        _mm512_mask_storeu_ps(ar, m, _mm512_fmadd_ps(wt, val, _mm512_maskz_loadu_ps(m, ar)));  \
+    } while (0)
+
+/* The update, 16 columns at a time: the column quantities stay in registers across the nk
+ * slices; each row pair of the bilinear stencil is fetched with two 8-lane 64-bit gathers
+ * (the two u neighbours at once) and de-interleaved. Samples with v <= -1 or v >= nv read only
+ * zero rows and contribute exactly zero, so they are skipped (whole slices when no lane needs
+ * them); on the other lanes the clamp to [-1, nv] is a no-op. */
+__attribute__((target("avx512f"))) static void
+kri_fdk_row_avx512(const kri_cols *c, const float *q, int padw, float nvf, int64_t nx, int64_t k0,
+                   int64_t nk, float *acc)
+{
+    const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(nvf);
+    const __m512i pw = _mm512_set1_epi32(padw);
+    const __m512 pwf = _mm512_set1_ps((float)padw);
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512d zd = _mm512_setzero_pd();
+    for (int64_t i = 0; i < nx; i += 16) {
+        const int64_t rem = nx - i;
+        const __mmask16 m = rem >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rem) - 1u);
+        const __m512 dv = _mm512_maskz_loadu_ps(m, c->dv + i);
+        const __m512 vb = _mm512_maskz_loadu_ps(m, c->vb + i);
+        const __m512 fu = _mm512_maskz_loadu_ps(m, c->fu + i);
+        const __m512 wt = _mm512_maskz_loadu_ps(m, c->wt + i);
+        const __m512 ibf = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, c->ib + i));
+        /* v is monotonic in k: when both ends are inside (-1, nv) so is every slice */
+        const __m512 va = _mm512_fmadd_ps(_mm512_set1_ps((float)k0), dv, vb);
+        const __m512 vz = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + nk - 1)), dv, vb);
+        const __mmask16 in = _mm512_mask_cmp_ps_mask(m, va, lo, _CMP_GT_OQ) &
+                             _mm512_mask_cmp_ps_mask(m, va, hi, _CMP_LT_OQ) &
+                             _mm512_mask_cmp_ps_mask(m, vz, lo, _CMP_GT_OQ) &
+                             _mm512_mask_cmp_ps_mask(m, vz, hi, _CMP_LT_OQ);
+        if (in == m) {
+            for (int64_t kk = 0; kk < nk; kk++) {
+                const __m512 v = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + kk)), dv, vb);
+                KRI_FDK_AVX_UPDATE(v, m);
+            }
+        } else {
+            for (int64_t kk = 0; kk < nk; kk++) {
+                const __m512 v = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + kk)), dv, vb);
+                const __mmask16 lm = _mm512_mask_cmp_ps_mask(m, v, lo, _CMP_GT_OQ) &
+                                     _mm512_mask_cmp_ps_mask(m, v, hi, _CMP_LT_OQ);
+                if (lm == 0) continue;
+                KRI_FDK_AVX_UPDATE(v, lm);
+            }
+        }
+    }
+}
+#undef KRI_FDK_AVX_UPDATE
+
+/* The processor has AVX-512F and KRAY_FDK_NO_AVX512 is unset or "0" (the variable lets tests
+ * and benchmarks compare the two kernels). */
+static int kri_have_avx512(void)
+{
+    __builtin_cpu_init();
+    const char *e = getenv("KRAY_FDK_NO_AVX512");
+    return __builtin_cpu_supports("avx512f") && !(e && *e && strcmp(e, "0") != 0);
+}
+#endif
+
+/* The AVX-512 kernel: fast path, the processor has it, and padded indices exact in float. */
+static int kri_fdk_use_avx512(const kr_fdk_plan *p)
+{
+#ifdef KRI_FDK_AVX512
+    return p->fast && KRI_FDK_PADW(p->nu) * KRI_FDK_PADH(p->nv) < ((int64_t)1 << 24) &&
+           kri_have_avx512();
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
+const char *kri_cpu_fdk_kernel_name(const kr_fdk_plan *p)
+{
+    return kri_fdk_use_avx512(p) ? "cpu-avx512" : "cpu";
+}
+
+int64_t kri_cpu_fdk_scratch_floats(int64_t nx) { return (int64_t)(KRI_CPU_KZ + 5) * nx + 16; }
+
+/* Views per pass over a row chunk: about 1 MiB of detector bands (a band: the rows one z block
+ * reads, estimated at the centre column of the first view) stays in the core's cache while
+ * KRI_CPU_JC rows of the volume use it. */
+#define KRI_CPU_JC 16
+static int64_t kri_fdk_view_chunk(const kr_fdk_plan *p, int64_t m0)
+{
+    const kri_fdk_mat *M = &p->mat[m0];
+    const float ci = 0.5f * (float)(p->grid.n[0] - 1), cj = 0.5f * (float)(p->grid.n[1] - 1);
+    const float w = M->pw[0] * ci + M->pw[1] * cj + M->pw[3];
+    const double rows = fabs((double)M->pv[2] / (double)w) * KRI_CPU_KZ + 4;
+    const double band = rows * (double)KRI_FDK_PADW(p->nu) * sizeof(float);
+    int64_t vc = (int64_t)((double)(1 << 20) / band);
+    return vc < 1 ? 1 : (vc > 16 ? 16 : vc);
+}
+
+void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0, int64_t nb,
+                             float *vol, int nthreads, float *scratch)
+{
+    const int64_t nx = p->grid.n[0], ny = p->grid.n[1], nz = p->grid.n[2];
+    const int padw = (int)KRI_FDK_PADW(p->nu);
+    const int64_t vstride = (int64_t)padw * KRI_FDK_PADH(p->nv);
+    const float nuf = (float)p->nu, nvf = (float)p->nv;
+    const int64_t nzb = (nz + KRI_CPU_KZ - 1) / KRI_CPU_KZ;
+    const int64_t njc = (ny + KRI_CPU_JC - 1) / KRI_CPU_JC;
+    const int64_t items = nzb * njc;
+    const int64_t sstride = kri_cpu_fdk_scratch_floats(nx);
+    const int64_t vc = kri_fdk_view_chunk(p, m0);
+    const int avx = kri_fdk_use_avx512(p);
+#pragma omp parallel num_threads(nthreads)
+    {
+        /* per-thread scratch: accumulator KZ x nx and the column tables */
+        float *acc = scratch + (int64_t)omp_get_thread_num() * sstride;
+        kri_cols c;
+        c.fu = acc + KRI_CPU_KZ * nx;
+        c.wt = c.fu + nx;
+        c.vb = c.wt + nx;
+        c.dv = c.vb + nx;
+        c.ib = (int32_t *)(c.dv + nx);
+        /* items: (z block, chunk of KRI_CPU_JC rows); the views go in chunks of vc, each chunk
+         * applied to every row of the item while its detector bands are in cache. The volume
+         * holds the running sums between chunks, so every voxel still adds the views in order
+         * and the result does not depend on the chunking. */
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < items; t++) {
+            const int64_t zb = t / njc, j0 = (t % njc) * KRI_CPU_JC;
+            const int64_t j1 = j0 + KRI_CPU_JC < ny ? j0 + KRI_CPU_JC : ny;
+            const int64_t k0 = zb * KRI_CPU_KZ;
+            const int64_t nk = nz - k0 < KRI_CPU_KZ ? nz - k0 : KRI_CPU_KZ;
+            for (int64_t b0 = 0; b0 < nb; b0 += vc) {
+                const int64_t b1 = b0 + vc < nb ? b0 + vc : nb;
+                for (int64_t j = j0; j < j1; j++) {
+                    for (int64_t kk = 0; kk < nk; kk++)
+                        memcpy(acc + kk * nx, vol + ((k0 + kk) * ny + j) * nx,
+                               (size_t)nx * sizeof(float));
+                    for (int64_t b = b0; b < b1; b++) {
+                        const kri_fdk_mat *M = &p->mat[m0 + b];
+                        const float *qv = q + b * vstride;
+                        if (p->fast) {
+#ifdef KRI_FDK_AVX512
+                            if (avx) {
+                                kri_fdk_columns_avx512(M, nx, j, nuf, padw, &c);
+                                kri_fdk_row_avx512(&c, qv, padw, nvf, nx, k0, nk, acc);
+                                continue;
+                            }
+#endif
+                            kri_fdk_columns(M, nx, j, nuf, padw, &c);
+                            kri_fdk_row_portable(&c, qv, padw, nvf, nx, k0, nk, acc);
+                        } else {
+                            for (int64_t kk = 0; kk < nk; kk++)
+                                for (int64_t i = 0; i < nx; i++)
+                                    acc[kk * nx + i] += kri_fdk_voxel_general(
+                                        M, qv, padw, nuf, nvf, (float)i, (float)j,
+                                        (float)(k0 + kk));
+                        }
+                    }
+                    for (int64_t kk = 0; kk < nk; kk++)
+                        memcpy(vol + ((k0 + kk) * ny + j) * nx, acc + kk * nx,
+                               (size_t)nx * sizeof(float));
+                }
+            }
+        }
+    }
+    (void)avx;
+}

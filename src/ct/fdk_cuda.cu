@@ -1,0 +1,687 @@
+/* FDK on CUDA: pre-weighting, the non-finite census, the voxel-driven backprojection kernels
+ * and the out-of-core pipeline (slabs x batches, two streams, pinned staging).
+ *
+ * Backprojection kernels. A thread owns one (i, j) column and KZ consecutive slices of it and
+ * keeps their sums in registers across all the views of a launch (KRI_FDK_VPL views, whose
+ * matrices travel in the kernel's parameter block, i.e. in constant memory); per view it
+ * computes the column quantities once (u, 1/w^2, v at k = 0, dv/dk: the fast path's z-column
+ * register blocking) and then does one bilinear lookup and one fused multiply-add per voxel.
+ *   smem / smem32: the block's detector footprint for the view (the box of its voxels projects
+ *     inside the bounding box of its 8 corners' projections, plus a margin) is staged in shared
+ *     memory with zeros off the detector; views whose footprint exceeds the tile fall back to
+ *     global reads for that block.
+ *   global: reads through the L1/texture path (__ldg) with bounds tests; also the general
+ *     (non-fast-path) kernel, which recomputes u and w per voxel.
+ * Every path evaluates the same float expressions in the same order as the CPU's AVX-512
+ * kernel (explicit __f*_rn intrinsics, so nvcc cannot contract differently), and reads the
+ * same values, so the staging never changes a result.
+ *
+ * Pipeline (kri_cuda_fdk_run): for each z slab, for each batch of views: [host projections:
+ * copy the slab's detector rows of the batch into a pinned buffer, then to the device on the
+ * copy stream; the compute stream waits for it] -> pre-weight into the batch buffer (rows past
+ * the band zeroed) -> filter in place -> backproject into the slab (the user's device volume
+ * directly, or a device slab copied to the host volume at the end of the slab). Two pinned and
+ * two device staging buffers alternate, guarded by events, so the host copy and the transfer of
+ * batch b+1 overlap the kernels of batch b. */
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "fdk_internal.h"
+
+#define KRI_CU(call, what)                                                                     \
+    do {                                                                                       \
+        cudaError_t kri_e_ = (call);                                                           \
+        if (kri_e_ != cudaSuccess) return kri_cuda_fdk_fail(kri_e_, what);                     \
+    } while (0)
+
+static kr_status kri_cuda_fdk_fail(cudaError_t e, const char *what)
+{
+    (void)cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation)
+        return kri_fail(KR_ERR_OOM_DEVICE, "fdk: out of device memory (%s)", what);
+    return kri_fail(KR_ERR_CUDA, "fdk: %s failed: %s", what, cudaGetErrorString(e));
+}
+
+#define KRI_LAUNCHED(what) KRI_CU(cudaGetLastError(), what)
+
+/* ---- device arithmetic shared by all kernels ------------------------------------------------ */
+#define KDF static __device__ __forceinline__
+
+struct kri_col {
+    float fu, wt, vb, dv;
+    int iu;
+};
+
+/* Column quantities (the CPU's kri_fdk_columns_avx512, operation for operation). */
+KDF kri_col kri_column(const kri_fdk_mat &M, int i, int j, float nuf)
+{
+    const float jf = (float)j, fi = (float)i;
+    const float w0 = __fadd_rn(__fmul_rn(M.pw[1], jf), M.pw[3]);
+    const float u0 = __fadd_rn(__fmul_rn(M.pu[1], jf), M.pu[3]);
+    const float v0 = __fadd_rn(__fmul_rn(M.pv[1], jf), M.pv[3]);
+    const float w = __fmaf_rn(M.pw[0], fi, w0);
+    const float r = __fdiv_rn(1.0f, w);
+    float u = __fmul_rn(__fmaf_rn(M.pu[0], fi, u0), r);
+    u = fminf(fmaxf(u, -1.0f), nuf);
+    const float fl = floorf(u);
+    kri_col c;
+    c.fu = __fsub_rn(u, fl);
+    c.iu = (int)fl;
+    c.wt = __fmul_rn(r, r);
+    c.vb = __fmul_rn(__fmaf_rn(M.pv[0], fi, v0), r);
+    c.dv = __fmul_rn(M.pv[2], r);
+    return c;
+}
+
+KDF float kri_bilerp(float q00, float q10, float q01, float q11, float fu, float fv)
+{
+    const float s0 = __fmaf_rn(fu, __fsub_rn(q10, q00), q00);
+    const float s1 = __fmaf_rn(fu, __fsub_rn(q11, q01), q01);
+    return __fmaf_rn(fv, __fsub_rn(s1, s0), s0);
+}
+
+/* Filtered projection value at detector pixel (a, b) of batch slot s, zero off the detector
+ * and outside the slab's band [vb0, vb0 + nvb). */
+struct kri_bp_src {
+    const float *q;
+    long long slot; /* floats per view slot: nu * nbmax */
+    int nu, nv, vb0, nvb;
+};
+
+KDF float kri_fetch(const kri_bp_src &S, const float *qs, int a, int b)
+{
+    if (a < 0 || a >= S.nu || b < S.vb0 || b >= S.vb0 + S.nvb || b >= S.nv) return 0.0f;
+    return __ldg(qs + (long long)(b - S.vb0) * S.nu + a);
+}
+
+/* Parameter block of one launch: the views' matrices (constant memory). */
+struct kri_bp_views {
+    int n;     /* views in this launch */
+    int slot0; /* batch slot of the first */
+    kri_fdk_mat m[KRI_FDK_VPL];
+};
+
+struct kri_bp_vol {
+    float *vol; /* slab base: slice z0 */
+    int nx, ny, nzs, z0;
+};
+
+/* ---- smem kernel ----------------------------------------------------------------------------
+ * The tile holds, for detector cells (tu0 + c, tv0 + r), the pairs (q(a, b), q(a + 1, b)), so a
+ * bilinear lookup is two 8-byte shared loads. Rows and columns off the detector or outside the
+ * band are zero, as kri_fetch returns. In the staged path v is not clamped: outside [-1, nv]
+ * both rows read are zero rows of the tile, and the sample is +0, exactly as after the clamp.
+ * floor(v) is converted with the 1.5 * 2^23 trick (exact for |v| < 2^22; staged v are bounded
+ * by the tile), which keeps the conversion pipe free. */
+template <int TX, int TY, int KZ>
+__global__ void __launch_bounds__(TX *TY, 4)
+    k_fdk_bp_smem(kri_bp_src S, kri_bp_vol V, int tile_cap, const kri_bp_views P)
+{
+    extern __shared__ float2 tile[];
+    /* tu0, tv0, W, H, mode: 0 global reads, 1 staged with checked loads, 2 staged with
+     * unchecked loads, 3 nothing to add */
+    __shared__ int bb[2][5];
+    const int tid = threadIdx.y * TX + threadIdx.x;
+    const int i = blockIdx.x * TX + threadIdx.x, j = blockIdx.y * TY + threadIdx.y;
+    const int kl0 = blockIdx.z * KZ; /* local slice of the block's first */
+    const int nk = min(KZ, V.nzs - kl0);
+    const int k0 = V.z0 + kl0; /* global */
+    const bool active = i < V.nx && j < V.ny;
+    const float nuf = (float)S.nu, nvf = (float)S.nv, kf0 = (float)k0;
+    float acc[KZ];
+    float *vp = V.vol + ((long long)kl0 * V.ny + j) * V.nx + i;
+    const long long zst = (long long)V.nx * V.ny;
+#pragma unroll
+    for (int kk = 0; kk < KZ; kk++) acc[kk] = (active && kk < nk) ? vp[kk * zst] : 0.0f;
+    /* the block's voxel box (valid voxels only) */
+    const int bi0 = blockIdx.x * TX, bi1 = min(V.nx, bi0 + TX) - 1;
+    const int bj0 = blockIdx.y * TY, bj1 = min(V.ny, bj0 + TY) - 1;
+    /* rows every load may touch without a test */
+    const int rlo = max(0, S.vb0), rhi = min(S.nv, S.vb0 + S.nvb);
+    for (int n = 0; n < P.n; n++) {
+        const kri_fdk_mat &M = P.m[n];
+        if (tid < 32) {
+            /* corner c of 8 (lanes 0..7): u clamped as the columns, v unclamped */
+            const int c = tid & 7;
+            const int ci = (c & 1) ? bi1 : bi0, cj = (c & 2) ? bj1 : bj0;
+            const int ck = (c & 4) ? k0 + nk - 1 : k0;
+            const kri_col col = kri_column(M, ci, cj, nuf);
+            const float v = floorf(__fmaf_rn((float)ck, col.dv, col.vb));
+            float umin = (float)col.iu, umax = umin, vmin = v, vmax = v;
+#pragma unroll
+            for (int o = 1; o < 8; o <<= 1) {
+                umin = fminf(umin, __shfl_xor_sync(0xffffffffu, umin, o));
+                umax = fmaxf(umax, __shfl_xor_sync(0xffffffffu, umax, o));
+                vmin = fminf(vmin, __shfl_xor_sync(0xffffffffu, vmin, o));
+                vmax = fmaxf(vmax, __shfl_xor_sync(0xffffffffu, vmax, o));
+            }
+            if (tid == 0) {
+                /* cells floor .. floor + 1 and a margin of 2 for rounding */
+                const float W = umax - umin + 6.0f, H = vmax - vmin + 6.0f;
+                int st = 0;
+                /* a footprint wholly off the detector or the band reads only zeros: every
+                 * sample is +0 and adding it changes nothing, so the view is skipped */
+                if (umax + 4.0f < 0.0f || umin - 2.0f > nuf || vmax + 4.0f <= (float)rlo ||
+                    vmin - 2.0f >= (float)rhi)
+                    st = 3;
+                else if (W * H <= (float)tile_cap && fabsf(vmin) < 4.0e6f && fabsf(vmax) < 4.0e6f) {
+                    bb[n & 1][0] = (int)umin - 2;
+                    bb[n & 1][1] = (int)vmin - 2;
+                    bb[n & 1][2] = (int)W;
+                    bb[n & 1][3] = (int)H;
+                    st = 1;
+                    if (bb[n & 1][0] >= 0 && bb[n & 1][0] + bb[n & 1][2] < S.nu &&
+                        bb[n & 1][1] >= rlo && bb[n & 1][1] + bb[n & 1][3] <= rhi)
+                        st = 2;
+                }
+                bb[n & 1][4] = st;
+            }
+        }
+        __syncthreads(); /* bb ready; every thread is done with the previous view's tile */
+        const int st = bb[n & 1][4];
+        const int tu0 = bb[n & 1][0], tv0 = bb[n & 1][1], W = bb[n & 1][2], H = bb[n & 1][3];
+        const float *qs = S.q + (long long)(P.slot0 + n) * S.slot;
+        if (st == 2) {
+            for (int r = tid / 32; r < H; r += TX * TY / 32) {
+                const float *row = qs + (long long)(tv0 + r - S.vb0) * S.nu + tu0;
+                for (int c = tid & 31; c < W; c += 32)
+                    tile[r * W + c] = make_float2(__ldg(row + c), __ldg(row + c + 1));
+            }
+        } else if (st == 1) {
+            for (int r = tid / 32; r < H; r += TX * TY / 32)
+                for (int c = tid & 31; c < W; c += 32)
+                    tile[r * W + c] = make_float2(kri_fetch(S, qs, tu0 + c, tv0 + r),
+                                                  kri_fetch(S, qs, tu0 + c + 1, tv0 + r));
+        }
+        __syncthreads();
+        if (!active || st == 3) continue;
+        const kri_col col = kri_column(M, i, j, nuf);
+        if (st) {
+            const int cb = (col.iu - tu0) - tv0 * W; /* tile index of (iu, row 0) */
+            const unsigned hi = (unsigned)(W * (H - 1) - 1); /* largest valid upper index */
+#pragma unroll
+            for (int kk = 0; kk < KZ; kk++) {
+                if (kk < nk) {
+                    const float v = __fmaf_rn(__fadd_rn(kf0, (float)kk), col.dv, col.vb);
+                    const float fl = floorf(v);
+                    const int iv = __float_as_int(__fadd_rn(fl, 12582912.0f)) - 0x4B400000;
+                    const unsigned off = min((unsigned)(iv * W + cb), hi);
+                    const float2 a = tile[off], b = tile[off + W];
+                    acc[kk] = __fmaf_rn(col.wt, kri_bilerp(a.x, a.y, b.x, b.y, col.fu,
+                                                           __fsub_rn(v, fl)),
+                                        acc[kk]);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int kk = 0; kk < KZ; kk++) {
+                if (kk < nk) {
+                    float v = __fmaf_rn(__fadd_rn(kf0, (float)kk), col.dv, col.vb);
+                    v = fminf(fmaxf(v, -1.0f), nvf);
+                    const float fl = floorf(v);
+                    const int iv = (int)fl;
+                    acc[kk] = __fmaf_rn(
+                        col.wt,
+                        kri_bilerp(kri_fetch(S, qs, col.iu, iv), kri_fetch(S, qs, col.iu + 1, iv),
+                                   kri_fetch(S, qs, col.iu, iv + 1),
+                                   kri_fetch(S, qs, col.iu + 1, iv + 1), col.fu, __fsub_rn(v, fl)),
+                        acc[kk]);
+                }
+            }
+        }
+    }
+    if (active) {
+#pragma unroll
+        for (int kk = 0; kk < KZ; kk++)
+            if (kk < nk) vp[kk * zst] = acc[kk];
+    }
+}
+
+/* ---- global kernel (fast path, or the general path when GENERAL) ----------------------------- */
+template <int KZ, bool GENERAL>
+__global__ void __launch_bounds__(256)
+    k_fdk_bp_global(kri_bp_src S, kri_bp_vol V, const kri_bp_views P)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= V.nx || j >= V.ny) return;
+    const int kl0 = blockIdx.z * KZ;
+    const int nk = min(KZ, V.nzs - kl0);
+    const int k0 = V.z0 + kl0;
+    const float nuf = (float)S.nu, nvf = (float)S.nv;
+    float acc[KZ];
+    float *vp = V.vol + ((long long)kl0 * V.ny + j) * V.nx + i;
+    const long long zst = (long long)V.nx * V.ny;
+#pragma unroll
+    for (int kk = 0; kk < KZ; kk++) acc[kk] = kk < nk ? vp[kk * zst] : 0.0f;
+    for (int n = 0; n < P.n; n++) {
+        const kri_fdk_mat &M = P.m[n];
+        const float *qs = S.q + (long long)(P.slot0 + n) * S.slot;
+        if (!GENERAL) {
+            const kri_col col = kri_column(M, i, j, nuf);
+            /* v is monotonic in k: samples with v <= -1 or v >= nv are +0 (skipped) */
+            const float va = __fmaf_rn((float)k0, col.dv, col.vb);
+            const float vz = __fmaf_rn((float)(k0 + nk - 1), col.dv, col.vb);
+            if ((va <= -1.0f && vz <= -1.0f) || (va >= nvf && vz >= nvf)) continue;
+#pragma unroll
+            for (int kk = 0; kk < KZ; kk++) {
+                if (kk < nk) {
+                    float v = __fmaf_rn((float)(k0 + kk), col.dv, col.vb);
+                    v = fminf(fmaxf(v, -1.0f), nvf);
+                    const float fl = floorf(v);
+                    const int iv = (int)fl;
+                    acc[kk] = __fmaf_rn(
+                        col.wt,
+                        kri_bilerp(kri_fetch(S, qs, col.iu, iv), kri_fetch(S, qs, col.iu + 1, iv),
+                                   kri_fetch(S, qs, col.iu, iv + 1),
+                                   kri_fetch(S, qs, col.iu + 1, iv + 1), col.fu, __fsub_rn(v, fl)),
+                        acc[kk]);
+                }
+            }
+        } else {
+            const float fi = (float)i, fj = (float)j;
+#pragma unroll
+            for (int kk = 0; kk < KZ; kk++) {
+                if (kk < nk) {
+                    /* the CPU's kri_fdk_voxel_general, in the same order */
+                    const float fk = (float)(k0 + kk);
+                    const float w = __fadd_rn(
+                        __fadd_rn(__fadd_rn(__fmul_rn(M.pw[0], fi), __fmul_rn(M.pw[1], fj)),
+                                  __fmul_rn(M.pw[2], fk)),
+                        M.pw[3]);
+                    const float r = __fdiv_rn(1.0f, w);
+                    float u = __fmul_rn(
+                        __fadd_rn(__fadd_rn(__fadd_rn(__fmul_rn(M.pu[0], fi), __fmul_rn(M.pu[1], fj)),
+                                            __fmul_rn(M.pu[2], fk)),
+                                  M.pu[3]),
+                        r);
+                    float v = __fmul_rn(
+                        __fadd_rn(__fadd_rn(__fadd_rn(__fmul_rn(M.pv[0], fi), __fmul_rn(M.pv[1], fj)),
+                                            __fmul_rn(M.pv[2], fk)),
+                                  M.pv[3]),
+                        r);
+                    u = fminf(fmaxf(u, -1.0f), nuf);
+                    v = fminf(fmaxf(v, -1.0f), nvf);
+                    const float flu = floorf(u), flv = floorf(v);
+                    const int iu = (int)flu, iv = (int)flv;
+                    const float fu = __fsub_rn(u, flu), fv = __fsub_rn(v, flv);
+                    const float q00 = kri_fetch(S, qs, iu, iv), q10 = kri_fetch(S, qs, iu + 1, iv);
+                    const float q01 = kri_fetch(S, qs, iu, iv + 1);
+                    const float q11 = kri_fetch(S, qs, iu + 1, iv + 1);
+                    const float s0 = __fadd_rn(q00, __fmul_rn(fu, __fsub_rn(q10, q00)));
+                    const float s1 = __fadd_rn(q01, __fmul_rn(fu, __fsub_rn(q11, q01)));
+                    const float val = __fadd_rn(s0, __fmul_rn(fv, __fsub_rn(s1, s0)));
+                    acc[kk] = __fadd_rn(acc[kk], __fmul_rn(__fmul_rn(r, r), val));
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int kk = 0; kk < KZ; kk++)
+        if (kk < nk) vp[kk * zst] = acc[kk];
+}
+
+/* ---- pre-weighting and census ------------------------------------------------ */
+/* out slot b, row r (< nbmax), column a: raw(b, r, a) * weight, for r < nvb; zero beyond. */
+__global__ void k_fdk_weight(const float *__restrict__ raw, long long raw_slot, int nu, int nvb,
+                             int nbmax, int vb0, int m0, int nb, const kri_fdk_wv *__restrict__ wv,
+                             const float *__restrict__ parker, int weight, float *__restrict__ out)
+{
+    const int a = blockIdx.x * blockDim.x + threadIdx.x;
+    if (a >= nu) return;
+    for (int b = blockIdx.z; b < nb; b += gridDim.z) {
+        const kri_fdk_wv c = wv[m0 + b];
+        const float pk = parker ? parker[a + (long long)nu * (m0 + b)] : 1.0f;
+        for (int r = blockIdx.y; r < nbmax; r += gridDim.y) {
+            float y = 0.0f;
+            if (r < nvb) {
+                const float x = raw[(long long)b * raw_slot + (long long)r * nu + a];
+                if (weight) {
+                    const float fb = (float)(vb0 + r), fa = (float)a;
+                    float d[3];
+#pragma unroll
+                    for (int e = 0; e < 3; e++) d[e] = c.r0[e] + fa * c.u[e] + fb * c.v[e];
+                    const float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                    const float cw = (d[0] * c.n[0] + d[1] * c.n[1] + d[2] * c.n[2]) / len;
+                    y = x * (c.scale * cw * pk);
+                } else {
+                    y = x;
+                }
+            }
+            out[(long long)b * nu * nbmax + (long long)r * nu + a] = y;
+        }
+    }
+}
+
+__global__ void k_fdk_census(const float *__restrict__ x, long long n,
+                             unsigned long long *__restrict__ cnt)
+{
+    unsigned long long nn = 0, ni = 0, first = ~0ull;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < n;
+         t += (long long)gridDim.x * blockDim.x) {
+        const float v = x[t];
+        if (isnan(v)) {
+            nn++;
+            if ((unsigned long long)t < first) first = (unsigned long long)t;
+        } else if (isinf(v)) {
+            ni++;
+            if ((unsigned long long)t < first) first = (unsigned long long)t;
+        }
+    }
+    if (nn) atomicAdd(&cnt[0], nn);
+    if (ni) atomicAdd(&cnt[1], ni);
+    if (first != ~0ull) atomicMin(&cnt[2], first);
+}
+
+/* ---- plan state ------------------------------------------------------------------------------ */
+struct kri_fdk_cuda {
+    int dev;
+    cudaStream_t copy; /* non-blocking: overlaps with the ctx's stream even if that is stream 0 */
+    cudaEvent_t h2d[2], used[2];
+    cudaEvent_t tev[3]; /* in-core timing: before weighting, after filtering, after BP */
+    int timed;          /* the last execute recorded tev */
+    kri_fdk_wv *d_wv;
+    float *d_parker;
+    unsigned long long *d_cnt;
+    /* schedule-dependent */
+    int ready, ph, vh;
+    kri_fdk_sched sched;
+    float *d_raw[2], *h_pin[2], *d_q, *d_slab;
+    kri_fdk_filt *filt;
+    int64_t bytes;
+};
+
+static void kri_cuda_fdk_release(kri_fdk_cuda *cu)
+{
+    for (int k = 0; k < 2; k++) {
+        if (cu->d_raw[k]) cudaFree(cu->d_raw[k]);
+        if (cu->h_pin[k]) cudaFreeHost(cu->h_pin[k]);
+        cu->d_raw[k] = cu->h_pin[k] = NULL;
+    }
+    if (cu->d_q) cudaFree(cu->d_q);
+    if (cu->d_slab) cudaFree(cu->d_slab);
+    cu->d_q = cu->d_slab = NULL;
+    kri_fdk_filt_destroy(cu->filt);
+    cu->filt = NULL;
+    kri_fdk_sched_free(&cu->sched);
+    cu->ready = 0;
+    cu->bytes = 0;
+}
+
+extern "C" void kri_cuda_fdk_destroy(kri_fdk_cuda *cu)
+{
+    if (!cu) return;
+    cudaSetDevice(cu->dev);
+    if (cu->copy) cudaStreamSynchronize(cu->copy);
+    kri_cuda_fdk_release(cu);
+    for (int k = 0; k < 2; k++) {
+        if (cu->h2d[k]) cudaEventDestroy(cu->h2d[k]);
+        if (cu->used[k]) cudaEventDestroy(cu->used[k]);
+    }
+    for (int k = 0; k < 3; k++)
+        if (cu->tev[k]) cudaEventDestroy(cu->tev[k]);
+    if (cu->copy) cudaStreamDestroy(cu->copy);
+    if (cu->d_wv) cudaFree(cu->d_wv);
+    if (cu->d_parker) cudaFree(cu->d_parker);
+    if (cu->d_cnt) cudaFree(cu->d_cnt);
+    (void)cudaGetLastError();
+    kri_free(cu);
+}
+
+extern "C" kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes)
+{
+    KRI_TRY(kri_cuda_set_device(ctx));
+    size_t fr = 0, tot = 0;
+    KRI_CU(cudaMemGetInfo(&fr, &tot), "cudaMemGetInfo");
+    *bytes = (int64_t)fr;
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fdk_create(kr_fdk_plan *p)
+{
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    kri_fdk_cuda *cu = (kri_fdk_cuda *)kri_calloc(1, sizeof *cu);
+    if (!cu) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
+    p->cu = cu;
+    cu->dev = kr_ctx_device(p->ctx);
+    KRI_CU(cudaStreamCreateWithFlags(&cu->copy, cudaStreamNonBlocking), "cudaStreamCreate");
+    for (int k = 0; k < 2; k++) {
+        KRI_CU(cudaEventCreateWithFlags(&cu->h2d[k], cudaEventDisableTiming), "cudaEventCreate");
+        KRI_CU(cudaEventCreateWithFlags(&cu->used[k], cudaEventDisableTiming), "cudaEventCreate");
+    }
+    for (int k = 0; k < 3; k++) KRI_CU(cudaEventCreate(&cu->tev[k]), "cudaEventCreate");
+    size_t wb = (size_t)p->nviews * sizeof(kri_fdk_wv);
+    KRI_CU(cudaMalloc((void **)&cu->d_wv, wb), "allocating the FDK weights");
+    KRI_CU(cudaMemcpy(cu->d_wv, p->wv, wb, cudaMemcpyHostToDevice), "uploading the FDK weights");
+    if (p->parker) {
+        size_t pb = (size_t)(p->nu * p->nviews) * sizeof(float);
+        KRI_CU(cudaMalloc((void **)&cu->d_parker, pb), "allocating the Parker weights");
+        KRI_CU(cudaMemcpy(cu->d_parker, p->parker, pb, cudaMemcpyHostToDevice),
+               "uploading the Parker weights");
+    }
+    KRI_CU(cudaMalloc((void **)&cu->d_cnt, 4 * sizeof(unsigned long long)),
+           "allocating the FDK counters");
+    p->budget = p->o.gpu_mem;
+    p->budget_auto = p->o.gpu_mem == 0;
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_bp)
+{
+    kri_fdk_cuda *cu = p->cu;
+    *t_filter = *t_bp = 0;
+    if (!cu->timed) return KR_OK;
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    float a = 0, b = 0;
+    KRI_CU(cudaEventElapsedTime(&a, cu->tev[0], cu->tev[1]), "cudaEventElapsedTime");
+    KRI_CU(cudaEventElapsedTime(&b, cu->tev[1], cu->tev[2]), "cudaEventElapsedTime");
+    *t_filter = 1e-3 * a;
+    *t_bp = 1e-3 * b;
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fdk_count_nonfinite(kr_fdk_plan *p, const float *x, int64_t n,
+                                                  int64_t *nnan, int64_t *ninf, int64_t *first)
+{
+    kri_fdk_cuda *cu = p->cu;
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
+    unsigned long long h[3] = {0, 0, ~0ull};
+    KRI_CU(cudaMemcpyAsync(cu->d_cnt, h, sizeof h, cudaMemcpyHostToDevice, st), "cudaMemcpy");
+    int blocks = (int)((n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096);
+    k_fdk_census<<<blocks > 0 ? blocks : 1, 256, 0, st>>>(x, n, cu->d_cnt);
+    KRI_LAUNCHED("the FDK census kernel");
+    KRI_CU(cudaMemcpyAsync(h, cu->d_cnt, sizeof h, cudaMemcpyDeviceToHost, st), "cudaMemcpy");
+    KRI_CU(cudaStreamSynchronize(st), "the FDK census");
+    *nnan = (int64_t)h[0];
+    *ninf = (int64_t)h[1];
+    *first = h[2] == ~0ull ? -1 : (int64_t)h[2];
+    return KR_OK;
+}
+
+/* Buffers for a schedule on these array locations (kept until the locations change). */
+static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
+{
+    kri_fdk_cuda *cu = p->cu;
+    if (cu->ready && cu->ph == ph && cu->vh == vh) return KR_OK;
+    KRI_CU(cudaStreamSynchronize(cu->copy), "cudaStreamSynchronize");
+    kri_cuda_fdk_release(cu);
+    if (p->budget_auto) { /* 90% of what is free now, with the caller's arrays allocated */
+        int64_t fr;
+        KRI_TRY(kri_cuda_fdk_free_bytes(p->ctx, &fr));
+        p->budget = fr / 10 * 9;
+    }
+    KRI_TRY(kri_fdk_sched_make(p, ph, vh, p->budget, p->budget_auto, &cu->sched));
+    const kri_fdk_sched *s = &cu->sched;
+    const size_t rowsb = (size_t)(s->batch * s->nbmax * p->nu) * sizeof(float);
+    if (ph)
+        for (int k = 0; k < 2; k++) {
+            KRI_CU(cudaMalloc((void **)&cu->d_raw[k], rowsb), "allocating FDK staging");
+            cudaError_t e = cudaHostAlloc((void **)&cu->h_pin[k], rowsb, cudaHostAllocDefault);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();
+                cu->h_pin[k] = NULL;
+                return kri_fail(KR_ERR_OOM_HOST, "fdk: cannot pin %zu bytes of host staging (%s)",
+                                rowsb, cudaGetErrorString(e));
+            }
+        }
+    KRI_CU(cudaMalloc((void **)&cu->d_q, rowsb), "allocating the FDK batch");
+    /* slots past the last batch's views are filtered too: keep them finite */
+    KRI_CU(cudaMemset(cu->d_q, 0, rowsb), "clearing the FDK batch");
+    if (vh)
+        KRI_CU(cudaMalloc((void **)&cu->d_slab,
+                          (size_t)(p->grid.n[0] * p->grid.n[1] * s->slab_z) * sizeof(float)),
+               "allocating the FDK slab");
+    KRI_TRY(kri_fdk_filt_create(&cu->filt, p->ctx, p->nu, s->batch * s->nbmax, &p->o));
+    cu->ph = ph;
+    cu->vh = vh;
+    cu->ready = 1;
+    cu->bytes = s->bytes;
+    p->info.slabs = s->nslabs;
+    p->info.slab_z = s->slab_z;
+    p->info.batch_views = s->batch;
+    p->info.device_bytes = s->bytes;
+    kr_log(p->ctx, KR_LOG_INFO,
+           "fdk: %lld slab(s) of %lld slices, batches of %lld views x %lld rows, %.1f MiB of "
+           "device memory (budget %.1f MiB)",
+           (long long)s->nslabs, (long long)s->slab_z, (long long)s->batch, (long long)s->nbmax,
+           (double)s->bytes / 1048576.0, (double)p->budget / 1048576.0);
+    return KR_OK;
+}
+
+/* Backprojection launches for slots [0, nb) of the batch (views m0 ..) into one slab. */
+static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_src &S,
+                                 const kri_bp_vol &V, int64_t m0, int64_t nb)
+{
+    kr_fdk_kernel kern = p->o.kernel;
+    if (kern == KR_FDK_KERNEL_AUTO) kern = KR_FDK_KERNEL_SMEM;
+    if (!p->fast) kern = KR_FDK_KERNEL_GLOBAL;
+    p->info.kernel = !p->fast ? "global-general" : kr_fdk_kernel_name(kern);
+    for (int64_t c0 = 0; c0 < nb; c0 += KRI_FDK_VPL) {
+        kri_bp_views P;
+        P.n = (int)(nb - c0 < KRI_FDK_VPL ? nb - c0 : KRI_FDK_VPL);
+        P.slot0 = (int)c0;
+        memcpy(P.m, p->mat + m0 + c0, (size_t)P.n * sizeof(kri_fdk_mat));
+        if (kern == KR_FDK_KERNEL_SMEM) {
+            const int cap = 4096; /* cells: 32 KiB */
+            dim3 g((unsigned)((V.nx + 15) / 16), (unsigned)((V.ny + 15) / 16),
+                   (unsigned)((V.nzs + 15) / 16));
+            k_fdk_bp_smem<16, 16, 16><<<g, dim3(16, 16), cap * sizeof(float2), st>>>(S, V, cap, P);
+        } else if (kern == KR_FDK_KERNEL_SMEM32) {
+            const int cap = 5632; /* cells: 44 KiB, under the 48 KiB default */
+            dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
+                   (unsigned)((V.nzs + 15) / 16));
+            k_fdk_bp_smem<32, 8, 16><<<g, dim3(32, 8), cap * sizeof(float2), st>>>(S, V, cap, P);
+        } else {
+            dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
+                   (unsigned)((V.nzs + 7) / 8));
+            if (p->fast)
+                k_fdk_bp_global<8, false><<<g, dim3(32, 8), 0, st>>>(S, V, P);
+            else
+                k_fdk_bp_global<8, true><<<g, dim3(32, 8), 0, st>>>(S, V, P);
+        }
+        KRI_LAUNCHED("the FDK backprojection kernel");
+    }
+    return KR_OK;
+}
+
+extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol,
+                                      int weight)
+{
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    kri_fdk_cuda *cu = p->cu;
+    const int ph = proj->loc == KR_HOST, vh = vol->loc == KR_HOST;
+    KRI_TRY(kri_cuda_fdk_prepare(p, ph, vh));
+    const kri_fdk_sched *s = &cu->sched;
+    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
+    const int64_t nu = p->nu, nv = p->nv, nx = p->grid.n[0], ny = p->grid.n[1];
+    const int64_t B = s->batch, H = s->nbmax;
+    const float *pin = (const float *)proj->data;
+    float *vout = (float *)vol->data;
+    int64_t count = 0; /* batches issued, for the staging alternation */
+    const int timed = s->nslabs == 1 && s->batch >= p->nviews;
+    cu->timed = 0;
+    kr_progress *pg = kr_progress_begin(p->ctx, "fdk", s->nslabs * p->nviews);
+    kr_status rs = KR_OK;
+#define KRI_RUN(call)                                                                          \
+    do {                                                                                       \
+        rs = (call);                                                                           \
+        if (rs != KR_OK) goto out;                                                             \
+    } while (0)
+#define KRI_RUN_CU(call, what)                                                                 \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            rs = kri_cuda_fdk_fail(e_, what);                                                  \
+            goto out;                                                                          \
+        }                                                                                      \
+    } while (0)
+    for (int64_t si = 0; si < s->nslabs; si++) {
+        const kri_fdk_slab *sl = &s->slabs[si];
+        float *slab = vh ? cu->d_slab : vout + sl->z0 * nx * ny;
+        const size_t slab_bytes = (size_t)(nx * ny * sl->nz) * sizeof(float);
+        KRI_RUN_CU(cudaMemsetAsync(slab, 0, slab_bytes, st), "clearing the FDK slab");
+        kri_bp_vol V = {slab, (int)nx, (int)ny, (int)sl->nz, (int)sl->z0};
+        for (int64_t m0 = 0; m0 < p->nviews && sl->nvb > 0; m0 += B) {
+            const int64_t nb = p->nviews - m0 < B ? p->nviews - m0 : B;
+            const float *raw;
+            long long raw_slot;
+            const int k = (int)(count++ & 1);
+            if (ph) {
+                /* the pinned buffer k is free once its previous transfer is done */
+                KRI_RUN_CU(cudaEventSynchronize(cu->h2d[k]), "waiting for FDK staging");
+                for (int64_t b = 0; b < nb; b++)
+                    memcpy(cu->h_pin[k] + b * nu * H, pin + ((m0 + b) * nv + sl->vb0) * nu,
+                           (size_t)(nu * sl->nvb) * sizeof(float));
+                KRI_RUN_CU(cudaStreamWaitEvent(cu->copy, cu->used[k], 0), "cudaStreamWaitEvent");
+                KRI_RUN_CU(cudaMemcpyAsync(cu->d_raw[k], cu->h_pin[k],
+                                           (size_t)(nb * nu * H) * sizeof(float),
+                                           cudaMemcpyHostToDevice, cu->copy),
+                           "copying projections to the device");
+                KRI_RUN_CU(cudaEventRecord(cu->h2d[k], cu->copy), "cudaEventRecord");
+                KRI_RUN_CU(cudaStreamWaitEvent(st, cu->h2d[k], 0), "cudaStreamWaitEvent");
+                raw = cu->d_raw[k];
+                raw_slot = (long long)(nu * H);
+            } else {
+                raw = pin + (m0 * nv + sl->vb0) * nu;
+                raw_slot = (long long)(nu * nv);
+            }
+            if (timed) KRI_RUN_CU(cudaEventRecord(cu->tev[0], st), "cudaEventRecord");
+            dim3 g((unsigned)((nu + 127) / 128), (unsigned)(H < 65535 ? H : 65535),
+                   (unsigned)(nb < 65535 ? nb : 65535));
+            k_fdk_weight<<<g, 128, 0, st>>>(raw, raw_slot, (int)nu, (int)sl->nvb, (int)H,
+                                            (int)sl->vb0, (int)m0, (int)nb, cu->d_wv,
+                                            weight ? cu->d_parker : NULL, weight, cu->d_q);
+            KRI_RUN_CU(cudaGetLastError(), "the FDK weighting kernel");
+            if (ph) KRI_RUN_CU(cudaEventRecord(cu->used[k], st), "cudaEventRecord");
+            const float *q = cu->d_q;
+            if (weight) KRI_RUN(kri_fdk_filt_run(cu->filt, cu->d_q, nu, cu->d_q, nu));
+            kri_bp_src S = {q, (long long)(nu * H), (int)nu, (int)nv, (int)sl->vb0, (int)sl->nvb};
+            if (timed) KRI_RUN_CU(cudaEventRecord(cu->tev[1], st), "cudaEventRecord");
+            KRI_RUN(kri_cuda_fdk_bp(p, st, S, V, m0, nb));
+            if (timed) {
+                KRI_RUN_CU(cudaEventRecord(cu->tev[2], st), "cudaEventRecord");
+                cu->timed = 1;
+            }
+            kr_progress_add(pg, nb);
+        }
+        if (vh)
+            KRI_RUN_CU(cudaMemcpyAsync(vout + sl->z0 * nx * ny, slab, slab_bytes,
+                                       cudaMemcpyDeviceToHost, st),
+                       "copying the volume to the host");
+    }
+    KRI_RUN_CU(cudaStreamSynchronize(st), "the FDK reconstruction");
+out:
+#undef KRI_RUN
+#undef KRI_RUN_CU
+    kr_progress_end(pg);
+    if (rs != KR_OK) {
+        /* leave the streams idle so buffers can be reused or freed */
+        cudaStreamSynchronize(st);
+        cudaStreamSynchronize(cu->copy);
+        (void)cudaGetLastError();
+    }
+    if (rs != KR_OK) cu->timed = 0;
+    return rs;
+}

@@ -1,0 +1,152 @@
+/* Private parts of FDK: the per-view projection matrices and weights, the plan, the CPU
+ * kernels (fdk_cpu.c), the out-of-core scheduler (slab.c) and the CUDA launchers
+ * (fdk_cuda.cu). Not installed. */
+#ifndef KRAY_FDK_INTERNAL_H
+#define KRAY_FDK_INTERNAL_H
+
+#include "internal.h"
+#include "kray/ct.h"
+#include "kray/fdk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- per-view projection -------------------------------------------------------------------
+ * For voxel index (i, j, k) (global k) and view m:
+ *   w = pw[0] i + pw[1] j + pw[2] k + pw[3]       (lambda: 1 on the detector plane, 0 at S)
+ *   u = (pu[0] i + pu[1] j + pu[2] k + pu[3]) / w  (detector column, pixel index units)
+ *   v = (pv[0] i + pv[1] j + pv[2] k + pv[3]) / w  (detector row)
+ * and the backprojection weight is 1 / w^2. In the fast path (every view has pu[2] == pw[2]
+ * == 0, exactly: a circular scan with v along z) u and w are shared by a z column and v is
+ * linear in k. The kernels evaluate, per column (i, j) and view, in float:
+ *   w  = pw[0] * i + pw[1] * j + pw[3]          (i, j as floats; products then sums, in order)
+ *   r  = 1 / w;  u = (pu[0] * i + pu[1] * j + pu[3]) * r;  wt = r * r
+ *   vb = (pv[0] * i + pv[1] * j + pv[3]) * r;  dv = pv[2] * r
+ * and per voxel v = vb + k * dv (k the global slice index), then kri_fdk_sample below.
+ * Keeping the per-voxel expression a function of the global k only makes the result
+ * independent of how the volume is cut into slabs and blocks. */
+typedef struct kri_fdk_mat {
+    float pu[4], pv[4], pw[4];
+} kri_fdk_mat;
+
+/* Per-view pre-weighting parameters (float): the vector from the source to pixel (0, 0),
+ * the pixel vectors, the unit normal and the scale (view weight x D / (Dsd |u|)). The weight of
+ * pixel (a, b) is scale * n.r / |r| with r = r0 + a u + b v, times parker[a + nu * view]. */
+#define KRI_FDK_NW 16
+typedef struct kri_fdk_wv {
+    float r0[3], u[3], v[3], n[3], scale, pad[3];
+} kri_fdk_wv;
+
+/* Clamp of detector coordinates before the bilinear lookup: u in [-1, nu], v in [-1, nv];
+ * values outside the detector are zero, so the clamp never changes a result. */
+
+/* ---- filter (fdk.c: the one entry into the kray filter module, kray/fbp.h) ----------------- */
+typedef struct kri_fdk_filt kri_fdk_filt;
+kr_status kri_fdk_filt_create(kri_fdk_filt **f, const kr_ctx *ctx, int64_t nu, int64_t nrows,
+                              const kr_fdk_opts *o);
+/* Filter the nrows rows: in row r at in + r * in_stride, out row r at out + r * out_stride
+ * (floats, at the plan's location; CUDA runs on the ctx's stream). */
+kr_status kri_fdk_filt_run(kri_fdk_filt *f, const float *in, int64_t in_stride, float *out,
+                           int64_t out_stride);
+int64_t kri_fdk_filt_device_bytes(int64_t nu, int64_t nrows, const kr_fdk_opts *o);
+void kri_fdk_filt_destroy(kri_fdk_filt *f);
+
+/* ---- out-of-core schedule (slab.c) --------------------------------------------------------- */
+typedef struct kri_fdk_slab {
+    int64_t z0, nz;   /* slices [z0, z0 + nz) */
+    int64_t vb0, nvb; /* detector rows [vb0, vb0 + nvb) that the slab's voxels read */
+} kri_fdk_slab;
+
+typedef struct kri_fdk_sched {
+    int64_t slab_z;      /* slices per slab (the last may be thinner) */
+    int64_t nslabs;
+    kri_fdk_slab *slabs; /* nslabs entries (owned) */
+    int64_t nbmax;       /* rows per view slot in the batch buffers (even, >= every nvb) */
+    int64_t batch;       /* views per batch */
+    int64_t bytes;       /* device bytes the schedule needs */
+} kri_fdk_sched;
+
+/* Device bytes for a schedule with these sizes (see slab.c for the model). */
+int64_t kri_fdk_sched_bytes(const kr_fdk_plan *p, int proj_host, int vol_host, int64_t slab_z,
+                            int64_t nbmax, int64_t batch);
+/* Rows [vb0, vb0 + nvb) read by the voxels of slices [z0, z0 + nz) in every view (with a margin
+ * of two rows for rounding and the bilinear neighbour, clipped to the detector; nvb may be 0). */
+void kri_fdk_band(const kr_fdk_plan *p, int64_t z0, int64_t nz, int64_t *vb0, int64_t *nvb);
+/* Choose slab thickness and batch size for a budget (opts.slab_z / opts.batch_views force
+ * them). budget_auto changes the status of a budget too small for one slice and one view
+ * (KR_ERR_OOM_DEVICE instead of KR_ERR_INVALID_ARG). */
+kr_status kri_fdk_sched_make(const kr_fdk_plan *p, int proj_host, int vol_host, int64_t budget,
+                             int budget_auto, kri_fdk_sched *s);
+void kri_fdk_sched_free(kri_fdk_sched *s);
+
+/* ---- plan ------------------------------------------------------------------------------------ */
+typedef struct kri_fdk_cuda kri_fdk_cuda; /* device state (fdk_cuda.cu) */
+
+struct kr_fdk_plan {
+    const kr_ctx *ctx;
+    kr_backend backend;
+    kr_fdk_opts o;
+    int64_t nu, nv, nviews;
+    kr_ct_grid grid;
+    kr_ct_view *views;
+    kri_fdk_mat *mat; /* [nviews] */
+    kri_fdk_wv *wv;   /* [nviews] */
+    float *parker;    /* [nu, nviews] or NULL (full scan) */
+    int fast;         /* every view has pu[2] == pw[2] == 0 */
+    kr_fdk_info info;
+    int64_t budget;   /* resolved gpu_mem */
+    int budget_auto;
+    /* CPU */
+    int cpu_nt;             /* threads at plan creation */
+    kr_ctx *cpu_serial;     /* single-threaded ctx of the per-thread filters */
+    kri_fdk_filt **cpu_filt; /* cpu_nt filters of nv rows each, unit spacing */
+    float *cpu_w;           /* cpu_nt weighted views [nu, nv] */
+    float *cpu_q;       /* batch of padded filtered views [(nu + 3) (nv + 3), batch] */
+    int64_t cpu_batch;
+    float *cpu_scr;     /* backprojection scratch, cpu_scr_threads x kri_cpu_fdk_scratch_floats */
+    int cpu_scr_threads;
+    /* CUDA */
+    kri_fdk_cuda *cu;
+};
+
+/* CUDA timings of the last in-core execute (one slab, one batch), seconds; 0 otherwise. */
+kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_bp);
+
+/* Padded CPU view layout: pixel (a, b) at (b + 1) * (nu + 3) + a + 1, zeros around. */
+#define KRI_FDK_PADW(nu) ((nu) + 3)
+#define KRI_FDK_PADH(nv) ((nv) + 3)
+
+/* ---- CPU kernels (fdk_cpu.c) ------------------------------------------------------------------ */
+/* Pre-weight view m of proj (host [nu, nv, nviews]) into w [nu, nv] (serial). */
+void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *proj_view, int64_t m, float *w);
+/* Count non-finite values of n floats; *first = index of the first (or -1). */
+void kri_cpu_fdk_count_nonfinite(const float *x, int64_t n, int nthreads, int64_t *nnan,
+                                 int64_t *ninf, int64_t *first);
+/* vol [nx, ny, nz] += sum over views m0 .. m0 + nb - 1 (in order) of the padded filtered views
+ * q (view m0 + b at q + b * padw * padh). OpenMP over fixed (z block, y row) items. */
+void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0, int64_t nb,
+                             float *vol, int nthreads, float *scratch);
+/* Floats of scratch per thread for a volume nx wide (scratch: nthreads x this, 64-byte
+ * aligned blocks not needed). */
+int64_t kri_cpu_fdk_scratch_floats(int64_t nx);
+/* "cpu-avx512" when the AVX-512 kernel runs on this machine, else "cpu". */
+const char *kri_cpu_fdk_kernel_name(const kr_fdk_plan *p);
+
+/* ---- CUDA (fdk_cuda.cu) ---------------------------------------------------------------------- */
+#define KRI_FDK_VPL 64 /* views per backprojection launch (kernel parameter block) */
+
+kr_status kri_cuda_fdk_create(kr_fdk_plan *p);
+void kri_cuda_fdk_destroy(kri_fdk_cuda *cu);
+/* Full FDK (weight = 1) or plain backprojection (weight = 0) of proj into vol, any locations. */
+kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int weight);
+/* Count non-finite values of n floats on the device. */
+kr_status kri_cuda_fdk_count_nonfinite(kr_fdk_plan *p, const float *x, int64_t n,
+                                       int64_t *nnan, int64_t *ninf, int64_t *first);
+/* Free device memory in bytes (for the auto budget). */
+kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
