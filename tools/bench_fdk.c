@@ -113,7 +113,7 @@ static void kc_bench_astra(const kc_bcase *b, const kr_ct_geom *g, const kr_arra
         fprintf(stderr, "kray bench fdk: cannot write the peer's input: %s\n", kr_last_error());
         return;
     }
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s' --geom '%s' --proj '%s' --reps %d 2>&1",
+    snprintf(cmd, sizeof cmd, "\"${KRAY_PYTHON:-/usr/bin/python3}\" '%s' --geom '%s' --proj '%s' --reps %d 2>&1",
              peer, gp, pp, b->reps);
     FILE *f = popen(cmd, "r");
     while (f && fgets(line, sizeof line, f))
