@@ -250,6 +250,33 @@ kr_status kri_read_file(const char *path, unsigned char **buf, size_t *len, size
     return KR_OK;
 }
 
+kr_status kri_read_head(const char *path, size_t max, char **buf, size_t *len, const char *what)
+{
+    *buf = NULL;
+    *len = 0;
+    size_t size;
+    KRI_TRY(kri_file_size(path, &size));
+    size_t n = size < max ? size : max;
+    FILE *f = fopen(path, "rb");
+    if (!f) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char *text;
+    kr_status s = kri_alloc((void **)&text, n + 1, what);
+    if (s != KR_OK) {
+        fclose(f);
+        return s;
+    }
+    size_t got = n ? fread(text, 1, n, f) : 0;
+    fclose(f);
+    if (got != n) {
+        kri_free(text);
+        return kri_fail(KR_ERR_IO, "%s: read %zu of %zu bytes", path, got, n);
+    }
+    text[n] = 0;
+    *buf = text;
+    *len = n;
+    return KR_OK;
+}
+
 void kri_byteswap(void *p, size_t n, size_t size)
 {
     unsigned char *c = p;

@@ -32,6 +32,9 @@ void kri_wfile_abort(kri_wfile *w);
 /* Whole file into a new buffer (NUL-terminated one past *len for header parsing). Files larger
  * than `limit` bytes fail with KR_ERR_FORMAT (0 = no limit). */
 kr_status kri_read_file(const char *path, unsigned char **buf, size_t *len, size_t limit);
+/* The first min(file size, max) bytes of a file into a new NUL-terminated buffer (headers of
+ * formats whose data follows the text). */
+kr_status kri_read_head(const char *path, size_t max, char **buf, size_t *len, const char *what);
 /* Size of a file in bytes, or KR_ERR_IO naming it. */
 kr_status kri_file_size(const char *path, size_t *size);
 /* Byte-swap n elements of `size` bytes in place. */

@@ -240,25 +240,12 @@ static kr_status mha_parse(const char *path, char *text, size_t len, mha_hdr *h)
 }
 
 /* Read the header text (at most MHA_MAX_HEADER bytes of the file). */
-static kr_status mha_header(const char *path, size_t fsize, mha_hdr *h)
+static kr_status mha_header(const char *path, mha_hdr *h)
 {
-    size_t n = fsize < MHA_MAX_HEADER ? fsize : MHA_MAX_HEADER;
-    FILE *f = fopen(path, "rb");
-    if (!f) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     char *text;
-    kr_status s = kri_alloc((void **)&text, n + 1, "MetaImage header");
-    if (s != KR_OK) {
-        fclose(f);
-        return s;
-    }
-    size_t got = fread(text, 1, n, f);
-    fclose(f);
-    if (got != n) {
-        kri_free(text);
-        return kri_fail(KR_ERR_IO, "%s: read %zu of %zu bytes", path, got, n);
-    }
-    text[n] = 0;
-    s = mha_parse(path, text, n, h);
+    size_t n;
+    KRI_TRY(kri_read_head(path, MHA_MAX_HEADER, &text, &n, "MetaImage header"));
+    kr_status s = mha_parse(path, text, n, h);
     kri_free(text);
     return s;
 }
@@ -275,7 +262,7 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
     size_t fsize;
     KRI_TRY(kri_file_size(path, &fsize));
     mha_hdr h;
-    KRI_TRY(mha_header(path, fsize, &h));
+    KRI_TRY(mha_header(path, &h));
     int64_t numel;
     KRI_TRY(kri_dims_product(path, "DimSize", h.ndims, h.dims, &numel));
     size_t bytes = (size_t)numel * (size_t)h.channels * kri_stype_size(h.st);

@@ -375,24 +375,12 @@ static kr_status nrrd_parse(const char *path, char *text, size_t len, nrrd_hdr *
     return s;
 }
 
-static kr_status nrrd_header(const char *path, size_t fsize, nrrd_hdr *h)
+static kr_status nrrd_header(const char *path, nrrd_hdr *h)
 {
-    size_t n = fsize < NRRD_MAX_HEADER ? fsize : NRRD_MAX_HEADER;
-    FILE *f = fopen(path, "rb");
-    if (!f) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     char *text;
-    kr_status s = kri_alloc((void **)&text, n + 1, "NRRD header");
-    if (s != KR_OK) {
-        fclose(f);
-        return s;
-    }
-    size_t got = fread(text, 1, n, f);
-    fclose(f);
-    if (got != n) s = kri_fail(KR_ERR_IO, "%s: read %zu of %zu bytes", path, got, n);
-    if (s == KR_OK) {
-        text[n] = 0;
-        s = nrrd_parse(path, text, n, h);
-    }
+    size_t n;
+    KRI_TRY(kri_read_head(path, NRRD_MAX_HEADER, &text, &n, "NRRD header"));
+    kr_status s = nrrd_parse(path, text, n, h);
     kri_free(text);
     return s;
 }
@@ -481,7 +469,7 @@ kr_status kri_read_nrrd(const char *path, kr_array **out, kr_meta *meta, const k
     size_t fsize;
     KRI_TRY(kri_file_size(path, &fsize));
     nrrd_hdr h;
-    KRI_TRY(nrrd_header(path, fsize, &h));
+    KRI_TRY(nrrd_header(path, &h));
     int64_t numel;
     KRI_TRY(kri_dims_product(path, "sizes", h.dim, h.sizes, &numel));
     size_t bytes = (size_t)numel * kri_stype_size(h.st);
