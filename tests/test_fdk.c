@@ -581,6 +581,9 @@ static void test_bad_input(void)
     kr_fdk_kernel k;
     KT_OK(kr_fdk_kernel_from_name("smem32", &k));
     KT_CHECK(k == KR_FDK_KERNEL_SMEM32);
+    KT_OK(kr_fdk_kernel_from_name("pipe32", &k));
+    KT_CHECK(k == KR_FDK_KERNEL_PIPE32);
+    KT_CHECK(!strcmp(kr_fdk_kernel_name(KR_FDK_KERNEL_PIPE), "pipe"));
     KT_STATUS(kr_fdk_kernel_from_name("texture", &k), KR_ERR_INVALID_ARG);
     KT_CHECK(!strcmp(kr_fdk_kernel_name(KR_FDK_KERNEL_GLOBAL), "global"));
 }

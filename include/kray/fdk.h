@@ -90,10 +90,14 @@ typedef enum kr_fdk_kernel {
     KR_FDK_KERNEL_SMEM,   /* views' detector footprints staged in shared memory, 16x16 blocks */
     KR_FDK_KERNEL_SMEM32, /* the same with 32x8 blocks and more voxels per thread along z */
     KR_FDK_KERNEL_GLOBAL, /* bilinear reads through the L1 cache, no staging */
+    KR_FDK_KERNEL_PIPE,   /* footprints staged one view ahead by asynchronous copies into two
+                             tiles, 32x16 columns x 8 slices per block */
+    KR_FDK_KERNEL_PIPE32, /* the same with 32x32 columns per block */
     KR_FDK_KERNEL_COUNT
 } kr_fdk_kernel;
 
-const char *kr_fdk_kernel_name(kr_fdk_kernel k); /* "auto", "smem", "smem32", "global" */
+const char *kr_fdk_kernel_name(kr_fdk_kernel k); /* "auto", "smem", "smem32", "global", "pipe",
+                                                    "pipe32" */
 kr_status kr_fdk_kernel_from_name(const char *s, kr_fdk_kernel *k);
 
 typedef struct kr_fdk_opts {

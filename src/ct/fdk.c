@@ -13,8 +13,8 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static const char *const kri_fdk_kernel_names[KR_FDK_KERNEL_COUNT] = {"auto", "smem", "smem32",
-                                                                     "global"};
+static const char *const kri_fdk_kernel_names[KR_FDK_KERNEL_COUNT] = {
+    "auto", "smem", "smem32", "global", "pipe", "pipe32"};
 
 const char *kr_fdk_kernel_name(kr_fdk_kernel k)
 {
@@ -31,7 +31,7 @@ kr_status kr_fdk_kernel_from_name(const char *s, kr_fdk_kernel *k)
             return KR_OK;
         }
     return kri_fail(KR_ERR_INVALID_ARG,
-                    "unknown FDK kernel '%s' (expected auto, smem, smem32 or global)", s);
+                    "unknown FDK kernel '%s' (expected auto, smem, smem32, global, pipe or pipe32)", s);
 }
 
 void kr_fdk_opts_default(kr_fdk_opts *o)

@@ -42,6 +42,19 @@ void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *pv, int64_t m, float 
     }
 }
 
+void kri_cpu_fdk_stage(float *dst, int64_t dst_slot, const float *src, int64_t src_slot,
+                       int64_t nb, int64_t n, int nthreads)
+{
+    /* pieces of 2^18 floats (1 MiB), so a few large views still spread over the threads */
+    const int64_t piece = (int64_t)1 << 18, per = (n + piece - 1) / piece;
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+    for (int64_t t = 0; t < nb * per; t++) {
+        const int64_t b = t / per, o = (t % per) * piece;
+        const int64_t len = n - o < piece ? n - o : piece;
+        memcpy(dst + b * dst_slot + o, src + b * src_slot + o, (size_t)len * sizeof(float));
+    }
+}
+
 void kri_cpu_fdk_count_nonfinite(const float *x, int64_t n, int nthreads, int64_t *nnan,
                                  int64_t *ninf, int64_t *first)
 {

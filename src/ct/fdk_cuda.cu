@@ -28,7 +28,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fdk_internal.h"
+#include "fdk_cuda.cuh"
 
 #define KRI_CU(call, what)                                                                     \
     do {                                                                                       \
@@ -46,90 +46,23 @@ static kr_status kri_cuda_fdk_fail(cudaError_t e, const char *what)
 
 #define KRI_LAUNCHED(what) KRI_CU(cudaGetLastError(), what)
 
-/* ---- device arithmetic shared by all kernels ------------------------------------------------ */
-#define KDF static __device__ __forceinline__
-
-struct kri_col {
-    float fu, wt, vb, dv;
-    int iu;
-};
-
-/* Column quantities (the CPU's kri_fdk_columns_avx512, operation for operation). */
-KDF kri_col kri_column(const kri_fdk_mat &M, int i, int j, float nuf)
-{
-    const float jf = (float)j, fi = (float)i;
-    const float w0 = __fadd_rn(__fmul_rn(M.pw[1], jf), M.pw[3]);
-    const float u0 = __fadd_rn(__fmul_rn(M.pu[1], jf), M.pu[3]);
-    const float v0 = __fadd_rn(__fmul_rn(M.pv[1], jf), M.pv[3]);
-    const float w = __fmaf_rn(M.pw[0], fi, w0);
-    const float r = __fdiv_rn(1.0f, w);
-    float u = __fmul_rn(__fmaf_rn(M.pu[0], fi, u0), r);
-    u = fminf(fmaxf(u, -1.0f), nuf);
-    const float fl = floorf(u);
-    kri_col c;
-    c.fu = __fsub_rn(u, fl);
-    c.iu = (int)fl;
-    c.wt = __fmul_rn(r, r);
-    c.vb = __fmul_rn(__fmaf_rn(M.pv[0], fi, v0), r);
-    c.dv = __fmul_rn(M.pv[2], r);
-    return c;
-}
-
-KDF float kri_bilerp(float q00, float q10, float q01, float q11, float fu, float fv)
-{
-    const float s0 = __fmaf_rn(fu, __fsub_rn(q10, q00), q00);
-    const float s1 = __fmaf_rn(fu, __fsub_rn(q11, q01), q01);
-    return __fmaf_rn(fv, __fsub_rn(s1, s0), s0);
-}
-
-/* Filtered projection value at detector pixel (a, b) of batch slot s, zero off the detector
- * and outside the slab's band [vb0, vb0 + nvb). */
-struct kri_bp_src {
-    const float *q;
-    long long slot; /* floats per view slot: nu * nbmax */
-    int nu, nv, vb0, nvb;
-};
-
-KDF float kri_fetch(const kri_bp_src &S, const float *qs, int a, int b)
-{
-    if (a < 0 || a >= S.nu || b < S.vb0 || b >= S.vb0 + S.nvb || b >= S.nv) return 0.0f;
-    return __ldg(qs + (long long)(b - S.vb0) * S.nu + a);
-}
-
-/* Parameter block of one launch: the views' matrices (constant memory). */
-struct kri_bp_views {
-    int n;     /* views in this launch */
-    int slot0; /* batch slot of the first */
-    kri_fdk_mat m[KRI_FDK_VPL];
-};
-
-struct kri_bp_vol {
-    float *vol; /* slab base: slice z0 */
-    int nx, ny, nzs, z0;
-};
-
 /* ---- smem kernel ----------------------------------------------------------------------------
  * The tile holds, for detector cells (tu0 + c, tv0 + r), the pairs (q(a, b), q(a + 1, b)), so a
  * bilinear lookup is two 8-byte shared loads. Rows and columns off the detector or outside the
- * band are zero, as kri_fetch returns. In the staged path v is not clamped: outside [-1, nv]
- * both rows read are zero rows of the tile, and the sample is +0, exactly as after the clamp.
- * floor(v) is converted with the 1.5 * 2^23 trick (exact for |v| < 2^22; staged v are bounded
- * by the tile), which keeps the conversion pipe free. */
+ * band are zero, as kri_fetch returns. */
 template <int TX, int TY, int KZ>
 __global__ void __launch_bounds__(TX *TY, 4)
     k_fdk_bp_smem(kri_bp_src S, kri_bp_vol V, int tile_cap, const kri_bp_views P)
 {
     extern __shared__ float2 tile[];
-    /* tu0, tv0, W, H, mode: 0 global reads, 1 staged with checked loads, 2 staged with
-     * unchecked loads, 3 nothing to add */
-    __shared__ int bb[2][5];
+    __shared__ int bb[2][5]; /* kri_footprint's tu0, tv0, W, H, mode */
     const int tid = threadIdx.y * TX + threadIdx.x;
     const int i = blockIdx.x * TX + threadIdx.x, j = blockIdx.y * TY + threadIdx.y;
     const int kl0 = blockIdx.z * KZ; /* local slice of the block's first */
     const int nk = min(KZ, V.nzs - kl0);
     const int k0 = V.z0 + kl0; /* global */
     const bool active = i < V.nx && j < V.ny;
-    const float nuf = (float)S.nu, nvf = (float)S.nv, kf0 = (float)k0;
+    const float nuf = (float)S.nu, kf0 = (float)k0;
     float acc[KZ];
     float *vp = V.vol + ((long long)kl0 * V.ny + j) * V.nx + i;
     const long long zst = (long long)V.nx * V.ny;
@@ -138,47 +71,9 @@ __global__ void __launch_bounds__(TX *TY, 4)
     /* the block's voxel box (valid voxels only) */
     const int bi0 = blockIdx.x * TX, bi1 = min(V.nx, bi0 + TX) - 1;
     const int bj0 = blockIdx.y * TY, bj1 = min(V.ny, bj0 + TY) - 1;
-    /* rows every load may touch without a test */
-    const int rlo = max(0, S.vb0), rhi = min(S.nv, S.vb0 + S.nvb);
     for (int n = 0; n < P.n; n++) {
         const kri_fdk_mat &M = P.m[n];
-        if (tid < 32) {
-            /* corner c of 8 (lanes 0..7): u clamped as the columns, v unclamped */
-            const int c = tid & 7;
-            const int ci = (c & 1) ? bi1 : bi0, cj = (c & 2) ? bj1 : bj0;
-            const int ck = (c & 4) ? k0 + nk - 1 : k0;
-            const kri_col col = kri_column(M, ci, cj, nuf);
-            const float v = floorf(__fmaf_rn((float)ck, col.dv, col.vb));
-            float umin = (float)col.iu, umax = umin, vmin = v, vmax = v;
-#pragma unroll
-            for (int o = 1; o < 8; o <<= 1) {
-                umin = fminf(umin, __shfl_xor_sync(0xffffffffu, umin, o));
-                umax = fmaxf(umax, __shfl_xor_sync(0xffffffffu, umax, o));
-                vmin = fminf(vmin, __shfl_xor_sync(0xffffffffu, vmin, o));
-                vmax = fmaxf(vmax, __shfl_xor_sync(0xffffffffu, vmax, o));
-            }
-            if (tid == 0) {
-                /* cells floor .. floor + 1 and a margin of 2 for rounding */
-                const float W = umax - umin + 6.0f, H = vmax - vmin + 6.0f;
-                int st = 0;
-                /* a footprint wholly off the detector or the band reads only zeros: every
-                 * sample is +0 and adding it changes nothing, so the view is skipped */
-                if (umax + 4.0f < 0.0f || umin - 2.0f > nuf || vmax + 4.0f <= (float)rlo ||
-                    vmin - 2.0f >= (float)rhi)
-                    st = 3;
-                else if (W * H <= (float)tile_cap && fabsf(vmin) < 4.0e6f && fabsf(vmax) < 4.0e6f) {
-                    bb[n & 1][0] = (int)umin - 2;
-                    bb[n & 1][1] = (int)vmin - 2;
-                    bb[n & 1][2] = (int)W;
-                    bb[n & 1][3] = (int)H;
-                    st = 1;
-                    if (bb[n & 1][0] >= 0 && bb[n & 1][0] + bb[n & 1][2] < S.nu &&
-                        bb[n & 1][1] >= rlo && bb[n & 1][1] + bb[n & 1][3] <= rhi)
-                        st = 2;
-                }
-                bb[n & 1][4] = st;
-            }
-        }
+        if (tid < 32) kri_footprint(M, S, bi0, bi1, bj0, bj1, k0, nk, tile_cap, tid, bb[n & 1]);
         __syncthreads(); /* bb ready; every thread is done with the previous view's tile */
         const int st = bb[n & 1][4];
         const int tu0 = bb[n & 1][0], tv0 = bb[n & 1][1], W = bb[n & 1][2], H = bb[n & 1][3];
@@ -198,39 +93,10 @@ __global__ void __launch_bounds__(TX *TY, 4)
         __syncthreads();
         if (!active || st == 3) continue;
         const kri_col col = kri_column(M, i, j, nuf);
-        if (st) {
-            const int cb = (col.iu - tu0) - tv0 * W; /* tile index of (iu, row 0) */
-            const unsigned hi = (unsigned)(W * (H - 1) - 1); /* largest valid upper index */
-#pragma unroll
-            for (int kk = 0; kk < KZ; kk++) {
-                if (kk < nk) {
-                    const float v = __fmaf_rn(__fadd_rn(kf0, (float)kk), col.dv, col.vb);
-                    const float fl = floorf(v);
-                    const int iv = __float_as_int(__fadd_rn(fl, 12582912.0f)) - 0x4B400000;
-                    const unsigned off = min((unsigned)(iv * W + cb), hi);
-                    const float2 a = tile[off], b = tile[off + W];
-                    acc[kk] = __fmaf_rn(col.wt, kri_bilerp(a.x, a.y, b.x, b.y, col.fu,
-                                                           __fsub_rn(v, fl)),
-                                        acc[kk]);
-                }
-            }
-        } else {
-#pragma unroll
-            for (int kk = 0; kk < KZ; kk++) {
-                if (kk < nk) {
-                    float v = __fmaf_rn(__fadd_rn(kf0, (float)kk), col.dv, col.vb);
-                    v = fminf(fmaxf(v, -1.0f), nvf);
-                    const float fl = floorf(v);
-                    const int iv = (int)fl;
-                    acc[kk] = __fmaf_rn(
-                        col.wt,
-                        kri_bilerp(kri_fetch(S, qs, col.iu, iv), kri_fetch(S, qs, col.iu + 1, iv),
-                                   kri_fetch(S, qs, col.iu, iv + 1),
-                                   kri_fetch(S, qs, col.iu + 1, iv + 1), col.fu, __fsub_rn(v, fl)),
-                        acc[kk]);
-                }
-            }
-        }
+        if (st)
+            kri_accum_tile<KZ>(acc, col, tile, tu0, tv0, W, H, kf0, nk);
+        else
+            kri_accum_global<KZ>(acc, col, S, qs, kf0, nk);
     }
     if (active) {
 #pragma unroll
@@ -264,21 +130,7 @@ __global__ void __launch_bounds__(256)
             const float va = __fmaf_rn((float)k0, col.dv, col.vb);
             const float vz = __fmaf_rn((float)(k0 + nk - 1), col.dv, col.vb);
             if ((va <= -1.0f && vz <= -1.0f) || (va >= nvf && vz >= nvf)) continue;
-#pragma unroll
-            for (int kk = 0; kk < KZ; kk++) {
-                if (kk < nk) {
-                    float v = __fmaf_rn((float)(k0 + kk), col.dv, col.vb);
-                    v = fminf(fmaxf(v, -1.0f), nvf);
-                    const float fl = floorf(v);
-                    const int iv = (int)fl;
-                    acc[kk] = __fmaf_rn(
-                        col.wt,
-                        kri_bilerp(kri_fetch(S, qs, col.iu, iv), kri_fetch(S, qs, col.iu + 1, iv),
-                                   kri_fetch(S, qs, col.iu, iv + 1),
-                                   kri_fetch(S, qs, col.iu + 1, iv + 1), col.fu, __fsub_rn(v, fl)),
-                        acc[kk]);
-                }
-            }
+            kri_accum_global<KZ>(acc, col, S, qs, (float)k0, nk);
         } else {
             const float fi = (float)i, fj = (float)j;
 #pragma unroll
@@ -573,6 +425,9 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
             dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
                    (unsigned)((V.nzs + 15) / 16));
             k_fdk_bp_smem<32, 8, 16><<<g, dim3(32, 8), cap * sizeof(float2), st>>>(S, V, cap, P);
+        } else if (kern == KR_FDK_KERNEL_PIPE || kern == KR_FDK_KERNEL_PIPE32) {
+            KRI_CU(kri_fdk_bp_pipe(kern == KR_FDK_KERNEL_PIPE32, st, S, V, P),
+                   "the pipelined FDK backprojection kernel");
         } else {
             dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
                    (unsigned)((V.nzs + 7) / 8));
@@ -631,9 +486,8 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
             if (ph) {
                 /* the pinned buffer k is free once its previous transfer is done */
                 KRI_RUN_CU(cudaEventSynchronize(cu->h2d[k]), "waiting for FDK staging");
-                for (int64_t b = 0; b < nb; b++)
-                    memcpy(cu->h_pin[k] + b * nu * H, pin + ((m0 + b) * nv + sl->vb0) * nu,
-                           (size_t)(nu * sl->nvb) * sizeof(float));
+                kri_cpu_fdk_stage(cu->h_pin[k], nu * H, pin + (m0 * nv + sl->vb0) * nu, nu * nv,
+                                  nb, nu * sl->nvb, kri_threads(p->ctx));
                 KRI_RUN_CU(cudaStreamWaitEvent(cu->copy, cu->used[k], 0), "cudaStreamWaitEvent");
                 KRI_RUN_CU(cudaMemcpyAsync(cu->d_raw[k], cu->h_pin[k],
                                            (size_t)(nb * nu * H) * sizeof(float),

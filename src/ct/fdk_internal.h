@@ -120,6 +120,10 @@ kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_b
 /* ---- CPU kernels (fdk_cpu.c) ------------------------------------------------------------------ */
 /* Pre-weight view m of proj (host [nu, nv, nviews]) into w [nu, nv] (serial). */
 void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *proj_view, int64_t m, float *w);
+/* Copy n floats from each of nb views (src + b src_slot -> dst + b dst_slot) with nthreads
+ * threads: the pinned staging of host projections for the device. */
+void kri_cpu_fdk_stage(float *dst, int64_t dst_slot, const float *src, int64_t src_slot,
+                       int64_t nb, int64_t n, int nthreads);
 /* Count non-finite values of n floats; *first = index of the first (or -1). */
 void kri_cpu_fdk_count_nonfinite(const float *x, int64_t n, int nthreads, int64_t *nnan,
                                  int64_t *ninf, int64_t *first);
