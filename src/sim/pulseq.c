@@ -568,7 +568,7 @@ static kr_status pq_build(pq_file *f, const kr_seq_limits *lim, kr_seq **out)
             kr_log(NULL, KR_LOG_DEBUG, "%s: block %lld: extension %lld skipped", f->path,
                    (long long)num, (long long)row[7]);
         st = kr_seq_add_block(s, &b);
-        if (st != KR_OK) st = kri_fail_prefix(st, "%s: block %lld", f->path, (long long)num);
+        if (st != KR_OK) st = kri_fail_prefix(st, "%s (file block %lld)", f->path, (long long)num);
     }
     goto done;
 oom:
