@@ -169,7 +169,6 @@ int kc_tool_sim(int argc, char **argv)
     if (a.decimate == 3) return kc_usage("sim", "--decimate takes 1, 2 or 4");
     if (a.ipt == 3) return kc_usage("sim", "--iso-per-thread takes 0, 1, 2 or 4");
     if (a.matrix.n > 2) return kc_usage("sim", "--matrix takes N or NxM");
-    if (a.seqfile && (r = kc_check_input("sim", a.seqfile)) != 0) return r;
     if (a.seqfile && a.image && !a.matrix.n)
         return kc_usage("sim", "--image with --seq-file needs --matrix NxM");
 
