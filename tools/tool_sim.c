@@ -9,8 +9,9 @@
 #include <string.h>
 
 typedef struct kc_sim_args {
-    const char *object, *df, *image, *out;
+    const char *object, *df, *image, *out, *seqfile;
     int size, decimate, sub, nfreq, lorentz, seq, spoil, dummy, coils, per, cnorm, nofast, ipt;
+    int shots, order;
     double voxel, slice, spread, sine_amp, sine_cyc, te, tr, flip, bw, rfdur, fov, rbody;
     kc_dims matrix;
 } kc_sim_args;
@@ -86,19 +87,34 @@ int kc_tool_sim(int argc, char **argv)
          "sinusoidal off-resonance along y: amplitude", NULL, -1e6, 1e6, NULL},
         {"sine-cycles", 0, KC_DOUBLE, &a.sine_cyc, "1", "C",
          "sinusoidal off-resonance: cycles across the FOV", NULL, -1e4, 1e4, NULL},
-        {"seq", 's', KC_CHOICE, &a.seq, "gre", "S", "gradient echo or spin echo (Cartesian)",
-         "gre|se", 0, 0, NULL},
-        {"te", 0, KC_DOUBLE, &a.te, "10", "MS", "echo time", NULL, 1e-3, 1e5, NULL},
-        {"tr", 0, KC_DOUBLE, &a.tr, "100", "MS", "repetition time", NULL, 1e-3, 1e6, NULL},
+        {"seq", 's', KC_CHOICE, &a.seq, "gre", "S",
+         "gradient echo, spin echo (Cartesian) or single-echo spin-echo EPI", "gre|se|se-epi", 0,
+         0, NULL},
+        {"seq-file", 0, KC_STRING, &a.seqfile, NULL, "FILE",
+         "simulate a Pulseq 1.4 .seq file instead of --seq (output: the ADC samples [n, 1, 1, "
+         "coils] in time order, or, with --matrix NxM, ADC event j as line j)",
+         NULL, 0, 0, NULL},
+        {"te", 0, KC_DOUBLE, &a.te, "0", "MS", "echo time (0: 10 gre/se, 120 se-epi)", NULL, 0, 1e5,
+         NULL},
+        {"tr", 0, KC_DOUBLE, &a.tr, "0", "MS", "repetition time (0: 100 gre/se, 3000 se-epi)", NULL,
+         0, 1e6, NULL},
+        {"shots", 0, KC_INT, &a.shots, "1", "N",
+         "se-epi: shots (the document's height/ETL; must divide the lines)", NULL, 1, 65536, NULL},
+        {"order", 0, KC_CHOICE, &a.order, "interleaved", "O",
+         "se-epi line order: interleaved (shot s: lines s, s + shots, ...) or sequential "
+         "(segments)",
+         "interleaved|sequential", 0, 0, NULL},
         {"flip", 0, KC_DOUBLE, &a.flip, "90", "DEG", "excitation flip angle", NULL, -1e4, 1e4,
          NULL},
-        {"bw", 0, KC_DOUBLE, &a.bw, "400", "HZ", "readout bandwidth per pixel", NULL, 1, 1e7, NULL},
+        {"bw", 0, KC_DOUBLE, &a.bw, "0", "HZ",
+         "readout bandwidth per pixel (0: 400 gre/se, 1500 se-epi)", NULL, 0, 1e7, NULL},
         {"rf-dur", 0, KC_DOUBLE, &a.rfdur, "200", "US", "hard-pulse duration", NULL, 1e-3, 1e6,
          NULL},
         {"spoil", 0, KC_CHOICE, &a.spoil, "rf", "M",
          "GRE spoiling: none (balanced), ideal (Mxy := 0), gradient, rf (RF + gradient)",
          "none|ideal|gradient|rf", 0, 0, NULL},
-        {"dummy", 0, KC_INT, &a.dummy, "0", "N", "preparatory TRs without acquisition", NULL, 0,
+        {"dummy", 0, KC_INT, &a.dummy, "-1", "N",
+         "preparatory TRs (shots) without acquisition (-1: 0 gre/se, 1 se-epi)", NULL, -1,
          1000000, NULL},
         {"matrix", 'm', KC_DIMS, &a.matrix, NULL, "NxM",
          "acquired matrix (readout x phase); default: the object's size", NULL, 1, 65536, NULL},
@@ -125,7 +141,8 @@ int kc_tool_sim(int argc, char **argv)
     const kc_spec spec = {
         "sim",
         "Simulate the Bloch equations for every isochromat of a T1/T2/PD object through a 2-D\n"
-        "Cartesian gradient echo or spin echo with hard pulses (exact rotations and relaxation\n"
+        "Cartesian gradient echo, spin echo or spin-echo EPI (odd echoes reversed and sorted\n"
+        "into Cartesian k-space), or a Pulseq file, with hard pulses (exact rotations and relaxation\n"
         "per piecewise-constant step), summing the transverse magnetisation into k-space, "
         "weighted\n"
         "by Biot-Savart coil sensitivities with --coils. k-space sample (m, j) is kx = (m - nx/2)\n"
@@ -137,7 +154,9 @@ int kc_tool_sim(int argc, char **argv)
         KC_JSON,
         "Examples:\n  kray sim --te 5 --tr 20 --flip 30 --image img.nii k.cfl\n"
         "  kray phantom --kind mr --grid fft --size 256 obj.nii\n"
-        "  kray sim --object obj.nii --seq se --te 30 --tr 1000 --coils 16 --per-ring 6 k.cfl",
+        "  kray sim --object obj.nii --seq se --te 30 --tr 1000 --coils 16 --per-ring 6 k.cfl\n"
+        "  kray sim --seq se-epi --size 64 --shots 2 --order sequential --image epi.nii k.cfl\n"
+        "  kray sim --seq-file gre.seq --matrix 64x64 --image img.nii k.cfl",
         NULL,
         NULL};
     kc_common c;
@@ -150,6 +169,8 @@ int kc_tool_sim(int argc, char **argv)
     if (a.decimate == 3) return kc_usage("sim", "--decimate takes 1, 2 or 4");
     if (a.ipt == 3) return kc_usage("sim", "--iso-per-thread takes 0, 1, 2 or 4");
     if (a.matrix.n > 2) return kc_usage("sim", "--matrix takes N or NxM");
+    if (a.seqfile && a.image && !a.matrix.n)
+        return kc_usage("sim", "--image with --seq-file needs --matrix NxM");
 
     kr_ctx *ctx = NULL;
     kr_iso *iso = NULL;
@@ -162,6 +183,7 @@ int kc_tool_sim(int argc, char **argv)
     int64_t ox = 0, oy = 0;
     if ((rc = kc_make_ctx("sim", &c, &ctx)) != 0) return rc;
     if ((s = kc_sim_object(&a, &iso, &ox, &oy)) != KR_OK) goto fail;
+    const int epi = a.seq == 2;
     kr_seq_cart_opts so;
     kr_seq_cart_opts_default(&so);
     so.nx = a.matrix.n ? a.matrix.d[0] : ox;
@@ -169,17 +191,42 @@ int kc_tool_sim(int argc, char **argv)
     double vx = a.voxel * a.decimate;
     so.fov_x_mm = a.fov > 0 ? a.fov : vx * (double)ox;
     so.fov_y_mm = a.fov > 0 ? a.fov : vx * (double)oy;
-    so.te_ms = a.te;
-    so.tr_ms = a.tr;
+    so.te_ms = a.te > 0 ? a.te : epi ? 120.0 : 10.0;
+    so.tr_ms = a.tr > 0 ? a.tr : epi ? 3000.0 : 100.0;
     so.flip_deg = a.flip;
-    so.bw_hz_px = a.bw;
+    so.bw_hz_px = a.bw > 0 ? a.bw : epi ? 1500.0 : 400.0;
     so.rf_dur_s = a.rfdur * 1e-6;
     so.spoil = (kr_spoil)(a.spoil == 0   ? KR_SPOIL_NONE
                           : a.spoil == 1 ? KR_SPOIL_IDEAL
                           : a.spoil == 2 ? KR_SPOIL_GRADIENT
                                          : KR_SPOIL_RF_GRADIENT);
-    so.ndummy = a.dummy;
-    if ((s = (a.seq == 0 ? kr_seq_gre(&seq, &so) : kr_seq_se(&seq, &so))) != KR_OK) goto fail;
+    so.ndummy = a.dummy >= 0 ? a.dummy : epi ? 1 : 0;
+    int sort = 0; /* samples -> Cartesian k-space by the ADC labels */
+    if (a.seqfile) {
+        if ((s = kr_seq_read_pulseq(&seq, a.seqfile, NULL)) != KR_OK) goto fail;
+        sort = a.matrix.n > 0;
+    } else if (epi) {
+        kr_seq_epi_opts eo;
+        kr_seq_epi_opts_default(&eo);
+        eo.nx = so.nx;
+        eo.ny = so.ny;
+        eo.fov_x_mm = so.fov_x_mm;
+        eo.fov_y_mm = so.fov_y_mm;
+        eo.te_ms = so.te_ms;
+        eo.tr_ms = so.tr_ms;
+        eo.flip_deg = so.flip_deg;
+        eo.bw_hz_px = so.bw_hz_px;
+        eo.rf_dur_s = so.rf_dur_s;
+        eo.shots = a.shots;
+        eo.order = a.order == 0 ? KR_EPI_INTERLEAVED : KR_EPI_SEQUENTIAL;
+        eo.ndummy = so.ndummy;
+        if ((s = kr_seq_se_epi(&seq, &eo)) != KR_OK) goto fail;
+        sort = 1;
+    } else if ((s = (a.seq == 0 ? kr_seq_gre(&seq, &so) : kr_seq_se(&seq, &so))) != KR_OK) {
+        goto fail;
+    }
+    kr_seq_info sinfo;
+    if ((s = kr_seq_get_info(seq, &sinfo)) != KR_OK) goto fail;
     int nc = a.coils > 0 ? a.coils : 1;
     if (a.coils > 0) {
         coils = calloc((size_t)a.coils, sizeof *coils);
@@ -210,7 +257,9 @@ int kc_tool_sim(int argc, char **argv)
     if ((s = kr_sim_plan_create(&plan, ctx, seq, &sim_o)) != KR_OK ||
         (s = kr_sim_set_object(plan, iso, sens)) != KR_OK)
         goto fail;
-    const int64_t dims[4] = {so.nx, so.ny, 1, nc};
+    const int cart = !a.seqfile || sort;
+    const int64_t dims[4] = {cart && !sort ? so.nx : sinfo.nsamples, cart && !sort ? so.ny : 1, 1,
+                             nc};
     const int dev = kr_ctx_backend(ctx) == KR_BACKEND_CUDA;
     if ((s = kr_array_create(&k, KR_C64, 4, dims, KR_HOST, NULL)) != KR_OK) goto fail;
     if (dev && (s = kr_array_create(&kd, KR_C64, 4, dims, KR_DEVICE, ctx)) != KR_OK) goto fail;
@@ -218,11 +267,17 @@ int kc_tool_sim(int argc, char **argv)
     if ((s = kr_sim_execute(plan, dev ? kd : k)) != KR_OK) goto fail;
     double t1 = kr_time_now();
     if (dev && (s = kr_array_copy(k, kd, ctx)) != KR_OK) goto fail;
+    if (sort) {
+        kr_array *ks = NULL;
+        if ((s = kr_seq_sort_kspace(seq, k, so.nx, so.ny, &ks)) != KR_OK) goto fail;
+        kr_array_destroy(k);
+        k = ks;
+    }
     kr_io_opts io;
     kr_io_opts_default(&io);
     if ((s = kr_write(a.out, k, &io)) != KR_OK) goto fail;
     if (a.image) {
-        if ((s = kr_array_create(&img, KR_C64, 4, dims, KR_HOST, NULL)) != KR_OK ||
+        if ((s = kr_array_create(&img, KR_C64, 4, k->dims, KR_HOST, NULL)) != KR_OK ||
             (s = kr_fft(NULL, k, img, 0x3, KR_FFT_BACKWARD, KR_FFT_CENTERED)) != KR_OK)
             goto fail;
         float *f = img->data;
@@ -237,7 +292,8 @@ int kc_tool_sim(int argc, char **argv)
         printf("{\"tool\": \"sim\", \"backend\": \"%s\", \"sequence\": \"%s\", \"isochromats\": "
                "%lld, \"coils\": %d, \"samples\": %lld, \"steps\": %lld, \"intervals\": %lld, "
                "\"seconds\": ",
-               kr_backend_name(kr_ctx_backend(ctx)), a.seq == 0 ? "gre" : "se",
+               kr_backend_name(kr_ctx_backend(ctx)),
+               a.seqfile ? "pulseq" : a.seq == 0 ? "gre" : a.seq == 1 ? "se" : "se-epi",
                (long long)info.niso, info.ncoils, (long long)info.nsamples, (long long)info.nsteps,
                (long long)info.nintervals);
         kc_json_number(stdout, t1 - t0);

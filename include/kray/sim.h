@@ -107,6 +107,8 @@ typedef struct kr_seq_adc {
     double phase_rad; /* receiver phase: sample k is multiplied by exp(-i (phase_rad + */
     double freq_hz;   /*   2 pi freq_hz (k + 1/2) dwell)) */
     int32_t line, partition, echo, slice; /* labels for reconstruction (builders: line = ky) */
+    int32_t reverse; /* non-zero: the readout runs towards -kx, sample m belongs to column
+                        n - 1 - m (EPI odd echoes; kr_seq_sort_kspace flips it back) */
 } kr_seq_adc;
 
 typedef struct kr_seq_block {
@@ -192,6 +194,97 @@ kr_status kr_seq_gre(kr_seq **seq, const kr_seq_cart_opts *o);
  * TE; phase encode and prephaser after the refocusing pulse; ideal spoiling at the end of
  * each TR (so TR >> T2 is not needed for a clean steady state). */
 kr_status kr_seq_se(kr_seq **seq, const kr_seq_cart_opts *o);
+
+/* ---- single-echo spin-echo EPI (the document's sequence) ---------------------------------- */
+typedef enum kr_epi_order {
+    KR_EPI_INTERLEAVED = 0, /* shot s acquires lines s, s + shots, s + 2 shots, ... */
+    KR_EPI_SEQUENTIAL,      /* shot s acquires lines s ETL ... (s + 1) ETL - 1 (segments) */
+    KR_EPI_ORDER_COUNT
+} kr_epi_order;
+
+/* Spin-echo EPI with hard pulses: per shot, 90 (phase 0) - refocusing pulse (phase 90
+ * degrees) - prephaser (x: to -kx_max, y: to the shot's first line) - ETL = ny / shots
+ * readout trapezoids of alternating polarity (ADC on the flat top only, no ramp sampling),
+ * each followed by a triangular y blip to the shot's next line (lines in increasing ky) -
+ * ideal spoiling and a delay to TR. ndummy preparatory shots (the whole shot, ADC off)
+ * come first. k-space grid as the Cartesian builders: line j is ky = (j - ny/2) / fov_y,
+ * column m is kx = (m - nx/2) / fov_x; echo e of a shot reads towards +kx when e is even
+ * and towards -kx when e is odd (adc.reverse = 1: sample m is column nx - 1 - m), so
+ * kr_seq_sort_kspace gives the Cartesian k-space. TE runs from the centre of the 90 degree
+ * pulse to the sample of kx = 0 of line ny/2, which is also the spin echo (the refocusing
+ * pulse sits at TE/2): every shot has the same timing, so its echo index c = position of
+ * line ny/2 in its shot is acquired at TE in every shot. Echo spacing = readout trapezoid
+ * (rise + flat + fall, flat = nx dwell rounded up to the raster) or rise + flat + blip when
+ * the blip is longer than the fall. shots must divide ny. */
+typedef struct kr_seq_epi_opts {
+    int64_t nx, ny;            /* readout samples, lines (default 64) */
+    double fov_x_mm, fov_y_mm; /* default 256 */
+    double te_ms, tr_ms;       /* default 120, 3000 (the document's) */
+    double flip_deg;           /* default 90 */
+    double refocus_deg;        /* default 180 */
+    double bw_hz_px;           /* readout bandwidth per pixel: dwell = 1 / (bw nx) (1500) */
+    double rf_dur_s;           /* hard-pulse duration (default 200e-6) */
+    double raster_s;           /* gradient and delay raster (default 10e-6) */
+    int shots;                 /* the document's "height/ETL" (default 1: single shot) */
+    kr_epi_order order;        /* default KR_EPI_INTERLEAVED */
+    int ndummy;                /* preparatory shots without ADC (default 1, the document's) */
+    kr_seq_limits limits;
+} kr_seq_epi_opts;
+
+void kr_seq_epi_opts_default(kr_seq_epi_opts *o);
+/* INVALID_ARG with the minimum when TE or TR is too short, when shots does not divide ny,
+ * or when the readout gradient exceeds gmax (the sentence says to lower the bandwidth). */
+kr_status kr_seq_se_epi(kr_seq **seq, const kr_seq_epi_opts *o);
+/* Time of the kx = 0 sample (m = n/2, or n - 1 - n/2 when reversed) of the first ADC event
+ * labelled `line`, in seconds from the centre of the excitation of its shot (the RF pulse
+ * before the last one preceding it: spin-echo sequences). For tests and T2-weighting
+ * references. INVALID_ARG when no event has that line or no two RF pulses precede it. */
+kr_status kr_seq_se_line_time(const kr_seq *seq, int32_t line, double *t_s);
+
+/* Cartesian k-space from simulated samples: `samples` is the simulator's output (c64 host,
+ * nsamples x ncoils values, sample fastest, any dims with that count); *kspace is created
+ * c64 [nx, ny, 1, ncoils] on the host, ADC event e (n == nx samples, label line in
+ * [0, ny)) filling row `line`, reversed when adc.reverse is set. Rows never acquired stay 0.
+ * INVALID_ARG when an event has n != nx, a line outside [0, ny) or a line acquired twice;
+ * DIM when the sample count does not match the sequence. */
+kr_status kr_seq_sort_kspace(const kr_seq *seq, const kr_array *samples, int64_t nx, int64_t ny,
+                             kr_array **kspace);
+
+/* ---- Pulseq ------------------------------------------------------------------------------- */
+/* Pulseq 1.4 files (https://pulseq.github.io, "Open file format for MR sequences").
+ * READING: [VERSION] (major 1, minor 2 to 4; 1.5 files are read when they use no 1.5-only
+ * fields), [DEFINITIONS] (GradientRasterTime, RadiofrequencyRasterTime, AdcRasterTime,
+ * BlockDurationRaster; defaults 10 us, 1 us, 100 ns, 10 us; other keys ignored), [BLOCKS]
+ * (1.4: duration in block rasters; 1.2/1.3: a delay id into [DELAYS], the block lasting the
+ * longest of its events and delay), [RF] (amplitude Hz -> B1 = amp / gamma-bar; magnitude
+ * and phase shapes, phase in units of 2 pi; no time shape: piecewise-constant samples on the
+ * RF raster; a time shape must be uniformly spaced), [GRADIENTS] (time shape: corner points
+ * at the given raster edges, exactly kray's model; no time shape: samples at raster centres
+ * joined linearly and held from the first/last centre to the edges), [TRAP], [ADC] (dwell
+ * ns, delay us), [SHAPES] (run-length compressed derivative, or plain when num_samples
+ * values are listed). [EXTENSIONS] and [SIGNATURE] are skipped (kr_log INFO says so);
+ * LABELs are not interpreted, so ADC events are labelled line = 0, 1, 2 ... in time order.
+ * Gradients in Hz/m become mT/m (/ gamma-bar), axes x, y, z = gx, gy, gz. Blocks are
+ * validated as kr_seq_add_block does (limits: lim, NULL = defaults); any error names the
+ * file and line. */
+kr_status kr_seq_read_pulseq(kr_seq **seq, const char *path, const kr_seq_limits *lim);
+
+typedef struct kr_pulseq_write_opts {
+    double grad_raster_s, rf_raster_s, adc_raster_s, block_raster_s; /* 10e-6, 1e-6, 1e-7,
+                                                                         10e-6 */
+    const char *name; /* [DEFINITIONS] Name (NULL: none) */
+    double fov_mm[3]; /* [DEFINITIONS] FOV in metres when > 0 (default 0) */
+} kr_pulseq_write_opts;
+
+void kr_pulseq_write_opts_default(kr_pulseq_write_opts *o);
+/* Write a Pulseq 1.4.0 file. Gaps between blocks become empty delay blocks. RF samples of
+ * duration dt are expanded to dt / rf_raster raster samples (compressed shapes keep that
+ * small); trapezoids of four corners on the gradient raster become [TRAP] events, other
+ * gradients [GRADIENTS] with a time shape; ADC dwell is written in whole ns and delay in
+ * whole us as the format requires (rounding is the only loss). Ideal spoiling has no Pulseq
+ * event and is dropped (kr_log INFO). NOT_SUPPORTED when a time is not on its raster
+ * (RF dt, gradient corners, block durations: relative tolerance 1e-6). No [SIGNATURE]. */
+kr_status kr_seq_write_pulseq(const kr_seq *seq, const char *path, const kr_pulseq_write_opts *o);
 
 /* ---- isochromats -------------------------------------------------------------------------- */
 /* Host arrays of length n (one allocation). mx, my, mz is the magnetisation a simulation
