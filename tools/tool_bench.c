@@ -22,6 +22,10 @@ static const kc_bench kc_benches[] = {
      "NUFFT: 2-D radial and 3-D random points, adjoint and forward, per eps and backend, "
      "accuracy vs direct sums, peers (BART nufft, cuFINUFFT)",
      kc_bench_nufft},
+    {"lsq",
+     "least squares MRI: Q (Toeplitz set-up), F^H W d and the normal operators at 128^3 / "
+     "2.1e6 samples (--small: CPU smoke size)",
+     kc_bench_lsq},
     {"fdk", "cone-beam FDK and its backprojector, RabbitCT-sized, every kernel; peer ASTRA", kc_bench_fdk},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))

@@ -11,6 +11,7 @@
 #include "kray/traj.h"
 #include "kray/drft.h"
 #include "kray/nufft.h"
+#include "kray/lsq.h"
 #include "kray/io.h"
 #include "kray/linop.h"
 #include "kray/metrics.h"

@@ -1,0 +1,213 @@
+/* kray lsrecon: single-coil non-Cartesian least-squares reconstruction by CG on the normal
+ * equations (F^H W F + lambda I) x = F^H W d, with the normal operator by Toeplitz embedding,
+ * NUFFT or the exact DrFT (kray/lsq.h). */
+#include "cli.h"
+#include "kray/linop.h"
+#include "kray/lsq.h"
+#include "kray/traj.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Read `path` as a complex array of dtype t with exactly `want` elements (kr_read'd arrays of
+ * any shape); *out in host memory. */
+static kr_status kc_read_complex(const char *path, kr_dtype t, int64_t want, const char *what,
+                                 kr_array **out, int *printed)
+{
+    kr_array *a = NULL;
+    kr_status s = kr_read(path, &a, NULL, NULL);
+    if (s == KR_OK && kr_array_numel(a) != want) {
+        fprintf(stderr, "kray lsrecon: %s '%s' has %lld values, expected %lld\n", what, path,
+                (long long)kr_array_numel(a), (long long)want);
+        kr_array_destroy(a);
+        *printed = 1;
+        return KR_ERR_DIM;
+    }
+    if (s == KR_OK) s = kr_array_astype(out, a, t);
+    kr_array_destroy(a);
+    return s;
+}
+
+int kc_tool_lsrecon(int argc, char **argv)
+{
+    const char *tp = NULL, *dp = NULL, *op = NULL, *wp = NULL, *warm = NULL, *hp = NULL;
+    const char *fm = NULL;
+    int normal = 0, qm = 0, iters = 20;
+    double lambda = 0, tol = 1e-6, eps = 0;
+    kc_dims dims;
+    memset(&dims, 0, sizeof dims);
+    const kc_opt opts[] = {
+        {"traj", 't', KC_STRING, &tp, NULL, "FILE",
+         "trajectory [3, samples...] in cycles per FOV (required)", NULL, 0, 0, NULL},
+        {"data", 'k', KC_STRING, &dp, NULL, "FILE", "k-space samples, one per trajectory point "
+         "(required)", NULL, 0, 0, NULL},
+        {"dims", 'd', KC_DIMS, &dims, NULL, "DIMS", "image size NxM or NxMxP (required)", NULL,
+         1, 1 << 20, NULL},
+        {"normal", 'n', KC_CHOICE, &normal, "toeplitz", "M",
+         "normal operator F^H W F: toeplitz (FFT with Q on the 2x grid), drft (exact direct "
+         "sum) or nufft", "toeplitz|drft|nufft", 0, 0, NULL},
+        {"q", 0, KC_CHOICE, &qm, "nufft", "M",
+         "toeplitz: compute Q by an adjoint NUFFT of the weights or by the DrFT", "nufft|drft",
+         0, 0, NULL},
+        {"lambda", 'l', KC_DOUBLE, &lambda, "0", "L",
+         "Tikhonov weight (>= 0): solves (F^H W F + L I) x = F^H W d", NULL, 0, 0, NULL},
+        {"iter", 'i', KC_INT, &iters, "20", "N", "maximum CG iterations", NULL, 1, 1000000, NULL},
+        {"tol", 0, KC_DOUBLE, &tol, "1e-6", "T",
+         "stop when ||b - (A + L I) x|| / ||b|| <= T", NULL, 0, 1, NULL},
+        {"warm", 'w', KC_STRING, &warm, NULL, "FILE", "initial image (warm start)", NULL, 0, 0,
+         NULL},
+        {"dcf", 0, KC_STRING, &wp, NULL, "FILE",
+         "density compensation weights W (e.g. from kray dcf); default W = 1", NULL, 0, 0, NULL},
+        {"eps", 0, KC_DOUBLE, &eps, "0", "E",
+         "NUFFT accuracy (0 = 1e-4 in f32, 1e-9 in f64)", NULL, 0, 0.1, NULL},
+        {"history", 0, KC_STRING, &hp, NULL, "FILE",
+         "write the relative residual after each iteration (entry 0: start) as a real array "
+         "(.npy, .cfl, ...)", NULL, 0, 0, NULL},
+        {"fieldmap", 0, KC_STRING, &fm, NULL, "FILE",
+         "off-resonance field map in Hz (not available in this build: refused)", NULL, 0, 0,
+         NULL},
+        {0}};
+    const kc_arg args[] = {{"output", &op, "reconstructed complex image [nx, ny, nz]", 0}, {0}};
+    const kc_spec spec = {
+        "lsrecon",
+        "Least-squares reconstruction of single-coil non-Cartesian k-space by conjugate\n"
+        "gradients on (F^H W F + lambda I) x = F^H W d, where F is the non-uniform DFT\n"
+        "(k in cycles per FOV, image origin at n/2, exp(-2 pi i k.x/n), no scaling: the\n"
+        "result is in the units of the image whose unnormalised DFT the data are) and W the\n"
+        "optional density compensation. Prints the iterations and the residual history.",
+        opts,
+        args,
+        KC_JSON,
+        "Examples:\n  kray lsrecon --traj t.cfl --data k.cfl --dims 128x128 --iter 30 x.cfl\n"
+        "  kray lsrecon -t t.cfl -k k.cfl -d 64x64x64 --normal nufft --lambda 10 --history h.npy "
+        "x.npy",
+        NULL,
+        NULL};
+    kc_common c;
+    int r = kc_parse(&spec, &c, argc, argv);
+    if (r) return r < 0 ? 0 : r;
+    if (!tp || !dp) return kc_usage("lsrecon", "--traj and --data are required");
+    if (dims.n < 2 || dims.n > 3)
+        return kc_usage("lsrecon", "--dims must be NxM or NxMxP (got %d values)", dims.n);
+    if ((r = kc_check_output("lsrecon", op)) != 0) return r;
+    if (hp && (r = kc_check_output("lsrecon", hp)) != 0) return r;
+    if (!(lambda >= 0)) {
+        fprintf(stderr, "kray lsrecon: --lambda is %g; the Tikhonov weight must be >= 0\n",
+                lambda);
+        return KC_EXIT_INPUT;
+    }
+    if (fm) {
+        fprintf(stderr, "kray lsrecon: --fieldmap: off-resonance correction is not available in "
+                        "this build\n");
+        return KC_EXIT_INPUT;
+    }
+    kr_ctx *ctx = NULL;
+    if ((r = kc_make_ctx("lsrecon", &c, &ctx)) != 0) return r;
+    kr_dtype cdt = c.precision == 1 ? KR_C128 : KR_C64;
+    kr_loc loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    int64_t n[3] = {dims.d[0], dims.d[1], dims.n > 2 ? dims.d[2] : 1};
+    kr_array *t = NULL, *w = NULL, *wr = NULL, *dh = NULL, *dd = NULL, *b = NULL, *x = NULL;
+    kr_array *xh = NULL, *hist = NULL;
+    kr_lsq *p = NULL;
+    kr_linop *N = NULL;
+    double *h = NULL;
+    int printed = 0;
+    kr_solve_info info;
+    memset(&info, 0, sizeof info);
+    kr_status s = kr_traj_read(tp, &t, KR_F64);
+    if (s == KR_OK && wp) {
+        s = kr_read(wp, &w, NULL, NULL);
+        if (s == KR_OK) s = kr_array_astype(&wr, w, KR_F64);
+    }
+    kr_lsq_opts o;
+    kr_lsq_opts_default(&o);
+    o.dtype = cdt;
+    o.normal = normal == 1 ? KR_LSQ_NORMAL_DRFT
+                           : (normal == 2 ? KR_LSQ_NORMAL_NUFFT : KR_LSQ_NORMAL_TOEPLITZ);
+    o.qmethod = qm ? KR_LSQ_Q_DRFT : KR_LSQ_Q_NUFFT;
+    o.eps = eps;
+    double t0 = kr_time_now();
+    if (s == KR_OK) s = kr_lsq_create(&p, ctx, n, t, wr, &o);
+    if (s == KR_OK) s = kc_read_complex(dp, cdt, kr_lsq_samples(p), "--data", &dh, &printed);
+    if (s == KR_OK) s = kr_array_clone(&dd, dh, loc, ctx);
+    if (s == KR_OK) s = kr_array_create(&b, cdt, 3, n, loc, ctx);
+    if (s == KR_OK) s = kr_array_create(&x, cdt, 3, n, loc, ctx);
+    if (s == KR_OK && warm) {
+        kr_array *wh = NULL;
+        s = kc_read_complex(warm, cdt, n[0] * n[1] * n[2], "--warm", &wh, &printed);
+        if (s == KR_OK) {
+            kr_array v;
+            s = kr_array_wrap(&v, cdt, 3, n, wh->data, KR_HOST);
+            if (s == KR_OK) s = kr_array_copy(x, &v, ctx);
+        }
+        kr_array_destroy(wh);
+    }
+    if (s == KR_OK) s = kr_lsq_rhs(p, dd, b);
+    if (s == KR_OK) s = kr_lsq_normal_linop(&N, p);
+    if (s == KR_OK && !(h = calloc((size_t)iters + 1, sizeof *h))) s = KR_ERR_OOM_HOST;
+    if (s == KR_OK) {
+        kr_solve_opts so;
+        kr_solve_opts_default(&so);
+        so.max_iter = iters;
+        so.tol = tol;
+        so.lambda = lambda;
+        so.warm_start = warm != NULL;
+        so.history = h;
+        so.show_progress = !c.quiet;
+        s = kr_cg(ctx, N, b, x, &so, &info);
+    }
+    double t1 = kr_time_now();
+    if (s == KR_OK) s = kr_array_clone(&xh, x, KR_HOST, ctx);
+    if (s == KR_OK) s = kr_write(op, xh, NULL);
+    if (s == KR_OK && hp) {
+        int64_t hn = info.iterations + 1;
+        s = kr_array_create(&hist, KR_F64, 1, &hn, KR_HOST, NULL);
+        if (s == KR_OK) memcpy(hist->data, h, (size_t)hn * sizeof *h);
+        if (s == KR_OK) s = kr_write(hp, hist, NULL);
+    }
+    if (s == KR_OK) {
+        const char *mn = normal == 1 ? "drft" : (normal == 2 ? "nufft" : "toeplitz");
+        if (c.json) {
+            printf("{\"normal\": \"%s\", \"iterations\": %d, \"converged\": %s, "
+                   "\"rel_residual\": ",
+                   mn, info.iterations, info.converged ? "true" : "false");
+            kc_json_number(stdout, info.rel_residual);
+            printf(", \"seconds\": ");
+            kc_json_number(stdout, t1 - t0);
+            printf(", \"history\": [");
+            for (int i = 0; i <= info.iterations; i++) {
+                if (i) printf(", ");
+                kc_json_number(stdout, h[i]);
+            }
+            printf("]}\n");
+        } else if (!c.quiet) {
+            printf("lsrecon: %s normal operator, %d iterations, relative residual %.3g (%s), "
+                   "%.3f s\n",
+                   mn, info.iterations, info.rel_residual,
+                   info.converged ? "converged" : "not converged", t1 - t0);
+            for (int i = 0; i <= info.iterations; i++) printf("  %4d  %.6e\n", i, h[i]);
+        }
+        if (!info.converged)
+            fprintf(stderr,
+                    "kray lsrecon: warning: CG did not reach --tol %g in %d iterations "
+                    "(relative residual %.3g); wrote the last iterate (CG's error in the "
+                    "energy norm decreases monotonically, so it is the best one)\n",
+                    tol, info.iterations, info.rel_residual);
+    }
+    free(h);
+    kr_linop_destroy(N);
+    kr_lsq_destroy(p);
+    kr_array_destroy(t);
+    kr_array_destroy(w);
+    kr_array_destroy(wr);
+    kr_array_destroy(dh);
+    kr_array_destroy(dd);
+    kr_array_destroy(b);
+    kr_array_destroy(x);
+    kr_array_destroy(xh);
+    kr_array_destroy(hist);
+    kr_ctx_destroy(ctx);
+    if (printed) return KC_EXIT_INPUT;
+    return s == KR_OK ? 0 : kc_fail("lsrecon", s);
+}
