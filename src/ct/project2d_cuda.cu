@@ -3,27 +3,11 @@
  * gathering over all views in order (no atomics: each pixel is written once, and the result is
  * reproducible bit for bit). Per-view parameters are staged through shared memory. The
  * arithmetic is project2d_kern.h, shared with the CPU. */
-#include <cuda_runtime.h>
+#include "ct_cuda_math.cuh"
 
 #include "project2d_internal.h"
 
 #define KHD static __device__ __forceinline__
-
-static __device__ __forceinline__ float kri_mul(float a, float b) { return __fmul_rn(a, b); }
-static __device__ __forceinline__ double kri_mul(double a, double b) { return __dmul_rn(a, b); }
-static __device__ __forceinline__ float kri_add(float a, float b) { return __fadd_rn(a, b); }
-static __device__ __forceinline__ double kri_add(double a, double b) { return __dadd_rn(a, b); }
-static __device__ __forceinline__ float kri_sub(float a, float b) { return __fsub_rn(a, b); }
-static __device__ __forceinline__ double kri_sub(double a, double b) { return __dsub_rn(a, b); }
-static __device__ __forceinline__ float kri_div(float a, float b) { return __fdiv_rn(a, b); }
-static __device__ __forceinline__ double kri_div(double a, double b) { return __ddiv_rn(a, b); }
-static __device__ __forceinline__ float kri_sqrt(float a) { return __fsqrt_rn(a); }
-static __device__ __forceinline__ double kri_sqrt(double a) { return __dsqrt_rn(a); }
-#define KMUL(a, b) kri_mul(a, b)
-#define KADD(a, b) kri_add(a, b)
-#define KSUB(a, b) kri_sub(a, b)
-#define KDIV(a, b) kri_div(a, b)
-#define KSQRT(a) kri_sqrt(a)
 
 #define KT float
 #define KFN(x) x##_f32

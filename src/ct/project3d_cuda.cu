@@ -14,22 +14,12 @@
  *
  * Reproducibility: the forward projector is deterministic; the adjoint's atomics make it
  * deterministic only to rounding (float addition order varies between runs). */
-#include <cuda_runtime.h>
+#include "ct_cuda_math.cuh"
 
 #include "project3d_internal.h"
 
 #define KHD static __device__ __forceinline__
 
-static __device__ __forceinline__ float kri_mul(float a, float b) { return __fmul_rn(a, b); }
-static __device__ __forceinline__ double kri_mul(double a, double b) { return __dmul_rn(a, b); }
-static __device__ __forceinline__ float kri_add(float a, float b) { return __fadd_rn(a, b); }
-static __device__ __forceinline__ double kri_add(double a, double b) { return __dadd_rn(a, b); }
-static __device__ __forceinline__ float kri_sub(float a, float b) { return __fsub_rn(a, b); }
-static __device__ __forceinline__ double kri_sub(double a, double b) { return __dsub_rn(a, b); }
-static __device__ __forceinline__ float kri_div(float a, float b) { return __fdiv_rn(a, b); }
-static __device__ __forceinline__ double kri_div(double a, double b) { return __ddiv_rn(a, b); }
-static __device__ __forceinline__ float kri_sqrt(float a) { return __fsqrt_rn(a); }
-static __device__ __forceinline__ double kri_sqrt(double a) { return __dsqrt_rn(a); }
 static __device__ __forceinline__ float kri_fma(float a, float b, float c)
 {
     return __fmaf_rn(a, b, c);
@@ -38,11 +28,6 @@ static __device__ __forceinline__ double kri_fma(double a, double b, double c)
 {
     return __fma_rn(a, b, c);
 }
-#define KMUL(a, b) kri_mul(a, b)
-#define KADD(a, b) kri_add(a, b)
-#define KSUB(a, b) kri_sub(a, b)
-#define KDIV(a, b) kri_div(a, b)
-#define KSQRT(a) kri_sqrt(a)
 #define KFMA(a, b, c) kri_fma(a, b, c)
 #define KLOAD(p) __ldg(p)
 #define KSCATTER(p, x) atomicAdd((p), (x))
