@@ -18,7 +18,8 @@
  * multiply-adds (points sharing x share the row pass; the full image costs nx ny (nx + ny)).
  * The recurrence and the phase factors are computed in double precision whatever the element
  * type (the Goertzel recurrence loses about log10(n^2) digits near theta = 0 and pi; in double
- * the measured max error / max |ref| is below 1e-12 up to 1024^2; see tests/test_goertzel.c),
+ * the measured max error / max |ref| grows as n^2 eps: 1.5e-13 at 115^2, 1.1e-12 at 256^2,
+ * 1.6e-11 at 1024^2 against a long-double direct sum; tests/test_goertzel.c),
  * and the result is rounded once to the output type.
  *
  * Arrays: kspace c64 or c128, contiguous, dims [nx, ny, batch...] (nx, ny >= 1); out the same

@@ -11,6 +11,8 @@
 #include "kray/traj.h"
 #include "kray/drft.h"
 #include "kray/nufft.h"
+#include "kray/goertzel.h"
+#include "kray/fve.h"
 #include "kray/io.h"
 #include "kray/linop.h"
 #include "kray/metrics.h"
