@@ -21,6 +21,13 @@ num_le "$v" 1e-4 && ok "full NUFFT vs DrFT nrmse $v" || fail "full NUFFT vs DrFT
 expect_rc 0 goertzel "$KRAY" goertzel -N "$T/a.cfl" "$T/g.cfl"
 expect_rc 0 goertzel "$KRAY" goertzel --at 0,0,1.5,-2 "$T/a.cfl" "$T/gp.npy"
 
+# benchmark smoke tests (reduced sizes, CPU)
+expect_rc 0 bench "$KRAY" bench goertzel --small --reps 1 --json --backend cpu
+v=$(grep goertzel-full "$T/out" | head -1 | sed 's/.*"rel_err": \([^,}]*\).*/\1/')
+num_le "$v" 1e-6 && ok "bench goertzel error $v" || fail "bench goertzel error $v"
+expect_rc 0 bench "$KRAY" bench fve --small --reps 1 --voxel-reps 1 --json --backend cpu
+[ "$(grep -c '"case": "fve-' "$T/out")" = 3 ] && ok "bench fve: 3 cases" || fail "bench fve output: $(cat "$T/out")"
+
 # bad inputs: exit 1 with one sentence
 expect_rc 1 fve "$KRAY" fve --voxel 16,0 "$T/t.cfl" "$T/d.cfl" "$T/x.npy"     # x in [-16, 15]
 grep -q "outside" "$T/err" || fail "outside message: $(cat "$T/err")"

@@ -23,6 +23,9 @@ static const kc_bench kc_benches[] = {
      "accuracy vs direct sums, peers (BART nufft, cuFINUFFT)",
      kc_bench_nufft},
     {"fdk", "cone-beam FDK and its backprojector, RabbitCT-sized, every kernel; peer ASTRA", kc_bench_fdk},
+    {"fve", "FVE data set (32x5x4x43, 115^2 spiral): whole set by NUFFT and DrFT, one voxel's spectra",
+     kc_bench_fve},
+    {"goertzel", "Goertzel full image and one point vs the centred FFT, 115^2 .. 1024^2", kc_bench_goertzel},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
 

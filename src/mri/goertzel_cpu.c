@@ -35,7 +35,7 @@ kr_status kri_cpu_goertzel2d(const kr_ctx *ctx, const kri_gz_plan *p, int dbl, c
     for (int64_t b0 = 0; b0 < p->batch; b0 += bc) {
         const int64_t nb = p->batch - b0 < bc ? p->batch - b0 : bc;
         const int64_t nrow = nb * nq * ny;
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nrow * nx > 65536)
         for (int64_t t = 0; t < nrow; t++) {
             const int64_t q = t % nq, j = (t / nq) % ny, b = t / (nq * ny);
             const kri_gz_coef cf = p->qx[q];
@@ -50,7 +50,7 @@ kr_status kri_cpu_goertzel2d(const kr_ctx *ctx, const kri_gz_plan *p, int dbl, c
             r[2 * t] = yr, r[2 * t + 1] = yi;
         }
         const int64_t ncol = nb * np;
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(nt) if (ncol * ny > 65536)
         for (int64_t t = 0; t < ncol; t++) {
             const int64_t i = t % np, b = t / np;
             const kri_gz_coef cf = p->py[i];
