@@ -25,7 +25,7 @@ static void test_goertzel_parity(void)
     KT_OK(kr_ctx_create(&c, KR_BACKEND_CPU));
     KT_OK(kr_ctx_create(&g, KR_BACKEND_CUDA));
     int64_t d[3] = {115, 96, 3}, pd[2] = {4, 3};
-    kr_array *k = NULL, *dk = NULL, *a = NULL, *b = NULL, *db = NULL, *hb = NULL;
+    kr_array *k = NULL, *dk = NULL, *a = NULL, *db = NULL, *hb = NULL;
     KT_OK(kr_array_create(&k, KR_C64, 3, d, KR_HOST, NULL));
     for (int64_t i = 0; i < 2 * kr_array_numel(k); i++) ((float *)k->data)[i] = (float)kri_rand_sym(3, (uint64_t)i);
     KT_OK(kr_array_clone(&dk, k, KR_DEVICE, g));
