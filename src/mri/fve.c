@@ -117,8 +117,10 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
     if (s == KR_OK) s = kri_alloc((void **)&slc, (size_t)nvox * sizeof(int64_t), "FVE slices");
     if (s == KR_OK) {
         const double inv = 1.0 / ((double)n * (double)n);
+        const int nt0 = kri_threads(data->loc == KR_HOST ? ctx : NULL);
+        for (int64_t v = 0; v < nvox; v++) slc[v] = (int64_t)vox[3 * v + 2];
+#pragma omp parallel for schedule(static) num_threads(nt0) if (nvox * M > 4096)
         for (int64_t v = 0; v < nvox; v++) {
-            slc[v] = (int64_t)vox[3 * v + 2];
             for (int64_t m = 0; m < M; m++) {
                 /* phase in cycles, reduced before the multiplication by 2 pi */
                 double c = fmod((k[3 * m] * vox[3 * v] + k[3 * m + 1] * vox[3 * v + 1]) / (double)n, 1.0);
