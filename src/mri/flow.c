@@ -247,7 +247,7 @@ kr_status kr_fve_simulate(const kr_ctx *ctx, const kr_fve_sim_opts *o, kr_array 
     so.res_mm = o->enc.fov_mm / (double)(n - 1); /* kmax = (n - 1)/2 < n/2 */
     so.interleaves = o->interleaves;
     so.dtype = KR_F64;
-    kr_array *t = NULL, *w = NULL, *d = NULL, *stat = NULL, *disk = NULL;
+    kr_array *t = NULL, *w = NULL, *d = NULL, *stat = NULL;
     double *acc = NULL, *ann = NULL, *kxy = NULL;
     kr_status s = kr_traj_spiral(&t, &so, NULL);
     int64_t M = 0;
@@ -293,17 +293,28 @@ kr_status kr_fve_simulate(const kr_ctx *ctx, const kr_fve_sim_opts *o, kr_array 
         for (int v = 0; s == KR_OK && v < NV; v++) {
             const kr_fve_vessel *e = &o->vessel[v];
             double x0 = e->x0 + (double)sc * e->dx_slice;
-            for (int q = 0; s == KR_OK && q < R; q++) {
+            /* disks in parallel (independent calls; the first failure is kept) */
+            kr_status sq = KR_OK;
+            const int ntq = kri_threads(ctx);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ntq)
+            for (int q = 0; q < R; q++) {
                 double *a = ann + (size_t)(v * R + q) * (size_t)C * (size_t)M * 2;
                 kr_ellipse de = {e->rho, e->radius * sqrt((double)(q + 1) / R),
                                  e->radius * sqrt((double)(q + 1) / R), x0, e->y0, 0};
-                s = kr_phantom_kspace_coils_ellipses(&disk, &de, 1, kxy, M, n, C);
-                if (s != KR_OK) break;
-                const double *dv = (const double *)disk->data;
-                for (int64_t i = 0; i < (int64_t)C * M * 2; i++) a[i] = dv[i];
-                kr_array_destroy(disk);
-                disk = NULL;
+                kr_array *dk = NULL;
+                kr_status s1 = kr_phantom_kspace_coils_ellipses(&dk, &de, 1, kxy, M, n, C);
+                if (s1 == KR_OK) {
+                    const double *dv = (const double *)dk->data;
+                    for (int64_t i = 0; i < (int64_t)C * M * 2; i++) a[i] = dv[i];
+                }
+                kr_array_destroy(dk);
+                if (s1 != KR_OK) {
+#pragma omp critical(kri_fve_disk)
+                    if (sq == KR_OK) sq = s1;
+                }
             }
+            s = sq;
+            if (s != KR_OK) s = kri_fail(s, "kr_fve_simulate: vessel %d k-space failed", v);
             /* turn the disks into annuli, outermost first */
             for (int q = R - 1; s == KR_OK && q > 0; q--) {
                 double *a = ann + (size_t)(v * R + q) * (size_t)C * (size_t)M * 2;
