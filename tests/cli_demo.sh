@@ -11,7 +11,7 @@ cat "$T/out"
 R="$T/demo/report.html"
 [ -s "$R" ] || fail "no report.html"
 grep -q "report: $R" "$T/out" || fail "the summary does not give the report path"
-for sec in system phantoms mri lsq; do
+for sec in system phantoms mri spiral lsq; do
     grep -q "id=\"$sec\"" "$R" || fail "report lacks section '$sec'"
     grep -q "^\[$sec\] " "$T/out" || fail "summary lacks a line for '$sec'"
 done

@@ -37,6 +37,8 @@ static const kc_tool kc_tools[] = {
     {"nufft", "non-uniform FFT (Kaiser-Bessel gridding), forward / adjoint, CPU and CUDA", kc_tool_nufft},
     {"lsrecon", "least-squares non-Cartesian MRI reconstruction by CG (Toeplitz, NUFFT or DrFT normal operator)",
      kc_tool_lsrecon},
+    {"goertzel", "centred 2-D DFT at points or the full image by the Goertzel recurrence", kc_tool_goertzel},
+    {"fve", "Fourier velocity encoding: flow phantom, single-voxel velocity spectra, full recon", kc_tool_fve},
     {"fbp", "2-D filtered backprojection (parallel and fan beam) of a sinogram", kc_tool_fbp},
     {"bench", "benchmark programs (fbp2d): timings, accuracy and peers, table or JSON lines",
      kc_tool_bench},

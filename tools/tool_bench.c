@@ -27,6 +27,9 @@ static const kc_bench kc_benches[] = {
      "2.1e6 samples (--small: CPU smoke size)",
      kc_bench_lsq},
     {"fdk", "cone-beam FDK and its backprojector, RabbitCT-sized, every kernel; peer ASTRA", kc_bench_fdk},
+    {"fve", "FVE data set (32x5x4x43, 115^2 spiral): whole set by NUFFT and DrFT, one voxel's spectra",
+     kc_bench_fve},
+    {"goertzel", "Goertzel full image and one point vs the centred FFT, 115^2 .. 1024^2", kc_bench_goertzel},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
 

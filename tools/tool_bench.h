@@ -10,6 +10,8 @@ int kc_bench_fbp2d(int argc, char **argv);
 int kc_bench_nufft(int argc, char **argv);
 int kc_bench_fdk(int argc, char **argv);
 int kc_bench_lsq(int argc, char **argv);
+int kc_bench_fve(int argc, char **argv);
+int kc_bench_goertzel(int argc, char **argv);
 
 /* Statistics of n timings (seconds), n >= 1: mean, sample standard deviation, min, max. */
 typedef struct kc_tstats {

@@ -12,6 +12,8 @@
 #include "kray/drft.h"
 #include "kray/nufft.h"
 #include "kray/lsq.h"
+#include "kray/goertzel.h"
+#include "kray/fve.h"
 #include "kray/io.h"
 #include "kray/linop.h"
 #include "kray/metrics.h"
