@@ -27,6 +27,27 @@ static kr_status kri_fve_host_real(const kr_array *a, const char *what, int64_t 
     return KR_OK;
 }
 
+/* First non-finite value of a (host or device) real array of nr floats: *bad = index or -1. */
+static kr_status kri_fve_first_bad(const kr_ctx *ctx, const kr_array *a, int64_t nr, int64_t *bad)
+{
+    *bad = -1;
+    if (a->loc == KR_HOST) {
+        const float *p = (const float *)a->data;
+        for (int64_t i = 0; i < nr; i++)
+            if (!isfinite(p[i])) {
+                *bad = i;
+                break;
+            }
+        return KR_OK;
+    }
+#ifdef KRAY_HAVE_CUDA
+    return kri_cuda_first_nonfinite(ctx, KR_F32, a->data, nr, bad);
+#else
+    (void)ctx;
+    return kri_fail(KR_ERR_NO_DEVICE, "kr_fve_voxels: device arrays need a CUDA build");
+#endif
+}
+
 kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array *weights,
                         const kr_array *data, int64_t n, int64_t nvox, const double *vox,
                         kr_array *out)
@@ -82,25 +103,6 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
             return kri_fail(KR_ERR_INVALID_ARG, "kr_fve_voxels: voxel %lld has slice %g; the data "
                             "have slices 0 .. %lld", (long long)v, sl, (long long)(S - 1));
     }
-    /* NaN / Inf samples */
-    int64_t bad = -1, nr = 2 * kr_array_numel(data);
-    if (data->loc == KR_HOST) {
-        const float *p = (const float *)data->data;
-        for (int64_t i = 0; i < nr; i++)
-            if (!isfinite(p[i])) {
-                bad = i;
-                break;
-            }
-    } else {
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_first_nonfinite(ctx, KR_F32, data->data, nr, &bad));
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "kr_fve_voxels: device arrays need a CUDA build");
-#endif
-    }
-    if (bad >= 0)
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_fve_voxels: data sample %lld is not finite",
-                        (long long)(bad / 2));
     double *k = NULL, *w = NULL, *ph = NULL;
     int64_t *slc = NULL;
     kr_status s = kri_traj_to_f64(traj, &k, &M);
@@ -153,6 +155,23 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
 #else
         s = kri_fail(KR_ERR_NO_DEVICE, "kr_fve_voxels: this build has no CUDA support");
 #endif
+    }
+    /* Non-finite samples: a voxel value is finite unless a sample it sums is not (the phases
+     * are finite), so the small output is checked and the data are searched only on failure;
+     * the check costs nothing when the data are clean (one voxel: read once, not twice). */
+    if (s == KR_OK) {
+        int64_t bad = -1;
+        s = kri_fve_first_bad(ctx, out, 2 * kr_array_numel(out), &bad);
+        if (s == KR_OK && bad >= 0) {
+            s = kri_fve_first_bad(ctx, data, 2 * kr_array_numel(data), &bad);
+            if (s == KR_OK)
+                s = bad >= 0 ? kri_fail(KR_ERR_INVALID_ARG,
+                                        "kr_fve_voxels: data sample %lld is not finite",
+                                        (long long)(bad / 2))
+                             : kri_fail(KR_ERR_INVALID_ARG,
+                                        "kr_fve_voxels: the voxel sums overflow (data values "
+                                        "too large for float)");
+        }
     }
     kri_free(k), kri_free(w), kri_free(ph), kri_free(slc);
     return s;
