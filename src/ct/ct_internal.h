@@ -40,6 +40,15 @@ kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim);
 kr_status kri_ct_check_view3(const kr_ct_geom *g, int64_t vi, const char *where);
 
 int kri_ct_view_project(const kr_ct_view *v, const double p[3], double *a, double *b);
+/* Field of view of cone-beam views: the number of views in which the volume box (cylinder 0:
+ * its 8 corners) or the cylinder inscribed in it (cylinder 1: 16 points on each end face's rim;
+ * what FDK reconstructs) projects partly outside the det_count x det_rows detector or lies
+ * behind the source; *first = the first such view (-1: none) and ext its shadow's extent in
+ * pixels from the detector centre (columns min, max, rows min, max). The one check of kray's
+ * projectors (kr_ct_geom_check_fov) and FDK. */
+int64_t kri_ct_fov_count(const kr_ct_view *views, int64_t nviews, const kr_ct_grid *gr,
+                         int64_t det_count, int64_t det_rows, int cylinder, int64_t *first,
+                         double ext[4]);
 
 #ifdef __cplusplus
 }

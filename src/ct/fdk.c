@@ -1,6 +1,7 @@
 /* FDK: options, geometry (per-view matrices, weights, Parker), validation, the CPU pipeline and
  * the dispatch to CUDA. See kray/fdk.h for the definitions. */
 #include "fbp_internal.h"
+#include "ct_internal.h"
 #include "fdk_internal.h"
 
 #include <math.h>
@@ -294,36 +295,21 @@ done:
 }
 
 /* Warn when the cylinder inscribed in the volume leaves the detector in some views. */
-static void kri_fdk_fov_check(kr_fdk_plan *p, const kri_vgeom *vg)
+static void kri_fdk_fov_check(kr_fdk_plan *p)
 {
-    const kr_ct_grid *g = &p->grid;
-    double rx = 0.5 * (double)g->n[0], ry = 0.5 * (double)g->n[1]; /* in voxels */
-    double r = fmin(rx * g->voxel_mm[0], ry * g->voxel_mm[1]);
-    int64_t bad = 0;
-    for (int64_t m = 0; m < p->nviews; m++) {
-        const kri_vgeom *v = &vg[m];
-        int out = 0;
-        for (int t = 0; t < 32 && !out; t++) {
-            double a = 2 * M_PI * (double)(t % 16) / 16.0;
-            double idx[3] = {0.5 * (double)(g->n[0] - 1) + r * cos(a) / g->voxel_mm[0],
-                             0.5 * (double)(g->n[1] - 1) + r * sin(a) / g->voxel_mm[1],
-                             t < 16 ? -0.5 : (double)g->n[2] - 0.5};
-            double q[3];
-            for (int k = 0; k < 3; k++)
-                q[k] = v->P[k][0] * idx[0] + v->P[k][1] * idx[1] + v->P[k][2] * idx[2] +
-                       v->P[k][3];
-            double u = q[0] / q[2], vv = q[1] / q[2];
-            if (u < -0.5 || u > (double)p->nu - 0.5 || vv < -0.5 || vv > (double)p->nv - 0.5)
-                out = 1;
-        }
-        bad += out;
-    }
+    int64_t first;
+    double ext[4] = {0, 0, 0, 0};
+    const int64_t bad =
+        kri_ct_fov_count(p->views, p->nviews, &p->grid, p->nu, p->nv, 1, &first, ext);
     p->info.fov_warning = (int)(bad > 0x7fffffff ? 0x7fffffff : bad);
     if (bad)
         kr_log(p->ctx, KR_LOG_WARN,
                "fdk: the cylinder inscribed in the volume leaves the detector in %lld of %lld "
-               "views; the reconstruction is incomplete there",
-               (long long)bad, (long long)p->nviews);
+               "views (view %lld: columns %.1f..%.1f, rows %.1f..%.1f pixels from the detector "
+               "centre; the detector spans +-%.1f x +-%.1f); the reconstruction is incomplete "
+               "there",
+               (long long)bad, (long long)p->nviews, (long long)first, ext[0], ext[1], ext[2],
+               ext[3], 0.5 * (double)p->nu, 0.5 * (double)p->nv);
 }
 
 /* ---- the ramp filter: the kray filter module (kray/fbp.h) -----------------------------------
@@ -515,7 +501,7 @@ kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_
         p->mag = w != 0.0 && isfinite(u) ? sqrt(di * di + dj * dj) : 1.0;
     }
     KRI_CHECK(kri_fdk_weights(p, vg));
-    kri_fdk_fov_check(p, vg);
+    kri_fdk_fov_check(p);
     if (p->backend == KR_BACKEND_CUDA) {
 #ifdef KRAY_HAVE_CUDA
         KRI_CHECK(kri_cuda_fdk_create(p));

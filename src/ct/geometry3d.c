@@ -3,6 +3,10 @@
 #include "ct_internal.h"
 
 #include <math.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 #include <stdio.h>
 
 static int kri_finite3v(const double *a)
@@ -108,28 +112,32 @@ int kri_ct_view_project(const kr_ct_view *v, const double p[3], double *a, doubl
     return 1;
 }
 
-kr_status kr_ct_geom_check_fov(const kr_ct_geom *g, const kr_ctx *ctx, int64_t *views_truncated)
+int64_t kri_ct_fov_count(const kr_ct_view *views, int64_t nviews, const kr_ct_grid *gr,
+                         int64_t det_count, int64_t det_rows, int cylinder, int64_t *first,
+                         double ext[4])
 {
-    KRI_ARG_NOT_NULL(g);
-    if (views_truncated) *views_truncated = 0;
-    if (!kr_ct_type_is_cone(g->type))
-        return kri_fail(KR_ERR_NOT_SUPPORTED,
-                        "the field-of-view check is implemented for cone geometries, not %s",
-                        kr_ct_type_name(g->type));
-    const kr_ct_grid *gr = &g->grid;
-    const double hu = 0.5 * (double)g->det_count, hv = 0.5 * (double)g->det_rows;
+    const double hu = 0.5 * (double)det_count, hv = 0.5 * (double)det_rows;
     const double tol = 1e-9 * (hu + hv);
-    int64_t count = 0, first = -1;
-    double ext[4] = {0, 0, 0, 0};
-    for (int64_t i = 0; i < g->nviews; i++) {
+    const double r = 0.5 * fmin((double)gr->n[0] * gr->voxel_mm[0], (double)gr->n[1] * gr->voxel_mm[1]);
+    const int npts = cylinder ? 32 : 8;
+    int64_t count = 0;
+    *first = -1;
+    for (int64_t i = 0; i < nviews; i++) {
         double amin = HUGE_VAL, amax = -HUGE_VAL, bmin = HUGE_VAL, bmax = -HUGE_VAL;
         int behind = 0;
-        for (int c = 0; c < 8; c++) {
+        for (int c = 0; c < npts; c++) {
             double p[3], a, b;
-            for (int d = 0; d < 3; d++)
-                p[d] = gr->offset_mm[d] +
-                       ((c >> d) & 1 ? 0.5 : -0.5) * (double)gr->n[d] * gr->voxel_mm[d];
-            if (!kri_ct_view_project(&g->views[i], p, &a, &b)) {
+            if (cylinder) { /* 16 points on each end face's rim */
+                const double t = 2 * M_PI * (double)(c % 16) / 16.0;
+                p[0] = gr->offset_mm[0] + r * cos(t);
+                p[1] = gr->offset_mm[1] + r * sin(t);
+                p[2] = gr->offset_mm[2] + (c < 16 ? -0.5 : 0.5) * (double)gr->n[2] * gr->voxel_mm[2];
+            } else { /* the 8 corners of the box */
+                for (int d = 0; d < 3; d++)
+                    p[d] = gr->offset_mm[d] +
+                           ((c >> d) & 1 ? 0.5 : -0.5) * (double)gr->n[d] * gr->voxel_mm[d];
+            }
+            if (!kri_ct_view_project(&views[i], p, &a, &b)) {
                 behind = 1;
                 break;
             }
@@ -139,13 +147,28 @@ kr_status kr_ct_geom_check_fov(const kr_ct_geom *g, const kr_ctx *ctx, int64_t *
             bmax = fmax(bmax, b);
         }
         if (behind || amin < -hu - tol || amax > hu + tol || bmin < -hv - tol || bmax > hv + tol) {
-            if (first < 0) {
-                first = i;
+            if (*first < 0) {
+                *first = i;
                 ext[0] = amin, ext[1] = amax, ext[2] = bmin, ext[3] = bmax;
             }
             count++;
         }
     }
+    return count;
+}
+
+kr_status kr_ct_geom_check_fov(const kr_ct_geom *g, const kr_ctx *ctx, int64_t *views_truncated)
+{
+    KRI_ARG_NOT_NULL(g);
+    if (views_truncated) *views_truncated = 0;
+    if (!kr_ct_type_is_cone(g->type))
+        return kri_fail(KR_ERR_NOT_SUPPORTED,
+                        "the field-of-view check is implemented for cone geometries, not %s",
+                        kr_ct_type_name(g->type));
+    int64_t first;
+    double ext[4] = {0, 0, 0, 0};
+    const int64_t count = kri_ct_fov_count(g->views, g->nviews, &g->grid, g->det_count,
+                                           g->det_rows, 0, &first, ext);
     if (views_truncated) *views_truncated = count;
     if (count > 0)
         kr_log(ctx, KR_LOG_WARN,
@@ -154,7 +177,7 @@ kr_status kr_ct_geom_check_fov(const kr_ct_geom *g, const kr_ctx *ctx, int64_t *
                "%.1f..%.1f, rows %.1f..%.1f pixels from the detector centre; the detector spans "
                "+-%.1f x +-%.1f); those parts are not seen from every direction",
                (long long)count, (long long)g->nviews, (long long)first, ext[0], ext[1], ext[2],
-               ext[3], hu, hv);
+               ext[3], 0.5 * (double)g->det_count, 0.5 * (double)g->det_rows);
     return KR_OK;
 }
 
