@@ -27,6 +27,7 @@ int kc_tool_bench(int argc, char **argv);
 int kc_tool_recon(int argc, char **argv);
 int kc_tool_sense(int argc, char **argv);
 int kc_tool_fdk(int argc, char **argv);
+int kc_tool_cgsense(int argc, char **argv);
 
 /* ---- errors -------------------------------------------------------------------------------- */
 /* "kray <tool>: <sentence>" on stderr; returns KC_EXIT_USAGE. */

@@ -35,6 +35,8 @@ static const kc_tool kc_tools[] = {
     {"sim", "Bloch simulation of a Cartesian GRE / spin echo of a T1/T2/PD object", kc_tool_sim},
     {"coils", "coil sensitivity maps of an MRXCAT loop array (Biot-Savart)", kc_tool_coils},
     {"nufft", "non-uniform FFT (Kaiser-Bessel gridding), forward / adjoint, CPU and CUDA", kc_tool_nufft},
+    {"cgsense", "CG-SENSE reconstruction of non-Cartesian multi-coil k-space, CPU and CUDA",
+     kc_tool_cgsense},
     {"fbp", "2-D filtered backprojection (parallel and fan beam) of a sinogram", kc_tool_fbp},
     {"bench", "benchmark programs (fbp2d): timings, accuracy and peers, table or JSON lines",
      kc_tool_bench},
