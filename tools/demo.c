@@ -15,6 +15,7 @@ static const kc_demo_section *const kc_sections[] = {
     &kc_demo_phantoms,
     &kc_demo_mri_fourier,
     &kc_demo_lsq,
+    &kc_demo_iterative,
     &kc_demo_ct2d,
     &kc_demo_cone,
     &kc_demo_fdk,

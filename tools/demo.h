@@ -36,6 +36,7 @@ extern const kc_demo_section kc_demo_system;
 extern const kc_demo_section kc_demo_phantoms;
 extern const kc_demo_section kc_demo_mri_fourier;
 extern const kc_demo_section kc_demo_lsq;
+extern const kc_demo_section kc_demo_iterative;
 extern const kc_demo_section kc_demo_ct2d;
 extern const kc_demo_section kc_demo_cone;
 extern const kc_demo_section kc_demo_fdk;
