@@ -22,6 +22,10 @@ static const kc_bench kc_benches[] = {
      "NUFFT: 2-D radial and 3-D random points, adjoint and forward, per eps and backend, "
      "accuracy vs direct sums, peers (BART nufft, cuFINUFFT)",
      kc_bench_nufft},
+    {"cgsense",
+     "CG-SENSE 300^2, 12 coils, 49,200 radial samples, 10 iterations, CPU and GPU end to end; "
+     "peer bart pics -l2",
+     kc_bench_cgsense},
     {"fdk", "cone-beam FDK and its backprojector, RabbitCT-sized, every kernel; peer ASTRA", kc_bench_fdk},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))

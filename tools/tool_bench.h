@@ -9,6 +9,7 @@
 int kc_bench_fbp2d(int argc, char **argv);
 int kc_bench_nufft(int argc, char **argv);
 int kc_bench_fdk(int argc, char **argv);
+int kc_bench_cgsense(int argc, char **argv);
 
 /* Statistics of n timings (seconds), n >= 1: mean, sample standard deviation, min, max. */
 typedef struct kc_tstats {
