@@ -107,6 +107,58 @@ static void test_forward_direct(void)
     kr_ctx_destroy(c);
 }
 
+/* 3-D: E x against direct sums and the adjoint test (8 x 6 x 4 image, 2 coils, 150 points). */
+static void test_forward_3d(void)
+{
+    kr_ctx *c = cpu();
+    const int64_t nx = 8, ny = 6, nz = 4, nc = 2, M = 150, nv = nx * ny * nz;
+    int64_t dims[3] = {nx, ny, nz}, td[2] = {3, M}, md[4] = {nx, ny, nz, nc}, yd[2] = {M, nc};
+    kr_array *traj = NULL, *maps = NULL, *x = NULL, *y = NULL;
+    KT_OK(kr_array_create(&traj, KR_F64, 2, td, KR_HOST, NULL));
+    KT_OK(kr_array_create(&maps, KR_C64, 4, md, KR_HOST, NULL));
+    KT_OK(kr_array_create(&x, KR_C64, 3, dims, KR_HOST, NULL));
+    KT_OK(kr_array_create(&y, KR_C64, 2, yd, KR_HOST, NULL));
+    double *t = traj->data;
+    for (int64_t m = 0; m < M; m++)
+        for (int d = 0; d < 3; d++)
+            t[3 * m + d] = 0.499 * (double)dims[d] * sin(1.7 * (double)(m + 1) * (d + 1.3));
+    KT_OK(kr_vec_random(c, maps, 8));
+    KT_OK(kr_vec_random(c, x, 9));
+    kr_cgsense_plan *p = NULL;
+    KT_OK(kr_cgsense_plan_create(&p, c, 3, dims, traj, maps, NULL));
+    kr_linop *E = NULL;
+    KT_OK(kr_cgsense_linop(&E, p));
+    KT_OK(kr_linop_forward(E, x, y));
+    const float *s = maps->data, *xv = x->data, *yv = y->data;
+    double e = 0, r = 0;
+    for (int64_t cc = 0; cc < nc; cc++)
+        for (int64_t m = 0; m < M; m++) {
+            double complex acc = 0;
+            for (int64_t q = 0; q < nv; q++) {
+                const int64_t i = q % nx, j = (q / nx) % ny, l = q / (nx * ny), k = q + nv * cc;
+                double ph = -2 * 3.14159265358979323846 *
+                            (t[3 * m] * (double)(i - nx / 2) / (double)nx +
+                             t[3 * m + 1] * (double)(j - ny / 2) / (double)ny +
+                             t[3 * m + 2] * (double)(l - nz / 2) / (double)nz);
+                acc += (s[2 * k] + I * s[2 * k + 1]) * (xv[2 * q] + I * xv[2 * q + 1]) *
+                       cexp(I * ph);
+            }
+            const int64_t o = m + M * cc;
+            double complex d = yv[2 * o] + I * yv[2 * o + 1] - acc;
+            e += creal(d * conj(d));
+            r += creal(acc * conj(acc));
+        }
+    printf("  3-D E x vs direct sums: %.2e\n", sqrt(e / r));
+    KT_LE(sqrt(e / r), 5e-4);
+    double rel = 1;
+    KT_OK(kr_linop_adjoint_test(E, 5, &rel));
+    KT_LE(rel, 1e-5);
+    kr_linop_destroy(E);
+    kr_cgsense_plan_destroy(p);
+    kr_array_destroy(traj), kr_array_destroy(maps), kr_array_destroy(x), kr_array_destroy(y);
+    kr_ctx_destroy(c);
+}
+
 /* With weights: adjoint test of D^1/2 E and N x == (D^1/2 E)^H (D^1/2 E) x. */
 static void test_weighted_adjoint_normal(void)
 {
@@ -492,6 +544,7 @@ static void test_bad_input(void)
 int main(void)
 {
     KT_RUN(test_forward_direct);
+    KT_RUN(test_forward_3d);
     KT_RUN(test_weighted_adjoint_normal);
     KT_RUN(test_dense_solve);
     KT_RUN(test_phantom_vs_adjoint);
