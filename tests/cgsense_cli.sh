@@ -5,6 +5,9 @@
 set -euo pipefail
 . "$(dirname "$0")/cli_common.bash"
 cd "$T"
+# One thread: results do not depend on it (bit for bit, tests/test_cgsense.c), and OpenMP spinning
+# on a loaded 2-core machine made this test ten times slower.
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 if ! [ -x "$PY" ] || ! "$PY" -c 'import numpy' 2>/dev/null; then
     echo "skipped: needs /usr/bin/python3 with numpy"
     exit 77

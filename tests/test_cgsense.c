@@ -541,6 +541,39 @@ static void test_bad_input(void)
     kr_ctx_destroy(c);
 }
 
+/* Same result bit for bit with 1 and 3 threads (weighted solve and map estimation). */
+static void test_threads_bitwise(void)
+{
+    ct_problem P;
+    ct_problem_make(&P, 32, 4, 12);
+    int64_t dims[2] = {32, 32};
+    kr_array *x[2] = {NULL, NULL}, *m[2] = {NULL, NULL};
+    for (int t = 0; t < 2; t++) {
+        kr_ctx *c = NULL;
+        KT_OK(kr_ctx_create(&c, t ? KR_BACKEND_CPU : KR_BACKEND_CPU_SERIAL));
+        kr_ctx_set_quiet(c, 1);
+        if (t) KT_OK(kr_ctx_set_threads(c, 3));
+        kr_cgsense_opts o;
+        kr_cgsense_opts_default(&o);
+        o.dcf = P.dcf;
+        kr_cgsense_plan *p = NULL;
+        KT_OK(kr_cgsense_plan_create(&p, c, 2, dims, P.traj, P.maps, &o));
+        KT_OK(kr_array_create(&x[t], KR_C64, 2, dims, KR_HOST, NULL));
+        kr_solve_opts so;
+        kr_solve_opts_default(&so);
+        so.max_iter = 6;
+        so.lambda = 3;
+        KT_OK(kr_cgsense_solve(p, P.data, x[t], &so, NULL));
+        KT_OK(kr_cgsense_estimate_maps(c, 2, dims, P.traj, P.data, P.dcf, NULL, &m[t]));
+        kr_cgsense_plan_destroy(p);
+        kr_ctx_destroy(c);
+    }
+    KT_CHECK(memcmp(x[0]->data, x[1]->data, kr_array_bytes(x[0])) == 0);
+    KT_CHECK(memcmp(m[0]->data, m[1]->data, kr_array_bytes(m[0])) == 0);
+    for (int t = 0; t < 2; t++) kr_array_destroy(x[t]), kr_array_destroy(m[t]);
+    ct_problem_free(&P);
+}
+
 int main(void)
 {
     KT_RUN(test_forward_direct);
@@ -551,5 +584,6 @@ int main(void)
     KT_RUN(test_fhf_hook);
     KT_RUN(test_estimate_maps);
     KT_RUN(test_bad_input);
+    KT_RUN(test_threads_bitwise);
     return kt_finish();
 }
