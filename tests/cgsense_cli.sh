@@ -80,6 +80,20 @@ print("estimated maps: NRMSE inside the brain %.4f" % e)
 assert e < 0.15
 PYEOF
 
+# ESPIRiT variant: |x| equals rss(maps) * |phantom| inside
+expect_rc 0 cgsense "$KRAY" cgsense -q -t t.cfl -k k.npy --estimate-maps --espirit -d 64x64 \
+    --dcf radial -i 40 x_esp.npy
+"$PY" - <<'PYEOF' || fail "ESPIRiT-map reconstruction off"
+import numpy as np
+m = np.load("maps.npy"); i = np.load("img.npy"); x = np.load("x_esp.npy")
+ref = np.sqrt((abs(m) ** 2).sum(0)) * abs(np.load("ref.npy"))
+inside = i > 0.25
+e = np.linalg.norm(abs(x[inside]) - ref[inside]) / np.linalg.norm(ref[inside])
+print("ESPIRiT maps: NRMSE of |x| inside the brain %.4f" % e)
+assert e < 0.15
+PYEOF
+expect_rc 2 cgsense "$KRAY" cgsense -t t.cfl -k k.npy --estimate-maps --espirit -d 64x64 x.npy
+
 # non-convergent run: warning, last iterate written, exit 0
 "$KRAY" cgsense -t t.cfl -k k.npy -m maps.npy -i 2 --tol 1e-9 xn.npy 2>err.txt >/dev/null &&
     grep -q "warning: not converged after 2 iterations" err.txt && [ -s xn.npy ] &&

@@ -439,8 +439,49 @@ static void test_estimate_maps(void)
            sqrt(err / ref));
     KT_LE(sqrt(err / ref), 0.1);
     kr_array_destroy(est);
-    /* bad options */
+    /* ESPIRiT variant: |maps| against |true| / RSS, and |CG-SENSE| against RSS * phantom */
     kr_cgsense_maps_opts mo;
+    kr_cgsense_maps_opts_default(&mo);
+    mo.espirit = 1;
+    KT_STATUS(kr_cgsense_estimate_maps(c, 2, dims, P.traj, P.data, NULL, &mo, &est),
+              KR_ERR_INVALID_ARG);
+    KT_OK(kr_cgsense_estimate_maps(c, 2, dims, P.traj, P.data, P.dcf, &mo, &est));
+    kr_cgsense_plan *p = NULL;
+    KT_OK(kr_cgsense_plan_create(&p, c, 2, dims, P.traj, est, NULL));
+    kr_array *x = NULL;
+    KT_OK(kr_array_create(&x, KR_C64, 2, dims, KR_HOST, NULL));
+    kr_solve_opts so;
+    kr_solve_opts_default(&so);
+    so.max_iter = 30;
+    so.lambda = 1e-3 * (double)P.M;
+    KT_OK(kr_cgsense_solve(p, P.data, x, &so, NULL));
+    e = est->data;
+    const float *xv = x->data;
+    double em = 0, rm = 0, ex = 0, rx = 0;
+    for (int64_t q = 0; q < nv; q++) {
+        if (t[2 * q] < 0.25) continue;
+        double rss = 0;
+        for (int64_t c2 = 0; c2 < 8; c2++) {
+            const int64_t i = 2 * (q + nv * c2);
+            rss += (double)s[i] * s[i] + (double)s[i + 1] * s[i + 1];
+        }
+        rss = sqrt(rss);
+        for (int64_t c2 = 0; c2 < 8; c2++) {
+            const int64_t i = 2 * (q + nv * c2);
+            const double a = hypot(e[i], e[i + 1]), b = hypot(s[i], s[i + 1]) / rss;
+            em += (a - b) * (a - b), rm += b * b;
+        }
+        const double a = hypot(xv[2 * q], xv[2 * q + 1]), b = rss * hypot(t[2 * q], t[2 * q + 1]);
+        ex += (a - b) * (a - b), rx += b * b;
+    }
+    printf("  ESPIRiT maps: |maps| error %.3f, |CG-SENSE| vs RSS x phantom %.3f (inside)\n",
+           sqrt(em / rm), sqrt(ex / rx));
+    KT_LE(sqrt(em / rm), 0.05);
+    KT_LE(sqrt(ex / rx), 0.1);
+    kr_array_destroy(x);
+    kr_cgsense_plan_destroy(p);
+    kr_array_destroy(est);
+    /* bad options */
     kr_cgsense_maps_opts_default(&mo);
     mo.calib_radius = 0;
     KT_STATUS(kr_cgsense_estimate_maps(c, 2, dims, P.traj, P.data, NULL, &mo, &est),

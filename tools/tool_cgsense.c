@@ -30,7 +30,7 @@ int kc_tool_cgsense(int argc, char **argv)
 {
     const char *tp = NULL, *kp = NULL, *mp = NULL, *op = NULL, *dcfp = NULL, *warm = NULL,
                *adjp = NULL, *maps_out = NULL;
-    int est = 0, iters = 30, toeplitz = 0;
+    int est = 0, iters = 30, toeplitz = 0, espirit = 0;
     double lambda = 0, tol = 1e-4, eps = 1e-4, calib = 12, thresh = 0;
     kc_dims dims;
     memset(&dims, 0, sizeof dims);
@@ -46,6 +46,9 @@ int kc_tool_cgsense(int argc, char **argv)
         {"estimate-maps", 'E', KC_FLAG, &est, NULL, NULL,
          "estimate the maps from the k-space centre (windowed low-resolution coil images / RSS)",
          NULL, 0, 0, NULL},
+        {"espirit", 0, KC_FLAG, &espirit, NULL, NULL,
+         "--estimate-maps: ESPIRiT on the gridded calibration square |kx|, |ky| < --calib (2-D, "
+         "needs --dcf)", NULL, 0, 0, NULL},
         {"calib", 0, KC_DOUBLE, &calib, "12", "R",
          "--estimate-maps: window radius in cycles per FOV", NULL, 0.5, 1e6, NULL},
         {"threshold", 0, KC_DOUBLE, &thresh, "0", "F",
@@ -95,6 +98,8 @@ int kc_tool_cgsense(int argc, char **argv)
     if (adjp && !dcfp)
         return kc_usage("cgsense", "--adjoint-out needs density weights (--dcf)");
     if (est && dims.n == 0) return kc_usage("cgsense", "--estimate-maps needs --dims");
+    if (espirit && (!est || !dcfp))
+        return kc_usage("cgsense", "--espirit needs --estimate-maps and --dcf");
     if (dims.n != 0 && dims.n != 2 && dims.n != 3)
         return kc_usage("cgsense", "--dims has %d values; give 2 or 3", dims.n);
     if (!isfinite(lambda) || lambda < 0)
@@ -131,6 +136,7 @@ int kc_tool_cgsense(int argc, char **argv)
         kr_cgsense_maps_opts_default(&mo);
         mo.calib_radius = calib;
         mo.threshold = thresh;
+        mo.espirit = espirit;
         s = kr_cgsense_estimate_maps(ctx, nd, n, t, kc64, w, &mo, &mc64);
     }
     if (s == KR_OK && maps_out) s = kr_write(maps_out, mc64, NULL);

@@ -112,11 +112,17 @@ kr_status kr_cgsense_solve(kr_cgsense_plan *plan, const kr_array *kspace, kr_arr
  * then S_c = a_c / sqrt(sum_c |a_c|^2), set to 0 where the root sum of squares is below
  * threshold * its maximum. D: the weights given (NULL = ones; radial data then over-weights
  * the centre, which blurs a_c a little more but cancels in the ratio to first order).
+ * ESPIRiT variant (espirit != 0, 2-D): the gridding reconstruction F^H (D y_c) of all samples
+ * (no window) is Fourier transformed (centred) to Cartesian coil k-space; the square
+ * |kx|, |ky| < r of it is kept as the calibration region and kr_espirit runs with its defaults
+ * and calib = 2 floor(r) (kernel 6, threshold sqrt(0.001), crop 0.8: maps are 0 outside the
+ * object). Needs density weights D for a faithful gridding (KR_ERR_INVALID_ARG without).
  * Host arrays; computed with a CPU NUFFT (eps 1e-3) whatever the ctx backend (ctx may be NULL).
  * *maps is created c64 [dims..., C] on the host. */
 typedef struct kr_cgsense_maps_opts {
     double calib_radius; /* r > 0, cycles per FOV; default 12 */
     double threshold;    /* in [0, 1); default 0 (no mask) */
+    int espirit;         /* non-zero (2-D only): ESPIRiT instead (below); default 0 */
 } kr_cgsense_maps_opts;
 
 void kr_cgsense_maps_opts_default(kr_cgsense_maps_opts *o);

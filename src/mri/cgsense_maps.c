@@ -2,7 +2,9 @@
  * normalised by their root sum of squares (see cgsense.h). */
 #include "kray/cgsense.h"
 #include "internal.h"
+#include "kray/fft.h"
 #include "kray/nufft.h"
+#include "kray/sense.h"
 #include "mri_internal.h"
 
 #include <math.h>
@@ -13,6 +15,30 @@ void kr_cgsense_maps_opts_default(kr_cgsense_maps_opts *o)
     if (!o) return;
     o->calib_radius = 12;
     o->threshold = 0;
+    o->espirit = 0;
+}
+
+/* ESPIRiT on the Cartesian calibration square of the gridded coil images (img, [n, n, nc]
+ * host, overwritten); *maps created. */
+static kr_status kri_maps_espirit(const kr_ctx *cpu, kr_array *img, double r, kr_array **maps)
+{
+    const int64_t nx = img->dims[0], ny = img->dims[1], nc = kr_array_numel(img) / (nx * ny);
+    int64_t d3[3] = {nx, ny, nc};
+    kr_array k3;
+    KRI_TRY(kr_array_wrap(&k3, KR_C64, 3, d3, img->data, KR_HOST));
+    KRI_TRY(kr_fft(cpu, &k3, &k3, 3u, KR_FFT_FORWARD, KR_FFT_CENTERED));
+    float *k = k3.data;
+    for (int64_t c = 0; c < nc; c++)
+        for (int64_t j = 0; j < ny; j++)
+            for (int64_t i = 0; i < nx; i++)
+                if (fabs((double)(i - nx / 2)) >= r || fabs((double)(j - ny / 2)) >= r) {
+                    const int64_t q = 2 * (i + nx * (j + ny * c));
+                    k[q] = k[q + 1] = 0;
+                }
+    kr_espirit_opts eo;
+    kr_espirit_opts_default(&eo);
+    eo.calib = 2 * (int)floor(r);
+    return kr_espirit(cpu, &k3, &eo, maps, NULL);
 }
 
 kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *dims,
@@ -37,6 +63,9 @@ kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *d
                         o.threshold);
     if (ndim != 2 && ndim != 3)
         return kri_fail(KR_ERR_DIM, "%s: images must have 2 or 3 dims (got %d)", fn, ndim);
+    if (o.espirit && (ndim != 2 || !dcf))
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: the ESPIRiT estimate needs a 2-D image and "
+                        "density weights (got %d-D, %s)", fn, ndim, dcf ? "weights" : "no weights");
     if (traj->loc != KR_HOST || kspace->loc != KR_HOST || (dcf && dcf->loc != KR_HOST))
         return kri_fail(KR_ERR_LOCATION, "%s: trajectory, k-space and weights must be host "
                         "arrays", fn);
@@ -87,7 +116,9 @@ kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *d
             const double *km = k + 3 * m;
             const double kr = sqrt(km[0] * km[0] + km[1] * km[1] + km[2] * km[2]);
             double h = 0;
-            if (kr < r) {
+            if (o.espirit) {
+                h = 1;
+            } else if (kr < r) {
                 const double c = cos(3.14159265358979323846 * kr / (2 * r));
                 h = c * c;
             }
@@ -111,7 +142,12 @@ kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *d
     int64_t id[4] = {dims[0], dims[1], ndim == 3 ? dims[2] : nc, nc};
     if (st == KR_OK) st = kr_array_create(&img, KR_C64, ndim + 1, id, KR_HOST, NULL);
     if (st == KR_OK) st = kr_nufft_adjoint(plan, y, img);
-    if (st == KR_OK) {
+    if (st == KR_OK && o.espirit) {
+        kr_array *em = NULL;
+        st = kri_maps_espirit(cpu, img, o.calib_radius, &em);
+        kr_array_destroy(img);
+        img = em;
+    } else if (st == KR_OK) {
         int64_t nvox = 1;
         for (int d = 0; d < ndim; d++) nvox *= dims[d];
         float *a = img->data;
