@@ -107,6 +107,12 @@ int kc_tool_cgsense(int argc, char **argv)
         fprintf(stderr, "kray cgsense: --lambda is %g; it must be >= 0\n", lambda);
         return KC_EXIT_INPUT;
     }
+    if (toeplitz) {
+        /* the hook exists (kr_cgsense_set_fhf); the Toeplitz operator itself is wired later */
+        fprintf(stderr, "kray cgsense: --toeplitz is not available yet: this build has no "
+                        "Toeplitz normal operator to attach (use the default NUFFT normal)\n");
+        return KC_EXIT_INPUT;
+    }
     if ((r = kc_check_output("cgsense", op)) != 0) return r;
     if (adjp && (r = kc_check_output("cgsense", adjp)) != 0) return r;
     if (maps_out && (r = kc_check_output("cgsense", maps_out)) != 0) return r;
