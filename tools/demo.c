@@ -17,6 +17,7 @@ static const kc_demo_section *const kc_sections[] = {
     &kc_demo_sim,
     &kc_demo_spiral,
     &kc_demo_lsq,
+    &kc_demo_iterative,
     &kc_demo_ct2d,
     &kc_demo_cone,
     &kc_demo_fdk,

@@ -38,6 +38,7 @@ extern const kc_demo_section kc_demo_mri_fourier;
 extern const kc_demo_section kc_demo_sim;
 extern const kc_demo_section kc_demo_spiral;
 extern const kc_demo_section kc_demo_lsq;
+extern const kc_demo_section kc_demo_iterative;
 extern const kc_demo_section kc_demo_ct2d;
 extern const kc_demo_section kc_demo_cone;
 extern const kc_demo_section kc_demo_fdk;

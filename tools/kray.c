@@ -39,6 +39,8 @@ static const kc_tool kc_tools[] = {
      kc_tool_lsrecon},
     {"goertzel", "centred 2-D DFT at points or the full image by the Goertzel recurrence", kc_tool_goertzel},
     {"fve", "Fourier velocity encoding: flow phantom, single-voxel velocity spectra, full recon", kc_tool_fve},
+    {"cgsense", "CG-SENSE reconstruction of non-Cartesian multi-coil k-space, CPU and CUDA",
+     kc_tool_cgsense},
     {"fbp", "2-D filtered backprojection (parallel and fan beam) of a sinogram", kc_tool_fbp},
     {"bench", "benchmark programs (fbp2d): timings, accuracy and peers, table or JSON lines",
      kc_tool_bench},

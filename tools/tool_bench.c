@@ -26,6 +26,10 @@ static const kc_bench kc_benches[] = {
      "least squares MRI: Q (Toeplitz set-up), F^H W d and the normal operators at 128^3 / "
      "2.1e6 samples (--small: CPU smoke size)",
      kc_bench_lsq},
+    {"cgsense",
+     "CG-SENSE 300^2, 12 coils, 49,200 radial samples, 10 iterations, CPU and GPU end to end; "
+     "peer bart pics -l2",
+     kc_bench_cgsense},
     {"fdk", "cone-beam FDK and its backprojector, RabbitCT-sized, every kernel; peer ASTRA", kc_bench_fdk},
     {"fve", "FVE data set (32x5x4x43, 115^2 spiral): whole set by NUFFT and DrFT, one voxel's spectra",
      kc_bench_fve},

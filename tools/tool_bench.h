@@ -12,6 +12,7 @@ int kc_bench_fdk(int argc, char **argv);
 int kc_bench_lsq(int argc, char **argv);
 int kc_bench_fve(int argc, char **argv);
 int kc_bench_goertzel(int argc, char **argv);
+int kc_bench_cgsense(int argc, char **argv);
 
 /* Statistics of n timings (seconds), n >= 1: mean, sample standard deviation, min, max. */
 typedef struct kc_tstats {

@@ -20,6 +20,7 @@
 #include "kray/phantom.h"
 #include "kray/recon.h"
 #include "kray/sense.h"
+#include "kray/cgsense.h"
 #include "kray/coils.h"
 #include "kray/sim.h"
 

@@ -1,0 +1,137 @@
+/* kray CG-SENSE: iterative parallel-imaging reconstruction of non-Cartesian multi-coil data
+ * (Pruessmann, Weiger, Boernert, Boesiger, MRM 46:638-651, 2001), CPU and CUDA.
+ *
+ * MODEL. Image x: [Nx, Ny(, Nz)] (c64). Coil maps S: c64 [Nx, Ny(, Nz), C] (BART's [Nx, Ny, 1,
+ * C] is accepted: trailing/inner 1s of a 2-D image are fine). Trajectory: as kray/nufft.h
+ * ([3, M...] in cycles per FOV, BART's units). k-space y: c64 [M, C] (any leading dims that
+ * multiply to M, e.g. BART's [1, samples, spokes, C]). The encoding operator is
+ *     (E x)_c = F (S_c x),   F = kray's NUFFT forward (kray/nufft.h: no scaling,
+ *                                  y_m = sum_n f[n] exp(-2 pi i k_m . x_n / N)),
+ * built on ONE batched NUFFT plan whose batch is the coil dimension. With optional density-
+ * compensation weights D = diag(w_m) (w >= 0, e.g. from kr_dcf, shared by all coils) kray
+ * solves the WEIGHTED least-squares problem
+ *     x = argmin || D^{1/2} (E x - y) ||^2 + lambda || x ||^2,
+ *     (E^H D E + lambda I) x = E^H D y,
+ * by CG (kr_cg) on the normal operator N = E^H D E = sum_c S_c^H F^H D F S_c. This is how
+ * Pruessmann 2001 uses density compensation (D inside E^H D E, which speeds up convergence);
+ * it changes the solution only when the data are inconsistent (noise, model error). Without
+ * weights D = I (plain least squares, the problem `bart pics -l2` solves). Pruessmann's
+ * image-space intensity correction is not applied (CG runs unpreconditioned).
+ *
+ * SCALE. F has no 1/sqrt(N) factor, so for data y = E x the solution is x itself, and lambda
+ * is in the units of E^H D E: its diagonal is about M sum_c |S_c|^2 without weights and about
+ * prod(N) sum_c |S_c|^2 with area weights (cells of a Cartesian grid weigh 1, kray/traj.h).
+ * BART's nufft is F / sqrt(prod N): `bart pics -l2 -r L` equals kray with
+ * lambda = L prod(N), times sqrt(prod N) times BART's data scaling (docs/sense.md).
+ *
+ * NORMAL OPERATOR (kr_cgsense_opts.normal). KR_CGSENSE_NORMAL_NUFFT: F^H D F by a NUFFT
+ * forward, the weighting and a NUFFT adjoint (all coils batched). KR_CGSENSE_NORMAL_TOEPLITZ:
+ * F^H D F by a caller-supplied operator T (e.g. the Toeplitz embedding: the kernel Q on the 2x
+ * grid applied by FFT), attached with kr_cgsense_set_fhf; then N x = sum_c S_c^H T (S_c x).
+ * T is a square kr_linop of the plan's dtype and location on [Nx, Ny(, Nz)] (applied coil by
+ * coil) or on [Nx, Ny(, Nz), C] (applied once); T must already include the weights D (build
+ * it from w, or from ones without weights). The plan never builds T itself.
+ *
+ * BACKENDS. A CPU ctx: host arrays (OpenMP, bit-identical for any thread count as the NUFFT).
+ * A CUDA ctx: maps, weights, scratch and the NUFFT plan live on the device; k-space, image and
+ * the solver vectors passed to kr_cgsense_* are device arrays, so CG runs without a host round
+ * trip per iteration (kr_cg reads back two scalars per iteration).
+ *
+ * THREADS. A plan holds scratch buffers and a NUFFT plan: do not use one plan (or operators
+ * made from it) from two threads at once.
+ */
+#ifndef KRAY_CGSENSE_H
+#define KRAY_CGSENSE_H
+
+#include "kray/core.h"
+#include "kray/linop.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kr_cgsense_normal {
+    KR_CGSENSE_NORMAL_NUFFT = 0, /* F^H D F = NUFFT adjoint . D . NUFFT forward (default) */
+    KR_CGSENSE_NORMAL_TOEPLITZ   /* F^H D F = the operator given to kr_cgsense_set_fhf */
+} kr_cgsense_normal;
+
+typedef struct kr_cgsense_opts {
+    const kr_array *dcf;      /* optional weights w (f32/f64, host or the plan's location),
+                                 M values >= 0 and finite; NULL = D = I. Copied. */
+    kr_cgsense_normal normal; /* default KR_CGSENSE_NORMAL_NUFFT */
+    double eps;               /* NUFFT accuracy (kray/nufft.h); default 1e-4 */
+    double sigma;             /* NUFFT grid oversampling; 0 = 2 */
+} kr_cgsense_opts;
+
+void kr_cgsense_opts_default(kr_cgsense_opts *o);
+
+typedef struct kr_cgsense_plan kr_cgsense_plan;
+
+/* Plan for images of `ndim` (2 or 3) dims `dims`, the trajectory `traj` (host, [3, M...] or
+ * [2, M...]) and the coil maps `maps` (c64, host or the ctx's location; copied). Checks:
+ * maps dims [dims..., C] (KR_ERR_DIM naming both shapes), maps c64 (KR_ERR_DTYPE) and finite
+ * (KR_ERR_INVALID_ARG), trajectory finite (KR_ERR_INVALID_ARG) and in range (KR_ERR_GEOMETRY,
+ * from kr_nufft_set_points), weights with M values (KR_ERR_DIM), >= 0 and finite
+ * (KR_ERR_INVALID_ARG). The ctx must outlive the plan. */
+kr_status kr_cgsense_plan_create(kr_cgsense_plan **plan, const kr_ctx *ctx, int ndim,
+                                 const int64_t *dims, const kr_array *traj, const kr_array *maps,
+                                 const kr_cgsense_opts *opts);
+void kr_cgsense_plan_destroy(kr_cgsense_plan *plan); /* accepts NULL */
+
+/* Sizes: coils C and samples M (either pointer may be NULL). */
+kr_status kr_cgsense_plan_sizes(const kr_cgsense_plan *plan, int64_t *coils, int64_t *samples);
+
+/* The Toeplitz hook: attach T ~= F^H D F (see NORMAL OPERATOR above; the plan keeps a
+ * reference; NULL detaches). Only used when opts.normal was KR_CGSENSE_NORMAL_TOEPLITZ;
+ * solving with that option and no T attached fails with KR_ERR_NOT_SUPPORTED. */
+kr_status kr_cgsense_set_fhf(kr_cgsense_plan *plan, kr_linop *fhf);
+
+/* The weighted encoding operator D^{1/2} E: domain [dims], codomain [M, C] (D = I without
+ * weights). Its default normal is E^H D E by the NUFFT. Borrows the plan (keep it alive). */
+kr_status kr_cgsense_linop(kr_linop **op, kr_cgsense_plan *plan);
+/* The normal operator E^H D E (square on [dims]; Hermitian), by the plan's `normal` choice. */
+kr_status kr_cgsense_normal_linop(kr_linop **op, kr_cgsense_plan *plan);
+
+/* b = E^H D y (k-space y [M, C] at the plan's location, b [dims]). */
+kr_status kr_cgsense_rhs(kr_cgsense_plan *plan, const kr_array *kspace, kr_array *b);
+/* Coil-combined density-compensated adjoint (the gridding reconstruction):
+ *     x = (E^H D y) / (prod(N) sum_c |S_c|^2)   (0 where sum_c |S_c|^2 == 0),
+ * which estimates the image with the same scale as CG-SENSE when w are cell areas in
+ * (cycles per FOV)^d (kr_dcf). */
+kr_status kr_cgsense_adjoint_image(kr_cgsense_plan *plan, const kr_array *kspace, kr_array *x);
+/* CG-SENSE: solve (E^H D E + lambda I) x = E^H D y with kr_cg (opts: lambda, max_iter, tol,
+ * warm_start (x holds the initial guess), history, show_progress; NULL = kr_cg's defaults).
+ * Status and info as kr_cg: KR_OK also when not converged (check info->converged). The
+ * k-space values are checked once for NaN/Inf (KR_ERR_INVALID_ARG). */
+kr_status kr_cgsense_solve(kr_cgsense_plan *plan, const kr_array *kspace, kr_array *x,
+                           const kr_solve_opts *opts, kr_solve_info *info);
+
+/* ---- coil maps from the data's own k-space centre -------------------------------------------
+ * Low-resolution coil images a_c = F^H (D h y_c) with the window
+ *     h(k) = cos^2(pi |k| / (2 r)) for |k| < r, else 0   (r = calib_radius, cycles per FOV),
+ * then S_c = a_c / sqrt(sum_c |a_c|^2), set to 0 where the root sum of squares is below
+ * threshold * its maximum. D: the weights given (NULL = ones; radial data then over-weights
+ * the centre, which blurs a_c a little more but cancels in the ratio to first order).
+ * ESPIRiT variant (espirit != 0, 2-D): the gridding reconstruction F^H (D y_c) of all samples
+ * (no window) is Fourier transformed (centred) to Cartesian coil k-space; the square
+ * |kx|, |ky| < r of it is kept as the calibration region and kr_espirit runs with its defaults
+ * and calib = 2 floor(r) (kernel 6, threshold sqrt(0.001), crop 0.8: maps are 0 outside the
+ * object). Needs density weights D for a faithful gridding (KR_ERR_INVALID_ARG without).
+ * Host arrays; computed with a CPU NUFFT (eps 1e-3) whatever the ctx backend (ctx may be NULL).
+ * *maps is created c64 [dims..., C] on the host. */
+typedef struct kr_cgsense_maps_opts {
+    double calib_radius; /* r > 0, cycles per FOV; default 12 */
+    double threshold;    /* in [0, 1); default 0 (no mask) */
+    int espirit;         /* non-zero (2-D only): ESPIRiT instead (below); default 0 */
+} kr_cgsense_maps_opts;
+
+void kr_cgsense_maps_opts_default(kr_cgsense_maps_opts *o);
+kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *dims,
+                                   const kr_array *traj, const kr_array *kspace,
+                                   const kr_array *dcf, const kr_cgsense_maps_opts *opts,
+                                   kr_array **maps);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,245 @@
+/* kray cgsense: CG-SENSE reconstruction of non-Cartesian multi-coil k-space (Pruessmann 2001),
+ * CPU or GPU (kray/cgsense.h). */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* Density weights: a method name (radial, pipe, voronoi) or a file of M real values. */
+static kr_status kc_cg_dcf(const char *spec, const kr_ctx *ctx, const kr_array *traj,
+                           kr_array **w)
+{
+    kr_dcf_opts o;
+    kr_dcf_opts_default(&o);
+    if (!strcmp(spec, "radial") || !strcmp(spec, "pipe") || !strcmp(spec, "voronoi")) {
+        o.method = !strcmp(spec, "radial") ? KR_DCF_RADIAL
+                   : !strcmp(spec, "pipe") ? KR_DCF_PIPE_MENON
+                                           : KR_DCF_VORONOI;
+        return kr_dcf(w, ctx, traj, &o, NULL);
+    }
+    kr_array *a = NULL;
+    kr_status s = kr_read(spec, &a, NULL, NULL);
+    if (s == KR_OK) s = kr_array_astype(w, a, KR_F32);
+    kr_array_destroy(a);
+    return s;
+}
+
+int kc_tool_cgsense(int argc, char **argv)
+{
+    const char *tp = NULL, *kp = NULL, *mp = NULL, *op = NULL, *dcfp = NULL, *warm = NULL,
+               *adjp = NULL, *maps_out = NULL;
+    int est = 0, iters = 30, toeplitz = 0, espirit = 0;
+    double lambda = 0, tol = 1e-4, eps = 1e-4, calib = 12, thresh = 0;
+    kc_dims dims;
+    memset(&dims, 0, sizeof dims);
+    const kc_opt opts[] = {
+        {"traj", 't', KC_STRING, &tp, NULL, "FILE",
+         "trajectory [3, samples, ...] in cycles per FOV (BART .cfl from `bart traj`, or kray "
+         ".npy/.raw/.cfl)", NULL, 0, 0, NULL},
+        {"data", 'k', KC_STRING, &kp, NULL, "FILE",
+         "k-space c64 [samples..., coils] (BART's [1, samples, spokes, coils] too)", NULL, 0, 0,
+         NULL},
+        {"maps", 'm', KC_STRING, &mp, NULL, "FILE",
+         "coil maps c64 [nx, ny(, nz), coils] (BART's [nx, ny, 1, coils] too)", NULL, 0, 0, NULL},
+        {"estimate-maps", 'E', KC_FLAG, &est, NULL, NULL,
+         "estimate the maps from the k-space centre (windowed low-resolution coil images / RSS)",
+         NULL, 0, 0, NULL},
+        {"espirit", 0, KC_FLAG, &espirit, NULL, NULL,
+         "--estimate-maps: ESPIRiT on the gridded calibration square |kx|, |ky| < --calib (2-D, "
+         "needs --dcf)", NULL, 0, 0, NULL},
+        {"calib", 0, KC_DOUBLE, &calib, "12", "R",
+         "--estimate-maps: window radius in cycles per FOV", NULL, 0.5, 1e6, NULL},
+        {"threshold", 0, KC_DOUBLE, &thresh, "0", "F",
+         "--estimate-maps: zero the maps where RSS < F * max RSS", NULL, 0, 0.999, NULL},
+        {"maps-out", 0, KC_STRING, &maps_out, NULL, "FILE", "also write the maps used", NULL, 0, 0,
+         NULL},
+        {"dims", 'd', KC_DIMS, &dims, NULL, "DIMS",
+         "image size NxM or NxMxP (default: from --maps)", NULL, 2, 1 << 20, NULL},
+        {"lambda", 'l', KC_DOUBLE, &lambda, "0", "L",
+         "Tikhonov weight (>= 0, units of E^H D E, see docs/sense.md)", NULL, 0, 0, NULL},
+        {"iter", 'i', KC_INT, &iters, "30", "N", "maximum CG iterations", NULL, 1, 1000000, NULL},
+        {"tol", 0, KC_DOUBLE, &tol, "1e-4", "T", "stop at this relative residual", NULL, 0, 1,
+         NULL},
+        {"dcf", 'w', KC_STRING, &dcfp, NULL, "W",
+         "density weights D (weighted least squares): radial, pipe, voronoi or a file of real "
+         "values [samples...]", NULL, 0, 0, NULL},
+        {"warm", 0, KC_STRING, &warm, NULL, "FILE", "initial image (warm start)", NULL, 0, 0, NULL},
+        {"adjoint-out", 0, KC_STRING, &adjp, NULL, "FILE",
+         "also write the coil-combined density-compensated adjoint", NULL, 0, 0, NULL},
+        {"eps", 'e', KC_DOUBLE, &eps, "1e-4", "E", "NUFFT accuracy", NULL, 1e-6, 0.1, NULL},
+        {"toeplitz", 0, KC_FLAG, &toeplitz, NULL, NULL,
+         "normal operator by Toeplitz embedding (not wired in this build: error)", NULL, 0, 0,
+         NULL},
+        {0}};
+    const kc_arg args[] = {{"output", &op, "image c64 [nx, ny(, nz)]", 0}, {0}};
+    const kc_spec spec = {
+        "cgsense",
+        "CG-SENSE (Pruessmann 2001): solves (E^H D E + lambda I) x = E^H D y by conjugate\n"
+        "gradients, E = NUFFT . coil maps (kray's NUFFT: no scaling, k in cycles per FOV), D =\n"
+        "density weights (--dcf) or I. Reports iterations and residuals; a run that does not\n"
+        "reach --tol writes the last iterate with a warning (exit 0).",
+        opts,
+        args,
+        KC_JSON,
+        "Examples:\n"
+        "  bart traj -r -x 512 -y 64 t && bart scale 0.5 t t2  # 256^2 image, 2x readout\n"
+        "  kray cgsense -t t2.cfl -k ksp.cfl -m maps.cfl -l 0.01 -i 20 x.cfl\n"
+        "  kray cgsense -t t.cfl -k ksp.cfl --estimate-maps -d 256x256 --dcf radial x.cfl",
+        NULL,
+        NULL};
+    kc_common c;
+    int r = kc_parse(&spec, &c, argc, argv);
+    if (r) return r < 0 ? 0 : r;
+    if (!tp || !kp) return kc_usage("cgsense", "give --traj and --data");
+    if (!mp && !est) return kc_usage("cgsense", "give --maps FILE or --estimate-maps");
+    if (mp && est) return kc_usage("cgsense", "give one of --maps, --estimate-maps");
+    if (adjp && !dcfp)
+        return kc_usage("cgsense", "--adjoint-out needs density weights (--dcf)");
+    if (est && dims.n == 0) return kc_usage("cgsense", "--estimate-maps needs --dims");
+    if (espirit && (!est || !dcfp))
+        return kc_usage("cgsense", "--espirit needs --estimate-maps and --dcf");
+    if (dims.n != 0 && dims.n != 2 && dims.n != 3)
+        return kc_usage("cgsense", "--dims has %d values; give 2 or 3", dims.n);
+    if (!isfinite(lambda) || lambda < 0)
+    {
+        fprintf(stderr, "kray cgsense: --lambda is %g; it must be >= 0\n", lambda);
+        return KC_EXIT_INPUT;
+    }
+    if (toeplitz) {
+        /* the hook exists (kr_cgsense_set_fhf); the Toeplitz operator itself is wired later */
+        fprintf(stderr, "kray cgsense: --toeplitz is not available yet: this build has no "
+                        "Toeplitz normal operator to attach (use the default NUFFT normal)\n");
+        return KC_EXIT_INPUT;
+    }
+    if ((r = kc_check_output("cgsense", op)) != 0) return r;
+    if (adjp && (r = kc_check_output("cgsense", adjp)) != 0) return r;
+    if (maps_out && (r = kc_check_output("cgsense", maps_out)) != 0) return r;
+    kr_ctx *ctx = NULL;
+    if ((r = kc_make_ctx("cgsense", &c, &ctx)) != 0) return r;
+    const kr_loc loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    kr_array *t = NULL, *k = NULL, *kc64 = NULL, *maps = NULL, *mc64 = NULL, *w = NULL,
+             *x = NULL, *dk = NULL, *dx = NULL, *wa = NULL;
+    kr_cgsense_plan *p = NULL;
+    double *hist = NULL;
+    kr_status s = kr_traj_read(tp, &t, KR_F32);
+    if (s == KR_OK) s = kr_read(kp, &k, NULL, NULL);
+    if (s == KR_OK) s = kr_array_astype(&kc64, k, KR_C64);
+    int nd = dims.n;
+    int64_t n[3] = {1, 1, 1};
+    for (int i = 0; i < dims.n; i++) n[i] = dims.d[i];
+    if (s == KR_OK && dcfp) s = kc_cg_dcf(dcfp, ctx, t, &w);
+    if (s == KR_OK && mp) {
+        s = kr_read(mp, &maps, NULL, NULL);
+        if (s == KR_OK) s = kr_array_astype(&mc64, maps, KR_C64);
+        if (s == KR_OK && nd == 0) {
+            nd = mc64->ndim >= 4 && mc64->dims[2] > 1 ? 3 : 2;
+            for (int i = 0; i < nd; i++) n[i] = mc64->dims[i];
+        }
+    } else if (s == KR_OK) {
+        kr_cgsense_maps_opts mo;
+        kr_cgsense_maps_opts_default(&mo);
+        mo.calib_radius = calib;
+        mo.threshold = thresh;
+        mo.espirit = espirit;
+        s = kr_cgsense_estimate_maps(ctx, nd, n, t, kc64, w, &mo, &mc64);
+    }
+    if (s == KR_OK && maps_out) s = kr_write(maps_out, mc64, NULL);
+    kr_cgsense_opts po;
+    kr_cgsense_opts_default(&po);
+    po.dcf = w;
+    po.eps = eps;
+    po.normal = toeplitz ? KR_CGSENSE_NORMAL_TOEPLITZ : KR_CGSENSE_NORMAL_NUFFT;
+    double t0 = kr_time_now();
+    if (s == KR_OK) s = kr_cgsense_plan_create(&p, ctx, nd, n, t, mc64, &po);
+    if (s == KR_OK) s = kr_array_create(&x, KR_C64, nd, n, KR_HOST, NULL);
+    if (s == KR_OK && warm) {
+        kr_array *w0 = NULL, *w1 = NULL;
+        s = kr_read(warm, &w0, NULL, NULL);
+        if (s == KR_OK) s = kr_array_astype(&w1, w0, KR_C64);
+        if (s == KR_OK && kr_array_numel(w1) != kr_array_numel(x)) {
+            char a[96], b[96];
+            s = KR_ERR_DIM;
+            fprintf(stderr, "kray cgsense: warm-start image %s has %s values, the image is %s\n",
+                    warm, kr_dims_string(w1->ndim, w1->dims, a, sizeof a),
+                    kr_dims_string(nd, n, b, sizeof b));
+            r = KC_EXIT_INPUT;
+        }
+        if (s == KR_OK) memcpy(x->data, w1->data, kr_array_bytes(x));
+        kr_array_destroy(w0);
+        kr_array_destroy(w1);
+        if (r) goto out;
+    }
+    if (s == KR_OK) s = kr_array_clone(&dk, kc64, loc, ctx);
+    if (s == KR_OK) s = kr_array_clone(&dx, x, loc, ctx);
+    if (s == KR_OK && adjp) {
+        kr_array *da = NULL;
+        s = kr_array_create_like(&da, x, loc, ctx);
+        if (s == KR_OK) s = kr_cgsense_adjoint_image(p, dk, da);
+        if (s == KR_OK) s = kr_array_clone(&wa, da, KR_HOST, ctx);
+        if (s == KR_OK) s = kr_write(adjp, wa, NULL);
+        kr_array_destroy(da);
+    }
+    kr_solve_opts so;
+    kr_solve_opts_default(&so);
+    so.lambda = lambda;
+    so.max_iter = iters;
+    so.tol = tol;
+    so.warm_start = warm != NULL;
+    so.show_progress = !c.quiet;
+    hist = calloc((size_t)iters + 1, sizeof(double));
+    so.history = hist;
+    kr_solve_info info;
+    memset(&info, 0, sizeof info);
+    double t1 = kr_time_now();
+    if (s == KR_OK && !hist) s = KR_ERR_OOM_HOST;
+    if (s == KR_OK) s = kr_cgsense_solve(p, dk, dx, &so, &info);
+    if (s == KR_OK) s = kr_array_copy(x, dx, ctx);
+    double t2 = kr_time_now();
+    if (s == KR_OK) s = kr_write(op, x, NULL);
+    if (s == KR_OK) {
+        int64_t nc = 0, M = 0;
+        kr_cgsense_plan_sizes(p, &nc, &M);
+        if (c.json) {
+            printf("{\"tool\": \"cgsense\", \"backend\": \"%s\", \"coils\": %lld, \"samples\": "
+                   "%lld, \"iterations\": %d, \"converged\": %s, \"rel_residual\": ",
+                   kr_backend_name(kr_ctx_backend(ctx)), (long long)nc, (long long)M,
+                   info.iterations, info.converged ? "true" : "false");
+            kc_json_number(stdout, info.rel_residual);
+            printf(", \"plan_seconds\": ");
+            kc_json_number(stdout, t1 - t0);
+            printf(", \"solve_seconds\": ");
+            kc_json_number(stdout, t2 - t1);
+            printf(", \"history\": [");
+            for (int i = 0; i <= info.iterations; i++) {
+                if (i) printf(", ");
+                kc_json_number(stdout, hist[i]);
+            }
+            printf("]}\n");
+        } else if (!c.quiet) {
+            printf("cgsense: %lld coils, %lld samples, %d iterations, relative residual %.3e "
+                   "(%s), solve %.3f s (%s)\n",
+                   (long long)nc, (long long)M, info.iterations, info.rel_residual,
+                   info.converged ? "converged" : "not converged", t2 - t1,
+                   kr_backend_name(kr_ctx_backend(ctx)));
+            if (c.verbose)
+                for (int i = 0; i <= info.iterations; i++)
+                    printf("  iteration %d: relative residual %.6e\n", i, hist[i]);
+        }
+        if (!info.converged)
+            fprintf(stderr, "kray cgsense: warning: not converged after %d iterations (relative "
+                            "residual %.3e > --tol %g); wrote the last iterate (CG's smallest "
+                            "error in the E^H D E norm)\n",
+                    info.iterations, info.rel_residual, tol);
+    }
+    r = s == KR_OK ? 0 : kc_fail("cgsense", s);
+out:
+    free(hist);
+    kr_array_destroy(t), kr_array_destroy(k), kr_array_destroy(kc64), kr_array_destroy(maps);
+    kr_array_destroy(mc64), kr_array_destroy(w), kr_array_destroy(x), kr_array_destroy(dk);
+    kr_array_destroy(dx), kr_array_destroy(wa);
+    kr_cgsense_plan_destroy(p);
+    kr_ctx_destroy(ctx);
+    return r;
+}
