@@ -171,7 +171,7 @@ int kc_tool_lsrecon(int argc, char **argv)
     } else if (s == KR_OK) {
         s = kr_lsq_create(&p, ctx, n, t, wr, &o);
     }
-    int64_t msamp = kr_array_numel(t) / (t ? t->dims[0] : 1);
+    int64_t msamp = s == KR_OK ? kr_array_numel(t) / t->dims[0] : 0;
     if (s == KR_OK) s = kc_read_complex(dp, cdt, msamp, "--data", &dh, &printed);
     if (s == KR_OK) {
         kr_array v;

@@ -12,6 +12,7 @@
 #include "kray/drft.h"
 #include "kray/nufft.h"
 #include "kray/lsq.h"
+#include "kray/offres.h"
 #include "kray/io.h"
 #include "kray/linop.h"
 #include "kray/metrics.h"
