@@ -46,7 +46,8 @@ static double rel(const kr_array *dev, const kr_array *host)
     if (!c) return INFINITY;
     double e = 0, r = 0;
     for (int64_t i = 0; i < 2 * kr_array_numel(host); i++) { /* re and im parts */
-        double a = host->dtype == KR_C64 ? ((const float *)c->data)[i] : ((const double *)c->data)[i];
+        double a = host->dtype == KR_C64 ? ((const float *)c->data)[i]
+                                         : ((const double *)c->data)[i];
         double b = host->dtype == KR_C64 ? ((const float *)host->data)[i]
                                          : ((const double *)host->data)[i];
         e += (a - b) * (a - b), r += b * b;

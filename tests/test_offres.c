@@ -47,13 +47,14 @@ static kr_array *fieldmap(const int64_t n[3], double amp)
     double *v = (double *)f->data;
     for (int64_t j = 0; j < n[1]; j++)
         for (int64_t i = 0; i < n[0]; i++) {
-            double x = (double)(i - n[0] / 2) / (double)n[0], y = (double)(j - n[1] / 2) / (double)n[1];
+            double x = (double)(i - n[0] / 2) / (double)n[0];
+            double y = (double)(j - n[1] / 2) / (double)n[1];
             v[j * n[0] + i] = amp * (0.6 * cos(2 * PI * x) + 0.4 * sin(2 * PI * (x + y)));
         }
     return f;
 }
 
-/* single-interleave spiral for a 32^2 (kmax 16) image, times TE + s * T / (S - 1) */
+/* 2-interleave spiral for a 32^2 (kmax 16) image, times TE + s * T / (S - 1), s per interleave */
 static void spiral(kr_array **traj, kr_array **times, double te, double T)
 {
     kr_spiral_opts so;
@@ -64,7 +65,8 @@ static void spiral(kr_array **traj, kr_array **times, double te, double T)
     int64_t M = kr_array_numel(*traj) / 3;
     *times = real1(M, 1, NULL);
     for (int64_t m = 0; m < M; m++)
-        ((double *)(*times)->data)[m] = te + T * (double)(m % si.samples) / (double)(si.samples - 1);
+        ((double *)(*times)->data)[m] =
+            te + T * (double)(m % si.samples) / (double)(si.samples - 1);
 }
 
 static double rel_diff(const kr_array *a, const kr_array *b)

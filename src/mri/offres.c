@@ -193,7 +193,8 @@ kr_status kr_offres_interp(int L, const double *tau, int nb, const double *f, co
                                         "not positive definite",
                         L);
     }
-    double complex *ha = NULL, *et = NULL; /* h_j exp(+2 pi i f_j tau_a) [a][j]; exp(-2 pi i f_j t) */
+    /* ha[a][j] = h_j exp(+2 pi i f_j tau_a); et[j] = exp(-2 pi i f_j t) */
+    double complex *ha = NULL, *et = NULL;
     kr_status st0 = kri_alloc((void **)&ha, sizeof *ha * (size_t)(L + 1) * (size_t)nb,
                               "interpolator tables");
     if (st0 != KR_OK) {
@@ -454,8 +455,8 @@ static kr_status build_segmented(offres_op *o, const kr_array *tv, const double 
         }
         if (s == KR_OK && L > 64) {
             L = 64;
-            kr_log(o->ctx, KR_LOG_INFO, "kr_offres_linop: 64 segments reach only %.3g (tol %.3g)", e,
-                   tol);
+            kr_log(o->ctx, KR_LOG_INFO,
+                   "kr_offres_linop: 64 segments reach only %.3g (tol %.3g)", e, tol);
         }
     }
     o->L = L;
