@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "kray/linop.h"
 #include "kray/lsq.h"
+#include "kray/offres.h"
 #include "kray/traj.h"
 
 #include <math.h>
@@ -29,11 +30,24 @@ static kr_status kc_read_complex(const char *path, kr_dtype t, int64_t want, con
     return s;
 }
 
+/* Read `path` as a host f64 array of the file's dims (complex files: real parts). */
+static kr_status kc_read_real(const char *path, kr_array **out)
+{
+    kr_array *a = NULL;
+    kr_status s = kr_read(path, &a, NULL, NULL);
+    if (s != KR_OK) return s;
+    s = kr_array_create(out, KR_F64, a->ndim, a->dims, KR_HOST, NULL);
+    for (int64_t i = 0; s == KR_OK && i < kr_array_numel(a); i++)
+        ((double *)(*out)->data)[i] = kr_array_get_f64(a, i);
+    kr_array_destroy(a);
+    return s;
+}
+
 int kc_tool_lsrecon(int argc, char **argv)
 {
     const char *tp = NULL, *dp = NULL, *op = NULL, *wp = NULL, *warm = NULL, *hp = NULL;
-    const char *fm = NULL;
-    int normal = 0, qm = 0, iters = 20;
+    const char *fm = NULL, *tsp = NULL;
+    int normal = 0, qm = 0, iters = 20, segments = 0, exact = 0;
     double lambda = 0, tol = 1e-6, eps = 0;
     kc_dims dims;
     memset(&dims, 0, sizeof dims);
@@ -65,7 +79,17 @@ int kc_tool_lsrecon(int argc, char **argv)
          "write the relative residual after each iteration (entry 0: start) as a real array "
          "(.npy, .cfl, ...)", NULL, 0, 0, NULL},
         {"fieldmap", 0, KC_STRING, &fm, NULL, "FILE",
-         "off-resonance field map in Hz (not available in this build: refused)", NULL, 0, 0,
+         "off-resonance field map in Hz, dims of the image (needs --times): CG on the model "
+         "exp(-2 pi i (k.x/n + f(x) t)) with the time-segmented operator (--normal ignored)",
+         NULL, 0, 0, NULL},
+        {"times", 0, KC_STRING, &tsp, NULL, "FILE",
+         "sample times in seconds, one per trajectory point (with --fieldmap)", NULL, 0, 0,
+         NULL},
+        {"segments", 0, KC_INT, &segments, "0", "L",
+         "--fieldmap: time segments L (0 = smallest L with interpolation error <= 1e-3 in "
+         "f32, 1e-5 in f64)", NULL, 0, 256, NULL},
+        {"exact", 0, KC_FLAG, &exact, NULL, NULL,
+         "--fieldmap: use the exact direct-sum operator (O(M N) per application)", NULL, 0, 0,
          NULL},
         {0}};
     const kc_arg args[] = {{"output", &op, "reconstructed complex image [nx, ny, nz]", 0}, {0}};
@@ -97,9 +121,12 @@ int kc_tool_lsrecon(int argc, char **argv)
                 lambda);
         return KC_EXIT_INPUT;
     }
-    if (fm) {
-        fprintf(stderr, "kray lsrecon: --fieldmap: off-resonance correction is not available in "
-                        "this build\n");
+    if ((fm != NULL) != (tsp != NULL)) {
+        fprintf(stderr, "kray lsrecon: --fieldmap and --times must be given together\n");
+        return KC_EXIT_INPUT;
+    }
+    if (fm && wp) {
+        fprintf(stderr, "kray lsrecon: --dcf cannot be combined with --fieldmap\n");
         return KC_EXIT_INPUT;
     }
     kr_ctx *ctx = NULL;
@@ -110,7 +137,10 @@ int kc_tool_lsrecon(int argc, char **argv)
     kr_array *t = NULL, *w = NULL, *wr = NULL, *dh = NULL, *dd = NULL, *b = NULL, *x = NULL;
     kr_array *xh = NULL, *hist = NULL;
     kr_lsq *p = NULL;
-    kr_linop *N = NULL;
+    kr_linop *N = NULL, *A = NULL;
+    kr_array *fmap = NULL, *tms = NULL;
+    kr_offres_info oi;
+    memset(&oi, 0, sizeof oi);
     double *h = NULL;
     int printed = 0;
     kr_solve_info info;
@@ -128,9 +158,26 @@ int kc_tool_lsrecon(int argc, char **argv)
     o.qmethod = qm ? KR_LSQ_Q_DRFT : KR_LSQ_Q_NUFFT;
     o.eps = eps;
     double t0 = kr_time_now();
-    if (s == KR_OK) s = kr_lsq_create(&p, ctx, n, t, wr, &o);
-    if (s == KR_OK) s = kc_read_complex(dp, cdt, kr_lsq_samples(p), "--data", &dh, &printed);
-    if (s == KR_OK) s = kr_array_clone(&dd, dh, loc, ctx);
+    if (s == KR_OK && fm) {
+        s = kc_read_real(fm, &fmap);
+        if (s == KR_OK) s = kc_read_real(tsp, &tms);
+        kr_offres_opts fo;
+        kr_offres_opts_default(&fo);
+        fo.dtype = cdt;
+        fo.exact = exact;
+        fo.segments = segments;
+        fo.eps = eps;
+        if (s == KR_OK) s = kr_offres_linop(&A, ctx, n, t, fmap, tms, &fo, &oi);
+    } else if (s == KR_OK) {
+        s = kr_lsq_create(&p, ctx, n, t, wr, &o);
+    }
+    int64_t msamp = s == KR_OK ? kr_array_numel(t) / t->dims[0] : 0;
+    if (s == KR_OK) s = kc_read_complex(dp, cdt, msamp, "--data", &dh, &printed);
+    if (s == KR_OK) {
+        kr_array v;
+        s = kr_array_wrap(&v, cdt, 1, &msamp, dh->data, KR_HOST);
+        if (s == KR_OK) s = kr_array_clone(&dd, &v, loc, ctx);
+    }
     if (s == KR_OK) s = kr_array_create(&b, cdt, 3, n, loc, ctx);
     if (s == KR_OK) s = kr_array_create(&x, cdt, 3, n, loc, ctx);
     if (s == KR_OK && warm) {
@@ -143,8 +190,13 @@ int kc_tool_lsrecon(int argc, char **argv)
         }
         kr_array_destroy(wh);
     }
-    if (s == KR_OK) s = kr_lsq_rhs(p, dd, b);
-    if (s == KR_OK) s = kr_lsq_normal_linop(&N, p);
+    if (s == KR_OK && A) {
+        s = kr_linop_adjoint(A, dd, b);
+        if (s == KR_OK) s = kr_linop_normal_op(&N, A);
+    } else if (s == KR_OK) {
+        s = kr_lsq_rhs(p, dd, b);
+        if (s == KR_OK) s = kr_lsq_normal_linop(&N, p);
+    }
     if (s == KR_OK && !(h = calloc((size_t)iters + 1, sizeof *h))) s = KR_ERR_OOM_HOST;
     if (s == KR_OK) {
         kr_solve_opts so;
@@ -167,12 +219,17 @@ int kc_tool_lsrecon(int argc, char **argv)
         if (s == KR_OK) s = kr_write(hp, hist, NULL);
     }
     if (s == KR_OK) {
-        const char *mn = normal == 1 ? "drft" : (normal == 2 ? "nufft" : "toeplitz");
+        const char *mn = fm ? (exact ? "offres-exact" : "offres-segmented")
+                            : (normal == 1 ? "drft" : (normal == 2 ? "nufft" : "toeplitz"));
         if (c.json) {
             printf("{\"normal\": \"%s\", \"iterations\": %d, \"converged\": %s, "
                    "\"rel_residual\": ",
                    mn, info.iterations, info.converged ? "true" : "false");
             kc_json_number(stdout, info.rel_residual);
+            if (fm) {
+                printf(", \"segments\": %d, \"interp_err\": ", oi.segments);
+                kc_json_number(stdout, oi.interp_err);
+            }
             printf(", \"seconds\": ");
             kc_json_number(stdout, t1 - t0);
             printf(", \"history\": [");
@@ -186,6 +243,11 @@ int kc_tool_lsrecon(int argc, char **argv)
                    "%.3f s\n",
                    mn, info.iterations, info.rel_residual,
                    info.converged ? "converged" : "not converged", t1 - t0);
+            if (fm && !exact)
+                printf("  field map %.4g..%.4g Hz, times %.4g..%.4g ms: %d segments, "
+                       "interpolation error %.3g\n",
+                       oi.f_min, oi.f_max, 1e3 * oi.t_min, 1e3 * oi.t_max, oi.segments,
+                       oi.interp_err);
             for (int i = 0; i <= info.iterations; i++) printf("  %4d  %.6e\n", i, h[i]);
         }
         if (!info.converged)
@@ -197,6 +259,9 @@ int kc_tool_lsrecon(int argc, char **argv)
     }
     free(h);
     kr_linop_destroy(N);
+    kr_linop_destroy(A);
+    kr_array_destroy(fmap);
+    kr_array_destroy(tms);
     kr_lsq_destroy(p);
     kr_array_destroy(t);
     kr_array_destroy(w);

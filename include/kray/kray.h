@@ -14,6 +14,7 @@
 #include "kray/lsq.h"
 #include "kray/goertzel.h"
 #include "kray/fve.h"
+#include "kray/offres.h"
 #include "kray/io.h"
 #include "kray/linop.h"
 #include "kray/metrics.h"

@@ -1,0 +1,44 @@
+/* Private contract of the off-resonance room (offres.c, offres_cuda.cu): the direct-sum operator
+ * and the elementwise steps of the time-segmented operator, as CPU twins and CUDA launchers.
+ * Not installed.
+ *
+ * Layouts: complex arrays interleaved (re, im) of the element type t (KR_C64 / KR_C128); `L`
+ * consecutive blocks of P values (block l at offset l * P). Real inputs of the direct sum are
+ * double: k [3, M] (cycles per FOV), f [N] (Hz), tm [M] (s); voxel i has centred coordinates
+ * (i % nx - nx/2, (i / nx) % ny - ny/2, i / (nx ny) - nz/2). */
+#ifndef KRAY_OFFRES_INTERNAL_H
+#define KRAY_OFFRES_INTERNAL_H
+
+#include "kray/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X[l P + p] = w'[l P + p] x[p] with w' = conj(w) when cj, else w (products in double). */
+void kri_cpu_offres_expand(int nthreads, kr_dtype t, int64_t P, int L, const void *x,
+                           const void *w, int cj, void *X);
+/* x[p] = sum_{l = 0..L-1, in order} w'[l P + p] X[l P + p] (double accumulation). */
+void kri_cpu_offres_combine(int nthreads, kr_dtype t, int64_t P, int L, const void *X,
+                            const void *w, int cj, void *x);
+/* adj = 0: d[m] = sum_i x[i] exp(-2 pi i (k_m . c_i / n + f_i tm_m)) (in order of i);
+ * adj = 1: x[i] = sum_m d[m] exp(+2 pi i (...)) (in order of m). Phases reduced modulo 1. */
+void kri_cpu_offres_exact(int nthreads, kr_dtype t, const int64_t n[3], int64_t M,
+                          const double *k, const double *f, const double *tm, int adj,
+                          const void *in, void *out);
+
+#ifdef KRAY_HAVE_CUDA
+/* Device twins (pointers on the ctx's device, queued on its stream, launches checked). */
+kr_status kri_cuda_offres_expand(const kr_ctx *ctx, kr_dtype t, int64_t P, int L, const void *x,
+                                 const void *w, int cj, void *X);
+kr_status kri_cuda_offres_combine(const kr_ctx *ctx, kr_dtype t, int64_t P, int L,
+                                  const void *X, const void *w, int cj, void *x);
+kr_status kri_cuda_offres_exact(const kr_ctx *ctx, kr_dtype t, const int64_t n[3], int64_t M,
+                                const double *k, const double *f, const double *tm, int adj,
+                                const void *in, void *out);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
