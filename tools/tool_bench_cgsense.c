@@ -3,7 +3,8 @@
  * trajectory and maps as a peer in the same run (subprocess; skipped when bart is missing).
  *
  * Timed per backend (after one warm-up; min and mean over --reps):
- *   plan:  kr_cgsense_plan_create (NUFFT plan, point sorting, maps and weights to the device);
+ *   plan:  kr_cgsense_plan_create (NUFFT plan, point sorting, maps and weights to the device;
+ *          with the Toeplitz normal ("kray-toeplitz") also Q and its FFT);
  *   solve: E^H y and 10 CG iterations with k-space and image already in the backend's memory;
  *   e2e:   k-space host -> device, solve, image device -> host (= solve on the CPU).
  * BART is timed as a whole process (file I/O included) with -w 1 (no data scaling) and
@@ -121,7 +122,8 @@ static double kc_cg_fit(const kr_array *a, const kr_array *b, int64_t n)
 
 /* One backend: returns the final image (host) in *img. */
 static kr_status kc_cg_run(int json, const kc_cgcase *c, kr_backend be, int threads, double eps,
-                           double lambda, int reps, const kr_array *bart, kr_array **img)
+                           double lambda, int reps, const kr_array *bart, int toeplitz,
+                           kr_array **img)
 {
     kr_ctx *ctx = NULL;
     KRI_TRY_BENCH(kr_ctx_create(&ctx, be));
@@ -132,6 +134,7 @@ static kr_status kc_cg_run(int json, const kc_cgcase *c, kr_backend be, int thre
     kr_cgsense_opts o;
     kr_cgsense_opts_default(&o);
     o.eps = eps;
+    o.normal = toeplitz ? KR_CGSENSE_NORMAL_TOEPLITZ : KR_CGSENSE_NORMAL_NUFFT;
     kr_cgsense_plan *p = NULL;
     kr_array *dk = NULL, *dx = NULL;
     double *ts = calloc((size_t)reps, sizeof(double)), *te = calloc((size_t)reps, sizeof(double));
@@ -168,7 +171,8 @@ static kr_status kc_cg_run(int json, const kc_cgcase *c, kr_backend be, int thre
         char note[160];
         snprintf(note, sizeof note, "%s, lambda %g", be == KR_BACKEND_CUDA ? "device" : "host",
                  lambda);
-        kc_cg_emit(json, c, "kray", kr_backend_name(be), eps, plan, &st, &et, info.rel_residual,
+        kc_cg_emit(json, c, toeplitz ? "kray-toeplitz" : "kray", kr_backend_name(be), eps, plan,
+                   &st, &et, info.rel_residual,
                    bart ? kc_cg_fit(bart, *img, c->n * c->n) : NAN, note);
     }
     free(ts);
@@ -299,14 +303,19 @@ int kc_bench_cgsense(int argc, char **argv)
             s = KR_OK;
         }
     }
-    if (use_cpu && s == KR_OK) {
-        s = kc_cg_run(cm.json, &c, KR_BACKEND_CPU, cm.threads, eps, lambda, reps, bimg, &img);
-        kr_array_destroy(img);
-        img = NULL;
-    }
-    if (use_gpu && s == KR_OK) {
-        s = kc_cg_run(cm.json, &c, KR_BACKEND_CUDA, 0, eps, lambda, reps, bimg, &img);
-        kr_array_destroy(img);
+    /* both normal operators: NUFFT forward + adjoint, and the Toeplitz embedding */
+    for (int tp = 0; tp < 2; tp++) {
+        if (use_cpu && s == KR_OK) {
+            s = kc_cg_run(cm.json, &c, KR_BACKEND_CPU, cm.threads, eps, lambda, reps, bimg, tp,
+                          &img);
+            kr_array_destroy(img);
+            img = NULL;
+        }
+        if (use_gpu && s == KR_OK) {
+            s = kc_cg_run(cm.json, &c, KR_BACKEND_CUDA, 0, eps, lambda, reps, bimg, tp, &img);
+            kr_array_destroy(img);
+            img = NULL;
+        }
     }
     kr_array_destroy(bimg);
     kc_cgcase_free(&c);

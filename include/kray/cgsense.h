@@ -26,11 +26,11 @@
  *
  * NORMAL OPERATOR (kr_cgsense_opts.normal). KR_CGSENSE_NORMAL_NUFFT: F^H D F by a NUFFT
  * forward, the weighting and a NUFFT adjoint (all coils batched). KR_CGSENSE_NORMAL_TOEPLITZ:
- * F^H D F by a caller-supplied operator T (e.g. the Toeplitz embedding: the kernel Q on the 2x
- * grid applied by FFT), attached with kr_cgsense_set_fhf; then N x = sum_c S_c^H T (S_c x).
- * T is a square kr_linop of the plan's dtype and location on [Nx, Ny(, Nz)] (applied coil by
- * coil) or on [Nx, Ny(, Nz), C] (applied once); T must already include the weights D (build
- * it from w, or from ones without weights). The plan never builds T itself.
+ * F^H D F by the Toeplitz embedding T (kray/lsq.h: the kernel Q on the 2x grid, computed once
+ * at plan creation by an adjoint NUFFT of the weights, applied by FFT to all coils in one
+ * batch); then N x = sum_c S_c^H T (S_c x). A caller may replace T with kr_cgsense_set_fhf: a
+ * square kr_linop of the plan's dtype and location on [Nx, Ny(, Nz)] (applied coil by coil)
+ * or of Nx Ny (Nz) C elements (applied once to the coil images); T must include the weights D.
  *
  * BACKENDS. A CPU ctx: host arrays (OpenMP, bit-identical for any thread count as the NUFFT).
  * A CUDA ctx: maps, weights, scratch and the NUFFT plan live on the device; k-space, image and
@@ -81,8 +81,8 @@ void kr_cgsense_plan_destroy(kr_cgsense_plan *plan); /* accepts NULL */
 /* Sizes: coils C and samples M (either pointer may be NULL). */
 kr_status kr_cgsense_plan_sizes(const kr_cgsense_plan *plan, int64_t *coils, int64_t *samples);
 
-/* The Toeplitz hook: attach T ~= F^H D F (see NORMAL OPERATOR above; the plan keeps a
- * reference; NULL detaches). Only used when opts.normal was KR_CGSENSE_NORMAL_TOEPLITZ;
+/* Replace the Toeplitz operator: attach T ~= F^H D F (see NORMAL OPERATOR above; the plan
+ * keeps a reference; NULL detaches). Only used when opts.normal was KR_CGSENSE_NORMAL_TOEPLITZ;
  * solving with that option and no T attached fails with KR_ERR_NOT_SUPPORTED. */
 kr_status kr_cgsense_set_fhf(kr_cgsense_plan *plan, kr_linop *fhf);
 

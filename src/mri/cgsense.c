@@ -1,6 +1,7 @@
 /* CG-SENSE for non-Cartesian multi-coil data: the encoding operator E = F S on one batched NUFFT
  * plan (coils as the batch), its weighted normal operator, and the CG solve (see cgsense.h). */
 #include "kray/cgsense.h"
+#include "kray/lsq.h"
 #include "internal.h"
 #include "kray/nufft.h"
 #include "cgsense_internal.h"
@@ -188,7 +189,10 @@ static kr_status kri_normal_fhf(kr_cgsense_plan *p, const kr_array *in, kr_array
     int64_t tnum = 1;
     for (int i = 0; i < tn; i++) tnum *= td[i];
     if (tnum == p->nvox * p->nc) {
-        KRI_TRY(kr_linop_forward(p->fhf, p->coil, p->coil2));
+        kr_array a, b; /* the coil arrays in T's own dims (e.g. [nx, ny, 1, C]) */
+        kri_view(&a, p->coil, tn, td);
+        kri_view(&b, p->coil2, tn, td);
+        KRI_TRY(kr_linop_forward(p->fhf, &a, &b));
     } else {
         const size_t bytes = (size_t)p->nvox * 2 * sizeof(float);
         for (int64_t c = 0; c < p->nc; c++) {
@@ -318,6 +322,34 @@ static kr_status kri_plan_weights(kr_cgsense_plan *p, const kr_array *dcf)
     return st;
 }
 
+/* The default T for KR_CGSENSE_NORMAL_TOEPLITZ: kray/lsq.h's Toeplitz engine (Q on the 2x grid
+ * by an adjoint NUFFT of the weights, applied by FFT), all coils in one batch. */
+static kr_status kri_plan_toeplitz(kr_cgsense_plan *p, const kr_array *traj,
+                                   const kr_cgsense_opts *o)
+{
+    kr_lsq_opts lo;
+    kr_lsq_opts_default(&lo);
+    lo.dtype = KR_C64;
+    lo.batch = p->nc;
+    if (o->eps > 0) lo.eps = o->eps;
+    const int64_t n[3] = {p->dims[0], p->dims[1], p->ndim == 3 ? p->dims[2] : 1};
+    kr_array *wh = NULL;
+    kr_status st = KR_OK;
+    if (o->dcf && o->dcf->loc != KR_HOST) st = kr_array_clone(&wh, o->dcf, KR_HOST, p->ctx);
+    kr_toeplitz *t = NULL;
+    if (st == KR_OK)
+        st = kr_toeplitz_create(&t, p->ctx, n, traj, o->dcf ? (wh ? wh : o->dcf) : NULL, &lo);
+    kr_array_destroy(wh);
+    kr_linop *op = NULL;
+    if (st == KR_OK) {
+        st = kr_toeplitz_linop(&op, t, p->nc); /* the operator owns t */
+        if (st != KR_OK) kr_toeplitz_destroy(t);
+    }
+    if (st == KR_OK) st = kr_cgsense_set_fhf(p, op);
+    kr_linop_destroy(op); /* the plan keeps its own reference */
+    return st;
+}
+
 kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int ndim,
                                  const int64_t *dims, const kr_array *traj, const kr_array *maps,
                                  const kr_cgsense_opts *opts)
@@ -406,6 +438,7 @@ kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int n
     }
     if (st == KR_OK) st = kr_array_create(&p->coil, KR_C64, ndim + 1, cd, loc, ctx);
     if (st == KR_OK && o.dcf) st = kri_plan_weights(p, o.dcf);
+    if (st == KR_OK && o.normal == KR_CGSENSE_NORMAL_TOEPLITZ) st = kri_plan_toeplitz(p, traj, &o);
     if (st != KR_OK) {
         kr_cgsense_plan_destroy(p);
         return st;
