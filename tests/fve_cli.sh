@@ -12,6 +12,14 @@ expect_rc 0 fve "$KRAY" fve --voxel 4.8,-8 --voxel 0,-5 --png "$T/s.png" --json 
 is_png "$T/s.png" && ok "spectrogram png" || fail "spectrogram is not a PNG"
 v=$(json_field "$T/out" bin_cm_s)
 [ "$v" = "25" ] && ok "bin width 25 cm/s" || fail "bin width $v, expected 200/8 = 25"
+# the same voxels by gridding + Goertzel: spectra agree with the DrFT's
+expect_rc 0 fve "$KRAY" fve --voxel 4.8,-8 --voxel 0,-5 --method goertzel --eps 1e-6 --json "$T/t.cfl" "$T/d.cfl" "$T/sg.npy"
+grep -q '"method": "goertzel"' "$T/out" || fail "goertzel method not reported: $(cat "$T/out")"
+expect_rc 0 metrics "$KRAY" metrics --json "$T/sg.npy" "$T/sp.npy"
+v=$(json_field "$T/out" nrmse)
+num_le "$v" 1e-5 && ok "voxel spectra goertzel vs drft nrmse $v" || fail "goertzel vs drft nrmse $v"
+expect_rc 2 fve "$KRAY" fve --voxel 0,0 --method nufft "$T/t.cfl" "$T/d.cfl" "$T/x.npy"
+expect_rc 2 fve "$KRAY" fve --full --method goertzel "$T/t.cfl" "$T/d.cfl" "$T/x.cfl"
 expect_rc 0 fve "$KRAY" fve --full --method nufft --eps 1e-5 "$T/t.cfl" "$T/d.cfl" "$T/a.cfl"
 expect_rc 0 fve "$KRAY" fve --full --method drft "$T/t.cfl" "$T/d.cfl" "$T/b.cfl"
 expect_rc 0 metrics "$KRAY" metrics --json "$T/a.cfl" "$T/b.cfl"

@@ -95,7 +95,7 @@ int kc_tool_fve(int argc, char **argv)
     int r = kc_fve_take_voxels(&argc, argv, vox, &nvox, allsl);
     if (r) return r;
     const char *a1 = NULL, *a2 = NULL, *a3 = NULL, *pp = NULL, *png = NULL, *wp = NULL, *vdummy = NULL;
-    int sim = 0, full = 0, small = 0, method = 0, dcf = 0;
+    int sim = 0, full = 0, small = 0, method = -1, dcf = 0;
     double vfov = 0, eps = 1e-4;
     int64_t n = 0, slices = 0, frames = 0, coils = 0, encodes = 0, inter = 0;
     const kc_opt opts[] = {
@@ -121,10 +121,11 @@ int kc_tool_fve(int argc, char **argv)
         {"png", 0, KC_STRING, &png, NULL, "FILE", "voxels: spectrogram plot (velocity up, frames across)", NULL, 0, 0, NULL},
         {"full", 0, KC_FLAG, &full, NULL, NULL,
          "reconstruct every slice/encode/frame/coil image (arguments: <traj> <data> <images>)", NULL, 0, 0, NULL},
-        {"method", 'm', KC_CHOICE, &method, "nufft", "M",
-         "--full: nufft (Kaiser-Bessel, --eps) or drft (exact); voxels always use the DrFT",
-         "nufft|drft", 0, 0, NULL},
-        {"eps", 0, KC_DOUBLE, &eps, "1e-4", "E", "--full nufft: requested accuracy", NULL, 1e-6, 0.1, NULL},
+        {"method", 'm', KC_CHOICE, &method, NULL, "M",
+         "--full: nufft (default; Kaiser-Bessel, --eps) or drft (exact); --voxel: drft (default; "
+         "exact one-output DrFT) or goertzel (gridding + Goertzel to --eps, CPU)",
+         "nufft|drft|goertzel", 0, 0, NULL},
+        {"eps", 0, KC_DOUBLE, &eps, "1e-4", "E", "--full nufft / --voxel goertzel: requested accuracy", NULL, 1e-6, 0.1, NULL},
         {"weights", 'w', KC_STRING, &wp, NULL, "FILE",
          "density compensation [samples, interleaves] (simulate: written; else read)", NULL, 0, 0, NULL},
         {"dcf", 0, KC_CHOICE, &dcf, "voronoi", "D",
@@ -142,7 +143,7 @@ int kc_tool_fve(int argc, char **argv)
         "coil; coils are combined with the kv = 0 encode as phase reference; a centred DFT over\n"
         "the encodes (/E) gives the spectrum at v_b = (b - E/2) vfov / E cm/s. Output spectra\n"
         "[bins, frames, voxels] (voxels in --voxel order, each slice of an x,y voxel in turn).\n"
-        "Gridding + Goertzel for voxels is not implemented (see kray goertzel).",
+        "--method goertzel: the voxels by gridding (Kaiser-Bessel, --eps) + Goertzel instead.",
         opts,
         args,
         KC_JSON,
@@ -157,6 +158,10 @@ int kc_tool_fve(int argc, char **argv)
     if (sim + full + (nvox > 0) != 1)
         return kc_usage("fve", "give exactly one of --simulate, --full or --voxel");
     if (sim && a3) return kc_usage("fve", "--simulate takes <traj> <data>");
+    if (full && method == 2) return kc_usage("fve", "--full takes --method nufft or drft");
+    if (nvox > 0 && method == 0) return kc_usage("fve", "--voxel takes --method drft or goertzel");
+    if (full && method < 0) method = 0;
+    const int goertzel = nvox > 0 && method == 2;
     if (!sim && !a3) return kc_usage("fve", "give <traj> <data> <output>");
     const char *outp = sim ? a2 : a3;
     if ((r = kc_check_output("fve", outp)) != 0) return r;
@@ -256,10 +261,21 @@ int kc_tool_fve(int argc, char **argv)
         int64_t E = par.encodes, T = d->ndim > 4 ? d->dims[4] : 1, C = d->ndim > 5 ? d->dims[5] : 1;
         int64_t id[4] = {E, T, C, nv}, sd[3] = {E, T, nv};
         if (!vv) s = KR_ERR_OOM_HOST;
+        /* gridding + Goertzel runs on the CPU (host arrays) whatever the backend */
+        kr_ctx *gc = NULL;
+        if (goertzel && loc == KR_DEVICE) {
+            loc = KR_HOST;
+            if (s == KR_OK) s = kr_ctx_create(&gc, KR_BACKEND_CPU);
+            if (s == KR_OK && c.threads) s = kr_ctx_set_threads(gc, c.threads);
+        }
+        const kr_ctx *vc = gc ? gc : ctx;
         if (s == KR_OK) s = kr_array_create(&img, KR_C64, 4, id, loc, ctx);
         if (s == KR_OK) s = kr_array_clone(&dd, d, loc, ctx);
         double t1 = kr_time_now();
-        if (s == KR_OK) s = kr_fve_voxels(ctx, t, wr, dd, par.n, nv, vv, img);
+        if (s == KR_OK && goertzel)
+            s = kr_fve_voxels_gridded(vc, t, wr, dd, par.n, nv, vv, eps, img);
+        else if (s == KR_OK)
+            s = kr_fve_voxels(ctx, t, wr, dd, par.n, nv, vv, img);
         double t2 = kr_time_now();
         if (s == KR_OK) s = kr_array_clone(&di, img, KR_HOST, ctx);
         if (s == KR_OK) s = kr_array_create(&sp, KR_C64, 3, sd, KR_HOST, NULL);
@@ -274,16 +290,19 @@ int kc_tool_fve(int argc, char **argv)
                 kc_json_number(stdout, (double)(-(E / 2)) * bin);
                 printf(", \"bin_cm_s\": ");
                 kc_json_number(stdout, bin);
-                printf(", \"backend\": \"%s\", \"seconds\": ", kr_backend_name(kr_ctx_backend(ctx)));
+                printf(", \"method\": \"%s\", \"backend\": \"%s\", \"seconds\": ",
+                       goertzel ? "goertzel" : "drft", kr_backend_name(kr_ctx_backend(vc)));
                 kc_json_number(stdout, t2 - t1);
                 printf("}\n");
             } else {
-                printf("fve: %lld voxel(s) x %lld encodes x %lld frames x %lld coils in %.4f s (%s); "
+                printf("fve: %lld voxel(s) x %lld encodes x %lld frames x %lld coils in %.4f s (%s, %s); "
                        "spectra %s, v_b = (b - %lld) x %.4g cm/s\n",
                        (long long)nv, (long long)E, (long long)T, (long long)C, t2 - t1,
-                       kr_backend_name(kr_ctx_backend(ctx)), a3, (long long)(E / 2), bin);
+                       goertzel ? "gridding + goertzel" : "drft", kr_backend_name(kr_ctx_backend(vc)),
+                       a3, (long long)(E / 2), bin);
             }
         }
+        kr_ctx_destroy(gc);
         free(vv);
         goto done;
     }

@@ -124,6 +124,20 @@ double kr_fve_vmax(const kr_fve_vessel *v, int64_t frame, int64_t frames);
 kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array *weights,
                         const kr_array *data, int64_t n, int64_t nvox, const double *vox,
                         kr_array *out);
+/* The same voxels by gridding + Goertzel (the thesis' second method): each needed column's
+ * samples, times W / n^2, are spread onto the NUFFT's sigma = 2 Kaiser-Bessel grid (kernel
+ * chosen for the requested relative accuracy eps in [1e-12, 0.1], double precision), the grid's
+ * centred DFT is evaluated at the voxel by the Goertzel recurrence (kray/goertzel.h) and divided
+ * by the kernel's Fourier transform (deapodisation). Integer voxels give the kr_nufft_adjoint
+ * pixel of a c128 plan of the n x n image (same eps) to rounding; fractional voxels use a plan
+ * for a slightly larger image with the same pixel size, so that no kernel footprint wraps around
+ * the grid. Agrees with kr_fve_voxels to about eps relative to the largest value (measured in
+ * tests/test_fve_goertzel.c: 1.1e-4 at eps 1e-3, 6.7e-8 at 1e-6). Host arrays and a CPU context
+ * (NULL = default) only: device arrays or a CUDA context give KR_ERR_NOT_SUPPORTED. Columns are
+ * gridded in chunks of at most 64 MiB of grids; bit-identical for any thread count. */
+kr_status kr_fve_voxels_gridded(const kr_ctx *ctx, const kr_array *traj, const kr_array *weights,
+                                const kr_array *data, int64_t n, int64_t nvox, const double *vox,
+                                double eps, kr_array *out);
 /* Coil combination and spectra (host arrays): vox_img c64 [E, T, C, nvox] from kr_fve_voxels ->
  * spec c64 [E (velocity bins), T, nvox] (see the header comment). */
 kr_status kr_fve_spectra(const kr_ctx *ctx, const kr_array *vox_img, kr_array *spec);

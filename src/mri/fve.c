@@ -12,16 +12,17 @@
 
 #define KRI_PI 3.14159265358979323846
 
-static kr_status kri_fve_host_real(const kr_array *a, const char *what, int64_t m, double **out)
+kr_status kri_fve_host_real(const char *fn, const kr_array *a, const char *what, int64_t m,
+                            double **out)
 {
     if (a->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "kr_fve_voxels: %s must be a host array", what);
+        return kri_fail(KR_ERR_LOCATION, "%s: %s must be a host array", fn, what);
     if ((a->dtype != KR_F32 && a->dtype != KR_F64) || !kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_DTYPE, "kr_fve_voxels: %s must be contiguous f32 or f64, got %s",
-                        what, kr_dtype_name(a->dtype));
+        return kri_fail(KR_ERR_DTYPE, "%s: %s must be contiguous f32 or f64, got %s",
+                        fn, what, kr_dtype_name(a->dtype));
     if (kr_array_numel(a) != m)
-        return kri_fail(KR_ERR_DIM, "kr_fve_voxels: %s has %lld values, the trajectory %lld samples",
-                        what, (long long)kr_array_numel(a), (long long)m);
+        return kri_fail(KR_ERR_DIM, "%s: %s has %lld values, the trajectory %lld samples",
+                        fn, what, (long long)kr_array_numel(a), (long long)m);
     KRI_TRY(kri_alloc((void **)out, (size_t)m * sizeof(double), what));
     for (int64_t i = 0; i < m; i++) (*out)[i] = kr_array_get_f64(a, i);
     return KR_OK;
@@ -48,47 +49,46 @@ static kr_status kri_fve_first_bad(const kr_ctx *ctx, const kr_array *a, int64_t
 #endif
 }
 
-kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array *weights,
-                        const kr_array *data, int64_t n, int64_t nvox, const double *vox,
-                        kr_array *out)
+kr_status kri_fve_check_args(const char *fn, const kr_ctx *ctx, const kr_array *traj,
+                             const kr_array *data, int64_t n, int64_t nvox, const double *vox,
+                             const kr_array *out, int64_t *Mp, int64_t dd[6])
 {
     KRI_ARG_NOT_NULL(traj);
     KRI_ARG_NOT_NULL(data);
     KRI_ARG_NOT_NULL(vox);
     KRI_ARG_NOT_NULL(out);
-    if (nvox < 1) return kri_fail(KR_ERR_INVALID_ARG, "kr_fve_voxels: no voxels (nvox = %lld)", (long long)nvox);
-    if (n < 2) return kri_fail(KR_ERR_DIM, "kr_fve_voxels: image size %lld; need >= 2", (long long)n);
+    if (nvox < 1) return kri_fail(KR_ERR_INVALID_ARG, "%s: no voxels (nvox = %lld)", fn, (long long)nvox);
+    if (n < 2) return kri_fail(KR_ERR_DIM, "%s: image size %lld; need >= 2", fn, (long long)n);
     if (traj->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "kr_fve_voxels: the trajectory must be a host array");
+        return kri_fail(KR_ERR_LOCATION, "%s: the trajectory must be a host array", fn);
     int64_t M = 0;
-    KRI_TRY(kri_traj_shape(traj, __func__, &M));
+    KRI_TRY(kri_traj_shape(traj, fn, &M));
     if (data->dtype != KR_C64 || !kr_array_is_contiguous(data) || !data->data)
-        return kri_fail(KR_ERR_DTYPE, "kr_fve_voxels: data must be contiguous c64, got %s",
+        return kri_fail(KR_ERR_DTYPE, "%s: data must be contiguous c64, got %s", fn,
                         kr_dtype_name(data->dtype));
     if (out->dtype != KR_C64 || !kr_array_is_contiguous(out) || !out->data)
-        return kri_fail(KR_ERR_DTYPE, "kr_fve_voxels: output must be contiguous c64, got %s",
+        return kri_fail(KR_ERR_DTYPE, "%s: output must be contiguous c64, got %s", fn,
                         kr_dtype_name(out->dtype));
     if (data->loc != out->loc)
-        return kri_fail(KR_ERR_LOCATION, "kr_fve_voxels: data and output are in different memories");
+        return kri_fail(KR_ERR_LOCATION, "%s: data and output are in different memories", fn);
     KRI_TRY(kri_check_loc(ctx, data->loc, "FVE data"));
     const int64_t dm = data->dims[0] * (data->ndim > 1 ? data->dims[1] : 1);
     if (dm != M) {
         char b[128];
         return kri_fail(KR_ERR_DIM,
-                        "kr_fve_voxels: data %s have %lld samples x interleaves, the trajectory %lld "
-                        "samples",
+                        "%s: data %s have %lld samples x interleaves, the trajectory %lld "
+                        "samples", fn,
                         kr_dims_string(data->ndim, data->dims, b, sizeof b), (long long)dm, (long long)M);
     }
-    int64_t dd[6];
     for (int i = 0; i < 6; i++) dd[i] = i < data->ndim ? data->dims[i] : 1;
     for (int i = 6; i < data->ndim; i++)
         if (data->dims[i] != 1)
-            return kri_fail(KR_ERR_DIM, "kr_fve_voxels: data have %d dims; at most 6 "
-                            "[samples, interleaves, slices, encodes, frames, coils]", data->ndim);
+            return kri_fail(KR_ERR_DIM, "%s: data have %d dims; at most 6 "
+                            "[samples, interleaves, slices, encodes, frames, coils]", fn, data->ndim);
     const int64_t S = dd[2], E = dd[3], T = dd[4], C = dd[5];
     if (kr_array_numel(out) != E * T * C * nvox || out->dims[0] != E)
-        return kri_fail(KR_ERR_DIM, "kr_fve_voxels: output has %lld values; expected [%lld, %lld, "
-                        "%lld, %lld] (encodes, frames, coils, voxels)",
+        return kri_fail(KR_ERR_DIM, "%s: output has %lld values; expected [%lld, %lld, "
+                        "%lld, %lld] (encodes, frames, coils, voxels)", fn,
                         (long long)kr_array_numel(out), (long long)E, (long long)T, (long long)C,
                         (long long)nvox);
     const double lo = -(double)(n / 2), hi = (double)(n - 1 - n / 2);
@@ -96,17 +96,28 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
         double x = vox[3 * v], y = vox[3 * v + 1], sl = vox[3 * v + 2];
         if (!isfinite(x) || !isfinite(y) || x < lo || x > hi || y < lo || y > hi)
             return kri_fail(KR_ERR_INVALID_ARG,
-                            "kr_fve_voxels: voxel %lld at (%g, %g) is outside the %lldx%lld image "
-                            "(x and y in [%g, %g], pixel index minus %lld)",
+                            "%s: voxel %lld at (%g, %g) is outside the %lldx%lld image "
+                            "(x and y in [%g, %g], pixel index minus %lld)", fn,
                             (long long)v, x, y, (long long)n, (long long)n, lo, hi, (long long)(n / 2));
         if (!(sl >= 0 && sl < (double)S && sl == floor(sl)))
-            return kri_fail(KR_ERR_INVALID_ARG, "kr_fve_voxels: voxel %lld has slice %g; the data "
-                            "have slices 0 .. %lld", (long long)v, sl, (long long)(S - 1));
+            return kri_fail(KR_ERR_INVALID_ARG, "%s: voxel %lld has slice %g; the data "
+                            "have slices 0 .. %lld", fn, (long long)v, sl, (long long)(S - 1));
     }
+    *Mp = M;
+    return KR_OK;
+}
+
+kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array *weights,
+                        const kr_array *data, int64_t n, int64_t nvox, const double *vox,
+                        kr_array *out)
+{
+    int64_t M = 0, dd[6];
+    KRI_TRY(kri_fve_check_args("kr_fve_voxels", ctx, traj, data, n, nvox, vox, out, &M, dd));
+    const int64_t S = dd[2], E = dd[3], T = dd[4], C = dd[5];
     double *k = NULL, *w = NULL, *ph = NULL;
     int64_t *slc = NULL;
     kr_status s = kri_traj_to_f64(traj, &k, &M);
-    if (s == KR_OK && weights) s = kri_fve_host_real(weights, "weights", M, &w);
+    if (s == KR_OK && weights) s = kri_fve_host_real("kr_fve_voxels", weights, "weights", M, &w);
     for (int64_t i = 0; s == KR_OK && w && i < M; i++)
         if (!isfinite(w[i]) || w[i] < 0)
             s = kri_fail(KR_ERR_INVALID_ARG, "kr_fve_voxels: weight %lld is %g; weights must be "
