@@ -115,6 +115,7 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
     KRI_TRY(kri_fve_check_args("kr_fve_voxels", ctx, traj, data, n, nvox, vox, out, &M, dd));
     const int64_t S = dd[2], E = dd[3], T = dd[4], C = dd[5];
     double *k = NULL, *w = NULL, *ph = NULL;
+    int dev_bad = 0;
     int64_t *slc = NULL;
     kr_status s = kri_traj_to_f64(traj, &k, &M);
     if (s == KR_OK && weights) s = kri_fve_host_real("kr_fve_voxels", weights, "weights", M, &w);
@@ -132,15 +133,15 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
         const double inv = 1.0 / ((double)n * (double)n);
         const int nt0 = kri_threads(data->loc == KR_HOST ? ctx : NULL);
         for (int64_t v = 0; v < nvox; v++) slc[v] = (int64_t)vox[3 * v + 2];
+        /* one flat loop over (voxel, sample): one voxel still spreads over the threads */
 #pragma omp parallel for schedule(static) num_threads(nt0) if (nvox * M > 4096)
-        for (int64_t v = 0; v < nvox; v++) {
-            for (int64_t m = 0; m < M; m++) {
-                /* phase in cycles, reduced before the multiplication by 2 pi */
-                double c = fmod((k[3 * m] * vox[3 * v] + k[3 * m + 1] * vox[3 * v + 1]) / (double)n, 1.0);
-                double a = (w ? w[m] : 1.0) * inv;
-                ph[2 * (v * M + m)] = a * cos(2 * KRI_PI * c);
-                ph[2 * (v * M + m) + 1] = a * sin(2 * KRI_PI * c);
-            }
+        for (int64_t q = 0; q < nvox * M; q++) {
+            const int64_t v = q / M, m = q % M;
+            /* phase in cycles, reduced before the multiplication by 2 pi */
+            double c = fmod((k[3 * m] * vox[3 * v] + k[3 * m + 1] * vox[3 * v + 1]) / (double)n, 1.0);
+            double a = (w ? w[m] : 1.0) * inv;
+            ph[2 * q] = a * cos(2 * KRI_PI * c);
+            ph[2 * q + 1] = a * sin(2 * KRI_PI * c);
         }
     }
     if (s == KR_OK && data->loc == KR_HOST) {
@@ -162,7 +163,8 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
         }
     } else if (s == KR_OK) {
 #ifdef KRAY_HAVE_CUDA
-        s = kri_cuda_fve_voxels(ctx, ph, slc, nvox, M, S, E, T, C, data->data, out->data);
+        s = kri_cuda_fve_voxels(ctx, ph, slc, nvox, M, S, E, T, C, data->data, out->data,
+                                &dev_bad);
 #else
         s = kri_fail(KR_ERR_NO_DEVICE, "kr_fve_voxels: this build has no CUDA support");
 #endif
@@ -172,7 +174,10 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
      * the check costs nothing when the data are clean (one voxel: read once, not twice). */
     if (s == KR_OK) {
         int64_t bad = -1;
-        s = kri_fve_first_bad(ctx, out, 2 * kr_array_numel(out), &bad);
+        if (data->loc == KR_HOST)
+            s = kri_fve_first_bad(ctx, out, 2 * kr_array_numel(out), &bad);
+        else
+            bad = dev_bad ? 0 : -1; /* the kernel flags non-finite outputs */
         if (s == KR_OK && bad >= 0) {
             s = kri_fve_first_bad(ctx, data, 2 * kr_array_numel(data), &bad);
             if (s == KR_OK)

@@ -11,7 +11,7 @@
 
 __global__ void k_fve_voxels(const double2 *ph, const int64_t *slice, int64_t nvox, int64_t M,
                              int64_t S, int64_t E, int64_t T, int64_t C, const float2 *data,
-                             float2 *out)
+                             float2 *out, int *flag)
 {
     __shared__ double sr[KRI_FVE_THREADS], si[KRI_FVE_THREADS];
     const int64_t j = blockIdx.x;
@@ -36,12 +36,17 @@ __global__ void k_fve_voxels(const double2 *ph, const int64_t *slice, int64_t nv
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0) out[j] = make_float2((float)sr[0], (float)si[0]);
+    if (threadIdx.x == 0) {
+        const float2 r = make_float2((float)sr[0], (float)si[0]);
+        out[j] = r;
+        if (!isfinite(r.x) || !isfinite(r.y)) atomicOr(flag, 1);
+    }
 }
 
 extern "C" kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *ph, const int64_t *slice,
                                          int64_t nvox, int64_t M, int64_t S, int64_t E, int64_t T,
-                                         int64_t C, const void *data, void *out)
+                                         int64_t C, const void *data, void *out,
+                                         int *nonfinite)
 {
     kr_status s = KR_OK;
     double2 *dph = nullptr;
@@ -53,21 +58,30 @@ extern "C" kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *ph, co
     if (nout > 2147483647ll)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "FVE voxels: %lld outputs in one launch are too many",
                         (long long)nout);
-    e = cudaMalloc((void **)&dph, (size_t)(nvox * M) * sizeof(double2));
-    if (e == cudaSuccess) e = cudaMalloc((void **)&dsl, (size_t)nvox * sizeof(int64_t));
+    /* stream-ordered allocations: no device-wide synchronisation per call */
+    int *dflag = nullptr;
+    int hflag = 0;
+    e = cudaMallocAsync((void **)&dph, (size_t)(nvox * M) * sizeof(double2), st);
+    if (e == cudaSuccess) e = cudaMallocAsync((void **)&dsl, (size_t)nvox * sizeof(int64_t), st);
+    if (e == cudaSuccess) e = cudaMallocAsync((void **)&dflag, sizeof(int), st);
+    if (e == cudaSuccess) e = cudaMemsetAsync(dflag, 0, sizeof(int), st);
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(dph, ph, (size_t)(nvox * M) * sizeof(double2), cudaMemcpyHostToDevice, st);
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(dsl, slice, (size_t)nvox * sizeof(int64_t), cudaMemcpyHostToDevice, st);
     if (e == cudaSuccess) {
         k_fve_voxels<<<(unsigned)nout, KRI_FVE_THREADS, 0, st>>>(dph, dsl, nvox, M, S, E, T, C,
-                                                                (const float2 *)data, (float2 *)out);
+                                                                (const float2 *)data, (float2 *)out,
+                                                                dflag);
         e = cudaGetLastError();
     }
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&hflag, dflag, sizeof(int), cudaMemcpyDeviceToHost, st);
+    if (dph) cudaFreeAsync(dph, st);
+    if (dsl) cudaFreeAsync(dsl, st);
+    if (dflag) cudaFreeAsync(dflag, st);
     if (e == cudaSuccess) e = cudaStreamSynchronize(st);
     if (e != cudaSuccess)
         s = kri_fail(KR_ERR_CUDA, "FVE voxels on the GPU failed: %s", cudaGetErrorString(e));
-    cudaFree(dph);
-    cudaFree(dsl);
+    *nonfinite = hflag;
     return s;
 }

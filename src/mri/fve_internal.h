@@ -15,10 +15,12 @@ kr_status kri_fve_check_args(const char *fn, const kr_ctx *ctx, const kr_array *
 kr_status kri_fve_host_real(const char *fn, const kr_array *a, const char *what, int64_t m,
                             double **out);
 /* ph: host [nvox][M] complex double phases (weights and 1/n^2 included); slice[nvox];
- * data device c64 [M, S, E, T, C]; out device c64 [E, T, C, nvox]. */
+ * data device c64 [M, S, E, T, C]; out device c64 [E, T, C, nvox]; *nonfinite = 1 when an
+ * output is not finite (else 0). */
 kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *ph, const int64_t *slice,
                               int64_t nvox, int64_t M, int64_t S, int64_t E, int64_t T, int64_t C,
-                              const void *data, void *out);
+                              const void *data, void *out,
+                              int *nonfinite);
 #ifdef __cplusplus
 }
 #endif
