@@ -127,12 +127,14 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
         if (!isfinite(k[i]))
             s = kri_fail(KR_ERR_GEOMETRY, "kr_fve_voxels: trajectory sample %lld is not finite",
                          (long long)(i / 3));
-    if (s == KR_OK) s = kri_alloc((void **)&ph, (size_t)(nvox * M) * 2 * sizeof(double), "FVE phases");
+    const int host = data->loc == KR_HOST; /* the device computes its own phases */
+    if (s == KR_OK && host)
+        s = kri_alloc((void **)&ph, (size_t)(nvox * M) * 2 * sizeof(double), "FVE phases");
     if (s == KR_OK) s = kri_alloc((void **)&slc, (size_t)nvox * sizeof(int64_t), "FVE slices");
-    if (s == KR_OK) {
+    for (int64_t v = 0; s == KR_OK && v < nvox; v++) slc[v] = (int64_t)vox[3 * v + 2];
+    if (s == KR_OK && host) {
         const double inv = 1.0 / ((double)n * (double)n);
-        const int nt0 = kri_threads(data->loc == KR_HOST ? ctx : NULL);
-        for (int64_t v = 0; v < nvox; v++) slc[v] = (int64_t)vox[3 * v + 2];
+        const int nt0 = kri_threads(ctx);
         /* one flat loop over (voxel, sample): one voxel still spreads over the threads */
 #pragma omp parallel for schedule(static) num_threads(nt0) if (nvox * M > 4096)
         for (int64_t q = 0; q < nvox * M; q++) {
@@ -163,8 +165,8 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
         }
     } else if (s == KR_OK) {
 #ifdef KRAY_HAVE_CUDA
-        s = kri_cuda_fve_voxels(ctx, ph, slc, nvox, M, S, E, T, C, data->data, out->data,
-                                &dev_bad);
+        s = kri_cuda_fve_voxels(ctx, k, w, vox, n, slc, nvox, M, S, E, T, C, data->data,
+                                out->data, &dev_bad);
 #else
         s = kri_fail(KR_ERR_NO_DEVICE, "kr_fve_voxels: this build has no CUDA support");
 #endif

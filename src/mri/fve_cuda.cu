@@ -43,10 +43,24 @@ __global__ void k_fve_voxels(const double2 *ph, const int64_t *slice, int64_t nv
     }
 }
 
-extern "C" kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *ph, const int64_t *slice,
+/* ph[v M + m] = w_m exp(2 pi i c) / n^2, c = (kx x_v + ky y_v) / n mod 1 (kr_fve_voxels). */
+__global__ void k_fve_phases(const double *k, const double *w, const double *vox, int64_t nvox,
+                             int64_t M, double n, double2 *ph)
+{
+    const int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (q >= nvox * M) return;
+    const int64_t v = q / M, m = q % M;
+    const double c = fmod((k[3 * m] * vox[3 * v] + k[3 * m + 1] * vox[3 * v + 1]) / n, 1.0);
+    const double a = (w ? w[m] : 1.0) / (n * n);
+    double sn, cs;
+    sincospi(2.0 * c, &sn, &cs);
+    ph[q] = make_double2(a * cs, a * sn);
+}
+
+extern "C" kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *k, const double *w,
+                                         const double *vox, int64_t n, const int64_t *slice,
                                          int64_t nvox, int64_t M, int64_t S, int64_t E, int64_t T,
-                                         int64_t C, const void *data, void *out,
-                                         int *nonfinite)
+                                         int64_t C, const void *data, void *out, int *nonfinite)
 {
     kr_status s = KR_OK;
     double2 *dph = nullptr;
@@ -61,12 +75,26 @@ extern "C" kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *ph, co
     /* stream-ordered allocations: no device-wide synchronisation per call */
     int *dflag = nullptr;
     int hflag = 0;
+    double *dk = nullptr, *dw = nullptr, *dvox = nullptr;
     e = cudaMallocAsync((void **)&dph, (size_t)(nvox * M) * sizeof(double2), st);
+    if (e == cudaSuccess) e = cudaMallocAsync((void **)&dk, (size_t)(3 * M) * sizeof(double), st);
+    if (e == cudaSuccess && w) e = cudaMallocAsync((void **)&dw, (size_t)M * sizeof(double), st);
+    if (e == cudaSuccess) e = cudaMallocAsync((void **)&dvox, (size_t)(3 * nvox) * sizeof(double), st);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(dk, k, (size_t)(3 * M) * sizeof(double), cudaMemcpyHostToDevice, st);
+    if (e == cudaSuccess && w)
+        e = cudaMemcpyAsync(dw, w, (size_t)M * sizeof(double), cudaMemcpyHostToDevice, st);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(dvox, vox, (size_t)(3 * nvox) * sizeof(double), cudaMemcpyHostToDevice, st);
+    if (e == cudaSuccess) {
+        const int64_t nq = nvox * M;
+        k_fve_phases<<<(unsigned)((nq + 255) / 256), 256, 0, st>>>(dk, dw, dvox, nvox, M, (double)n,
+                                                                   dph);
+        e = cudaGetLastError();
+    }
     if (e == cudaSuccess) e = cudaMallocAsync((void **)&dsl, (size_t)nvox * sizeof(int64_t), st);
     if (e == cudaSuccess) e = cudaMallocAsync((void **)&dflag, sizeof(int), st);
     if (e == cudaSuccess) e = cudaMemsetAsync(dflag, 0, sizeof(int), st);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(dph, ph, (size_t)(nvox * M) * sizeof(double2), cudaMemcpyHostToDevice, st);
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(dsl, slice, (size_t)nvox * sizeof(int64_t), cudaMemcpyHostToDevice, st);
     if (e == cudaSuccess) {
@@ -79,6 +107,9 @@ extern "C" kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *ph, co
     if (dph) cudaFreeAsync(dph, st);
     if (dsl) cudaFreeAsync(dsl, st);
     if (dflag) cudaFreeAsync(dflag, st);
+    if (dk) cudaFreeAsync(dk, st);
+    if (dw) cudaFreeAsync(dw, st);
+    if (dvox) cudaFreeAsync(dvox, st);
     if (e == cudaSuccess) e = cudaStreamSynchronize(st);
     if (e != cudaSuccess)
         s = kri_fail(KR_ERR_CUDA, "FVE voxels on the GPU failed: %s", cudaGetErrorString(e));

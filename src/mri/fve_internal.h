@@ -14,13 +14,14 @@ kr_status kri_fve_check_args(const char *fn, const kr_ctx *ctx, const kr_array *
 /* A host f32/f64 array of m values (weights) as doubles in *out (kri_free). */
 kr_status kri_fve_host_real(const char *fn, const kr_array *a, const char *what, int64_t m,
                             double **out);
-/* ph: host [nvox][M] complex double phases (weights and 1/n^2 included); slice[nvox];
- * data device c64 [M, S, E, T, C]; out device c64 [E, T, C, nvox]; *nonfinite = 1 when an
- * output is not finite (else 0). */
-kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *ph, const int64_t *slice,
-                              int64_t nvox, int64_t M, int64_t S, int64_t E, int64_t T, int64_t C,
-                              const void *data, void *out,
-                              int *nonfinite);
+/* k: host [3, M] trajectory (cycles per FOV), w: host [M] weights or NULL, vox: host [nvox][3]
+ * (x, y, slice), n the image size; slice[nvox]; data device c64 [M, S, E, T, C]; out device c64
+ * [E, T, C, nvox]. The phases w_m exp(2 pi i k_m.x / n) / n^2 are computed on the device (double,
+ * the cycles reduced mod 1 first, as the host). *nonfinite = 1 when an output is not finite. */
+kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *k, const double *w,
+                              const double *vox, int64_t n, const int64_t *slice, int64_t nvox,
+                              int64_t M, int64_t S, int64_t E, int64_t T, int64_t C,
+                              const void *data, void *out, int *nonfinite);
 #ifdef __cplusplus
 }
 #endif
