@@ -84,7 +84,9 @@
 extern "C" {
 #endif
 
-/* CUDA backprojection kernels (for benchmarks; AUTO picks the fastest known). */
+/* CUDA backprojection kernels (for benchmarks; all give bit-identical volumes). AUTO picks the
+ * fastest measured on the H100: pipe where a voxel covers >= 1.8 detector pixels at the volume
+ * centre (staging dominates), else smem (docs/benchmarks.md). */
 typedef enum kr_fdk_kernel {
     KR_FDK_KERNEL_AUTO = 0,
     KR_FDK_KERNEL_SMEM,   /* views' detector footprints staged in shared memory, 16x16 blocks */
