@@ -34,7 +34,7 @@ expect_rc 0 bench "$KRAY" bench goertzel --small --reps 1 --json --backend cpu
 v=$(grep goertzel-full "$T/out" | head -1 | sed 's/.*"rel_err": \([^,}]*\).*/\1/')
 num_le "$v" 1e-6 && ok "bench goertzel error $v" || fail "bench goertzel error $v"
 expect_rc 0 bench "$KRAY" bench fve --small --reps 1 --voxel-reps 1 --json --backend cpu
-[ "$(grep -c '"case": "fve-' "$T/out")" = 3 ] && ok "bench fve: 3 cases" || fail "bench fve output: $(cat "$T/out")"
+[ "$(grep -c '"case": "fve-' "$T/out")" = 4 ] && ok "bench fve: 4 cases" || fail "bench fve output: $(cat "$T/out")"
 
 # bad inputs: exit 1 with one sentence
 expect_rc 1 fve "$KRAY" fve --voxel 16,0 "$T/t.cfl" "$T/d.cfl" "$T/x.npy"     # x in [-16, 15]
