@@ -27,6 +27,8 @@ void kri_ct3_plan_destroy(kri_ct3_plan *q)
     kri_device_free(q->d_views);
     kri_device_free(q->d_pad[0]);
     kri_device_free(q->d_pad[1]);
+    kri_device_free(q->d_pair[0]);
+    kri_device_free(q->d_pair[1]);
     if (q->lock_init) pthread_mutex_destroy(&q->lock);
     kri_free(q);
 }

@@ -290,6 +290,58 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
     proj[((long long)view * p.nv + iv) * p.nu + iu] = total * p.inv_k2;
 }
 
+/* Pairs (x[e], x[e + 1]) of a padded volume (the last element pairs with 0: never read, the
+ * Joseph sample range stays inside the padding). */
+__global__ void k_ct3_pairs(long long total, const float *__restrict__ x, float2 *__restrict__ y)
+{
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
+         e += (long long)gridDim.x * blockDim.x)
+        y[e] = make_float2(x[e], e + 1 < total ? x[e + 1] : 0.0f);
+}
+
+/* k_ct3_fwd_jos for f32 on the pair layout: the same samples, weights and order (so the same
+ * result bit for bit), two 8-byte loads per sample. */
+template <typename I>
+__global__ void __launch_bounds__(KRI_BU *KRI_BV)
+    k_ct3_fwd_jos2(typename kri_t3<float>::P p, const typename kri_t3<float>::V *__restrict__ views,
+                   int v0, int b0, const float2 *__restrict__ P2, const float2 *__restrict__ T2,
+                   float *__restrict__ proj)
+{
+    __shared__ typename kri_t3<float>::V sv;
+    const int view = v0 + blockIdx.y;
+    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
+    __syncthreads();
+    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
+    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
+    if (iu >= p.nu || iv >= p.nv) return;
+    float total = 0;
+    for (int s = 0; s < p.k * p.k; s++) {
+        typename kri_t3<float>::R r;
+        typename kri_t3<float>::J j;
+        ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
+        jos3_setup(&p, &r, &j);
+        if (j.m0 > j.m1) continue;
+        int which;
+        I sm, sb;
+        kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
+        const float2 *__restrict__ buf = which ? T2 : P2;
+        kri_off<float, I> off((I)(j.m0 + 1) * sm + 1 + sb, sb);
+        float mf = (float)j.m0, acc = 0;
+#pragma unroll 4
+        for (int m = j.m0; m <= j.m1; m++, mf += 1.0f, off.step(sm)) {
+            const float fa = KFMA(mf, j.ta, j.ca), fb = KFMA(mf, j.tb, j.cb);
+            float fla, flb;
+            const unsigned ra = kri_floor_raw(fa, &fla), rb = kri_floor_raw(fb, &flb);
+            const float wa = KSUB(fa, fla), wb = KSUB(fb, flb);
+            const float2 *q = buf + off.at(ra, rb);
+            const float2 lo = __ldg(q), hi = __ldg(q + sb);
+            acc += bilerp3(lo.x, lo.y, hi.x, hi.y, wa, wb);
+        }
+        total += acc * j.L;
+    }
+    proj[((long long)view * p.nv + iv) * p.nu + iu] = total * p.inv_k2;
+}
+
 template <typename T, typename I>
 __global__ void __launch_bounds__(KRI_BU *KRI_BV)
     k_ct3_adj_jos(typename kri_t3<T>::P p, const typename kri_t3<T>::V *__restrict__ views,
@@ -449,6 +501,44 @@ static kr_status kri_fwd3(const kr_ct_projector *p, const T *vol, T *proj)
     T *P = (T *)q->d_pad[0], *Tb = (T *)q->d_pad[1];
     KRI_TRY(kri_pad<T>(p, vol, P, Tb, st));
     const bool small = q->pad_elems < ((size_t)1 << 31) - 4;
+    if (sizeof(T) == sizeof(float)) {
+        kri_ct3_plan *qm = p->p3; /* calls on a CUDA plan are serialised by its lock */
+        if (!qm->pair_tried) {
+            qm->pair_tried = 1;
+            const size_t pb = q->pad_elems * sizeof(float2);
+            for (int i = 0; i < 2; i++)
+                if (cudaMalloc(&qm->d_pair[i], pb) != cudaSuccess) {
+                    (void)cudaGetLastError(); /* no room: the scalar kernel runs */
+                    cudaFree(qm->d_pair[0]);
+                    qm->d_pair[0] = qm->d_pair[1] = NULL;
+                    break;
+                }
+        }
+        if (qm->d_pair[0] && qm->d_pair[1]) {
+            float2 *P2 = (float2 *)qm->d_pair[0], *T2 = (float2 *)qm->d_pair[1];
+            long long total = (long long)q->pad_elems, blocks = (total + 255) / 256;
+            if (blocks > 65535LL * 16) blocks = 65535LL * 16;
+            k_ct3_pairs<<<(unsigned)blocks, 256, 0, st>>>(total, (const float *)P, P2);
+            k_ct3_pairs<<<(unsigned)blocks, 256, 0, st>>>(total, (const float *)Tb, T2);
+            KRI_TRY(kri_cu_check("cone-beam projector: pair kernel launch"));
+            const typename kri_t3<float>::P pf = kri_prm(q, (float *)NULL);
+            const typename kri_t3<float>::V *dvf = (const typename kri_t3<float>::V *)q->d_views;
+            KRI_TRY(kri_ray_launches(
+                pf.nu, pf.nv, pf.nviews,
+                [&](dim3 grid, int v0, int b0) {
+                    if (small)
+                        k_ct3_fwd_jos2<int>
+                            <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(pf, dvf, v0, b0, P2, T2,
+                                                                    (float *)proj);
+                    else
+                        k_ct3_fwd_jos2<long long>
+                            <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(pf, dvf, v0, b0, P2, T2,
+                                                                    (float *)proj);
+                },
+                "cone-beam Joseph projection kernel launch"));
+            return kri_cu_finish(p->ctx, "cone-beam Joseph projection kernel");
+        }
+    }
     KRI_TRY(kri_ray_launches(
         prm.nu, prm.nv, prm.nviews,
         [&](dim3 grid, int v0, int b0) {

@@ -46,6 +46,11 @@ typedef struct kri_ct3_plan {
      * projector reads them, the adjoint accumulates into them. */
     void *d_pad[2];
     size_t pad_elems;
+    /* f32 forward: the padded volumes as pairs (v[e], v[e + 1]) along the fast axis, so a
+     * bilinear sample is two 8-byte loads instead of four 4-byte ones (allocated on the first
+     * f32 forward; NULL when the device had no room: the scalar kernel runs instead) */
+    void *d_pair[2];
+    int pair_tried;
     pthread_mutex_t lock; /* serialises calls on a CUDA plan (work space) */
     int lock_init;
 } kri_ct3_plan;
