@@ -4,6 +4,7 @@
 // index order in double, so results are deterministic.
 #include <cuda_runtime.h>
 
+#include "cuda_util.cuh"
 #include "internal.h"
 #include "offres_internal.h"
 
@@ -11,32 +12,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-kr_status launch_check(const char *kernel)
-{
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "launching %s failed: %s", kernel, cudaGetErrorString(e));
-    return KR_OK;
-}
-
-kr_status set_device(const kr_ctx *ctx)
-{
-    cudaError_t e = cudaSetDevice(kr_ctx_device(ctx));
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "cudaSetDevice(%d) failed: %s", kr_ctx_device(ctx),
-                        cudaGetErrorString(e));
-    return KR_OK;
-}
-
-cudaStream_t stream_of(const kr_ctx *ctx) { return (cudaStream_t)kr_ctx_stream(ctx); }
-
-unsigned grid_for(int64_t n)
-{
-    int64_t b = (n + kThreads - 1) / kThreads;
-    if (b > 65535 * 16) b = 65535 * 16;
-    if (b < 1) b = 1;
-    return (unsigned)b;
-}
 
 template <typename C> __device__ __forceinline__ double2 ld(const C *p, int64_t i)
 {
@@ -127,41 +102,41 @@ __global__ void k_offres_exact(geom g, const double *k, const double *f, const d
 extern "C" kr_status kri_cuda_offres_expand(const kr_ctx *ctx, kr_dtype t, int64_t P, int L,
                                             const void *x, const void *w, int cj, void *X)
 {
-    KRI_TRY(set_device(ctx));
+    KRI_TRY(kri_cuda_set_device(ctx));
     if (t == KR_C64)
-        k_offres_expand<float2><<<grid_for(P * L), kThreads, 0, stream_of(ctx)>>>(
+        k_offres_expand<float2><<<kri_cu_grid(P * L, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             P, L, (const float2 *)x, (const float2 *)w, cj, (float2 *)X);
     else
-        k_offres_expand<double2><<<grid_for(P * L), kThreads, 0, stream_of(ctx)>>>(
+        k_offres_expand<double2><<<kri_cu_grid(P * L, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             P, L, (const double2 *)x, (const double2 *)w, cj, (double2 *)X);
-    return launch_check("k_offres_expand");
+    return kri_cu_launched("k_offres_expand");
 }
 
 extern "C" kr_status kri_cuda_offres_combine(const kr_ctx *ctx, kr_dtype t, int64_t P, int L,
                                              const void *X, const void *w, int cj, void *x)
 {
-    KRI_TRY(set_device(ctx));
+    KRI_TRY(kri_cuda_set_device(ctx));
     if (t == KR_C64)
-        k_offres_combine<float2><<<grid_for(P), kThreads, 0, stream_of(ctx)>>>(
+        k_offres_combine<float2><<<kri_cu_grid(P, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             P, L, (const float2 *)X, (const float2 *)w, cj, (float2 *)x);
     else
-        k_offres_combine<double2><<<grid_for(P), kThreads, 0, stream_of(ctx)>>>(
+        k_offres_combine<double2><<<kri_cu_grid(P, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             P, L, (const double2 *)X, (const double2 *)w, cj, (double2 *)x);
-    return launch_check("k_offres_combine");
+    return kri_cu_launched("k_offres_combine");
 }
 
 extern "C" kr_status kri_cuda_offres_exact(const kr_ctx *ctx, kr_dtype t, const int64_t n[3],
                                            int64_t M, const double *k, const double *f,
                                            const double *tm, int adj, const void *in, void *out)
 {
-    KRI_TRY(set_device(ctx));
+    KRI_TRY(kri_cuda_set_device(ctx));
     geom g = {n[0], n[1], n[2], n[0] * n[1] * n[2], M};
     int64_t nout = adj ? g.N : M;
     if (t == KR_C64)
-        k_offres_exact<float2><<<grid_for(nout), kThreads, 0, stream_of(ctx)>>>(
+        k_offres_exact<float2><<<kri_cu_grid(nout, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             g, k, f, tm, adj, (const float2 *)in, (float2 *)out);
     else
-        k_offres_exact<double2><<<grid_for(nout), kThreads, 0, stream_of(ctx)>>>(
+        k_offres_exact<double2><<<kri_cu_grid(nout, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             g, k, f, tm, adj, (const double2 *)in, (double2 *)out);
-    return launch_check("k_offres_exact");
+    return kri_cu_launched("k_offres_exact");
 }

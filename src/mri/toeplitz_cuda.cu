@@ -3,6 +3,7 @@
 // is written by exactly one thread (no atomics), so results are deterministic.
 #include <cuda_runtime.h>
 
+#include "cuda_util.cuh"
 #include "internal.h"
 #include "lsq_internal.h"
 
@@ -10,32 +11,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-kr_status launch_check(const char *kernel)
-{
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "launching %s failed: %s", kernel, cudaGetErrorString(e));
-    return KR_OK;
-}
-
-kr_status set_device(const kr_ctx *ctx)
-{
-    cudaError_t e = cudaSetDevice(kr_ctx_device(ctx));
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "cudaSetDevice(%d) failed: %s", kr_ctx_device(ctx),
-                        cudaGetErrorString(e));
-    return KR_OK;
-}
-
-cudaStream_t stream_of(const kr_ctx *ctx) { return (cudaStream_t)kr_ctx_stream(ctx); }
-
-unsigned grid_for(int64_t n)
-{
-    int64_t b = (n + kThreads - 1) / kThreads;
-    if (b > 65535 * 16) b = 65535 * 16;
-    if (b < 1) b = 1;
-    return (unsigned)b;
-}
 
 template <typename C> struct real_of;
 template <> struct real_of<float2> { typedef float type; };
@@ -154,65 +129,65 @@ extern "C" kr_status kri_cuda_toep_pad(const kr_ctx *ctx, kr_dtype t, const int6
                                        const int64_t g[3], int64_t nb, const void *in,
                                        const void *maps, void *buf)
 {
-    KRI_TRY(set_device(ctx));
+    KRI_TRY(kri_cuda_set_device(ctx));
     const int64_t total = g[0] * g[1] * g[2] * nb;
     if (t == KR_C64)
-        k_toep_pad<float2><<<grid_for(total), kThreads, 0, stream_of(ctx)>>>(
+        k_toep_pad<float2><<<kri_cu_grid(total, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             mk(n, g), nb, (const float2 *)in, (const float2 *)maps, (float2 *)buf);
     else
-        k_toep_pad<double2><<<grid_for(total), kThreads, 0, stream_of(ctx)>>>(
+        k_toep_pad<double2><<<kri_cu_grid(total, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             mk(n, g), nb, (const double2 *)in, (const double2 *)maps, (double2 *)buf);
-    return launch_check("k_toep_pad");
+    return kri_cu_launched("k_toep_pad");
 }
 
 extern "C" kr_status kri_cuda_toep_mulq(const kr_ctx *ctx, kr_dtype t, int64_t G, int64_t nb,
                                         void *buf, const void *qhat)
 {
-    KRI_TRY(set_device(ctx));
+    KRI_TRY(kri_cuda_set_device(ctx));
     if (t == KR_C64)
-        k_toep_mulq<float2><<<grid_for(G * nb), kThreads, 0, stream_of(ctx)>>>(
+        k_toep_mulq<float2><<<kri_cu_grid(G * nb, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             G, nb, (float2 *)buf, (const float2 *)qhat);
     else
-        k_toep_mulq<double2><<<grid_for(G * nb), kThreads, 0, stream_of(ctx)>>>(
+        k_toep_mulq<double2><<<kri_cu_grid(G * nb, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             G, nb, (double2 *)buf, (const double2 *)qhat);
-    return launch_check("k_toep_mulq");
+    return kri_cu_launched("k_toep_mulq");
 }
 
 extern "C" kr_status kri_cuda_toep_crop(const kr_ctx *ctx, kr_dtype t, const int64_t n[3],
                                         const int64_t g[3], int64_t nb, const void *buf,
                                         const void *maps, void *out, int accumulate)
 {
-    KRI_TRY(set_device(ctx));
+    KRI_TRY(kri_cuda_set_device(ctx));
     const int64_t N = n[0] * n[1] * n[2];
     if (maps) {
         if (t == KR_C64)
-            k_toep_crop_maps<float2><<<grid_for(N), kThreads, 0, stream_of(ctx)>>>(
+            k_toep_crop_maps<float2><<<kri_cu_grid(N, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
                 mk(n, g), nb, (const float2 *)buf, (const float2 *)maps, (float2 *)out,
                 accumulate);
         else
-            k_toep_crop_maps<double2><<<grid_for(N), kThreads, 0, stream_of(ctx)>>>(
+            k_toep_crop_maps<double2><<<kri_cu_grid(N, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
                 mk(n, g), nb, (const double2 *)buf, (const double2 *)maps, (double2 *)out,
                 accumulate);
-        return launch_check("k_toep_crop_maps");
+        return kri_cu_launched("k_toep_crop_maps");
     }
     if (t == KR_C64)
-        k_toep_crop<float2><<<grid_for(N * nb), kThreads, 0, stream_of(ctx)>>>(
+        k_toep_crop<float2><<<kri_cu_grid(N * nb, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             mk(n, g), nb, (const float2 *)buf, (float2 *)out);
     else
-        k_toep_crop<double2><<<grid_for(N * nb), kThreads, 0, stream_of(ctx)>>>(
+        k_toep_crop<double2><<<kri_cu_grid(N * nb, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             mk(n, g), nb, (const double2 *)buf, (double2 *)out);
-    return launch_check("k_toep_crop");
+    return kri_cu_launched("k_toep_crop");
 }
 
 extern "C" kr_status kri_cuda_lsq_wmul(const kr_ctx *ctx, kr_dtype t, int64_t M, int64_t nb,
                                        const void *d, const void *w, void *out)
 {
-    KRI_TRY(set_device(ctx));
+    KRI_TRY(kri_cuda_set_device(ctx));
     if (t == KR_C64)
-        k_lsq_wmul<float2><<<grid_for(M * nb), kThreads, 0, stream_of(ctx)>>>(
+        k_lsq_wmul<float2><<<kri_cu_grid(M * nb, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             M, nb, (const float2 *)d, (const float *)w, (float2 *)out);
     else
-        k_lsq_wmul<double2><<<grid_for(M * nb), kThreads, 0, stream_of(ctx)>>>(
+        k_lsq_wmul<double2><<<kri_cu_grid(M * nb, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
             M, nb, (const double2 *)d, (const double *)w, (double2 *)out);
-    return launch_check("k_lsq_wmul");
+    return kri_cu_launched("k_lsq_wmul");
 }
