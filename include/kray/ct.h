@@ -106,7 +106,7 @@
  * adjoints) use the same weight numbers; the CUDA Joseph forward evaluates the same bilinear
  * interpolation in lerp form, so on CUDA forward and adjoint are transposes to rounding. 3-D
  * CUDA plans own device work space (two padded volumes for Joseph; the f32 forward also keeps
- * them as float2 pairs along the fast axis, twice their size, allocated on first use and
+ * them as float2 pairs along the fast axis, twice their size, allocated with the plan and
  * skipped when the device has no room), so calls on one 3-D CUDA plan are serialised by a lock;
  * different plans run concurrently. The CUDA forward projector is deterministic. Creating a
  * cone-beam plan runs kr_ct_geom_check_fov (one warning through the ctx when the volume is not

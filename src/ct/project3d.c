@@ -93,6 +93,15 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
             for (int i = 0; i < 2; i++)
                 KRI_TRY(kri_device_alloc(&q->d_pad[i], pb, dev,
                                          "the cone-beam projector's padded volume copies"));
+            /* f32: the pair layout of the forward, optional (twice the padded size each) */
+            for (int i = 0; !f64 && i < 2; i++)
+                if (kri_device_alloc(&q->d_pair[i], 2 * pb, dev, "pair layout") != KR_OK) {
+                    kri_device_free(q->d_pair[0]);
+                    q->d_pair[0] = q->d_pair[1] = NULL;
+                    kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the pair layout; "
+                           "the forward reads the plain padded volumes");
+                    break;
+                }
         }
     }
     kr_ct_geom_check_fov(G, p->ctx, NULL); /* a warning at most */

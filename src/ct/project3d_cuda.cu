@@ -15,6 +15,7 @@
  * Reproducibility: the forward projector is deterministic; the adjoint's atomics make it
  * deterministic only to rounding (float addition order varies between runs). */
 #include "ct_cuda_math.cuh"
+#include "cuda_util.cuh"
 
 #include "project3d_internal.h"
 
@@ -247,11 +248,27 @@ static __device__ __forceinline__ void kri_pad_layout(int ax, int n0, int n1, in
     }
 }
 
-/* grid (u tiles, views of this launch from v0, v tiles from b0); block (32, 8) */
+/* The 2 x 2 neighbourhood (q[0], q[1], q[sb], q[sb + 1]) of a padded volume: four loads from
+ * the plain layout, or two 8-byte loads from the pair layout (x[e], x[e + 1]) of k_ct3_pairs.
+ * The same numbers either way. */
 template <typename T, typename I>
+static __device__ __forceinline__ void kri_quad(const T *q, I sb, T *v)
+{
+    v[0] = __ldg(q), v[1] = __ldg(q + 1), v[2] = __ldg(q + sb), v[3] = __ldg(q + sb + 1);
+}
+template <typename I>
+static __device__ __forceinline__ void kri_quad(const float2 *q, I sb, float *v)
+{
+    const float2 lo = __ldg(q), hi = __ldg(q + sb);
+    v[0] = lo.x, v[1] = lo.y, v[2] = hi.x, v[3] = hi.y;
+}
+
+/* grid (u tiles, views of this launch from v0, v tiles from b0); block (32, 8). B is T (plain
+ * padded volumes) or float2 (pairs, f32 only). */
+template <typename T, typename I, typename B>
 __global__ void __launch_bounds__(KRI_BU *KRI_BV)
     k_ct3_fwd_jos(typename kri_t3<T>::P p, const typename kri_t3<T>::V *__restrict__ views,
-                  int v0, int b0, const T *__restrict__ P, const T *__restrict__ Tb,
+                  int v0, int b0, const B *__restrict__ P, const B *__restrict__ Tb,
                   T *__restrict__ proj)
 {
     __shared__ typename kri_t3<T>::V sv;
@@ -273,7 +290,7 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
         kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
         /* padded offset of sample m at minor indices (ia, ib): base + ia + ib sb, with
          * base = (m + 1) sm + 1 + sb; m counted in float too (exact), no conversions */
-        const T *__restrict__ buf = which ? Tb : P;
+        const B *__restrict__ buf = which ? Tb : P;
         kri_off<T, I> off((I)(j.m0 + 1) * sm + 1 + sb, sb);
         T mf = (T)j.m0, acc = 0;
 #pragma unroll 4
@@ -282,8 +299,9 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
             T fla, flb;
             const unsigned ra = kri_floor_raw(fa, &fla), rb = kri_floor_raw(fb, &flb);
             const T wa = KSUB(fa, fla), wb = KSUB(fb, flb);
-            const T *q = buf + off.at(ra, rb);
-            acc += bilerp3(__ldg(q), __ldg(q + 1), __ldg(q + sb), __ldg(q + sb + 1), wa, wb);
+            T v[4];
+            kri_quad(buf + off.at(ra, rb), sb, v);
+            acc += bilerp3(v[0], v[1], v[2], v[3], wa, wb);
         }
         total += acc * j.L;
     }
@@ -297,49 +315,6 @@ __global__ void k_ct3_pairs(long long total, const float *__restrict__ x, float2
     for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
          e += (long long)gridDim.x * blockDim.x)
         y[e] = make_float2(x[e], e + 1 < total ? x[e + 1] : 0.0f);
-}
-
-/* k_ct3_fwd_jos for f32 on the pair layout: the same samples, weights and order (so the same
- * result bit for bit), two 8-byte loads per sample. */
-template <typename I>
-__global__ void __launch_bounds__(KRI_BU *KRI_BV)
-    k_ct3_fwd_jos2(typename kri_t3<float>::P p, const typename kri_t3<float>::V *__restrict__ views,
-                   int v0, int b0, const float2 *__restrict__ P2, const float2 *__restrict__ T2,
-                   float *__restrict__ proj)
-{
-    __shared__ typename kri_t3<float>::V sv;
-    const int view = v0 + blockIdx.y;
-    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
-    __syncthreads();
-    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
-    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
-    if (iu >= p.nu || iv >= p.nv) return;
-    float total = 0;
-    for (int s = 0; s < p.k * p.k; s++) {
-        typename kri_t3<float>::R r;
-        typename kri_t3<float>::J j;
-        ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
-        jos3_setup(&p, &r, &j);
-        if (j.m0 > j.m1) continue;
-        int which;
-        I sm, sb;
-        kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
-        const float2 *__restrict__ buf = which ? T2 : P2;
-        kri_off<float, I> off((I)(j.m0 + 1) * sm + 1 + sb, sb);
-        float mf = (float)j.m0, acc = 0;
-#pragma unroll 4
-        for (int m = j.m0; m <= j.m1; m++, mf += 1.0f, off.step(sm)) {
-            const float fa = KFMA(mf, j.ta, j.ca), fb = KFMA(mf, j.tb, j.cb);
-            float fla, flb;
-            const unsigned ra = kri_floor_raw(fa, &fla), rb = kri_floor_raw(fb, &flb);
-            const float wa = KSUB(fa, fla), wb = KSUB(fb, flb);
-            const float2 *q = buf + off.at(ra, rb);
-            const float2 lo = __ldg(q), hi = __ldg(q + sb);
-            acc += bilerp3(lo.x, lo.y, hi.x, hi.y, wa, wb);
-        }
-        total += acc * j.L;
-    }
-    proj[((long long)view * p.nv + iv) * p.nu + iu] = total * p.inv_k2;
 }
 
 template <typename T, typename I>
@@ -481,6 +456,26 @@ static kr_status kri_pad(const kr_ct_projector *p, const T *vol, T *P, T *Tb, cu
     return kri_cu_check("cone-beam projector: transposing kernel launch");
 }
 
+/* The Joseph forward launches over every view and v tile, on plain (B = T) or pair (B = float2)
+ * padded volumes. */
+template <typename T, typename B>
+static kr_status kri_fwd_jos_launch(const typename kri_t3<T>::P &prm,
+                                    const typename kri_t3<T>::V *dv, const B *P, const B *Tb,
+                                    T *proj, bool small, cudaStream_t st)
+{
+    return kri_ray_launches(
+        prm.nu, prm.nv, prm.nviews,
+        [&](dim3 grid, int v0, int b0) {
+            if (small)
+                k_ct3_fwd_jos<T, int, B>
+                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, P, Tb, proj);
+            else
+                k_ct3_fwd_jos<T, long long, B>
+                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, P, Tb, proj);
+        },
+        "cone-beam Joseph projection kernel launch");
+}
+
 template <typename T>
 static kr_status kri_fwd3(const kr_ct_projector *p, const T *vol, T *proj)
 {
@@ -501,55 +496,18 @@ static kr_status kri_fwd3(const kr_ct_projector *p, const T *vol, T *proj)
     T *P = (T *)q->d_pad[0], *Tb = (T *)q->d_pad[1];
     KRI_TRY(kri_pad<T>(p, vol, P, Tb, st));
     const bool small = q->pad_elems < ((size_t)1 << 31) - 4;
-    if (sizeof(T) == sizeof(float)) {
-        kri_ct3_plan *qm = p->p3; /* calls on a CUDA plan are serialised by its lock */
-        if (!qm->pair_tried) {
-            qm->pair_tried = 1;
-            const size_t pb = q->pad_elems * sizeof(float2);
-            for (int i = 0; i < 2; i++)
-                if (cudaMalloc(&qm->d_pair[i], pb) != cudaSuccess) {
-                    (void)cudaGetLastError(); /* no room: the scalar kernel runs */
-                    cudaFree(qm->d_pair[0]);
-                    qm->d_pair[0] = qm->d_pair[1] = NULL;
-                    break;
-                }
-        }
-        if (qm->d_pair[0] && qm->d_pair[1]) {
-            float2 *P2 = (float2 *)qm->d_pair[0], *T2 = (float2 *)qm->d_pair[1];
-            long long total = (long long)q->pad_elems, blocks = (total + 255) / 256;
-            if (blocks > 65535LL * 16) blocks = 65535LL * 16;
-            k_ct3_pairs<<<(unsigned)blocks, 256, 0, st>>>(total, (const float *)P, P2);
-            k_ct3_pairs<<<(unsigned)blocks, 256, 0, st>>>(total, (const float *)Tb, T2);
-            KRI_TRY(kri_cu_check("cone-beam projector: pair kernel launch"));
-            const typename kri_t3<float>::P pf = kri_prm(q, (float *)NULL);
-            const typename kri_t3<float>::V *dvf = (const typename kri_t3<float>::V *)q->d_views;
-            KRI_TRY(kri_ray_launches(
-                pf.nu, pf.nv, pf.nviews,
-                [&](dim3 grid, int v0, int b0) {
-                    if (small)
-                        k_ct3_fwd_jos2<int>
-                            <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(pf, dvf, v0, b0, P2, T2,
-                                                                    (float *)proj);
-                    else
-                        k_ct3_fwd_jos2<long long>
-                            <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(pf, dvf, v0, b0, P2, T2,
-                                                                    (float *)proj);
-                },
-                "cone-beam Joseph projection kernel launch"));
-            return kri_cu_finish(p->ctx, "cone-beam Joseph projection kernel");
-        }
+    if (sizeof(T) == sizeof(float) && q->d_pair[0]) { /* f32 with room for the pair layout */
+        float2 *P2 = (float2 *)q->d_pair[0], *T2 = (float2 *)q->d_pair[1];
+        const long long total = (long long)q->pad_elems;
+        k_ct3_pairs<<<kri_cu_grid(total, 256), 256, 0, st>>>(total, (const float *)P, P2);
+        k_ct3_pairs<<<kri_cu_grid(total, 256), 256, 0, st>>>(total, (const float *)Tb, T2);
+        KRI_TRY(kri_cu_check("cone-beam projector: pair kernel launch"));
+        KRI_TRY(kri_fwd_jos_launch(kri_prm(q, (float *)NULL),
+                                   (const typename kri_t3<float>::V *)q->d_views, P2, T2,
+                                   (float *)proj, small, st));
+    } else {
+        KRI_TRY(kri_fwd_jos_launch(prm, dv, P, Tb, proj, small, st));
     }
-    KRI_TRY(kri_ray_launches(
-        prm.nu, prm.nv, prm.nviews,
-        [&](dim3 grid, int v0, int b0) {
-            if (small)
-                k_ct3_fwd_jos<T, int>
-                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, P, Tb, proj);
-            else
-                k_ct3_fwd_jos<T, long long>
-                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, P, Tb, proj);
-        },
-        "cone-beam Joseph projection kernel launch"));
     return kri_cu_finish(p->ctx, "cone-beam Joseph projection kernel");
 }
 

@@ -47,10 +47,9 @@ typedef struct kri_ct3_plan {
     void *d_pad[2];
     size_t pad_elems;
     /* f32 forward: the padded volumes as pairs (v[e], v[e + 1]) along the fast axis, so a
-     * bilinear sample is two 8-byte loads instead of four 4-byte ones (allocated on the first
-     * f32 forward; NULL when the device had no room: the scalar kernel runs instead) */
+     * bilinear sample is two 8-byte loads instead of four 4-byte ones (allocated with the plan;
+     * NULL when the device had no room for them: the forward reads d_pad instead) */
     void *d_pair[2];
-    int pair_tried;
     pthread_mutex_t lock; /* serialises calls on a CUDA plan (work space) */
     int lock_init;
 } kri_ct3_plan;
