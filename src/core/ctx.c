@@ -155,6 +155,23 @@ int kri_threads(const kr_ctx *ctx)
     return omp_get_max_threads();
 }
 
+kr_status kri_check_operand(const char *fn, const char *what, const kr_array *a, kr_dtype dtype,
+                            kr_loc loc)
+{
+    if (!a || !a->data)
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: %s is NULL or has no data", fn, what);
+    if (a->dtype != dtype)
+        return kri_fail(KR_ERR_DTYPE, "%s: %s is %s, the plan is %s", fn, what,
+                        kr_dtype_name(a->dtype), kr_dtype_name(dtype));
+    if (a->loc != loc)
+        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory, the plan's in %s memory", fn,
+                        what, a->loc == KR_DEVICE ? "device" : "host",
+                        loc == KR_DEVICE ? "device" : "host");
+    if (!kr_array_is_contiguous(a))
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %s must be contiguous", fn, what);
+    return KR_OK;
+}
+
 kr_status kri_check_loc(const kr_ctx *ctx, kr_loc loc, const char *what)
 {
     kr_backend b = kr_ctx_backend(ctx);

@@ -67,6 +67,11 @@ bool kri_have_cuda(void);
 int kri_threads(const kr_ctx *ctx);
 /* Require that the ctx backend can operate on arrays at `loc` (CUDA ctx for device arrays). */
 kr_status kri_check_loc(const kr_ctx *ctx, kr_loc loc, const char *what);
+/* An operand of a plan: not NULL and with data (KR_ERR_INVALID_ARG), of `dtype` (KR_ERR_DTYPE),
+ * at `loc` (KR_ERR_LOCATION), contiguous (KR_ERR_NOT_SUPPORTED); the sentence names fn and what
+ * ("kr_lsq_rhs: data is c128, the plan is c64"). */
+kr_status kri_check_operand(const char *fn, const char *what, const kr_array *a, kr_dtype dtype,
+                            kr_loc loc);
 
 /* ---- misc ---------------------------------------------------------------------------------- */
 /* Deterministic counter-based random numbers (splitmix64): value i of stream `seed`. */

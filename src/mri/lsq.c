@@ -139,17 +139,7 @@ kr_status kr_lsq_create(kr_lsq **out, const kr_ctx *ctx, const int64_t n[3], con
 static kr_status kri_lsq_view(const kr_lsq *p, const kr_array *a, int img, const char *fn,
                               const char *what, kr_array *v)
 {
-    if (!a || !a->data)
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: %s is NULL or has no data", fn, what);
-    if (a->dtype != p->t)
-        return kri_fail(KR_ERR_DTYPE, "%s: %s is %s, the plan is %s", fn, what,
-                        kr_dtype_name(a->dtype), kr_dtype_name(p->t));
-    if (a->loc != p->loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory, the plan's in %s memory", fn,
-                        what, a->loc == KR_DEVICE ? "device" : "host",
-                        p->loc == KR_DEVICE ? "device" : "host");
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %s must be contiguous", fn, what);
+    KRI_TRY(kri_check_operand(fn, what, a, p->t, p->loc));
     int64_t want = (img ? p->N : p->M) * p->batch;
     if (kr_array_numel(a) != want)
         return kri_fail(KR_ERR_DIM, "%s: %s has %lld elements, expected %lld", fn, what,

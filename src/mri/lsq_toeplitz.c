@@ -350,17 +350,7 @@ kr_status kr_toeplitz_create(kr_toeplitz **out, const kr_ctx *ctx, const int64_t
 static kr_status kri_toep_check_img(const kr_toeplitz *t, const kr_array *a, const char *fn,
                                     const char *what, int64_t *nb)
 {
-    if (!a || !a->data)
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: %s is NULL or has no data", fn, what);
-    if (a->dtype != t->t)
-        return kri_fail(KR_ERR_DTYPE, "%s: %s is %s, the plan is %s", fn, what,
-                        kr_dtype_name(a->dtype), kr_dtype_name(t->t));
-    if (a->loc != t->loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory, the plan's in %s memory", fn,
-                        what, a->loc == KR_DEVICE ? "device" : "host",
-                        t->loc == KR_DEVICE ? "device" : "host");
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %s must be contiguous", fn, what);
+    KRI_TRY(kri_check_operand(fn, what, a, t->t, t->loc));
     for (int i = 0; i < 3; i++) {
         int64_t d = i < a->ndim ? a->dims[i] : 1;
         if (d != t->n[i]) {
