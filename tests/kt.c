@@ -1,6 +1,8 @@
 /* kt: kray's minimal test harness (see kt.h). */
 #include "kt.h"
 
+#include "internal.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,4 +79,24 @@ const char *kt_src(void)
 {
     const char *s = getenv("KRAY_SRC");
     return s && *s ? s : ".";
+}
+
+kr_array *kt_rand_complex(kr_dtype dt, int ndim, const int64_t *dims, uint64_t seed)
+{
+    kr_array *a = NULL;
+    KT_OK(kr_array_create(&a, dt, ndim, dims, KR_HOST, NULL));
+    if (!a) return NULL;
+    const int64_t n = 2 * kr_array_numel(a);
+    for (int64_t i = 0; i < n; i++) {
+        const double v = kri_rand_sym(seed, (uint64_t)i);
+        if (dt == KR_C64) ((float *)a->data)[i] = (float)v;
+        else ((double *)a->data)[i] = v;
+    }
+    return a;
+}
+
+double kt_cget(const kr_array *a, int64_t i, int part)
+{
+    return a->dtype == KR_C64 ? (double)((const float *)a->data)[2 * i + part]
+                              : ((const double *)a->data)[2 * i + part];
 }

@@ -32,6 +32,10 @@ void kt_require_gpu(void);
 const char *kt_tmp(const char *name);
 /* Source tree root ($KRAY_SRC) or ".". */
 const char *kt_src(void);
+/* A host c64 or c128 array of `dims` filled with kri_rand_sym(seed, k) for scalar k (the
+ * library's counter-based stream, uniform in [-1, 1)); part 0/1 of element i as a double. */
+kr_array *kt_rand_complex(kr_dtype dtype, int ndim, const int64_t *dims, uint64_t seed);
+double kt_cget(const kr_array *a, int64_t i, int part);
 
 #define KT_RUN(fn) kt_run(#fn, fn)
 

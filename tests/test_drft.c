@@ -34,24 +34,6 @@ static kr_array *rand_traj(int64_t m, const int64_t n[3], kr_dtype dt, uint64_t 
     return t;
 }
 
-static kr_array *rand_complex(kr_dtype dt, int ndim, const int64_t *dims, uint64_t seed)
-{
-    kr_array *a = NULL;
-    KT_OK(kr_array_create(&a, dt, ndim, dims, KR_HOST, NULL));
-    int64_t n = 2 * kr_array_numel(a);
-    for (int64_t i = 0; i < n; i++) {
-        double v = kri_rand_sym(seed, (uint64_t)i);
-        if (dt == KR_C64) ((float *)a->data)[i] = (float)v;
-        else ((double *)a->data)[i] = v;
-    }
-    return a;
-}
-
-static double cget(const kr_array *a, int64_t i, int part)
-{
-    return a->dtype == KR_C64 ? (double)((const float *)a->data)[2 * i + part]
-                              : ((const double *)a->data)[2 * i + part];
-}
 
 static double sinc(double u) { return u == 0.0 ? 1.0 : sin(PI * u) / (PI * u); }
 
@@ -74,7 +56,7 @@ static void naive_adjoint(const kr_array *traj, const double *w, int box, const 
                     }
                     double W = w ? w[s] : 1.0, cr, ci;
                     if (q) cr = W * phi * phi, ci = 0;
-                    else cr = W * phi * cget(ksp, s, 0), ci = W * phi * cget(ksp, s, 1);
+                    else cr = W * phi * kt_cget(ksp, s, 0), ci = W * phi * kt_cget(ksp, s, 1);
                     double c = cos(2 * PI * ph), sn = sin(2 * PI * ph);
                     re += cr * c - ci * sn;
                     im += cr * sn + ci * c;
@@ -101,7 +83,7 @@ static void naive_forward(const kr_array *traj, int box, const int64_t n[3], con
                                 k[1] * (double)(iy - n[1] / 2) / (double)n[1] +
                                 k[2] * (double)(iz - n[2] / 2) / (double)n[2];
                     double c = cos(2 * PI * ph), sn = -sin(2 * PI * ph);
-                    double a = cget(img, v, 0), b = cget(img, v, 1);
+                    double a = kt_cget(img, v, 0), b = kt_cget(img, v, 1);
                     re += a * c - b * sn;
                     im += a * sn + b * c;
                 }
@@ -114,7 +96,7 @@ static double rel_maxerr(const kr_array *a, const double *ref, int64_t n)
 {
     double e = 0, r = 0;
     for (int64_t i = 0; i < n; i++) {
-        e = fmax(e, hypot(cget(a, i, 0) - ref[2 * i], cget(a, i, 1) - ref[2 * i + 1]));
+        e = fmax(e, hypot(kt_cget(a, i, 0) - ref[2 * i], kt_cget(a, i, 1) - ref[2 * i + 1]));
         r = fmax(r, hypot(ref[2 * i], ref[2 * i + 1]));
     }
     return e / r;
@@ -137,7 +119,7 @@ static void check_case(const int64_t n[3], int64_t m, int box, int weights, kr_d
     kr_drft_plan *p = NULL;
     KT_OK(kr_drft_plan_create(&p, c, n, t, w, &o));
     int64_t idims[3] = {n[0], n[1], n[2]}, kdims[1] = {m};
-    kr_array *img = rand_complex(dt, 3, idims, 3), *ksp = rand_complex(dt, 1, kdims, 4);
+    kr_array *img = kt_rand_complex(dt, 3, idims, 3), *ksp = kt_rand_complex(dt, 1, kdims, 4);
     kr_array *oimg = NULL, *oksp = NULL;
     KT_OK(kr_array_create(&oimg, dt, 3, idims, KR_HOST, NULL));
     KT_OK(kr_array_create(&oksp, dt, 1, kdims, KR_HOST, NULL));
@@ -186,7 +168,7 @@ static void test_cartesian_dft(void)
     kr_drft_plan *p = NULL;
     KT_OK(kr_drft_plan_create(&p, c, n, t, NULL, NULL));
     int64_t idims[2] = {6, 5};
-    kr_array *img = rand_complex(KR_C128, 2, idims, 11), *k = NULL, *back = NULL;
+    kr_array *img = kt_rand_complex(KR_C128, 2, idims, 11), *k = NULL, *back = NULL;
     KT_OK(kr_array_create(&k, KR_C128, 2, idims, KR_HOST, NULL));
     KT_OK(kr_array_create(&back, KR_C128, 2, idims, KR_HOST, NULL));
     KT_OK(kr_drft_forward(p, img, k));
@@ -198,19 +180,19 @@ static void test_cartesian_dft(void)
                 for (int64_t x = 0; x < 6; x++) {
                     double ph = -2 * PI * ((double)((kx - 3) * (x - 3)) / 6.0 +
                                            (double)((ky - 2) * (y - 2)) / 5.0);
-                    double a = cget(img, y * 6 + x, 0), b = cget(img, y * 6 + x, 1);
+                    double a = kt_cget(img, y * 6 + x, 0), b = kt_cget(img, y * 6 + x, 1);
                     re += a * cos(ph) - b * sin(ph);
                     im += a * sin(ph) + b * cos(ph);
                 }
-            emax = fmax(emax, hypot(cget(k, ky * 6 + kx, 0) - re, cget(k, ky * 6 + kx, 1) - im));
+            emax = fmax(emax, hypot(kt_cget(k, ky * 6 + kx, 0) - re, kt_cget(k, ky * 6 + kx, 1) - im));
         }
     KT_LE(emax, 1e-12);
     /* adjoint of the forward = N times the identity on the Cartesian grid */
     KT_OK(kr_drft_adjoint(p, k, back));
     emax = 0;
     for (int64_t i = 0; i < 30; i++)
-        emax = fmax(emax, hypot(cget(back, i, 0) / 30 - cget(img, i, 0),
-                                cget(back, i, 1) / 30 - cget(img, i, 1)));
+        emax = fmax(emax, hypot(kt_cget(back, i, 0) / 30 - kt_cget(img, i, 0),
+                                kt_cget(back, i, 1) / 30 - kt_cget(img, i, 1)));
     KT_LE(emax, 1e-13);
     kr_array_destroy(img), kr_array_destroy(k), kr_array_destroy(back), kr_array_destroy(t);
     kr_drft_plan_destroy(p);
@@ -227,7 +209,7 @@ static void test_vs_fft(void)
         const int64_t *n = sizes[q];
         for (int prec = 0; prec < 2; prec++) {
             kr_dtype dt = prec ? KR_C128 : KR_C64;
-            kr_array *t = NULL, *x = rand_complex(dt, 3, n, 50 + (uint64_t)q), *k = NULL, *kf = NULL;
+            kr_array *t = NULL, *x = kt_rand_complex(dt, 3, n, 50 + (uint64_t)q), *k = NULL, *kf = NULL;
             kr_array *b = NULL, *bf = NULL;
             KT_OK(kr_traj_cartesian(&t, n[0], n[1], n[2], KR_F64));
             kr_drft_plan *p = NULL;
@@ -244,10 +226,10 @@ static void test_vs_fft(void)
             KT_OK(kr_fft(c, k, bf, 0, KR_FFT_BACKWARD, KR_FFT_CENTERED));
             double e1 = 0, r1 = 0, e2 = 0, r2 = 0;
             for (int64_t i = 0; i < kr_array_numel(x); i++) {
-                e1 = fmax(e1, hypot(cget(k, i, 0) - cget(kf, i, 0), cget(k, i, 1) - cget(kf, i, 1)));
-                r1 = fmax(r1, hypot(cget(kf, i, 0), cget(kf, i, 1)));
-                e2 = fmax(e2, hypot(cget(b, i, 0) - cget(bf, i, 0), cget(b, i, 1) - cget(bf, i, 1)));
-                r2 = fmax(r2, hypot(cget(bf, i, 0), cget(bf, i, 1)));
+                e1 = fmax(e1, hypot(kt_cget(k, i, 0) - kt_cget(kf, i, 0), kt_cget(k, i, 1) - kt_cget(kf, i, 1)));
+                r1 = fmax(r1, hypot(kt_cget(kf, i, 0), kt_cget(kf, i, 1)));
+                e2 = fmax(e2, hypot(kt_cget(b, i, 0) - kt_cget(bf, i, 0), kt_cget(b, i, 1) - kt_cget(bf, i, 1)));
+                r2 = fmax(r2, hypot(kt_cget(bf, i, 0), kt_cget(bf, i, 1)));
             }
             KT_LE(e1 / r1, prec ? 1e-13 : 2e-6);
             KT_LE(e2 / r2, prec ? 1e-13 : 2e-6);
@@ -306,7 +288,7 @@ static void test_dot_product(void)
         kr_drft_plan *p = NULL;
         KT_OK(kr_drft_plan_create(&p, c, n, t, NULL, &o));
         int64_t idims[5] = {12, 10, 3, 1, 2}, kdims[2] = {300, 2};
-        kr_array *x = rand_complex(dt, 5, idims, 21), *y = rand_complex(dt, 2, kdims, 22);
+        kr_array *x = kt_rand_complex(dt, 5, idims, 21), *y = kt_rand_complex(dt, 2, kdims, 22);
         kr_array *Fx = NULL, *Fy = NULL;
         KT_OK(kr_array_create(&Fx, dt, 2, kdims, KR_HOST, NULL));
         KT_OK(kr_array_create(&Fy, dt, 5, idims, KR_HOST, NULL));
@@ -314,14 +296,14 @@ static void test_dot_product(void)
         KT_OK(kr_drft_adjoint(p, y, Fy));
         double a[2] = {0, 0}, b[2] = {0, 0}, nx = 0, ny = 0;
         for (int64_t i = 0; i < 600; i++) {
-            a[0] += cget(Fx, i, 0) * cget(y, i, 0) + cget(Fx, i, 1) * cget(y, i, 1);
-            a[1] += cget(Fx, i, 0) * cget(y, i, 1) - cget(Fx, i, 1) * cget(y, i, 0);
-            ny += cget(y, i, 0) * cget(y, i, 0) + cget(y, i, 1) * cget(y, i, 1);
-            nx += cget(Fx, i, 0) * cget(Fx, i, 0) + cget(Fx, i, 1) * cget(Fx, i, 1);
+            a[0] += kt_cget(Fx, i, 0) * kt_cget(y, i, 0) + kt_cget(Fx, i, 1) * kt_cget(y, i, 1);
+            a[1] += kt_cget(Fx, i, 0) * kt_cget(y, i, 1) - kt_cget(Fx, i, 1) * kt_cget(y, i, 0);
+            ny += kt_cget(y, i, 0) * kt_cget(y, i, 0) + kt_cget(y, i, 1) * kt_cget(y, i, 1);
+            nx += kt_cget(Fx, i, 0) * kt_cget(Fx, i, 0) + kt_cget(Fx, i, 1) * kt_cget(Fx, i, 1);
         }
         for (int64_t i = 0; i < 720; i++) {
-            b[0] += cget(x, i, 0) * cget(Fy, i, 0) + cget(x, i, 1) * cget(Fy, i, 1);
-            b[1] += cget(x, i, 0) * cget(Fy, i, 1) - cget(x, i, 1) * cget(Fy, i, 0);
+            b[0] += kt_cget(x, i, 0) * kt_cget(Fy, i, 0) + kt_cget(x, i, 1) * kt_cget(Fy, i, 1);
+            b[1] += kt_cget(x, i, 0) * kt_cget(Fy, i, 1) - kt_cget(x, i, 1) * kt_cget(Fy, i, 0);
         }
         double rel = hypot(a[0] - b[0], a[1] - b[1]) / sqrt(nx * ny);
         KT_LE(rel, prec ? 1e-14 : 1e-6);
@@ -357,7 +339,7 @@ static void test_q_toeplitz(void)
     naive_adjoint(t, (double *)w->data, 1, n, g2, NULL, 1, ref);
     KT_LE(rel_maxerr(q2, ref, 120), 1e-12);
     /* Toeplitz: (F^H W F x)[a] = sum_b Q2[a - b + n] x[b] */
-    kr_array *x = rand_complex(KR_C128, 3, n, 41), *k = NULL, *y = NULL;
+    kr_array *x = kt_rand_complex(KR_C128, 3, n, 41), *k = NULL, *y = NULL;
     int64_t kd[1] = {70};
     KT_OK(kr_array_create(&k, KR_C128, 1, kd, KR_HOST, NULL));
     KT_OK(kr_array_create(&y, KR_C128, 3, n, KR_HOST, NULL));
@@ -370,12 +352,12 @@ static void test_q_toeplitz(void)
             for (int64_t by = 0; by < 5; by++)
                 for (int64_t bx = 0; bx < 6; bx++) {
                     int64_t qi = (ay - by + 5) * 12 + (ax - bx + 6);
-                    double qr = cget(q2, qi, 0), qim = cget(q2, qi, 1);
-                    double xr = cget(x, by * 6 + bx, 0), xi = cget(x, by * 6 + bx, 1);
+                    double qr = kt_cget(q2, qi, 0), qim = kt_cget(q2, qi, 1);
+                    double xr = kt_cget(x, by * 6 + bx, 0), xi = kt_cget(x, by * 6 + bx, 1);
                     re += qr * xr - qim * xi;
                     im += qr * xi + qim * xr;
                 }
-            emax = fmax(emax, hypot(cget(y, ay * 6 + ax, 0) - re, cget(y, ay * 6 + ax, 1) - im));
+            emax = fmax(emax, hypot(kt_cget(y, ay * 6 + ax, 0) - re, kt_cget(y, ay * 6 + ax, 1) - im));
             rmax = fmax(rmax, hypot(re, im));
         }
     KT_LE(emax / rmax, 1e-12);
@@ -403,26 +385,26 @@ static void test_float_vs_double(void)
     kr_drft_plan *p = NULL;
     KT_OK(kr_drft_plan_create(&p, c, n, t, NULL, NULL));
     int64_t kd[1] = {2000};
-    kr_array *k64 = rand_complex(KR_C128, 1, kd, 5), *k32 = NULL, *i64 = NULL, *i32 = NULL;
+    kr_array *k64 = kt_rand_complex(KR_C128, 1, kd, 5), *k32 = NULL, *i64 = NULL, *i32 = NULL;
     KT_OK(kr_array_astype(&k32, k64, KR_C64));
     KT_OK(kr_array_create(&i64, KR_C128, 3, n, KR_HOST, NULL));
     KT_OK(kr_array_create(&i32, KR_C64, 3, n, KR_HOST, NULL));
     KT_OK(kr_drft_adjoint(p, k64, i64));
     KT_OK(kr_drft_adjoint(p, k32, i32));
     double sumc = 0, emax = 0, e2 = 0, r2 = 0;
-    for (int64_t i = 0; i < 2000; i++) sumc += hypot(cget(k32, i, 0), cget(k32, i, 1));
+    for (int64_t i = 0; i < 2000; i++) sumc += hypot(kt_cget(k32, i, 0), kt_cget(k32, i, 1));
     for (int64_t i = 0; i < 4096; i++) {
-        double dr = cget(i32, i, 0) - cget(i64, i, 0), di = cget(i32, i, 1) - cget(i64, i, 1);
+        double dr = kt_cget(i32, i, 0) - kt_cget(i64, i, 0), di = kt_cget(i32, i, 1) - kt_cget(i64, i, 1);
         emax = fmax(emax, hypot(dr, di));
         e2 += dr * dr + di * di;
-        r2 += cget(i64, i, 0) * cget(i64, i, 0) + cget(i64, i, 1) * cget(i64, i, 1);
+        r2 += kt_cget(i64, i, 0) * kt_cget(i64, i, 0) + kt_cget(i64, i, 1) * kt_cget(i64, i, 1);
     }
     printf("  float adjoint 64x64 from 2000 samples: max err %.3g = %.3g x sum|c|, NRMSE %.3g\n",
            emax, emax / sumc, sqrt(e2 / r2));
     KT_LE(emax / sumc, 1e-6);
     KT_LE(sqrt(e2 / r2), 1e-6);
     /* forward */
-    kr_array *x64 = rand_complex(KR_C128, 3, n, 6), *x32 = NULL, *o64 = NULL, *o32 = NULL;
+    kr_array *x64 = kt_rand_complex(KR_C128, 3, n, 6), *x32 = NULL, *o64 = NULL, *o32 = NULL;
     KT_OK(kr_array_astype(&x32, x64, KR_C64));
     KT_OK(kr_array_create(&o64, KR_C128, 1, kd, KR_HOST, NULL));
     KT_OK(kr_array_create(&o32, KR_C64, 1, kd, KR_HOST, NULL));
@@ -430,12 +412,12 @@ static void test_float_vs_double(void)
     KT_OK(kr_drft_forward(p, x32, o32));
     double sumx = 0;
     emax = e2 = r2 = 0;
-    for (int64_t i = 0; i < 4096; i++) sumx += hypot(cget(x32, i, 0), cget(x32, i, 1));
+    for (int64_t i = 0; i < 4096; i++) sumx += hypot(kt_cget(x32, i, 0), kt_cget(x32, i, 1));
     for (int64_t i = 0; i < 2000; i++) {
-        double dr = cget(o32, i, 0) - cget(o64, i, 0), di = cget(o32, i, 1) - cget(o64, i, 1);
+        double dr = kt_cget(o32, i, 0) - kt_cget(o64, i, 0), di = kt_cget(o32, i, 1) - kt_cget(o64, i, 1);
         emax = fmax(emax, hypot(dr, di));
         e2 += dr * dr + di * di;
-        r2 += cget(o64, i, 0) * cget(o64, i, 0) + cget(o64, i, 1) * cget(o64, i, 1);
+        r2 += kt_cget(o64, i, 0) * kt_cget(o64, i, 0) + kt_cget(o64, i, 1) * kt_cget(o64, i, 1);
     }
     printf("  float forward 64x64 to 2000 samples: max err %.3g = %.3g x sum|x|, NRMSE %.3g\n",
            emax, emax / sumx, sqrt(e2 / r2));
@@ -456,7 +438,7 @@ static void test_float_vs_double(void)
     KT_OK(kr_drft_adjoint(ps, k64, s64));
     emax = 0;
     for (int64_t i = 0; i < 4096; i++)
-        emax = fmax(emax, hypot(cget(s64, i, 0) - cget(i64, i, 0), cget(s64, i, 1) - cget(i64, i, 1)));
+        emax = fmax(emax, hypot(kt_cget(s64, i, 0) - kt_cget(i64, i, 0), kt_cget(s64, i, 1) - kt_cget(i64, i, 1)));
     KT_LE(emax, 1e-9);
     kr_array_destroy(s64), kr_array_destroy(ts);
     kr_drft_plan_destroy(ps);
@@ -491,7 +473,7 @@ static void test_threads_bitwise(void)
     int64_t idims[4] = {20, 13, 3, 2}, kd[2] = {517, 2};
     for (int prec = 0; prec < 2; prec++) {
         kr_dtype dt = prec ? KR_C128 : KR_C64;
-        kr_array *x = rand_complex(dt, 4, idims, 1), *y = rand_complex(dt, 2, kd, 2);
+        kr_array *x = kt_rand_complex(dt, 4, idims, 1), *y = kt_rand_complex(dt, 2, kd, 2);
         kr_array *res[3][2];
         for (int r = 0; r < 3; r++) {
             kr_ctx *c = r == 0 ? ctx_of(KR_BACKEND_CPU_SERIAL, 0) : ctx_of(KR_BACKEND_CPU, r + 1);
@@ -576,8 +558,8 @@ static void test_dumb_inputs(void)
     KT_CHECK(kr_drft_sample_dims(p, sd) == 1 && sd[0] == 40);
     /* execution arguments */
     int64_t kd[1] = {40}, kd2[1] = {41}, kdb[2] = {40, 2}, id[2] = {8, 8}, idb[3] = {8, 7, 1};
-    kr_array *k = rand_complex(KR_C64, 1, kd, 1), *k2 = rand_complex(KR_C64, 1, kd2, 1);
-    kr_array *kb = rand_complex(KR_C64, 2, kdb, 1), *im = NULL, *imb = NULL, *im128 = NULL;
+    kr_array *k = kt_rand_complex(KR_C64, 1, kd, 1), *k2 = kt_rand_complex(KR_C64, 1, kd2, 1);
+    kr_array *kb = kt_rand_complex(KR_C64, 2, kdb, 1), *im = NULL, *imb = NULL, *im128 = NULL;
     kr_array *imr = NULL;
     KT_OK(kr_array_create(&im, KR_C64, 2, id, KR_HOST, NULL));
     KT_OK(kr_array_create(&imb, KR_C64, 3, idb, KR_HOST, NULL));

@@ -19,33 +19,15 @@ static kr_ctx *ctx_of(kr_backend b, int threads)
     return c;
 }
 
-static kr_array *rand_complex(kr_dtype dt, int ndim, const int64_t *dims, uint64_t seed)
-{
-    kr_array *a = NULL;
-    KT_OK(kr_array_create(&a, dt, ndim, dims, KR_HOST, NULL));
-    int64_t n = 2 * kr_array_numel(a);
-    for (int64_t i = 0; i < n; i++) {
-        double v = kri_rand_sym(seed, (uint64_t)i);
-        if (dt == KR_C64) ((float *)a->data)[i] = (float)v;
-        else ((double *)a->data)[i] = v;
-    }
-    return a;
-}
-
-static double cget(const kr_array *a, int64_t i, int part)
-{
-    return a->dtype == KR_C64 ? (double)((const float *)a->data)[2 * i + part]
-                              : ((const double *)a->data)[2 * i + part];
-}
 
 /* max |a - b| / max |b| over all elements */
 static double rel_max(const kr_array *a, const kr_array *b)
 {
     double e = 0, m = 0;
     for (int64_t i = 0; i < kr_array_numel(b); i++) {
-        double dr = cget(a, i, 0) - cget(b, i, 0), di = cget(a, i, 1) - cget(b, i, 1);
+        double dr = kt_cget(a, i, 0) - kt_cget(b, i, 0), di = kt_cget(a, i, 1) - kt_cget(b, i, 1);
         e = fmax(e, hypot(dr, di));
-        m = fmax(m, hypot(cget(b, i, 0), cget(b, i, 1)));
+        m = fmax(m, hypot(kt_cget(b, i, 0), kt_cget(b, i, 1)));
     }
     return e / m;
 }
@@ -61,7 +43,7 @@ static void direct(const kr_array *k, int64_t b, double x, double y, double *re,
                              ((long double)(i - nx / 2) * x / nx + (long double)(j - ny / 2) * y / ny);
             long double c = cosl(ph), s = sinl(ph);
             int64_t o = i + nx * (j + ny * b);
-            double ar = cget(k, o, 0), ai = cget(k, o, 1);
+            double ar = kt_cget(k, o, 0), ai = kt_cget(k, o, 1);
             sr += ar * c - ai * s;
             si += ar * s + ai * c;
         }
@@ -72,7 +54,7 @@ static void full_vs_fft(int64_t nx, int64_t ny, kr_dtype dt, double tol)
 {
     kr_ctx *c = ctx_of(KR_BACKEND_CPU, 2);
     int64_t d[3] = {nx, ny, 3};
-    kr_array *k = rand_complex(dt, 3, d, (uint64_t)(nx * 131 + ny)), *img = NULL, *ref = NULL;
+    kr_array *k = kt_rand_complex(dt, 3, d, (uint64_t)(nx * 131 + ny)), *img = NULL, *ref = NULL;
     KT_OK(kr_array_create(&img, dt, 3, d, KR_HOST, NULL));
     KT_OK(kr_array_create(&ref, dt, 3, d, KR_HOST, NULL));
     KT_OK(kr_goertzel2d_image(c, k, img));
@@ -115,7 +97,7 @@ static void test_points_direct(void)
     const int64_t sizes[4][2] = {{9, 12}, {64, 64}, {256, 255}, {1024, 1024}};
     for (int si = 0; si < 4; si++) {
         int64_t nx = sizes[si][0], ny = sizes[si][1], d[3] = {nx, ny, 2};
-        kr_array *k = rand_complex(KR_C128, 3, d, 7 + (uint64_t)si), *o = NULL;
+        kr_array *k = kt_rand_complex(KR_C128, 3, d, 7 + (uint64_t)si), *o = NULL;
         const int np = 6;
         double xy[12] = {0.25, -0.5, (double)(-nx / 2), (double)(ny - 1 - ny / 2), 1.0 / 3.0,
                          2.75, (double)(nx - 1 - nx / 2), (double)(-ny / 2), 0.0, 0.0,
@@ -128,7 +110,7 @@ static void test_points_direct(void)
             for (int p = 0; p < np; p++) {
                 double r, i;
                 direct(k, b, xy[2 * p], xy[2 * p + 1], &r, &i);
-                e = fmax(e, hypot(cget(o, p + np * b, 0) - r, cget(o, p + np * b, 1) - i));
+                e = fmax(e, hypot(kt_cget(o, p + np * b, 0) - r, kt_cget(o, p + np * b, 1) - i));
                 m = fmax(m, hypot(r, i));
             }
         printf("  points %lldx%lld c128: max err / max |direct| = %.3g\n", (long long)nx,
@@ -143,7 +125,7 @@ static void test_threads_bits(void)
 {
     kr_ctx *c1 = ctx_of(KR_BACKEND_CPU_SERIAL, 0), *c2 = ctx_of(KR_BACKEND_CPU, 2);
     int64_t d[3] = {31, 18, 4};
-    kr_array *k = rand_complex(KR_C64, 3, d, 99), *a = NULL, *b = NULL;
+    kr_array *k = kt_rand_complex(KR_C64, 3, d, 99), *a = NULL, *b = NULL;
     KT_OK(kr_array_create(&a, KR_C64, 3, d, KR_HOST, NULL));
     KT_OK(kr_array_create(&b, KR_C64, 3, d, KR_HOST, NULL));
     KT_OK(kr_goertzel2d_image(c1, k, a));
@@ -157,7 +139,7 @@ static void test_dumb(void)
 {
     kr_ctx *c = ctx_of(KR_BACKEND_CPU, 1);
     int64_t d[2] = {8, 8}, od[1] = {2};
-    kr_array *k = rand_complex(KR_C64, 2, d, 1), *o = NULL, *o128 = NULL, *kr = NULL, *img = NULL;
+    kr_array *k = kt_rand_complex(KR_C64, 2, d, 1), *o = NULL, *o128 = NULL, *kr = NULL, *img = NULL;
     KT_OK(kr_array_create(&o, KR_C64, 1, od, KR_HOST, NULL));
     KT_OK(kr_array_create(&o128, KR_C128, 1, od, KR_HOST, NULL));
     KT_OK(kr_array_create(&kr, KR_F32, 2, d, KR_HOST, NULL));

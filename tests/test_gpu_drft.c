@@ -21,24 +21,6 @@ static kr_array *rand_traj(int64_t m, const int64_t n[3], uint64_t seed)
     return t;
 }
 
-static kr_array *rand_complex(kr_dtype dt, int ndim, const int64_t *dims, uint64_t seed)
-{
-    kr_array *a = NULL;
-    KT_OK(kr_array_create(&a, dt, ndim, dims, KR_HOST, NULL));
-    int64_t n = 2 * kr_array_numel(a);
-    for (int64_t i = 0; i < n; i++) {
-        double v = kri_rand_sym(seed, (uint64_t)i);
-        if (dt == KR_C64) ((float *)a->data)[i] = (float)v;
-        else ((double *)a->data)[i] = v;
-    }
-    return a;
-}
-
-static double cget(const kr_array *a, int64_t i, int part)
-{
-    return a->dtype == KR_C64 ? (double)((const float *)a->data)[2 * i + part]
-                              : ((const double *)a->data)[2 * i + part];
-}
 
 /* max |a - ref| and NRMSE */
 static void compare(const kr_array *a, const kr_array *ref, double *emax, double *nrmse)
@@ -46,10 +28,10 @@ static void compare(const kr_array *a, const kr_array *ref, double *emax, double
     int64_t n = kr_array_numel(ref);
     double e = 0, e2 = 0, r2 = 0;
     for (int64_t i = 0; i < n; i++) {
-        double dr = cget(a, i, 0) - cget(ref, i, 0), di = cget(a, i, 1) - cget(ref, i, 1);
+        double dr = kt_cget(a, i, 0) - kt_cget(ref, i, 0), di = kt_cget(a, i, 1) - kt_cget(ref, i, 1);
         e = fmax(e, hypot(dr, di));
         e2 += dr * dr + di * di;
-        r2 += cget(ref, i, 0) * cget(ref, i, 0) + cget(ref, i, 1) * cget(ref, i, 1);
+        r2 += kt_cget(ref, i, 0) * kt_cget(ref, i, 0) + kt_cget(ref, i, 1) * kt_cget(ref, i, 1);
     }
     *emax = e, *nrmse = sqrt(e2 / r2);
 }
@@ -57,7 +39,7 @@ static void compare(const kr_array *a, const kr_array *ref, double *emax, double
 static double sum_abs(const kr_array *a)
 {
     double s = 0;
-    for (int64_t i = 0; i < kr_array_numel(a); i++) s += hypot(cget(a, i, 0), cget(a, i, 1));
+    for (int64_t i = 0; i < kr_array_numel(a); i++) s += hypot(kt_cget(a, i, 0), kt_cget(a, i, 1));
     return s;
 }
 
@@ -82,7 +64,7 @@ static void gpu_case(const int64_t n[3], int64_t m, int64_t batch, int box, int 
     KT_OK(kr_drft_plan_create(&pg, gpu, n, t, w, &o));
     int64_t idims[4] = {n[0], n[1], n[2], batch}, kdims[2] = {m, batch}, q2[3];
     for (int d = 0; d < 3; d++) q2[d] = n[d] > 1 ? 2 * n[d] : 1;
-    kr_array *x = rand_complex(dt, 4, idims, 1), *y = rand_complex(dt, 2, kdims, 2);
+    kr_array *x = kt_rand_complex(dt, 4, idims, 1), *y = kt_rand_complex(dt, 2, kdims, 2);
     kr_array *x128 = NULL, *y128 = NULL, *rx = NULL, *ry = NULL, *rq = NULL;
     KT_OK(kr_array_astype(&x128, x, KR_C128));
     KT_OK(kr_array_astype(&y128, y, KR_C128));
@@ -160,7 +142,7 @@ static void test_dumb_gpu(void)
     kr_drft_plan *p = NULL;
     KT_OK(kr_drft_plan_create(&p, gpu, n, t, NULL, NULL));
     int64_t kd[1] = {40}, id[2] = {8, 8};
-    kr_array *k = rand_complex(KR_C64, 1, kd, 1), *im = NULL, *dk = NULL, *dim = NULL;
+    kr_array *k = kt_rand_complex(KR_C64, 1, kd, 1), *im = NULL, *dk = NULL, *dim = NULL;
     KT_OK(kr_array_create(&im, KR_C64, 2, id, KR_HOST, NULL));
     KT_STATUS(kr_drft_adjoint(p, k, im), KR_ERR_LOCATION); /* host arrays, CUDA context */
     ((float *)k->data)[9] = NAN;
