@@ -28,25 +28,19 @@ void kr_seq_cart_opts_default(kr_seq_cart_opts *o)
     kr_seq_limits_default(&o->limits);
 }
 
-/* Trapezoid timing shared by the gradients of one block. */
-typedef struct trap {
-    double rise, flat; /* fall = rise */
-} trap;
+double kri_ceil_r(double t, double r) { return ceil(t / r - 1e-9) * r; }
 
-static double ceil_r(double t, double r) { return ceil(t / r - 1e-9) * r; }
-
-/* Shortest symmetric trapezoid on the raster giving |area| (mT/m s) within the limits. */
-static trap trap_min(double area, const kr_seq_limits *lim, double r)
+kri_trap kri_trap_min(double area, const kr_seq_limits *lim, double r)
 {
-    trap t = {0, 0};
+    kri_trap t = {0, 0};
     double A = fabs(area), S = lim->smax_T_m_s * 1000.0, G = lim->gmax_mT_m;
     if (A <= 0) return t;
     double tri = sqrt(A * S);
     if (tri <= G) {
-        t.rise = ceil_r(tri / S, r);
+        t.rise = kri_ceil_r(tri / S, r);
     } else {
-        t.rise = ceil_r(G / S, r);
-        t.flat = ceil_r(A / G - t.rise, r);
+        t.rise = kri_ceil_r(G / S, r);
+        t.flat = kri_ceil_r(A / G - t.rise, r);
         if (t.flat < 0) t.flat = 0;
     }
     return t;
@@ -56,7 +50,7 @@ typedef struct cart {
     const kr_seq_cart_opts *o;
     double dwell, gro, ro_rise, ro_dur, pre_area, pe_step, post_area;
     double rf_blk; /* RF block duration */
-    trap pre;      /* prephaser / phase encode timing */
+    kri_trap pre;      /* prephaser / phase encode timing */
     double pre_dur;
 } cart;
 
@@ -100,8 +94,8 @@ static kr_status design(cart *c, const kr_seq_cart_opts *o)
                         "the readout needs %g mT/m, beyond gmax %g mT/m: lower the bandwidth or "
                         "enlarge the FOV",
                         c->gro, lim->gmax_mT_m);
-    c->ro_rise = ceil_r(c->gro / (lim->smax_T_m_s * 1000.0), r);
-    c->ro_dur = ceil_r(2.0 * c->ro_rise + (double)o->nx * c->dwell, r);
+    c->ro_rise = kri_ceil_r(c->gro / (lim->smax_T_m_s * 1000.0), r);
+    c->ro_dur = kri_ceil_r(2.0 * c->ro_rise + (double)o->nx * c->dwell, r);
     const double mid = (double)(o->nx / 2) + 0.5;
     c->pre_area = -c->gro * (0.5 * c->ro_rise + mid * c->dwell);
     c->post_area = c->gro * (0.5 * c->ro_rise + ((double)o->nx - mid) * c->dwell);
@@ -109,9 +103,9 @@ static kr_status design(cart *c, const kr_seq_cart_opts *o)
     double pe_max =
         c->pe_step *
         (double)(o->ny / 2 > (o->ny - 1 - o->ny / 2) ? o->ny / 2 : o->ny - 1 - o->ny / 2);
-    c->pre = trap_min(fmax(fabs(c->pre_area), pe_max), lim, r);
+    c->pre = kri_trap_min(fmax(fabs(c->pre_area), pe_max), lim, r);
     c->pre_dur = 2.0 * c->pre.rise + c->pre.flat;
-    c->rf_blk = ceil_r(o->rf_dur_s, r);
+    c->rf_blk = kri_ceil_r(o->rf_dur_s, r);
     return KR_OK;
 }
 
@@ -141,7 +135,7 @@ static kr_status add_delay(kr_seq *s, double dur, int spoil)
 }
 
 /* Two-axis gradient block of the shared trapezoid timing t with areas ax, ay (mT/m s). */
-static kr_status add_grad2(kr_seq *s, trap t, double ax, double ay)
+static kr_status add_grad2(kr_seq *s, kri_trap t, double ax, double ay)
 {
     double dur = 2.0 * t.rise + t.flat;
     if (dur <= 0) return KR_OK;
@@ -193,7 +187,7 @@ kr_status kr_seq_gre(kr_seq **seq, const kr_seq_cart_opts *o)
     else if (o->spoil == KR_SPOIL_NONE)
         sp_area = -c.post_area;
     double pe_max = c.pe_step * (double)(o->ny / 2);
-    trap post = trap_min(fmax(fabs(sp_area), pe_max), &o->limits, r);
+    kri_trap post = kri_trap_min(fmax(fabs(sp_area), pe_max), &o->limits, r);
     double post_dur = 2.0 * post.rise + post.flat;
     const double te_min = 0.5 * o->rf_dur_s + (c.rf_blk - o->rf_dur_s) + c.pre_dur + c.ro_rise +
                           ((double)(o->nx / 2) + 0.5) * c.dwell;

@@ -29,29 +29,7 @@ void kr_seq_epi_opts_default(kr_seq_epi_opts *o)
     kr_seq_limits_default(&o->limits);
 }
 
-static double ceil_r(double t, double r) { return ceil(t / r - 1e-9) * r; }
 static double floor_r(double t, double r) { return floor(t / r + 1e-9) * r; }
-
-typedef struct etrap {
-    double rise, flat;
-} etrap;
-
-/* Shortest symmetric trapezoid on the raster with |area| (mT/m s) within the limits. */
-static etrap etrap_min(double area, const kr_seq_limits *lim, double r)
-{
-    etrap t = {0, 0};
-    double A = fabs(area), S = lim->smax_T_m_s * 1000.0, G = lim->gmax_mT_m;
-    if (A <= 0) return t;
-    double tri = sqrt(A * S);
-    if (tri <= G) {
-        t.rise = ceil_r(tri / S, r);
-    } else {
-        t.rise = ceil_r(G / S, r);
-        t.flat = ceil_r(A / G - t.rise, r);
-        if (t.flat < 0) t.flat = 0;
-    }
-    return t;
-}
 
 static kr_status epi_check(const kr_seq_epi_opts *o)
 {
@@ -103,14 +81,14 @@ kr_status kr_seq_se_epi(kr_seq **seq, const kr_seq_epi_opts *o)
                         "the EPI readout needs %g mT/m, beyond gmax %g mT/m: lower the bandwidth "
                         "or enlarge the FOV",
                         gro, lim->gmax_mT_m);
-    const double rise = ceil_r(gro / (lim->smax_T_m_s * 1000.0), r);
+    const double rise = kri_ceil_r(gro / (lim->smax_T_m_s * 1000.0), r);
     /* one raster more than needed, so the ADC position can put the echo exactly at TE
      * while every block edge stays on the raster */
-    const double flat = ceil_r((double)nx * dwell, r) + r;
+    const double flat = kri_ceil_r((double)nx * dwell, r) + r;
     const double slack = flat - (double)nx * dwell;
     const double pe_step = 1e3 / (gb * o->fov_y_mm * 1e-3); /* mT/m s per line */
     const double blip_area = pe_step * (o->order == KR_EPI_INTERLEAVED ? o->shots : 1);
-    const etrap blip = etl > 1 ? etrap_min(blip_area, lim, r) : (etrap){0, 0};
+    const kri_trap blip = etl > 1 ? kri_trap_min(blip_area, lim, r) : (kri_trap){0, 0};
     const double blip_dur = 2.0 * blip.rise + blip.flat;
     const double ro_dur = 2.0 * rise + flat;
     const double es = fmax(ro_dur, rise + flat + blip_dur); /* echo spacing */
@@ -121,12 +99,12 @@ kr_status kr_seq_se_epi(kr_seq **seq, const kr_seq_epi_opts *o)
     const double m0c = codd ? (double)(nx - 1 - nx / 2) : (double)(nx / 2);
     /* kx = 0 time of the centre echo from the train start, less its ADC offset */
     const double base = (double)c * es + rise + (m0c + 0.5) * dwell;
-    const double h = 0.5 * o->rf_dur_s, rf_blk = ceil_r(o->rf_dur_s, r);
+    const double h = 0.5 * o->rf_dur_s, rf_blk = kri_ceil_r(o->rf_dur_s, r);
     const double te = o->te_ms * 1e-3, tr = o->tr_ms * 1e-3;
     /* prephaser: shared timing for the largest x and y areas */
     double pre_x_max = gro * (0.5 * rise + slack + ((double)(nx / 2) + 0.5) * dwell);
     double pe_max = pe_step * (double)(ny / 2 > ny - 1 - ny / 2 ? ny / 2 : ny - 1 - ny / 2);
-    const etrap pre = etrap_min(fmax(pre_x_max, pe_max), lim, r);
+    const kri_trap pre = kri_trap_min(fmax(pre_x_max, pe_max), lim, r);
     const double pre_dur = 2.0 * pre.rise + pre.flat;
     /* the train starts at T0 (raster) with off in [0, slack] absorbing the remainder */
     const double t0 = floor_r(h + te - base, r);
