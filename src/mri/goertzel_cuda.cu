@@ -73,10 +73,10 @@ extern "C" kr_status kri_cuda_goertzel2d(const kr_ctx *ctx, const kri_gz_plan *p
     if (bc > p->batch) bc = p->batch;
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
     KRI_TRY(kri_cuda_set_device(ctx));
-    KRI_GZ_CU(cudaMalloc((void **)&dqx, (size_t)nq * sizeof(kri_gz_coef)), "cudaMalloc(rows)");
-    KRI_GZ_CU(cudaMalloc((void **)&dpy, (size_t)np * sizeof(kri_gz_coef)), "cudaMalloc(points)");
-    KRI_GZ_CU(cudaMalloc((void **)&dq, (size_t)np * sizeof(int64_t)), "cudaMalloc(points)");
-    KRI_GZ_CU(cudaMalloc((void **)&r, (size_t)(bc * nq * ny) * 16), "cudaMalloc(row scratch)");
+    KRI_GZ_CU(cudaMallocAsync((void **)&dqx, (size_t)nq * sizeof(kri_gz_coef), st), "cudaMallocAsync(rows)");
+    KRI_GZ_CU(cudaMallocAsync((void **)&dpy, (size_t)np * sizeof(kri_gz_coef), st), "cudaMallocAsync(points)");
+    KRI_GZ_CU(cudaMallocAsync((void **)&dq, (size_t)np * sizeof(int64_t), st), "cudaMallocAsync(points)");
+    KRI_GZ_CU(cudaMallocAsync((void **)&r, (size_t)(bc * nq * ny) * 16, st), "cudaMallocAsync(row scratch)");
     KRI_GZ_CU(cudaMemcpyAsync(dqx, p->qx, (size_t)nq * sizeof(kri_gz_coef), cudaMemcpyHostToDevice, st),
               "copying the row table");
     KRI_GZ_CU(cudaMemcpyAsync(dpy, p->py, (size_t)np * sizeof(kri_gz_coef), cudaMemcpyHostToDevice, st),
@@ -111,10 +111,10 @@ extern "C" kr_status kri_cuda_goertzel2d(const kr_ctx *ctx, const kri_gz_plan *p
         KRI_GZ_CU(cudaGetLastError(), "launching k_goertzel_cols");
     }
     KRI_GZ_CU(cudaStreamSynchronize(st), "the Goertzel kernels");
-done:
-    cudaFree(dqx);
-    cudaFree(dpy);
-    cudaFree(dq);
-    cudaFree(r);
+done: /* stream-ordered frees: no device-wide synchronisation per call */
+    if (dqx) cudaFreeAsync(dqx, st);
+    if (dpy) cudaFreeAsync(dpy, st);
+    if (dq) cudaFreeAsync(dq, st);
+    if (r) cudaFreeAsync(r, st);
     return s;
 }
