@@ -261,29 +261,6 @@ kr_status kr_cgsense_normal_linop(kr_linop **op, kr_cgsense_plan *p)
 }
 
 /* ---- plan --------------------------------------------------------------------------------------- */
-static kr_status kri_host_nonfinite(const float *v, int64_t n, int64_t *bad)
-{
-    *bad = -1;
-    for (int64_t i = 0; i < n; i++)
-        if (!isfinite(v[i])) {
-            *bad = i;
-            break;
-        }
-    return KR_OK;
-}
-
-/* First non-finite float among n at loc (-1 none). */
-static kr_status kri_nonfinite(const kr_ctx *ctx, kr_loc loc, const void *v, int64_t n,
-                               int64_t *bad)
-{
-    if (loc == KR_HOST) return kri_host_nonfinite(v, n, bad);
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_first_nonfinite(ctx, KR_F32, v, n, bad);
-#else
-    (void)ctx;
-    return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
-}
 
 static kr_status kri_plan_weights(kr_cgsense_plan *p, const kr_array *dcf)
 {
@@ -416,7 +393,8 @@ kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int n
     kri_view(&mv, maps, ndim + 1, cd);
     kr_status st = kr_array_clone(&p->maps, &mv, loc, ctx);
     int64_t bad = -1;
-    if (st == KR_OK) st = kri_nonfinite(ctx, loc, p->maps->data, 2 * nvox * nc, &bad);
+    if (st == KR_OK)
+        st = kri_first_nonfinite(ctx, loc, KR_F32, p->maps->data, 2 * nvox * nc, &bad);
     if (st == KR_OK && bad >= 0)
         st = kri_fail(KR_ERR_INVALID_ARG, "%s: coil map value %lld (coil %lld) is not finite", fn,
                       (long long)(bad / 2 % nvox), (long long)(bad / 2 / nvox));
@@ -593,7 +571,7 @@ kr_status kr_cgsense_solve(kr_cgsense_plan *p, const kr_array *kspace, kr_array 
         return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: the plan asks for the Toeplitz normal "
                         "operator but none is attached (kr_cgsense_set_fhf)", fn);
     int64_t bad = -1;
-    KRI_TRY(kri_nonfinite(p->ctx, p->loc, v.data, 2 * p->M * p->nc, &bad));
+    KRI_TRY(kri_first_nonfinite(p->ctx, p->loc, KR_F32, v.data, 2 * p->M * p->nc, &bad));
     if (bad >= 0)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: k-space sample %lld of coil %lld is NaN or "
                         "infinite", fn, (long long)(bad / 2 % p->M),

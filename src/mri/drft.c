@@ -299,23 +299,7 @@ static kr_status kri_drft_finite(const kr_drft_plan *p, const kr_array *a, const
     if (!p->opts.check_data) return KR_OK;
     int64_t n = 2 * kr_array_numel(a), bad = -1;
     kr_dtype rt = kr_dtype_real(a->dtype);
-    if (a->loc == KR_HOST) {
-        if (rt == KR_F32) {
-            const float *v = (const float *)a->data;
-            for (int64_t i = 0; i < n && bad < 0; i++)
-                if (!isfinite(v[i])) bad = i;
-        } else {
-            const double *v = (const double *)a->data;
-            for (int64_t i = 0; i < n && bad < 0; i++)
-                if (!isfinite(v[i])) bad = i;
-        }
-    } else {
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_first_nonfinite(p->ctx, rt, a->data, n, &bad));
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "%s: device arrays need a CUDA build", fn);
-#endif
-    }
+    KRI_TRY(kri_first_nonfinite(p->ctx, a->loc, rt, a->data, n, &bad));
     if (bad >= 0)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: %s value %lld is not finite (NaN or Inf)", fn,
                         what, (long long)(bad / 2));

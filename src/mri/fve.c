@@ -28,26 +28,6 @@ kr_status kri_fve_host_real(const char *fn, const kr_array *a, const char *what,
     return KR_OK;
 }
 
-/* First non-finite value of a (host or device) real array of nr floats: *bad = index or -1. */
-static kr_status kri_fve_first_bad(const kr_ctx *ctx, const kr_array *a, int64_t nr, int64_t *bad)
-{
-    *bad = -1;
-    if (a->loc == KR_HOST) {
-        const float *p = (const float *)a->data;
-        for (int64_t i = 0; i < nr; i++)
-            if (!isfinite(p[i])) {
-                *bad = i;
-                break;
-            }
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_first_nonfinite(ctx, KR_F32, a->data, nr, bad);
-#else
-    (void)ctx;
-    return kri_fail(KR_ERR_NO_DEVICE, "kr_fve_voxels: device arrays need a CUDA build");
-#endif
-}
 
 kr_status kri_fve_check_args(const char *fn, const kr_ctx *ctx, const kr_array *traj,
                              const kr_array *data, int64_t n, int64_t nvox, const double *vox,
@@ -177,11 +157,13 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
     if (s == KR_OK) {
         int64_t bad = -1;
         if (data->loc == KR_HOST)
-            s = kri_fve_first_bad(ctx, out, 2 * kr_array_numel(out), &bad);
+            s = kri_first_nonfinite(ctx, out->loc, KR_F32, out->data, 2 * kr_array_numel(out),
+                                    &bad);
         else
             bad = dev_bad ? 0 : -1; /* the kernel flags non-finite outputs */
         if (s == KR_OK && bad >= 0) {
-            s = kri_fve_first_bad(ctx, data, 2 * kr_array_numel(data), &bad);
+            s = kri_first_nonfinite(ctx, data->loc, KR_F32, data->data,
+                                    2 * kr_array_numel(data), &bad);
             if (s == KR_OK)
                 s = bad >= 0 ? kri_fail(KR_ERR_INVALID_ARG,
                                         "kr_fve_voxels: data sample %lld is not finite",

@@ -68,23 +68,8 @@ static kr_status kri_gz_check(const kr_ctx *ctx, const kr_array *ksp, const kr_a
     p->batch = nk / (p->nx * p->ny);
     /* NaN / Inf */
     int64_t bad = -1, nr = 2 * nk;
-    if (ksp->loc == KR_HOST) {
-        if (ksp->dtype == KR_C64) {
-            const float *v = (const float *)ksp->data;
-            for (int64_t i = 0; i < nr && bad < 0; i++)
-                if (!isfinite(v[i])) bad = i;
-        } else {
-            const double *v = (const double *)ksp->data;
-            for (int64_t i = 0; i < nr && bad < 0; i++)
-                if (!isfinite(v[i])) bad = i;
-        }
-    } else {
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_first_nonfinite(ctx, kr_dtype_real(ksp->dtype), ksp->data, nr, &bad));
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "%s: device arrays need a CUDA build", fn);
-#endif
-    }
+    KRI_TRY(kri_first_nonfinite(ctx, ksp->loc, kr_dtype_real(ksp->dtype), ksp->data, nr,
+                                &bad));
     if (bad >= 0)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: k-space value %lld is not finite", fn,
                         (long long)(bad / 2));

@@ -109,7 +109,11 @@ kr_status kri_cuda_drft_adjoint(const kr_ctx *ctx, const kri_drft_dev *dev, cons
 kr_status kri_cuda_drft_forward(const kr_ctx *ctx, kri_drft_dev *dev, const kri_drft_grid *g,
                                 kr_dtype dtype, const void *in, int64_t batch, void *out,
                                 int fast_sincos, int vpt);
-/* Index of the first non-finite real value among n (device array of dtype f32/f64 reals), or -1. */
+/* Index of the first non-finite real value among the n reals (f32 or f64) at p, host or device
+ * (nonfinite.c), or -1. */
+kr_status kri_first_nonfinite(const kr_ctx *ctx, kr_loc loc, kr_dtype real_dtype, const void *p,
+                              int64_t n, int64_t *first);
+/* The device half of kri_first_nonfinite (drft_cuda.cu). */
 kr_status kri_cuda_first_nonfinite(const kr_ctx *ctx, kr_dtype real_dtype, const void *p, int64_t n,
                                    int64_t *first);
 
