@@ -72,14 +72,7 @@ kr_status kr_lsq_create(kr_lsq **out, const kr_ctx *ctx, const int64_t n[3], con
     KRI_ARG_NOT_NULL(out);
     *out = NULL;
     kr_lsq_opts o;
-    if (opts)
-        o = *opts;
-    else
-        kr_lsq_opts_default(&o);
-    if (o.batch == 0) o.batch = 1;
-    if (o.batch < 0 || o.batch > (1 << 20))
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_lsq_create: batch %lld must be in [1, 2^20]",
-                        (long long)o.batch);
+    KRI_TRY(kri_lsq_opts_resolve("kr_lsq_create", opts, &o));
     if (o.normal != KR_LSQ_NORMAL_TOEPLITZ && o.normal != KR_LSQ_NORMAL_DRFT &&
         o.normal != KR_LSQ_NORMAL_NUFFT)
         return kri_fail(KR_ERR_INVALID_ARG, "kr_lsq_create: unknown normal method %d",

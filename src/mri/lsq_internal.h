@@ -9,6 +9,7 @@
 #define KRAY_LSQ_INTERNAL_H
 
 #include "kray/core.h"
+#include "kray/lsq.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +35,9 @@ void kri_cpu_lsq_wmul(int nthreads, kr_dtype t, int64_t M, int64_t nb, const voi
 /* Validate image dims, dtype, a host trajectory (finite, |k_d| <= n_d / 2) and host weights
  * (f32/f64, M values, finite, >= 0); *tv becomes a flat [3, M] view of traj, *wv a flat [M]
  * view of the weights (untouched when weights == NULL). `fn` names the caller. */
+/* *o = *opts (or the defaults) with batch 0 read as 1; a batch outside [1, 2^20] is
+ * KR_ERR_INVALID_ARG naming fn. */
+kr_status kri_lsq_opts_resolve(const char *fn, const kr_lsq_opts *opts, kr_lsq_opts *o);
 kr_status kri_lsq_check_inputs(const char *fn, const kr_ctx *ctx, const int64_t n[3],
                                const kr_array *traj, const kr_array *weights, kr_dtype t,
                                kr_array *tv, kr_array *wv);

@@ -157,6 +157,19 @@ void kri_cpu_lsq_wmul(int nt, kr_dtype t, int64_t M, int64_t nb, const void *d, 
 /* Check n, dtype, traj (host [3, ...] f32/f64, finite, |k_d| <= n_d/2, kz = 0 in 2-D) and the
  * weights (host real, M values, finite, >= 0). Returns a flat [3, M] view of traj in *tv and a
  * flat [M] view of the weights in *wv (when weights != NULL). */
+kr_status kri_lsq_opts_resolve(const char *fn, const kr_lsq_opts *opts, kr_lsq_opts *o)
+{
+    if (opts)
+        *o = *opts;
+    else
+        kr_lsq_opts_default(o);
+    if (o->batch == 0) o->batch = 1;
+    if (o->batch < 0 || o->batch > (1 << 20))
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: batch %lld must be in [1, 2^20]", fn,
+                        (long long)o->batch);
+    return KR_OK;
+}
+
 kr_status kri_lsq_check_inputs(const char *fn, const kr_ctx *ctx, const int64_t n[3],
                                const kr_array *traj, const kr_array *weights, kr_dtype t,
                                kr_array *tv, kr_array *wv)
@@ -294,14 +307,7 @@ kr_status kr_toeplitz_create(kr_toeplitz **out, const kr_ctx *ctx, const int64_t
     KRI_ARG_NOT_NULL(out);
     *out = NULL;
     kr_lsq_opts o;
-    if (opts)
-        o = *opts;
-    else
-        kr_lsq_opts_default(&o);
-    if (o.batch == 0) o.batch = 1;
-    if (o.batch < 0 || o.batch > (1 << 20))
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_toeplitz_create: batch %lld must be in [1, 2^20]",
-                        (long long)o.batch);
+    KRI_TRY(kri_lsq_opts_resolve("kr_toeplitz_create", opts, &o));
     if (o.qmethod != KR_LSQ_Q_NUFFT && o.qmethod != KR_LSQ_Q_DRFT)
         return kri_fail(KR_ERR_INVALID_ARG, "kr_toeplitz_create: unknown Q method %d",
                         (int)o.qmethod);
