@@ -52,8 +52,10 @@ static void test_parity(void)
         KT_CHECK(ic.iterations == 10 && ig.iterations == 10);
         KT_LE(e, 1e-3); /* float CG, atomics in the device adjoint */
         /* the residual after 10 float CG iterations is small (2e-3) and carries the rounding
-         * of both runs: measured 4.1e-3 relative apart on the H100 (plain), 1e-6 (weighted) */
-        KT_NEAR(ig.rel_residual, ic.rel_residual, 1e-2 * ic.rel_residual + 1e-7);
+         * of both runs, and the device adjoint NUFFT sums with atomics (order varies run to
+         * run): the plain, ill-conditioned case measured 0.4 %, 0.9 % and 1.8 % apart in three
+         * H100 runs, the weighted one 1e-6. The images agree to 5e-4 (checked above). */
+        KT_NEAR(ig.rel_residual, ic.rel_residual, 5e-2 * ic.rel_residual + 1e-7);
         kr_array_destroy(xc);
         kr_array_destroy(xg);
     }
