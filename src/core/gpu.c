@@ -9,6 +9,8 @@
 #include <cuda_runtime.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 
 static pthread_once_t kri_probe_once = PTHREAD_ONCE_INIT;
 static int kri_probe_count;
@@ -70,11 +72,27 @@ static kr_status kri_cuda_err(cudaError_t e, const char *what)
     return kri_fail(KR_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
 }
 
+/* Stream-ordered scratch (cudaMallocAsync/cudaFreeAsync, per call in the FVE, Goertzel and
+ * other launchers) comes from the device's default memory pool. By default the pool returns
+ * freed memory to the system at every synchronisation, so each call would allocate afresh; a
+ * release threshold keeps up to KRI_POOL_KEEP bytes cached for reuse (set once per device). */
+#define KRI_POOL_KEEP ((uint64_t)256 << 20)
+#define KRI_POOL_DEVS 64
+static _Atomic int kri_pool_set[KRI_POOL_DEVS];
+
 kr_status kri_cuda_set_device(const kr_ctx *ctx)
 {
     int dev = ctx ? kr_ctx_device(ctx) : 0;
     cudaError_t e = cudaSetDevice(dev);
-    return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaSetDevice");
+    if (e != cudaSuccess) return kri_cuda_err(e, "cudaSetDevice");
+    if (dev >= 0 && dev < KRI_POOL_DEVS && !atomic_exchange(&kri_pool_set[dev], 1)) {
+        cudaMemPool_t pool;
+        uint64_t keep = KRI_POOL_KEEP;
+        if (cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess ||
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess)
+            (void)cudaGetLastError(); /* an optimisation only: allocation still works */
+    }
+    return KR_OK;
 }
 
 kr_status kri_device_alloc(void **p, size_t bytes, int device, const char *what)
