@@ -120,6 +120,23 @@ static void test_kernels_and_locations(void)
         KT_CHECK(same_bits(v, ref)); /* every kernel reads the same values in the same order */
         kr_array_destroy(v);
     }
+    /* a detector width that is not a multiple of 4: the align kernel stages with 4-byte copies */
+    {
+        kt_cone c1 = c;
+        c1.nu = 201;
+        kr_array *p1 = kt_cone_project_sl(&c1);
+        kr_fdk_opts_default(&o);
+        o.kernel = KR_FDK_KERNEL_PIPE;
+        kr_array *r1 = run(gpu, &c1, &o, p1, KR_DEVICE, KR_DEVICE, 1, NULL);
+        o.kernel = KR_FDK_KERNEL_ALIGN;
+        kr_array *v = run(gpu, &c1, &o, p1, KR_DEVICE, KR_DEVICE, 1, NULL);
+        printf("  kernel align, 201 detector columns: vs pipe %s\n",
+               same_bits(v, r1) ? "identical" : "DIFFERENT");
+        KT_CHECK(same_bits(v, r1));
+        kr_array_destroy(v);
+        kr_array_destroy(r1);
+        kr_array_destroy(p1);
+    }
     kr_fdk_opts_default(&o);
     for (int pl = 0; pl < 2; pl++)
         for (int vl = 0; vl < 2; vl++) {

@@ -407,10 +407,9 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
                                  const kri_bp_vol &V, int64_t m0, int64_t nb)
 {
     kr_fdk_kernel kern = p->o.kernel;
-    /* measured on the H100 (docs/benchmarks.md): the pipelined kernel wins where a voxel
-     * covers many detector pixels (staging dominates: 2.5 px, 512^3 RabbitCT, 5 %), the smem
-     * kernel where it covers few (1.25 px, 1024^3, 3 %) */
-    if (kern == KR_FDK_KERNEL_AUTO) kern = p->mag >= 1.8 ? KR_FDK_KERNEL_PIPE : KR_FDK_KERNEL_SMEM;
+    /* measured on the H100 (docs/benchmarks.md): the ray-aligned kernel is the fastest at both
+     * RabbitCT sizes (2.5 and 1.25 detector pixels per voxel) */
+    if (kern == KR_FDK_KERNEL_AUTO) kern = KR_FDK_KERNEL_ALIGN;
     if (!p->fast) kern = KR_FDK_KERNEL_GLOBAL;
     p->info.kernel = !p->fast ? "global-general" : kr_fdk_kernel_name(kern);
     for (int64_t c0 = 0; c0 < nb; c0 += KRI_FDK_VPL) {
@@ -428,6 +427,9 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
             dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
                    (unsigned)((V.nzs + 15) / 16));
             k_fdk_bp_smem<32, 8, 16><<<g, dim3(32, 8), cap * sizeof(float2), st>>>(S, V, cap, P);
+        } else if (kern == KR_FDK_KERNEL_ALIGN) {
+            KRI_CU(kri_fdk_bp_align(st, S, V, P),
+                   "the ray-aligned FDK backprojection kernel");
         } else if (kern == KR_FDK_KERNEL_PIPE || kern == KR_FDK_KERNEL_PIPE32) {
             KRI_CU(kri_fdk_bp_pipe(kern == KR_FDK_KERNEL_PIPE32, st, S, V, P),
                    "the pipelined FDK backprojection kernel");

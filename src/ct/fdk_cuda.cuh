@@ -73,13 +73,14 @@ struct kri_bp_vol {
 };
 
 /* Footprint of a block's voxel box [bi0, bi1] x [bj0, bj1] x [k0, k0 + nk - 1] on view M,
- * computed by lanes 0..7 of warp 0 (one box corner each; u clamped as the columns, v unclamped;
+ * computed by 8 lanes (corner lane & 7 each; u clamped as the columns, v unclamped;
  * u and v are linear-fractional in (i, j, k), so the extremes sit at corners) and written by lane
  * 0 to bb: tu0, tv0, W, H (tile origin and size: cells floor .. floor + 1 and a margin of 2 for
  * rounding) and the mode: 0 global reads (footprint larger than cap cells), 1 staged with
  * checked loads, 2 staged with loads wholly on the detector and inside the band, 3 nothing to
  * add (a footprint wholly off the detector or the band reads only zeros: every sample is +0 and
- * adding it changes nothing). Must be called by all 32 lanes of warp 0. */
+ * adding it changes nothing). Must be called by all 32 lanes of a warp; the shuffles stay within
+ * aligned groups of 8 lanes, and the caller's lane 0 of a group (lane argument 0) writes bb. */
 KDF void kri_footprint(const kri_fdk_mat &M, const kri_bp_src &S, int bi0, int bi1, int bj0,
                        int bj1, int k0, int nk, int cap, int lane, int *bb)
 {
@@ -165,9 +166,38 @@ KDF void kri_accum_tile(float *acc, const kri_col &col, const float2 *tile, int 
     }
 }
 
+/* 4-byte asynchronous copy global -> shared; ok == false writes +0 without reading src. */
+KDF void kri_cp4(float *dst, const float *src, bool ok)
+{
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
+                 "r"(ok ? 4 : 0)
+                 : "memory");
+}
+KDF void kri_cp_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+KDF void kri_cp_wait_all()
+{
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+
+/* 16-byte asynchronous copy global -> shared, bypassing L1; the first n bytes (0..16) come
+ * from src, the rest is +0 (n == 0 reads nothing). Both addresses 16-byte aligned. */
+KDF void kri_cp16(unsigned dst, const float *src, int n)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n)
+                 : "memory");
+}
+
 /* Launchers of the pipelined kernels (fdk_cuda_pipe.cu); variant 0: 32x16 columns per block,
  * variant 1: 32x32. Returns the launch status. */
 cudaError_t kri_fdk_bp_pipe(int variant, cudaStream_t st, const kri_bp_src &S,
                             const kri_bp_vol &V, const kri_bp_views &P);
+
+/* Launcher of the ray-aligned kernel (fdk_cuda_align.cu). */
+cudaError_t kri_fdk_bp_align(cudaStream_t st, const kri_bp_src &S, const kri_bp_vol &V,
+                             const kri_bp_views &P);
 
 #endif

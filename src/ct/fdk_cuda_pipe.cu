@@ -9,23 +9,6 @@
  * result is bit-identical to them and to the CPU's AVX-512 kernel. */
 #include "fdk_cuda.cuh"
 
-/* 4-byte asynchronous copy global -> shared; ok == false writes +0 without reading src. */
-static __device__ __forceinline__ void kri_cp4(float *dst, const float *src, bool ok)
-{
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
-                 "r"(ok ? 4 : 0)
-                 : "memory");
-}
-static __device__ __forceinline__ void kri_cp_commit()
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-static __device__ __forceinline__ void kri_cp_wait_all()
-{
-    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-}
-
 /* Issue the copies of view n's tile (mode bb[4] 1 or 2) into t: pairs (q(a, b), q(a + 1, b)). */
 template <int NT>
 static __device__ __forceinline__ void kri_stage(const kri_bp_src &S, const float *qs,

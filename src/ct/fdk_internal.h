@@ -94,7 +94,6 @@ struct kr_fdk_plan {
     kri_fdk_wv *wv;   /* [nviews] */
     float *parker;    /* [nu, nviews] or NULL (full scan) */
     int fast;         /* every view has pu[2] == pw[2] == 0 */
-    double mag;       /* detector pixels per voxel (x-y) at the volume centre, view 0 */
     kr_fdk_info info;
     int64_t budget;   /* resolved gpu_mem */
     int budget_auto;
