@@ -1,9 +1,7 @@
 /* Cone-beam projectors on CUDA: parity with the CPU (forward and adjoint, Joseph and Siddon,
  * f32 and f64, sub-rays, circular and vector geometries with rays of every major axis), the
  * dot-product test on the device, run-to-run reproducibility of the atomic adjoint, the device
- * non-finite check, and a timing printout of the reference problem (RabbitCT-sized: 496 views
- * of 1248 x 960 pixels, 512^3 volume) at half the linear size; KRAY_CT3D_FULL=1 times the full
- * size too. */
+ * non-finite check. Timings of the reference problem: kray bench cone. */
 #include "internal.h"
 #include "kray/ct.h"
 #include "kt.h"
@@ -227,75 +225,11 @@ static void test_checks_device(void)
     kr_ctx_destroy(gpu);
 }
 
-/* RabbitCT-sized circular scan scaled by 1/s: 496/s views... of 1248/s x 960/s pixels of
- * 0.32 s mm, 512/s cubed voxels of 0.5 s mm, SOD 750 mm, SDD 1200 mm. */
-static void time_reference(int s, int full_views)
-{
-    kr_ctx *gpu = mkctx(KR_BACKEND_CUDA);
-    kr_ct_grid g;
-    kr_ct_grid_3d(&g, 512 / s, 512 / s, 512 / s, 0.5 * s);
-    kr_ct_scan sc;
-    kr_ct_scan_default(&sc);
-    sc.type = KR_CT_CONE;
-    sc.nviews = full_views ? 496 : 496 / s;
-    sc.start_deg = 0;
-    sc.stop_deg = 360;
-    sc.det_count = 1248 / s;
-    sc.det_rows = 960 / s;
-    sc.det_spacing_mm = 0.32 * s;
-    sc.sod_mm = 750;
-    sc.sdd_mm = 1200;
-    kr_ct_geom *geo = NULL;
-    KT_OK(kr_ct_geom_create(&geo, &sc, &g));
-    kr_array *vol = NULL, *pr = NULL, *hv = NULL;
-    KT_OK(kr_phantom_3d(&hv, KR_PHANTOM_MODIFIED_SL, g.n[0], g.n[1], g.n[2], 1, KR_F32));
-    KT_OK(kr_array_clone(&vol, hv, KR_DEVICE, gpu));
-    int64_t pd[3] = {sc.det_count, sc.det_rows, sc.nviews};
-    KT_OK(kr_array_create(&pr, KR_F32, 3, pd, KR_DEVICE, gpu));
-    const double rays = (double)pd[0] * pd[1] * pd[2];
-    for (int m = 0; m < 2; m++) {
-        kr_ct_projector_opts o;
-        kr_ct_projector_opts_default(&o);
-        o.method = m ? KR_CT_SIDDON : KR_CT_JOSEPH;
-        kr_ct_projector *p = NULL;
-        KT_OK(kr_ct_projector_create(&p, gpu, geo, &o));
-        KT_OK(kr_ct_projector_forward(p, vol, pr)); /* warm-up */
-        double best = 1e30;
-        for (int r = 0; r < 3; r++) {
-            double t0 = kr_time_now();
-            KT_OK(kr_ct_projector_forward(p, vol, pr));
-            best = fmin(best, kr_time_now() - t0);
-        }
-        double t0 = kr_time_now();
-        KT_OK(kr_ct_projector_adjoint(p, pr, vol));
-        double tb = kr_time_now() - t0;
-        printf("  timing %s f32: %lld^3 volume, %lld views of %lldx%lld: forward %.1f ms "
-               "(%.3g rays/s), matched adjoint %.1f ms\n",
-               m ? "siddon" : "joseph", (long long)g.n[0], (long long)pd[2], (long long)pd[0],
-               (long long)pd[1], best * 1e3, rays / best, tb * 1e3);
-        kr_ct_projector_destroy(p);
-        KT_OK(kr_array_copy(vol, hv, gpu)); /* the adjoint overwrote it */
-    }
-    kr_array_destroy(vol);
-    kr_array_destroy(pr);
-    kr_array_destroy(hv);
-    kr_ct_geom_destroy(geo);
-    kr_ctx_destroy(gpu);
-}
-
-static void test_timing(void)
-{
-    time_reference(2, 0);
-    const char *full = getenv("KRAY_CT3D_FULL");
-    if (full && *full == '1') time_reference(1, 1);
-}
-
 int main(void)
 {
     kt_require_gpu();
     KT_RUN(test_parity);
     KT_RUN(test_adjoint_device);
     KT_RUN(test_checks_device);
-    KT_RUN(test_timing);
     return kt_finish();
 }

@@ -31,6 +31,8 @@ static const kc_bench kc_benches[] = {
      "peer bart pics -l2",
      kc_bench_cgsense},
     {"fdk", "cone-beam FDK and its backprojector, RabbitCT-sized, every kernel; peer ASTRA", kc_bench_fdk},
+    {"cone", "cone-beam Joseph and Siddon projectors (forward, matched adjoint), RabbitCT-sized",
+     kc_bench_cone},
     {"fve", "FVE data set (32x5x4x43, 115^2 spiral): whole set by NUFFT and DrFT, one voxel's spectra",
      kc_bench_fve},
     {"goertzel", "Goertzel full image and one point vs the centred FFT, 115^2 .. 1024^2", kc_bench_goertzel},

@@ -9,6 +9,7 @@
 int kc_bench_fbp2d(int argc, char **argv);
 int kc_bench_nufft(int argc, char **argv);
 int kc_bench_fdk(int argc, char **argv);
+int kc_bench_cone(int argc, char **argv);
 int kc_bench_lsq(int argc, char **argv);
 int kc_bench_fve(int argc, char **argv);
 int kc_bench_goertzel(int argc, char **argv);
