@@ -27,8 +27,7 @@ void kri_ct3_plan_destroy(kri_ct3_plan *q)
     kri_device_free(q->d_views);
     kri_device_free(q->d_pad[0]);
     kri_device_free(q->d_pad[1]);
-    kri_device_free(q->d_pair[0]);
-    kri_device_free(q->d_pair[1]);
+    for (int i = 0; i < 3; i++) kri_device_free(q->d_quad[i]);
     if (q->lock_init) pthread_mutex_destroy(&q->lock);
     kri_free(q);
 }
@@ -93,12 +92,13 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
             for (int i = 0; i < 2; i++)
                 KRI_TRY(kri_device_alloc(&q->d_pad[i], pb, dev,
                                          "the cone-beam projector's padded volume copies"));
-            /* f32: the pair layout of the forward, optional (twice the padded size each) */
-            for (int i = 0; !f64 && i < 2; i++)
-                if (kri_device_alloc(&q->d_pair[i], 2 * pb, dev, "pair layout") != KR_OK) {
-                    kri_device_free(q->d_pair[0]);
-                    q->d_pair[0] = q->d_pair[1] = NULL;
-                    kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the pair layout; "
+            /* f32: the quad layout of the forward, optional (four times the padded size each,
+             * 6.5 GB in all at 512^3) */
+            for (int i = 0; !f64 && i < 3; i++)
+                if (kri_device_alloc(&q->d_quad[i], 4 * pb, dev, "quad layout") != KR_OK) {
+                    for (int e = 0; e < 3; e++) kri_device_free(q->d_quad[e]);
+                    memset(q->d_quad, 0, sizeof q->d_quad);
+                    kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the quad layout; "
                            "the forward reads the plain padded volumes");
                     break;
                 }

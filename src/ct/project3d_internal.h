@@ -46,10 +46,11 @@ typedef struct kri_ct3_plan {
      * projector reads them, the adjoint accumulates into them. */
     void *d_pad[2];
     size_t pad_elems;
-    /* f32 forward: the padded volumes as pairs (v[e], v[e + 1]) along the fast axis, so a
-     * bilinear sample is two 8-byte loads instead of four 4-byte ones (allocated with the plan;
-     * NULL when the device had no room for them: the forward reads d_pad instead) */
-    void *d_pair[2];
+    /* f32 forward: quads (v[e], v[e + 1], v[e + sb], v[e + sb + 1]), so a bilinear sample is
+     * one 16-byte load instead of four 4-byte ones; one volume per major axis (T; P with the sb
+     * of the y- and of the z-major rays), four times the padded size each, allocated with the
+     * plan; NULL when the device had no room for them: the forward reads d_pad instead */
+    void *d_quad[3];
     pthread_mutex_t lock; /* serialises calls on a CUDA plan (work space) */
     int lock_init;
 } kri_ct3_plan;
