@@ -1,4 +1,4 @@
-# kray fdk on the command line: exact cone-beam projections of a uniform ball made with numpy
+# kray fdk (and the cone-beam benchmarks) on the command line: exact cone-beam projections of a uniform ball made with numpy
 # (line integral = 2 sqrt(R^2 - d^2), d the distance from the ball's centre to the ray), FDK,
 # and the interior value read back; bad input gives one sentence and the documented exit code.
 source "$KRAY_SRC/tests/cli_common.bash"
@@ -67,10 +67,17 @@ grep -q "1 NaN and 0 infinite values (the first at u 7, v 5, view 3)" "$T/err" &
 expect_rc 1 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 --angles 0:120 "$T/proj.npy" \
     "$T/x.npy"
 
-# the benchmark on the CPU: JSON lines
+# the FDK benchmark on the CPU: JSON lines
 expect_rc 0 "bench fdk" "$KRAY" bench fdk --json --backend cpu --size 16 --views 8 --det 24x20 \
     --reps 1
 [ "$(grep -c '"case": "fdk' "$T/out")" = 2 ] && ok "bench lines" || fail "bench: $(cat "$T/out")"
 expect_rc 2 "bench fdk" "$KRAY" bench fdk --det 24 --backend cpu
+
+# the cone-beam projector benchmark on the CPU: one forward and one adjoint line per method
+expect_rc 0 "bench cone" "$KRAY" bench cone --json --backend cpu --size 12 --views 4 --reps 1 \
+    --adjoint
+[ "$(grep -c '"case": "cone_' "$T/out")" = 4 ] && ok "bench cone lines" ||
+    fail "bench cone: $(cat "$T/out")"
+expect_rc 2 "bench cone" "$KRAY" bench cone --method joe --backend cpu
 
 [ "$NFAIL" -eq 0 ] || exit 1
