@@ -1,6 +1,7 @@
-# kray fdk (and the cone-beam benchmarks) on the command line: exact cone-beam projections of a uniform ball made with numpy
+# kray fdk on the command line: exact cone-beam projections of a uniform ball made with numpy
 # (line integral = 2 sqrt(R^2 - d^2), d the distance from the ball's centre to the ray), FDK,
 # and the interior value read back; bad input gives one sentence and the documented exit code.
+# Also smoke runs of the cone-beam benchmarks (kray bench fdk, kray bench cone) on the CPU.
 source "$KRAY_SRC/tests/cli_common.bash"
 "$PY" -c "import numpy" 2>/dev/null || { echo "skipped: numpy not available to $PY"; exit 77; }
 
