@@ -15,7 +15,7 @@
 #endif
 
 static const char *const kri_fdk_kernel_names[KR_FDK_KERNEL_COUNT] = {
-    "auto", "smem", "smem32", "global", "pipe", "pipe32", "align"};
+    "auto", "smem", "smem32", "global", "pipe", "pipe32", "align", "hybrid"};
 
 const char *kr_fdk_kernel_name(kr_fdk_kernel k)
 {
@@ -32,7 +32,7 @@ kr_status kr_fdk_kernel_from_name(const char *s, kr_fdk_kernel *k)
             return KR_OK;
         }
     return kri_fail(KR_ERR_INVALID_ARG,
-                    "unknown FDK kernel '%s' (expected auto, smem, smem32, global, pipe, pipe32 or align)", s);
+                    "unknown FDK kernel '%s' (expected auto, smem, smem32, global, pipe, pipe32, align or hybrid)", s);
 }
 
 void kr_fdk_opts_default(kr_fdk_opts *o)

@@ -65,6 +65,7 @@ struct kri_bp_views {
     int n;     /* views in this launch */
     int slot0; /* batch slot of the first */
     kri_fdk_mat m[KRI_FDK_VPL];
+    unsigned long long tex[KRI_FDK_VPL]; /* hybrid kernel: texture objects of the views' slots */
 };
 
 struct kri_bp_vol {
@@ -196,8 +197,9 @@ KDF void kri_cp16(unsigned dst, const float *src, int n)
 cudaError_t kri_fdk_bp_pipe(int variant, cudaStream_t st, const kri_bp_src &S,
                             const kri_bp_vol &V, const kri_bp_views &P);
 
-/* Launcher of the ray-aligned kernel (fdk_cuda_align.cu). */
+/* Launcher of the ray-aligned kernel (fdk_cuda_align.cu); hybrid: part of the samples through
+ * the texture unit (P.tex). */
 cudaError_t kri_fdk_bp_align(cudaStream_t st, const kri_bp_src &S, const kri_bp_vol &V,
-                             const kri_bp_views &P);
+                             const kri_bp_views &P, int hybrid);
 
 #endif
