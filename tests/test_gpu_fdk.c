@@ -285,8 +285,8 @@ static void test_short_scan_and_general(void)
 }
 
 /* The hybrid kernel (texture bilinear for three quarters of the samples, 8-bit weights): close to
- * the exact kernel, and FDK through it close to the CPU. A detector of 256 x 128 lets the batch
- * slots take pitched textures (the kernel falls back to align otherwise). */
+ * the exact kernel, and FDK through it close to the CPU, on detectors of 256 x 128 and 200 x 150
+ * (where the slots need rounding up to take pitched textures). */
 static void test_hybrid(void)
 {
     kt_cone c;
@@ -316,6 +316,21 @@ static void test_hybrid(void)
     KT_LE(e_bp, 5e-4);
     KT_LE(e_fdk, 4e-3);
     KT_LE(e_cpu, 4e-3);
+    /* a 200 x 150 detector: the schedule rounds the slot rows up to whole 512-byte units, so
+     * the textures fit here too */
+    kt_cone c2 = c;
+    c2.nu = 200, c2.nv = 150;
+    kr_array *p2 = kt_cone_project_sl(&c2);
+    o.kernel = KR_FDK_KERNEL_ALIGN;
+    kr_array *ex2 = run(gpu, &c2, &o, p2, KR_DEVICE, KR_DEVICE, 1, NULL);
+    o.kernel = KR_FDK_KERNEL_HYBRID;
+    kr_array *hy2 = run(gpu, &c2, &o, p2, KR_DEVICE, KR_DEVICE, 1, &info);
+    printf("  hybrid (%s), 200 x 150 detector: FDK vs align %.3g\n", info.kernel, rel(hy2, ex2));
+    KT_CHECK(!strcmp(info.kernel, "hybrid"));
+    KT_LE(rel(hy2, ex2), 4e-3);
+    kr_array_destroy(ex2);
+    kr_array_destroy(hy2);
+    kr_array_destroy(p2);
     kr_array_destroy(cref);
     kr_array_destroy(ex);
     kr_array_destroy(bex);

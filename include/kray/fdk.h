@@ -99,7 +99,8 @@ typedef enum kr_fdk_kernel {
                              its views' rays, plain tiles staged by 16-byte copies */
     KR_FDK_KERNEL_HYBRID, /* align with three quarters of the samples through the texture unit's
                              bilinear filter (8-bit weights): about 16 % faster, NOT exact
-                             (~2e-3 of the volume's maximum); only by request */
+                             (~2e-3 of the volume's maximum); only by request; needs a
+                             detector width that is a multiple of 8 (else align runs, logged) */
     KR_FDK_KERNEL_COUNT
 } kr_fdk_kernel;
 
