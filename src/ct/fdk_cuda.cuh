@@ -26,7 +26,7 @@ KDF kri_col kri_column(const kri_fdk_mat &M, int i, int j, float nuf)
     const float u0 = __fadd_rn(__fmul_rn(M.pu[1], jf), M.pu[3]);
     const float v0 = __fadd_rn(__fmul_rn(M.pv[1], jf), M.pv[3]);
     const float w = __fmaf_rn(M.pw[0], fi, w0);
-    const float r = __fdiv_rn(1.0f, w);
+    const float r = __frcp_rn(w); /* = __fdiv_rn(1.0f, w): both correctly rounded */
     float u = __fmul_rn(__fmaf_rn(M.pu[0], fi, u0), r);
     u = fminf(fmaxf(u, -1.0f), nuf);
     const float fl = floorf(u);
@@ -198,8 +198,8 @@ cudaError_t kri_fdk_bp_pipe(int variant, cudaStream_t st, const kri_bp_src &S,
                             const kri_bp_vol &V, const kri_bp_views &P);
 
 /* Launcher of the ray-aligned kernel (fdk_cuda_align.cu); hybrid: part of the samples through
- * the texture unit (P.tex). */
+ * the texture unit (P.tex); deep: 16 slices per thread instead of 8 (exact kernel only). */
 cudaError_t kri_fdk_bp_align(cudaStream_t st, const kri_bp_src &S, const kri_bp_vol &V,
-                             const kri_bp_views &P, int hybrid);
+                             const kri_bp_views &P, int hybrid, int deep);
 
 #endif

@@ -244,12 +244,16 @@ static cudaError_t kri_launch_align(int cap, cudaStream_t st, const kri_bp_src &
 }
 
 cudaError_t kri_fdk_bp_align(cudaStream_t st, const kri_bp_src &S, const kri_bp_vol &V,
-                             const kri_bp_views &P, int hybrid)
+                             const kri_bp_views &P, int hybrid, int deep)
 {
     if (P.n <= 0) return cudaSuccess;
     /* measured at 512^3 (H100): 3 blocks of 8 slices per thread 86 ms; 2 blocks 97 ms; 16 slices
      * per thread in 512-thread blocks 99 ms; 8 slices in 512-thread blocks 116 ms */
     /* hybrid, 512^3: 1, 2, 3 of the 4 columns through the texture unit 79.9, 74.9, 72.2 ms */
     if (hybrid) return kri_launch_align<8, 4, 8, 3, 3>(8192, st, S, V, P);
+    /* 16 slices per thread, 2 blocks per SM: 512^3 89.4 ms (worse), 1024^3 528.8 ms against
+     * 569.4 (a voxel covers 1.25 pixels there, 2.5 at 512^3: small footprints make the column
+     * set-up, which 16 slices halve, the larger share) */
+    if (deep) return kri_launch_align<8, 4, 16, 2, 0>(8192, st, S, V, P);
     return kri_launch_align<8, 4, 8, 3, 0>(8192, st, S, V, P);
 }

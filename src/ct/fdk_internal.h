@@ -96,6 +96,7 @@ struct kr_fdk_plan {
     float *parker;    /* [nu, nviews] or NULL (full scan) */
     int fast;         /* every view has pu[2] == pw[2] == 0 */
     kr_fdk_info info;
+    double mag;       /* detector pixels per voxel (x-y) at the volume centre, view 0 */
     int64_t budget;   /* resolved gpu_mem */
     int budget_auto;
     /* CPU */
