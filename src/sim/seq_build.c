@@ -54,26 +54,35 @@ typedef struct cart {
     double pre_dur;
 } cart;
 
+kr_status kri_seq_check_common(int64_t nx, int64_t ny, double fov_x, double fov_y, double te,
+                               double tr, double flip, double refocus, double bw, double rf_dur,
+                               double raster)
+{
+    if (nx < 1 || ny < 1 || nx > 65536 || ny > 65536)
+        return kri_fail(KR_ERR_INVALID_ARG, "matrix %lld x %lld (each 1 to 65536)",
+                        (long long)nx, (long long)ny);
+    if (!(fov_x > 0 && fov_y > 0 && isfinite(fov_x) && isfinite(fov_y)))
+        return kri_fail(KR_ERR_INVALID_ARG, "field of view %g x %g mm must be > 0", fov_x, fov_y);
+    if (!(te > 0 && tr > 0 && isfinite(te) && isfinite(tr)))
+        return kri_fail(KR_ERR_INVALID_ARG, "TE %g ms and TR %g ms must be > 0", te, tr);
+    if (!isfinite(flip) || !isfinite(refocus))
+        return kri_fail(KR_ERR_INVALID_ARG, "flip angles must be finite");
+    if (!(bw > 0 && isfinite(bw)) || !(rf_dur > 0 && isfinite(rf_dur)) ||
+        !(raster > 0 && isfinite(raster)))
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "bandwidth %g Hz/px, RF duration %g s and raster %g s must be > 0", bw,
+                        rf_dur, raster);
+    return KR_OK;
+}
+
 static kr_status check_opts(const kr_seq_cart_opts *o)
 {
     KRI_ARG_NOT_NULL(o);
-    if (o->nx < 1 || o->ny < 1 || o->nx > 65536 || o->ny > 65536)
-        return kri_fail(KR_ERR_INVALID_ARG, "matrix %lld x %lld (each 1 to 65536)",
-                        (long long)o->nx, (long long)o->ny);
-    if (!(o->fov_x_mm > 0 && o->fov_y_mm > 0 && isfinite(o->fov_x_mm) && isfinite(o->fov_y_mm)))
-        return kri_fail(KR_ERR_INVALID_ARG, "field of view %g x %g mm must be > 0", o->fov_x_mm,
-                        o->fov_y_mm);
-    if (!(o->te_ms > 0 && o->tr_ms > 0 && isfinite(o->te_ms) && isfinite(o->tr_ms)))
-        return kri_fail(KR_ERR_INVALID_ARG, "TE %g ms and TR %g ms must be > 0", o->te_ms,
-                        o->tr_ms);
-    if (!isfinite(o->flip_deg) || !isfinite(o->refocus_deg) || !isfinite(o->rf_spoil_deg) ||
-        !isfinite(o->spoil_cycles))
-        return kri_fail(KR_ERR_INVALID_ARG, "flip angles and spoiling parameters must be finite");
-    if (!(o->bw_hz_px > 0 && isfinite(o->bw_hz_px)) ||
-        !(o->rf_dur_s > 0 && isfinite(o->rf_dur_s)) || !(o->raster_s > 0 && isfinite(o->raster_s)))
-        return kri_fail(KR_ERR_INVALID_ARG,
-                        "bandwidth %g Hz/px, RF duration %g s and raster %g s must be > 0",
-                        o->bw_hz_px, o->rf_dur_s, o->raster_s);
+    KRI_TRY(kri_seq_check_common(o->nx, o->ny, o->fov_x_mm, o->fov_y_mm, o->te_ms, o->tr_ms,
+                                 o->flip_deg, o->refocus_deg, o->bw_hz_px, o->rf_dur_s,
+                                 o->raster_s));
+    if (!isfinite(o->rf_spoil_deg) || !isfinite(o->spoil_cycles))
+        return kri_fail(KR_ERR_INVALID_ARG, "spoiling parameters must be finite");
     if ((int)o->spoil < 0 || o->spoil >= KR_SPOIL_COUNT || o->ndummy < 0)
         return kri_fail(KR_ERR_INVALID_ARG, "invalid spoiling mode %d or ndummy %d", (int)o->spoil,
                         o->ndummy);

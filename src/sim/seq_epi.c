@@ -34,22 +34,9 @@ static double floor_r(double t, double r) { return floor(t / r + 1e-9) * r; }
 static kr_status epi_check(const kr_seq_epi_opts *o)
 {
     KRI_ARG_NOT_NULL(o);
-    if (o->nx < 1 || o->ny < 1 || o->nx > 65536 || o->ny > 65536)
-        return kri_fail(KR_ERR_INVALID_ARG, "EPI matrix %lld x %lld (each 1 to 65536)",
-                        (long long)o->nx, (long long)o->ny);
-    if (!(o->fov_x_mm > 0 && o->fov_y_mm > 0 && isfinite(o->fov_x_mm) && isfinite(o->fov_y_mm)))
-        return kri_fail(KR_ERR_INVALID_ARG, "field of view %g x %g mm must be > 0", o->fov_x_mm,
-                        o->fov_y_mm);
-    if (!(o->te_ms > 0 && o->tr_ms > 0 && isfinite(o->te_ms) && isfinite(o->tr_ms)))
-        return kri_fail(KR_ERR_INVALID_ARG, "TE %g ms and TR %g ms must be > 0", o->te_ms,
-                        o->tr_ms);
-    if (!isfinite(o->flip_deg) || !isfinite(o->refocus_deg))
-        return kri_fail(KR_ERR_INVALID_ARG, "flip angles must be finite");
-    if (!(o->bw_hz_px > 0 && isfinite(o->bw_hz_px)) ||
-        !(o->rf_dur_s > 0 && isfinite(o->rf_dur_s)) || !(o->raster_s > 0 && isfinite(o->raster_s)))
-        return kri_fail(KR_ERR_INVALID_ARG,
-                        "bandwidth %g Hz/px, RF duration %g s and raster %g s must be > 0",
-                        o->bw_hz_px, o->rf_dur_s, o->raster_s);
+    KRI_TRY(kri_seq_check_common(o->nx, o->ny, o->fov_x_mm, o->fov_y_mm, o->te_ms, o->tr_ms,
+                                 o->flip_deg, o->refocus_deg, o->bw_hz_px, o->rf_dur_s,
+                                 o->raster_s));
     if (o->shots < 1 || o->ny % o->shots != 0)
         return kri_fail(KR_ERR_INVALID_ARG,
                         "EPI shots (height/ETL) %d must be >= 1 and divide the %lld lines",

@@ -38,9 +38,6 @@ struct kr_seq {
     int64_t adc_cap;
 };
 
-/* Gradient of block b on axis a at time t (from the block start): linear between corners,
- * 0 outside. And its integral over [t0, t1] (mT/m * s), exact for the piecewise-linear
- * waveform. */
 /* Sequence builders (seq_build.c, seq_epi.c): t rounded up to the raster r (with 1e-9 of
  * slack), and the shortest symmetric trapezoid on the raster with |area| (mT/m s) within the
  * gradient and slew limits (fall = rise; a triangle when flat is 0). */
@@ -49,7 +46,15 @@ typedef struct kri_trap {
 } kri_trap;
 double kri_ceil_r(double t, double r);
 kri_trap kri_trap_min(double area, const kr_seq_limits *lim, double r);
+/* The options both builders share: matrix, field of view (mm), TE/TR (ms), flip and
+ * refocusing angles, bandwidth (Hz/px), RF duration and raster (s); one sentence on failure. */
+kr_status kri_seq_check_common(int64_t nx, int64_t ny, double fov_x, double fov_y, double te,
+                               double tr, double flip, double refocus, double bw, double rf_dur,
+                               double raster);
 
+/* Gradient of block b on axis a at time t (from the block start): linear between corners,
+ * 0 outside. And its integral over [t0, t1] (mT/m * s), exact for the piecewise-linear
+ * waveform. */
 double kri_seq_grad_at(const kri_seq_block *b, int a, double t);
 double kri_seq_grad_area(const kri_seq_block *b, int a, double t0, double t1);
 
