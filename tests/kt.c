@@ -100,3 +100,17 @@ double kt_cget(const kr_array *a, int64_t i, int part)
     return a->dtype == KR_C64 ? (double)((const float *)a->data)[2 * i + part]
                               : ((const double *)a->data)[2 * i + part];
 }
+
+kr_ctx *kt_cpu_ctx(void)
+{
+    kr_ctx *c = NULL;
+    KT_OK(kr_ctx_create(&c, KR_BACKEND_CPU));
+    if (c) kr_ctx_set_quiet(c, 1);
+    return c;
+}
+
+double kt_urand(uint64_t *z)
+{
+    *z ^= *z << 13, *z ^= *z >> 7, *z ^= *z << 17;
+    return (double)(*z >> 11) / 9007199254740992.0;
+}

@@ -36,6 +36,10 @@ const char *kt_src(void);
  * library's counter-based stream, uniform in [-1, 1)); part 0/1 of element i as a double. */
 kr_array *kt_rand_complex(kr_dtype dtype, int ndim, const int64_t *dims, uint64_t seed);
 double kt_cget(const kr_array *a, int64_t i, int part);
+/* A quiet CPU context (checked: a failure counts against the running test and returns NULL). */
+kr_ctx *kt_cpu_ctx(void);
+/* xorshift64 step of *z (nonzero), then a uniform double in [0, 1) from its top 53 bits. */
+double kt_urand(uint64_t *z);
 
 #define KT_RUN(fn) kt_run(#fn, fn)
 

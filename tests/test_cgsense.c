@@ -5,14 +5,6 @@
 
 #include <complex.h>
 
-static kr_ctx *cpu(void)
-{
-    kr_ctx *c = NULL;
-    KT_OK(kr_ctx_create(&c, KR_BACKEND_CPU));
-    kr_ctx_set_quiet(c, 1);
-    return c;
-}
-
 /* Small random problem: n x n image, nc coils, M random points in [-n/2, n/2). */
 typedef struct small {
     int64_t n, nc, M;
@@ -69,7 +61,7 @@ static void direct_forward(const small *s, const float *x, double complex *y)
 
 static void test_forward_direct(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     small s;
     small_make(&s, 16, 3, 200, 1);
     int64_t dims[2] = {16, 16};
@@ -110,7 +102,7 @@ static void test_forward_direct(void)
 /* 3-D: E x against direct sums and the adjoint test (8 x 6 x 4 image, 2 coils, 150 points). */
 static void test_forward_3d(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     const int64_t nx = 8, ny = 6, nz = 4, nc = 2, M = 150, nv = nx * ny * nz;
     int64_t dims[3] = {nx, ny, nz}, td[2] = {3, M}, md[4] = {nx, ny, nz, nc}, yd[2] = {M, nc};
     kr_array *traj = NULL, *maps = NULL, *x = NULL, *y = NULL;
@@ -162,7 +154,7 @@ static void test_forward_3d(void)
 /* With weights: adjoint test of D^1/2 E and N x == (D^1/2 E)^H (D^1/2 E) x. */
 static void test_weighted_adjoint_normal(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     ct_problem P;
     ct_problem_make(&P, 32, 4, 16);
     int64_t dims[2] = {32, 32};
@@ -216,7 +208,7 @@ static void test_weighted_adjoint_normal(void)
  * Gaussian elimination with partial pivoting). */
 static void test_dense_solve(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     small s;
     small_make(&s, 8, 3, 90, 2);
     const int64_t n = 8, np = 64, M = 90, nc = 3;
@@ -310,7 +302,7 @@ static void test_dense_solve(void)
  * spokes of radial Nyquist): CG-SENSE beats the coil-combined density-compensated adjoint. */
 static void test_phantom_vs_adjoint(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     ct_problem P;
     ct_problem_make(&P, 64, 8, 24);
     int64_t dims[2] = {64, 64};
@@ -358,7 +350,7 @@ static void test_phantom_vs_adjoint(void)
  * [image, coils]) reproduces the NUFFT normal path; detached, solving fails cleanly. */
 static void test_fhf_hook(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     ct_problem P;
     ct_problem_make(&P, 32, 3, 12);
     int64_t dims[2] = {32, 32};
@@ -431,7 +423,7 @@ static void test_fhf_hook(void)
  * object, and CG-SENSE with them recovers rss_true * phantom there. */
 static void test_estimate_maps(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     ct_problem P;
     ct_problem_make(&P, 64, 8, 48);
     int64_t dims[2] = {64, 64};
@@ -517,7 +509,7 @@ static void test_estimate_maps(void)
 
 static void test_bad_input(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     ct_problem P;
     ct_problem_make(&P, 16, 2, 4);
     int64_t dims[2] = {16, 16}, bad[2] = {16, 18};

@@ -12,13 +12,6 @@
 static kr_fve_sim_opts g_o;
 static kr_array *g_t, *g_d, *g_w;
 
-static kr_ctx *cpu(void)
-{
-    kr_ctx *c = NULL;
-    KT_OK(kr_ctx_create(&c, KR_BACKEND_CPU));
-    return c;
-}
-
 /* spectra of nvox voxels given in normalised coordinates (x, y) of slice s */
 static kr_array *spectra(kr_ctx *c, int nv, const double *xyn, int64_t s)
 {
@@ -47,7 +40,7 @@ static double mag(const kr_array *a, int64_t i)
 static void test_simulate(void)
 {
     kr_fve_sim_opts_small(&g_o);
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     double t0 = kr_time_now();
     KT_OK(kr_fve_simulate(c, &g_o, &g_t, &g_d, &g_w));
     printf("  simulated %lld x %lld samples x %lld columns in %.2f s\n", (long long)g_t->dims[1],
@@ -61,7 +54,7 @@ static void test_simulate(void)
 /* A voxel at a vessel centre peaks at vmax(t); a static voxel at v = 0. */
 static void test_centre_and_static(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     const kr_fve_sim_opts *o = &g_o;
     const int64_t E = o->enc.encodes, T = o->frames;
     double *vaxis = malloc((size_t)E * sizeof(double));
@@ -106,7 +99,7 @@ static void test_centre_and_static(void)
  * about one pixel (vmax 2 sigma^2 / R^2 with sigma ~ 1 pixel) plus half a bin. */
 static void test_profile(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     const kr_fve_sim_opts *o = &g_o;
     const kr_fve_vessel *ve = &o->vessel[0];
     const int64_t E = o->enc.encodes, T = o->frames;
@@ -141,7 +134,7 @@ static void test_profile(void)
 /* One voxel = the full DrFT adjoint image at that pixel (weights, 1/n^2). */
 static void test_voxel_vs_drft(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     const kr_fve_sim_opts *o = &g_o;
     const int64_t n = o->enc.n, M = g_t->dims[1] * g_t->dims[2];
     /* one column: slice 1, encode 3, frame 2, coil 1 */
@@ -178,7 +171,7 @@ static void test_voxel_vs_drft(void)
 /* Full reconstruction: NUFFT (eps 1e-4) of the weighted data vs the DrFT, all columns. */
 static void test_full_nufft_vs_drft(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     const int64_t n = g_o.enc.n, M = g_t->dims[1] * g_t->dims[2], B = kr_array_numel(g_d) / M;
     const int64_t Bt = B < 24 ? B : 24; /* a subset of columns keeps the test fast */
     kr_array *y = NULL, *a = NULL, *b = NULL, *y128 = NULL;
@@ -243,7 +236,7 @@ static void test_sidecar(void)
 
 static void test_dumb(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     const kr_fve_sim_opts *o = &g_o;
     const int64_t n = o->enc.n;
     kr_array *vi = NULL;

@@ -13,12 +13,6 @@
 
 static kr_ctx *g_cpu, *g_gpu;
 
-static double urand(uint64_t *z)
-{
-    *z ^= *z << 13, *z ^= *z >> 7, *z ^= *z << 17;
-    return (double)(*z >> 11) / 9007199254740992.0;
-}
-
 /* random 2-D trajectory, smooth +-100 Hz field map, times 2..12 ms */
 static void inputs(const int64_t n[3], int64_t M, kr_array **t, kr_array **f, kr_array **tm)
 {
@@ -29,8 +23,8 @@ static void inputs(const int64_t n[3], int64_t M, kr_array **t, kr_array **f, kr
     uint64_t z = 99;
     double *k = (double *)(*t)->data, *fv = (double *)(*f)->data, *tv = (double *)(*tm)->data;
     for (int64_t m = 0; m < M; m++) {
-        k[3 * m] = (urand(&z) - 0.5) * (double)n[0];
-        k[3 * m + 1] = (urand(&z) - 0.5) * (double)n[1];
+        k[3 * m] = (kt_urand(&z) - 0.5) * (double)n[0];
+        k[3 * m + 1] = (kt_urand(&z) - 0.5) * (double)n[1];
         k[3 * m + 2] = 0;
         tv[m] = 0.002 + 0.010 * (double)m / (double)(M - 1);
     }

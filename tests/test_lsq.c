@@ -18,20 +18,6 @@
 
 static const double PI = 3.14159265358979323846;
 
-static kr_ctx *cpu(void)
-{
-    kr_ctx *c = NULL;
-    KT_OK(kr_ctx_create(&c, KR_BACKEND_CPU));
-    kr_ctx_set_quiet(c, 1);
-    return c;
-}
-
-static double urand(uint64_t *z)
-{
-    *z ^= *z << 13, *z ^= *z >> 7, *z ^= *z << 17;
-    return (double)(*z >> 11) / 9007199254740992.0;
-}
-
 /* random trajectory [3, M] in [-n/2, n/2) (kz = 0 when n[2] == 1) and weights in [0.5, 1.5) */
 static void mk_traj(const int64_t n[3], int64_t m, uint64_t seed, kr_array **t, kr_array **w)
 {
@@ -42,8 +28,8 @@ static void mk_traj(const int64_t n[3], int64_t m, uint64_t seed, kr_array **t, 
     uint64_t z = seed;
     for (int64_t i = 0; i < m; i++) {
         for (int a = 0; a < 3; a++)
-            k[3 * i + a] = n[a] > 1 ? (urand(&z) - 0.5) * (double)n[a] : 0.0;
-        wv[i] = 0.5 + urand(&z);
+            k[3 * i + a] = n[a] > 1 ? (kt_urand(&z) - 0.5) * (double)n[a] : 0.0;
+        wv[i] = 0.5 + kt_urand(&z);
     }
 }
 
@@ -113,13 +99,13 @@ static double rel_err_arr(const kr_array *a, const double complex *ref, int64_t 
 /* the three normal operators vs the brute force, c64 and c128 */
 static void check_three(const int64_t n[3], int64_t m)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     kr_array *t = NULL, *w = NULL;
     mk_traj(n, m, 0x1234567ull + (uint64_t)m, &t, &w);
     int64_t N = n[0] * n[1] * n[2];
     double complex *x = malloc((size_t)N * sizeof *x), *ref = malloc((size_t)N * sizeof *ref);
     uint64_t z = 99;
-    for (int64_t i = 0; i < N; i++) x[i] = (urand(&z) - 0.5) + I * (urand(&z) - 0.5);
+    for (int64_t i = 0; i < N; i++) x[i] = (kt_urand(&z) - 0.5) + I * (kt_urand(&z) - 0.5);
     ref_normal(n, t, w, x, ref);
     for (int prec = 0; prec < 2; prec++) {
         kr_dtype dt = prec ? KR_C128 : KR_C64;
@@ -181,7 +167,7 @@ static void test_three_3d(void)
 /* Q by DrFT and by NUFFT vs the direct sum Q(z) = sum W exp(2 pi i k.z/n), z = idx - n */
 static void test_q_methods(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     int64_t n[3] = {8, 6, 4};
     kr_array *t = NULL, *w = NULL;
     mk_traj(n, 200, 77, &t, &w);
@@ -226,7 +212,7 @@ static void test_q_methods(void)
 /* batched apply (chunks of 2, then singles) and the coil-map form vs per-image apply */
 static void test_batch_and_maps(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     int64_t n[3] = {10, 12, 1}, N = 120, C = 5;
     kr_array *t = NULL, *w = NULL;
     mk_traj(n, 150, 5, &t, &w);
@@ -303,7 +289,7 @@ static void test_batch_and_maps(void)
 /* A = sqrt(W) F: dot-product adjoint test; its normal equals F^H W F */
 static void test_lsq_linop_adjoint(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     int64_t n[3] = {16, 16, 1};
     kr_array *t = NULL, *w = NULL;
     mk_traj(n, 400, 11, &t, &w);
@@ -358,7 +344,7 @@ static void dense_solve(int64_t n, double complex *A, double complex *b)
 /* CG on (F^H W F + lambda I) x = F^H W d vs the dense solution in double */
 static void test_cg_dense(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     int64_t n[3] = {8, 8, 1}, N = 64, M = 150;
     kr_array *t = NULL, *w = NULL;
     mk_traj(n, M, 4242, &t, &w);
@@ -368,7 +354,7 @@ static void test_cg_dense(void)
     double complex *d = malloc((size_t)M * sizeof *d), *b = calloc((size_t)N, sizeof *b);
     uint64_t z = 8;
     for (int64_t j = 0; j < M; j++) {
-        d[j] = (urand(&z) - 0.5) + I * (urand(&z) - 0.5);
+        d[j] = (kt_urand(&z) - 0.5) + I * (kt_urand(&z) - 0.5);
         for (int64_t i = 0; i < N; i++) {
             double ph = k[3 * j] * (double)(i % 8 - 4) / 8 + k[3 * j + 1] * (double)(i / 8 - 4) / 8;
             E[j * N + i] = cexp(-2 * PI * I * ph);
@@ -434,7 +420,7 @@ static void test_cg_dense(void)
  * best-scaled density-compensated adjoint in NRMSE against the Cartesian-k-space image. */
 static void test_phantom_nrmse(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     const int64_t nn = 64, N = nn * nn;
     int64_t n[3] = {nn, nn, 1};
     kr_radial_opts ro;
@@ -517,7 +503,7 @@ static void test_phantom_nrmse(void)
 
 static void test_bad_input(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     int64_t n[3] = {8, 8, 1};
     kr_array *t = NULL, *w = NULL;
     mk_traj(n, 50, 3, &t, &w);

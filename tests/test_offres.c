@@ -19,20 +19,6 @@
 
 static const double PI = 3.14159265358979323846;
 
-static kr_ctx *cpu(void)
-{
-    kr_ctx *c = NULL;
-    KT_OK(kr_ctx_create(&c, KR_BACKEND_CPU));
-    kr_ctx_set_quiet(c, 1);
-    return c;
-}
-
-static double urand(uint64_t *z)
-{
-    *z ^= *z << 13, *z ^= *z >> 7, *z ^= *z << 17;
-    return (double)(*z >> 11) / 9007199254740992.0;
-}
-
 static kr_array *real1(int64_t n, int ndim, const int64_t *dims)
 {
     kr_array *a = NULL;
@@ -88,16 +74,16 @@ static kr_array *crand(kr_dtype t, int ndim, const int64_t *d, uint64_t seed, kr
 
 static void test_exact_bruteforce(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     int64_t n[3] = {8, 6, 1}, M = 40, td[2] = {3, M};
     kr_array *t = real1(0, 2, td), *tm = real1(M, 1, NULL), *f = real1(0, 2, n);
     uint64_t z = 7;
     double *k = (double *)t->data;
     for (int64_t m = 0; m < M; m++) {
-        k[3 * m] = (urand(&z) - 0.5) * 8, k[3 * m + 1] = (urand(&z) - 0.5) * 6, k[3 * m + 2] = 0;
-        ((double *)tm->data)[m] = 0.02 * urand(&z);
+        k[3 * m] = (kt_urand(&z) - 0.5) * 8, k[3 * m + 1] = (kt_urand(&z) - 0.5) * 6, k[3 * m + 2] = 0;
+        ((double *)tm->data)[m] = 0.02 * kt_urand(&z);
     }
-    for (int i = 0; i < 48; i++) ((double *)f->data)[i] = 200 * (urand(&z) - 0.5);
+    for (int i = 0; i < 48; i++) ((double *)f->data)[i] = 200 * (kt_urand(&z) - 0.5);
     kr_offres_opts o;
     kr_offres_opts_default(&o);
     o.dtype = KR_C128, o.exact = 1;
@@ -160,7 +146,7 @@ static void test_interp(void)
 /* time-segmented vs exact on the spiral, +-80 Hz, 10 ms readout */
 static void test_segmented_accuracy(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     int64_t n[3] = {32, 32, 1};
     kr_array *t = NULL, *tm = NULL, *f = fieldmap(n, 80);
     spiral(&t, &tm, 0.002, 0.010);
@@ -247,7 +233,7 @@ static double cg_nrmse(kr_ctx *c, kr_linop *A, const kr_array *y, const kr_array
 
 static void test_recon(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     int64_t n[3] = {32, 32, 1};
     kr_array *t = NULL, *tm = NULL, *f = fieldmap(n, 80), *ph = NULL, *truth = NULL;
     spiral(&t, &tm, 0.002, 0.010);
@@ -286,7 +272,7 @@ static void test_recon(void)
 
 static void test_bad_input(void)
 {
-    kr_ctx *c = cpu();
+    kr_ctx *c = kt_cpu_ctx();
     int64_t n[3] = {16, 16, 1}, M = 10, td[2] = {3, M}, bad[2] = {16, 15};
     kr_array *t = real1(0, 2, td), *tm = real1(M, 1, NULL), *f = real1(0, 2, n);
     kr_array *fb = real1(0, 2, bad), *tb = real1(M - 1, 1, NULL);
