@@ -411,20 +411,29 @@ static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
 }
 
 /* Texture objects over the batch slots of d_q for the hybrid kernel: rows of nu floats, nbmax
- * rows, bilinear filtering, zero outside. Returns 0 when the slots' alignment does not allow a
- * pitched texture (the caller falls back to the exact kernel). */
+ * rows, bilinear filtering, zero outside; made once per schedule. Returns 0 when the slots'
+ * alignment does not allow a pitched texture (the caller falls back to the exact kernel; the
+ * log says so once). */
 static int kri_fdk_textures(kr_fdk_plan *p)
 {
     kri_fdk_cuda *cu = p->cu;
     if (cu->ntex) return cu->ntex > 0;
     const kri_fdk_sched *s = &cu->sched;
-    cudaDeviceProp pr;
     const size_t pitch = (size_t)p->nu * sizeof(float), slot = pitch * (size_t)s->nbmax;
+    int pa = 0, sa = 0, wmax = 0, hmax = 0;
     cu->ntex = -1;
-    if (cudaGetDeviceProperties(&pr, cu->dev) != cudaSuccess || pitch % pr.texturePitchAlignment ||
-        slot % pr.textureAlignment || (size_t)cu->d_q % pr.textureAlignment ||
-        p->nu > pr.maxTexture2DLinear[0] || s->nbmax > pr.maxTexture2DLinear[1]) {
+    if (cudaDeviceGetAttribute(&pa, cudaDevAttrTexturePitchAlignment, cu->dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sa, cudaDevAttrTextureAlignment, cu->dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&wmax, cudaDevAttrMaxTexture2DLinearWidth, cu->dev) !=
+            cudaSuccess ||
+        cudaDeviceGetAttribute(&hmax, cudaDevAttrMaxTexture2DLinearHeight, cu->dev) !=
+            cudaSuccess ||
+        pa < 1 || sa < 1 || pitch % (size_t)pa || slot % (size_t)sa ||
+        (size_t)cu->d_q % (size_t)sa || p->nu > wmax || s->nbmax > hmax) {
         (void)cudaGetLastError();
+        kr_log(p->ctx, KR_LOG_INFO, "fdk: the batch layout allows no texture here (detector "
+                                    "width %lld); the exact align kernel runs instead of hybrid",
+               (long long)p->nu);
         return 0;
     }
     cu->tex = (cudaTextureObject_t *)kri_calloc((size_t)s->batch, sizeof *cu->tex);
@@ -464,11 +473,7 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
     /* measured on the H100 (docs/benchmarks.md): the ray-aligned kernel is the fastest at both
      * RabbitCT sizes (2.5 and 1.25 detector pixels per voxel) */
     if (kern == KR_FDK_KERNEL_AUTO) kern = KR_FDK_KERNEL_ALIGN;
-    if (kern == KR_FDK_KERNEL_HYBRID && !kri_fdk_textures(p)) {
-        kr_log(p->ctx, KR_LOG_INFO, "fdk: the batch layout allows no texture here; the exact "
-                                    "align kernel runs instead of hybrid");
-        kern = KR_FDK_KERNEL_ALIGN;
-    }
+    if (kern == KR_FDK_KERNEL_HYBRID && !kri_fdk_textures(p)) kern = KR_FDK_KERNEL_ALIGN;
     if (!p->fast) kern = KR_FDK_KERNEL_GLOBAL;
     p->info.kernel = !p->fast ? "global-general" : kr_fdk_kernel_name(kern);
     for (int64_t c0 = 0; c0 < nb; c0 += KRI_FDK_VPL) {
