@@ -95,6 +95,23 @@ static void test_parity(void)
     kr_ctx_destroy(gpu);
 }
 
+/* FDK of the Shepp-Logan projections of c through align and through pipe: the same bits. */
+static void align_vs_pipe(const kr_ctx *gpu, const kt_cone *c, const char *what)
+{
+    kr_array *proj = kt_cone_project_sl(c);
+    kr_fdk_opts o;
+    kr_fdk_opts_default(&o);
+    o.kernel = KR_FDK_KERNEL_PIPE;
+    kr_array *r = run(gpu, c, &o, proj, KR_DEVICE, KR_DEVICE, 1, NULL);
+    o.kernel = KR_FDK_KERNEL_ALIGN;
+    kr_array *v = run(gpu, c, &o, proj, KR_DEVICE, KR_DEVICE, 1, NULL);
+    printf("  kernel align, %s: vs pipe %s\n", what, same_bits(v, r) ? "identical" : "DIFFERENT");
+    KT_CHECK(same_bits(v, r));
+    kr_array_destroy(v);
+    kr_array_destroy(r);
+    kr_array_destroy(proj);
+}
+
 static void test_kernels_and_locations(void)
 {
     /* 3.3 pixels per voxel: a 16 x 16 x 16 block's footprint fits the smem tile in views
@@ -122,40 +139,14 @@ static void test_kernels_and_locations(void)
         kr_array_destroy(v);
     }
     /* a detector width that is not a multiple of 4: the align kernel stages with 4-byte copies */
-    {
-        kt_cone c1 = c;
-        c1.nu = 201;
-        kr_array *p1 = kt_cone_project_sl(&c1);
-        kr_fdk_opts_default(&o);
-        o.kernel = KR_FDK_KERNEL_PIPE;
-        kr_array *r1 = run(gpu, &c1, &o, p1, KR_DEVICE, KR_DEVICE, 1, NULL);
-        o.kernel = KR_FDK_KERNEL_ALIGN;
-        kr_array *v = run(gpu, &c1, &o, p1, KR_DEVICE, KR_DEVICE, 1, NULL);
-        printf("  kernel align, 201 detector columns: vs pipe %s\n",
-               same_bits(v, r1) ? "identical" : "DIFFERENT");
-        KT_CHECK(same_bits(v, r1));
-        kr_array_destroy(v);
-        kr_array_destroy(r1);
-        kr_array_destroy(p1);
-    }
+    kt_cone c1 = c;
+    c1.nu = 201;
+    align_vs_pipe(gpu, &c1, "201 detector columns");
     /* one detector pixel per voxel: align takes 16 slices per thread (below 1.8 pixels) */
-    {
-        kt_cone c1 = c;
-        c1.pitch_u = c1.pitch_v = 2.0;
-        c1.nu = 64, c1.nv = 56;
-        kr_array *p1 = kt_cone_project_sl(&c1);
-        kr_fdk_opts_default(&o);
-        o.kernel = KR_FDK_KERNEL_PIPE;
-        kr_array *r1 = run(gpu, &c1, &o, p1, KR_DEVICE, KR_DEVICE, 1, NULL);
-        o.kernel = KR_FDK_KERNEL_ALIGN;
-        kr_array *v = run(gpu, &c1, &o, p1, KR_DEVICE, KR_DEVICE, 1, NULL);
-        printf("  kernel align, 1 pixel per voxel: vs pipe %s\n",
-               same_bits(v, r1) ? "identical" : "DIFFERENT");
-        KT_CHECK(same_bits(v, r1));
-        kr_array_destroy(v);
-        kr_array_destroy(r1);
-        kr_array_destroy(p1);
-    }
+    c1 = c;
+    c1.pitch_u = c1.pitch_v = 2.0;
+    c1.nu = 64, c1.nv = 56;
+    align_vs_pipe(gpu, &c1, "1 pixel per voxel");
     kr_fdk_opts_default(&o);
     for (int pl = 0; pl < 2; pl++)
         for (int vl = 0; vl < 2; vl++) {
