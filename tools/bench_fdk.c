@@ -156,7 +156,7 @@ int kc_bench_fdk(int argc, char **argv)
          NULL},
         {"kernel", 0, KC_CHOICE, &kernel, "auto", "K",
          "CUDA backprojection kernel (auto: time every kernel, FDK with the default)",
-         "auto|smem|smem32|global|pipe|pipe32|align|hybrid", 0, 0, NULL},
+         "auto|smem|smem32|global|pipe|pipe32|align", 0, 0, NULL},
         {"gpu-mem", 0, KC_STRING, &mem_s, "0", "BYTES",
          "CUDA working-memory budget (0 = 90% of the free memory)", NULL, 0, 0, NULL},
         {"host", 0, KC_FLAG, &host, NULL, NULL,

@@ -88,9 +88,8 @@ int kc_tool_fdk(int argc, char **argv)
         {"slab", 0, KC_INT64, &slab, "0", "N", "z slices per slab (0 = auto)", NULL, 0, 1e9,
          NULL},
         {"kernel", 0, KC_CHOICE, &kernel, "auto", "K",
-         "CUDA backprojection kernel (all exact and identical but hybrid: texture bilinear, "
-         "faster, ~2e-3 of max off)",
-         "auto|smem|smem32|global|pipe|pipe32|align|hybrid", 0, 0, NULL},
+         "CUDA backprojection kernel (all exact and bit-identical; auto = align)",
+         "auto|smem|smem32|global|pipe|pipe32|align", 0, 0, NULL},
         {"slice", 0, KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)",
          NULL, -1, 2e9, NULL},
         {0}};

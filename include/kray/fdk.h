@@ -84,9 +84,8 @@
 extern "C" {
 #endif
 
-/* CUDA backprojection kernels (for benchmarks; all but hybrid give bit-identical volumes). AUTO
- * picks the fastest exact one measured on the H100, align, at both RabbitCT sizes
- * (docs/benchmarks.md). */
+/* CUDA backprojection kernels (for benchmarks; all give bit-identical volumes). AUTO picks the
+ * fastest measured on the H100, align, at both RabbitCT sizes (docs/benchmarks.md). */
 typedef enum kr_fdk_kernel {
     KR_FDK_KERNEL_AUTO = 0,
     KR_FDK_KERNEL_SMEM,   /* views' detector footprints staged in shared memory, 16x16 blocks */
@@ -95,17 +94,14 @@ typedef enum kr_fdk_kernel {
     KR_FDK_KERNEL_PIPE,   /* footprints staged one view ahead by asynchronous copies into two
                              tiles, 32x16 columns x 8 slices per block */
     KR_FDK_KERNEL_PIPE32, /* the same with 32x32 columns per block */
-    KR_FDK_KERNEL_ALIGN,  /* 32x32 columns x 8 slices per block, each warp's columns laid along
-                             its views' rays, plain tiles staged by 16-byte copies */
-    KR_FDK_KERNEL_HYBRID, /* align with three quarters of the samples through the texture unit's
-                             bilinear filter (8-bit weights): about 16 % faster, NOT exact
-                             (~2e-3 of the volume's maximum); only by request; needs a
-                             detector width that is a multiple of 8 (else align runs, logged) */
+    KR_FDK_KERNEL_ALIGN,  /* 32x32 columns x 16 slices per block, each warp's columns laid along
+                             its views' rays, tiles staged by 16-byte copies and rebuilt as
+                             (value, difference) pairs: one 8-byte load per row of a sample */
     KR_FDK_KERNEL_COUNT
 } kr_fdk_kernel;
 
 const char *kr_fdk_kernel_name(kr_fdk_kernel k); /* "auto", "smem", "smem32", "global", "pipe",
-                                                    "pipe32", "align", "hybrid" */
+                                                    "pipe32", "align" */
 kr_status kr_fdk_kernel_from_name(const char *s, kr_fdk_kernel *k);
 
 typedef struct kr_fdk_opts {

@@ -15,7 +15,7 @@
 #endif
 
 static const char *const kri_fdk_kernel_names[KR_FDK_KERNEL_COUNT] = {
-    "auto", "smem", "smem32", "global", "pipe", "pipe32", "align", "hybrid"};
+    "auto", "smem", "smem32", "global", "pipe", "pipe32", "align"};
 
 const char *kr_fdk_kernel_name(kr_fdk_kernel k)
 {
@@ -32,7 +32,7 @@ kr_status kr_fdk_kernel_from_name(const char *s, kr_fdk_kernel *k)
             return KR_OK;
         }
     return kri_fail(KR_ERR_INVALID_ARG,
-                    "unknown FDK kernel '%s' (expected auto, smem, smem32, global, pipe, pipe32, align or hybrid)", s);
+                    "unknown FDK kernel '%s' (expected auto, smem, smem32, global, pipe, pipe32 or align)", s);
 }
 
 void kr_fdk_opts_default(kr_fdk_opts *o)
@@ -490,16 +490,6 @@ kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_
         if (p->mat[m].pu[2] != 0.0f || p->mat[m].pw[2] != 0.0f) p->fast = 0;
     }
     p->info.fast_path = p->fast;
-    {
-        /* detector pixels per voxel at the volume centre in view 0 (shapes the CUDA kernel) */
-        const kri_fdk_mat *M = &p->mat[0];
-        const double ci = 0.5 * (double)(p->grid.n[0] - 1), cj = 0.5 * (double)(p->grid.n[1] - 1);
-        const double ck = 0.5 * (double)(p->grid.n[2] - 1);
-        const double w = M->pw[0] * ci + M->pw[1] * cj + M->pw[2] * ck + M->pw[3];
-        const double u = (M->pu[0] * ci + M->pu[1] * cj + M->pu[2] * ck + M->pu[3]) / w;
-        const double di = (M->pu[0] - M->pw[0] * u) / w, dj = (M->pu[1] - M->pw[1] * u) / w;
-        p->mag = w != 0.0 && isfinite(u) ? sqrt(di * di + dj * dj) : 1.0;
-    }
     KRI_CHECK(kri_fdk_weights(p, vg));
     kri_fdk_fov_check(p);
     if (p->backend == KR_BACKEND_CUDA) {

@@ -242,10 +242,6 @@ struct kri_fdk_cuda {
     float *d_raw[2], *h_pin[2], *d_q, *d_slab;
     kri_fdk_filt *filt;
     int64_t bytes;
-    /* hybrid kernel: one texture object per batch slot of d_q (created on first use; ntex -1
-     * when the batch's alignment does not allow them) */
-    cudaTextureObject_t *tex;
-    int64_t ntex;
 };
 
 static void kri_cuda_fdk_release(kri_fdk_cuda *cu)
@@ -260,10 +256,6 @@ static void kri_cuda_fdk_release(kri_fdk_cuda *cu)
     cu->d_q = cu->d_slab = NULL;
     kri_fdk_filt_destroy(cu->filt);
     cu->filt = NULL;
-    for (int64_t b = 0; b < cu->ntex; b++) cudaDestroyTextureObject(cu->tex[b]);
-    kri_free(cu->tex);
-    cu->tex = NULL;
-    cu->ntex = 0;
     kri_fdk_sched_free(&cu->sched);
     cu->ready = 0;
     cu->bytes = 0;
@@ -410,61 +402,6 @@ static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
     return KR_OK;
 }
 
-/* Texture objects over the batch slots of d_q for the hybrid kernel: rows of nu floats, nbmax
- * rows, bilinear filtering, zero outside; made once per schedule. Returns 0 when the slots'
- * alignment does not allow a pitched texture (the caller falls back to the exact kernel; the
- * log says so once). */
-static int kri_fdk_textures(kr_fdk_plan *p)
-{
-    kri_fdk_cuda *cu = p->cu;
-    if (cu->ntex) return cu->ntex > 0;
-    const kri_fdk_sched *s = &cu->sched;
-    const size_t pitch = (size_t)p->nu * sizeof(float), slot = pitch * (size_t)s->nbmax;
-    int pa = 0, sa = 0, wmax = 0, hmax = 0;
-    cu->ntex = -1;
-    if (cudaDeviceGetAttribute(&pa, cudaDevAttrTexturePitchAlignment, cu->dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sa, cudaDevAttrTextureAlignment, cu->dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&wmax, cudaDevAttrMaxTexture2DLinearWidth, cu->dev) !=
-            cudaSuccess ||
-        cudaDeviceGetAttribute(&hmax, cudaDevAttrMaxTexture2DLinearHeight, cu->dev) !=
-            cudaSuccess ||
-        pa < 1 || sa < 1 || pitch % (size_t)pa || slot % (size_t)sa ||
-        (size_t)cu->d_q % (size_t)sa || p->nu > wmax || s->nbmax > hmax) {
-        (void)cudaGetLastError();
-        kr_log(p->ctx, KR_LOG_INFO, "fdk: the batch layout allows no texture here (detector "
-                                    "width %lld); the exact align kernel runs instead of hybrid",
-               (long long)p->nu);
-        return 0;
-    }
-    cu->tex = (cudaTextureObject_t *)kri_calloc((size_t)s->batch, sizeof *cu->tex);
-    if (!cu->tex) return 0;
-    cudaResourceDesc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = cudaResourceTypePitch2D;
-    rd.res.pitch2D.desc = cudaCreateChannelDesc<float>();
-    rd.res.pitch2D.width = (size_t)p->nu;
-    rd.res.pitch2D.height = (size_t)s->nbmax;
-    rd.res.pitch2D.pitchInBytes = pitch;
-    cudaTextureDesc td;
-    memset(&td, 0, sizeof td);
-    td.addressMode[0] = td.addressMode[1] = cudaAddressModeBorder;
-    td.filterMode = cudaFilterModeLinear;
-    td.readMode = cudaReadModeElementType;
-    td.normalizedCoords = 0;
-    for (int64_t b = 0; b < s->batch; b++) {
-        rd.res.pitch2D.devPtr = cu->d_q + b * p->nu * s->nbmax;
-        if (cudaCreateTextureObject(&cu->tex[b], &rd, &td, NULL) != cudaSuccess) {
-            (void)cudaGetLastError();
-            for (int64_t e = 0; e < b; e++) cudaDestroyTextureObject(cu->tex[e]);
-            kri_free(cu->tex);
-            cu->tex = NULL;
-            return 0;
-        }
-    }
-    cu->ntex = s->batch;
-    return 1;
-}
-
 /* Backprojection launches for slots [0, nb) of the batch (views m0 ..) into one slab. */
 static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_src &S,
                                  const kri_bp_vol &V, int64_t m0, int64_t nb)
@@ -473,7 +410,6 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
     /* measured on the H100 (docs/benchmarks.md): the ray-aligned kernel is the fastest at both
      * RabbitCT sizes (2.5 and 1.25 detector pixels per voxel) */
     if (kern == KR_FDK_KERNEL_AUTO) kern = KR_FDK_KERNEL_ALIGN;
-    if (kern == KR_FDK_KERNEL_HYBRID && !kri_fdk_textures(p)) kern = KR_FDK_KERNEL_ALIGN;
     if (!p->fast) kern = KR_FDK_KERNEL_GLOBAL;
     p->info.kernel = !p->fast ? "global-general" : kr_fdk_kernel_name(kern);
     for (int64_t c0 = 0; c0 < nb; c0 += KRI_FDK_VPL) {
@@ -481,8 +417,6 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
         P.n = (int)(nb - c0 < KRI_FDK_VPL ? nb - c0 : KRI_FDK_VPL);
         P.slot0 = (int)c0;
         memcpy(P.m, p->mat + m0 + c0, (size_t)P.n * sizeof(kri_fdk_mat));
-        for (int v = 0; kern == KR_FDK_KERNEL_HYBRID && v < P.n; v++)
-            P.tex[v] = (unsigned long long)p->cu->tex[c0 + v];
         if (kern == KR_FDK_KERNEL_SMEM) {
             const int cap = 4096; /* cells: 32 KiB */
             dim3 g((unsigned)((V.nx + 15) / 16), (unsigned)((V.ny + 15) / 16),
@@ -493,11 +427,8 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
             dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
                    (unsigned)((V.nzs + 15) / 16));
             k_fdk_bp_smem<32, 8, 16><<<g, dim3(32, 8), cap * sizeof(float2), st>>>(S, V, cap, P);
-        } else if (kern == KR_FDK_KERNEL_ALIGN || kern == KR_FDK_KERNEL_HYBRID) {
-            /* 16 slices per thread where a voxel covers fewer than 1.8 detector pixels
-             * (measured: 1024^3 RabbitCT, 1.25 px, 7 % faster; 512^3, 2.5 px, 4 % slower) */
-            KRI_CU(kri_fdk_bp_align(st, S, V, P, kern == KR_FDK_KERNEL_HYBRID, p->mag < 1.8),
-                   "the ray-aligned FDK backprojection kernel");
+        } else if (kern == KR_FDK_KERNEL_ALIGN) {
+            KRI_CU(kri_fdk_bp_align(st, S, V, P), "the ray-aligned FDK backprojection kernel");
         } else if (kern == KR_FDK_KERNEL_PIPE || kern == KR_FDK_KERNEL_PIPE32) {
             KRI_CU(kri_fdk_bp_pipe(kern == KR_FDK_KERNEL_PIPE32, st, S, V, P),
                    "the pipelined FDK backprojection kernel");
@@ -584,7 +515,8 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
             if (ph) KRI_RUN_CU(cudaEventRecord(cu->used[k], st), "cudaEventRecord");
             const float *q = cu->d_q;
             if (weight) KRI_RUN(kri_fdk_filt_run(cu->filt, cu->d_q, nu, cu->d_q, nu));
-            kri_bp_src S = {q, (long long)(nu * H), (int)nu, (int)nv, (int)sl->vb0, (int)sl->nvb};
+            kri_bp_src S = {q, (long long)(nu * H), (int)nu, (int)nv, (int)sl->vb0, (int)sl->nvb,
+                            0u - 0x4B400000u * 8u};
             if (timed) KRI_RUN_CU(cudaEventRecord(cu->tev[1], st), "cudaEventRecord");
             KRI_RUN(kri_cuda_fdk_bp(p, st, S, V, m0, nb));
             if (timed) {

@@ -52,6 +52,10 @@ struct kri_bp_src {
     const float *q;
     long long slot; /* floats per view slot: nu * nbmax */
     int nu, nv, vb0, nvb;
+    /* -8 * 0x4B400000 (mod 2^32): the bias of the float-bits tile addresses of the align kernel
+     * (8-byte cells), passed at run time so that ptxas keeps it inside the row bases instead of
+     * adding it per sample */
+    unsigned nbias8;
 };
 
 KDF float kri_fetch(const kri_bp_src &S, const float *qs, int a, int b)
@@ -65,7 +69,6 @@ struct kri_bp_views {
     int n;     /* views in this launch */
     int slot0; /* batch slot of the first */
     kri_fdk_mat m[KRI_FDK_VPL];
-    unsigned long long tex[KRI_FDK_VPL]; /* hybrid kernel: texture objects of the views' slots */
 };
 
 struct kri_bp_vol {
@@ -197,9 +200,8 @@ KDF void kri_cp16(unsigned dst, const float *src, int n)
 cudaError_t kri_fdk_bp_pipe(int variant, cudaStream_t st, const kri_bp_src &S,
                             const kri_bp_vol &V, const kri_bp_views &P);
 
-/* Launcher of the ray-aligned kernel (fdk_cuda_align.cu); hybrid: part of the samples through
- * the texture unit (P.tex); deep: 16 slices per thread instead of 8 (exact kernel only). */
+/* Launcher of the ray-aligned kernel (fdk_cuda_align.cu). */
 cudaError_t kri_fdk_bp_align(cudaStream_t st, const kri_bp_src &S, const kri_bp_vol &V,
-                             const kri_bp_views &P, int hybrid, int deep);
+                             const kri_bp_views &P);
 
 #endif

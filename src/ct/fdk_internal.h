@@ -62,8 +62,7 @@ typedef struct kri_fdk_sched {
     int64_t slab_z;      /* slices per slab (the last may be thinner) */
     int64_t nslabs;
     kri_fdk_slab *slabs; /* nslabs entries (owned) */
-    int64_t nbmax;       /* rows per view slot in the batch buffers (even, >= every nvb; for
-                            the hybrid kernel nu nbmax floats fill whole 512-byte units) */
+    int64_t nbmax;       /* rows per view slot in the batch buffers (even, >= every nvb) */
     int64_t batch;       /* views per batch */
     int64_t bytes;       /* device bytes the schedule needs */
 } kri_fdk_sched;
@@ -96,7 +95,6 @@ struct kr_fdk_plan {
     float *parker;    /* [nu, nviews] or NULL (full scan) */
     int fast;         /* every view has pu[2] == pw[2] == 0 */
     kr_fdk_info info;
-    double mag;       /* detector pixels per voxel (x-y) at the volume centre, view 0 */
     int64_t budget;   /* resolved gpu_mem */
     int budget_auto;
     /* CPU */

@@ -127,14 +127,6 @@ static int64_t kri_slot_rows(const kr_fdk_plan *p, const int64_t *slo, const int
     }
     hmax += hmax % 2;
     if (hmax < 2) hmax = 2;
-    if (p->o.kernel == KR_FDK_KERNEL_HYBRID) {
-        /* slots of whole 512-byte units (the texture alignment of current GPUs), so the hybrid
-         * kernel can lay a texture over each: rows in multiples of 128 / gcd(nu, 128) */
-        int64_t g = 128, a = p->nu;
-        while (g > 1 && a % 2 == 0) a /= 2, g /= 2;
-        hmax = (hmax + g - 1) / g * g;
-        hmax += hmax % 2;
-    }
     return hmax;
 }
 
