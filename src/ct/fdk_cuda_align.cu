@@ -1,10 +1,10 @@
 /* FDK backprojection, ray-aligned kernel ("align"). Blocks of 32 x 32 columns x KZ slices, like
  * pipe32, with changes that cut the instructions per voxel update from 49 to about 22 and keep
- * the shared-memory banks (the limit now, about 85 % busy on the H100) as free as possible:
- *   - the warps' columns follow the views' rays: lane l of warp y owns block column
- *     (l, (y + TY c + round(l shear)) & 31), or its transpose (each block picks the axis and the
- *     shear from the ray through its centre on the launch's middle view), so a warp's samples
- *     crowd into few detector cells; the volume goes in and out through shared memory, so its
+ * the shared-memory banks (the limit now, about 80 % busy on the H100) as free as possible:
+ *   - the warps' columns follow the views' rays: each warp takes 4 neighbouring lines of 8
+ *     voxels along the ray through the block's centre on the launch's middle view (sheared
+ *     lines along i or j, whichever is closer), so its samples crowd into few detector cells
+ *     and bank conflicts stay few; the volume goes in and out through shared memory, so its
  *     global accesses stay coalesced;
  *   - the views' footprints are staged as plain floats with 16-byte asynchronous copies (zero
  *     fill off the detector and outside the band), spread over all threads in 4-cell chunks;
@@ -15,7 +15,8 @@
  *     so the float's bits are the index), with the bias folded into the row bases at run time.
  * Same values, same order, same float expressions as the other kernels (fdk_cuda.cuh), so the
  * result is bit-identical to them and to the CPU's AVX-512 kernel. Measured (512^3, 496 views
- * of 1248 x 960, H100): plain tiles 86 ms, pairs 75 ms, 16 slices per thread 72 ms. */
+ * of 1248 x 960, H100): plain tiles 86 ms, pairs 75 ms, 16 slices per thread 72 ms, warps of
+ * 4 x 8 instead of 1 x 32 voxels 67.6 ms. */
 #include "fdk_cuda.cuh"
 
 #define KRI_BIAS 12582912.0f /* 1.5 * 2^23: floats in [2^23, 2^24) are integers, bits = 0x4B400000 + n */
@@ -189,7 +190,7 @@ KDF void kri_exchange(float *ex, const kri_bp_vol &V, int kl0, int nk, int bi0, 
     }
 }
 
-template <int TY, int CY, int KZ, int MINB>
+template <int TY, int CY, int KZ, int MINB, int W>
 __global__ void __launch_bounds__(32 * TY, MINB)
     k_fdk_bp_align(kri_bp_src S, kri_bp_vol V, int cap, const kri_bp_views P)
 {
@@ -210,13 +211,20 @@ __global__ void __launch_bounds__(32 * TY, MINB)
     bool lanes_j;
     float shear;
     kri_ray_lanes(P.m[P.n / 2], (float)bi0 + 15.5f, (float)bj0 + 15.5f, &lanes_j, &shear);
-    const int sh = __float2int_rn((float)threadIdx.x * shear);
+    /* slot y + TY c of the 32 covers 32 / W neighbouring lines of the block (across the ray)
+     * over one W-long stretch along it: lane l at position a = W h + l % W along the ray, on
+     * line L + l / W, sheared; a bijection for any shear. Shorter stretches spread a warp's
+     * samples over fewer detector rows (depth changes v along the ray), wider ones over more
+     * columns: W = 8 reads the fewest distinct cells (~20 per row load at 512^3). */
     int li[CY], lj[CY];
 #pragma unroll
     for (int c = 0; c < CY; c++) {
-        const int o = ((int)threadIdx.y + c * TY + sh) & 31;
-        li[c] = lanes_j ? o : (int)threadIdx.x;
-        lj[c] = lanes_j ? (int)threadIdx.x : o;
+        constexpr int NL = 32 / W;
+        const int slot = (int)threadIdx.y + c * TY, lane = (int)threadIdx.x;
+        const int a = (slot % NL) * W + lane % W, line = (slot / NL) * NL + lane / W;
+        const int o = (line + __float2int_rn((float)a * shear)) & 31;
+        li[c] = lanes_j ? o : a;
+        lj[c] = lanes_j ? a : o;
     }
     float acc[CY][KZ];
     kri_exchange<NT, KZ>(tiles, V, kl0, nk, bi0, bj0, tid, true);
@@ -285,19 +293,19 @@ template <int MINB> constexpr int kri_align_cap()
     return (int)(((228 * 1024 / MINB - 1024 - 16 - (int)sizeof(int) * 8 * KRI_FDK_VPL) / 12) & ~63);
 }
 
-template <int TY, int CY, int KZ, int MINB>
+template <int TY, int CY, int KZ, int MINB, int W>
 static cudaError_t kri_launch_align(cudaStream_t st, const kri_bp_src &S, const kri_bp_vol &V,
                                     const kri_bp_views &P)
 {
     constexpr int cap = kri_align_cap<MINB>();
     static_assert(32 * 32 * KZ <= 3 * cap, "the exchange fits in the tiles");
     const size_t smem = (3 * (size_t)cap + 4) * sizeof(float); /* plain + 4 slack, pairs */
-    cudaError_t e = cudaFuncSetAttribute(k_fdk_bp_align<TY, CY, KZ, MINB>,
+    cudaError_t e = cudaFuncSetAttribute(k_fdk_bp_align<TY, CY, KZ, MINB, W>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
     dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 31) / 32),
            (unsigned)((V.nzs + KZ - 1) / KZ));
-    k_fdk_bp_align<TY, CY, KZ, MINB><<<g, dim3(32, TY), smem, st>>>(S, V, cap, P);
+    k_fdk_bp_align<TY, CY, KZ, MINB, W><<<g, dim3(32, TY), smem, st>>>(S, V, cap, P);
     return cudaGetLastError();
 }
 
@@ -309,5 +317,7 @@ cudaError_t kri_fdk_bp_align(cudaStream_t st, const kri_bp_src &S, const kri_bp_
      * thread in 2 blocks per SM 72.5 ms against 75.1 for 8 slices in 3 blocks; at 1024^3 (1.25
      * pixels per voxel) 16 slices were already 7 % faster with the plain tiles. 512-thread
      * blocks and 2 blocks of 8 slices per SM were slower. */
-    return kri_launch_align<8, 4, 16, 2>(st, S, V, P);
+    /* warps of 4 lines x 8 voxels along the ray (W = 8): 512^3 67.6 ms, 1024^3 383.5 ms;
+     * 2 x 16: 72.9 / 400.1; 1 x 32 (a whole line): 71.9 / 396.3 */
+    return kri_launch_align<8, 4, 16, 2, 8>(st, S, V, P);
 }
