@@ -62,7 +62,8 @@ KDF void kri_footprint_pairs(const kri_fdk_mat &M, const kri_bp_src &S, int bi0,
 }
 
 /* Chunk x (4 cells) of a tile of rows of m chunks (inv = 1 / m): its row and chunk within the
- * row (exact: x < 2^16 and m < 2^10 keep (x + 1/2) / m at least 1 / 2^11 from an integer). */
+ * row. Exact: (x + 1/2) / m lies at least 1 / (2 m) from an integer, and its float error is
+ * below (x / m) 2^-22 <= (rows m) 2^-22 / m < 1 / (2^10 m), rows m being at most cap / 4. */
 KDF void kri_chunk(int x, int m, float inv, int *r, int *c)
 {
     *r = (int)__fmul_rn((float)x + 0.5f, inv);
@@ -116,10 +117,10 @@ KDF void kri_stage4(const kri_bp_src &S, const float *qs, const int *bb, unsigne
  * q(a + 1, b) - q(a, b)) of pitch bb[5] at pd: the difference the bilinear sample takes
  * first, so one 8-byte load per row and one FMA give that row's interpolation (bit-identical:
  * the same __fsub_rn). A row's last cell pairs with the next row's first (raw has 4 floats of
- * slack past the tile); no sample reads it (margin). Bank-conflict free: a lane's fifth value
- * is its right neighbour's first (a shuffle, not a strided load), and the two 16-byte halves
- * of a lane's 32 bytes go out in the order (c >> 2) & 1, so every 8 lanes of a store cover
- * the 8 bank groups of 16 bytes. */
+ * slack past the tile); no sample reads it (margin). A lane's fifth value is its right
+ * neighbour's first (a shuffle, not a strided load), and the two 16-byte halves of a lane's
+ * 32 bytes go out in the order (c >> 2) & 1, so that within a row every 8 lanes of a store
+ * cover the 8 bank groups of 16 bytes. */
 template <int NT>
 KDF void kri_make_pairs(const float *raw, float *pd, const int *bb, int tid)
 {
