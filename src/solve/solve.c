@@ -75,6 +75,34 @@ static kr_status kri_work(kr_array **v, int count, const kr_ctx *ctx, const kr_l
     return KR_OK;
 }
 
+/* The bookkeeping that closes iteration k of CG and CGLS: g_new, the new squared norm of the
+ * residual (CG) or of the gradient (CGLS), against the reference norm ref. Returns 1 when the
+ * loop must stop: converged (*rel <= tol), or a non-finite norm (*s says so). */
+static int kri_iter_close(const char *fn, const kr_linop *A, const char *what,
+                          const kr_solve_opts *o, kr_progress *prog, int k, double g_new,
+                          double ref, double *rel, kr_status *s)
+{
+    if (!isfinite(g_new)) {
+        *s = kri_nonfinite(fn, A, what, k);
+        return 1;
+    }
+    *rel = sqrt(g_new) / ref;
+    if (o->history) o->history[k] = *rel;
+    kr_progress_add(prog, 1);
+    return *rel <= o->tol;
+}
+
+/* The end of a CG or CGLS run: progress bar, info and the debug line. */
+static kr_status kri_run_close(const kr_ctx *ctx, const char *fn, kr_progress *prog,
+                               kr_solve_info *info, int k, double rel, double tol, kr_status s)
+{
+    kr_progress_end(prog);
+    kri_info_set(info, k, rel, rel <= tol);
+    if (s == KR_OK)
+        kr_log(ctx, KR_LOG_DEBUG, "%s: %d iterations, relative residual %.3g (%s)", fn, k, rel,
+               rel <= tol ? "converged" : "not converged");
+    return s;
+}
 /* ---- CG ------------------------------------------------------------------------------------- */
 static kr_status kri_cg_run(const kr_ctx *ctx, const kr_linop *A, const kr_array *b, kr_array *x,
                             const kr_solve_opts *o, kr_solve_info *info, kr_array *r, kr_array *p,
@@ -129,25 +157,12 @@ static kr_status kri_cg_run(const kr_ctx *ctx, const kr_linop *A, const kr_array
         double rr_new = 0.0;
         if (s == KR_OK) s = kri_vec_sumsq(ctx, r, &rr_new);
         if (s != KR_OK) break;
-        k++;
-        if (!isfinite(rr_new)) {
-            s = kri_nonfinite(fn, A, "the residual", k);
-            break;
-        }
-        rel = sqrt(rr_new) / bn;
-        if (o->history) o->history[k] = rel;
-        kr_progress_add(prog, 1);
-        if (rel <= o->tol) break;
+        if (kri_iter_close(fn, A, "the residual", o, prog, ++k, rr_new, bn, &rel, &s)) break;
         s = kr_vec_xpay(ctx, p, rr_new / rr, 0.0, r); /* p = r + beta p */
         if (s != KR_OK) break;
         rr = rr_new;
     }
-    kr_progress_end(prog);
-    kri_info_set(info, k, rel, rel <= o->tol);
-    if (s == KR_OK)
-        kr_log(ctx, KR_LOG_DEBUG, "kr_cg: %d iterations, relative residual %.3g (%s)", k, rel,
-               rel <= o->tol ? "converged" : "not converged");
-    return s;
+    return kri_run_close(ctx, fn, prog, info, k, rel, o->tol, s);
 }
 
 kr_status kr_cg(const kr_ctx *ctx, const kr_linop *A, const kr_array *b, kr_array *x,
@@ -244,25 +259,12 @@ static kr_status kri_cgls_run(const kr_ctx *ctx, const kr_linop *A, const kr_arr
         double gamma_new = 0.0;
         if (s == KR_OK) s = kri_vec_sumsq(ctx, sv, &gamma_new);
         if (s != KR_OK) break;
-        k++;
-        if (!isfinite(gamma_new)) {
-            s = kri_nonfinite(fn, A, "the gradient", k);
-            break;
-        }
-        rel = sqrt(gamma_new) / s0;
-        if (o->history) o->history[k] = rel;
-        kr_progress_add(prog, 1);
-        if (rel <= o->tol) break;
+        if (kri_iter_close(fn, A, "the gradient", o, prog, ++k, gamma_new, s0, &rel, &s)) break;
         s = kr_vec_xpay(ctx, p, gamma_new / gamma, 0.0, sv); /* p = s + beta p */
         if (s != KR_OK) break;
         gamma = gamma_new;
     }
-    kr_progress_end(prog);
-    kri_info_set(info, k, rel, rel <= o->tol);
-    if (s == KR_OK)
-        kr_log(ctx, KR_LOG_DEBUG, "kr_cgls: %d iterations, relative residual %.3g (%s)", k, rel,
-               rel <= o->tol ? "converged" : "not converged");
-    return s;
+    return kri_run_close(ctx, fn, prog, info, k, rel, o->tol, s);
 }
 
 kr_status kr_cgls(const kr_ctx *ctx, const kr_linop *A, const kr_array *y, kr_array *x,
