@@ -21,6 +21,19 @@ static inline int ktio_put(const char *path, const void *p, size_t n)
     return bad ? -1 : 0;
 }
 
+/* A file of header text followed by n data bytes (test fixture). */
+static inline void ktio_mk(const char *path, const char *hdr, const void *data, size_t n)
+{
+    size_t hl = strlen(hdr);
+    unsigned char *b = malloc(hl + n + 1);
+    KT_CHECK(b != NULL);
+    if (!b) return;
+    memcpy(b, hdr, hl);
+    if (n) memcpy(b + hl, data, n);
+    KT_CHECK(ktio_put(path, b, hl + n) == 0);
+    free(b);
+}
+
 /* Whole file into a new malloc'ed buffer (NULL if missing); *n its size. */
 static inline unsigned char *ktio_get(const char *path, size_t *n)
 {
@@ -151,6 +164,39 @@ static inline int ktio_equal(const kr_array *a, const kr_array *b)
     for (int i = 0; i < a->ndim; i++)
         if (a->dims[i] != b->dims[i]) return 0;
     return memcmp(a->data, b->data, kr_array_bytes(a)) == 0;
+}
+
+/* The metadata of the round-trip tests: spacing (0.75, 1.25, 2.5), origin (-10.5, 20.25, 3),
+ * the given description. */
+static inline kr_meta ktio_meta(const char *description)
+{
+    kr_meta m;
+    memset(&m, 0, sizeof m);
+    m.spacing[0] = 0.75;
+    m.spacing[1] = 1.25;
+    m.spacing[2] = 2.5;
+    m.origin[0] = -10.5;
+    m.origin[1] = 20.25;
+    m.origin[2] = 3.0;
+    if (description) snprintf(m.description, sizeof m.description, "%s", description);
+    return m;
+}
+
+/* Read path back and check it against a (bit for bit) and, unless m is NULL, against m's
+ * spacing, origin and description; label names the case in a failure. */
+static inline void ktio_check_read_back(const char *path, const kr_array *a, const kr_meta *m,
+                                        const char *label)
+{
+    kr_array *b = NULL;
+    kr_meta r;
+    KT_OK(kr_read(path, &b, &r, NULL));
+    KT_CHECK_MSG(ktio_equal(a, b), "%s: the array read back differs", label);
+    if (m) {
+        for (int i = 0; i < 3; i++)
+            KT_CHECK(r.spacing[i] == m->spacing[i] && r.origin[i] == m->origin[i]);
+        KT_CHECK(strcmp(r.description, m->description) == 0);
+    }
+    kr_array_destroy(b);
 }
 
 /* Run `body` with writes limited to `bytes` per file (RLIMIT_FSIZE, SIGXFSZ ignored), so a

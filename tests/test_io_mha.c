@@ -12,41 +12,16 @@ static const kr_dtype all_types[] = {KR_U8, KR_I16, KR_U16, KR_F32, KR_F64, KR_C
 static const char *met_names[] = {"MET_UCHAR",  "MET_SHORT", "MET_USHORT", "MET_FLOAT",
                                   "MET_DOUBLE", "MET_FLOAT", "MET_DOUBLE"};
 
-/* header text followed by n data bytes */
-static void mk(const char *path, const char *hdr, const void *data, size_t n)
-{
-    size_t hl = strlen(hdr);
-    unsigned char *b = malloc(hl + n + 1);
-    memcpy(b, hdr, hl);
-    if (n) memcpy(b + hl, data, n);
-    KT_CHECK(ktio_put(path, b, hl + n) == 0);
-    free(b);
-}
-
-static kr_meta test_meta(void)
-{
-    kr_meta m;
-    memset(&m, 0, sizeof m);
-    m.spacing[0] = 0.75;
-    m.spacing[1] = 1.25;
-    m.spacing[2] = 2.5;
-    m.origin[0] = -10.5;
-    m.origin[1] = 20.25;
-    m.origin[2] = 3.0;
-    snprintf(m.description, sizeof m.description, "kray test");
-    return m;
-}
-
 static void test_round_trip(void)
 {
     int64_t dims[3] = {5, 4, 3};
-    kr_meta m = test_meta();
+    kr_meta m = ktio_meta("kray test");
     kr_io_opts o;
     kr_io_opts_default(&o);
     o.meta = &m;
     for (int det = 0; det <= 1; det++)
         for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++) {
-            kr_array *a = ktio_make(all_types[t], 3, dims), *b = NULL;
+            kr_array *a = ktio_make(all_types[t], 3, dims);
             const char *p = kt_tmp(det ? "rt.mhd" : "rt.mha");
             const char *raw = kt_tmp("rt.raw");
             KT_OK(kr_write(p, a, &o));
@@ -84,15 +59,11 @@ static void test_round_trip(void)
                 }
                 free(h);
             }
-            kr_meta r;
-            KT_OK(kr_read(p, &b, &r, NULL));
-            KT_CHECK_MSG(ktio_equal(a, b), "%s %s differs", det ? "mhd" : "mha",
-                         kr_dtype_name(all_types[t]));
-            for (int i = 0; i < 3; i++)
-                KT_CHECK(r.spacing[i] == m.spacing[i] && r.origin[i] == m.origin[i]);
-            KT_CHECK(strcmp(r.description, "kray test") == 0);
+            char label[64];
+            snprintf(label, sizeof label, "%s %s", det ? "mhd" : "mha",
+                     kr_dtype_name(all_types[t]));
+            ktio_check_read_back(p, a, &m, label);
             kr_array_destroy(a);
-            kr_array_destroy(b);
             remove(p);
             remove(raw);
         }
@@ -105,12 +76,12 @@ static void test_hand_written(void)
     kr_meta m;
     /* big-endian shorts, CRLF lines, unknown keys, 2-D, keys in other case */
     unsigned char be[8] = {0xff, 0xfe, 0x00, 0x01, 0x7f, 0xff, 0x80, 0x00};
-    mk(p,
-       "ObjectType = Image\r\nNDims = 2\r\nTransformMatrix = 1 0 0 1\r\nFooBar = 3\r\n"
-       "AnatomicalOrientation = RAI\r\nelementspacing = 0.5 4\r\nPosition = 1 -2\r\n"
-       "DimSize = 2 2\r\nBinaryData = True\r\nBinaryDataByteOrderMSB = True\r\n"
-       "ElementType = MET_SHORT\r\nElementDataFile = LOCAL\r\n",
-       be, 8);
+    ktio_mk(p,
+            "ObjectType = Image\r\nNDims = 2\r\nTransformMatrix = 1 0 0 1\r\nFooBar = 3\r\n"
+            "AnatomicalOrientation = RAI\r\nelementspacing = 0.5 4\r\nPosition = 1 -2\r\n"
+            "DimSize = 2 2\r\nBinaryData = True\r\nBinaryDataByteOrderMSB = True\r\n"
+            "ElementType = MET_SHORT\r\nElementDataFile = LOCAL\r\n",
+            be, 8);
     KT_OK(kr_read(p, &a, &m, NULL));
     KT_CHECK(a && a->dtype == KR_I16 && a->ndim == 2 && a->dims[0] == 2 && a->dims[1] == 2);
     if (a) {
@@ -123,10 +94,10 @@ static void test_hand_written(void)
 
     /* ElementByteOrderMSB, unsigned short */
     unsigned char us[4] = {0x12, 0x34, 0xff, 0x00};
-    mk(p,
-       "NDims = 1\nDimSize = 2\nElementByteOrderMSB = True\nElementType = MET_USHORT\n"
-       "ElementDataFile = LOCAL\n",
-       us, 4);
+    ktio_mk(p,
+            "NDims = 1\nDimSize = 2\nElementByteOrderMSB = True\nElementType = MET_USHORT\n"
+            "ElementDataFile = LOCAL\n",
+            us, 4);
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_U16 && ((uint16_t *)a->data)[0] == 0x1234 &&
              ((uint16_t *)a->data)[1] == 0xff00);
@@ -134,18 +105,18 @@ static void test_hand_written(void)
 
     /* widened types: MET_CHAR -> i16, MET_INT / MET_UINT -> f64 */
     signed char c[3] = {-128, 5, 127};
-    mk(p, "NDims = 1\nDimSize = 3\nElementType = MET_CHAR\nElementDataFile = LOCAL\n", c, 3);
+    ktio_mk(p, "NDims = 1\nDimSize = 3\nElementType = MET_CHAR\nElementDataFile = LOCAL\n", c, 3);
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_I16 && ((int16_t *)a->data)[0] == -128 &&
              ((int16_t *)a->data)[2] == 127);
     kr_array_destroy(a);
     int32_t iv[2] = {-2000000000, 7};
-    mk(p, "NDims = 1\nDimSize = 2\nElementType = MET_INT\nElementDataFile = LOCAL\n", iv, 8);
+    ktio_mk(p, "NDims = 1\nDimSize = 2\nElementType = MET_INT\nElementDataFile = LOCAL\n", iv, 8);
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_F64 && ((double *)a->data)[0] == -2000000000.0);
     kr_array_destroy(a);
     uint32_t uv[2] = {4000000000u, 7};
-    mk(p, "NDims = 1\nDimSize = 2\nElementType = MET_UINT\nElementDataFile = LOCAL\n", uv, 8);
+    ktio_mk(p, "NDims = 1\nDimSize = 2\nElementType = MET_UINT\nElementDataFile = LOCAL\n", uv, 8);
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_F64 && ((double *)a->data)[0] == 4000000000.0);
     kr_array_destroy(a);
@@ -159,10 +130,10 @@ static void test_hand_written(void)
         for (int k = 0; k < 8; k++)
             cd[8 * i + k] = t[7 - k];
     }
-    mk(p,
-       "NDims = 1\nDimSize = 2\nElementNumberOfChannels = 2\nBinaryDataByteOrderMSB = True\n"
-       "ElementType = MET_DOUBLE\nElementDataFile = LOCAL\n",
-       cd, 32);
+    ktio_mk(p,
+            "NDims = 1\nDimSize = 2\nElementNumberOfChannels = 2\nBinaryDataByteOrderMSB = True\n"
+            "ElementType = MET_DOUBLE\nElementDataFile = LOCAL\n",
+            cd, 32);
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_C128 && a->ndim == 1 && a->dims[0] == 2);
     if (a) KT_CHECK(memcmp(a->data, dv, 32) == 0);
@@ -191,40 +162,40 @@ static void test_compressed(void)
                  sizeline);
         /* with CompressedDataSize, bytes after the stream are not read */
         memset(z + zn, 0x77, 16);
-        mk(p, hdr, z, zn + (with_size ? 16 : 0));
+        ktio_mk(p, hdr, z, zn + (with_size ? 16 : 0));
         KT_OK(kr_read(p, &a, NULL, NULL));
         KT_CHECK(a && a->dtype == KR_F32 && kr_array_numel(a) == 300 &&
                  memcmp(a->data, v, sizeof v) == 0);
         kr_array_destroy(a);
     }
     /* the stream decompresses to less / more than DimSize promises */
-    mk(p,
-       "NDims = 1\nDimSize = 301\nCompressedData = True\nElementType = MET_FLOAT\n"
-       "ElementDataFile = LOCAL\n",
-       z, zn);
+    ktio_mk(p,
+            "NDims = 1\nDimSize = 301\nCompressedData = True\nElementType = MET_FLOAT\n"
+            "ElementDataFile = LOCAL\n",
+            z, zn);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "promises");
-    mk(p,
-       "NDims = 1\nDimSize = 299\nCompressedData = True\nElementType = MET_FLOAT\n"
-       "ElementDataFile = LOCAL\n",
-       z, zn);
+    ktio_mk(p,
+            "NDims = 1\nDimSize = 299\nCompressedData = True\nElementType = MET_FLOAT\n"
+            "ElementDataFile = LOCAL\n",
+            z, zn);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "more than");
     /* truncated and corrupt streams */
-    mk(p,
-       "NDims = 1\nDimSize = 300\nCompressedData = True\nElementType = MET_FLOAT\n"
-       "ElementDataFile = LOCAL\n",
-       z, zn / 2);
+    ktio_mk(p,
+            "NDims = 1\nDimSize = 300\nCompressedData = True\nElementType = MET_FLOAT\n"
+            "ElementDataFile = LOCAL\n",
+            z, zn / 2);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "truncated");
     unsigned char bad[64];
     memset(bad, 0x5a, sizeof bad);
-    mk(p,
-       "NDims = 1\nDimSize = 300\nCompressedData = True\nElementType = MET_FLOAT\n"
-       "ElementDataFile = LOCAL\n",
-       bad, sizeof bad);
+    ktio_mk(p,
+            "NDims = 1\nDimSize = 300\nCompressedData = True\nElementType = MET_FLOAT\n"
+            "ElementDataFile = LOCAL\n",
+            bad, sizeof bad);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "zlib");
-    mk(p,
-       "NDims = 1\nDimSize = 300\nCompressedData = True\nCompressedDataSize = 100000\n"
-       "ElementType = MET_FLOAT\nElementDataFile = LOCAL\n",
-       z, zn);
+    ktio_mk(p,
+            "NDims = 1\nDimSize = 300\nCompressedData = True\nCompressedDataSize = 100000\n"
+            "ElementType = MET_FLOAT\nElementDataFile = LOCAL\n",
+            z, zn);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "CompressedDataSize");
     remove(p);
 }
@@ -243,46 +214,51 @@ static void test_detached(void)
     for (int i = 0; i < 22; i++)
         d[i] = (unsigned char)(i < 16 ? 0xee : 10 * (i - 16));
     KT_CHECK(ktio_put(rp, d, 22) == 0);
-    mk(hp,
-       "ObjectType = Image\nNDims = 2\nDimSize = 3 2\nHeaderSize = 16\nElementType = MET_UCHAR\n"
-       "ElementDataFile = sub/data.bin\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "ObjectType = Image\nNDims = 2\nDimSize = 3 2\nHeaderSize = 16\n"
+            "ElementType = MET_UCHAR\n"
+            "ElementDataFile = sub/data.bin\n",
+            NULL, 0);
     kr_array *a = NULL;
     KT_OK(kr_read(hp, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_U8 && ((uint8_t *)a->data)[0] == 0 &&
              ((uint8_t *)a->data)[5] == 50);
     kr_array_destroy(a);
     /* HeaderSize -1: the data are the last bytes */
-    mk(hp,
-       "NDims = 1\nDimSize = 4\nHeaderSize = -1\nElementType = MET_UCHAR\n"
-       "ElementDataFile = sub/data.bin\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "NDims = 1\nDimSize = 4\nHeaderSize = -1\nElementType = MET_UCHAR\n"
+            "ElementDataFile = sub/data.bin\n",
+            NULL, 0);
     KT_OK(kr_read(hp, &a, NULL, NULL));
     KT_CHECK(a && ((uint8_t *)a->data)[0] == 20 && ((uint8_t *)a->data)[3] == 50);
     kr_array_destroy(a);
     /* the data file holds less than promised, or is missing */
-    mk(hp,
-       "NDims = 1\nDimSize = 7\nHeaderSize = 16\nElementType = MET_UCHAR\n"
-       "ElementDataFile = sub/data.bin\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "NDims = 1\nDimSize = 7\nHeaderSize = 16\nElementType = MET_UCHAR\n"
+            "ElementDataFile = sub/data.bin\n",
+            NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "promises");
-    mk(hp,
-       "NDims = 1\nDimSize = 23\nHeaderSize = -1\nElementType = MET_UCHAR\n"
-       "ElementDataFile = sub/data.bin\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "NDims = 1\nDimSize = 23\nHeaderSize = -1\nElementType = MET_UCHAR\n"
+            "ElementDataFile = sub/data.bin\n",
+            NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "promises");
-    mk(hp,
-       "NDims = 1\nDimSize = 1\nHeaderSize = 23\nElementType = MET_UCHAR\n"
-       "ElementDataFile = sub/data.bin\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "NDims = 1\nDimSize = 1\nHeaderSize = 23\nElementType = MET_UCHAR\n"
+            "ElementDataFile = sub/data.bin\n",
+            NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "HeaderSize");
-    mk(hp, "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = nothere.raw\n", NULL,
-       0);
+    ktio_mk(hp, "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = nothere.raw\n",
+            NULL,
+            0);
     KTIO_READ_FAILS(hp, KR_ERR_IO, "ElementDataFile");
-    mk(hp, "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = LIST\n", NULL, 0);
+    ktio_mk(hp, "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = LIST\n",
+            NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_NOT_SUPPORTED, "LIST");
-    mk(hp, "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\nElementDataFile = s%03d.raw 1 2 1\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "NDims = 1\nDimSize = 2\nElementType = MET_UCHAR\n"
+            "ElementDataFile = s%03d.raw 1 2 1\n",
+            NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_NOT_SUPPORTED, "ElementDataFile");
     ktio_rmdir(dir);
 }
@@ -382,7 +358,7 @@ static void test_bad_files(void)
          "BinaryData", KR_ERR_NOT_SUPPORTED},
     };
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
-        mk(p, c[k].hdr, data, 8);
+        ktio_mk(p, c[k].hdr, data, 8);
         kr_array *a = NULL;
         kr_status s = kr_read(p, &a, NULL, NULL);
         KT_CHECK_MSG(s == c[k].st, "case %zu (%s): got %s (%s)", k, c[k].what, kr_status_string(s),
@@ -396,7 +372,8 @@ static void test_bad_files(void)
         g[i] = (unsigned char)(i * 37);
     KT_CHECK(ktio_put(p, g, sizeof g) == 0);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "MetaImage");
-    mk(p, "NDims = 1\nDimSize = 8\nElementType = MET_DOUBLE\nElementDataFile = LOCAL\n", data, 63);
+    ktio_mk(p, "NDims = 1\nDimSize = 8\nElementType = MET_DOUBLE\nElementDataFile = LOCAL\n",
+            data, 63);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "promises");
     remove(p);
 }

@@ -13,16 +13,6 @@ static const kr_dtype all_types[] = {KR_U8, KR_I16, KR_U16, KR_F32, KR_F64, KR_C
 static const char *type_names[] = {"uchar",  "short", "ushort", "float",
                                    "double", "float", "double"};
 
-static void mk(const char *path, const char *hdr, const void *data, size_t n)
-{
-    size_t hl = strlen(hdr);
-    unsigned char *b = malloc(hl + n + 1);
-    memcpy(b, hdr, hl);
-    if (n) memcpy(b + hl, data, n);
-    KT_CHECK(ktio_put(path, b, hl + n) == 0);
-    free(b);
-}
-
 /* gzip (not zlib) stream of n bytes; returns its size */
 static size_t gz(const void *src, size_t n, unsigned char *dst, size_t cap)
 {
@@ -55,24 +45,10 @@ static int gunzip(const unsigned char *src, size_t n, void *dst, size_t want)
     return ok ? 0 : -1;
 }
 
-static kr_meta test_meta(void)
-{
-    kr_meta m;
-    memset(&m, 0, sizeof m);
-    m.spacing[0] = 0.75;
-    m.spacing[1] = 1.25;
-    m.spacing[2] = 2.5;
-    m.origin[0] = -10.5;
-    m.origin[1] = 20.25;
-    m.origin[2] = 3.0;
-    snprintf(m.description, sizeof m.description, "kray test");
-    return m;
-}
-
 static void test_round_trip(void)
 {
     int64_t dims[3] = {5, 4, 3};
-    kr_meta m = test_meta();
+    kr_meta m = ktio_meta("kray test");
     kr_io_opts o;
     kr_io_opts_default(&o);
     o.meta = &m;
@@ -80,7 +56,7 @@ static void test_round_trip(void)
     for (int gzip = 0; gzip <= 1; gzip++)
         for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++) {
             int cplx = kr_dtype_is_complex(all_types[t]);
-            kr_array *a = ktio_make(all_types[t], 3, dims), *b = NULL;
+            kr_array *a = ktio_make(all_types[t], 3, dims);
             o.nrrd_gzip = gzip;
             KT_OK(kr_write(p, a, &o));
             KT_CHECK(ktio_temp_files(p) == 0);
@@ -118,15 +94,11 @@ static void test_round_trip(void)
                 }
             }
             free(h);
-            kr_meta r;
-            KT_OK(kr_read(p, &b, &r, NULL));
-            KT_CHECK_MSG(ktio_equal(a, b), "%s %s differs", gzip ? "gzip" : "raw",
-                         kr_dtype_name(all_types[t]));
-            for (int i = 0; i < 3; i++)
-                KT_CHECK(r.spacing[i] == m.spacing[i] && r.origin[i] == m.origin[i]);
-            KT_CHECK(strcmp(r.description, "kray test") == 0);
+            char label[64];
+            snprintf(label, sizeof label, "%s %s", gzip ? "gzip" : "raw",
+                     kr_dtype_name(all_types[t]));
+            ktio_check_read_back(p, a, &m, label);
             kr_array_destroy(a);
-            kr_array_destroy(b);
         }
     /* 1-D and 5-D arrays: space dimension follows ndim, axes past the third have no direction */
     int64_t d1[1] = {7}, d5[5] = {2, 3, 2, 2, 3};
@@ -156,10 +128,10 @@ static void test_hand_written(void)
     kr_meta m;
     /* NRRD0001, comments, key/value pairs, big-endian "unsigned short", spacings with nan */
     unsigned char be[6] = {0x12, 0x34, 0xff, 0x00, 0x00, 0x01};
-    mk(p,
-       "NRRD0001\n# a comment\ntype: unsigned short\ndimension: 2\nsizes: 3 1\n"
-       "spacings: 0.5 nan\nmy key:=my value\nendian: big\nencoding: raw\nthicknesses: 1 1\n\n",
-       be, 6);
+    ktio_mk(p,
+            "NRRD0001\n# a comment\ntype: unsigned short\ndimension: 2\nsizes: 3 1\n"
+            "spacings: 0.5 nan\nmy key:=my value\nendian: big\nencoding: raw\nthicknesses: 1 1\n\n",
+            be, 6);
     KT_OK(kr_read(p, &a, &m, NULL));
     KT_CHECK(a && a->dtype == KR_U16 && a->ndim == 2 && a->dims[0] == 3);
     if (a) {
@@ -180,11 +152,11 @@ static void test_hand_written(void)
     }
     size_t zn = gz(raw, 48, z, sizeof z);
     KT_CHECK(zn > 0);
-    mk(p,
-       "NRRD0005\r\ntype: double\r\ndimension: 2\r\nspace: left-posterior-superior\r\n"
-       "sizes: 2 3\r\nkinds: complex space\r\nspace directions: none (0,0,-4)\r\n"
-       "space origin: (1.5,-2,3)\r\nendian: big\r\nencoding: gzip\r\n\r\n",
-       z, zn);
+    ktio_mk(p,
+            "NRRD0005\r\ntype: double\r\ndimension: 2\r\nspace: left-posterior-superior\r\n"
+            "sizes: 2 3\r\nkinds: complex space\r\nspace directions: none (0,0,-4)\r\n"
+            "space origin: (1.5,-2,3)\r\nendian: big\r\nencoding: gzip\r\n\r\n",
+            z, zn);
     KT_OK(kr_read(p, &a, &m, NULL));
     KT_CHECK(a && a->dtype == KR_C128 && a->ndim == 1 && a->dims[0] == 3);
     if (a) KT_CHECK(memcmp(a->data, dv, 48) == 0);
@@ -196,30 +168,32 @@ static void test_hand_written(void)
     unsigned char buf[64];
     memcpy(buf, "junk line\nmore\nXYZ", 18);
     memcpy(buf + 18, sc, 4);
-    mk(p,
-       "NRRD0004\ntype: signed char\ndimension: 1\nsizes: 4\nencoding: raw\nline skip: 2\n"
-       "byte skip: 3\n\n",
-       buf, 22);
+    ktio_mk(p,
+            "NRRD0004\ntype: signed char\ndimension: 1\nsizes: 4\nencoding: raw\nline skip: 2\n"
+            "byte skip: 3\n\n",
+            buf, 22);
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_I16 && ((int16_t *)a->data)[0] == -128 &&
              ((int16_t *)a->data)[3] == 127);
     kr_array_destroy(a);
-    mk(p, "NRRD0004\ntype: int8\ndimension: 1\nsizes: 4\nencoding: raw\nbyte skip: -1\n\n", buf,
-       22);
+    ktio_mk(p, "NRRD0004\ntype: int8\ndimension: 1\nsizes: 4\nencoding: raw\nbyte skip: -1\n\n",
+            buf,
+            22);
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && ((int16_t *)a->data)[1] == -1);
     kr_array_destroy(a);
 
     /* int32_t / uint -> f64 */
     int32_t iv[2] = {-2000000000, 9};
-    mk(p, "NRRD0004\ntype: int32_t\ndimension: 1\nsizes: 2\nendian: little\nencoding: raw\n\n", iv,
-       8);
+    ktio_mk(p, "NRRD0004\ntype: int32_t\ndimension: 1\nsizes: 2\nendian: little\nencoding: raw\n\n",
+            iv,
+            8);
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_F64 && ((double *)a->data)[0] == -2000000000.0);
     kr_array_destroy(a);
     uint32_t uv[2] = {4000000000u, 9};
-    mk(p, "NRRD0004\ntype: uint\ndimension: 1\nsizes: 2\nendian: little\nencoding: gz\n\n", z,
-       gz(uv, 8, z, sizeof z));
+    ktio_mk(p, "NRRD0004\ntype: uint\ndimension: 1\nsizes: 2\nendian: little\nencoding: gz\n\n", z,
+            gz(uv, 8, z, sizeof z));
     KT_OK(kr_read(p, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_F64 && ((double *)a->data)[0] == 4000000000.0);
     kr_array_destroy(a);
@@ -236,37 +210,37 @@ static void test_hand_written(void)
     memcpy(fb, "header line\n", 12);
     memcpy(fb + 12, fv, 12);
     KT_CHECK(ktio_put(dp, fb, 24) == 0);
-    mk(hp,
-       "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
-       "line skip: 1\ndata file: d.raw",
-       NULL, 0); /* detached headers may end at the end of the file, without a newline */
+    ktio_mk(hp,
+            "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
+            "line skip: 1\ndata file: d.raw",
+            NULL, 0); /* detached headers may end at the end of the file, without a newline */
     KT_OK(kr_read(hp, &a, NULL, NULL));
     KT_CHECK(a && a->dtype == KR_F32 && memcmp(a->data, fv, 12) == 0);
     kr_array_destroy(a);
-    mk(hp,
-       "NRRD0004\ntype: float\ndimension: 1\nsizes: 4\nendian: little\nencoding: raw\n"
-       "line skip: 1\ndata file: d.raw\n\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "NRRD0004\ntype: float\ndimension: 1\nsizes: 4\nendian: little\nencoding: raw\n"
+            "line skip: 1\ndata file: d.raw\n\n",
+            NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "promises");
-    mk(hp,
-       "NRRD0004\ntype: float\ndimension: 1\nsizes: 1\nendian: little\nencoding: raw\n"
-       "line skip: 3\ndata file: d.raw\n\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "NRRD0004\ntype: float\ndimension: 1\nsizes: 1\nendian: little\nencoding: raw\n"
+            "line skip: 3\ndata file: d.raw\n\n",
+            NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_FORMAT, "line skip");
-    mk(hp,
-       "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
-       "data file: gone.raw\n\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
+            "data file: gone.raw\n\n",
+            NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_IO, "data file");
-    mk(hp,
-       "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
-       "data file: LIST\n\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
+            "data file: LIST\n\n",
+            NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_NOT_SUPPORTED, "LIST");
-    mk(hp,
-       "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
-       "data file: d%03d.raw 1 3 1\n\n",
-       NULL, 0);
+    ktio_mk(hp,
+            "NRRD0004\ntype: float\ndimension: 1\nsizes: 3\nendian: little\nencoding: raw\n"
+            "data file: d%03d.raw 1 3 1\n\n",
+            NULL, 0);
     KTIO_READ_FAILS(hp, KR_ERR_NOT_SUPPORTED, "data file");
     ktio_rmdir(dir);
 }
@@ -380,13 +354,13 @@ static void test_bad_files(void)
 #undef H
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
         if (c[k].gzdata == 1)
-            mk(p, c[k].hdr, z, zn);
+            ktio_mk(p, c[k].hdr, z, zn);
         else if (c[k].gzdata == 2)
-            mk(p, c[k].hdr, z, zn / 2);
+            ktio_mk(p, c[k].hdr, z, zn / 2);
         else if (c[k].gzdata == 3)
-            mk(p, c[k].hdr, "\x1f\x8b\x08\x00garbage-garbage-garbage", 28);
+            ktio_mk(p, c[k].hdr, "\x1f\x8b\x08\x00garbage-garbage-garbage", 28);
         else
-            mk(p, c[k].hdr, data, 8);
+            ktio_mk(p, c[k].hdr, data, 8);
         kr_array *a = NULL;
         kr_status s = kr_read(p, &a, NULL, NULL);
         KT_CHECK_MSG(s == c[k].st, "case %zu (%s): got %s (%s)", k, c[k].what, kr_status_string(s),
@@ -402,8 +376,9 @@ static void test_bad_files(void)
         g[i] = (unsigned char)(i * 53 + 1);
     KT_CHECK(ktio_put(p, g, sizeof g) == 0);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "NRRD");
-    mk(p, "NRRD0004\ntype: double\ndimension: 1\nsizes: 8\nendian: little\nencoding: raw\n\n", data,
-       63);
+    ktio_mk(p, "NRRD0004\ntype: double\ndimension: 1\nsizes: 8\nendian: little\nencoding: raw\n\n",
+            data,
+            63);
     KTIO_READ_FAILS(p, KR_ERR_FORMAT, "promises");
     remove(p);
 }
@@ -479,7 +454,7 @@ static void test_unu_interop(void)
     snprintf(dir, sizeof dir, "%s", kt_tmp("unu"));
     mkdir(dir, 0755);
     int64_t dims[3] = {5, 4, 3};
-    kr_meta m = test_meta();
+    kr_meta m = ktio_meta("kray test");
     kr_io_opts o;
     kr_io_opts_default(&o);
     o.meta = &m;
