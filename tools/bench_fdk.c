@@ -9,12 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int kc_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef struct kc_bcase {
     const char *name, *data;
     const kr_ctx *ctx;
@@ -26,8 +20,8 @@ typedef struct kc_bcase {
 static void kc_bench_line(const kc_bcase *b, const kr_fdk_info *info, double *t, int nt,
                           double *w, int nw)
 {
-    qsort(t, (size_t)nt, sizeof *t, kc_cmp);
-    qsort(w, (size_t)nw, sizeof *w, kc_cmp);
+    kc_times_sort(t, nt);
+    kc_times_sort(w, nw);
     const double best = nt ? t[0] : w[0], med = nt ? t[nt / 2] : w[nw / 2];
     const double upd = (double)b->n * (double)b->n * (double)b->n * (double)b->views;
     if (!b->json) {

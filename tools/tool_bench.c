@@ -64,6 +64,17 @@ int kc_tool_bench(int argc, char **argv)
     return KC_EXIT_USAGE;
 }
 
+static int kc_cmp_time(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void kc_times_sort(double *t, int n)
+{
+    if (n > 1) qsort(t, (size_t)n, sizeof *t, kc_cmp_time);
+}
+
 void kc_tstats_of(const double *t, int n, kc_tstats *s)
 {
     memset(s, 0, sizeof *s);

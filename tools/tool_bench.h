@@ -21,6 +21,8 @@ typedef struct kc_tstats {
     double mean, std, min, max;
 } kc_tstats;
 void kc_tstats_of(const double *t, int n, kc_tstats *s);
+/* Sort n timings ascending in place: t[0] is then the best, t[n / 2] the median. */
+void kc_times_sort(double *t, int n);
 
 /* "Intel(R) Xeon(R) ..., 2 threads" and, when a GPU is usable, its description. */
 void kc_bench_machine(char *cpu, size_t ncpu, char *gpu, size_t ngpu);

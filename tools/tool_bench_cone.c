@@ -8,16 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int kc_cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void kc_cone_line(int json, const char *bcase, const char *method, const kr_ctx *ctx,
                          const char *dev, const int64_t *vd, const int64_t *pd, double *t, int n)
 {
-    qsort(t, (size_t)n, sizeof *t, kc_cmp_d);
+    kc_times_sort(t, n);
     const double best = t[0], med = t[n / 2], rays = (double)pd[0] * pd[1] * pd[2];
     const char *be = kr_backend_name(kr_ctx_backend(ctx));
     if (!json) {
