@@ -227,9 +227,9 @@ template <typename T> struct kri_off<T, long long> {
 };
 
 /* Buffer and strides of the padded layout a ray of major axis ax reads: the fast minor axis
- * has stride 1 in both layouts. */
+ * has stride 1 in both layouts. Also on the host, where the forward lays out its volumes. */
 template <typename I>
-static __device__ __forceinline__ void kri_pad_layout(int ax, int n0, int n1, int *which, I *sm,
+static __host__ __device__ __forceinline__ void kri_pad_layout(int ax, int n0, int n1, int *which, I *sm,
                                                       I *sb)
 {
     const I p0 = n0 + 2, p1 = n1 + 2;
@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
         ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
         jos3_setup(&p, &r, &j);
         if (j.m0 > j.m1) continue;
-        int which; /* bufs.b[j.ax] is the layout's volume */
+        int which; /* bufs.b[j.ax] is that volume (kri_fwd3) */
         I sm, sb;
         kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
         /* padded offset of sample m at minor indices (ia, ib): base + ia + ib sb, with
@@ -507,19 +507,27 @@ static kr_status kri_fwd3(const kr_ct_projector *p, const T *vol, T *proj)
     KRI_TRY(kri_pad<T>(p, vol, P, Tb, st));
     const bool small = q->pad_elems < ((size_t)1 << 31) - 4;
     const long long total = (long long)q->pad_elems;
-    const auto *dv32 = (const typename kri_t3<float>::V *)q->d_views;
+    /* per major axis: the padded volume its rays read and that layout's sb */
+    kri_jbufs<T> b;
+    long long sb[3];
+    for (int a = 0; a < 3; a++) {
+        int which;
+        long long sm;
+        kri_pad_layout<long long>(a, prm.n[0], prm.n[1], &which, &sm, &sb[a]);
+        b.b[a] = which ? Tb : P;
+    }
     if (sizeof(T) == sizeof(float) && q->d_quad[0]) { /* f32 with room for the quad layout */
-        float4 *Q[3] = {(float4 *)q->d_quad[0], (float4 *)q->d_quad[1], (float4 *)q->d_quad[2]};
-        const long long p0 = prm.n[0] + 2, p01 = p0 * (prm.n[1] + 2);
-        const long long qsb[3] = {p01, p01, p0}; /* kri_pad_layout's sb per major axis */
-        for (int a = 0; a < 3; a++)
+        kri_jbufs<float4> b4;
+        for (int a = 0; a < 3; a++) {
+            b4.b[a] = (const float4 *)q->d_quad[a];
             k_ct3_quads<<<kri_cu_grid(total, 256), 256, 0, st>>>(
-                total, qsb[a], (const float *)(a ? P : Tb), Q[a]);
+                total, sb[a], (const float *)b.b[a], (float4 *)q->d_quad[a]);
+        }
         KRI_TRY(kri_cu_check("cone-beam projector: quad kernel launch"));
-        const kri_jbufs<float4> b = {{Q[0], Q[1], Q[2]}};
-        KRI_TRY(kri_fwd_jos_launch(kri_prm(q, (float *)NULL), dv32, b, (float *)proj, small, st));
+        KRI_TRY(kri_fwd_jos_launch(kri_prm(q, (float *)NULL),
+                                   (const typename kri_t3<float>::V *)q->d_views, b4,
+                                   (float *)proj, small, st));
     } else {
-        const kri_jbufs<T> b = {{Tb, P, P}};
         KRI_TRY(kri_fwd_jos_launch(prm, dv, b, proj, small, st));
     }
     return kri_cu_finish(p->ctx, "cone-beam Joseph projection kernel");
