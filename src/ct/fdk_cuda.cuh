@@ -54,7 +54,8 @@ struct kri_bp_src {
     int nu, nv, vb0, nvb;
     /* -8 * 0x4B400000 (mod 2^32): the bias of the float-bits tile addresses of the align kernel
      * (8-byte cells), passed at run time so that ptxas keeps it inside the row bases instead of
-     * adding it per sample */
+     * adding it per sample. Here rather than as an argument of that kernel alone: so placed,
+     * ptxas spills 8 bytes and the 1024^3 backprojection is 1.5 % slower (392.1 vs 386.5 ms). */
     unsigned nbias8;
 };
 

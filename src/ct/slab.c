@@ -126,8 +126,7 @@ static int64_t kri_slot_rows(const kr_fdk_plan *p, const int64_t *slo, const int
         if (nb > hmax) hmax = nb;
     }
     hmax += hmax % 2;
-    if (hmax < 2) hmax = 2;
-    return hmax;
+    return hmax < 2 ? 2 : hmax;
 }
 
 /* Largest batch (<= nviews) within the budget, 0 if none. */
