@@ -4,9 +4,13 @@
  * split execution; plus one timing line for the two reference problems (informative; the
  * benchmark is `kray bench fbp2d`). Exits 77 without a CUDA device. */
 #include "internal.h"
+#include "ct/fbp_internal.h"
 #include "test_fbp_util.h"
 
 #include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <math.h>
 
 static kr_ctx *cuda_ctx(void)
 {
@@ -194,6 +198,91 @@ static void test_filters_batches_split(void)
     kr_ctx_destroy(c);
 }
 
+/* The FFT filter on the device through cuFFT's store callbacks (multiply, PLAIN unpack; forced
+ * on at this small size with KRAY_CUFFT_CALLBACKS=1) and through the separate passes
+ * (KRAY_CUFFT_CALLBACKS=0): the host filter's values, f32 and f64,
+ * PLAIN and PAIRS, an odd row count (the last pair's missing partner). The callbacks must link
+ * here (CUDA 13, sm_90): a silent fallback would lose their speed. */
+static void test_filter_callbacks(void)
+{
+    kr_ctx *c = cuda_ctx(), *cpu = NULL;
+    KT_OK(kr_ctx_create(&cpu, KR_BACKEND_CPU));
+    const int64_t nd = 301, nr = 37;
+    for (int f64 = 0; f64 < 2; f64++) {
+        kr_filter_opts fo;
+        kr_filter_opts_default(&fo);
+        fo.dtype = f64 ? KR_F64 : KR_F32;
+        fo.window = KR_WINDOW_HANN;
+        int64_t dims[2] = {nd, nr};
+        kr_array *x = NULL, *xd = NULL, *yh = NULL;
+        KT_OK(kr_array_create(&x, fo.dtype, 2, dims, KR_HOST, NULL));
+        uint64_t z = 7;
+        for (int64_t i = 0; i < nd * nr; i++) {
+            double v = sin(0.05 * (double)(i % nd)) + 0.01 * (double)(i / nd) + kt_urand(&z);
+            if (f64)
+                ((double *)x->data)[i] = v;
+            else
+                ((float *)x->data)[i] = (float)v;
+        }
+        KT_OK(kr_array_clone(&xd, x, KR_DEVICE, c));
+        kr_filter_plan *fh = NULL, *fp[2] = {NULL, NULL};
+        KT_OK(kr_filter_plan_create(&fh, cpu, nd, nr, &fo));
+        KT_OK(kr_array_create_like(&yh, x, KR_HOST, NULL));
+        KT_OK(kr_filter_execute(fh, x, yh));
+        setenv("KRAY_CUFFT_CALLBACKS", "1", 1); /* also below the default size */
+        KT_OK(kr_filter_plan_create(&fp[0], c, nd, nr, &fo));
+        setenv("KRAY_CUFFT_CALLBACKS", "0", 1);
+        KT_OK(kr_filter_plan_create(&fp[1], c, nd, nr, &fo));
+        unsetenv("KRAY_CUFFT_CALLBACKS");
+        KT_CHECK(fp[0] && fp[0]->cb != NULL);
+        KT_CHECK(fp[1] && fp[1]->cb == NULL);
+        const size_t es = kr_dtype_size(fo.dtype);
+        const int64_t pw = 2 * KRI_PAD_ROW(nd);
+        void *pairs[2] = {NULL, NULL}, *hp[2];
+        for (int k = 0; k < 2 && fp[0] && fp[1]; k++) {
+            kr_array *yd = NULL, *yb = NULL;
+            KT_OK(kr_array_create_like(&yd, x, KR_DEVICE, c));
+            KT_OK(kr_filter_execute(fp[k], xd, yd));
+            KT_OK(kr_array_clone(&yb, yd, KR_HOST, c));
+            double range, dm = maxdiff(yb, yh, &range);
+            printf("  filter f%d, %s: PLAIN max |gpu - cpu| rel. %.2e\n", f64 ? 64 : 32,
+                   k ? "separate passes" : "cuFFT callbacks", dm / range);
+            KT_LE(dm / range, f64 ? 1e-13 : 5e-6);
+            /* PAIRS (the FBP's rows): the callback forward, then the plain inverse */
+            KT_OK(kri_device_alloc(&pairs[k], (size_t)(pw * nr) * es, kr_ctx_device(c), "t"));
+            KT_OK(kri_filter_run(fp[k], xd->data, nd, pairs[k], pw, KRI_FILTER_PAIRS));
+            hp[k] = malloc((size_t)(pw * nr) * es);
+            KT_OK(kri_memcpy(hp[k], KR_HOST, pairs[k], KR_DEVICE, (size_t)(pw * nr) * es, c));
+            kr_array_destroy(yd);
+            kr_array_destroy(yb);
+        }
+        if (pairs[0] && pairs[1]) {
+            double m = 0, d = 0;
+            for (int64_t i = 0; i < pw * nr; i++) {
+                double a = f64 ? ((double *)hp[0])[i] : ((float *)hp[0])[i];
+                double b = f64 ? ((double *)hp[1])[i] : ((float *)hp[1])[i];
+                m = fmax(m, fabs(b));
+                d = fmax(d, fabs(a - b));
+            }
+            printf("  filter f%d PAIRS, callbacks vs separate passes: rel. %.2e\n", f64 ? 64 : 32,
+                   d / m);
+            KT_LE(d / m, f64 ? 1e-14 : 1e-6);
+            for (int k = 0; k < 2; k++) {
+                kri_device_free(pairs[k]);
+                free(hp[k]);
+            }
+        }
+        kr_filter_plan_destroy(fh);
+        kr_filter_plan_destroy(fp[0]);
+        kr_filter_plan_destroy(fp[1]);
+        kr_array_destroy(x);
+        kr_array_destroy(xd);
+        kr_array_destroy(yh);
+    }
+    kr_ctx_destroy(cpu);
+    kr_ctx_destroy(c);
+}
+
 /* Informative timing of the two reference problems (data on the device, filter included). */
 static void test_timing(void)
 {
@@ -246,6 +335,7 @@ int main(void)
     kt_require_gpu();
     KT_RUN(test_parity);
     KT_RUN(test_filters_batches_split);
+    KT_RUN(test_filter_callbacks);
     KT_RUN(test_timing);
     return kt_finish();
 }

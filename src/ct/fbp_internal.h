@@ -49,7 +49,20 @@ struct kr_filter_plan {
                        they save), NULL otherwise */
     /* device buffers (CUDA) in the plan's dtype */
     void *d_kern, *d_resp, *d_pre, *d_rs, *d_work, *d_plain;
+    void *d_in; /* with cb and no cuFFT workspace: the packed input, zero padding kept */
+    struct kri_filter_cufft *cb; /* CUDA FFT: transforms with store callbacks, or NULL (then
+                                  * fwd/bwd, made when first needed, and separate passes) */
 };
+
+/* CUDA FFT plans: the buffer, complex [L, npairs] of the dtype, that kri_filter_run_packed
+ * filters; a caller may pack it itself (row pairs (x_2p[m], x_2p+1[m]) at p * L + m, zero for
+ * m >= ndet), with its own pre-weights. *pad_zero = 1 when the buffer's columns m >= ndet are
+ * zero already and stay so (the callback plans' separate input buffer: the forward transform
+ * reads it out of place), so a packer need not write them. NULL for other plans. */
+void *kri_filter_packed_work(kr_filter_plan *p, int *pad_zero);
+/* Filter the packed work buffer into out (modes below). CUDA FFT plans only. */
+kr_status kri_filter_run_packed(kr_filter_plan *p, void *out, int64_t out_stride,
+                                kri_filter_out mode);
 
 /* Filter the plan's nrows rows. in: row r at in + r * in_stride (elements of the dtype); out:
  * see the modes above. Pointers are at the plan's location; in may alias out only in PLAIN mode
@@ -77,6 +90,23 @@ kr_status kri_cuda_filter_unpack(void *stream, int f64, const void *work, int64_
 kr_status kri_cuda_filter_direct(void *stream, int f64, const void *in, int64_t in_stride,
                                  kri_rowweights w, const void *kern, void *out, int64_t out_stride,
                                  int shift, int64_t ndet, int64_t nrows);
+/* cuFFT transforms of the FFT filter with store callbacks (filter_cufft.cu): the forward one
+ * multiplies by the response d_resp as it stores, the inverse one writes PLAIN rows. *out is NULL
+ * (with KR_OK) where cuFFT cannot link the callbacks; the caller then runs separate passes. */
+typedef struct kri_filter_cufft kri_filter_cufft;
+/* Complex work cells (L * pairs) from which the callbacks are used by default; smaller filters
+ * keep the separate passes (the plan-time link would cost more than it saves). The environment
+ * variable KRAY_CUFFT_CALLBACKS=0 turns them off, =1 on at any size (up to 2^32 cells). */
+#define KRI_FILTER_CB_MIN ((int64_t)1 << 26)
+kr_status kri_filter_cufft_create(kri_filter_cufft **out, const kr_ctx *ctx, int f64, int64_t L,
+                                  int64_t npairs, int64_t ndet, int64_t nrows, const void *d_resp,
+                                  size_t *workspace);
+/* forward transform of in (complex [L, npairs]) into work, times the response; in == work is
+ * allowed; in is not changed otherwise */
+kr_status kri_filter_cufft_forward(kri_filter_cufft *f, void *stream, const void *in, void *work);
+kr_status kri_filter_cufft_inverse_plain(kri_filter_cufft *f, void *stream, void *work, void *out,
+                                         int64_t out_stride);
+void kri_filter_cufft_destroy(kri_filter_cufft *f);
 /* plain: rows of ndet + 2 values holding positions -1 .. ndet (from the direct kernel). */
 kr_status kri_cuda_filter_pairs(void *stream, int f64, const void *plain, void *out,
                                 int64_t out_stride, int64_t ndet, int64_t nrows);

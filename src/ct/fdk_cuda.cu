@@ -175,7 +175,21 @@ __global__ void __launch_bounds__(256)
 }
 
 /* ---- pre-weighting and census ------------------------------------------------ */
-/* out slot b, row r (< nbmax), column a: raw(b, r, a) * weight, for r < nvb; zero beyond. */
+/* The weight of detector row fb (absolute), column a of a view: cosine weight times the view's
+ * scale times the Parker weight pk. */
+__device__ __forceinline__ float kri_fdk_w(const kri_fdk_wv &c, float fb, int a, float pk)
+{
+    const float fa = (float)a;
+    float d[3];
+#pragma unroll
+    for (int e = 0; e < 3; e++) d[e] = c.r0[e] + fa * c.u[e] + fb * c.v[e];
+    const float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    const float cw = (d[0] * c.n[0] + d[1] * c.n[1] + d[2] * c.n[2]) / len;
+    return c.scale * cw * pk;
+}
+
+/* out slot b, row r (< nbmax), column a: raw(b, r, a) times kri_fdk_w (weight != 0) or as it
+ * is, for r < nvb; zero beyond. */
 __global__ void k_fdk_weight(const float *__restrict__ raw, long long raw_slot, int nu, int nvb,
                              int nbmax, int vb0, int m0, int nb, const kri_fdk_wv *__restrict__ wv,
                              const float *__restrict__ parker, int weight, float *__restrict__ out)
@@ -189,19 +203,63 @@ __global__ void k_fdk_weight(const float *__restrict__ raw, long long raw_slot, 
             float y = 0.0f;
             if (r < nvb) {
                 const float x = raw[(long long)b * raw_slot + (long long)r * nu + a];
-                if (weight) {
-                    const float fb = (float)(vb0 + r), fa = (float)a;
-                    float d[3];
-#pragma unroll
-                    for (int e = 0; e < 3; e++) d[e] = c.r0[e] + fa * c.u[e] + fb * c.v[e];
-                    const float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-                    const float cw = (d[0] * c.n[0] + d[1] * c.n[1] + d[2] * c.n[2]) / len;
-                    y = x * (c.scale * cw * pk);
-                } else {
-                    y = x;
-                }
+                y = weight ? x * kri_fdk_w(c, (float)(vb0 + r), a, pk) : x;
             }
             out[(long long)b * nu * nbmax + (long long)r * nu + a] = y;
+        }
+    }
+}
+
+/* The same weighted rows packed straight into the FFT filter's work buffer (one pass instead of
+ * weighting and packing): rows are slot-major (nbmax per slot, nrows in all), pair p at
+ * work[p * L + a] = (row 2p, row 2p + 1) at column a < W (nu where the buffer's padding stays
+ * zero, else L); zero for a >= nu, for rows past the band or past slot nb, and for the missing
+ * partner of an odd last row. A block does one pair, each
+ * thread KRI_PACK_C columns a blockDim apart, all loads first (enough bytes in flight). */
+#define KRI_PACK_C 4
+__global__ void __launch_bounds__(512)
+    k_fdk_weight_pack(const float *__restrict__ raw, long long raw_slot, int nu, int nvb,
+                      int nbmax, int vb0, int m0, int nb, const kri_fdk_wv *__restrict__ wv,
+                      const float *__restrict__ parker, float2 *__restrict__ work, int L, int W,
+                      int nrows)
+{
+    const int npairs = (nrows + 1) / 2;
+    for (int p = blockIdx.x; p < npairs; p += gridDim.x) {
+        const float *src[2], *pks[2];
+        kri_fdk_wv c[2];
+        float fb[2];
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const int row = 2 * p + e, b = row < nrows ? row / nbmax : nb, r = row - b * nbmax;
+            const bool on = b < nb && r < nvb;
+            src[e] = on ? raw + (long long)b * raw_slot + (long long)r * nu : NULL;
+            pks[e] = on && parker ? parker + (long long)nu * (m0 + b) : NULL;
+            if (on) c[e] = wv[m0 + b];
+            fb[e] = (float)(vb0 + r);
+        }
+        float2 *dst = work + (long long)p * L;
+        for (int a0 = threadIdx.x; a0 < W; a0 += KRI_PACK_C * blockDim.x) {
+            float x[2][KRI_PACK_C], pk[2][KRI_PACK_C];
+#pragma unroll
+            for (int k = 0; k < KRI_PACK_C; k++) {
+                const int a = a0 + k * blockDim.x;
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const bool in = src[e] && a < nu;
+                    x[e][k] = in ? src[e][a] : 0.0f;
+                    pk[e][k] = in && pks[e] ? pks[e][a] : 1.0f;
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < KRI_PACK_C; k++) {
+                const int a = a0 + k * blockDim.x;
+                if (a >= W) break;
+                float z[2];
+#pragma unroll
+                for (int e = 0; e < 2; e++)
+                    z[e] = src[e] && a < nu ? x[e][k] * kri_fdk_w(c[e], fb[e], a, pk[e][k]) : 0.0f;
+                dst[a] = make_float2(z[0], z[1]);
+            }
         }
     }
 }
@@ -506,15 +564,35 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
                 raw_slot = (long long)(nu * nv);
             }
             if (timed) KRI_RUN_CU(cudaEventRecord(cu->tev[0], st), "cudaEventRecord");
-            dim3 g((unsigned)((nu + 127) / 128), (unsigned)(H < 65535 ? H : 65535),
-                   (unsigned)(nb < 65535 ? nb : 65535));
-            k_fdk_weight<<<g, 128, 0, st>>>(raw, raw_slot, (int)nu, (int)sl->nvb, (int)H,
-                                            (int)sl->vb0, (int)m0, (int)nb, cu->d_wv,
-                                            weight ? cu->d_parker : NULL, weight, cu->d_q);
+            int64_t L = 0;
+            int pz = 0;
+            float2 *pw = weight ? (float2 *)kri_fdk_filt_packed(cu->filt, &L, &pz) : NULL;
+            if (pw) { /* FFT filter: weight straight into its packed rows */
+                const int64_t npairs = (B * H + 1) / 2;
+                const unsigned g = (unsigned)(npairs < (1 << 30) ? npairs : (1 << 30));
+                /* columns written: nu where the padding stays zero, else L; threads: a row in
+                 * two passes (nu = 1248: 160 threads; L = 2500: 320, 2 % idle) */
+                const int64_t W = pz ? nu : L;
+                int nt = (int)((W + 2 * KRI_PACK_C - 1) / (2 * KRI_PACK_C) + 31) & ~31;
+                nt = nt < 64 ? 64 : nt > 512 ? 512 : nt;
+                k_fdk_weight_pack<<<g, nt, 0, st>>>(raw, raw_slot, (int)nu, (int)sl->nvb, (int)H,
+                                                     (int)sl->vb0, (int)m0, (int)nb, cu->d_wv,
+                                                     cu->d_parker, pw, (int)L, (int)W,
+                                                     (int)(B * H));
+            } else {
+                dim3 g((unsigned)((nu + 127) / 128), (unsigned)(H < 65535 ? H : 65535),
+                       (unsigned)(nb < 65535 ? nb : 65535));
+                k_fdk_weight<<<g, 128, 0, st>>>(raw, raw_slot, (int)nu, (int)sl->nvb, (int)H,
+                                                (int)sl->vb0, (int)m0, (int)nb, cu->d_wv,
+                                                weight ? cu->d_parker : NULL, weight, cu->d_q);
+            }
             KRI_RUN_CU(cudaGetLastError(), "the FDK weighting kernel");
             if (ph) KRI_RUN_CU(cudaEventRecord(cu->used[k], st), "cudaEventRecord");
             const float *q = cu->d_q;
-            if (weight) KRI_RUN(kri_fdk_filt_run(cu->filt, cu->d_q, nu, cu->d_q, nu));
+            if (pw)
+                KRI_RUN(kri_fdk_filt_run_packed(cu->filt, cu->d_q, nu));
+            else if (weight)
+                KRI_RUN(kri_fdk_filt_run(cu->filt, cu->d_q, nu, cu->d_q, nu));
             kri_bp_src S = {q, (long long)(nu * H), (int)nu, (int)nv, (int)sl->vb0, (int)sl->nvb,
                             0u - 0x4B400000u * 8u};
             if (timed) KRI_RUN_CU(cudaEventRecord(cu->tev[1], st), "cudaEventRecord");

@@ -49,6 +49,11 @@ kr_status kri_fdk_filt_create(kri_fdk_filt **f, const kr_ctx *ctx, int64_t nu, i
  * (floats, at the plan's location; CUDA runs on the ctx's stream). */
 kr_status kri_fdk_filt_run(kri_fdk_filt *f, const float *in, int64_t in_stride, float *out,
                            int64_t out_stride);
+/* CUDA FFT filters: the packed work buffer (float pairs, rows of *L; *pad_zero: columns past
+ * nu are zero already) that the FDK weighting may fill itself (kri_filter_packed_work), or NULL;
+ * then kri_fdk_filt_run_packed filters it into PLAIN rows out (stride os). */
+void *kri_fdk_filt_packed(kri_fdk_filt *f, int64_t *L, int *pad_zero);
+kr_status kri_fdk_filt_run_packed(kri_fdk_filt *f, float *out, int64_t os);
 int64_t kri_fdk_filt_device_bytes(int64_t nu, int64_t nrows, const kr_fdk_opts *o);
 void kri_fdk_filt_destroy(kri_fdk_filt *f);
 

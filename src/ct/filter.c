@@ -264,6 +264,10 @@ void kr_filter_plan_destroy(kr_filter_plan *p)
     kri_device_free(p->d_rs);
     kri_device_free(p->d_work);
     kri_device_free(p->d_plain);
+    kri_device_free(p->d_in);
+#ifdef KRAY_HAVE_CUDA
+    kri_filter_cufft_destroy(p->cb);
+#endif
     kri_free(p);
 }
 
@@ -383,10 +387,24 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
             KRI_CHECK(kri_upload(p, &p->d_resp, p->resp, p->L, "filter response"));
             KRI_CHECK(kri_device_alloc(&p->d_work, (size_t)(p->L * p->npairs) * 2 * es,
                                        kr_ctx_device(ctx), "filter work"));
-            KRI_CHECK(
-                kr_fft_plan_create(&p->fwd, ctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0, KR_DEVICE));
-            KRI_CHECK(
-                kr_fft_plan_create(&p->bwd, ctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0, KR_DEVICE));
+            size_t ws = 0;
+            KRI_CHECK(kri_filter_cufft_create(&p->cb, ctx, o->dtype == KR_F64, p->L, p->npairs,
+                                              ndet, nrows, p->d_resp, &ws));
+            /* out of place forward from an input whose zero padding is written once: packing
+             * then writes ndet of L columns (the memory cuFFT's workspace would take) */
+            if (p->cb && ws == 0) {
+                const size_t wb = (size_t)(p->L * p->npairs) * 2 * es;
+                KRI_CHECK(kri_device_alloc(&p->d_in, wb, kr_ctx_device(ctx), "filter input"));
+                KRI_CHECK(kri_device_memset0(p->d_in, wb, ctx));
+            }
+            /* without the callbacks both plain transforms; with them the inverse one only for
+             * PAIRS output, made when first needed */
+            if (!p->cb) {
+                KRI_CHECK(kr_fft_plan_create(&p->fwd, ctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0,
+                                             KR_DEVICE));
+                KRI_CHECK(kr_fft_plan_create(&p->bwd, ctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0,
+                                             KR_DEVICE));
+            }
         } else {
             KRI_CHECK(kri_upload(p, &p->d_kern, p->kern, ndet, "filter kernel"));
             KRI_CHECK(kri_device_alloc(&p->d_plain, (size_t)((ndet + 2) * nrows) * es,
@@ -551,6 +569,47 @@ KRI_DEFINE_CPU_DIRECT(float)
 KRI_DEFINE_CPU_DIRECT(double)
 
 /* ---- dispatch ------------------------------------------------------------------------------ */
+void *kri_filter_packed_work(kr_filter_plan *p, int *pad_zero)
+{
+    *pad_zero = p->d_in != NULL;
+    if (p->loc != KR_DEVICE || p->o.method != KR_FILTER_FFT) return NULL;
+    return p->d_in ? p->d_in : p->d_work;
+}
+
+kr_status kri_filter_run_packed(kr_filter_plan *p, void *out, int64_t out_stride,
+                                kri_filter_out mode)
+{
+#ifdef KRAY_HAVE_CUDA
+    void *st = kr_ctx_stream(p->ctx);
+    const int f64 = p->o.dtype == KR_F64;
+    kr_array wa;
+    int64_t dims[2] = {p->L, p->npairs};
+    const kr_dtype ct = kr_dtype_complex(p->o.dtype);
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    KRI_TRY(kr_array_wrap(&wa, ct, 2, dims, p->d_work, KR_DEVICE));
+    wa.device = kr_ctx_device(p->ctx);
+    if (p->cb) {
+        KRI_TRY(kri_filter_cufft_forward(p->cb, st, p->d_in ? p->d_in : p->d_work, p->d_work));
+        if (mode == KRI_FILTER_PLAIN)
+            return kri_filter_cufft_inverse_plain(p->cb, st, p->d_work, out, out_stride);
+        if (!p->bwd)
+            KRI_TRY(kr_fft_plan_create(&p->bwd, p->ctx, ct, 2, dims, 1u, KR_FFT_BACKWARD, 0,
+                                       KR_DEVICE));
+    } else {
+        KRI_TRY(kr_fft_execute(p->fwd, &wa, &wa));
+        KRI_TRY(kri_cuda_filter_mul(st, f64, p->d_work, p->d_resp, p->L, p->npairs));
+    }
+    KRI_TRY(kr_fft_execute(p->bwd, &wa, &wa));
+    return kri_cuda_filter_unpack(st, f64, p->d_work, p->L, out, out_stride, (int)mode, p->ndet,
+                                  p->nrows);
+#else
+    (void)out;
+    (void)out_stride;
+    (void)mode;
+    return kri_fail(KR_ERR_NO_DEVICE, "filter: kray was built without CUDA");
+#endif
+}
+
 kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, void *out,
                          int64_t out_stride, kri_filter_out mode)
 {
@@ -568,17 +627,9 @@ kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, v
     KRI_TRY(kri_cuda_set_device(p->ctx));
     kri_rowweights rw = {p->d_pre, p->d_rs, p->pre_rows, p->pre_div, p->rs_count, p->rs_div};
     if (p->o.method == KR_FILTER_FFT) {
-        kr_array wa;
-        int64_t dims[2] = {p->L, p->npairs};
-        KRI_TRY(kr_array_wrap(&wa, kr_dtype_complex(p->o.dtype), 2, dims, p->d_work, KR_DEVICE));
-        wa.device = kr_ctx_device(p->ctx);
-        KRI_TRY(
-            kri_cuda_filter_pack(st, f64, in, in_stride, rw, p->d_work, p->ndet, p->nrows, p->L));
-        KRI_TRY(kr_fft_execute(p->fwd, &wa, &wa));
-        KRI_TRY(kri_cuda_filter_mul(st, f64, p->d_work, p->d_resp, p->L, p->npairs));
-        KRI_TRY(kr_fft_execute(p->bwd, &wa, &wa));
-        return kri_cuda_filter_unpack(st, f64, p->d_work, p->L, out, out_stride, (int)mode, p->ndet,
-                                      p->nrows);
+        KRI_TRY(kri_cuda_filter_pack(st, f64, in, in_stride, rw, p->d_in ? p->d_in : p->d_work,
+                                     p->ndet, p->nrows, p->L));
+        return kri_filter_run_packed(p, out, out_stride, mode);
     }
     if (mode == KRI_FILTER_PLAIN)
         return kri_cuda_filter_direct(st, f64, in, in_stride, rw, p->d_kern, out, out_stride, 0,
