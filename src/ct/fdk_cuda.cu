@@ -18,9 +18,11 @@
  *
  * Pipeline (kri_cuda_fdk_run): for each z slab, for each batch of views: [host projections:
  * copy the slab's detector rows of the batch into a pinned buffer, then to the device on the
- * copy stream; the compute stream waits for it] -> pre-weight into the batch buffer (rows past
- * the band zeroed) -> filter in place -> backproject into the slab (the user's device volume
- * directly, or a device slab copied to the host volume at the end of the slab). Two pinned and
+ * copy stream; the compute stream waits for it] -> pre-weight (rows past the band zeroed): with
+ * the FFT filter straight into its packed row pairs, which it filters into the batch buffer;
+ * otherwise into the batch buffer, filtered in place -> backproject into the slab (the user's
+ * device volume directly, or a device slab copied to the host volume at the end of the slab).
+ * Two pinned and
  * two device staging buffers alternate, guarded by events, so the host copy and the transfer of
  * batch b+1 overlap the kernels of batch b. */
 #include <cuda_runtime.h>

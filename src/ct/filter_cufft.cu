@@ -68,7 +68,7 @@ extern "C" kr_status kri_filter_cufft_create(kri_filter_cufft **out, const kr_ct
 {
     *out = NULL;
     *ws = 0;
-    /* cuFFT links the callbacks at plan time (nvJitLink): about 0.2 s per plan on the H100,
+    /* cuFFT links the callbacks at plan time (nvJitLink): 0.2-0.3 s per plan on the H100,
      * worth it when a run saves milliseconds; the callbacks' index arithmetic is 32-bit */
     const char *env = getenv("KRAY_CUFFT_CALLBACKS");
     const int force = env && strcmp(env, "1") == 0;
