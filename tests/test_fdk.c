@@ -496,6 +496,11 @@ static void test_bad_input(void)
     KT_STATUS(kr_fdk_plan_create_views(&p, ctx, c.nu, c.nv, v, c.nviews, &c.grid, &o),
               KR_ERR_INVALID_ARG);
     kr_fdk_opts_default(&o);
+    o.fuse = -2;
+    KT_STATUS(kr_fdk_plan_create_views(&p, ctx, c.nu, c.nv, v, c.nviews, &c.grid, &o),
+              KR_ERR_INVALID_ARG);
+    KT_CHECK(strstr(kr_last_error(), "fuse") != NULL);
+    kr_fdk_opts_default(&o);
     o.gpu_mem = -1;
     KT_STATUS(kr_fdk_plan_create_views(&p, ctx, c.nu, c.nv, v, c.nviews, &c.grid, &o),
               KR_ERR_INVALID_ARG);

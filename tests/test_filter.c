@@ -464,6 +464,9 @@ static void test_dumb_inputs(void)
     KT_STATUS(kr_filter_plan_create(&p, c, 8, 2, &b), KR_ERR_INVALID_ARG);
     b = o, b.scale = NAN;
     KT_STATUS(kr_filter_plan_create(&p, c, 8, 2, &b), KR_ERR_INVALID_ARG);
+    b = o, b.fuse = 2;
+    KT_STATUS(kr_filter_plan_create(&p, c, 8, 2, &b), KR_ERR_INVALID_ARG);
+    KT_CHECK(strstr(kr_last_error(), "fuse") != NULL);
     b = o, b.dtype = KR_C64;
     KT_STATUS(kr_filter_plan_create(&p, c, 8, 2, &b), KR_ERR_DTYPE);
     b = o, b.method = (kr_filter_method)7;

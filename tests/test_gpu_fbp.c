@@ -198,9 +198,9 @@ static void test_filters_batches_split(void)
     kr_ctx_destroy(c);
 }
 
-/* The FFT filter on the device through cuFFT's store callbacks (multiply, PLAIN unpack; forced
- * on at this small size with KRAY_CUFFT_CALLBACKS=1) and through the separate passes
- * (KRAY_CUFFT_CALLBACKS=0): the host filter's values, f32 and f64,
+/* The FFT filter on the device through cuFFT's store callbacks (multiply, PLAIN unpack; fuse = 1
+ * forces them at this small size) and through the separate passes (fuse = -1): the host
+ * filter's values, f32 and f64,
  * PLAIN and PAIRS, an odd row count (the last pair's missing partner). The callbacks must link
  * here (CUDA 13, sm_90): a silent fallback would lose their speed. */
 static void test_filter_callbacks(void)
@@ -229,13 +229,28 @@ static void test_filter_callbacks(void)
         KT_OK(kr_filter_plan_create(&fh, cpu, nd, nr, &fo));
         KT_OK(kr_array_create_like(&yh, x, KR_HOST, NULL));
         KT_OK(kr_filter_execute(fh, x, yh));
-        setenv("KRAY_CUFFT_CALLBACKS", "1", 1); /* also below the default size */
+        fo.fuse = 1; /* also below the default size */
         KT_OK(kr_filter_plan_create(&fp[0], c, nd, nr, &fo));
-        setenv("KRAY_CUFFT_CALLBACKS", "0", 1);
+        fo.fuse = -1;
         KT_OK(kr_filter_plan_create(&fp[1], c, nd, nr, &fo));
-        unsetenv("KRAY_CUFFT_CALLBACKS");
         KT_CHECK(fp[0] && fp[0]->cb != NULL);
         KT_CHECK(fp[1] && fp[1]->cb == NULL);
+        /* the environment overrides fuse, both ways; auto stays off at this size */
+        kr_filter_plan *fe = NULL;
+        setenv("KRAY_CUFFT_CALLBACKS", "1", 1);
+        KT_OK(kr_filter_plan_create(&fe, c, nd, nr, &fo));
+        KT_CHECK(fe && fe->cb != NULL);
+        kr_filter_plan_destroy(fe);
+        fo.fuse = 1;
+        setenv("KRAY_CUFFT_CALLBACKS", "0", 1);
+        KT_OK(kr_filter_plan_create(&fe, c, nd, nr, &fo));
+        KT_CHECK(fe && fe->cb == NULL);
+        kr_filter_plan_destroy(fe);
+        unsetenv("KRAY_CUFFT_CALLBACKS");
+        fo.fuse = 0;
+        KT_OK(kr_filter_plan_create(&fe, c, nd, nr, &fo));
+        KT_CHECK(fe && fe->cb == NULL);
+        kr_filter_plan_destroy(fe);
         const size_t es = kr_dtype_size(fo.dtype);
         const int64_t pw = 2 * KRI_PAD_ROW(nd);
         void *pairs[2] = {NULL, NULL}, *hp[2];

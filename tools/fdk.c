@@ -130,6 +130,7 @@ int kc_tool_fdk(int argc, char **argv)
     o.batch_views = batch;
     o.slab_z = slab;
     o.kernel = (kr_fdk_kernel)kernel;
+    o.fuse = -1; /* one run: the cuFFT callbacks' plan-time link (~0.6 s) would not pay back */
     if (kc_parse_bytes(mem_s, &o.gpu_mem) != 0)
         return kc_usage("fdk", "--gpu-mem '%s' is not a size (e.g. 512M, 2G or bytes)", mem_s);
     if (c.precision == 1)

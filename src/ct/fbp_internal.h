@@ -94,13 +94,14 @@ kr_status kri_cuda_filter_direct(void *stream, int f64, const void *in, int64_t 
  * multiplies by the response d_resp as it stores, the inverse one writes PLAIN rows. *out is NULL
  * (with KR_OK) where cuFFT cannot link the callbacks; the caller then runs separate passes. */
 typedef struct kri_filter_cufft kri_filter_cufft;
-/* Complex work cells (L * pairs) from which the callbacks are used by default; smaller filters
- * keep the separate passes (the plan-time link would cost more than it saves). The environment
- * variable KRAY_CUFFT_CALLBACKS=0 turns them off, =1 on at any size (up to 2^32 cells). */
+/* Complex work cells (L * pairs) from which the callbacks are used with fuse = 0 (auto); smaller
+ * filters keep the separate passes (the plan-time link would cost more than it saves). fuse -1
+ * never, 1 at any size (up to 2^32 cells, where their 32-bit indices end); the environment
+ * variable KRAY_CUFFT_CALLBACKS=0|1 overrides fuse. */
 #define KRI_FILTER_CB_MIN ((int64_t)1 << 26)
-kr_status kri_filter_cufft_create(kri_filter_cufft **out, const kr_ctx *ctx, int f64, int64_t L,
-                                  int64_t npairs, int64_t ndet, int64_t nrows, const void *d_resp,
-                                  size_t *workspace);
+kr_status kri_filter_cufft_create(kri_filter_cufft **out, const kr_ctx *ctx, int f64, int fuse,
+                                  int64_t L, int64_t npairs, int64_t ndet, int64_t nrows,
+                                  const void *d_resp, size_t *workspace);
 /* forward transform of in (complex [L, npairs]) into work, times the response; in == work is
  * allowed; in is not changed otherwise */
 kr_status kri_filter_cufft_forward(kri_filter_cufft *f, void *stream, const void *in, void *work);

@@ -330,6 +330,7 @@ kr_status kri_fdk_filt_create(kri_fdk_filt **out, const kr_ctx *ctx, int64_t nu,
     fo.cutoff = o->cutoff;
     fo.tau_mm = 1.0;
     fo.dtype = KR_F32;
+    fo.fuse = o->fuse;
     kri_fdk_filt *f = kri_calloc(1, sizeof *f);
     if (!f) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK filter");
     kr_status s = kr_filter_plan_create(&f->plan, ctx, nu, nrows, &fo);
@@ -429,6 +430,8 @@ static kr_status kri_fdk_check_opts(const kr_fdk_opts *o)
     if ((unsigned)o->kernel >= KR_FDK_KERNEL_COUNT)
         return kri_fail(KR_ERR_INVALID_ARG, "fdk: kernel %d is not a kr_fdk_kernel",
                         (int)o->kernel);
+    if (o->fuse < -1 || o->fuse > 1)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: fuse is %d (expected -1, 0 or 1)", o->fuse);
     return KR_OK;
 }
 

@@ -149,6 +149,8 @@ static kr_status kri_validate_opts(const kr_filter_opts *o, int64_t ndet, int64_
                         "convolves with a fixed spatial kernel)",
                         kr_filter_window_name(o->window), o->cutoff,
                         kr_filter_method_name(o->method));
+    if (o->fuse < -1 || o->fuse > 1)
+        return kri_fail(KR_ERR_INVALID_ARG, "filter: fuse is %d (expected -1, 0 or 1)", o->fuse);
     if (!(o->equiangular_rad >= 0.0) || !isfinite(o->equiangular_rad))
         return kri_fail(KR_ERR_INVALID_ARG, "filter: equiangular_rad %g must be >= 0",
                         o->equiangular_rad);
@@ -388,8 +390,8 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
             KRI_CHECK(kri_device_alloc(&p->d_work, (size_t)(p->L * p->npairs) * 2 * es,
                                        kr_ctx_device(ctx), "filter work"));
             size_t ws = 0;
-            KRI_CHECK(kri_filter_cufft_create(&p->cb, ctx, o->dtype == KR_F64, p->L, p->npairs,
-                                              ndet, nrows, p->d_resp, &ws));
+            KRI_CHECK(kri_filter_cufft_create(&p->cb, ctx, o->dtype == KR_F64, o->fuse, p->L,
+                                              p->npairs, ndet, nrows, p->d_resp, &ws));
             /* out of place forward from an input whose zero padding is written once: packing
              * then writes ndet of L columns (the memory cuFFT's workspace would take) */
             if (p->cb && ws == 0) {

@@ -63,7 +63,7 @@ static cufftResult kri_filter_cb_plan(cufftHandle *h, const char *name, int f64,
 }
 
 extern "C" kr_status kri_filter_cufft_create(kri_filter_cufft **out, const kr_ctx *ctx, int f64,
-                                             int64_t L, int64_t npairs, int64_t ndet,
+                                             int fuse, int64_t L, int64_t npairs, int64_t ndet,
                                              int64_t nrows, const void *d_resp, size_t *ws)
 {
     *out = NULL;
@@ -71,10 +71,9 @@ extern "C" kr_status kri_filter_cufft_create(kri_filter_cufft **out, const kr_ct
     /* cuFFT links the callbacks at plan time (nvJitLink): 0.2-0.3 s per plan on the H100,
      * worth it when a run saves milliseconds; the callbacks' index arithmetic is 32-bit */
     const char *env = getenv("KRAY_CUFFT_CALLBACKS");
-    const int force = env && strcmp(env, "1") == 0;
+    if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0)) fuse = env[0] == '1' ? 1 : -1;
     const double cells = (double)L * (double)npairs;
-    if ((env && strcmp(env, "0") == 0) || cells >= 4294967296.0 ||
-        (!force && cells < (double)KRI_FILTER_CB_MIN))
+    if (fuse < 0 || cells >= 4294967296.0 || (fuse == 0 && cells < (double)KRI_FILTER_CB_MIN))
         return KR_OK;
     kri_filter_cufft *f = (kri_filter_cufft *)calloc(1, sizeof *f);
     if (!f) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a filter plan");
