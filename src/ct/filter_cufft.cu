@@ -2,11 +2,11 @@
  * through nvJitLink): the forward transform of the packed row pairs stores each bin times the
  * response, and the inverse stores positions 0 .. N-1 straight into the PLAIN output rows. That
  * removes the multiply pass and the unpack pass (a read and a write of the whole work buffer
- * each; at the FDK's RabbitCT size, 496 x 960 rows of 1248 in rows of 2500, about 6 ms of 19 on
- * an H100). The callbacks are src/ct/cufft_cb/filter_cb.cu, embedded by CMake.
- * Where cuFFT cannot link them (no nvJitLink, a GPU older than the LTO-IR, or
- * KRAY_CUFFT_CALLBACKS=0 in the environment) kri_filter_cufft_create gives NULL and filter.c
- * keeps the separate passes, with the same values. */
+ * each; at the FDK's RabbitCT size, 496 x 960 rows of 1248 in rows of 2500, 5.6 ms on an H100).
+ * The callbacks are src/ct/cufft_cb/filter_cb.cu, embedded by CMake.
+ * Where they are not wanted (fuse -1, or auto below KRI_FILTER_CB_MIN cells) or cuFFT cannot
+ * link them (no nvJitLink, a GPU older than the LTO-IR) kri_filter_cufft_create gives NULL and
+ * filter.c keeps the separate passes, with the same values. */
 #include "fbp_internal.h"
 
 #include <cuda_runtime.h>
