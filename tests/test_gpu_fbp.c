@@ -1,8 +1,8 @@
 /* FBP and ramp filters on the GPU against the CPU backend: every geometry, f32 (tiled
  * shared-memory kernel) and f64 (global kernel), partial tiles, view groups, the global
  * fallback for wide detector windows, batches, clamping, short scans, run-to-run determinism,
- * split execution; plus one timing line for the two reference problems (informative; the
- * benchmark is `kray bench fbp2d`). Exits 77 without a CUDA device. */
+ * split execution; the FFT filter with and without cuFFT's store callbacks (the timings are
+ * `kray bench fbp2d`). Exits 77 without a CUDA device. */
 #include "internal.h"
 #include "ct/fbp_internal.h"
 #include "test_fbp_util.h"
@@ -298,59 +298,11 @@ static void test_filter_callbacks(void)
     kr_ctx_destroy(c);
 }
 
-/* Informative timing of the two reference problems (data on the device, filter included). */
-static void test_timing(void)
-{
-    kr_ctx *c = cuda_ctx();
-    const int64_t cfg[2][3] = {{512, 720, 512}, {2048, 2048, 3072}};
-    for (int k = 0; k < 2; k++) {
-        const int64_t n = cfg[k][0], nv = cfg[k][1], nd = cfg[k][2];
-        kr_ct_geom *g = tf_geom(KR_CT_PARALLEL2D, nv, 0, 180, nd, 1.0, 0, 0, n, 1.0);
-        kr_fbp_opts o;
-        kr_fbp_opts_default(&o);
-        kr_fbp_plan *p = NULL;
-        KT_OK(kr_fbp_plan_create(&p, c, g, &o));
-        int64_t sd[2] = {nd, nv}, id[2] = {n, n};
-        kr_array *ds = NULL, *di = NULL;
-        KT_OK(kr_array_create(&ds, KR_F32, 2, sd, KR_DEVICE, c));
-        KT_OK(kr_array_create(&di, KR_F32, 2, id, KR_DEVICE, c));
-        double best = 1e9, bbp = 1e9;
-        for (int r = 0; r < 12; r++) {
-            KT_OK(kri_device_synchronize(c));
-            double t0 = kr_time_now();
-            KT_OK(kr_fbp_execute(p, ds, di));
-            KT_OK(kri_device_synchronize(c));
-            double t1 = kr_time_now();
-            if (r > 1) best = fmin(best, t1 - t0);
-        }
-        KT_OK(kr_fbp_filter(p, ds));
-        for (int r = 0; r < 12; r++) {
-            KT_OK(kri_device_synchronize(c));
-            double t0 = kr_time_now();
-            KT_OK(kr_fbp_backproject(p, di));
-            KT_OK(kri_device_synchronize(c));
-            if (r > 1) bbp = fmin(bbp, kr_time_now() - t0);
-        }
-        kr_fbp_info info;
-        KT_OK(kr_fbp_plan_info(p, &info));
-        printf("  timing %lld^2 from %lld x %lld: FBP %.3f ms (backprojection %.3f ms), kernel %s, "
-               "groups %d\n",
-               (long long)n, (long long)nv, (long long)nd, best * 1e3, bbp * 1e3, info.kernel,
-               info.view_groups);
-        kr_fbp_plan_destroy(p);
-        kr_array_destroy(ds);
-        kr_array_destroy(di);
-        kr_ct_geom_destroy(g);
-    }
-    kr_ctx_destroy(c);
-}
-
 int main(void)
 {
     kt_require_gpu();
     KT_RUN(test_parity);
     KT_RUN(test_filters_batches_split);
     KT_RUN(test_filter_callbacks);
-    KT_RUN(test_timing);
     return kt_finish();
 }

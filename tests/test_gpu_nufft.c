@@ -215,80 +215,6 @@ static void test_adjoint_linop_and_device_traj(void)
     kr_nufft_plan_destroy(p);
 }
 
-/* Best of 10 adjoint and forward transforms (synchronised), in ms. */
-static void time_plan(kr_nufft_plan *p, const kr_array *y, kr_array *f, kr_array *y2,
-                      double *ta, double *tf)
-{
-    *ta = *tf = 1e9;
-    for (int r = 0; r < 10; r++) {
-        double a = kr_time_now();
-        KT_OK(kr_nufft_adjoint(p, y, f));
-        KT_OK(kri_device_synchronize(g_gpu));
-        double b = kr_time_now();
-        KT_OK(kr_nufft_forward(p, f, y2));
-        KT_OK(kri_device_synchronize(g_gpu));
-        double c = kr_time_now();
-        *ta = fmin(*ta, (b - a) * 1e3);
-        *tf = fmin(*tf, (c - b) * 1e3);
-    }
-}
-
-/* 256^2 radial (402 spokes x 512 samples) and 128^3 from 2.1e6 random points: timings for the
- * record (not asserted). */
-static void test_timing(void)
-{
-    for (int nd = 2; nd <= 3; nd++) {
-        int64_t N2[2] = {256, 256}, N3[3] = {128, 128, 128};
-        const int64_t *N = nd == 2 ? N2 : N3;
-        int64_t S = 512, P = 402, M = nd == 2 ? S * P : 2100000;
-        kr_array *t = NULL;
-        if (nd == 2) {
-            int64_t td[2] = {3, M};
-            KT_OK(kr_array_create(&t, KR_F32, 2, td, KR_HOST, NULL));
-            float *k = t->data;
-            for (int64_t p = 0; p < P; p++)
-                for (int64_t s = 0; s < S; s++) {
-                    double r = 0.5 * (double)(s - S / 2), a = M_PI * (double)p / (double)P;
-                    k[3 * (p * S + s)] = (float)(r * cos(a));
-                    k[3 * (p * S + s) + 1] = (float)(r * sin(a));
-                    k[3 * (p * S + s) + 2] = 0;
-                }
-        } else {
-            t = nt_traj(3, N, M, 102);
-        }
-        int64_t yd[1] = {M};
-        kr_array *y = nt_rand(KR_C64, 1, yd, 101), *ydev = to_dev(y), *f = NULL, *y2 = NULL;
-        KT_OK(kr_array_create(&f, KR_C64, nd, N, KR_DEVICE, g_gpu));
-        KT_OK(kr_array_create(&y2, KR_C64, 1, yd, KR_DEVICE, g_gpu));
-        const double eps[2] = {1e-3, 1e-6};
-        for (int e = 0; e < 2; e++)
-            for (int chk = 1; chk >= 0; chk--) {
-                kr_nufft_opts o;
-                kr_nufft_opts_default(&o);
-                o.eps = eps[e];
-                o.check_finite = chk;
-                kr_nufft_plan *p = NULL;
-                KT_OK(kr_nufft_plan_create(&p, g_gpu, nd, N, &o));
-                double t0 = kr_time_now();
-                KT_OK(kr_nufft_set_points(p, t));
-                double t1 = kr_time_now(), ta, tf;
-                time_plan(p, ydev, f, y2, &ta, &tf);
-                kr_nufft_info in;
-                KT_OK(kr_nufft_plan_info(p, &in));
-                printf("  %s, %lld points, eps %.0e (w %d)%s: set_points %.2f ms, adjoint %.3f "
-                       "ms, forward %.3f ms\n", nd == 2 ? "256^2 radial" : "128^3 random",
-                       (long long)M, eps[e], in.width, chk ? "" : ", no finite check",
-                       (t1 - t0) * 1e3, ta, tf);
-                kr_nufft_plan_destroy(p);
-            }
-        kr_array_destroy(t);
-        kr_array_destroy(y);
-        kr_array_destroy(ydev);
-        kr_array_destroy(y2);
-        kr_array_destroy(f);
-    }
-}
-
 int main(void)
 {
     kt_require_gpu();
@@ -297,7 +223,6 @@ int main(void)
     KT_RUN(test_accuracy_and_parity);
     KT_RUN(test_batch_and_determinism);
     KT_RUN(test_adjoint_linop_and_device_traj);
-    KT_RUN(test_timing);
     kr_ctx_destroy(g_cpu);
     kr_ctx_destroy(g_gpu);
     return kt_finish();
