@@ -15,6 +15,35 @@
 #include <math.h>
 #include <stdint.h>
 
+extern "C" const char *kri_cufft_name(int r)
+{
+    switch ((cufftResult)r) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    case CUFFT_UNALIGNED_DATA: return "CUFFT_UNALIGNED_DATA";
+    case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
+    case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
+    case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
+    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
+    default: return "unknown cuFFT error";
+    }
+}
+
+extern "C" kr_status kri_cufft_fail(int r, const char *what)
+{
+    if (r == CUFFT_ALLOC_FAILED)
+        return kri_fail(KR_ERR_OOM_DEVICE, "out of device memory in %s (%s)", what,
+                        kri_cufft_name(r));
+    return kri_fail(KR_ERR_FFT, "%s failed: %s (%d)", what, kri_cufft_name(r), r);
+}
+
 namespace {
 
 struct kri_mod_geom {
@@ -37,35 +66,6 @@ struct kri_cufft_group {
     long long loops; /* cufftExec calls */
     long long step;  /* element offset between calls */
 };
-
-const char *kri_cufft_name(cufftResult r)
-{
-    switch (r) {
-    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
-    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
-    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
-    case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
-    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
-    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
-    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
-    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
-    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
-    case CUFFT_UNALIGNED_DATA: return "CUFFT_UNALIGNED_DATA";
-    case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
-    case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
-    case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
-    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
-    default: return "unknown cuFFT error";
-    }
-}
-
-kr_status kri_cufft_fail(cufftResult r, const char *what)
-{
-    if (r == CUFFT_ALLOC_FAILED)
-        return kri_fail(KR_ERR_OOM_DEVICE, "out of device memory in %s (%s)", what,
-                        kri_cufft_name(r));
-    return kri_fail(KR_ERR_FFT, "%s failed: %s (%d)", what, kri_cufft_name(r), (int)r);
-}
 
 kr_status kri_cuda_fail(cudaError_t e, const char *what)
 {

@@ -15,6 +15,11 @@ extern "C" {
 
 typedef struct kri_cuda_fft kri_cuda_fft;
 
+/* A cuFFT result code (cufftResult) by name, and the failure of `what` with it
+ * (KR_ERR_OOM_DEVICE for CUFFT_ALLOC_FAILED, else KR_ERR_FFT), for every cuFFT caller. */
+const char *kri_cufft_name(int result);
+kr_status kri_cufft_fail(int result, const char *what);
+
 /* cuFFT plans for a C2C transform of a contiguous KR_C64 / KR_C128 array of `dims` over the
  * axes in `axes` (bits of axes of length 1 must already be cleared; axes != 0), direction
  * dir (-1 forward, +1 backward), flags as kr_fft_flags, on CUDA device `device`. */

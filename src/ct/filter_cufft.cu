@@ -12,6 +12,9 @@
 #include <cuda_runtime.h>
 #include <cufftXt.h>
 
+#include "cuda_util.cuh"
+#include "fft_internal.h" /* kri_cufft_name, kri_cufft_fail */
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +42,7 @@ extern "C" void kri_filter_cufft_destroy(kri_filter_cufft *f)
     if (!f) return;
     if (f->made & 1) cufftDestroy(f->fwd);
     if (f->made & 2) cufftDestroy(f->bwd);
-    if (f->d_info) cudaFree(f->d_info);
+    kri_device_free(f->d_info);
     free(f);
 }
 
@@ -85,13 +88,12 @@ extern "C" kr_status kri_filter_cufft_create(kri_filter_cufft **out, const kr_ct
     hi.L = L;
     hi.N = ndet;
     hi.R = nrows;
-    cudaError_t e = cudaMalloc((void **)&f->d_info, sizeof hi);
-    if (e == cudaSuccess) e = cudaMemcpy(f->d_info, &hi, sizeof hi, cudaMemcpyHostToDevice);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
+    kr_status s = kri_device_alloc((void **)&f->d_info, sizeof hi, kr_ctx_device(ctx),
+                                   "the filter's callback parameters");
+    if (s == KR_OK) s = kri_memcpy(f->d_info, KR_DEVICE, &hi, KR_HOST, sizeof hi, ctx);
+    if (s != KR_OK) {
         kri_filter_cufft_destroy(f);
-        return kri_fail(e == cudaErrorMemoryAllocation ? KR_ERR_OOM_DEVICE : KR_ERR_CUDA,
-                        "filter: the callback parameters: %s", cudaGetErrorString(e));
+        return s;
     }
     cufftResult r = kri_filter_cb_plan(&f->fwd, f64 ? KRI_FCB_MUL_Z : KRI_FCB_MUL_C, f64, L,
                                        npairs, f->d_info, ws);
@@ -103,9 +105,9 @@ extern "C" kr_status kri_filter_cufft_create(kri_filter_cufft **out, const kr_ct
     }
     if (r != CUFFT_SUCCESS) {
         kr_log(ctx, KR_LOG_INFO,
-               "filter: cuFFT cannot link the store callbacks here (cuFFT error %d); the "
-               "multiply and unpack run as separate passes",
-               (int)r);
+               "filter: cuFFT cannot link the store callbacks here (%s); the multiply and "
+               "unpack run as separate passes",
+               kri_cufft_name(r));
         kri_filter_cufft_destroy(f);
         return KR_OK;
     }
@@ -123,26 +125,21 @@ static kr_status kri_filter_cb_exec(cufftHandle h, int f64, void *stream, void *
     if (r == CUFFT_SUCCESS)
         r = f64 ? cufftExecZ2Z(h, (cufftDoubleComplex *)in, (cufftDoubleComplex *)out, dir)
                 : cufftExecC2C(h, (cufftComplex *)in, (cufftComplex *)out, dir);
-    if (r != CUFFT_SUCCESS)
-        return kri_fail(KR_ERR_FFT, "filter: the %s transform failed (cuFFT error %d)", what,
-                        (int)r);
-    return KR_OK;
+    return r == CUFFT_SUCCESS ? KR_OK : kri_cufft_fail(r, what);
 }
 
 extern "C" kr_status kri_filter_cufft_forward(kri_filter_cufft *f, void *stream, const void *in,
                                               void *work)
 {
     return kri_filter_cb_exec(f->fwd, f->f64, stream, (void *)in, work, CUFFT_FORWARD,
-                              "forward");
+                              "the filter's forward transform");
 }
 
 extern "C" kr_status kri_filter_cufft_inverse_plain(kri_filter_cufft *f, void *stream, void *work,
                                                     void *out, int64_t out_stride)
 {
     k_filter_cb_out<<<1, 1, 0, (cudaStream_t)stream>>>(f->d_info, out, (long long)out_stride);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "filter: launching k_filter_cb_out failed: %s",
-                        cudaGetErrorString(e));
-    return kri_filter_cb_exec(f->bwd, f->f64, stream, work, work, CUFFT_INVERSE, "inverse");
+    KRI_TRY(kri_cu_launched("k_filter_cb_out"));
+    return kri_filter_cb_exec(f->bwd, f->f64, stream, work, work, CUFFT_INVERSE,
+                              "the filter's inverse transform");
 }
