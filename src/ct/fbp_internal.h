@@ -51,7 +51,7 @@ struct kr_filter_plan {
     void *d_kern, *d_resp, *d_pre, *d_rs, *d_work, *d_plain;
     void *d_in; /* with cb and no cuFFT workspace: the packed input, zero padding kept */
     struct kri_filter_cufft *cb; /* CUDA FFT: transforms with store callbacks, or NULL (then
-                                  * fwd/bwd, made when first needed, and separate passes) */
+                                  * fwd/bwd and separate passes; bwd serves PAIRS either way) */
 };
 
 /* CUDA FFT plans: the buffer, complex [L, npairs] of the dtype, that kri_filter_run_packed

@@ -399,14 +399,13 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
                 KRI_CHECK(kri_device_alloc(&p->d_in, wb, kr_ctx_device(ctx), "filter input"));
                 KRI_CHECK(kri_device_memset0(p->d_in, wb, ctx));
             }
-            /* without the callbacks both plain transforms; with them the inverse one only for
-             * PAIRS output, made when first needed */
-            if (!p->cb) {
+            /* the plain transforms: both without the callbacks; with them the inverse one for
+             * PAIRS output (all planning here, none in a run) */
+            if (!p->cb)
                 KRI_CHECK(kr_fft_plan_create(&p->fwd, ctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0,
                                              KR_DEVICE));
-                KRI_CHECK(kr_fft_plan_create(&p->bwd, ctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0,
-                                             KR_DEVICE));
-            }
+            KRI_CHECK(
+                kr_fft_plan_create(&p->bwd, ctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0, KR_DEVICE));
         } else {
             KRI_CHECK(kri_upload(p, &p->d_kern, p->kern, ndet, "filter kernel"));
             KRI_CHECK(kri_device_alloc(&p->d_plain, (size_t)((ndet + 2) * nrows) * es,
@@ -586,17 +585,13 @@ kr_status kri_filter_run_packed(kr_filter_plan *p, void *out, int64_t out_stride
     const int f64 = p->o.dtype == KR_F64;
     kr_array wa;
     int64_t dims[2] = {p->L, p->npairs};
-    const kr_dtype ct = kr_dtype_complex(p->o.dtype);
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    KRI_TRY(kr_array_wrap(&wa, ct, 2, dims, p->d_work, KR_DEVICE));
+    KRI_TRY(kr_array_wrap(&wa, kr_dtype_complex(p->o.dtype), 2, dims, p->d_work, KR_DEVICE));
     wa.device = kr_ctx_device(p->ctx);
     if (p->cb) {
         KRI_TRY(kri_filter_cufft_forward(p->cb, st, p->d_in ? p->d_in : p->d_work, p->d_work));
         if (mode == KRI_FILTER_PLAIN)
             return kri_filter_cufft_inverse_plain(p->cb, st, p->d_work, out, out_stride);
-        if (!p->bwd)
-            KRI_TRY(kr_fft_plan_create(&p->bwd, p->ctx, ct, 2, dims, 1u, KR_FFT_BACKWARD, 0,
-                                       KR_DEVICE));
     } else {
         KRI_TRY(kr_fft_execute(p->fwd, &wa, &wa));
         KRI_TRY(kri_cuda_filter_mul(st, f64, p->d_work, p->d_resp, p->L, p->npairs));
