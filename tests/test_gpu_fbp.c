@@ -251,9 +251,8 @@ static void test_filter_callbacks(void)
         KT_OK(kr_filter_plan_create(&fe, c, nd, nr, &fo));
         KT_CHECK(fe && fe->cb == NULL);
         kr_filter_plan_destroy(fe);
-        const size_t es = kr_dtype_size(fo.dtype);
-        const int64_t pw = 2 * KRI_PAD_ROW(nd);
-        void *pairs[2] = {NULL, NULL}, *hp[2];
+        int64_t pdims[2] = {2 * KRI_PAD_ROW(nd), nr};
+        kr_array *hp[2] = {NULL, NULL};
         for (int k = 0; k < 2 && fp[0] && fp[1]; k++) {
             kr_array *yd = NULL, *yb = NULL;
             KT_OK(kr_array_create_like(&yd, x, KR_DEVICE, c));
@@ -264,29 +263,22 @@ static void test_filter_callbacks(void)
                    k ? "separate passes" : "cuFFT callbacks", dm / range);
             KT_LE(dm / range, f64 ? 1e-13 : 5e-6);
             /* PAIRS (the FBP's rows): the callback forward, then the plain inverse */
-            KT_OK(kri_device_alloc(&pairs[k], (size_t)(pw * nr) * es, kr_ctx_device(c), "t"));
-            KT_OK(kri_filter_run(fp[k], xd->data, nd, pairs[k], pw, KRI_FILTER_PAIRS));
-            hp[k] = malloc((size_t)(pw * nr) * es);
-            KT_OK(kri_memcpy(hp[k], KR_HOST, pairs[k], KR_DEVICE, (size_t)(pw * nr) * es, c));
+            kr_array *pd = NULL;
+            KT_OK(kr_array_create(&pd, fo.dtype, 2, pdims, KR_DEVICE, c));
+            KT_OK(kri_filter_run(fp[k], xd->data, nd, pd->data, pdims[0], KRI_FILTER_PAIRS));
+            KT_OK(kr_array_clone(&hp[k], pd, KR_HOST, c));
+            kr_array_destroy(pd);
             kr_array_destroy(yd);
             kr_array_destroy(yb);
         }
-        if (pairs[0] && pairs[1]) {
-            double m = 0, d = 0;
-            for (int64_t i = 0; i < pw * nr; i++) {
-                double a = f64 ? ((double *)hp[0])[i] : ((float *)hp[0])[i];
-                double b = f64 ? ((double *)hp[1])[i] : ((float *)hp[1])[i];
-                m = fmax(m, fabs(b));
-                d = fmax(d, fabs(a - b));
-            }
+        if (hp[0] && hp[1]) {
+            double m, d = maxdiff(hp[0], hp[1], &m);
             printf("  filter f%d PAIRS, callbacks vs separate passes: rel. %.2e\n", f64 ? 64 : 32,
                    d / m);
             KT_LE(d / m, f64 ? 1e-14 : 1e-6);
-            for (int k = 0; k < 2; k++) {
-                kri_device_free(pairs[k]);
-                free(hp[k]);
-            }
         }
+        kr_array_destroy(hp[0]);
+        kr_array_destroy(hp[1]);
         kr_filter_plan_destroy(fh);
         kr_filter_plan_destroy(fp[0]);
         kr_filter_plan_destroy(fp[1]);
