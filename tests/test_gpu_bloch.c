@@ -2,12 +2,7 @@
  * sensitivities, several coil groups, isochromats per thread 1/2/4, fast and accurate math),
  * closed forms on the GPU (Ernst steady state, spin echo, T1 recovery without ADC), a sample
  * taken during an RF pulse, run-to-run bit identity, final-state parity and location errors.
- * Exits 77 without a usable CUDA device.
- *
- * Benchmark: KRAY_BENCH=1 ./test_gpu_bloch prints JSON lines (case, isochromats, intervals,
- * median time of 5 runs after a warm-up, isochromat-steps per second) for an SE-EPI of 256^2
- * with 2 x 2 isochromats per voxel and for a large GRE, sweeping isochromats per thread and
- * fast/accurate math. Times are kr_sim_execute with the object already on the device. */
+ * Exits 77 without a usable CUDA device. The simulator's speed is `kray bench bloch`. */
 #include "internal.h"
 #include "kray/sim.h"
 #include "kt.h"
@@ -20,7 +15,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static const double GB = KR_GAMMA_BAR_HZ_PER_T;
 static kr_ctx *g_cpu, *g_gpu;
 
 static kr_iso *random_iso(int64_t n, double fov, uint64_t seed)
@@ -269,151 +263,6 @@ static void test_sample_during_rf(void)
     kr_seq_destroy(s);
 }
 
-/* ---- benchmark (KRAY_BENCH=1) -------------------------------------------------------------- */
-/* Single-shot spin-echo EPI, n x n, FOV fov (mm), TE te (ms; lengthened to what the echo
- * train needs), readout dwell dw (s). Hard pulses, no ramp sampling, no partial Fourier. */
-static kr_seq *se_epi(int n, double fov, double te, double dw)
-{
-    kr_seq *s = NULL;
-    kr_seq_limits lim;
-    kr_seq_limits_default(&lim);
-    KT_OK(kr_seq_create(&s, &lim));
-    const double rfd = 100e-6, r = 10e-6;
-    const double G = 1e3 / (GB * fov * 1e-3 * dw); /* mT/m */
-    const double rise = ceil(G / (lim.smax_T_m_s * 1e3) / r) * r;
-    const double flat = n * dw, ro = 2 * rise + flat;
-    const double dky = 1e3 / (GB * fov * 1e-3); /* mT/m s per line */
-    const double brise = ceil(sqrt(dky / (lim.smax_T_m_s * 1e3)) / r) * r;
-    const double line = ro + 2 * brise;
-    const double pre = 1e-3;
-    /* TE at least what the echo train needs */
-    const double centre = (n / 2) * line + rise + (n / 2 + 0.5) * dw;
-    const double te_min = 2.0 * (centre + pre + rfd);
-    if (te * 1e-3 < te_min) te = ceil(te_min * 1e3);
-    kr_seq_block b;
-    double tx[4], gx[4], ty[4], gy[4];
-    /* 90 */
-    kr_seq_block_init(&b);
-    b.duration_s = rfd;
-    b.rf.n = 1;
-    b.rf.dt_s = rfd;
-    b.rf.amp_uT = 0.25 / (GB * rfd) * 1e6;
-    KT_OK(kr_seq_add_block(s, &b));
-    /* 180 at TE/2 */
-    kr_seq_block_init(&b);
-    b.start_s = 0.5 * rfd + 0.5 * te * 1e-3 - 0.5 * rfd;
-    b.duration_s = rfd;
-    b.rf.n = 1;
-    b.rf.dt_s = rfd;
-    b.rf.amp_uT = 0.5 / (GB * rfd) * 1e6;
-    b.rf.phase_rad = M_PI / 2;
-    KT_OK(kr_seq_add_block(s, &b));
-    /* prephaser ending so that the centre sample of line n/2 is at TE */
-    double t_pre = 0.5 * rfd + te * 1e-3 - centre - pre;
-    kr_seq_block_init(&b);
-    b.start_s = t_pre;
-    b.duration_s = pre;
-    double ax = -G * (0.5 * rise + (n / 2 + 0.5) * dw), ay = -dky * (n / 2);
-    kr_seq_trap(&b.grad[0], tx, gx, 0, ax / (pre - 200e-6), 200e-6, pre - 400e-6, 200e-6);
-    kr_seq_trap(&b.grad[1], ty, gy, 0, ay / (pre - 200e-6), 200e-6, pre - 400e-6, 200e-6);
-    KT_OK(kr_seq_add_block(s, &b));
-    for (int j = 0; j < n; j++) {
-        kr_seq_block_init(&b);
-        b.duration_s = ro;
-        kr_seq_trap(&b.grad[0], tx, gx, 0, (j % 2) ? -G : G, rise, flat, rise);
-        b.adc.n = n;
-        b.adc.delay_s = rise;
-        b.adc.dwell_s = dw;
-        b.adc.line = j;
-        KT_OK(kr_seq_add_block(s, &b));
-        kr_seq_block_init(&b);
-        b.duration_s = 2 * brise;
-        if (j + 1 < n) kr_seq_trap(&b.grad[1], ty, gy, 0, dky / brise, brise, 0, brise);
-        KT_OK(kr_seq_add_block(s, &b));
-    }
-    return s;
-}
-
-static double median5(double *t)
-{
-    for (int i = 0; i < 5; i++)
-        for (int j = i + 1; j < 5; j++)
-            if (t[j] < t[i]) {
-                double x = t[i];
-                t[i] = t[j];
-                t[j] = x;
-            }
-    return t[2];
-}
-
-static void bench_case(const char *name, const kr_seq *s, const kr_iso *iso)
-{
-    int64_t dims[2];
-    for (int fast = 1; fast >= 0; fast--)
-        for (int k = 1; k <= 4; k *= 2) {
-            kr_sim_opts o;
-            kr_sim_opts_default(&o);
-            o.fast_math = fast;
-            o.iso_per_thread = k;
-            kr_sim_plan *p = NULL;
-            KT_OK(kr_sim_plan_create(&p, g_gpu, s, &o));
-            KT_OK(kr_sim_set_object(p, iso, NULL));
-            kr_sim_info info;
-            KT_OK(kr_sim_get_info(p, &info));
-            dims[0] = info.nsamples;
-            dims[1] = 1;
-            kr_array *kd = NULL;
-            KT_OK(kr_array_create(&kd, KR_C64, 2, dims, KR_DEVICE, g_gpu));
-            KT_OK(kr_sim_execute(p, kd)); /* warm-up */
-            double t[5];
-            for (int r = 0; r < 5; r++) {
-                double t0 = kr_time_now();
-                KT_OK(kr_sim_execute(p, kd));
-                t[r] = kr_time_now() - t0;
-            }
-            double tm = median5(t);
-            printf("{\"case\": \"%s\", \"backend\": \"cuda\", \"fast_math\": %d, "
-                   "\"iso_per_thread\": %d, \"isochromats\": %lld, \"intervals\": %lld, "
-                   "\"steps\": %lld, \"samples\": %lld, \"time_ms\": %.3f, "
-                   "\"iso_steps_per_s\": %.4g}\n",
-                   name, fast, k, (long long)info.niso, (long long)info.nintervals,
-                   (long long)info.nsteps, (long long)info.nsamples, tm * 1e3, info.iso_steps / tm);
-            kr_array_destroy(kd);
-            kr_sim_plan_destroy(p);
-        }
-}
-
-static void bench(void)
-{
-    /* SE-EPI 256^2, 2 x 2 isochromats per voxel over the whole FOV (262144) */
-    const int n = 256;
-    kr_seq *s = se_epi(n, 256, 120, 4e-6);
-    kr_array *tis = NULL;
-    KT_OK(kr_phantom_mr_2d_grid(&tis, KR_GRID_FFT, n, n, 1, 1.5));
-    float *f = tis->data;
-    for (int i = 0; i < n * n; i++) /* fill the background so every voxel counts */
-        if (!(f[2 * n * n + i] > 0)) {
-            f[i] = 1000;
-            f[n * n + i] = 100;
-            f[2 * n * n + i] = 0.05f;
-        }
-    kr_iso_opts io;
-    kr_iso_opts_default(&io);
-    io.sub[0] = io.sub[1] = 2;
-    kr_iso *iso = NULL;
-    KT_OK(kr_iso_from_tissue(&iso, tis, NULL, &io));
-    bench_case("se_epi_256_4iso", s, iso);
-    kr_iso_destroy(iso);
-    kr_seq_destroy(s);
-    kr_array_destroy(tis);
-    /* large: 4M isochromats, RF-spoiled GRE 128 x 128 */
-    s = gre(128, 128, 256, KR_SPOIL_RF_GRADIENT);
-    iso = random_iso((int64_t)1 << 22, 256, 77);
-    bench_case("gre_128_4M", s, iso);
-    kr_iso_destroy(iso);
-    kr_seq_destroy(s);
-}
-
 int main(void)
 {
     kt_require_gpu();
@@ -424,8 +273,6 @@ int main(void)
     KT_RUN(test_bit_identity_and_state);
     KT_RUN(test_closed_forms_on_gpu);
     KT_RUN(test_sample_during_rf);
-    const char *b = getenv("KRAY_BENCH");
-    if (b && *b && strcmp(b, "0") != 0) KT_RUN(bench);
     kr_ctx_destroy(g_gpu);
     kr_ctx_destroy(g_cpu);
     return kt_finish();

@@ -51,7 +51,7 @@ static double get(const kr_array *a, int64_t i)
 
 /* Apply on a backend: host in -> host out (device copies for CUDA). */
 static kr_array *apply(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_dtype t,
-                       const kr_array *in, int adjoint, double *ms)
+                       const kr_array *in, int adjoint)
 {
     kr_ct_projector_opts o = {m, t, 0};
     kr_ct_projector *p = NULL;
@@ -67,12 +67,10 @@ static kr_array *apply(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_
     }
     const kr_array *i_ = cuda ? din : in;
     kr_array *o_ = cuda ? dout : out;
-    double t0 = kr_time_now();
     if (adjoint)
         KT_OK(kr_ct_projector_adjoint(p, i_, o_));
     else
         KT_OK(kr_ct_projector_forward(p, i_, o_));
-    if (ms) *ms = 1e3 * (kr_time_now() - t0);
     if (cuda) KT_OK(kr_array_copy(out, dout, c));
     kr_array_destroy(din);
     kr_array_destroy(dout);
@@ -142,10 +140,10 @@ static void test_parity(void)
                 kr_ct_method me = m ? KR_CT_SIDDON : KR_CT_JOSEPH;
                 kr_array *x = host(dt, g.n[0], g.n[1], 2, 3 + w);
                 kr_array *y = host(dt, kr_ct_geom_det_count(geo), kr_ct_geom_nviews(geo), 2, 4 + w);
-                kr_array *fc = apply(cpu, geo, me, dt, x, 0, NULL);
-                kr_array *fg = apply(gpu, geo, me, dt, x, 0, NULL);
-                kr_array *bc = apply(cpu, geo, me, dt, y, 1, NULL);
-                kr_array *bg = apply(gpu, geo, me, dt, y, 1, NULL);
+                kr_array *fc = apply(cpu, geo, me, dt, x, 0);
+                kr_array *fg = apply(gpu, geo, me, dt, x, 0);
+                kr_array *bc = apply(cpu, geo, me, dt, y, 1);
+                kr_array *bg = apply(gpu, geo, me, dt, y, 1);
                 double ef = maxdiff_rel(fc, fg), eb = maxdiff_rel(bc, bg);
                 printf("  %s %s %s: |cuda - cpu| / max: forward %.2e, adjoint %.2e\n",
                        kr_ct_type_name(kr_ct_geom_type(geo)), kr_ct_method_name(me),
@@ -159,8 +157,8 @@ static void test_parity(void)
                 double rel = fabs(l - r) / sqrt(dot(fg, fg) * dot(y, y));
                 KT_LE(rel, t ? 1e-5 : 1e-12);
                 /* reproducible run to run */
-                kr_array *fg2 = apply(gpu, geo, me, dt, x, 0, NULL);
-                kr_array *bg2 = apply(gpu, geo, me, dt, y, 1, NULL);
+                kr_array *fg2 = apply(gpu, geo, me, dt, x, 0);
+                kr_array *bg2 = apply(gpu, geo, me, dt, y, 1);
                 KT_CHECK(memcmp(fg->data, fg2->data, kr_array_bytes(fg)) == 0);
                 KT_CHECK(memcmp(bg->data, bg2->data, kr_array_bytes(bg)) == 0);
                 kr_array *all[] = {x, y, fc, fg, bc, bg, fg2, bg2};
@@ -198,52 +196,10 @@ static void test_locations(void)
     kr_ctx_destroy(gpu);
 }
 
-/* Sizes of the benchmarks (timings are printed, not asserted). */
-static void test_timing(void)
-{
-    kr_ctx *gpu = NULL;
-    KT_OK(kr_ctx_create(&gpu, KR_BACKEND_CUDA));
-    kr_ct_grid g;
-    kr_ct_grid_2d(&g, 512, 512, 1.0);
-    kr_ct_geom *geos[2] = {geom(KR_CT_PARALLEL2D, 720, 0, 180, 768, 1.0, 0, 0, 0, 0, &g),
-                           geom(KR_CT_FAN2D_FLAT, 720, 0, 360, 768, 1.5, 0, 0, 600, 1000, &g)};
-    for (int w = 0; w < 2; w++)
-        for (int m = 0; m < 2; m++)
-            for (int t = 0; t < 2; t++) {
-                kr_dtype dt = t ? KR_F32 : KR_F64;
-                kr_ct_method me = m ? KR_CT_SIDDON : KR_CT_JOSEPH;
-                kr_ct_projector_opts o = {me, dt, 0};
-                kr_ct_projector *p = NULL;
-                KT_OK(kr_ct_projector_create(&p, gpu, geos[w], &o));
-                kr_array *x = NULL, *y = NULL;
-                int64_t di[2] = {512, 512}, ds[2] = {768, 720};
-                KT_OK(kr_array_create(&x, dt, 2, di, KR_DEVICE, gpu));
-                KT_OK(kr_array_create(&y, dt, 2, ds, KR_DEVICE, gpu));
-                KT_OK(kr_ct_projector_forward(p, x, y)); /* warm-up */
-                double t0 = kr_time_now();
-                for (int r = 0; r < 5; r++) KT_OK(kr_ct_projector_forward(p, x, y));
-                double tf = (kr_time_now() - t0) / 5;
-                KT_OK(kr_ct_projector_adjoint(p, y, x));
-                t0 = kr_time_now();
-                for (int r = 0; r < 5; r++) KT_OK(kr_ct_projector_adjoint(p, y, x));
-                double ta = (kr_time_now() - t0) / 5;
-                printf("  512^2, 720 views x 768 det, %s %s %s: forward %.2f ms, adjoint %.2f ms\n",
-                       kr_ct_type_name(kr_ct_geom_type(geos[w])), kr_ct_method_name(me),
-                       kr_dtype_name(dt), 1e3 * tf, 1e3 * ta);
-                kr_array_destroy(x);
-                kr_array_destroy(y);
-                kr_ct_projector_destroy(p);
-            }
-    kr_ct_geom_destroy(geos[0]);
-    kr_ct_geom_destroy(geos[1]);
-    kr_ctx_destroy(gpu);
-}
-
 int main(void)
 {
     kt_require_gpu();
     KT_RUN(test_parity);
     KT_RUN(test_locations);
-    KT_RUN(test_timing);
     return kt_finish();
 }

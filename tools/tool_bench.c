@@ -1,5 +1,6 @@
 /* kray bench: benchmark programs (`kray bench <name> [options]`). Benchmarks are programs, not
  * tests: they print a table (or JSON lines with --json) and may run peers in the same session. */
+#include "internal.h"
 #include "tool_bench.h"
 
 #include <errno.h>
@@ -33,9 +34,18 @@ static const kc_bench kc_benches[] = {
     {"fdk", "cone-beam FDK and its backprojector, RabbitCT-sized, every kernel; peer ASTRA", kc_bench_fdk},
     {"cone", "cone-beam Joseph and Siddon projectors (forward, matched adjoint), RabbitCT-sized",
      kc_bench_cone},
+    {"ct2d", "2-D projectors (Joseph, Siddon; forward, matched adjoint), 512^2 from 720 views, "
+     "parallel and fan beams, f32 or f64",
+     kc_bench_ct2d},
     {"fve", "FVE data set (32x5x4x43, 115^2 spiral): whole set by NUFFT and DrFT, one voxel's spectra",
      kc_bench_fve},
     {"goertzel", "Goertzel full image and one point vs the centred FFT, 115^2 .. 1024^2", kc_bench_goertzel},
+    {"sense", "Cartesian SENSE 256^2, 32 coils, R = 4: execute, unfold, g-factor; the general "
+     "path with ACS lines",
+     kc_bench_sense},
+    {"bloch", "Bloch simulation: SE-EPI 256^2 with 2x2 isochromats per voxel, GRE 128^2 with 4 M "
+     "isochromats; isochromats per thread, fast and accurate math",
+     kc_bench_bloch},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
 
@@ -91,6 +101,67 @@ void kc_tstats_of(const double *t, int n, kc_tstats *s)
     double v = 0;
     for (int i = 0; i < n; i++) v += (t[i] - s->mean) * (t[i] - s->mean);
     s->std = n > 1 ? sqrt(v / (n - 1)) : 0;
+}
+
+int kc_bench_ctx(const char *tool, const kc_common *c, kr_ctx **ctx, char *dev, size_t ndev)
+{
+    const int r = kc_make_ctx(tool, c, ctx);
+    if (r) return r;
+    if (!c->verbose) kr_ctx_set_log_level(*ctx, KR_LOG_ERROR);
+    snprintf(dev, ndev, "cpu");
+    if (kr_ctx_backend(*ctx) == KR_BACKEND_CUDA) kr_cuda_device_name(kr_ctx_device(*ctx), dev, ndev);
+    return 0;
+}
+
+kr_status kc_bench_sync(const kr_ctx *ctx)
+{
+    return kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? kri_device_synchronize(ctx) : KR_OK;
+}
+
+void kc_proj_header(void)
+{
+    printf("%-13s %-17s %-7s %-4s %-5s %-9s %16s %12s %12s %10s\n", "case", "geometry", "method",
+           "type", "back", "volume", "views x detector", "best", "median", "rays/s");
+}
+
+void kc_proj_line(int json, const kc_proj_case *pc, const kr_ctx *ctx, const char *dev, double *t,
+                  int n)
+{
+    kc_times_sort(t, n);
+    const int nd = pc->ndim;
+    const double best = t[0], med = t[n / 2];
+    double rays = (double)pc->views;
+    for (int d = 0; d < nd - 1; d++) rays *= (double)pc->det[d];
+    const char *be = kr_backend_name(kr_ctx_backend(ctx));
+    if (!json) {
+        char vol[32], det[48];
+        snprintf(vol, sizeof vol, "%lld^%d", (long long)pc->vol[0], nd);
+        if (nd == 3)
+            snprintf(det, sizeof det, "%lld x %lldx%lld", (long long)pc->views,
+                     (long long)pc->det[0], (long long)pc->det[1]);
+        else
+            snprintf(det, sizeof det, "%lld x %lld", (long long)pc->views, (long long)pc->det[0]);
+        printf("%-13s %-17s %-7s %-4s %-5s %-9s %16s %9.3f ms %9.3f ms %10.3g\n", pc->bcase,
+               pc->geom, pc->method, pc->dtype, be, vol, det, best * 1e3, med * 1e3, rays / best);
+        fflush(stdout);
+        return;
+    }
+    printf("{\"case\": \"%s\", \"geometry\": \"%s\", \"method\": \"%s\", \"dtype\": \"%s\", "
+           "\"backend\": \"%s\", \"device\": ",
+           pc->bcase, pc->geom, pc->method, pc->dtype, be);
+    kc_json_string(stdout, dev);
+    printf(", \"volume\": [");
+    for (int d = 0; d < nd; d++) printf("%s%lld", d ? ", " : "", (long long)pc->vol[d]);
+    printf("], \"views\": %lld, \"detector\": [", (long long)pc->views);
+    for (int d = 0; d < nd - 1; d++) printf("%s%lld", d ? ", " : "", (long long)pc->det[d]);
+    printf("], \"reps\": %d, \"time_s\": ", n);
+    kc_json_number(stdout, best);
+    printf(", \"time_median_s\": ");
+    kc_json_number(stdout, med);
+    printf(", \"rays_per_s\": ");
+    kc_json_number(stdout, rays / best);
+    printf(", \"threads\": %d}\n", kr_ctx_threads(ctx));
+    fflush(stdout);
 }
 
 void kc_bench_machine(char *cpu, size_t ncpu, char *gpu, size_t ngpu)

@@ -14,6 +14,9 @@ int kc_bench_lsq(int argc, char **argv);
 int kc_bench_fve(int argc, char **argv);
 int kc_bench_goertzel(int argc, char **argv);
 int kc_bench_cgsense(int argc, char **argv);
+int kc_bench_ct2d(int argc, char **argv);
+int kc_bench_sense(int argc, char **argv);
+int kc_bench_bloch(int argc, char **argv);
 
 /* Statistics of n timings (seconds), n >= 1: mean, sample standard deviation, min, max. */
 typedef struct kc_tstats {
@@ -23,6 +26,27 @@ typedef struct kc_tstats {
 void kc_tstats_of(const double *t, int n, kc_tstats *s);
 /* Sort n timings ascending in place: t[0] is then the best, t[n / 2] the median. */
 void kc_times_sort(double *t, int n);
+
+/* One result line of a projector benchmark (kray bench cone, kray bench ct2d): sorts the n
+ * timings t (seconds) and prints the best and the median and rays (detector pixels x views) per
+ * second of the best, as a table row or (json) a JSON line. vol: ndim (2 or 3) volume sizes;
+ * det: ndim - 1 detector sizes (u, then v). */
+typedef struct kc_proj_case {
+    const char *bcase, *geom, *method, *dtype;
+    int ndim;
+    const int64_t *vol, *det;
+    int64_t views;
+} kc_proj_case;
+/* The ctx of a bench from its common options (kc_make_ctx), logging errors only unless
+ * --verbose, and its device's name in dev ("cpu" on the CPU backends). Returns 0 or the exit
+ * code (after one sentence on stderr). */
+int kc_bench_ctx(const char *tool, const kc_common *c, kr_ctx **ctx, char *dev, size_t ndev);
+/* Wait for the ctx's device work (no-op on the CPU backends). */
+kr_status kc_bench_sync(const kr_ctx *ctx);
+
+void kc_proj_header(void);
+void kc_proj_line(int json, const kc_proj_case *pc, const kr_ctx *ctx, const char *dev, double *t,
+                  int n);
 
 /* "Intel(R) Xeon(R) ..., 2 threads" and, when a GPU is usable, its description. */
 void kc_bench_machine(char *cpu, size_t ncpu, char *gpu, size_t ngpu);

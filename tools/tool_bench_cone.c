@@ -5,37 +5,6 @@
 #include "tool_bench.h"
 
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-static void kc_cone_line(int json, const char *bcase, const char *method, const kr_ctx *ctx,
-                         const char *dev, const int64_t *vd, const int64_t *pd, double *t, int n)
-{
-    kc_times_sort(t, n);
-    const double best = t[0], med = t[n / 2], rays = (double)pd[0] * pd[1] * pd[2];
-    const char *be = kr_backend_name(kr_ctx_backend(ctx));
-    if (!json) {
-        printf("%-13s %-7s %-5s %4lld^3 %4lld x %4lldx%-4lld %9.2f ms %9.2f ms %10.3g\n", bcase,
-               method, be, (long long)vd[0], (long long)pd[2], (long long)pd[0], (long long)pd[1],
-               best * 1e3, med * 1e3, rays / best);
-        fflush(stdout);
-        return;
-    }
-    printf("{\"case\": \"%s\", \"method\": \"%s\", \"backend\": \"%s\", \"device\": ", bcase,
-           method, be);
-    kc_json_string(stdout, dev);
-    printf(", \"volume\": [%lld, %lld, %lld], \"views\": %lld, \"detector\": [%lld, %lld], "
-           "\"reps\": %d, \"time_s\": ",
-           (long long)vd[0], (long long)vd[1], (long long)vd[2], (long long)pd[2],
-           (long long)pd[0], (long long)pd[1], n);
-    kc_json_number(stdout, best);
-    printf(", \"time_median_s\": ");
-    kc_json_number(stdout, med);
-    printf(", \"rays_per_s\": ");
-    kc_json_number(stdout, rays / best);
-    printf(", \"threads\": %d}\n", kr_ctx_threads(ctx));
-    fflush(stdout);
-}
 
 int kc_bench_cone(int argc, char **argv)
 {
@@ -75,11 +44,9 @@ int kc_bench_cone(int argc, char **argv)
     if (r) return r < 0 ? 0 : r;
     if (det.n == 1 || det.n > 2) return kc_usage("bench cone", "--det takes UxV");
     kr_ctx *ctx = NULL;
-    if ((r = kc_make_ctx("bench cone", &c, &ctx)) != 0) return r;
-    if (!c.verbose) kr_ctx_set_log_level(ctx, KR_LOG_ERROR);
+    char dev[256];
+    if ((r = kc_bench_ctx("bench cone", &c, &ctx, dev, sizeof dev)) != 0) return r;
     const int cuda = kr_ctx_backend(ctx) == KR_BACKEND_CUDA;
-    char dev[256] = "cpu";
-    if (cuda) kr_cuda_device_name(kr_ctx_device(ctx), dev, sizeof dev);
     const int64_t n = size ? size : (cuda ? 512 : 64);
     const double s = 512.0 / (double)n;
     kr_ct_grid g;
@@ -104,9 +71,8 @@ int kc_bench_cone(int argc, char **argv)
     if (st == KR_OK) st = kr_phantom_3d(&hv, KR_PHANTOM_MODIFIED_SL, n, n, n, 1, KR_F32);
     if (st == KR_OK) st = kr_array_clone(&vol, hv, loc, ctx);
     if (st == KR_OK) st = kr_array_create(&pr, KR_F32, 3, pd, loc, ctx);
-    if (st == KR_OK && !c.json)
-        printf("%-13s %-7s %-5s %6s %16s %12s %12s %10s\n", "case", "method", "back", "volume",
-               "views x detector", "best", "median", "rays/s");
+    if (st == KR_OK && !c.json) kc_proj_header();
+    kc_proj_case pc = {NULL, "cone", NULL, "f32", 3, g.n, pd, pd[2]};
     double t[1000];
     for (int m = 1; m <= 2 && st == KR_OK; m++) {
         if (method && method != m) continue;
@@ -121,14 +87,17 @@ int kc_bench_cone(int argc, char **argv)
             st = kr_ct_projector_forward(p, vol, pr); /* returns when the result is there */
             if (k) t[k - 1] = kr_time_now() - t0;
         }
-        if (st == KR_OK) kc_cone_line(c.json, "cone_forward", mn, ctx, dev, g.n, pd, t, reps);
+        pc.method = mn;
+        pc.bcase = "cone_forward";
+        if (st == KR_OK) kc_proj_line(c.json, &pc, ctx, dev, t, reps);
         for (int k = 0; adjoint && st == KR_OK && k <= reps; k++) {
             double t0 = kr_time_now();
             st = kr_ct_projector_adjoint(p, pr, vol);
             if (k) t[k - 1] = kr_time_now() - t0;
         }
         if (adjoint && st == KR_OK) {
-            kc_cone_line(c.json, "cone_adjoint", mn, ctx, dev, g.n, pd, t, reps);
+            pc.bcase = "cone_adjoint";
+            kc_proj_line(c.json, &pc, ctx, dev, t, reps);
             st = kr_array_copy(vol, hv, ctx); /* the adjoint overwrote it */
         }
         kr_ct_projector_destroy(p);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# kray bench ct2d / sense / bloch at small sizes on the CPU: the JSON lines are there, complete
+# and plausible (SENSE reconstructs the object; every time is positive), and bad options are one
+# sentence and exit 2.
+set -euo pipefail
+. "$(dirname "$0")/cli_common.bash"
+cd "$T"
+# 2-D projectors: 3 geometries x 2 methods x (forward, adjoint)
+expect_rc 0 ct2d "$KRAY" bench ct2d --backend cpu --size 48 --views 24 --det 72 --reps 1 --json
+cp "$T/out" c.jsonl
+n=$(grep -c '"case": "ct2d_' c.jsonl || true)
+[ "$n" = 12 ] && ok "ct2d: 12 lines" || fail "ct2d: $n lines, expected 12"
+for g in parallel2d fan2d-flat fan2d-equiangular; do
+    grep "\"geometry\": \"$g\"" c.jsonl | grep '"method": "siddon"' | grep ct2d_adjoint >l.json ||
+        fail "no $g siddon adjoint line"
+    t=$(json_field l.json time_s)
+    num_le 0 "$t" && num_le "$t" 10 && ok "$g siddon adjoint $t s" || fail "$g time $t"
+done
+grep -q '"dtype": "f32"' c.jsonl || fail "ct2d: no dtype"
+# SENSE: the lattice and the general path reconstruct the object
+expect_rc 0 sense "$KRAY" bench sense --backend cpu --size 32 --coils 8 --acs 4 --reps 1 --json
+cp "$T/out" s.jsonl
+for w in execute unfold execute+g general; do
+    grep "\"case\": \"$w\"" s.jsonl >l.json || fail "sense: no $w line"
+    e=$(json_field l.json nrmse)
+    num_le "$e" 1e-5 && ok "sense $w: NRMSE $e" || fail "sense $w: NRMSE $e > 1e-5"
+done
+grep '"case": "g-factor"' s.jsonl | grep -q '"nrmse": null' || fail "sense: g-factor line"
+expect_rc 2 "bench sense" "$KRAY" bench sense --size 30 --accel 4
+expect_rc 2 "bench sense" "$KRAY" bench sense --size 32 --acs 32
+# Bloch: both cases, the rate is isochromat-steps / time
+expect_rc 0 bloch "$KRAY" bench bloch --backend cpu --size 16 --gre-size 8 --gre-sub 2 --reps 1 \
+    --json
+cp "$T/out" b.jsonl
+for w in se_epi gre; do
+    grep "\"case\": \"$w\"" b.jsonl >l.json || fail "bloch: no $w line"
+    iso=$(json_field l.json isochromats)
+    [ "$w" = gre ] && [ "$iso" != 256 ] && fail "gre: $iso isochromats, expected 8^2 x 2^2"
+    t=$(json_field l.json time_median_s)
+    num_le 0 "$t" && ok "bloch $w: $iso isochromats, $t s" || fail "bloch $w time $t"
+done
+expect_rc 2 "bench bloch" "$KRAY" bench bloch --reps 0
+finish
