@@ -163,6 +163,12 @@ static void test_kernels_and_locations(void)
     c1.pitch_u = c1.pitch_v = 0.35;
     c1.nu = 330, c1.nv = 230;
     align_vs_pipe(gpu, &c1, "5.7 pixels per voxel");
+    /* a detector narrower and shorter than the volume's shadow: on many views every column of
+     * a warp has its samples off the detector (u) or off its rows (v) and the align kernel skips
+     * them; the pipe kernel adds the zeros */
+    c1 = c;
+    c1.nu = 60, c1.nv = 30;
+    align_vs_pipe(gpu, &c1, "a detector smaller than the volume's shadow");
     kr_fdk_opts_default(&o);
     for (int pl = 0; pl < 2; pl++)
         for (int vl = 0; vl < 2; vl++) {
