@@ -15,7 +15,7 @@ num_le "$(json_field "$T/out" min)" 0 || fail "modified Shepp-Logan min should b
 num_le 1 "$(json_field "$T/out" max)" || fail "modified Shepp-Logan max should be 1"
 num_le "$(json_field "$T/out" max)" 1.0000001 || fail "modified Shepp-Logan max should be 1"
 
-for ext in cfl npy nii mha mhd nrrd; do
+for ext in cfl npy nii nii.gz mha mhd nrrd; do
     expect_rc 0 convert "$KRAY" convert sl.npy "x.$ext"
     expect_rc 0 info "$KRAY" info "x.$ext"
     grep -q "^dims *${N}x${N}" "$T/out" || fail "x.$ext dims: $(cat "$T/out")"

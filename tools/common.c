@@ -64,7 +64,7 @@ int kc_check_output(const char *tool, const char *path)
     if (f == KR_FMT_UNKNOWN)
         return kc_usage(tool,
                         "cannot tell the output format of '%s' from its extension (use .cfl, "
-                        ".npy, .nii, .mha, .mhd, .nrrd, .png, .pgm or .raw)",
+                        ".npy, .nii, .nii.gz, .mha, .mhd, .nrrd, .png, .pgm or .raw)",
                         path);
     return 0;
 }
@@ -75,7 +75,7 @@ int kc_check_input(const char *tool, const char *path)
     if (f == KR_FMT_UNKNOWN)
         return kc_usage(tool,
                         "cannot tell the format of '%s' from its extension (kray reads .cfl, "
-                        ".npy, .nii, .mha, .mhd, .nrrd, .pgm and .raw)",
+                        ".npy, .nii, .nii.gz, .mha, .mhd, .nrrd, .pgm and .raw)",
                         path);
     if (f == KR_FMT_PNG)
         return kc_usage(tool,

@@ -33,9 +33,9 @@ int kc_tool_convert(int argc, char **argv)
                            {0}};
     const kc_spec spec = {
         "convert",
-        "Convert between file formats, chosen by extension: .cfl/.hdr .npy .nii .mha .mhd .nrrd\n"
-        ".pgm .raw (read and write) and .png (write). PNG/PGM render one 2-D image (a slice of a\n"
-        "volume, a part of complex data) through a grey window. Header fields (spacing, origin,\n"
+        "Convert between file formats, chosen by extension: .cfl/.hdr .npy .nii .nii.gz .mha\n"
+        ".mhd .nrrd .pgm .raw (read and write) and .png (write). PNG/PGM render one 2-D image\n"
+        "(a slice of a volume, a part of complex data) through a grey window. Header fields (spacing, origin,\n"
         "description) are carried over where both formats have them. The output is written to\n"
         "a temporary name and renamed, so a failed conversion leaves no file behind.",
         opts,

@@ -62,9 +62,9 @@ static void kc_list_tools(FILE *f)
             kr_version());
     for (int i = 0; i < KC_NTOOLS; i++)
         fprintf(f, "  %-10s %s\n", kc_tools[i].name, kc_tools[i].summary);
-    fprintf(f, "\nFile formats are chosen by extension: .cfl/.hdr (BART), .npy, .nii, .mha/.mhd, "
-               ".nrrd, .png (write),\n.pgm, .raw (with --dims/--dtype). Every tool takes "
-               "--backend, --device, --threads, --precision,\n--quiet and --verbose. Exit "
+    fprintf(f, "\nFile formats are chosen by extension: .cfl/.hdr (BART), .npy, .nii, .nii.gz, "
+               ".mha/.mhd,\n.nrrd, .png (write), .pgm, .raw (with --dims/--dtype). Every tool takes "
+               "--backend, --device,\n--threads, --precision, --quiet and --verbose. Exit "
                "status: 0 success, 1 bad input, 2 bad usage.\n");
 }
 

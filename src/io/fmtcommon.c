@@ -220,6 +220,11 @@ static kr_status kri_sink_gzip(void *user, const unsigned char *p, size_t n, int
 
 kr_status kri_samples_write_gzip(kri_wfile *w, const kr_array *a, int big)
 {
+    return kri_gzip_write(w, NULL, 0, a, big);
+}
+
+kr_status kri_gzip_write(kri_wfile *w, const void *head, size_t nhead, const kr_array *a, int big)
+{
     kri_gz g;
     memset(&g, 0, sizeof g);
     g.w = w;
@@ -230,7 +235,11 @@ kr_status kri_samples_write_gzip(kri_wfile *w, const kr_array *a, int big)
         kri_free(g.out);
         return kri_fail(KR_ERR_OOM_HOST, "%s: cannot start zlib compression", w->path);
     }
-    kr_status s = kri_feed(a, big, kri_sink_gzip, &g);
+    kr_status s = KR_OK;
+    for (size_t done = 0; s == KR_OK && done < nhead; done += KRI_CHUNK) /* no flush: one member */
+        s = kri_sink_gzip(&g, (const unsigned char *)head + done,
+                          nhead - done < KRI_CHUNK ? nhead - done : KRI_CHUNK, 0);
+    if (s == KR_OK) s = kri_feed(a, big, kri_sink_gzip, &g);
     deflateEnd(&g.z);
     kri_free(g.out);
     return s;

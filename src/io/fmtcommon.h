@@ -38,6 +38,8 @@ void kri_samples_from_mem(const unsigned char *src, kri_stype t, int big, kr_arr
 kr_status kri_samples_write(kri_wfile *w, const kr_array *a, int big);
 /* Same, gzip-compressed (one gzip member). */
 kr_status kri_samples_write_gzip(kri_wfile *w, const kr_array *a, int big);
+/* nhead bytes of head (may be 0), then a's elements as above, as one gzip member. */
+kr_status kri_gzip_write(kri_wfile *w, const void *head, size_t nhead, const kr_array *a, int big);
 /* Inflate a zlib or gzip stream (detected from its first bytes) of n bytes into exactly
  * `want` bytes at dst; a stream that is corrupt, ends early or holds more is KR_ERR_FORMAT
  * naming `path` and `what`. */

@@ -30,6 +30,7 @@ static const char *kri_ext(const char *path)
 kr_format kr_format_from_path(const char *path)
 {
     if (!path || !*path) return KR_FMT_UNKNOWN;
+    if (kri_nifti_gz(path)) return KR_FMT_NIFTI;
     const char *e = kri_ext(path);
     static const struct {
         const char *ext;
@@ -53,7 +54,7 @@ const char *kr_format_name(kr_format f)
 static kr_status kri_unknown_format(const char *path)
 {
     return kri_fail(KR_ERR_INVALID_ARG,
-                    "%s: unknown file extension '.%s' (expected .cfl, .npy, .nii, .mha, .mhd, .dcm, "
+                    "%s: unknown file extension '.%s' (expected .cfl, .npy, .nii, .nii.gz, .mha, .mhd, .dcm, "
                     ".nrrd, .png, .pgm or .raw)",
                     path, kri_ext(path));
 }

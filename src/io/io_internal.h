@@ -54,6 +54,8 @@ kr_status kri_read_cfl(const char *path, kr_array **out, kr_meta *meta, const kr
 kr_status kri_write_cfl(const char *path, const kr_array *a, const kr_io_opts *o);
 kr_status kri_read_npy(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o);
 kr_status kri_write_npy(const char *path, const kr_array *a, const kr_io_opts *o);
+/* Whether path ends in .nii.gz (any case): gzip-compressed NIfTI. */
+int kri_nifti_gz(const char *path);
 kr_status kri_read_nifti(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o);
 kr_status kri_write_nifti(const char *path, const kr_array *a, const kr_io_opts *o);
 kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o);

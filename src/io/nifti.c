@@ -1,5 +1,7 @@
 /* NIfTI-1 single-file (.nii) reader and writer, written from the NIfTI-1 header layout
- * (348-byte header, 4-byte extension flag, data at vox_offset).
+ * (348-byte header, 4-byte extension flag, data at vox_offset). A path ending in .nii.gz is
+ * the same file gzip-compressed: read through zlib's gz interface (any number of gzip members,
+ * as nibabel and FSL write them), written as one gzip member of header and data.
  *
  * Reading:
  *   - either byte order (detected from sizeof_hdr == 348), magic "n+1"; dim[0] 1..7;
@@ -21,9 +23,12 @@
 #include "fmtcommon.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <zlib.h>
 
 #define NII_HDR 348
 #define NII_DATA 352 /* header + 4-byte extension flag */
@@ -318,34 +323,108 @@ static void nii_scale(const kr_array *raw, kr_array *out, double slope, double i
     }
 }
 
+int kri_nifti_gz(const char *path)
+{
+    const size_t n = strlen(path);
+    return n >= 7 && strcasecmp(path + n - 7, ".nii.gz") == 0;
+}
+
+/* Up to n decompressed bytes of g into p (gzread takes an int count): the count read, or -1
+ * with the sentence set when the stream is corrupt. */
+static long long nii_gzread(gzFile g, const char *path, void *p, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        const unsigned k = n - done < (size_t)INT_MAX ? (unsigned)(n - done) : (unsigned)INT_MAX;
+        const int r = gzread(g, (unsigned char *)p + done, k);
+        if (r < 0) {
+            int e = 0;
+            const char *msg = gzerror(g, &e);
+            kri_fail(KR_ERR_FORMAT, "%s: not a valid gzip stream (%s)", path,
+                     msg && *msg ? msg : "corrupt data");
+            return -1;
+        }
+        if (r == 0) break;
+        done += (size_t)r;
+    }
+    return (long long)done;
+}
+
+/* The header and the stored samples of a .nii.gz into raw (created). */
+static kr_status nii_read_gz(const char *path, unsigned char *h, nii_info *in, kr_meta *m,
+                             kr_array **raw)
+{
+    gzFile g = gzopen(path, "rb");
+    if (!g) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char *buf = NULL;
+    kr_status s = KR_OK;
+    long long got = nii_gzread(g, path, h, NII_HDR);
+    if (got < 0)
+        s = KR_ERR_FORMAT;
+    else if (got < NII_HDR)
+        s = kri_fail(KR_ERR_FORMAT,
+                     "%s: decompresses to %lld bytes, too short for a 348-byte NIfTI-1 header",
+                     path, got);
+    /* the decompressed size is known only by reading: the data are checked as they come */
+    if (s == KR_OK) s = nii_parse(path, h, (size_t)LLONG_MAX, in, m);
+    if (s == KR_OK)
+        s = kr_array_create(raw, kri_stype_dtype(in->type->st, in->type->complex), in->ndim,
+                            in->dims, KR_HOST, NULL);
+    const size_t bytes = s == KR_OK ? (size_t)in->numel * (in->type->complex ? 2u : 1u) *
+                                          kri_stype_size(in->type->st)
+                                    : 0;
+    if (s == KR_OK && gzseek(g, in->vox_offset, SEEK_SET) != in->vox_offset)
+        s = kri_fail(KR_ERR_FORMAT, "%s: decompresses to less than vox_offset %ld bytes", path,
+                     in->vox_offset);
+    if (s == KR_OK) s = kri_alloc((void **)&buf, bytes ? bytes : 1, "decompression buffer");
+    if (s == KR_OK) {
+        got = nii_gzread(g, path, buf, bytes);
+        if (got < 0)
+            s = KR_ERR_FORMAT;
+        else if ((size_t)got < bytes)
+            s = kri_fail(KR_ERR_FORMAT,
+                         "%s: data end after %lld of the %zu bytes the header promises", path,
+                         got, bytes);
+    }
+    if (s == KR_OK) kri_samples_from_mem(buf, in->type->st, in->big, *raw);
+    kri_free(buf);
+    gzclose(g);
+    return s;
+}
+
 kr_status kri_read_nifti(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
 {
     (void)o;
-    size_t fsize;
-    KRI_TRY(kri_file_size(path, &fsize));
-    if (fsize < NII_HDR)
-        return kri_fail(KR_ERR_FORMAT,
-                        "%s: file is %zu bytes, too short for a 348-byte NIfTI-1 header", path,
-                        fsize);
-    FILE *f = fopen(path, "rb");
-    if (!f) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     unsigned char h[NII_HDR];
-    if (fread(h, 1, NII_HDR, f) != NII_HDR) {
-        fclose(f);
-        return kri_fail(KR_ERR_IO, "%s: cannot read the header", path);
-    }
     nii_info in;
     kr_meta m;
     memset(&m, 0, sizeof m);
-    kr_status s = nii_parse(path, h, fsize, &in, &m);
     kr_array *raw = NULL, *res = NULL;
-    if (s == KR_OK)
-        s = kr_array_create(&raw, kri_stype_dtype(in.type->st, in.type->complex), in.ndim, in.dims,
-                            KR_HOST, NULL);
-    if (s == KR_OK && fseek(f, in.vox_offset, SEEK_SET) != 0)
-        s = kri_fail(KR_ERR_IO, "%s: cannot seek to vox_offset %ld", path, in.vox_offset);
-    if (s == KR_OK) s = kri_samples_from_file(f, path, in.type->st, in.big, raw);
-    fclose(f);
+    kr_status s = KR_OK;
+    if (kri_nifti_gz(path)) {
+        s = nii_read_gz(path, h, &in, &m, &raw);
+    } else {
+        size_t fsize;
+        KRI_TRY(kri_file_size(path, &fsize));
+        if (fsize < NII_HDR)
+            return kri_fail(KR_ERR_FORMAT,
+                            "%s: file is %zu bytes, too short for a 348-byte NIfTI-1 header",
+                            path, fsize);
+        FILE *f = fopen(path, "rb");
+        if (!f) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        if (fread(h, 1, NII_HDR, f) != NII_HDR) {
+            fclose(f);
+            return kri_fail(KR_ERR_IO, "%s: cannot read the header", path);
+        }
+        s = nii_parse(path, h, fsize, &in, &m);
+        if (s == KR_OK)
+            s = kr_array_create(&raw, kri_stype_dtype(in.type->st, in.type->complex), in.ndim,
+                                in.dims, KR_HOST, NULL);
+        if (s == KR_OK && fseek(f, in.vox_offset, SEEK_SET) != 0)
+            s = kri_fail(KR_ERR_IO, "%s: cannot seek to vox_offset %ld", path, in.vox_offset);
+        if (s == KR_OK) s = kri_samples_from_file(f, path, in.type->st, in.big, raw);
+        fclose(f);
+    }
     if (s == KR_OK && in.scaled) {
         kr_dtype sd = kr_dtype_is_complex(raw->dtype) ? raw->dtype
                       : (raw->dtype == KR_F64)        ? KR_F64
@@ -358,8 +437,8 @@ kr_status kri_read_nifti(const char *path, kr_array **out, kr_meta *meta, const 
         res = raw;
     }
     if (s != KR_OK) {
+        if (res != raw) kr_array_destroy(res);
         kr_array_destroy(raw);
-        kr_array_destroy(res);
         return s;
     }
     if (meta) *meta = m;
@@ -446,8 +525,12 @@ kr_status kri_write_nifti(const char *path, const kr_array *a, const kr_io_opts 
     kri_wfile w;
     kr_status s = kri_wfile_open(&w, path);
     if (s == KR_OK) {
-        s = kri_wfile_write(&w, h, sizeof h);
-        if (s == KR_OK) s = kri_samples_write(&w, use, 0);
+        if (kri_nifti_gz(path)) {
+            s = kri_gzip_write(&w, h, sizeof h, use, 0);
+        } else {
+            s = kri_wfile_write(&w, h, sizeof h);
+            if (s == KR_OK) s = kri_samples_write(&w, use, 0);
+        }
         if (s == KR_OK)
             s = kri_wfile_commit(&w);
         else
