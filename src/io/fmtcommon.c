@@ -102,34 +102,50 @@ static size_t kri_components(const kr_array *a)
     return (size_t)kr_array_numel(a) * (kr_dtype_is_complex(a->dtype) ? 2u : 1u);
 }
 
-kr_status kri_samples_from_file(FILE *f, const char *path, kri_stype t, int big, kr_array *a)
+kr_status kri_samples_read(kri_read_fn rd, void *user, const char *path, kri_stype t, int big,
+                           kr_array *a)
 {
     size_t ns = kri_components(a), ss = kri_stype_size(t);
     int swap = kri_need_swap(t, big);
     if (kri_direct(t, a)) {
-        size_t got = fread(a->data, ss, ns, f);
-        if (got != ns)
-            return kri_fail(KR_ERR_FORMAT, "%s: data ends after %zu of %zu values", path, got, ns);
+        long long got = rd(user, a->data, ns * ss);
+        if (got < 0) return KR_ERR_FORMAT; /* the reader set the sentence */
+        if ((size_t)got != ns * ss)
+            return kri_fail(KR_ERR_FORMAT, "%s: data ends after %zu of %zu values", path,
+                            (size_t)got / ss, ns);
         if (swap) kri_byteswap(a->data, ns, ss);
         return KR_OK;
     }
     unsigned char *buf;
     KRI_TRY(kri_alloc((void **)&buf, KRI_CHUNK, "read buffer"));
     size_t per = KRI_CHUNK / ss, done = 0;
-    while (done < ns) {
+    kr_status s = KR_OK;
+    while (s == KR_OK && done < ns) {
         size_t cnt = ns - done < per ? ns - done : per;
-        size_t got = fread(buf, ss, cnt, f);
-        if (got != cnt) {
-            kri_free(buf);
-            return kri_fail(KR_ERR_FORMAT, "%s: data ends after %zu of %zu values", path,
-                            done + got, ns);
+        long long got = rd(user, buf, cnt * ss);
+        if (got < 0) {
+            s = KR_ERR_FORMAT;
+        } else if ((size_t)got != cnt * ss) {
+            s = kri_fail(KR_ERR_FORMAT, "%s: data ends after %zu of %zu values", path,
+                         done + (size_t)got / ss, ns);
+        } else {
+            if (swap) kri_byteswap(buf, cnt, ss);
+            kri_widen(buf, t, a, done, cnt);
+            done += cnt;
         }
-        if (swap) kri_byteswap(buf, cnt, ss);
-        kri_widen(buf, t, a, done, cnt);
-        done += cnt;
     }
     kri_free(buf);
-    return KR_OK;
+    return s;
+}
+
+static long long kri_fread_all(void *user, void *p, size_t n)
+{
+    return (long long)fread(p, 1, n, user);
+}
+
+kr_status kri_samples_from_file(FILE *f, const char *path, kri_stype t, int big, kr_array *a)
+{
+    return kri_samples_read(kri_fread_all, f, path, t, big, a);
 }
 
 void kri_samples_from_mem(const unsigned char *src, kri_stype t, int big, kr_array *a)

@@ -32,6 +32,11 @@ kri_stype kri_stype_of(kr_dtype t);
 /* Fill `a` (dtype kri_stype_dtype(t, complex)) from `f` at its current position; `big` is the
  * file's byte order. Fewer bytes than needed: KR_ERR_FORMAT naming `path`. */
 kr_status kri_samples_from_file(FILE *f, const char *path, kri_stype t, int big, kr_array *a);
+/* Same from any byte source: rd(user, p, n) reads up to n bytes to p and returns the count,
+ * fewer only at the end of the data, or -1 after setting the error sentence. */
+typedef long long (*kri_read_fn)(void *user, void *p, size_t n);
+kr_status kri_samples_read(kri_read_fn rd, void *user, const char *path, kri_stype t, int big,
+                           kr_array *a);
 /* Same from memory holding at least numel(a) * components * size(t) bytes. */
 void kri_samples_from_mem(const unsigned char *src, kri_stype t, int big, kr_array *a);
 /* Append a's elements in its own dtype, in byte order `big`. */

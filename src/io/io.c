@@ -54,8 +54,8 @@ const char *kr_format_name(kr_format f)
 static kr_status kri_unknown_format(const char *path)
 {
     return kri_fail(KR_ERR_INVALID_ARG,
-                    "%s: unknown file extension '.%s' (expected .cfl, .npy, .nii, .nii.gz, .mha, .mhd, .dcm, "
-                    ".nrrd, .png, .pgm or .raw)",
+                    "%s: unknown file extension '.%s' (expected .cfl, .npy, .nii, .nii.gz, .mha, "
+                    ".mhd, .dcm, .nrrd, .png, .pgm or .raw)",
                     path, kri_ext(path));
 }
 

@@ -329,18 +329,25 @@ int kri_nifti_gz(const char *path)
     return n >= 7 && strcasecmp(path + n - 7, ".nii.gz") == 0;
 }
 
-/* Up to n decompressed bytes of g into p (gzread takes an int count): the count read, or -1
- * with the sentence set when the stream is corrupt. */
-static long long nii_gzread(gzFile g, const char *path, void *p, size_t n)
+/* The gzip file being read and its path, for nii_gzread. */
+typedef struct nii_gz {
+    gzFile g;
+    const char *path;
+} nii_gz;
+
+/* Up to n decompressed bytes into p (a kri_read_fn; gzread takes an int count): the count
+ * read, or -1 with the sentence set when the stream is corrupt. */
+static long long nii_gzread(void *user, void *p, size_t n)
 {
+    const nii_gz *z = user;
     size_t done = 0;
     while (done < n) {
         const unsigned k = n - done < (size_t)INT_MAX ? (unsigned)(n - done) : (unsigned)INT_MAX;
-        const int r = gzread(g, (unsigned char *)p + done, k);
+        const int r = gzread(z->g, (unsigned char *)p + done, k);
         if (r < 0) {
             int e = 0;
-            const char *msg = gzerror(g, &e);
-            kri_fail(KR_ERR_FORMAT, "%s: not a valid gzip stream (%s)", path,
+            const char *msg = gzerror(z->g, &e);
+            kri_fail(KR_ERR_FORMAT, "%s: not a valid gzip stream (%s)", z->path,
                      msg && *msg ? msg : "corrupt data");
             return -1;
         }
@@ -350,15 +357,15 @@ static long long nii_gzread(gzFile g, const char *path, void *p, size_t n)
     return (long long)done;
 }
 
-/* The header and the stored samples of a .nii.gz into raw (created). */
+/* The header and the stored samples of a .nii.gz into raw (created), decompressed straight
+ * into it (no second copy of the data). */
 static kr_status nii_read_gz(const char *path, unsigned char *h, nii_info *in, kr_meta *m,
                              kr_array **raw)
 {
-    gzFile g = gzopen(path, "rb");
-    if (!g) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char *buf = NULL;
+    nii_gz z = {gzopen(path, "rb"), path};
+    if (!z.g) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     kr_status s = KR_OK;
-    long long got = nii_gzread(g, path, h, NII_HDR);
+    long long got = nii_gzread(&z, h, NII_HDR);
     if (got < 0)
         s = KR_ERR_FORMAT;
     else if (got < NII_HDR)
@@ -370,25 +377,11 @@ static kr_status nii_read_gz(const char *path, unsigned char *h, nii_info *in, k
     if (s == KR_OK)
         s = kr_array_create(raw, kri_stype_dtype(in->type->st, in->type->complex), in->ndim,
                             in->dims, KR_HOST, NULL);
-    const size_t bytes = s == KR_OK ? (size_t)in->numel * (in->type->complex ? 2u : 1u) *
-                                          kri_stype_size(in->type->st)
-                                    : 0;
-    if (s == KR_OK && gzseek(g, in->vox_offset, SEEK_SET) != in->vox_offset)
+    if (s == KR_OK && gzseek(z.g, in->vox_offset, SEEK_SET) != in->vox_offset)
         s = kri_fail(KR_ERR_FORMAT, "%s: decompresses to less than vox_offset %ld bytes", path,
                      in->vox_offset);
-    if (s == KR_OK) s = kri_alloc((void **)&buf, bytes ? bytes : 1, "decompression buffer");
-    if (s == KR_OK) {
-        got = nii_gzread(g, path, buf, bytes);
-        if (got < 0)
-            s = KR_ERR_FORMAT;
-        else if ((size_t)got < bytes)
-            s = kri_fail(KR_ERR_FORMAT,
-                         "%s: data end after %lld of the %zu bytes the header promises", path,
-                         got, bytes);
-    }
-    if (s == KR_OK) kri_samples_from_mem(buf, in->type->st, in->big, *raw);
-    kri_free(buf);
-    gzclose(g);
+    if (s == KR_OK) s = kri_samples_read(nii_gzread, &z, path, in->type->st, in->big, *raw);
+    gzclose(z.g);
     return s;
 }
 
