@@ -188,11 +188,10 @@ int kc_bench_fdk(int argc, char **argv)
         return kc_usage("bench fdk", "--gpu-mem '%s' is not a size (e.g. 512M, 2G)", mem_s);
     if (det.n == 1 || det.n > 2) return kc_usage("bench fdk", "--det takes UxV");
     kr_ctx *ctx = NULL;
-    if ((r = kc_make_ctx("bench fdk", &c, &ctx)) != 0) return r;
-    if (!c.verbose) kr_ctx_set_log_level(ctx, KR_LOG_ERROR); /* the FOV warning is expected */
+    char dev[256];
+    /* errors only unless --verbose: the FOV warning is expected */
+    if ((r = kc_bench_ctx("bench fdk", &c, &ctx, dev, sizeof dev)) != 0) return r;
     const int cuda = kr_ctx_backend(ctx) == KR_BACKEND_CUDA;
-    char dev[256] = "cpu";
-    if (cuda) kr_cuda_device_name(kr_ctx_device(ctx), dev, sizeof dev);
     int sizes[2] = {size ? size : (cuda ? 512 : 128), cuda && !size ? 1024 : 0};
     kc_bcase b;
     memset(&b, 0, sizeof b);

@@ -243,13 +243,13 @@ static void kc_run_case(kc_case *c, const kc_slice *sl, const kr_ct_geom *g, int
     const kr_array *in = gpu ? ds : s;
     kr_array *out = gpu ? dimg : img;
     KC_TRY(kr_fbp_execute(p, in, out)); /* warm-up, not timed */
-    if (gpu) KC_TRY(kri_device_synchronize(ctx));
+    KC_TRY(kc_bench_sync(ctx));
     for (int b = 0; b < bats && st == KR_OK; b++) {
         double sum = 0;
         for (int r = 0; r < reps && st == KR_OK; r++) {
             t0 = kr_time_now();
             KC_TRY(kr_fbp_execute(p, in, out));
-            if (gpu) KC_TRY(kri_device_synchronize(ctx));
+            KC_TRY(kc_bench_sync(ctx));
             t[b * reps + r] = kr_time_now() - t0;
             sum += t[b * reps + r];
         }
@@ -266,10 +266,10 @@ static void kc_run_case(kc_case *c, const kc_slice *sl, const kr_ct_geom *g, int
     for (int r = 0; r < reps && st == KR_OK; r++) {
         t0 = kr_time_now();
         KC_TRY(kr_fbp_filter(p, in));
-        if (gpu) KC_TRY(kri_device_synchronize(ctx));
+        KC_TRY(kc_bench_sync(ctx));
         double t1 = kr_time_now();
         KC_TRY(kr_fbp_backproject(p, out));
-        if (gpu) KC_TRY(kri_device_synchronize(ctx));
+        KC_TRY(kc_bench_sync(ctx));
         c->filter_s = fmin(c->filter_s, t1 - t0);
         c->bp_s = fmin(c->bp_s, kr_time_now() - t1);
     }
