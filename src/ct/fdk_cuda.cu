@@ -22,9 +22,8 @@
  * the FFT filter straight into its packed row pairs, which it filters into the batch buffer;
  * otherwise into the batch buffer, filtered in place -> backproject into the slab (the user's
  * device volume directly, or a device slab copied to the host volume at the end of the slab).
- * Two pinned and
- * two device staging buffers alternate, guarded by events, so the host copy and the transfer of
- * batch b+1 overlap the kernels of batch b. */
+ * Two pinned and two device staging buffers alternate, guarded by events, so the host copy and
+ * the transfer of batch b+1 overlap the kernels of batch b. */
 #include <cuda_runtime.h>
 
 #include <math.h>

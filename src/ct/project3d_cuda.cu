@@ -229,8 +229,8 @@ template <typename T> struct kri_off<T, long long> {
 /* Buffer and strides of the padded layout a ray of major axis ax reads: the fast minor axis
  * has stride 1 in both layouts. Also on the host, where the forward lays out its volumes. */
 template <typename I>
-static __host__ __device__ __forceinline__ void kri_pad_layout(int ax, int n0, int n1, int *which, I *sm,
-                                                      I *sb)
+static __host__ __device__ __forceinline__ void kri_pad_layout(int ax, int n0, int n1, int *which,
+                                                               I *sm, I *sb)
 {
     const I p0 = n0 + 2, p1 = n1 + 2;
     if (ax == 0) { /* T: [y, x, z] */
