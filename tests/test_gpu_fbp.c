@@ -200,9 +200,9 @@ static void test_filters_batches_split(void)
 
 /* The FFT filter on the device through cuFFT's store callbacks (multiply, PLAIN unpack; fuse = 1
  * forces them at this small size) and through the separate passes (fuse = -1): the host
- * filter's values, f32 and f64,
- * PLAIN and PAIRS, an odd row count (the last pair's missing partner). The callbacks must link
- * here (CUDA 13, sm_90): a silent fallback would lose their speed. */
+ * filter's values, f32 and f64, PLAIN and PAIRS, an odd row count (the last pair's missing
+ * partner). The callbacks must link here (CUDA 13, sm_90): a silent fallback would lose their
+ * speed. */
 static void test_filter_callbacks(void)
 {
     kr_ctx *c = cuda_ctx(), *cpu = NULL;
