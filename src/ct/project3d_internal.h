@@ -49,7 +49,8 @@ typedef struct kri_ct3_plan {
     /* f32 forward: quads (v[e], v[e + 1], v[e + sb], v[e + sb + 1]), so a bilinear sample is
      * one 16-byte load instead of four 4-byte ones; one volume per major axis (T; P with the sb
      * of the y- and of the z-major rays), four times the padded size each, allocated with the
-     * plan; NULL when the device had no room for them: the forward reads d_pad instead */
+     * plan; NULL when the device had no room for them: the forward reads d_pad instead. The
+     * f32 adjoint accumulates into them (one 16-byte atomic per sample) when they are there. */
     void *d_quad[3];
     pthread_mutex_t lock; /* serialises calls on a CUDA plan (work space) */
     int lock_init;
