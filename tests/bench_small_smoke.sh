@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# kray bench ct2d / sense / bloch at small sizes on the CPU: the JSON lines are there, complete
-# and plausible (SENSE reconstructs the object; every time is positive), and bad options are one
-# sentence and exit 2.
+# kray bench ct2d / sense / bloch / cone at small sizes on the CPU: the JSON lines are there,
+# complete and plausible (SENSE reconstructs the object; every time is positive), and bad options
+# are one sentence and exit 2.
 set -euo pipefail
 . "$(dirname "$0")/cli_common.bash"
 cd "$T"
@@ -40,4 +40,16 @@ for w in se_epi gre; do
     num_le 0 "$t" && ok "bloch $w: $iso isochromats, $t s" || fail "bloch $w time $t"
 done
 expect_rc 2 "bench bloch" "$KRAY" bench bloch --reps 0
+# cone: forward, adjoint, and SIRT / CGLS iterations on the Joseph pair; --peer is CUDA only
+expect_rc 0 cone "$KRAY" bench cone --backend cpu --size 16 --views 6 --method joseph --adjoint \
+    --iters 2 --reps 1 --json --peer /nonexistent.py
+cp "$T/out" k.jsonl
+for w in cone_forward cone_adjoint cone_sirt cone_cgls; do
+    grep "\"case\": \"$w\"" k.jsonl >l.json || fail "cone: no $w line"
+    t=$(json_field l.json time_s)
+    num_le 0 "$t" && ok "cone $w: $t s" || fail "cone $w time $t"
+done
+[ "$(json_field l.json iters)" = 2 ] || fail "cone_cgls: iters"
+grep -q astra k.jsonl && fail "cone: a peer line on the CPU"
+expect_rc 2 "bench cone" "$KRAY" bench cone --iters -1
 finish

@@ -95,7 +95,7 @@ static kr_status kc_bench_case(kc_bcase *b, const kr_ct_geom *g, const kr_fdk_op
 static void kc_bench_astra(const kc_bcase *b, const kr_ct_geom *g, const kr_array *proj_h,
                            const char *peer, const char *tmpdir, double kray_s)
 {
-    char gp[4096], pp[4096], cmd[16384], line[4096] = "";
+    char gp[4096], pp[4096], args[12800], line[4096] = "";
     snprintf(gp, sizeof gp, "%s/kray_fdk_geom.json", tmpdir);
     snprintf(pp, sizeof pp, "%s/kray_fdk_proj.raw", tmpdir);
     kr_io_opts io;
@@ -107,17 +107,11 @@ static void kc_bench_astra(const kc_bcase *b, const kr_ct_geom *g, const kr_arra
         fprintf(stderr, "kray bench fdk: cannot write the peer's input: %s\n", kr_last_error());
         return;
     }
-    snprintf(cmd, sizeof cmd, "\"${KRAY_PYTHON:-/usr/bin/python3}\" '%s' --geom '%s' --proj '%s' --reps %d 2>&1",
-             peer, gp, pp, b->reps);
-    FILE *f = popen(cmd, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (line[0] == '{') break;
-    if (f) pclose(f);
+    snprintf(args, sizeof args, "'%s' --geom '%s' --proj '%s' --reps %d", peer, gp, pp, b->reps);
+    kc_peer_json(args, line, sizeof line);
     unlink(pp);
     unlink(gp);
-    line[strcspn(line, "\n")] = 0;
-    const char *k = strstr(line, "\"time_s\": ");
-    double ta = k ? atof(k + 10) : 0;
+    const double ta = kc_json_num(line, "time_s");
     if (b->json) {
         printf("%s\n", line[0] ? line : "{\"peer\": \"astra\", \"error\": \"no output\"}");
         if (ta > 0)

@@ -118,6 +118,27 @@ kr_status kc_bench_sync(const kr_ctx *ctx)
     return kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? kri_device_synchronize(ctx) : KR_OK;
 }
 
+int kc_peer_json(const char *args, char *line, size_t n)
+{
+    char cmd[16384], buf[4096];
+    snprintf(cmd, sizeof cmd, "\"${KRAY_PYTHON:-/usr/bin/python3}\" %s 2>&1", args);
+    line[0] = 0;
+    FILE *f = popen(cmd, "r");
+    while (f && fgets(buf, sizeof buf, f))
+        if (buf[0] == '{' && !line[0]) snprintf(line, n, "%s", buf);
+    if (f) pclose(f);
+    line[strcspn(line, "\n")] = 0;
+    return line[0] ? 0 : -1;
+}
+
+double kc_json_num(const char *line, const char *key)
+{
+    char k[128];
+    snprintf(k, sizeof k, "\"%s\":", key);
+    const char *p = strstr(line, k);
+    return p ? strtod(p + strlen(k), NULL) : NAN;
+}
+
 void kc_proj_header(void)
 {
     printf("%-13s %-17s %-7s %-4s %-5s %-9s %16s %12s %12s %10s\n", "case", "geometry", "method",

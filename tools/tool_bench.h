@@ -48,6 +48,13 @@ void kc_proj_header(void);
 void kc_proj_line(int json, const kc_proj_case *pc, const kr_ctx *ctx, const char *dev, double *t,
                   int n);
 
+/* Run a peer: `"$KRAY_PYTHON" ARGS` (Debian's python3 when unset; args: the script and its
+ * options, quoted for the shell) and keep the first line of its output that starts with '{'
+ * (newline removed) in line. Returns 0, or -1 when there was none. */
+int kc_peer_json(const char *args, char *line, size_t n);
+/* The number after "key": in a JSON line (NaN when absent). */
+double kc_json_num(const char *line, const char *key);
+
 /* "Intel(R) Xeon(R) ..., 2 threads" and, when a GPU is usable, its description. */
 void kc_bench_machine(char *cpu, size_t ncpu, char *gpu, size_t ngpu);
 

@@ -1,14 +1,119 @@
 /* kray bench cone: the cone-beam projectors (Joseph and Siddon, forward and matched adjoint) on
  * the RabbitCT-sized circular scan of kray bench fdk (496 views of 1248 x 960 pixels, 512^3
- * voxels of 0.5 mm, source 750 mm from the axis, detector at 1200 mm), or that scan scaled.
- * The volume is the modified 3-D Shepp-Logan (the time does not depend on the values). */
+ * voxels of 0.5 mm, source 750 mm from the axis, detector at 1200 mm), or that scan scaled,
+ * SIRT and CGLS iterations on the matched pair, and ASTRA's projectors and iterations as the
+ * peer. The volume is the modified 3-D Shepp-Logan (the time does not depend on the values). */
 #include "tool_bench.h"
 
 #include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Time `iters` SIRT and CGLS iterations from zero on the projections y (method m's matched
+ * pair): one JSON line or table row each, with the time per iteration (SIRT's plan, which
+ * applies A and A^T once for its weights, reported apart). */
+static kr_status kc_cone_iters(int json, kr_ctx *ctx, const kr_ct_geom *geo,
+                               const kr_ct_projector_opts *o, const kc_proj_case *pc,
+                               const kr_array *y, kr_array *x, int iters, double per_iter[2])
+{
+    kr_linop *A = NULL;
+    kr_sirt *sp = NULL;
+    kr_status st = kr_ct_linop_create(&A, ctx, geo, o);
+    double t0 = kr_time_now(), setup = 0, t[2] = {0, 0};
+    if (st == KR_OK) st = kr_sirt_create(&sp, ctx, A);
+    if (st == KR_OK) {
+        setup = kr_time_now() - t0;
+        kr_sirt_opts so;
+        kr_sirt_opts_default(&so);
+        so.max_iter = iters;
+        t0 = kr_time_now();
+        st = kr_sirt_execute(sp, y, x, &so, NULL);
+        if (st == KR_OK) st = kc_bench_sync(ctx);
+        t[0] = kr_time_now() - t0;
+    }
+    kr_sirt_destroy(sp);
+    if (st == KR_OK) {
+        kr_solve_opts co;
+        kr_solve_opts_default(&co);
+        co.max_iter = iters;
+        co.tol = 0;
+        t0 = kr_time_now();
+        st = kr_cgls(ctx, A, y, x, &co, NULL);
+        if (st == KR_OK) st = kc_bench_sync(ctx);
+        t[1] = kr_time_now() - t0;
+    }
+    kr_linop_destroy(A);
+    for (int k = 0; k < 2 && st == KR_OK; k++) {
+        const char *name = k ? "cgls" : "sirt";
+        per_iter[k] = t[k] / iters;
+        if (json) {
+            printf("{\"case\": \"cone_%s\", \"method\": \"%s\", \"dtype\": \"f32\", "
+                   "\"backend\": \"%s\", \"volume\": [%lld, %lld, %lld], \"views\": %lld, "
+                   "\"iters\": %d, \"time_s\": %.6g, \"per_iter_s\": %.6g",
+                   name, pc->method, kr_backend_name(kr_ctx_backend(ctx)), (long long)pc->vol[0],
+                   (long long)pc->vol[1], (long long)pc->vol[2], (long long)pc->views, iters, t[k],
+                   per_iter[k]);
+            if (!k) printf(", \"plan_s\": %.6g", setup);
+            printf("}\n");
+        } else {
+            printf("cone_%s     %-7s %d iterations from zero: %.3f s, %.1f ms per iteration", name,
+                   pc->method, iters, t[k], per_iter[k] * 1e3);
+            if (!k) printf(" (plan with its weights %.3f s, not counted)", setup);
+            printf("\n");
+        }
+    }
+    fflush(stdout);
+    return st;
+}
+
+/* ASTRA's FP3D_CUDA, BP3D_CUDA (and with iters its SIRT3D_CUDA and CGLS3D_CUDA) on the same
+ * views and volume through the peer script, with kray's times beside them (seconds; 0: not
+ * measured). */
+static void kc_cone_astra(int json, const char *peer, const char *tmpdir, const kr_ct_geom *geo,
+                          const kr_array *vol_h, int reps, int iters, const double kray[4])
+{
+    char gp[4096], vp[4096], args[12800], line[4096] = "";
+    snprintf(gp, sizeof gp, "%s/kray_cone_geom.json", tmpdir);
+    snprintf(vp, sizeof vp, "%s/kray_cone_vol.raw", tmpdir);
+    kr_io_opts io;
+    kr_io_opts_default(&io);
+    io.raw_dtype = KR_F32;
+    kr_status s = kr_ct_geom_write_json(geo, gp, 1);
+    if (s == KR_OK) s = kr_write(vp, vol_h, &io);
+    if (s != KR_OK) {
+        fprintf(stderr, "kray bench cone: cannot write the peer's input: %s\n", kr_last_error());
+        return;
+    }
+    snprintf(args, sizeof args, "'%s' --geom '%s' --vol '%s' --reps %d --iters %d", peer, gp, vp,
+             reps, iters);
+    kc_peer_json(args, line, sizeof line);
+    unlink(vp);
+    unlink(gp);
+    printf(json ? "%s\n" : "astra            %s\n",
+           line[0] ? line : "{\"peer\": \"astra\", \"error\": \"no output\"}");
+    static const char *const what[4][3] = {
+        {"forward", "fp_s", "Joseph forward vs FP3D_CUDA"},
+        {"adjoint", "bp_s", "matched Joseph adjoint vs BP3D_CUDA (voxel-driven, not a transpose)"},
+        {"sirt", "sirt_iter_s", "SIRT iteration vs SIRT3D_CUDA's"},
+        {"cgls", "cgls_iter_s", "CGLS iteration vs CGLS3D_CUDA's"}};
+    for (int k = 0; k < 4; k++) {
+        const double ta = kc_json_num(line, what[k][1]);
+        if (!(ta > 0) || !(kray[k] > 0)) continue;
+        if (json)
+            printf("{\"case\": \"cone_%s_vs_astra\", \"kray_s\": %.6g, \"astra_s\": %.6g, "
+                   "\"speedup\": %.4g}\n",
+                   what[k][0], kray[k], ta, ta / kray[k]);
+        else
+            printf("kray / astra     %s: %.4f s vs %.4f s: %.2fx\n", what[k][2], kray[k], ta,
+                   ta / kray[k]);
+    }
+    fflush(stdout);
+}
 
 int kc_bench_cone(int argc, char **argv)
 {
-    int size = 0, views = 0, reps = 3, method = 0, adjoint = 0;
+    int size = 0, views = 0, reps = 3, method = 0, adjoint = 0, iters = 0;
+    const char *peer = NULL, *tmpdir = "/tmp";
     kc_dims det = {0, {0}};
     const kc_opt opts[] = {
         {"size", 'n', KC_INT, &size, "0", "N", "volume N^3 (0: 512 on CUDA, 64 on the CPU)", NULL,
@@ -23,20 +128,34 @@ int kc_bench_cone(int argc, char **argv)
          NULL},
         {"adjoint", 0, KC_FLAG, &adjoint, NULL, NULL,
          "also time the matched (ray-driven) adjoints, same repetitions", NULL, 0, 0, NULL},
+        {"iters", 0, KC_INT, &iters, "0", "N",
+         "also time N iterations of SIRT and of CGLS on each matched pair", NULL, 0, 10000,
+         NULL},
+        {"peer", 0, KC_STRING, &peer, NULL, "SCRIPT",
+         "run ASTRA's FP3D_CUDA, BP3D_CUDA (and with --iters SIRT3D_CUDA, CGLS3D_CUDA) through "
+         "this script (bench/peer_astra_cone.py) on the same views and volume; CUDA only",
+         NULL, 0, 0, NULL},
+        {"tmp", 0, KC_STRING, &tmpdir, "/tmp", "DIR", "where the peer's input files go", NULL, 0,
+         0, NULL},
         {0}};
     const kc_spec spec = {
         "bench cone",
         "Cone-beam projectors on a RabbitCT-sized circular scan (496 views of 1248x960 pixels of\n"
         "0.32 mm, 512^3 voxels of 0.5 mm, SOD 750 mm, SDD 1200 mm; --size N scales the volume,\n"
         "and the detector and pixel pitch with it), f32, data where the backend computes:\n"
-        "Joseph and Siddon forward projection (and with --adjoint their matched adjoints).\n"
-        "Reports the best and median of --reps runs and rays (detector pixels x views) per\n"
-        "second. A table on stdout, JSON lines with --json.",
+        "Joseph and Siddon forward projection (and with --adjoint their matched adjoints, on\n"
+        "projections uniform in [-1, 1): the adjoints skip zero pixels; with\n"
+        "--iters N the time per iteration of SIRT and CGLS on each pair). Reports the best and\n"
+        "median of --reps runs and rays (detector pixels x views) per second; --peer adds\n"
+        "ASTRA's projectors and iterations on the same data, with the ratios (kray's Joseph\n"
+        "pair against them). A table on stdout, JSON lines with --json.",
         opts,
         NULL,
         KC_JSON,
         "Examples:\n  kray bench cone --backend cuda --json\n"
-        "  kray bench cone --backend cpu --size 64 --method joseph",
+        "  kray bench cone --backend cpu --size 64 --method joseph\n"
+        "  kray bench cone --backend cuda --method joseph --adjoint --iters 5 \\\n"
+        "      --peer bench/peer_astra_cone.py",
         NULL,
         NULL};
     kc_common c;
@@ -73,7 +192,7 @@ int kc_bench_cone(int argc, char **argv)
     if (st == KR_OK) st = kr_array_create(&pr, KR_F32, 3, pd, loc, ctx);
     if (st == KR_OK && !c.json) kc_proj_header();
     kc_proj_case pc = {NULL, "cone", NULL, "f32", 3, g.n, pd, pd[2]};
-    double t[1000];
+    double t[1000], kray[4] = {0, 0, 0, 0}; /* Joseph: forward, adjoint, SIRT, CGLS */
     for (int m = 1; m <= 2 && st == KR_OK; m++) {
         if (method && method != m) continue;
         kr_ct_projector_opts o;
@@ -89,7 +208,11 @@ int kc_bench_cone(int argc, char **argv)
         }
         pc.method = mn;
         pc.bcase = "cone_forward";
-        if (st == KR_OK) kc_proj_line(c.json, &pc, ctx, dev, t, reps);
+        if (st == KR_OK) kc_proj_line(c.json, &pc, ctx, dev, t, reps); /* sorts t */
+        if (m == 1) kray[0] = t[0];
+        /* the adjoint skips pixels whose value is 0: time it on dense data (the phantom's
+         * projections are 0 around its shadow), uniform in [-1, 1) */
+        if (adjoint && st == KR_OK) st = kr_vec_random(ctx, pr, 7);
         for (int k = 0; adjoint && st == KR_OK && k <= reps; k++) {
             double t0 = kr_time_now();
             st = kr_ct_projector_adjoint(p, pr, vol);
@@ -98,10 +221,20 @@ int kc_bench_cone(int argc, char **argv)
         if (adjoint && st == KR_OK) {
             pc.bcase = "cone_adjoint";
             kc_proj_line(c.json, &pc, ctx, dev, t, reps);
+            if (m == 1) kray[1] = t[0];
             st = kr_array_copy(vol, hv, ctx); /* the adjoint overwrote it */
         }
+        double it[2] = {0, 0};
+        if (st == KR_OK && iters > 0) { /* y: this method's projections of the phantom */
+            if (adjoint) st = kr_ct_projector_forward(p, vol, pr);
+            if (st == KR_OK) st = kc_cone_iters(c.json, ctx, geo, &o, &pc, pr, vol, iters, it);
+            if (st == KR_OK) st = kr_array_copy(vol, hv, ctx);
+        }
         kr_ct_projector_destroy(p);
+        if (m == 1) kray[2] = it[0], kray[3] = it[1];
     }
+    if (st == KR_OK && peer && cuda) kc_cone_astra(c.json, peer, tmpdir, geo, hv, reps, iters, kray);
+    if (peer && !cuda) fprintf(stderr, "kray bench cone: --peer runs ASTRA on CUDA; skipped on the CPU\n");
     kr_array_destroy(hv);
     kr_array_destroy(vol);
     kr_array_destroy(pr);

@@ -299,14 +299,6 @@ static void kc_run_case(kc_case *c, const kc_slice *sl, const kr_ct_geom *g, int
 
 /* Run a Python peer script on the slice's sinogram; it prints one JSON line with
  * "mean_s", "std_s", "min_s", "max_s", "n", "setup_s" and writes the image (f64 raw). */
-static double kc_json_num(const char *line, const char *key)
-{
-    char k[64];
-    snprintf(k, sizeof k, "\"%s\":", key);
-    const char *p = strstr(line, k);
-    return p ? strtod(p + strlen(k), NULL) : NAN;
-}
-
 static void kc_run_peer(kc_peer *pe, const char *script, const kc_slice *sl, const char *tmpdir,
                         const char *geom_json, int reps)
 {
