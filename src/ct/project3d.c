@@ -28,8 +28,34 @@ void kri_ct3_plan_destroy(kri_ct3_plan *q)
     kri_device_free(q->d_pad[0]);
     kri_device_free(q->d_pad[1]);
     for (int i = 0; i < 3; i++) kri_device_free(q->d_quad[i]);
+    kri_device_free(q->d_gtab);
+    kri_device_free(q->d_gcol);
+    kri_device_free(q->d_gint);
     if (q->lock_init) pthread_mutex_destroy(&q->lock);
     kri_free(q);
+}
+
+/* Can the CUDA Joseph adjoint gather (project3d_gather.cu)? Ray factor 1, and every view's
+ * detector rows along z (v = (0, 0, v_z), v_z != 0) and columns across it (u_z = 0), so that a
+ * ray's x and y direction components depend on its column only; and no z-major ray (the largest
+ * |w_z| of a view below its smallest max(|w_x|, |w_y|), with a margin against rounding). */
+static int kri_ct3_gather_ok(const kr_ct_geom *G, const kri_ct3p_f64 *P)
+{
+    if (P->k != 1) return 0;
+    for (int64_t i = 0; i < G->nviews; i++) {
+        kri_ct3v_f64 d;
+        kri_ct3_view_params(G, i, &d);
+        if (d.v[0] != 0 || d.v[1] != 0 || d.v[2] == 0 || d.u[2] != 0) return 0;
+        const double wz = fmax(fabs(d.w[2] - P->cv * d.v[2]),
+                               fabs(d.w[2] + ((double)P->nv - 1 - P->cv) * d.v[2]));
+        double wxy = INFINITY;
+        for (int iu = 0; iu < P->nu; iu++) {
+            const double a = (double)iu - P->cu;
+            wxy = fmin(wxy, fmax(fabs(d.w[0] + a * d.u[0]), fabs(d.w[1] + a * d.u[1])));
+        }
+        if (!(wz < 0.999 * wxy)) return 0;
+    }
+    return 1;
 }
 
 kr_status kri_ct3_plan_create(kr_ct_projector *p)
@@ -102,14 +128,32 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
                            "the forward reads the plain padded volumes");
                     break;
                 }
+            if (kri_ct3_gather_ok(G, P)) {
+                /* the gather adjoint's tables for batches of up to 32 views (or 512 MB) */
+                const size_t e4 = 4 * (f64 ? sizeof(double) : sizeof(float));
+                const size_t per = (size_t)P->nu * (size_t)P->nv * e4;
+                int nb = nv < 32 ? nv : 32;
+                while (nb > 1 && (size_t)nb * per > ((size_t)512 << 20)) nb--;
+                q->gather_nvb = nb;
+                q->gather =
+                    kri_device_alloc(&q->d_gtab, (size_t)nb * per, dev, "gather tables") == KR_OK &&
+                    kri_device_alloc(&q->d_gcol, (size_t)nb * (size_t)P->nu * e4, dev,
+                                     "gather tables") == KR_OK &&
+                    kri_device_alloc(&q->d_gint, (size_t)(nb + 1) * sizeof(int), dev,
+                                     "gather tables") == KR_OK;
+                if (!q->gather)
+                    kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the gather adjoint's "
+                           "tables; the adjoint scatters with atomics");
+            }
         }
     }
     kr_ct_geom_check_fov(G, p->ctx, NULL); /* a warning at most */
     kr_log(p->ctx, KR_LOG_DEBUG,
            "CT projector: %s %s, %s, %dx%dx%d volume, %dx%d detector x %d views, %d^2 rays per "
-           "pixel",
+           "pixel%s",
            kr_ct_method_name(p->opts.method), kr_dtype_name(p->opts.dtype),
-           kr_ct_type_name(G->type), P->n[0], P->n[1], P->n[2], P->nu, P->nv, nv, k);
+           kr_ct_type_name(G->type), P->n[0], P->n[1], P->n[2], P->nu, P->nv, nv, k,
+           q->gather ? ", adjoint by gather" : "");
     return KR_OK;
 }
 
