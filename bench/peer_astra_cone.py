@@ -3,9 +3,8 @@
 GPU machine with the astra-toolbox wheel; see bench/cufft11_shim.c for running the CUDA 12 wheel
 beside CUDA 13).
 
-Reads kray's geometry JSON written with explicit views (type "cone-vec": src, det, u, v in mm per
-view; each becomes a row of an ASTRA 'cone_vec' geometry, which has the same meaning) and the
-volume (raw little-endian float32, C order [z][y][x]). Times, best and median of --reps after a
+Reads kray's geometry JSON written with explicit views (astra_cone_geom.py: both codes see the
+same rays) and the volume (raw little-endian float32, C order [z][y][x]). Times, best and median of --reps after a
 warm-up:
 - FP3D_CUDA (ASTRA's ray-driven forward projector) and BP3D_CUDA (its voxel-driven
   backprojector: not the transpose of FP3D_CUDA);
@@ -19,6 +18,8 @@ transfers). Prints one JSON line. Not run on the development machine (no ASTRA t
 import argparse
 import json
 import time
+
+import astra_cone_geom
 
 
 def device_arrays():
@@ -64,36 +65,18 @@ def main():
     ap.add_argument("--host", action="store_true", help="keep the data in host memory")
     a = ap.parse_args()
     try:
-        import numpy as np
-        import astra
+        astra, np, pg, vg, (nx, ny, nz), nviews, (nu, nv) = astra_cone_geom.load(a.geom)
     except Exception as e:  # noqa: BLE001
-        print(json.dumps({"peer": "astra", "error": "import failed: %s" % e}))
+        print(json.dumps({"peer": "astra", "error": str(e)}))
         return 1
-    with open(a.geom) as f:
-        g = json.load(f)
-    if g.get("type") != "cone-vec" or "views" not in g:
-        print(json.dumps({"peer": "astra", "error": "needs a cone-vec geometry (explicit views)"}))
-        return 1
-    nu, nv = g["det_count"], g["det_rows"]
-    views = g["views"]
-    vec = np.array([v["src"] + v["det"] + v["u"] + v["v"] for v in views], dtype=np.float64)
-    size = g["image"]["size"]
-    vox = g["image"]["voxel_mm"]
-    vox = vox if isinstance(vox, list) else [vox, vox, vox]
-    off = g["image"].get("offset_mm", [0, 0, 0])
-    nx, ny, nz = size
-    lo = [off[d] - size[d] * vox[d] / 2 for d in range(3)]
-    hi = [off[d] + size[d] * vox[d] / 2 for d in range(3)]
     vol = np.fromfile(a.vol, dtype="<f4").reshape(nz, ny, nx)
-    out = {"peer": "astra", "astra_version": astra.__version__, "volume": size,
-           "views": len(views), "detector": [nu, nv]}
+    out = {"peer": "astra", "astra_version": astra.__version__, "volume": [nx, ny, nz],
+           "views": nviews, "detector": [nu, nv]}
     dev = None if a.host else device_arrays()
     try:
-        pg = astra.create_proj_geom("cone_vec", nv, nu, vec)
-        vg = astra.create_vol_geom(ny, nx, nz, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
         if dev:
             zeros, upload, sync, lib = dev
-            dv, dp, dr = upload(vol), zeros((nv, len(views), nu)), zeros((nz, ny, nx))
+            dv, dp, dr = upload(vol), zeros((nv, nviews, nu)), zeros((nz, ny, nx))
             vid = astra.data3d.link("-vol", vg, dv)
             pid = astra.data3d.link("-proj3d", pg, dp)
             rid = astra.data3d.link("-vol", vg, dr)

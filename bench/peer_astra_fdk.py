@@ -2,13 +2,10 @@
 """ASTRA Toolbox FDK_CUDA as the GPU peer of `kray bench fdk --peer` (run on the GPU machine with
 the astra-toolbox wheel; see bench/cufft11_shim.c for running the CUDA 12 wheel beside CUDA 13).
 
-Reads kray's geometry JSON written with explicit views (type "cone-vec": every view has src,
-det, u, v in mm) and the projections (raw little-endian float32, kray layout [u, v, view], i.e.
-C order [view][v][u]). Each view becomes a row (src, det, u, v) of an ASTRA 'cone_vec' geometry,
-which has the same meaning (source, detector centre, pixel steps along the detector's columns
-and rows), so both codes see the same rays; ASTRA's projection data are [v][view][u]. The
-volume is kray's grid (size, voxel_mm, offset_mm) as an ASTRA volume window. Times: `setup_s` =
-geometry, data objects and algorithm creation; each timed run is astra.algorithm.run, which
+Reads kray's geometry JSON written with explicit views (astra_cone_geom.py: both codes see the
+same rays) and the projections (raw little-endian float32, kray layout [u, v, view], i.e. C
+order [view][v][u]; ASTRA's projection data are [v][view][u]). Times: `setup_s` = geometry
+(JSON included), data objects and algorithm creation; each timed run is astra.algorithm.run, which
 uploads the projections, filters, backprojects and downloads the volume (ASTRA's data objects
 live in host memory): compare with kray's FDK with the data on the host. Prints one JSON line.
 Not run on the development machine (no ASTRA there).
@@ -16,6 +13,8 @@ Not run on the development machine (no ASTRA there).
 import argparse
 import json
 import time
+
+import astra_cone_geom
 
 
 def main():
@@ -25,33 +24,15 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", default=None, help="write the volume (raw float32, C order [z][y][x])")
     a = ap.parse_args()
-    try:
-        import numpy as np
-        import astra
-    except Exception as e:  # noqa: BLE001
-        print(json.dumps({"peer": "astra", "error": "import failed: %s" % e}))
-        return 1
-    with open(a.geom) as f:
-        g = json.load(f)
-    if g.get("type") != "cone-vec" or "views" not in g:
-        print(json.dumps({"peer": "astra", "error": "needs a cone-vec geometry (explicit views)"}))
-        return 1
-    nu, nv = g["det_count"], g["det_rows"]
-    views = g["views"]
-    vec = np.array([v["src"] + v["det"] + v["u"] + v["v"] for v in views], dtype=np.float64)
-    size = g["image"]["size"]
-    vox = g["image"]["voxel_mm"]
-    vox = vox if isinstance(vox, list) else [vox, vox, vox]
-    off = g["image"].get("offset_mm", [0, 0, 0])
-    nx, ny, nz = size
-    lo = [off[d] - size[d] * vox[d] / 2 for d in range(3)]
-    hi = [off[d] + size[d] * vox[d] / 2 for d in range(3)]
-    p = np.fromfile(a.proj, dtype="<f4").reshape(len(views), nv, nu)
-    p = np.ascontiguousarray(p.transpose(1, 0, 2))  # [v][view][u]
     t0 = time.perf_counter()
     try:
-        proj_geom = astra.create_proj_geom("cone_vec", nv, nu, vec)
-        vol_geom = astra.create_vol_geom(ny, nx, nz, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
+        astra, np, proj_geom, vol_geom, size, nviews, (nu, nv) = astra_cone_geom.load(a.geom)
+    except Exception as e:  # noqa: BLE001
+        print(json.dumps({"peer": "astra", "error": str(e)}))
+        return 1
+    p = np.fromfile(a.proj, dtype="<f4").reshape(nviews, nv, nu)
+    p = np.ascontiguousarray(p.transpose(1, 0, 2))  # [v][view][u]
+    try:
         pid = astra.data3d.create("-proj3d", proj_geom, p)
         rid = astra.data3d.create("-vol", vol_geom, 0)
         cfg = astra.astra_dict("FDK_CUDA")
@@ -75,7 +56,7 @@ def main():
         return 1
     times.sort()
     print(json.dumps({"peer": "astra", "algorithm": "FDK_CUDA", "astra_version": astra.__version__,
-                      "volume": size, "views": len(views), "detector": [nu, nv], "data": "host",
+                      "volume": list(size), "views": nviews, "detector": [nu, nv], "data": "host",
                       "setup_s": setup, "time_s": times[0], "time_median_s": times[len(times) // 2],
                       "volume_mean": float(rec.mean())}))
     return 0

@@ -96,17 +96,7 @@ static void kc_bench_astra(const kc_bcase *b, const kr_ct_geom *g, const kr_arra
                            const char *peer, const char *tmpdir, double kray_s)
 {
     char gp[4096], pp[4096], args[12800], line[4096] = "";
-    snprintf(gp, sizeof gp, "%s/kray_fdk_geom.json", tmpdir);
-    snprintf(pp, sizeof pp, "%s/kray_fdk_proj.raw", tmpdir);
-    kr_io_opts io;
-    kr_io_opts_default(&io);
-    io.raw_dtype = KR_F32;
-    kr_status s = kr_ct_geom_write_json(g, gp, 1);
-    if (s == KR_OK) s = kr_write(pp, proj_h, &io);
-    if (s != KR_OK) {
-        fprintf(stderr, "kray bench fdk: cannot write the peer's input: %s\n", kr_last_error());
-        return;
-    }
+    if (kc_peer_inputs("bench fdk", tmpdir, "fdk", g, proj_h, gp, pp, sizeof gp)) return;
     snprintf(args, sizeof args, "'%s' --geom '%s' --proj '%s' --reps %d", peer, gp, pp, b->reps);
     kc_peer_json(args, line, sizeof line);
     unlink(pp);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct kc_bench {
     const char *name, *summary;
@@ -116,6 +117,23 @@ int kc_bench_ctx(const char *tool, const kc_common *c, kr_ctx **ctx, char *dev, 
 kr_status kc_bench_sync(const kr_ctx *ctx)
 {
     return kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? kri_device_synchronize(ctx) : KR_OK;
+}
+
+int kc_peer_inputs(const char *tool, const char *tmpdir, const char *stem, const kr_ct_geom *g,
+                   const kr_array *data, char *gp, char *dp, size_t n)
+{
+    snprintf(gp, n, "%s/kray_%s_geom.json", tmpdir, stem);
+    snprintf(dp, n, "%s/kray_%s_data.raw", tmpdir, stem);
+    kr_io_opts io;
+    kr_io_opts_default(&io);
+    io.raw_dtype = KR_F32;
+    kr_status s = kr_ct_geom_write_json(g, gp, 1);
+    if (s == KR_OK) s = kr_write(dp, data, &io);
+    if (s == KR_OK) return 0;
+    fprintf(stderr, "kray %s: cannot write the peer's input: %s\n", tool, kr_last_error());
+    unlink(gp);
+    unlink(dp);
+    return -1;
 }
 
 int kc_peer_json(const char *args, char *line, size_t n)

@@ -48,6 +48,11 @@ void kc_proj_header(void);
 void kc_proj_line(int json, const kc_proj_case *pc, const kr_ctx *ctx, const char *dev, double *t,
                   int n);
 
+/* A peer's inputs: the geometry as JSON with explicit views and data as raw f32, in
+ * tmpdir/kray_<stem>_geom.json and tmpdir/kray_<stem>_data.raw (their paths in gp and dp, n
+ * bytes each). Returns 0, or -1 after one line "kray TOOL: ..." on stderr. */
+int kc_peer_inputs(const char *tool, const char *tmpdir, const char *stem, const kr_ct_geom *g,
+                   const kr_array *data, char *gp, char *dp, size_t n);
 /* Run a peer: `"$KRAY_PYTHON" ARGS` (Debian's python3 when unset; args: the script and its
  * options, quoted for the shell) and keep the first line of its output that starts with '{'
  * (newline removed) in line. Returns 0, or -1 when there was none. */

@@ -73,17 +73,7 @@ static void kc_cone_astra(int json, const char *peer, const char *tmpdir, const 
                           const kr_array *vol_h, int reps, int iters, const double kray[4])
 {
     char gp[4096], vp[4096], args[12800], line[4096] = "";
-    snprintf(gp, sizeof gp, "%s/kray_cone_geom.json", tmpdir);
-    snprintf(vp, sizeof vp, "%s/kray_cone_vol.raw", tmpdir);
-    kr_io_opts io;
-    kr_io_opts_default(&io);
-    io.raw_dtype = KR_F32;
-    kr_status s = kr_ct_geom_write_json(geo, gp, 1);
-    if (s == KR_OK) s = kr_write(vp, vol_h, &io);
-    if (s != KR_OK) {
-        fprintf(stderr, "kray bench cone: cannot write the peer's input: %s\n", kr_last_error());
-        return;
-    }
+    if (kc_peer_inputs("bench cone", tmpdir, "cone", geo, vol_h, gp, vp, sizeof gp)) return;
     snprintf(args, sizeof args, "'%s' --geom '%s' --vol '%s' --reps %d --iters %d", peer, gp, vp,
              reps, iters);
     kc_peer_json(args, line, sizeof line);
