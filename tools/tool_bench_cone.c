@@ -6,12 +6,12 @@
 #include "tool_bench.h"
 
 #include <math.h>
-#include <string.h>
 #include <unistd.h>
 
-/* Time `iters` SIRT and CGLS iterations from zero on the projections y (method m's matched
- * pair): one JSON line or table row each, with the time per iteration (SIRT's plan, which
- * applies A and A^T once for its weights, reported apart). */
+/* Time `iters` SIRT and CGLS iterations from zero on the projections y (the matched pair of
+ * opts o): one JSON line or table row each, with the time per iteration (the run's time over
+ * iters: CGLS's includes its first A^T y; SIRT's plan, which applies A and A^T once for its
+ * weights, is reported apart). */
 static kr_status kc_cone_iters(int json, kr_ctx *ctx, const kr_ct_geom *geo,
                                const kr_ct_projector_opts *o, const kc_proj_case *pc,
                                const kr_array *y, kr_array *x, int iters, double per_iter[2])
@@ -117,7 +117,7 @@ int kc_bench_cone(int argc, char **argv)
         {"method", 0, KC_CHOICE, &method, "both", "M", "projector", "both|joseph|siddon", 0, 0,
          NULL},
         {"adjoint", 0, KC_FLAG, &adjoint, NULL, NULL,
-         "also time the matched (ray-driven) adjoints, same repetitions", NULL, 0, 0, NULL},
+         "also time the matched adjoints, same repetitions", NULL, 0, 0, NULL},
         {"iters", 0, KC_INT, &iters, "0", "N",
          "also time N iterations of SIRT and of CGLS on each matched pair", NULL, 0, 10000,
          NULL},
