@@ -32,6 +32,11 @@ template <> struct kri_t4<double> {
     typedef kri_double4 V;
 };
 
+/* a / b for the range estimates: approximate is enough, the scans check each column and row
+ * exactly and extend the ranges while the next one qualifies */
+static __device__ __forceinline__ float kri_est_div(float a, float b) { return __fdividef(a, b); }
+static __device__ __forceinline__ double kri_est_div(double a, double b) { return a / b; }
+
 #define KRI_GU 32 /* k_ct3_gtab block: pixels along u */
 #define KRI_GV 8
 #define KRI_GX 16 /* k_ct3_gather block: voxel columns along x */
@@ -93,7 +98,7 @@ static __device__ __forceinline__ void kri_gather_rows(const typename kri_t4<T>:
     for (int kk = 0; kk <= K; kk++) {
         const int k = k0 - 1 + kk;
         while (n > 0 && ib <= k) {
-            if (c != (T)0 && ib >= k - 1) {
+            if (ib >= k - 1) { /* (a row with c = 0 adds zeros) */
                 const T u0 = KMUL(c, KMUL(wj, KSUB((T)1, wb))), u1 = KMUL(c, KMUL(wj, wb));
                 if (ib == k) {
                     if (kk >= 1) acc[kk - 1] += u0;
@@ -128,8 +133,8 @@ static __device__ __forceinline__ void kri_gather_cols(const typename kri_t3<T>:
     const T dm = m - v.s[M];
     T a[2];
     for (int e = 0; e < 2; e++) {
-        const T t = ((T)(minor - 1 + 2 * e) - v.s[A]) / dm;
-        a[e] = (t * v.w[M] - v.w[A]) / (v.u[A] - t * v.u[M]) + cu;
+        const T t = kri_est_div((T)(minor - 1 + 2 * e) - v.s[A], dm);
+        a[e] = kri_est_div(t * v.w[M] - v.w[A], v.u[A] - t * v.u[M]) + cu;
     }
     const T l = a[0] < a[1] ? a[0] : a[1], h = a[0] < a[1] ? a[1] : a[0];
     if (!(l > (T)-2 * nu && h < (T)3 * nu)) { /* not finite or far off: scan everything */
@@ -177,7 +182,8 @@ __global__ void __launch_bounds__(KRI_GX *KRI_GY)
                 /* rows: fb ~ F0 + (iv - cv) F1 along the column; those with floor(fb) in
                  * [k0 - 1, k0 + K - 1], widened by one row and then while they qualify */
                 const T g = q.w, F1 = dm * v.v[2] * g, F0 = v.s[2] + dm * v.w[2] * g;
-                const T b1 = ((T)(k0 - 1) - F0) / F1 + p.cv, b2 = ((T)(k0 + K) - F0) / F1 + p.cv;
+                const T b1 = kri_est_div((T)(k0 - 1) - F0, F1) + p.cv;
+                const T b2 = kri_est_div((T)(k0 + K) - F0, F1) + p.cv;
                 const T bl = b1 < b2 ? b1 : b2, bh = b1 < b2 ? b2 : b1;
                 int rlo = 0, rhi = p.nv - 1;
                 if (bl > (T)-2 * p.nv && bh < (T)3 * p.nv) {
