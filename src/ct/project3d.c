@@ -35,27 +35,22 @@ void kri_ct3_plan_destroy(kri_ct3_plan *q)
     kri_free(q);
 }
 
-/* Can the CUDA Joseph adjoint gather (project3d_gather.cu)? Ray factor 1, and every view's
- * detector rows along z (v = (0, 0, v_z), v_z != 0) and columns across it (u_z = 0), so that a
- * ray's x and y direction components depend on its column only; and no z-major ray (the largest
- * |w_z| of a view below its smallest max(|w_x|, |w_y|), with a margin against rounding). */
-static int kri_ct3_gather_ok(const kr_ct_geom *G, const kri_ct3p_f64 *P)
+/* Does view d let the CUDA Joseph adjoint gather (project3d_gather.cu)? Its detector rows run
+ * along z (v = (0, 0, v_z), v_z != 0) and its columns across it (u_z = 0), so that a ray's x and
+ * y direction components depend on its column only; and it has no z-major ray (its largest
+ * |w_z| below its smallest max(|w_x|, |w_y|), with a margin against rounding). The plan gathers
+ * when every view does and the ray factor is 1. */
+static int kri_ct3_view_gathers(const kri_ct3v_f64 *d, const kri_ct3p_f64 *P)
 {
-    if (P->k != 1) return 0;
-    for (int64_t i = 0; i < G->nviews; i++) {
-        kri_ct3v_f64 d;
-        kri_ct3_view_params(G, i, &d);
-        if (d.v[0] != 0 || d.v[1] != 0 || d.v[2] == 0 || d.u[2] != 0) return 0;
-        const double wz = fmax(fabs(d.w[2] - P->cv * d.v[2]),
-                               fabs(d.w[2] + ((double)P->nv - 1 - P->cv) * d.v[2]));
-        double wxy = INFINITY;
-        for (int iu = 0; iu < P->nu; iu++) {
-            const double a = (double)iu - P->cu;
-            wxy = fmin(wxy, fmax(fabs(d.w[0] + a * d.u[0]), fabs(d.w[1] + a * d.u[1])));
-        }
-        if (!(wz < 0.999 * wxy)) return 0;
+    if (d->v[0] != 0 || d->v[1] != 0 || d->v[2] == 0 || d->u[2] != 0) return 0;
+    const double wz = fmax(fabs(d->w[2] - P->cv * d->v[2]),
+                           fabs(d->w[2] + ((double)P->nv - 1 - P->cv) * d->v[2]));
+    double wxy = INFINITY;
+    for (int iu = 0; iu < P->nu; iu++) {
+        const double a = (double)iu - P->cu;
+        wxy = fmin(wxy, fmax(fabs(d->w[0] + a * d->u[0]), fabs(d->w[1] + a * d->u[1])));
     }
-    return 1;
+    return wz < 0.999 * wxy;
 }
 
 kr_status kri_ct3_plan_create(kr_ct_projector *p)
@@ -92,9 +87,11 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
     const int f64 = p->opts.dtype == KR_F64;
     size_t esz = f64 ? sizeof(kri_ct3v_f64) : sizeof(kri_ct3v_f32);
     KRI_TRY(kri_alloc(&q->views, (size_t)nv * esz, "cone-beam projector view parameters"));
+    int gathers = p->backend == KR_BACKEND_CUDA && p->opts.method == KR_CT_JOSEPH && k == 1;
     for (int v = 0; v < nv; v++) {
         kri_ct3v_f64 d;
         kri_ct3_view_params(G, v, &d);
+        if (gathers) gathers = kri_ct3_view_gathers(&d, P);
         if (f64) {
             ((kri_ct3v_f64 *)q->views)[v] = d;
         } else {
@@ -128,7 +125,7 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
                            "the forward reads the plain padded volumes");
                     break;
                 }
-            if (kri_ct3_gather_ok(G, P)) {
+            if (gathers) {
                 /* the gather adjoint's tables for batches of up to 32 views (or 512 MB) */
                 const size_t e4 = 4 * (f64 ? sizeof(double) : sizeof(float));
                 const size_t per = (size_t)P->nu * (size_t)P->nv * e4;

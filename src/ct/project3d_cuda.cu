@@ -401,6 +401,19 @@ static kr_status kri_pad(const kr_ct_projector *p, const T *vol, T *P, T *Tb, cu
     return kri_cu_check("cone-beam projector: transposing kernel launch");
 }
 
+/* Per major axis a: the plain padded volume (P or T) its rays read and scatter into, and the sb
+ * of that layout (kri_pad_layout). */
+template <typename T>
+static void kri_axis_bufs(const kri_ct3_plan *q, T *buf[3], long long sb[3])
+{
+    for (int a = 0; a < 3; a++) {
+        int which;
+        long long sm;
+        kri_pad_layout<long long>(a, q->p64.n[0], q->p64.n[1], &which, &sm, &sb[a]);
+        buf[a] = (T *)q->d_pad[which];
+    }
+}
+
 /* The Joseph forward launches over every view and v tile, on plain (B = T) or quad (B = float4)
  * padded volumes. */
 template <typename T, typename B>
@@ -442,15 +455,11 @@ static kr_status kri_fwd3(const kr_ct_projector *p, const T *vol, T *proj)
     KRI_TRY(kri_pad<T>(p, vol, P, Tb, st));
     const bool small = q->pad_elems < ((size_t)1 << 31) - 4;
     const long long total = (long long)q->pad_elems;
-    /* per major axis: the padded volume its rays read and that layout's sb */
-    kri_jbufs<T> b;
+    T *buf[3];
     long long sb[3];
-    for (int a = 0; a < 3; a++) {
-        int which;
-        long long sm;
-        kri_pad_layout<long long>(a, prm.n[0], prm.n[1], &which, &sm, &sb[a]);
-        b.b[a] = which ? Tb : P;
-    }
+    kri_axis_bufs(q, buf, sb);
+    kri_jbufs<T> b;
+    for (int a = 0; a < 3; a++) b.b[a] = buf[a];
     if (sizeof(T) == sizeof(float) && q->d_quad[0]) { /* f32 with room for the quad layout */
         kri_jbufs<float4> b4;
         for (int a = 0; a < 3; a++) {
@@ -513,11 +522,10 @@ static kr_status kri_adj3(const kr_ct_projector *p, const T *proj, T *vol)
     if (sizeof(T) == sizeof(float) && q->d_quad[0]) { /* f32 with room for the quad layout */
         const long long total = (long long)q->pad_elems;
         kri_jacc<float4> acc;
-        long long sb[3] = {0, 0, 0};
+        T *buf[3];
+        long long sb[3];
+        kri_axis_bufs(q, buf, sb);
         for (int a = 0; a < 3; a++) {
-            int which;
-            long long sm;
-            kri_pad_layout<long long>(a, n0, n1, &which, &sm, &sb[a]);
             acc.b[a] = (float4 *)q->d_quad[a];
             KRI_TRY(kri_cu_err(cudaMemsetAsync(acc.b[a], 0, q->pad_elems * sizeof(float4), st),
                                "cone-beam backprojection: zeroing the work space"));
@@ -532,12 +540,8 @@ static kr_status kri_adj3(const kr_ct_projector *p, const T *proj, T *vol)
         KRI_TRY(kri_cu_check("cone-beam backprojection: quad folding kernel launch"));
     } else {
         kri_jacc<T> acc;
-        for (int a = 0; a < 3; a++) {
-            int which;
-            long long sm, sb;
-            kri_pad_layout<long long>(a, n0, n1, &which, &sm, &sb);
-            acc.b[a] = which ? Tb : P;
-        }
+        long long sb[3];
+        kri_axis_bufs(q, acc.b, sb);
         for (int i = 0; i < 2; i++)
             KRI_TRY(kri_cu_err(cudaMemsetAsync(q->d_pad[i], 0, q->pad_elems * sizeof(T), st),
                                "cone-beam backprojection: zeroing the work space"));
@@ -560,7 +564,7 @@ extern "C" kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, const void 
 extern "C" kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    if (p->p3->gather && p->opts.method == KR_CT_JOSEPH) {
+    if (p->p3->gather) { /* set for Joseph plans only */
         int ok = 0;
         KRI_TRY(kri_cuda_ct3d_adjoint_gather(p, proj, vol, &ok));
         if (ok) return KR_OK;
