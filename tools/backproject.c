@@ -1,5 +1,6 @@
 /* kray backproject: the matched cone-beam backprojector (the exact adjoint of the projector of
- * `kray project`), or the FDK backprojector of the fdk module (--kind fdk). */
+ * `kray project`), the FDK backprojector of the fdk module (--kind fdk), or the voxel-driven
+ * approximation of the adjoint that SIRT may use (--kind voxel, kr_ct_voxel_bp_create). */
 #include "cone_common.h"
 #include "kray/fdk.h"
 
@@ -26,8 +27,9 @@ int kc_tool_backproject(int argc, char **argv)
     const kc_opt opts[] = {
         {"kind", 0, KC_CHOICE, &kind, "matched", "K",
          "matched: the exact adjoint of the projector (ray-driven, K x K sub-rays); fdk: the "
-         "voxel-driven FDK backprojector with distance weighting",
-         "matched|fdk", 0, 0, NULL},
+         "voxel-driven FDK backprojector with distance weighting; voxel: the voxel-driven "
+         "approximation of the adjoint (FDK's kernel with ray-density weights, f32)",
+         "matched|fdk|voxel", 0, 0, NULL},
         KC_CONE_OPTS(a),
         {"slice", 0, KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)", NULL,
          -1, 2e9, NULL},
@@ -41,7 +43,9 @@ int kc_tool_backproject(int argc, char **argv)
         "same\n"
         "--method and --rays (what SIRT and CGLS use); it is not a reconstruction by itself. "
         "--kind\nfdk is the backprojector of FDK reconstruction (distance-weighted, "
-        "voxel-driven).\n"
+        "voxel-driven). --kind voxel\nweights FDK's backprojection by the density of rays "
+        "through each voxel: it approximates the\nmatched adjoint (within a few per cent on "
+        "smooth data) at FDK's speed ('kray sirt --backprojector\nvoxel').\n"
         "Projections with NaN or infinite values are refused (their count is reported).",
         opts,
         args,
@@ -61,8 +65,13 @@ int kc_tool_backproject(int argc, char **argv)
     kr_ct_geom *g = NULL;
     kr_ctx *ctx = NULL;
     kr_ct_projector *p = NULL;
+    kr_linop *B = NULL;
     int own_v = 0, own_p = 0;
     kr_status s;
+    if (kind == 2 && t != KR_F32) {
+        r = kc_usage("backproject", "--kind voxel runs in f32; drop --precision f64");
+        goto done;
+    }
     if ((r = kc_cone_read("backproject", in, t, &proj, NULL)) != 0) goto done;
     if ((r = kc_cone_geometry("backproject", &a, proj, NULL, NULL, &g)) != 0) goto done;
     if ((s = kr_ct_check_projections(g, proj, NULL)) != KR_OK) {
@@ -82,13 +91,14 @@ int kc_tool_backproject(int argc, char **argv)
     } else {
         kr_ct_projector_opts o;
         kc_cone_popts(&a, t, &o);
-        if ((s = kr_ct_projector_create(&p, ctx, g, &o)) != KR_OK) {
+        if ((s = kind == 2 ? kr_ct_voxel_bp_create(&B, ctx, g, 0)
+                           : kr_ct_projector_create(&p, ctx, g, &o)) != KR_OK) {
             r = kc_fail("backproject", s);
             goto done;
         }
         if ((r = kc_cone_to_ctx("backproject", ctx, proj, &dp, &own_p)) != 0) goto done;
         if ((r = kc_cone_to_ctx("backproject", ctx, vol, &dv, &own_v)) != 0) goto done;
-        if ((s = kr_ct_projector_adjoint(p, dp, dv)) != KR_OK ||
+        if ((s = B ? kr_linop_forward(B, dp, dv) : kr_ct_projector_adjoint(p, dp, dv)) != KR_OK ||
             (own_v && (s = kr_array_copy(vol, dv, ctx)) != KR_OK)) {
             r = kc_fail("backproject", s);
             goto done;
@@ -106,6 +116,7 @@ done:
     if (own_v) kr_array_destroy(dv);
     if (own_p) kr_array_destroy(dp);
     kr_ct_projector_destroy(p);
+    kr_linop_destroy(B);
     kr_array_destroy(proj);
     kr_array_destroy(vol);
     kr_ct_geom_destroy(g);

@@ -220,11 +220,13 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
     memset(&imeta, 0, sizeof imeta);
     kr_ct_geom *g = NULL;
     kr_ctx *ctx = NULL;
-    kr_linop *A = NULL;
+    kr_linop *A = NULL, *B = NULL;
     kr_sirt *sp = NULL;
     double *hist = NULL;
     int own_v = 0, own_p = 0;
     kr_status s;
+    if (it->voxel_bp && t != KR_F32)
+        return kc_usage(tool, "--backprojector voxel runs in f32; drop --precision f64");
     if ((r = kc_cone_read(tool, in, t, &proj, NULL)) != 0) goto done;
     if (it->init && (r = kc_cone_read(tool, it->init, t, &vol, &imeta)) != 0) goto done;
     if ((r = kc_cone_geometry(tool, a, proj, vol, it->init ? &imeta : NULL, &g)) != 0) goto done;
@@ -251,7 +253,8 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
     if ((r = kc_make_ctx(tool, c, &ctx)) != 0) goto done;
     kr_ct_projector_opts o;
     kc_cone_popts(a, t, &o);
-    if ((s = kr_ct_linop_create(&A, ctx, g, &o)) != KR_OK) {
+    if ((s = kr_ct_linop_create(&A, ctx, g, &o)) != KR_OK ||
+        (it->voxel_bp && (s = kr_ct_voxel_bp_create(&B, ctx, g, 0)) != KR_OK)) {
         r = kc_fail(tool, s);
         goto done;
     }
@@ -284,7 +287,7 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
         so.warm_start = it->init != NULL;
         so.history = hist;
         so.show_progress = !c->quiet;
-        s = kr_sirt_create(&sp, ctx, A);
+        s = kr_sirt_create_pair(&sp, ctx, A, B);
         if (s == KR_OK) s = kr_sirt_execute(sp, dp, dv, &so, &info);
     }
     if (s == KR_OK && own_v) s = kr_array_copy(vol, dv, ctx);
@@ -310,6 +313,7 @@ done:
     if (own_v) kr_array_destroy(dv);
     if (own_p) kr_array_destroy(dp);
     kr_linop_destroy(A);
+    kr_linop_destroy(B);
     kr_array_destroy(proj);
     kr_array_destroy(vol);
     kr_ct_geom_destroy(g);

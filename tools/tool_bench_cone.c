@@ -1,76 +1,104 @@
-/* kray bench cone: the cone-beam projectors (Joseph and Siddon, forward and matched adjoint) on
- * the RabbitCT-sized circular scan of kray bench fdk (496 views of 1248 x 960 pixels, 512^3
- * voxels of 0.5 mm, source 750 mm from the axis, detector at 1200 mm), or that scan scaled,
- * SIRT and CGLS iterations on the matched pair, and ASTRA's projectors and iterations as the
- * peer. The volume is the modified 3-D Shepp-Logan (the time does not depend on the values). */
+/* kray bench cone: the cone-beam projectors (Joseph and Siddon, forward and matched adjoint) and
+ * the voxel-driven backprojector on the RabbitCT-sized circular scan of kray bench fdk (496
+ * views of 1248 x 960 pixels, 512^3 voxels of 0.5 mm, source 750 mm from the axis, detector at
+ * 1200 mm), or that scan scaled, SIRT (with either backprojector) and CGLS iterations, and
+ * ASTRA's projectors and iterations as the peer. The volume is the modified 3-D Shepp-Logan (the time does not depend on the values). */
 #include "tool_bench.h"
 
 #include <math.h>
 #include <unistd.h>
 
-/* Time `iters` SIRT and CGLS iterations from zero on the projections y (the matched pair of
- * opts o): one JSON line or table row each, with the time per iteration (the run's time over
- * iters: CGLS's includes its first A^T y; SIRT's plan, which applies A and A^T once for its
- * weights, is reported apart). */
+/* Time `iters` iterations from zero on the projections y of SIRT (the matched pair of opts o),
+ * of SIRT with the voxel-driven backprojector in place of A^T, and of CGLS: one JSON line or
+ * table row each, with the time per iteration (the run's time over iters: CGLS's includes its
+ * first A^T y; SIRT's plan, which applies A and its backprojector once for the weights, is
+ * reported apart). per_iter: SIRT, SIRT voxel, CGLS. */
 static kr_status kc_cone_iters(int json, kr_ctx *ctx, const kr_ct_geom *geo,
                                const kr_ct_projector_opts *o, const kc_proj_case *pc,
-                               const kr_array *y, kr_array *x, int iters, double per_iter[2])
+                               const kr_array *y, kr_array *x, int iters, double per_iter[3])
 {
+    static const char *const name[3] = {"sirt", "sirt_voxel", "cgls"};
     kr_linop *A = NULL;
-    kr_sirt *sp = NULL;
     kr_status st = kr_ct_linop_create(&A, ctx, geo, o);
-    double t0 = kr_time_now(), setup = 0, t[2] = {0, 0};
-    if (st == KR_OK) st = kr_sirt_create(&sp, ctx, A);
-    if (st == KR_OK) {
-        setup = kr_time_now() - t0;
-        kr_sirt_opts so;
-        kr_sirt_opts_default(&so);
-        so.max_iter = iters;
-        t0 = kr_time_now();
-        st = kr_sirt_execute(sp, y, x, &so, NULL);
+    double t[3] = {0, 0, 0}, setup[3] = {0, 0, 0};
+    for (int k = 0; k < 3 && st == KR_OK; k++) {
+        double t0 = kr_time_now();
+        if (k < 2) {
+            kr_linop *B = NULL;
+            kr_sirt *sp = NULL;
+            if (k == 1) st = kr_ct_voxel_bp_create(&B, ctx, geo, 0);
+            if (st == KR_OK) st = kr_sirt_create_pair(&sp, ctx, A, B);
+            if (st == KR_OK) st = kc_bench_sync(ctx);
+            if (st == KR_OK) {
+                setup[k] = kr_time_now() - t0;
+                kr_sirt_opts so;
+                kr_sirt_opts_default(&so);
+                so.max_iter = iters;
+                t0 = kr_time_now();
+                st = kr_sirt_execute(sp, y, x, &so, NULL);
+            }
+            kr_sirt_destroy(sp);
+            kr_linop_destroy(B);
+        } else {
+            kr_solve_opts co;
+            kr_solve_opts_default(&co);
+            co.max_iter = iters;
+            co.tol = 0;
+            st = kr_cgls(ctx, A, y, x, &co, NULL);
+        }
         if (st == KR_OK) st = kc_bench_sync(ctx);
-        t[0] = kr_time_now() - t0;
-    }
-    kr_sirt_destroy(sp);
-    if (st == KR_OK) {
-        kr_solve_opts co;
-        kr_solve_opts_default(&co);
-        co.max_iter = iters;
-        co.tol = 0;
-        t0 = kr_time_now();
-        st = kr_cgls(ctx, A, y, x, &co, NULL);
-        if (st == KR_OK) st = kc_bench_sync(ctx);
-        t[1] = kr_time_now() - t0;
-    }
-    kr_linop_destroy(A);
-    for (int k = 0; k < 2 && st == KR_OK; k++) {
-        const char *name = k ? "cgls" : "sirt";
+        t[k] = kr_time_now() - t0;
         per_iter[k] = t[k] / iters;
+        if (st != KR_OK) break;
         if (json) {
             printf("{\"case\": \"cone_%s\", \"method\": \"%s\", \"dtype\": \"f32\", "
                    "\"backend\": \"%s\", \"volume\": [%lld, %lld, %lld], \"views\": %lld, "
                    "\"iters\": %d, \"time_s\": %.6g, \"per_iter_s\": %.6g",
-                   name, pc->method, kr_backend_name(kr_ctx_backend(ctx)), (long long)pc->vol[0],
-                   (long long)pc->vol[1], (long long)pc->vol[2], (long long)pc->views, iters, t[k],
-                   per_iter[k]);
-            if (!k) printf(", \"plan_s\": %.6g", setup);
+                   name[k], pc->method, kr_backend_name(kr_ctx_backend(ctx)),
+                   (long long)pc->vol[0], (long long)pc->vol[1], (long long)pc->vol[2],
+                   (long long)pc->views, iters, t[k], per_iter[k]);
+            if (k < 2) printf(", \"plan_s\": %.6g", setup[k]);
             printf("}\n");
         } else {
-            printf("cone_%s     %-7s %d iterations from zero: %.3f s, %.1f ms per iteration", name,
-                   pc->method, iters, t[k], per_iter[k] * 1e3);
-            if (!k) printf(" (plan with its weights %.3f s, not counted)", setup);
+            printf("cone_%-10s %-7s %d iterations from zero: %.3f s, %.1f ms per iteration",
+                   name[k], pc->method, iters, t[k], per_iter[k] * 1e3);
+            if (k < 2) printf(" (plan with its weights %.3f s, not counted)", setup[k]);
             printf("\n");
         }
     }
+    kr_linop_destroy(A);
     fflush(stdout);
     return st;
+}
+
+/* The voxel-driven backprojector (kr_ct_voxel_bp_create) on the dense projections pr, `reps`
+ * timed runs after a warm-up, one line as the projectors' (method "voxel"); *best: seconds. */
+static kr_status kc_cone_voxel_bp(int json, kr_ctx *ctx, const char *dev, const kr_ct_geom *geo,
+                                  kc_proj_case *pc, const kr_array *pr, kr_array *vol, int reps,
+                                  double *t, double *best)
+{
+    kr_linop *B = NULL;
+    kr_status st = kr_ct_voxel_bp_create(&B, ctx, geo, 0);
+    for (int k = 0; st == KR_OK && k <= reps; k++) {
+        double t0 = kr_time_now();
+        st = kr_linop_forward(B, pr, vol);
+        if (st == KR_OK) st = kc_bench_sync(ctx);
+        if (k) t[k - 1] = kr_time_now() - t0;
+    }
+    kr_linop_destroy(B);
+    if (st != KR_OK) return st;
+    pc->method = "voxel";
+    pc->bcase = "cone_adjoint";
+    kc_proj_line(json, pc, ctx, dev, t, reps); /* sorts t */
+    *best = t[0];
+    return KR_OK;
 }
 
 /* ASTRA's FP3D_CUDA, BP3D_CUDA (and with iters its SIRT3D_CUDA and CGLS3D_CUDA) on the same
  * views and volume through the peer script, with kray's times beside them (seconds; 0: not
  * measured). */
 static void kc_cone_astra(int json, const char *peer, const char *tmpdir, const kr_ct_geom *geo,
-                          const kr_array *vol_h, int reps, int iters, const double kray[4])
+                          const kr_array *vol_h, int reps, int iters, const double kray[6])
 {
     char gp[4096], vp[4096], args[12800], line[4096] = "";
     if (kc_peer_inputs("bench cone", tmpdir, "cone", geo, vol_h, gp, vp, sizeof gp)) return;
@@ -81,12 +109,14 @@ static void kc_cone_astra(int json, const char *peer, const char *tmpdir, const 
     unlink(gp);
     printf(json ? "%s\n" : "astra            %s\n",
            line[0] ? line : "{\"peer\": \"astra\", \"error\": \"no output\"}");
-    static const char *const what[4][3] = {
+    static const char *const what[6][3] = {
         {"forward", "fp_s", "Joseph forward vs FP3D_CUDA"},
         {"adjoint", "bp_s", "matched Joseph adjoint vs BP3D_CUDA (voxel-driven, not a transpose)"},
-        {"sirt", "sirt_iter_s", "SIRT iteration vs SIRT3D_CUDA's"},
-        {"cgls", "cgls_iter_s", "CGLS iteration vs CGLS3D_CUDA's"}};
-    for (int k = 0; k < 4; k++) {
+        {"sirt", "sirt_iter_s", "SIRT iteration (matched pair) vs SIRT3D_CUDA's"},
+        {"cgls", "cgls_iter_s", "CGLS iteration vs CGLS3D_CUDA's"},
+        {"adjoint_voxel", "bp_s", "voxel-driven backprojector vs BP3D_CUDA"},
+        {"sirt_voxel", "sirt_iter_s", "SIRT iteration (voxel backprojector) vs SIRT3D_CUDA's"}};
+    for (int k = 0; k < 6; k++) {
         const double ta = kc_json_num(line, what[k][1]);
         if (!(ta > 0) || !(kray[k] > 0)) continue;
         if (json)
@@ -133,10 +163,11 @@ int kc_bench_cone(int argc, char **argv)
         "Cone-beam projectors on a RabbitCT-sized circular scan (496 views of 1248x960 pixels of\n"
         "0.32 mm, 512^3 voxels of 0.5 mm, SOD 750 mm, SDD 1200 mm; --size N scales the volume,\n"
         "and the detector and pixel pitch with it), f32, data where the backend computes:\n"
-        "Joseph and Siddon forward projection (and with --adjoint their matched adjoints, on\n"
-        "projections uniform in [-1, 1): the adjoints skip zero pixels; with\n"
-        "--iters N the time per iteration of SIRT and CGLS on each pair). Reports the best and\n"
-        "median of --reps runs and rays (detector pixels x views) per second; --peer adds\n"
+        "Joseph and Siddon forward projection; with --adjoint their matched adjoints and the\n"
+        "voxel-driven backprojector (kray backproject --kind voxel), on projections uniform in\n"
+        "[-1, 1) (the adjoints skip zero pixels); with --iters N the time per iteration of SIRT\n"
+        "and CGLS on each pair, and of SIRT with the voxel-driven backprojector. Reports the best\n"
+        "and median of --reps runs and rays (detector pixels x views) per second; --peer adds\n"
         "ASTRA's projectors and iterations on the same data, with the ratios (kray's Joseph\n"
         "pair against them). A table on stdout, JSON lines with --json.",
         opts,
@@ -182,7 +213,8 @@ int kc_bench_cone(int argc, char **argv)
     if (st == KR_OK) st = kr_array_create(&pr, KR_F32, 3, pd, loc, ctx);
     if (st == KR_OK && !c.json) kc_proj_header();
     kc_proj_case pc = {NULL, "cone", NULL, "f32", 3, g.n, pd, pd[2]};
-    double t[1000], kray[4] = {0, 0, 0, 0}; /* Joseph: forward, adjoint, SIRT, CGLS */
+    /* Joseph: forward, adjoint, SIRT, CGLS; the voxel backprojector; SIRT with it */
+    double t[1000], kray[6] = {0, 0, 0, 0, 0, 0};
     for (int m = 1; m <= 2 && st == KR_OK; m++) {
         if (method && method != m) continue;
         kr_ct_projector_opts o;
@@ -212,16 +244,19 @@ int kc_bench_cone(int argc, char **argv)
             pc.bcase = "cone_adjoint";
             kc_proj_line(c.json, &pc, ctx, dev, t, reps);
             if (m == 1) kray[1] = t[0];
-            st = kr_array_copy(vol, hv, ctx); /* the adjoint overwrote it */
         }
-        double it[2] = {0, 0};
+        if (adjoint && st == KR_OK && m == 1) /* on the same dense data */
+            st = kc_cone_voxel_bp(c.json, ctx, dev, geo, &pc, pr, vol, reps, t, &kray[4]);
+        if (adjoint && st == KR_OK) st = kr_array_copy(vol, hv, ctx);
+        pc.method = mn;
+        double it[3] = {0, 0, 0};
         if (st == KR_OK && iters > 0) { /* y: this method's projections of the phantom */
             if (adjoint) st = kr_ct_projector_forward(p, vol, pr);
             if (st == KR_OK) st = kc_cone_iters(c.json, ctx, geo, &o, &pc, pr, vol, iters, it);
             if (st == KR_OK) st = kr_array_copy(vol, hv, ctx);
         }
         kr_ct_projector_destroy(p);
-        if (m == 1) kray[2] = it[0], kray[3] = it[1];
+        if (m == 1) kray[2] = it[0], kray[3] = it[2], kray[5] = it[1];
     }
     if (st == KR_OK && peer && cuda) kc_cone_astra(c.json, peer, tmpdir, geo, hv, reps, iters, kray);
     if (peer && !cuda) fprintf(stderr, "kray bench cone: --peer runs ASTRA on CUDA; skipped on the CPU\n");

@@ -147,6 +147,22 @@ static kr_status kri_fdk_view_geom(const kr_ct_view *V, const kr_ct_grid *g, int
 }
 
 /* ---- view weights ------------------------------------------------------------------------- */
+/* The pre-weighting parameters of view m with this scale (kri_fdk_wv). */
+static void kri_fdk_wv_fill(kr_fdk_plan *p, const kri_vgeom *vg, int64_t m, double scale)
+{
+    const kr_ct_view *V = &p->views[m];
+    kri_fdk_wv *c = &p->wv[m];
+    memset(c, 0, sizeof *c);
+    for (int d = 0; d < 3; d++) {
+        c->r0[d] = (float)(V->det[d] - V->src[d] - 0.5 * (double)(p->nu - 1) * V->u[d] -
+                           0.5 * (double)(p->nv - 1) * V->v[d]);
+        c->u[d] = (float)V->u[d];
+        c->v[d] = (float)V->v[d];
+        c->n[d] = (float)vg[m].n[d];
+    }
+    c->scale = (float)scale;
+}
+
 static int kri_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -276,19 +292,8 @@ static kr_status kri_fdk_weights(kr_fdk_plan *p, const kri_vgeom *vg)
                    (arc + step) * 180 / M_PI);
     }
     p->info.short_scan = shortscan;
-    for (int64_t m = 0; m < n; m++) {
-        const kr_ct_view *V = &p->views[m];
-        kri_fdk_wv *c = &p->wv[m];
-        memset(c, 0, sizeof *c);
-        for (int d = 0; d < 3; d++) {
-            c->r0[d] = (float)(V->det[d] - V->src[d] - 0.5 * (double)(p->nu - 1) * V->u[d] -
-                               0.5 * (double)(p->nv - 1) * V->v[d]);
-            c->u[d] = (float)V->u[d];
-            c->v[d] = (float)V->v[d];
-            c->n[d] = (float)vg[m].n[d];
-        }
-        c->scale = (float)(vw[m] * vg[m].dso / (vg[m].dsd * vg[m].ulen));
-    }
+    for (int64_t m = 0; m < n; m++)
+        kri_fdk_wv_fill(p, vg, m, vw[m] * vg[m].dso / (vg[m].dsd * vg[m].ulen));
 done:
     kri_free(beta);
     return s;
@@ -435,9 +440,9 @@ static kr_status kri_fdk_check_opts(const kr_fdk_opts *o)
     return KR_OK;
 }
 
-kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
+static kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
                                    int64_t nv, const kr_ct_view *views, int64_t nviews,
-                                   const kr_ct_grid *grid, const kr_fdk_opts *o)
+                                   const kr_ct_grid *grid, const kr_fdk_opts *o, int bp_only)
 {
     KRI_ARG_NOT_NULL(plan);
     *plan = NULL;
@@ -481,6 +486,7 @@ kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_
     p->nv = nv;
     p->nviews = nviews;
     p->grid = *grid;
+    p->bp_only = bp_only;
     p->info.kernel = "none";
     kri_vgeom *vg = NULL;
     kr_status s;
@@ -505,8 +511,17 @@ kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_
         if (p->mat[m].pu[2] != 0.0f || p->mat[m].pw[2] != 0.0f) p->fast = 0;
     }
     p->info.fast_path = p->fast;
-    KRI_CHECK(kri_fdk_weights(p, vg));
-    kri_fdk_fov_check(p);
+    if (bp_only) { /* ray density: voxel volume / pixel area, per view */
+        const double vox = grid->voxel_mm[0] * grid->voxel_mm[1] * grid->voxel_mm[2];
+        for (int64_t m = 0; m < nviews; m++) {
+            double uxv[3];
+            kri_cross(p->views[m].u, p->views[m].v, uxv);
+            kri_fdk_wv_fill(p, vg, m, vox / kri_norm(uxv));
+        }
+    } else {
+        KRI_CHECK(kri_fdk_weights(p, vg));
+        kri_fdk_fov_check(p);
+    }
     if (p->backend == KR_BACKEND_CUDA) {
 #ifdef KRAY_HAVE_CUDA
         KRI_CHECK(kri_cuda_fdk_create(p));
@@ -521,15 +536,17 @@ kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_
         /* one single-threaded filter and weighting buffer per thread: the views of a batch
          * are filtered in parallel, each by the same serial code (so the result does not
          * depend on which thread takes a view) */
-        p->cpu_nt = kri_threads(ctx);
-        KRI_CHECK(kr_ctx_create(&p->cpu_serial, KR_BACKEND_CPU_SERIAL));
+        p->cpu_nt = bp_only ? 0 : kri_threads(ctx);
+        if (!bp_only) KRI_CHECK(kr_ctx_create(&p->cpu_serial, KR_BACKEND_CPU_SERIAL));
         p->cpu_filt = kri_calloc((size_t)p->cpu_nt, sizeof *p->cpu_filt);
-        if (!p->cpu_filt) KRI_CHECK(kri_fail(KR_ERR_OOM_HOST, "out of host memory for filters"));
+        if (!p->cpu_filt && p->cpu_nt)
+            KRI_CHECK(kri_fail(KR_ERR_OOM_HOST, "out of host memory for filters"));
         for (int t = 0; t < p->cpu_nt; t++)
             KRI_CHECK(kri_fdk_filt_create(&p->cpu_filt[t], p->cpu_serial, nu, nv, o));
-        KRI_CHECK(kri_alloc((void **)&p->cpu_w,
-                            (size_t)(nu * nv) * (size_t)p->cpu_nt * sizeof(float),
-                            "FDK weighted views"));
+        if (p->cpu_nt)
+            KRI_CHECK(kri_alloc((void **)&p->cpu_w,
+                                (size_t)(nu * nv) * (size_t)p->cpu_nt * sizeof(float),
+                                "FDK weighted views"));
         /* calloc: the padding stays zero for ever (the filter writes only the interior) */
         p->cpu_q = kri_calloc((size_t)(p->cpu_batch * (vbytes / (int64_t)sizeof(float))),
                               sizeof(float));
@@ -545,6 +562,27 @@ fail:
     kri_free(vg);
     kr_fdk_plan_destroy(p);
     return s;
+}
+
+kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
+                                   int64_t nv, const kr_ct_view *views, int64_t nviews,
+                                   const kr_ct_grid *grid, const kr_fdk_opts *o)
+{
+    return kri_fdk_plan_make(plan, ctx, nu, nv, views, nviews, grid, o, 0);
+}
+
+kr_status kri_fdk_plan_create_bp(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                                 int64_t gpu_mem)
+{
+    KRI_ARG_NOT_NULL(plan);
+    *plan = NULL;
+    KRI_ARG_NOT_NULL(g);
+    kr_fdk_opts o;
+    kr_fdk_opts_default(&o);
+    o.gpu_mem = gpu_mem;
+    return kri_fdk_plan_make(plan, ctx, kr_ct_geom_det_count(g), kr_ct_geom_det_rows(g),
+                             kr_ct_geom_views(g), kr_ct_geom_nviews(g), kr_ct_geom_grid(g), &o,
+                             1);
 }
 
 /* ---- execute --------------------------------------------------------------------------------- */
@@ -607,7 +645,7 @@ static kr_status kri_fdk_cpu_scratch(kr_fdk_plan *p, int nt)
     return KR_OK;
 }
 
-static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int weight)
+static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int mode)
 {
     const int64_t nu = p->nu, nv = p->nv, padw = KRI_FDK_PADW(nu);
     const int64_t vstride = padw * KRI_FDK_PADH(nv);
@@ -617,7 +655,8 @@ static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array 
     float *out = vol->data;
     memset(out, 0, kr_array_bytes(vol));
     double tf = 0, tb = 0;
-    kr_progress *pg = kr_progress_begin(p->ctx, "fdk", p->nviews);
+    /* an operator inside an iteration (bp_only) draws no bar of its own */
+    kr_progress *pg = p->bp_only ? NULL : kr_progress_begin(p->ctx, "fdk", p->nviews);
     for (int64_t m0 = 0; m0 < p->nviews; m0 += p->cpu_batch) {
         int64_t nb = p->nviews - m0 < p->cpu_batch ? p->nviews - m0 : p->cpu_batch;
         double t0 = kr_time_now();
@@ -628,9 +667,11 @@ static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array 
             const int t = omp_get_thread_num();
             const float *pv = in + (m0 + b) * nu * nv;
             float *q = p->cpu_q + b * vstride + padw + 1;
-            if (weight) {
+            if (mode == KRI_FDK_DENSITY) {
+                kri_cpu_fdk_weight(p, pv, m0 + b, q, padw);
+            } else if (mode == KRI_FDK_FILTER) {
                 float *w = p->cpu_w + (int64_t)t * nu * nv;
-                kri_cpu_fdk_weight(p, pv, m0 + b, w);
+                kri_cpu_fdk_weight(p, pv, m0 + b, w, nu);
                 kr_status s = kri_fdk_filt_run(p->cpu_filt[t], w, nu, q, padw);
                 if (s != KR_OK) {
 #pragma omp critical(kri_fdk_filter_status)
@@ -660,18 +701,22 @@ static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array 
     return KR_OK;
 }
 
-static kr_status kri_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int weight)
+static kr_status kri_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int mode)
 {
     KRI_ARG_NOT_NULL(p);
+    if ((mode == KRI_FDK_DENSITY) != p->bp_only)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: this plan %s",
+                        p->bp_only ? "only backprojects with ray-density weights"
+                                   : "has no ray-density weights");
     KRI_ARG_NOT_NULL(proj);
     KRI_ARG_NOT_NULL(vol);
     const int64_t pd[3] = {p->nu, p->nv, p->nviews};
     KRI_TRY(kri_fdk_check_array(p, proj, "the projections", pd));
     KRI_TRY(kri_fdk_check_array(p, vol, "the volume", p->grid.n));
     KRI_TRY(kri_fdk_check_finite(p, proj));
-    if (p->backend != KR_BACKEND_CUDA) return kri_fdk_cpu_run(p, proj, vol, weight);
+    if (p->backend != KR_BACKEND_CUDA) return kri_fdk_cpu_run(p, proj, vol, mode);
 #ifdef KRAY_HAVE_CUDA
-    return kri_cuda_fdk_run(p, proj, vol, weight);
+    return kri_cuda_fdk_run(p, proj, vol, mode);
 #else
     return kri_fail(KR_ERR_NO_DEVICE, "fdk: kray was built without CUDA");
 #endif
@@ -679,12 +724,17 @@ static kr_status kri_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol
 
 kr_status kr_fdk_execute(kr_fdk_plan *p, const kr_array *proj, kr_array *vol)
 {
-    return kri_fdk_run(p, proj, vol, 1);
+    return kri_fdk_run(p, proj, vol, KRI_FDK_FILTER);
 }
 
 kr_status kr_fdk_backproject(kr_fdk_plan *p, const kr_array *proj, kr_array *vol)
 {
-    return kri_fdk_run(p, proj, vol, 0);
+    return kri_fdk_run(p, proj, vol, KRI_FDK_RAW);
+}
+
+kr_status kri_fdk_backproject_density(kr_fdk_plan *p, const kr_array *proj, kr_array *vol)
+{
+    return kri_fdk_run(p, proj, vol, KRI_FDK_DENSITY);
 }
 
 kr_status kr_fdk_plan_info(const kr_fdk_plan *p, kr_fdk_info *info)

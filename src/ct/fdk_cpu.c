@@ -23,7 +23,7 @@
 #define KRI_CPU_KZ 32 /* slices per work item */
 
 /* ---- pre-weighting ------------------------------------------------------------------------- */
-void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *pv, int64_t m, float *w)
+void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *pv, int64_t m, float *w, int64_t ws)
 {
     const kri_fdk_wv *c = &p->wv[m];
     const int64_t nu = p->nu, nv = p->nv;
@@ -36,8 +36,9 @@ void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *pv, int64_t m, float 
             for (int d = 0; d < 3; d++) r[d] = rb[d] + (double)a * (double)c->u[d];
             double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
             double cw = (r[0] * c->n[0] + r[1] * c->n[1] + r[2] * c->n[2]) / len;
-            double s = (double)c->scale * cw * (park ? (double)park[a] : 1.0);
-            w[a + nu * b] = (float)((double)pv[a + nu * b] * s);
+            double s = p->bp_only ? (double)c->scale / cw
+                                  : (double)c->scale * cw * (park ? (double)park[a] : 1.0);
+            w[a + ws * b] = (float)((double)pv[a + nu * b] * s);
         }
     }
 }

@@ -177,8 +177,9 @@ __global__ void __launch_bounds__(256)
 
 /* ---- pre-weighting and census ------------------------------------------------ */
 /* The weight of detector row fb (absolute), column a of a view: cosine weight times the view's
- * scale times the Parker weight pk. */
-__device__ __forceinline__ float kri_fdk_w(const kri_fdk_wv &c, float fb, int a, float pk)
+ * scale times the Parker weight pk, or (density) the scale over the cosine weight. */
+__device__ __forceinline__ float kri_fdk_w(const kri_fdk_wv &c, float fb, int a, float pk,
+                                           bool density)
 {
     const float fa = (float)a;
     float d[3];
@@ -186,11 +187,11 @@ __device__ __forceinline__ float kri_fdk_w(const kri_fdk_wv &c, float fb, int a,
     for (int e = 0; e < 3; e++) d[e] = c.r0[e] + fa * c.u[e] + fb * c.v[e];
     const float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     const float cw = (d[0] * c.n[0] + d[1] * c.n[1] + d[2] * c.n[2]) / len;
-    return c.scale * cw * pk;
+    return density ? c.scale / cw : c.scale * cw * pk;
 }
 
-/* out slot b, row r (< nbmax), column a: raw(b, r, a) times kri_fdk_w (weight != 0) or as it
- * is, for r < nvb; zero beyond. */
+/* out slot b, row r (< nbmax), column a: raw(b, r, a) times kri_fdk_w (mode KRI_FDK_FILTER or
+ * KRI_FDK_DENSITY) or as it is (KRI_FDK_RAW), for r < nvb; zero beyond. */
 __global__ void k_fdk_weight(const float *__restrict__ raw, long long raw_slot, int nu, int nvb,
                              int nbmax, int vb0, int m0, int nb, const kri_fdk_wv *__restrict__ wv,
                              const float *__restrict__ parker, int weight, float *__restrict__ out)
@@ -204,7 +205,8 @@ __global__ void k_fdk_weight(const float *__restrict__ raw, long long raw_slot, 
             float y = 0.0f;
             if (r < nvb) {
                 const float x = raw[(long long)b * raw_slot + (long long)r * nu + a];
-                y = weight ? x * kri_fdk_w(c, (float)(vb0 + r), a, pk) : x;
+                const float fb = (float)(vb0 + r);
+                y = weight ? x * kri_fdk_w(c, fb, a, pk, weight == KRI_FDK_DENSITY) : x;
             }
             out[(long long)b * nu * nbmax + (long long)r * nu + a] = y;
         }
@@ -259,7 +261,9 @@ __global__ void __launch_bounds__(512)
                 float z[2];
 #pragma unroll
                 for (int e = 0; e < 2; e++)
-                    z[e] = src[e] && a < nu ? x[e][k] * kri_fdk_w(c[e], fb[e], a, pk[e][k]) : 0.0f;
+                    z[e] = src[e] && a < nu
+                               ? x[e][k] * kri_fdk_w(c[e], fb[e], a, pk[e][k], false)
+                               : 0.0f;
                 dst[a] = make_float2(z[0], z[1]);
             }
         }
@@ -445,7 +449,8 @@ static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
         KRI_CU(cudaMalloc((void **)&cu->d_slab,
                           (size_t)(p->grid.n[0] * p->grid.n[1] * s->slab_z) * sizeof(float)),
                "allocating the FDK slab");
-    KRI_TRY(kri_fdk_filt_create(&cu->filt, p->ctx, p->nu, s->batch * s->nbmax, &p->o));
+    if (!p->bp_only)
+        KRI_TRY(kri_fdk_filt_create(&cu->filt, p->ctx, p->nu, s->batch * s->nbmax, &p->o));
     cu->ph = ph;
     cu->vh = vh;
     cu->ready = 1;
@@ -506,7 +511,7 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
 }
 
 extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol,
-                                      int weight)
+                                      int mode)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
     kri_fdk_cuda *cu = p->cu;
@@ -521,7 +526,7 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
     int64_t count = 0; /* batches issued, for the staging alternation */
     const int timed = s->nslabs == 1 && s->batch >= p->nviews;
     cu->timed = 0;
-    kr_progress *pg = kr_progress_begin(p->ctx, "fdk", s->nslabs * p->nviews);
+    kr_progress *pg = p->bp_only ? NULL : kr_progress_begin(p->ctx, "fdk", s->nslabs * p->nviews);
     kr_status rs = KR_OK;
 #define KRI_RUN(call)                                                                          \
     do {                                                                                       \
@@ -568,7 +573,9 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
             if (timed) KRI_RUN_CU(cudaEventRecord(cu->tev[0], st), "cudaEventRecord");
             int64_t L = 0;
             int pz = 0;
-            float2 *pw = weight ? (float2 *)kri_fdk_filt_packed(cu->filt, &L, &pz) : NULL;
+            float2 *pw = mode == KRI_FDK_FILTER
+                             ? (float2 *)kri_fdk_filt_packed(cu->filt, &L, &pz)
+                             : NULL;
             if (pw) { /* FFT filter: weight straight into its packed rows */
                 const int64_t npairs = (B * H + 1) / 2;
                 const unsigned g = (unsigned)(npairs < (1 << 30) ? npairs : (1 << 30));
@@ -586,14 +593,15 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
                        (unsigned)(nb < 65535 ? nb : 65535));
                 k_fdk_weight<<<g, 128, 0, st>>>(raw, raw_slot, (int)nu, (int)sl->nvb, (int)H,
                                                 (int)sl->vb0, (int)m0, (int)nb, cu->d_wv,
-                                                weight ? cu->d_parker : NULL, weight, cu->d_q);
+                                                mode == KRI_FDK_FILTER ? cu->d_parker : NULL,
+                                                mode, cu->d_q);
             }
             KRI_RUN_CU(cudaGetLastError(), "the FDK weighting kernel");
             if (ph) KRI_RUN_CU(cudaEventRecord(cu->used[k], st), "cudaEventRecord");
             const float *q = cu->d_q;
             if (pw)
                 KRI_RUN(kri_fdk_filt_run_packed(cu->filt, cu->d_q, nu));
-            else if (weight)
+            else if (mode == KRI_FDK_FILTER)
                 KRI_RUN(kri_fdk_filt_run(cu->filt, cu->d_q, nu, cu->d_q, nu));
             kri_bp_src S = {q, (long long)(nu * H), (int)nu, (int)nv, (int)sl->vb0, (int)sl->nvb,
                             0u - 0x4B400000u * 8u};

@@ -41,6 +41,18 @@ typedef struct kri_fdk_wv {
 /* Clamp of detector coordinates before the bilinear lookup: u in [-1, nu], v in [-1, nv];
  * values outside the detector are zero, so the clamp never changes a result. */
 
+/* ---- the ray-density backprojection (fdk.c; the operator is voxel_bp.c) ---------------------
+ * A plan of kri_fdk_plan_create_bp weights pixel (a, b) of view m by scale |r| / n.r (the
+ * reciprocal of FDK's cosine shape; scale = voxel volume / |u x v|) instead of FDK's weights,
+ * filters nothing, and backprojects with the FDK kernels (1 / w^2). Its views need not cover
+ * any arc, and it warns about nothing a projector would accept. */
+kr_status kri_fdk_plan_create_bp(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                                 int64_t gpu_mem);
+/* vol = that backprojection of proj (the arrays and checks of kr_fdk_backproject). */
+kr_status kri_fdk_backproject_density(kr_fdk_plan *p, const kr_array *proj, kr_array *vol);
+/* What an execute does to the projections before the backprojection. */
+enum { KRI_FDK_RAW = 0, KRI_FDK_FILTER = 1, KRI_FDK_DENSITY = 2 };
+
 /* ---- filter (fdk.c: the one entry into the kray filter module, kray/fbp.h) ----------------- */
 typedef struct kri_fdk_filt kri_fdk_filt;
 kr_status kri_fdk_filt_create(kri_fdk_filt **f, const kr_ctx *ctx, int64_t nu, int64_t nrows,
@@ -99,6 +111,8 @@ struct kr_fdk_plan {
     kri_fdk_wv *wv;   /* [nviews] */
     float *parker;    /* [nu, nviews] or NULL (full scan) */
     int fast;         /* every view has pu[2] == pw[2] == 0 */
+    int bp_only;      /* a plan of kri_fdk_plan_create_bp: no filter, no view or Parker weights;
+                         wv's scale is the voxel volume over the pixel area */
     kr_fdk_info info;
     int64_t budget;   /* resolved gpu_mem */
     int budget_auto;
@@ -123,8 +137,10 @@ kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_b
 #define KRI_FDK_PADH(nv) ((nv) + 3)
 
 /* ---- CPU kernels (fdk_cpu.c) ------------------------------------------------------------------ */
-/* Pre-weight view m of proj (host [nu, nv, nviews]) into w [nu, nv] (serial). */
-void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *proj_view, int64_t m, float *w);
+/* Pre-weight view m of proj (host [nu, nv, nviews]) into w (rows of nu at stride ws; serial):
+ * FDK's weights, or a kri_fdk_plan_create_bp plan's ray-density weights. */
+void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *proj_view, int64_t m, float *w,
+                        int64_t ws);
 /* Copy n floats from each of nb views (src + b src_slot -> dst + b dst_slot) with nthreads
  * threads: the pinned staging of host projections for the device. */
 void kri_cpu_fdk_stage(float *dst, int64_t dst_slot, const float *src, int64_t src_slot,
@@ -147,8 +163,9 @@ const char *kri_cpu_fdk_kernel_name(const kr_fdk_plan *p);
 
 kr_status kri_cuda_fdk_create(kr_fdk_plan *p);
 void kri_cuda_fdk_destroy(kri_fdk_cuda *cu);
-/* Full FDK (weight = 1) or plain backprojection (weight = 0) of proj into vol, any locations. */
-kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int weight);
+/* Full FDK (KRI_FDK_FILTER), plain (KRI_FDK_RAW) or ray-density (KRI_FDK_DENSITY)
+ * backprojection of proj into vol, any locations. */
+kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int mode);
 /* Count non-finite values of n floats on the device. */
 kr_status kri_cuda_fdk_count_nonfinite(kr_fdk_plan *p, const float *x, int64_t n,
                                        int64_t *nnan, int64_t *ninf, int64_t *first);

@@ -1,5 +1,5 @@
-/* SIRT on any real operator with non-negative entries (kr_sirt_*, see kray/ct.h): the row and
- * column sums of the matched pair are computed once per plan, the iteration uses only the
+/* SIRT on any real operator with non-negative entries (kr_sirt_*, see kray/ct.h), with its
+ * transpose or another backprojector: the row and column sums are computed once per plan, the iteration uses only the
  * operator and vector operations (host with OpenMP, device with the kernels of
  * iterative_cuda.cu). CGLS for CT is kr_cgls on kr_ct_linop_create. */
 #include "ct_internal.h"
@@ -19,7 +19,8 @@ kr_status kri_cuda_sirt_clamp0(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x
 struct kr_sirt {
     const kr_ctx *ctx;
     kr_linop *A;
-    kr_array *R, *C; /* 1 / row sums (codomain), 1 / column sums (domain) */
+    kr_linop *B;     /* the backprojector, or NULL: A^T */
+    kr_array *R, *C; /* 1 / row sums A 1 (codomain), 1 / column sums B 1 (domain) */
     kr_array *r, *g; /* work: residual (codomain), update (domain) */
 };
 
@@ -40,6 +41,7 @@ void kr_sirt_destroy(kr_sirt *s)
     kr_array_destroy(s->r);
     kr_array_destroy(s->g);
     kr_linop_destroy(s->A);
+    kr_linop_destroy(s->B);
     kri_free(s);
 }
 
@@ -151,6 +153,12 @@ static kr_status kri_ew_clamp0(const kr_ctx *ctx, kr_array *x)
 }
 
 /* ---- plan ------------------------------------------------------------------------------- */
+/* x = B y, or A^T y without a backprojector. */
+static kr_status kri_sirt_back(const kr_sirt *s, const kr_array *y, kr_array *x)
+{
+    return s->B ? kr_linop_forward(s->B, y, x) : kr_linop_adjoint(s->A, y, x);
+}
+
 static kr_status kri_sirt_array(kr_array **a, const kr_ctx *ctx, const kr_linop *A, int in)
 {
     int64_t d[KR_MAX_DIMS];
@@ -158,7 +166,38 @@ static kr_status kri_sirt_array(kr_array **a, const kr_ctx *ctx, const kr_linop 
     return kr_array_create(a, kr_linop_dtype(A), nd, d, kr_linop_loc(A), ctx);
 }
 
+/* B maps A's codomain to A's domain, in A's dtype and location. */
+static kr_status kri_sirt_check_pair(const kr_linop *A, const kr_linop *B)
+{
+    int64_t ai[KR_MAX_DIMS], ao[KR_MAX_DIMS], bi[KR_MAX_DIMS], bo[KR_MAX_DIMS];
+    const int nai = kr_linop_in_dims(A, ai), nao = kr_linop_out_dims(A, ao);
+    const int nbi = kr_linop_in_dims(B, bi), nbo = kr_linop_out_dims(B, bo);
+    char h1[96], h2[96], h3[96], h4[96];
+    if (kr_linop_dtype(B) != kr_linop_dtype(A))
+        return kri_fail(KR_ERR_DTYPE, "SIRT: the backprojector '%s' is %s, the operator '%s' %s",
+                        kr_linop_name(B), kr_dtype_name(kr_linop_dtype(B)), kr_linop_name(A),
+                        kr_dtype_name(kr_linop_dtype(A)));
+    if (kr_linop_loc(B) != kr_linop_loc(A))
+        return kri_fail(KR_ERR_LOCATION, "SIRT: the backprojector '%s' and the operator '%s' "
+                        "live in different places (host and device)",
+                        kr_linop_name(B), kr_linop_name(A));
+    if (!kri_dims_equal(nbi, bi, nao, ao) || !kri_dims_equal(nbo, bo, nai, ai))
+        return kri_fail(KR_ERR_DIM,
+                        "SIRT: the backprojector '%s' maps %s to %s; the operator '%s' maps %s "
+                        "to %s, so it should map %s to %s",
+                        kr_linop_name(B), kr_dims_string(nbi, bi, h1, sizeof h1),
+                        kr_dims_string(nbo, bo, h2, sizeof h2), kr_linop_name(A),
+                        kr_dims_string(nai, ai, h3, sizeof h3),
+                        kr_dims_string(nao, ao, h4, sizeof h4), h4, h3);
+    return KR_OK;
+}
+
 kr_status kr_sirt_create(kr_sirt **out, const kr_ctx *ctx, kr_linop *A)
+{
+    return kr_sirt_create_pair(out, ctx, A, NULL);
+}
+
+kr_status kr_sirt_create_pair(kr_sirt **out, const kr_ctx *ctx, kr_linop *A, kr_linop *B)
 {
     KRI_ARG_NOT_NULL(out);
     *out = NULL;
@@ -169,6 +208,7 @@ kr_status kr_sirt_create(kr_sirt **out, const kr_ctx *ctx, kr_linop *A)
         return kri_fail(KR_ERR_DTYPE, "SIRT needs a real operator (f32 or f64), '%s' is %s",
                         kr_linop_name(A), kr_dtype_name(t));
     KRI_TRY(kri_check_loc(ctx, kr_linop_loc(A), "the SIRT operator"));
+    if (B) KRI_TRY(kri_sirt_check_pair(A, B));
     kr_sirt *s = kri_calloc(1, sizeof *s);
     if (!s) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a SIRT plan");
     s->ctx = ctx;
@@ -178,6 +218,8 @@ kr_status kr_sirt_create(kr_sirt **out, const kr_ctx *ctx, kr_linop *A)
         return st;
     }
     s->A = A;
+    if (B && (st = kr_linop_retain(B)) != KR_OK) goto fail;
+    s->B = B;
     int64_t nbad = 0;
     if ((st = kri_sirt_array(&s->R, ctx, A, 0)) != KR_OK ||
         (st = kri_sirt_array(&s->C, ctx, A, 1)) != KR_OK ||
@@ -197,14 +239,15 @@ kr_status kr_sirt_create(kr_sirt **out, const kr_ctx *ctx, kr_linop *A)
         goto fail;
     }
     if ((st = kri_ew_fill(ctx, s->r, 1.0)) != KR_OK ||
-        (st = kr_linop_adjoint(A, s->r, s->C)) != KR_OK ||
+        (st = kri_sirt_back(s, s->r, s->C)) != KR_OK ||
         (st = kri_ew_recip(ctx, s->C, &nbad)) != KR_OK)
         goto fail;
     if (nbad) {
         st = kri_fail(KR_ERR_INVALID_ARG,
-                      "SIRT: %lld column sums of operator '%s' are negative or not finite (SIRT "
+                      "SIRT: %lld column sums of %s '%s' are negative or not finite (SIRT "
                       "needs non-negative weights, as those of a projector)",
-                      (long long)nbad, kr_linop_name(A));
+                      (long long)nbad, B ? "backprojector" : "operator",
+                      kr_linop_name(B ? B : A));
         goto fail;
     }
     *out = s;
@@ -268,7 +311,7 @@ kr_status kr_sirt_execute(kr_sirt *s, const kr_array *y, kr_array *x, const kr_s
         }
         if (rel <= o.tol || k == o.max_iter) break;
         if ((st = kri_ew_mul(ctx, s->r, s->R)) != KR_OK) break;
-        if ((st = kr_linop_adjoint(s->A, s->r, s->g)) != KR_OK) break;
+        if ((st = kri_sirt_back(s, s->r, s->g)) != KR_OK) break;
         if ((st = kri_ew_mul(ctx, s->g, s->C)) != KR_OK) break;
         if ((st = kr_vec_axpy(ctx, x, o.relax, 0.0, s->g)) != KR_OK) break;
         if (o.nonneg && (st = kri_ew_clamp0(ctx, x)) != KR_OK) break;

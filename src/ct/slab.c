@@ -7,7 +7,7 @@
  *   staging buffers      2 B nu H 4           when the projections are on the host (the two
  *                                             halves of the double buffer)
  *   filtered batch       B nu H 4
- *   filter plan          kri_fdk_filt_device_bytes(nu, B H)
+ *   filter plan          kri_fdk_filt_device_bytes(nu, B H) (none for kri_fdk_plan_create_bp)
  *   tables               nu nviews 4 (Parker) + nviews sizeof(kri_fdk_wv) + 64 KiB
  * Among the slab thicknesses nz / 1, nz / 2, ... (rounded up), each with the largest batch
  * that fits, the schedule takes the one of least modelled device traffic (kri_sched_cost:
@@ -28,7 +28,7 @@ int64_t kri_fdk_sched_bytes(const kr_fdk_plan *p, int proj_host, int vol_host, i
     if (vol_host) b += p->grid.n[0] * p->grid.n[1] * slab_z * f;
     if (proj_host) b += 2 * rows * p->nu * f;
     b += rows * p->nu * f;
-    b += kri_fdk_filt_device_bytes(p->nu, rows, &p->o);
+    if (!p->bp_only) b += kri_fdk_filt_device_bytes(p->nu, rows, &p->o);
     b += (p->parker ? p->nu * p->nviews * f : 0) +
          p->nviews * (int64_t)sizeof(kri_fdk_wv) + ((int64_t)64 << 10);
     return b;

@@ -174,7 +174,7 @@ const kr_ctx *kri_linop_ctx(const kr_linop *op) { return op->ctx; }
 int kri_linop_has_normal(const kr_linop *op) { return op->normal != NULL; }
 
 /* ---- checks --------------------------------------------------------------------------------- */
-static int kri_dims_equal(int na, const int64_t *da, int nb, const int64_t *db)
+int kri_dims_equal(int na, const int64_t *da, int nb, const int64_t *db)
 {
     int n = na > nb ? na : nb;
     for (int i = 0; i < n; i++) {

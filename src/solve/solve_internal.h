@@ -85,6 +85,8 @@ kr_status kri_linop_check_array(const kr_linop *op, const kr_array *a, int in, c
 /* Like kr_linop_create, but errors of the callbacks are passed up without the operator's name
  * as prefix (for kray's own combinators, whose operands already name themselves). */
 kr_status kri_linop_create_internal(kr_linop **op, const kr_ctx *ctx, const kr_linop_def *def);
+/* True when two shapes are equal, trailing 1s ignored. */
+int kri_dims_equal(int na, const int64_t *da, int nb, const int64_t *db);
 /* True when the byte ranges of the two arrays overlap. */
 int kri_arrays_overlap(const kr_array *a, const kr_array *b);
 #endif

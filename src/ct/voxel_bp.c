@@ -1,0 +1,55 @@
+/* The voxel-driven backprojector as an operator (kray/ct.h, kr_ct_voxel_bp_create): FDK's
+ * backprojection kernels (fdk.c, fdk_cpu.c, fdk_cuda*.cu) on projections pre-weighted by the
+ * density of rays through a voxel, an approximation of the cone projectors' transpose that SIRT
+ * may use in place of it (kr_sirt_create_pair). */
+#include "fdk_internal.h"
+#include "kray/linop.h"
+
+static kr_status kri_vbp_fwd(void *data, const kr_array *in, kr_array *out)
+{
+    return kri_fdk_backproject_density((kr_fdk_plan *)data, in, out);
+}
+
+static kr_status kri_vbp_adj(void *data, const kr_array *in, kr_array *out)
+{
+    (void)data;
+    (void)in;
+    (void)out;
+    return kri_fail(KR_ERR_NOT_SUPPORTED,
+                    "the voxel-driven backprojector has no adjoint in kray (it approximates "
+                    "the projector's transpose; use the projector itself, kr_ct_linop_create)");
+}
+
+static void kri_vbp_free(void *data) { kr_fdk_plan_destroy((kr_fdk_plan *)data); }
+
+kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom *g,
+                                int64_t gpu_mem)
+{
+    KRI_ARG_NOT_NULL(op);
+    *op = NULL;
+    KRI_ARG_NOT_NULL(ctx);
+    KRI_ARG_NOT_NULL(g);
+    if (!kr_ct_type_is_cone(kr_ct_geom_type(g)))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "the voxel-driven backprojector needs a cone-beam geometry (cone or "
+                        "cone-vec); this one is %s",
+                        kr_ct_type_name(kr_ct_geom_type(g)));
+    if (gpu_mem < 0)
+        return kri_fail(KR_ERR_INVALID_ARG, "voxel-driven backprojector: gpu_mem is %lld (must "
+                        "be >= 0)", (long long)gpu_mem);
+    kr_fdk_plan *p;
+    KRI_TRY(kri_fdk_plan_create_bp(&p, ctx, g, gpu_mem));
+    kr_linop_def d = {0};
+    d.name = "ct3d-voxel-bp";
+    d.dtype = KR_F32;
+    d.loc = p->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    d.in_ndim = kr_ct_geom_sino_dims(g, d.in_dims);
+    d.out_ndim = kr_ct_geom_image_dims(g, d.out_dims);
+    d.forward = kri_vbp_fwd;
+    d.adjoint = kri_vbp_adj;
+    d.destroy = kri_vbp_free;
+    d.data = p;
+    kr_status st = kr_linop_create(op, ctx, &d);
+    if (st != KR_OK) kr_fdk_plan_destroy(p);
+    return st;
+}
