@@ -359,7 +359,7 @@ kr_status kr_ct_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom 
  * is the continuous adjoint of the line integral and approximates the transpose of both cone
  * projectors (Joseph, Siddon, any ray factor); it is not their transpose (docs/ct.md gives the
  * measured gap), and its own adjoint fails with KR_ERR_NOT_SUPPORTED. It runs at the speed of
- * FDK's backprojection (73 ms at 512^3 from 496 views of 1248 x 960 on an H100, against 1.5 s
+ * FDK's backprojection (73 ms at 512^3 from 496 views of 1248 x 960 on an H100, against 1.2 s
  * for the matched Joseph adjoint). ASTRA's SIRT3D_CUDA pairs its projector with a backprojector
  * of this kind. gpu_mem: the CUDA budget as kr_fdk_opts.gpu_mem (0: auto). */
 kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom *g,

@@ -136,7 +136,7 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
                     kri_device_alloc(&q->d_gtab, (size_t)nb * per, dev, "gather tables") == KR_OK &&
                     kri_device_alloc(&q->d_gcol, (size_t)nb * (size_t)P->nu * e4, dev,
                                      "gather tables") == KR_OK &&
-                    kri_device_alloc(&q->d_gint, (size_t)(nb + 1) * sizeof(int), dev,
+                    kri_device_alloc(&q->d_gint, (size_t)nb * sizeof(int), dev,
                                      "gather tables") == KR_OK;
                 if (!q->gather)
                     kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the gather adjoint's "

@@ -564,13 +564,8 @@ extern "C" kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, const void 
 extern "C" kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    if (p->p3->gather) { /* set for Joseph plans only */
-        int ok = 0;
-        KRI_TRY(kri_cuda_ct3d_adjoint_gather(p, proj, vol, &ok));
-        if (ok) return KR_OK;
-        kr_log(p->ctx, KR_LOG_INFO, "cone-beam adjoint: the gather's row order failed on this "
-               "geometry; running the ray-driven adjoint");
-    }
+    if (p->p3->gather) /* set for Joseph plans only */
+        return kri_cuda_ct3d_adjoint_gather(p, proj, vol);
     if (p->opts.dtype == KR_F64) return kri_adj3<double>(p, (const double *)proj, (double *)vol);
     return kri_adj3<float>(p, (const float *)proj, (float *)vol);
 }

@@ -10,15 +10,14 @@
  * per pixel. The gather visits, for each voxel column (i, j), each view and each major axis
  * present, the detector columns whose ray crosses plane m (= i or j) within one voxel of the
  * column's minor index, and for each such column the rows whose fb falls in the thread's slab of
- * K voxels along z, in increasing fb; each row adds its two bilinear updates, the same products
- * c (wa wb) as the forward's, to the slab's registers. Only the order of the additions differs
- * from the ray-driven adjoint, so the results agree to rounding; they are deterministic.
+ * K voxels along z; each row adds its two bilinear updates, the same products c (wa wb) as the
+ * forward's, to the slab's slots in shared memory (indexed by floor(fb), so the rows' order does
+ * not matter). Only the order of the additions differs from the ray-driven adjoint, so the
+ * results agree to rounding; they are deterministic.
  *
  * Per batch of views: k_ct3_gtab evaluates every ray once (the forward's own set-up) into
  * (c, tb, cb) per pixel and (ta, ca, major axis, 1 / w_M) per column, and marks the major axes
- * present in each view; k_ct3_gather then adds the batch into the volume. The row walk assumes
- * fb non-decreasing along the scan up to one voxel step (rounding); a row that breaks it sets a
- * flag and the caller reruns the ray-driven adjoint. */
+ * present in each view; k_ct3_gather then adds the batch into the volume. */
 #include "project3d_cuda.cuh"
 
 template <typename T> struct kri_t4;
@@ -77,46 +76,26 @@ __global__ void __launch_bounds__(KRI_GU *KRI_GV)
 #endif
 }
 
-/* Add column iu's rows to the slab acc[0..K) (voxels k0 .. k0 + K - 1 of column (i, j)):
- * rows r0, r0 + dir, ... (n of them, fb non-decreasing), weight wj along the minor axis. */
-template <typename T, int K>
+/* Add rows r, r + dir, ... (n of them) of column iu (table t) to the slab's accumulators in
+ * shared memory: slot q at s[q * NT] holds voxel k0 - 1 + q (q = 0 and K + 1 are guards that
+ * are never read). A row with floor(fb) = k0 - 1 + q adds c wj (1 - wb) to slot q and c wj wb
+ * to slot q + 1; rows whose floor(fb) lies outside [k0 - 1, k0 + K - 1] touch no voxel of the
+ * slab and are skipped. The slot is indexed directly, so the rows may come in any order. */
+template <typename T, int K, int NT>
 static __device__ __forceinline__ void kri_gather_rows(const typename kri_t4<T>::V *__restrict__ t,
                                                        int nu, int r, int dir, int n, T mt, T wj,
-                                                       int k0, T *acc, int *bad)
+                                                       int k0, T *s)
 {
-    T c = 0, wb = 0;
-    int ib = 0;
-#define KRI_GLOAD(rr)                                                                          \
-    do {                                                                                       \
-        const typename kri_t4<T>::V e = t[(long long)(rr) * nu];                               \
-        const T fb = KFMA(mt, e.y, e.z);                                                       \
-        const T fl = floor(fb);                                                                \
-        c = e.x, ib = (int)fl, wb = KSUB(fb, fl);                                              \
-    } while (0)
-    KRI_GLOAD(r);
-#pragma unroll
-    for (int kk = 0; kk <= K; kk++) {
-        const int k = k0 - 1 + kk;
-        while (n > 0 && ib <= k) {
-            if (ib >= k - 1) { /* (a row with c = 0 adds zeros) */
-                const T u0 = KMUL(c, KMUL(wj, KSUB((T)1, wb))), u1 = KMUL(c, KMUL(wj, wb));
-                if (ib == k) {
-                    if (kk >= 1) acc[kk - 1] += u0;
-                    if (kk < K) acc[kk] += u1;
-                } else if (kk >= 1) { /* one row below the walk (rounding) */
-                    if (kk >= 2) acc[kk - 2] += u0;
-                    acc[kk - 1] += u1;
-                }
-            } else if (c != (T)0 && kk >= 1 && ib + 1 >= k0) {
-                *bad = 1; /* fb fell back by more than a voxel: not this walk's geometry */
-            }
-            if (--n > 0) {
-                r += dir;
-                KRI_GLOAD(r);
-            }
-        }
+    for (; n > 0; n--, r += dir) {
+        const typename kri_t4<T>::V e = t[(long long)r * nu];
+        const T fb = KFMA(mt, e.y, e.z);
+        const T fl = floor(fb);
+        const int q = (int)fl - k0 + 1;
+        if ((unsigned)q > (unsigned)K) continue;
+        const T wb = KSUB(fb, fl);
+        s[q * NT] += KMUL(e.x, KMUL(wj, KSUB((T)1, wb)));
+        s[(q + 1) * NT] += KMUL(e.x, KMUL(wj, wb));
     }
-#undef KRI_GLOAD
 }
 
 /* The detector columns (a range to scan, within [0, nu - 1]; lo > hi when it lies off the
@@ -150,15 +129,16 @@ __global__ void __launch_bounds__(KRI_GX *KRI_GY)
     k_ct3_gather(typename kri_t3<T>::P p, const typename kri_t3<T>::V *__restrict__ views,
                  int v0, int nvb, const typename kri_t4<T>::V *__restrict__ tab,
                  const typename kri_t4<T>::V *__restrict__ col, const int *__restrict__ axes,
-                 T *__restrict__ vol, int first, int *__restrict__ bad)
+                 T *__restrict__ vol, int first)
 {
+    constexpr int NT = KRI_GX * KRI_GY;
+    __shared__ T sacc[(K + 2) * NT]; /* each thread's slab: slots at stride NT (its own only) */
     const int i = blockIdx.x * KRI_GX + threadIdx.x, j = blockIdx.y * KRI_GY + threadIdx.y;
     const int k0 = blockIdx.z * K;
     if (i >= p.n[0] || j >= p.n[1]) return;
-    T acc[K];
+    T *s = sacc + threadIdx.y * KRI_GX + threadIdx.x;
 #pragma unroll
-    for (int q = 0; q < K; q++) acc[q] = 0;
-    int nbad = 0;
+    for (int q = 0; q < K + 2; q++) s[q * NT] = 0;
     for (int vb = 0; vb < nvb; vb++) {
         const int present = axes[vb];
         const typename kri_t3<T>::V v = views[v0 + vb];
@@ -204,8 +184,8 @@ __global__ void __launch_bounds__(KRI_GX *KRI_GY)
                     if (!(floor(KFMA(mt, e.y, e.z)) <= (T)(k0 + K - 1))) break;
                     r1 += dir;
                 }
-                kri_gather_rows<T, K>(tc, p.nu, r0, dir, (r1 - r0) * dir + 1, mt, wj, k0, acc,
-                                      &nbad);
+                kri_gather_rows<T, K, NT>(tc, p.nu, r0, dir, (r1 - r0) * dir + 1, mt, wj, k0,
+                                          s);
                 return true;
             };
             /* the estimated columns, then outwards while they still qualify */
@@ -216,23 +196,21 @@ __global__ void __launch_bounds__(KRI_GX *KRI_GY)
             }
         }
     }
-    if (nbad) atomicOr(bad, 1);
     T *o = vol + ((long long)k0 * p.n[1] + j) * p.n[0] + i;
     const long long sz = (long long)p.n[0] * p.n[1];
 #pragma unroll
     for (int q = 0; q < K; q++)
-        if (k0 + q < p.n[2]) o[q * sz] = first ? acc[q] : o[q * sz] + acc[q];
+        if (k0 + q < p.n[2]) o[q * sz] = first ? s[(q + 1) * NT] : o[q * sz] + s[(q + 1) * NT];
 }
 
 template <typename T>
 static kr_status kri_gather_run(const kri_ct3_plan *q, const typename kri_t3<T>::P &prm,
-                                const T *proj, T *vol, cudaStream_t st, int *bad_h)
+                                const T *proj, T *vol, cudaStream_t st)
 {
     typedef typename kri_t4<T>::V V4;
     const typename kri_t3<T>::V *dv = (const typename kri_t3<T>::V *)q->d_views;
     V4 *tab = (V4 *)q->d_gtab, *col = (V4 *)q->d_gcol;
-    int *axes = (int *)q->d_gint, *bad = axes + q->gather_nvb;
-    KRI_TRY(kri_cu_err(cudaMemsetAsync(bad, 0, sizeof(int), st), "gather adjoint: flag"));
+    int *axes = (int *)q->d_gint;
     for (int v0 = 0; v0 < prm.nviews; v0 += q->gather_nvb) {
         const int nvb = prm.nviews - v0 < q->gather_nvb ? prm.nviews - v0 : q->gather_nvb;
         KRI_TRY(kri_cu_err(cudaMemsetAsync(axes, 0, (size_t)nvb * sizeof(int), st),
@@ -240,35 +218,32 @@ static kr_status kri_gather_run(const kri_ct3_plan *q, const typename kri_t3<T>:
         dim3 gt((prm.nu + KRI_GU - 1) / KRI_GU, (prm.nv + KRI_GV - 1) / KRI_GV, nvb);
         k_ct3_gtab<T><<<gt, dim3(KRI_GU, KRI_GV), 0, st>>>(prm, dv, v0, proj, tab, col, axes);
         KRI_TRY(kri_cu_err(cudaGetLastError(), "gather adjoint: table kernel launch"));
-        /* K = 16 voxels a thread (f64: 8), blocks of 16 x 8 columns: 1.62 s at 512^3 on the
-         * H100, against 1.64-1.96 s for 8 x 8, 32 x 4 and 16 x 8 with K = 8 or 32; one warp per
-         * column along z was 8.5x slower (no reuse of the rows between the warps' columns) */
+        /* K = 16 voxels a thread (f64: 8), blocks of 16 x 8 columns: 1.19 s at 512^3 on the
+         * H100 with the slots in shared memory (K = 32: 1.17 s, K = 64: 1.27 s; the slots in
+         * registers behind an unrolled walk in increasing z: 1.51 s; shared slots with the
+         * current two in registers: 1.28 s). With register slots, 8 x 8, 32 x 4 and K = 8 or 32
+         * were slower, and one warp per column along z 8.5x slower (no reuse of the rows
+         * between the warps' columns). */
         const int K = sizeof(T) == sizeof(float) ? 16 : 8;
         dim3 gg((prm.n[0] + KRI_GX - 1) / KRI_GX, (prm.n[1] + KRI_GY - 1) / KRI_GY,
                 (prm.n[2] + K - 1) / K);
         if (sizeof(T) == sizeof(float))
             k_ct3_gather<T, 16><<<gg, dim3(KRI_GX, KRI_GY), 0, st>>>(prm, dv, v0, nvb, tab, col,
-                                                                     axes, vol, v0 == 0, bad);
+                                                                     axes, vol, v0 == 0);
         else
             k_ct3_gather<T, 8><<<gg, dim3(KRI_GX, KRI_GY), 0, st>>>(prm, dv, v0, nvb, tab, col,
-                                                                    axes, vol, v0 == 0, bad);
+                                                                    axes, vol, v0 == 0);
         KRI_TRY(kri_cu_err(cudaGetLastError(), "gather adjoint: kernel launch"));
     }
-    KRI_TRY(kri_cu_err(cudaMemcpyAsync(bad_h, bad, sizeof(int), cudaMemcpyDeviceToHost, st),
-                         "gather adjoint: flag"));
     return kri_cu_err(cudaStreamSynchronize(st), "gather adjoint");
 }
 
 extern "C" kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector *p, const void *proj,
-                                                  void *vol, int *ok)
+                                                  void *vol)
 {
     const kri_ct3_plan *q = p->p3;
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    int bad = 0;
-    kr_status s =
-        p->opts.dtype == KR_F64
-            ? kri_gather_run<double>(q, q->p64, (const double *)proj, (double *)vol, st, &bad)
-            : kri_gather_run<float>(q, q->p32, (const float *)proj, (float *)vol, st, &bad);
-    *ok = s == KR_OK && !bad;
-    return s;
+    return p->opts.dtype == KR_F64
+               ? kri_gather_run<double>(q, q->p64, (const double *)proj, (double *)vol, st)
+               : kri_gather_run<float>(q, q->p32, (const float *)proj, (float *)vol, st);
 }

@@ -55,7 +55,7 @@ typedef struct kri_ct3_plan {
     /* CUDA Joseph adjoint as a gather (project3d_gather.cu), when kri_ct3_plan_create found the
      * geometry fit for it: per batch of gather_nvb views, (c, tb, cb) per pixel (d_gtab), (ta,
      * ca, major axis, 1 / w_M) per column (d_gcol), 4 elements of the dtype each, and
-     * gather_nvb + 1 ints (the major axes present in each view, a failure flag: d_gint). */
+     * gather_nvb ints (the major axes present in each view: d_gint). */
     int gather, gather_nvb;
     void *d_gtab, *d_gcol, *d_gint;
     pthread_mutex_t lock; /* serialises calls on a CUDA plan (work space) */
@@ -77,10 +77,8 @@ kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void 
 /* CUDA launchers (project3d_cuda.cu); they return when the result is ready. */
 kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj);
 kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol);
-/* The gather adjoint (project3d_gather.cu): *ok = 0 when a row broke its walk's assumption
- * (the caller then runs the ray-driven adjoint). Returns when the result is ready. */
-kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector *p, const void *proj, void *vol,
-                                       int *ok);
+/* The gather adjoint (project3d_gather.cu). Returns when the result is ready. */
+kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector *p, const void *proj, void *vol);
 /* Count NaN and infinite values of a device array (f32 or f64, n elements) and the index of the
  * first non-finite one (-1 when none). */
 kr_status kri_cuda_count_nonfinite(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
