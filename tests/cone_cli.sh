@@ -76,6 +76,10 @@ expect_rc 0 metrics "$KRAY" metrics --json sirtv.npy vol.npy
 num_le "$(json_field "$T/out" nrmse)" 0.4 || fail "SIRT (voxel backprojector) vs phantom: $(cat "$T/out")"
 expect_rc 2 sirt "$KRAY" sirt --geom g.json --backprojector voxel --precision f64 exact.npy x.npy
 grep -q "runs in f32" "$T/err" || fail "voxel f64: $(cat "$T/err")"
+expect_rc 2 sirt "$KRAY" sirt --geom g.json --backprojector voxel --gpu-mem 12Q exact.npy x.npy
+expect_rc 0 backproject "$KRAY" backproject --kind voxel --gpu-mem 64M --geom g.json exact.npy bpv2.npy
+"$PY" -c 'import numpy as np; assert np.array_equal(np.load("bpv.npy"), np.load("bpv2.npy"))' ||
+    fail "--gpu-mem changed the voxel-driven backprojection"
 expect_rc 0 sirt "$KRAY" sirt --geom g.json --iters 3 --precision f64 exact.npy s64.nrrd
 expect_rc 0 info "$KRAY" info s64.nrrd
 grep -q "^dtype *f64" "$T/out" || fail "--precision f64 output: $(cat "$T/out")"

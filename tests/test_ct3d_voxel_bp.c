@@ -1,10 +1,11 @@
 /* The voxel-driven backprojector (kr_ct_voxel_bp_create) and SIRT with it
  * (kr_sirt_create_pair), CPU: the ray-density weights against a direct double-precision
- * evaluation of the formula of kray/ct.h on circular and vector geometries, its distance from
- * the matched adjoints of both projectors, SIRT with it against SIRT on the matched pair, thread
- * independence, and bad input. */
+ * evaluation of the formula of kray/ct.h on circular and vector geometries (one that FDK
+ * refuses among them), its distance from the matched adjoints of both projectors, SIRT with it
+ * against SIRT on the matched pair, thread independence, and bad input. */
 #include "internal.h"
 #include "kray/ct.h"
+#include "kray/fdk.h"
 #include "kt.h"
 
 #include <stdlib.h>
@@ -176,15 +177,45 @@ static void check_formula(const kr_ct_geom *g, const char *what)
     kr_ctx_destroy(c);
 }
 
+/* Three views of a scanner that slides along y, with the volume between source and detector
+ * and the z axis behind the source: FDK refuses it (its weights need the rotation axis between
+ * them), the projectors and this backprojector take it. */
+static kr_ct_geom *sliding(void)
+{
+    kr_ct_geom *c = circ(1, 10);
+    kr_ct_grid gr = *kr_ct_geom_grid(c);
+    kr_ct_geom_destroy(c);
+    gr.offset_mm[1] = 90;
+    kr_ct_view v[3];
+    memset(v, 0, sizeof v);
+    for (int m = 0; m < 3; m++) {
+        const double x = 4.0 * (m - 1);
+        const double src[3] = {x, 40, 1}, det[3] = {x + 2, 130, 0}, u[3] = {1.4, 0, 0},
+                     vv[3] = {0, 0.1, 1.5};
+        memcpy(v[m].src, src, sizeof src);
+        memcpy(v[m].det, det, sizeof det);
+        memcpy(v[m].u, u, sizeof u);
+        memcpy(v[m].v, vv, sizeof vv);
+    }
+    kr_ct_geom *g = NULL;
+    KT_OK(kr_ct_geom_create_views3d(&g, KR_CT_CONE_VEC, NU, NV, v, 3, &gr));
+    return g;
+}
+
 static void test_formula(void)
 {
-    kr_ct_geom *g = circ(36, 370), *t = tilted(g);
+    kr_ct_geom *g = circ(36, 370), *t = tilted(g), *sl = sliding();
     check_formula(g, "circular");
     check_formula(t, "tilted vectors");
+    check_formula(sl, "axis behind the source");
+    kr_ctx *c = mkctx(1);
+    kr_fdk_plan *fp = NULL;
+    KT_STATUS(kr_fdk_plan_create(&fp, c, sl, NULL), KR_ERR_GEOMETRY);
+    kr_ctx_destroy(c);
+    kr_ct_geom_destroy(sl);
     kr_ct_geom_destroy(t);
     kr_ct_geom_destroy(g);
 }
-
 
 static kr_linop *projector(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_dtype t)
 {

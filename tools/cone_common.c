@@ -254,7 +254,7 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
     kr_ct_projector_opts o;
     kc_cone_popts(a, t, &o);
     if ((s = kr_ct_linop_create(&A, ctx, g, &o)) != KR_OK ||
-        (it->voxel_bp && (s = kr_ct_voxel_bp_create(&B, ctx, g, 0)) != KR_OK)) {
+        (it->voxel_bp && (s = kr_ct_voxel_bp_create(&B, ctx, g, it->gpu_mem)) != KR_OK)) {
         r = kc_fail(tool, s);
         goto done;
     }

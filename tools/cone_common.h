@@ -87,7 +87,8 @@ int kc_cone_to_ctx(const char *tool, const kr_ctx *ctx, kr_array *a, kr_array **
  * solves on the ctx's backend with a progress bar, writes, prints one summary line). */
 typedef struct kc_iter {
     int iters, nonneg, cgls;
-    int voxel_bp; /* sirt: the voxel-driven backprojector in place of the matched adjoint */
+    int voxel_bp;    /* sirt: the voxel-driven backprojector in place of the matched adjoint */
+    int64_t gpu_mem; /* its CUDA budget (0: auto) */
     double tol, relax, lambda;
     const char *init;
 } kc_iter;

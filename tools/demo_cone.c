@@ -96,7 +96,8 @@ static kr_status kc_run_cone(kc_demo *d)
                    "mm; the volume is %lld^3 voxels of %.2f mm (a 128 mm cube). The projections "
                    "are the exact line integrals of the 3-D modified Shepp-Logan phantom (no "
                    "inverse crime); the reconstruction minimises ||A x - y||^2 with CGLS on the "
-                   "matched Joseph projector pair (%s, %s).%s",
+                   "matched Joseph projector pair (%s, %s), and SIRT with the voxel-driven "
+                   "backprojector runs beside it (f32).%s",
                    (long long)views, (long long)sc.det_count, (long long)sc.det_rows, pitch,
                    (long long)n, vox, d->gpu ? "on the GPU" : "on the CPU",
                    kr_dtype_name(d->real),

@@ -351,17 +351,20 @@ kr_status kr_ct_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom 
 /* The voxel-driven backprojector B as an operator (for SIRT, kr_sirt_create_pair): domain
  * the projections [u, v, view], codomain the volume [x, y, z], f32, at the ctx's location, for
  * a cone geometry (KR_CT_CONE or KR_CT_CONE_VEC, else KR_ERR_GEOMETRY). For voxel centre X:
- *     (B y)(X) = sum over views  y(u(X), v(X)) * (V / A) * (D / t)^2 * |r| / D
- * y interpolated bilinearly where the ray from the source through X meets the detector (FDK's
- * kernels, kray/fdk.h), V the voxel volume, A = |u x v| the pixel area, t the depth of X and D
- * the detector's distance, both along the detector normal from the source, r the ray from the
- * source to that point. The last three factors are the density of rays through the voxel, so B
- * is the continuous adjoint of the line integral and approximates the transpose of both cone
- * projectors (Joseph, Siddon, any ray factor); it is not their transpose (docs/ct.md gives the
- * measured gap), and its own adjoint fails with KR_ERR_NOT_SUPPORTED. It runs at the speed of
- * FDK's backprojection (73 ms at 512^3 from 496 views of 1248 x 960 on an H100, against 1.2 s
- * for the matched Joseph adjoint). ASTRA's SIRT3D_CUDA pairs its projector with a backprojector
- * of this kind. gpu_mem: the CUDA budget as kr_fdk_opts.gpu_mem (0: auto). */
+ *     (B y)(X) = sum over views  q(u(X), v(X)) * (D / t)^2,   q = y * (V / A) * |r| / D
+ * with q, the pixels weighted at their centres, interpolated bilinearly where the ray from the
+ * source through X meets the detector (FDK's kernels, kray/fdk.h); V the voxel volume, A =
+ * |u x v| the pixel area, t the depth of X and D the detector's distance, both along the
+ * detector normal from the source, r the ray from the source to the pixel. The factors are the
+ * density of rays through the voxel, so B is the continuous adjoint of the line integral and
+ * approximates the transpose of both cone projectors (Joseph, Siddon; ray factor and method do
+ * not change B). It is not their transpose (docs/ct.md gives the measured gap), and its own
+ * adjoint fails with KR_ERR_NOT_SUPPORTED. It runs at the speed of FDK's backprojection (73 ms
+ * at 512^3 from 496 views of 1248 x 960 on an H100, against 1.2 s for the matched Joseph
+ * adjoint). ASTRA's SIRT3D_CUDA pairs its projector with a backprojector of this kind.
+ * gpu_mem: the CUDA budget as kr_fdk_opts.gpu_mem; 0 (auto) sizes the buffers at the first call
+ * to fit in 90 % of the device memory free then, and keeps them with the operator (in core:
+ * about one more copy of the projections). Calls are serialised (one plan's buffers). */
 kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom *g,
                                 int64_t gpu_mem);
 

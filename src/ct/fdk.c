@@ -70,8 +70,9 @@ typedef struct kri_vgeom {
     double n[3], dsd, dso, ulen;
 } kri_vgeom;
 
+/* axis: require the rotation axis between source and detector (FDK's weights need it). */
 static kr_status kri_fdk_view_geom(const kr_ct_view *V, const kr_ct_grid *g, int64_t nu,
-                                   int64_t nv, int64_t m, kri_vgeom *out)
+                                   int64_t nv, int64_t m, int axis, kri_vgeom *out)
 {
     if (!kri_finite3(V->src) || !kri_finite3(V->det) || !kri_finite3(V->u) ||
         !kri_finite3(V->v))
@@ -107,7 +108,7 @@ static kr_status kri_fdk_view_geom(const kr_ct_view *V, const kr_ct_grid *g, int
     double a[3] = {-V->src[0], -V->src[1], 0.0};
     out->dso = kri_dot(out->n, a);
     out->ulen = ul;
-    if (!(out->dso > 0))
+    if (axis && !(out->dso > 0))
         return kri_fail(KR_ERR_GEOMETRY,
                         "view %lld: the rotation axis (z through the origin) is not between the "
                         "source and the detector (source-axis distance along the detector "
@@ -440,9 +441,9 @@ static kr_status kri_fdk_check_opts(const kr_fdk_opts *o)
     return KR_OK;
 }
 
-static kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
-                                   int64_t nv, const kr_ct_view *views, int64_t nviews,
-                                   const kr_ct_grid *grid, const kr_fdk_opts *o, int bp_only)
+kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
+                            const kr_ct_view *views, int64_t nviews, const kr_ct_grid *grid,
+                            const kr_fdk_opts *o, int bp_only)
 {
     KRI_ARG_NOT_NULL(plan);
     *plan = NULL;
@@ -502,7 +503,7 @@ static kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_
     KRI_CHECK(kri_alloc((void **)&vg, (size_t)nviews * sizeof *vg, "FDK view geometry"));
     p->fast = 1;
     for (int64_t m = 0; m < nviews; m++) {
-        KRI_CHECK(kri_fdk_view_geom(&p->views[m], &p->grid, nu, nv, m, &vg[m]));
+        KRI_CHECK(kri_fdk_view_geom(&p->views[m], &p->grid, nu, nv, m, !bp_only, &vg[m]));
         for (int d = 0; d < 4; d++) {
             p->mat[m].pu[d] = (float)vg[m].P[0][d];
             p->mat[m].pv[d] = (float)vg[m].P[1][d];
@@ -571,20 +572,6 @@ kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_
     return kri_fdk_plan_make(plan, ctx, nu, nv, views, nviews, grid, o, 0);
 }
 
-kr_status kri_fdk_plan_create_bp(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
-                                 int64_t gpu_mem)
-{
-    KRI_ARG_NOT_NULL(plan);
-    *plan = NULL;
-    KRI_ARG_NOT_NULL(g);
-    kr_fdk_opts o;
-    kr_fdk_opts_default(&o);
-    o.gpu_mem = gpu_mem;
-    return kri_fdk_plan_make(plan, ctx, kr_ct_geom_det_count(g), kr_ct_geom_det_rows(g),
-                             kr_ct_geom_views(g), kr_ct_geom_nviews(g), kr_ct_geom_grid(g), &o,
-                             1);
-}
-
 /* ---- execute --------------------------------------------------------------------------------- */
 static kr_status kri_fdk_check_array(const kr_fdk_plan *p, const kr_array *a, const char *what,
                                      const int64_t *want)
@@ -624,10 +611,10 @@ static kr_status kri_fdk_check_finite(kr_fdk_plan *p, const kr_array *proj)
     if (nnan || ninf) {
         int64_t a = first % p->nu, b = first / p->nu % p->nv, m = first / (p->nu * p->nv);
         return kri_fail(KR_ERR_INVALID_ARG,
-                        "fdk: the projections contain %lld NaN and %lld infinite values (the "
+                        "%s: the projections contain %lld NaN and %lld infinite values (the "
                         "first at u %lld, v %lld, view %lld)",
-                        (long long)nnan, (long long)ninf, (long long)a, (long long)b,
-                        (long long)m);
+                        p->bp_only ? "voxel-driven backprojector" : "fdk", (long long)nnan,
+                        (long long)ninf, (long long)a, (long long)b, (long long)m);
     }
     return KR_OK;
 }

@@ -42,12 +42,14 @@ typedef struct kri_fdk_wv {
  * values outside the detector are zero, so the clamp never changes a result. */
 
 /* ---- the ray-density backprojection (fdk.c; the operator is voxel_bp.c) ---------------------
- * A plan of kri_fdk_plan_create_bp weights pixel (a, b) of view m by scale |r| / n.r (the
- * reciprocal of FDK's cosine shape; scale = voxel volume / |u x v|) instead of FDK's weights,
- * filters nothing, and backprojects with the FDK kernels (1 / w^2). Its views need not cover
- * any arc, and it warns about nothing a projector would accept. */
-kr_status kri_fdk_plan_create_bp(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
-                                 int64_t gpu_mem);
+ * kri_fdk_plan_make (kr_fdk_plan_create_views with bp_only = 1) makes a plan that weights pixel
+ * (a, b) of view m by scale |r| / n.r (the reciprocal of FDK's cosine shape; scale = voxel
+ * volume / |u x v|) instead of FDK's weights, filters nothing, and backprojects with the FDK
+ * kernels (1 / w^2). Its views need not cover any arc nor have the rotation axis between source
+ * and detector, and it warns about nothing a projector would accept. */
+kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
+                            const kr_ct_view *views, int64_t nviews, const kr_ct_grid *grid,
+                            const kr_fdk_opts *o, int bp_only);
 /* vol = that backprojection of proj (the arrays and checks of kr_fdk_backproject). */
 kr_status kri_fdk_backproject_density(kr_fdk_plan *p, const kr_array *proj, kr_array *vol);
 /* What an execute does to the projections before the backprojection. */
@@ -111,8 +113,8 @@ struct kr_fdk_plan {
     kri_fdk_wv *wv;   /* [nviews] */
     float *parker;    /* [nu, nviews] or NULL (full scan) */
     int fast;         /* every view has pu[2] == pw[2] == 0 */
-    int bp_only;      /* a plan of kri_fdk_plan_create_bp: no filter, no view or Parker weights;
-                         wv's scale is the voxel volume over the pixel area */
+    int bp_only;      /* a ray-density plan (kri_fdk_plan_make): no filter, no view or Parker
+                         weights; wv's scale is the voxel volume over the pixel area */
     kr_fdk_info info;
     int64_t budget;   /* resolved gpu_mem */
     int budget_auto;
@@ -138,7 +140,7 @@ kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_b
 
 /* ---- CPU kernels (fdk_cpu.c) ------------------------------------------------------------------ */
 /* Pre-weight view m of proj (host [nu, nv, nviews]) into w (rows of nu at stride ws; serial):
- * FDK's weights, or a kri_fdk_plan_create_bp plan's ray-density weights. */
+ * FDK's weights, or a bp_only plan's ray-density weights. */
 void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *proj_view, int64_t m, float *w,
                         int64_t ws);
 /* Copy n floats from each of nb views (src + b src_slot -> dst + b dst_slot) with nthreads

@@ -1,7 +1,7 @@
 /* SIRT on any real operator with non-negative entries (kr_sirt_*, see kray/ct.h), with its
- * transpose or another backprojector: the row and column sums are computed once per plan, the iteration uses only the
- * operator and vector operations (host with OpenMP, device with the kernels of
- * iterative_cuda.cu). CGLS for CT is kr_cgls on kr_ct_linop_create. */
+ * transpose or another backprojector: the row and column sums are computed once per plan, the
+ * iteration uses only the operator and vector operations (host with OpenMP, device with the
+ * kernels of iterative_cuda.cu). CGLS for CT is kr_cgls on kr_ct_linop_create. */
 #include "ct_internal.h"
 #include "solve/solve_internal.h"
 

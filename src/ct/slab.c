@@ -7,7 +7,7 @@
  *   staging buffers      2 B nu H 4           when the projections are on the host (the two
  *                                             halves of the double buffer)
  *   filtered batch       B nu H 4
- *   filter plan          kri_fdk_filt_device_bytes(nu, B H) (none for kri_fdk_plan_create_bp)
+ *   filter plan          kri_fdk_filt_device_bytes(nu, B H) (none for bp_only plans)
  *   tables               nu nviews 4 (Parker) + nviews sizeof(kri_fdk_wv) + 64 KiB
  * Among the slab thicknesses nz / 1, nz / 2, ... (rounded up), each with the largest batch
  * that fits, the schedule takes the one of least modelled device traffic (kri_sched_cost:

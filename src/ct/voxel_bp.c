@@ -5,9 +5,20 @@
 #include "fdk_internal.h"
 #include "kray/linop.h"
 
+#include <pthread.h>
+
+typedef struct kri_vbp {
+    kr_fdk_plan *plan;
+    pthread_mutex_t lock; /* an FDK plan's buffers serve one call at a time */
+} kri_vbp;
+
 static kr_status kri_vbp_fwd(void *data, const kr_array *in, kr_array *out)
 {
-    return kri_fdk_backproject_density((kr_fdk_plan *)data, in, out);
+    kri_vbp *b = data;
+    pthread_mutex_lock(&b->lock);
+    kr_status s = kri_fdk_backproject_density(b->plan, in, out);
+    pthread_mutex_unlock(&b->lock);
+    return s;
 }
 
 static kr_status kri_vbp_adj(void *data, const kr_array *in, kr_array *out)
@@ -20,7 +31,13 @@ static kr_status kri_vbp_adj(void *data, const kr_array *in, kr_array *out)
                     "the projector's transpose; use the projector itself, kr_ct_linop_create)");
 }
 
-static void kri_vbp_free(void *data) { kr_fdk_plan_destroy((kr_fdk_plan *)data); }
+static void kri_vbp_free(void *data)
+{
+    kri_vbp *b = data;
+    kr_fdk_plan_destroy(b->plan);
+    pthread_mutex_destroy(&b->lock);
+    kri_free(b);
+}
 
 kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom *g,
                                 int64_t gpu_mem)
@@ -37,19 +54,33 @@ kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_ge
     if (gpu_mem < 0)
         return kri_fail(KR_ERR_INVALID_ARG, "voxel-driven backprojector: gpu_mem is %lld (must "
                         "be >= 0)", (long long)gpu_mem);
-    kr_fdk_plan *p;
-    KRI_TRY(kri_fdk_plan_create_bp(&p, ctx, g, gpu_mem));
+    kri_vbp *b = kri_calloc(1, sizeof *b);
+    if (!b) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a backprojector");
+    if (pthread_mutex_init(&b->lock, NULL) != 0) {
+        kri_free(b);
+        return kri_fail(KR_ERR_INTERNAL, "voxel-driven backprojector: cannot create a lock");
+    }
+    kr_fdk_opts o;
+    kr_fdk_opts_default(&o);
+    o.gpu_mem = gpu_mem;
+    kr_status st = kri_fdk_plan_make(&b->plan, ctx, kr_ct_geom_det_count(g),
+                                     kr_ct_geom_det_rows(g), kr_ct_geom_views(g),
+                                     kr_ct_geom_nviews(g), kr_ct_geom_grid(g), &o, 1);
+    if (st != KR_OK) {
+        kri_vbp_free(b);
+        return st;
+    }
     kr_linop_def d = {0};
     d.name = "ct3d-voxel-bp";
     d.dtype = KR_F32;
-    d.loc = p->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    d.loc = b->plan->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
     d.in_ndim = kr_ct_geom_sino_dims(g, d.in_dims);
     d.out_ndim = kr_ct_geom_image_dims(g, d.out_dims);
     d.forward = kri_vbp_fwd;
     d.adjoint = kri_vbp_adj;
     d.destroy = kri_vbp_free;
-    d.data = p;
-    kr_status st = kr_linop_create(op, ctx, &d);
-    if (st != KR_OK) kr_fdk_plan_destroy(p);
+    d.data = b;
+    st = kr_linop_create(op, ctx, &d);
+    if (st != KR_OK) kri_vbp_free(b);
     return st;
 }
