@@ -149,7 +149,7 @@ static kr_status kc_run_cone(kc_demo *d)
     }
     kr_metrics mv;
     double t_sv = 0;
-    const int sv_iters = 2 * iters, sv = d->real == KR_F32;
+    const int sv_iters = d->gpu ? 2 * iters : iters, sv = d->real == KR_F32; /* CPU: time */
     if (sv && (s = kc_cone_sirt_voxel(d, g, A, dy, dx, st, kc, sv_iters, &mv, &t_sv)) != KR_OK)
         goto done;
     char cap[160];
