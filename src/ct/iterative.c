@@ -166,21 +166,14 @@ static kr_status kri_sirt_array(kr_array **a, const kr_ctx *ctx, const kr_linop 
     return kr_array_create(a, kr_linop_dtype(A), nd, d, kr_linop_loc(A), ctx);
 }
 
-/* B maps A's codomain to A's domain, in A's dtype and location. */
+/* B maps A's codomain to A's domain, in A's dtype, location and device. */
 static kr_status kri_sirt_check_pair(const kr_linop *A, const kr_linop *B)
 {
+    KRI_TRY(kri_operands_agree("SIRT", A, B));
     int64_t ai[KR_MAX_DIMS], ao[KR_MAX_DIMS], bi[KR_MAX_DIMS], bo[KR_MAX_DIMS];
     const int nai = kr_linop_in_dims(A, ai), nao = kr_linop_out_dims(A, ao);
     const int nbi = kr_linop_in_dims(B, bi), nbo = kr_linop_out_dims(B, bo);
     char h1[96], h2[96], h3[96], h4[96];
-    if (kr_linop_dtype(B) != kr_linop_dtype(A))
-        return kri_fail(KR_ERR_DTYPE, "SIRT: the backprojector '%s' is %s, the operator '%s' %s",
-                        kr_linop_name(B), kr_dtype_name(kr_linop_dtype(B)), kr_linop_name(A),
-                        kr_dtype_name(kr_linop_dtype(A)));
-    if (kr_linop_loc(B) != kr_linop_loc(A))
-        return kri_fail(KR_ERR_LOCATION, "SIRT: the backprojector '%s' and the operator '%s' "
-                        "live in different places (host and device)",
-                        kr_linop_name(B), kr_linop_name(A));
     if (!kri_dims_equal(nbi, bi, nao, ao) || !kri_dims_equal(nbo, bo, nai, ai))
         return kri_fail(KR_ERR_DIM,
                         "SIRT: the backprojector '%s' maps %s to %s; the operator '%s' maps %s "

@@ -59,7 +59,7 @@ static kr_status kri_comb_finish(kr_linop **out, kri_comb *c, kr_linop_def *def)
     return s;
 }
 
-static kr_status kri_operands_agree(const char *fn, const kr_linop *a, const kr_linop *b)
+kr_status kri_operands_agree(const char *fn, const kr_linop *a, const kr_linop *b)
 {
     if (kr_linop_dtype(a) != kr_linop_dtype(b))
         return kri_fail(KR_ERR_DTYPE, "%s: operator '%s' works on %s, operator '%s' on %s", fn,
@@ -72,14 +72,6 @@ static kr_status kri_operands_agree(const char *fn, const kr_linop *a, const kr_
                         "%s: operators '%s' and '%s' live in different memory (host/device)", fn,
                         kr_linop_name(a), kr_linop_name(b));
     return KR_OK;
-}
-
-static int kri_same_dims(int na, const int64_t *da, int nb, const int64_t *db)
-{
-    int n = na > nb ? na : nb;
-    for (int i = 0; i < n; i++)
-        if ((i < na ? da[i] : 1) != (i < nb ? db[i] : 1)) return 0;
-    return 1;
 }
 
 /* "A x B -> 3x4" style description of a shape mismatch. */
@@ -164,7 +156,7 @@ kr_status kr_linop_chain(kr_linop **out, kr_linop *first, kr_linop *second)
     int64_t mid[KR_MAX_DIMS], mid2[KR_MAX_DIMS];
     int nmid = kr_linop_out_dims(first, mid);
     int nmid2 = kr_linop_in_dims(second, mid2);
-    if (!kri_same_dims(nmid, mid, nmid2, mid2))
+    if (!kri_dims_equal(nmid, mid, nmid2, mid2))
         return kri_shape_fail("kr_linop_chain", "output", first, nmid, mid, "input", second,
                               nmid2, mid2);
     kri_comb *c = NULL;
@@ -244,7 +236,7 @@ kr_status kr_linop_stack(kr_linop **out, kr_linop *a, kr_linop *b)
     int64_t db[KR_MAX_DIMS], oa[KR_MAX_DIMS], ob[KR_MAX_DIMS];
     def.in_ndim = kr_linop_in_dims(a, def.in_dims);
     int nb = kr_linop_in_dims(b, db);
-    if (!kri_same_dims(def.in_ndim, def.in_dims, nb, db))
+    if (!kri_dims_equal(def.in_ndim, def.in_dims, nb, db))
         return kri_shape_fail("kr_linop_stack", "input", a, def.in_ndim, def.in_dims, "input", b,
                               nb, db);
     int noa = kr_linop_out_dims(a, oa), nob = kr_linop_out_dims(b, ob);
@@ -306,12 +298,12 @@ kr_status kr_linop_sum(kr_linop **out, kr_linop *a, kr_linop *b)
     int64_t d[KR_MAX_DIMS];
     def.in_ndim = kr_linop_in_dims(a, def.in_dims);
     int n = kr_linop_in_dims(b, d);
-    if (!kri_same_dims(def.in_ndim, def.in_dims, n, d))
+    if (!kri_dims_equal(def.in_ndim, def.in_dims, n, d))
         return kri_shape_fail("kr_linop_sum", "input", a, def.in_ndim, def.in_dims, "input", b, n,
                               d);
     def.out_ndim = kr_linop_out_dims(a, def.out_dims);
     n = kr_linop_out_dims(b, d);
-    if (!kri_same_dims(def.out_ndim, def.out_dims, n, d))
+    if (!kri_dims_equal(def.out_ndim, def.out_dims, n, d))
         return kri_shape_fail("kr_linop_sum", "output", a, def.out_ndim, def.out_dims, "output", b,
                               n, d);
     kri_comb *c = NULL;

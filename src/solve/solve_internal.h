@@ -85,8 +85,11 @@ kr_status kri_linop_check_array(const kr_linop *op, const kr_array *a, int in, c
 /* Like kr_linop_create, but errors of the callbacks are passed up without the operator's name
  * as prefix (for kray's own combinators, whose operands already name themselves). */
 kr_status kri_linop_create_internal(kr_linop **op, const kr_ctx *ctx, const kr_linop_def *def);
-/* True when two shapes are equal, trailing 1s ignored. */
+/* True when two shapes are equal, trailing 1s ignored (linop.c). */
 int kri_dims_equal(int na, const int64_t *da, int nb, const int64_t *db);
+/* KR_ERR_DTYPE or KR_ERR_LOCATION ("fn: ..." naming both) unless a and b share dtype, location
+ * and device (linop_comb.c; what every combination of two operators checks first). */
+kr_status kri_operands_agree(const char *fn, const kr_linop *a, const kr_linop *b);
 /* True when the byte ranges of the two arrays overlap. */
 int kri_arrays_overlap(const kr_array *a, const kr_array *b);
 #endif
