@@ -67,7 +67,7 @@ static int kri_finite3(const double *a)
 /* Double-precision matrices of one view (rows u, v, w over (i, j, k, 1)). */
 typedef struct kri_vgeom {
     double P[3][4];
-    double n[3], dsd, dso, ulen;
+    double n[3], dsd, dso, ulen, area; /* area: |u x v| */
 } kri_vgeom;
 
 /* axis: require the rotation axis between source and detector (FDK's weights need it). */
@@ -108,6 +108,7 @@ static kr_status kri_fdk_view_geom(const kr_ct_view *V, const kr_ct_grid *g, int
     double a[3] = {-V->src[0], -V->src[1], 0.0};
     out->dso = kri_dot(out->n, a);
     out->ulen = ul;
+    out->area = uvl;
     if (axis && !(out->dso > 0))
         return kri_fail(KR_ERR_GEOMETRY,
                         "view %lld: the rotation axis (z through the origin) is not between the "
@@ -514,11 +515,7 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
     p->info.fast_path = p->fast;
     if (bp_only) { /* ray density: voxel volume / pixel area, per view */
         const double vox = grid->voxel_mm[0] * grid->voxel_mm[1] * grid->voxel_mm[2];
-        for (int64_t m = 0; m < nviews; m++) {
-            double uxv[3];
-            kri_cross(p->views[m].u, p->views[m].v, uxv);
-            kri_fdk_wv_fill(p, vg, m, vox / kri_norm(uxv));
-        }
+        for (int64_t m = 0; m < nviews; m++) kri_fdk_wv_fill(p, vg, m, vox / vg[m].area);
     } else {
         KRI_CHECK(kri_fdk_weights(p, vg));
         kri_fdk_fov_check(p);
@@ -642,14 +639,13 @@ static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array 
     float *out = vol->data;
     memset(out, 0, kr_array_bytes(vol));
     double tf = 0, tb = 0;
-    /* an operator inside an iteration (bp_only) draws no bar of its own */
-    kr_progress *pg = p->bp_only ? NULL : kr_progress_begin(p->ctx, "fdk", p->nviews);
+    kr_progress *pg = kri_fdk_progress(p, p->nviews);
     for (int64_t m0 = 0; m0 < p->nviews; m0 += p->cpu_batch) {
         int64_t nb = p->nviews - m0 < p->cpu_batch ? p->nviews - m0 : p->cpu_batch;
         double t0 = kr_time_now();
         kr_status fs = KR_OK;
-        /* FDK: at most one thread per filter; the ray-density weighting needs none */
-        const int ft = p->bp_only || nt < p->cpu_nt ? nt : p->cpu_nt;
+        /* filtering takes one of the plan's cpu_nt filters a thread */
+        const int ft = mode != KRI_FDK_FILTER || nt < p->cpu_nt ? nt : p->cpu_nt;
 #pragma omp parallel for num_threads(ft) schedule(static)
         for (int64_t b = 0; b < nb; b++) {
             const int t = omp_get_thread_num();

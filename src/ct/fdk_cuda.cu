@@ -526,7 +526,7 @@ extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_a
     int64_t count = 0; /* batches issued, for the staging alternation */
     const int timed = s->nslabs == 1 && s->batch >= p->nviews;
     cu->timed = 0;
-    kr_progress *pg = p->bp_only ? NULL : kr_progress_begin(p->ctx, "fdk", s->nslabs * p->nviews);
+    kr_progress *pg = kri_fdk_progress(p, s->nslabs * p->nviews);
     kr_status rs = KR_OK;
 #define KRI_RUN(call)                                                                          \
     do {                                                                                       \

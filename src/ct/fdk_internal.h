@@ -131,6 +131,13 @@ struct kr_fdk_plan {
     kri_fdk_cuda *cu;
 };
 
+/* The progress of an execute over `units` views: none for a bp_only plan, an operator that
+ * runs inside an iteration with its own progress. */
+static inline kr_progress *kri_fdk_progress(const kr_fdk_plan *p, int64_t units)
+{
+    return p->bp_only ? NULL : kr_progress_begin(p->ctx, "fdk", units);
+}
+
 /* CUDA timings of the last in-core execute (one slab, one batch), seconds; 0 otherwise. */
 kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_bp);
 
