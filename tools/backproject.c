@@ -35,9 +35,9 @@ int kc_tool_backproject(int argc, char **argv)
          "approximation of the adjoint (FDK's kernel with ray-density weights, f32; not changed "
          "by --method or --rays)",
          "matched|fdk|voxel", 0, 0, NULL},
-        {"gpu-mem", 0, KC_STRING, &mem_s, "0", "BYTES",
-         "--kind fdk or voxel on CUDA: the working-memory budget, e.g. 512M or 2G (0 = 90% of "
-         "the free memory); larger problems run in z slabs", NULL, 0, 0, NULL},
+        KC_GPU_MEM_OPT(mem_s, "--kind fdk or voxel on CUDA: the working-memory budget, e.g. "
+                              "512M or 2G (0 = 90% of the free memory); larger problems run in "
+                              "z slabs"),
         KC_CONE_OPTS(a),
         {"slice", 0, KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)", NULL,
          -1, 2e9, NULL},
@@ -68,9 +68,7 @@ int kc_tool_backproject(int argc, char **argv)
     kc_common c;
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
-    if (kc_parse_bytes(mem_s, &gpu_mem) != 0)
-        return kc_usage("backproject", "--gpu-mem '%s' is not a size (e.g. 512M, 2G or bytes)",
-                        mem_s);
+    if ((r = kc_gpu_mem("backproject", mem_s, &gpu_mem)) != 0) return r;
     if ((r = kc_check_output("backproject", out)) != 0) return r;
     kr_dtype t = kc_precision_dtype(&c);
     kr_array *proj = NULL, *vol = NULL, *dp = NULL, *dv = NULL;

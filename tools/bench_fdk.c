@@ -135,8 +135,7 @@ int kc_bench_fdk(int argc, char **argv)
         {"kernel", 0, KC_CHOICE, &kernel, "auto", "K",
          "CUDA backprojection kernel (auto: time every kernel, FDK with the default)",
          "auto|smem|smem32|global|pipe|pipe32|align", 0, 0, NULL},
-        {"gpu-mem", 0, KC_STRING, &mem_s, "0", "BYTES",
-         "CUDA working-memory budget (0 = 90% of the free memory)", NULL, 0, 0, NULL},
+        KC_GPU_MEM_OPT(mem_s, "CUDA working-memory budget (0 = 90% of the free memory)"),
         {"host", 0, KC_FLAG, &host, NULL, NULL,
          "CUDA: also time FDK with projections and volume in host memory (transfers included)",
          NULL, 0, 0, NULL},
@@ -168,8 +167,7 @@ int kc_bench_fdk(int argc, char **argv)
     if (r) return r < 0 ? 0 : r;
     kr_fdk_opts o;
     kr_fdk_opts_default(&o);
-    if (kc_parse_bytes(mem_s, &o.gpu_mem) != 0)
-        return kc_usage("bench fdk", "--gpu-mem '%s' is not a size (e.g. 512M, 2G)", mem_s);
+    if ((r = kc_gpu_mem("bench fdk", mem_s, &o.gpu_mem)) != 0) return r;
     if (det.n == 1 || det.n > 2) return kc_usage("bench fdk", "--det takes UxV");
     kr_ctx *ctx = NULL;
     char dev[256];

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "512M", "2G", "1.5g", "65536", "0" -> bytes. */
-int kc_parse_bytes(const char *s, int64_t *out)
+static int kc_parse_bytes(const char *s, int64_t *out)
 {
     char *end;
     double x = strtod(s, &end);
@@ -29,6 +28,12 @@ int kc_parse_bytes(const char *s, int64_t *out)
     if (x * m > 9.0e18) return -1;
     *out = (int64_t)(x * m);
     return 0;
+}
+
+int kc_gpu_mem(const char *tool, const char *s, int64_t *out)
+{
+    if (kc_parse_bytes(s, out) == 0) return 0;
+    return kc_usage(tool, "--gpu-mem '%s' is not a size (e.g. 512M, 2G or bytes)", s);
 }
 
 int kc_tool_fdk(int argc, char **argv)
@@ -80,9 +85,8 @@ int kc_tool_fdk(int argc, char **argv)
         {"parker", 0, KC_CHOICE, &parker, "auto", "P",
          "Parker short-scan weights: auto (views turning by less than 360 degrees), on, off",
          "auto|on|off", 0, 0, NULL},
-        {"gpu-mem", 0, KC_STRING, &mem_s, "0", "BYTES",
-         "CUDA working-memory budget, e.g. 512M or 2G (0 = 90% of the free memory); larger "
-         "problems run in z slabs and view batches", NULL, 0, 0, NULL},
+        KC_GPU_MEM_OPT(mem_s, "CUDA working-memory budget, e.g. 512M or 2G (0 = 90% of the free "
+                              "memory); larger problems run in z slabs and view batches"),
         {"batch", 0, KC_INT64, &batch, "0", "N", "views per batch (0 = auto)", NULL, 0, 1e9,
          NULL},
         {"slab", 0, KC_INT64, &slab, "0", "N", "z slices per slab (0 = auto)", NULL, 0, 1e9,
@@ -131,8 +135,7 @@ int kc_tool_fdk(int argc, char **argv)
     o.slab_z = slab;
     o.kernel = (kr_fdk_kernel)kernel;
     o.fuse = -1; /* one run: the cuFFT callbacks' plan-time link (~0.6 s) would not pay back */
-    if (kc_parse_bytes(mem_s, &o.gpu_mem) != 0)
-        return kc_usage("fdk", "--gpu-mem '%s' is not a size (e.g. 512M, 2G or bytes)", mem_s);
+    if ((r = kc_gpu_mem("fdk", mem_s, &o.gpu_mem)) != 0) return r;
     if (c.precision == 1)
         return kc_usage("fdk", "--precision f64 is not supported: FDK runs in f32");
     if ((r = kc_check_output("fdk", out)) != 0) return r;

@@ -30,9 +30,9 @@ int kc_tool_sirt(int argc, char **argv)
          "faster on the GPU; f32, not changed by --method or --rays; ASTRA's SIRT3D_CUDA pairs "
          "its projector the same way",
          "matched|voxel", 0, 0, NULL},
-        {"gpu-mem", 0, KC_STRING, &mem_s, "0", "BYTES",
-         "with --backprojector voxel on CUDA: its working-memory budget, e.g. 512M or 2G (0 = "
-         "90% of the memory free at the first iteration)", NULL, 0, 0, NULL},
+        KC_GPU_MEM_OPT(mem_s, "with --backprojector voxel on CUDA: its working-memory budget, "
+                              "e.g. 512M or 2G (0 = 90% of the memory free at the first "
+                              "iteration)"),
         {0}};
     const kc_arg args[] = {{"projections", &in, "projections [u, v, view] to read", 0},
                            {"volume", &out, "volume [x, y, z] to write", 0},
@@ -57,8 +57,7 @@ int kc_tool_sirt(int argc, char **argv)
     kc_common c;
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
-    if (kc_parse_bytes(mem_s, &it.gpu_mem) != 0)
-        return kc_usage("sirt", "--gpu-mem '%s' is not a size (e.g. 512M, 2G or bytes)", mem_s);
+    if ((r = kc_gpu_mem("sirt", mem_s, &it.gpu_mem)) != 0) return r;
     return kc_iterative("sirt", &c, &a, &it, in, out);
 }
 

@@ -164,7 +164,8 @@ int kc_bench_cone(int argc, char **argv)
         {"adjoint", 0, KC_FLAG, &adjoint, NULL, NULL,
          "also time the matched adjoints, same repetitions", NULL, 0, 0, NULL},
         {"iters", 0, KC_INT, &iters, "0", "N",
-         "also time N iterations of SIRT and of CGLS on each matched pair", NULL, 0, 10000,
+         "also time SIRT (with either backprojector) and CGLS, runs of N and 2N iterations",
+         NULL, 0, 10000,
          NULL},
         {"peer", 0, KC_STRING, &peer, NULL, "SCRIPT",
          "run ASTRA's FP3D_CUDA, BP3D_CUDA (and with --iters SIRT3D_CUDA, CGLS3D_CUDA) through "
