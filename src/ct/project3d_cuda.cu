@@ -94,7 +94,6 @@ __global__ void k_ct3_unpad(int n0, int n1, int n2, const T *__restrict__ P,
     }
 }
 
-
 /* Running padded offset of a Joseph ray: at(ra, rb) = base + ia + ib sb for the raw floors of
  * kri_floor_raw; the 32-bit version folds the floors' bias into the base (unsigned arithmetic,
  * wrapping is defined and the final offset is in range). */
@@ -345,18 +344,10 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
 }
 
 /* ---- launchers ----------------------------------------------------------------------------- */
-static kr_status kri_cu_check(const char *what)
-{
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
-    return KR_OK;
-}
-
 
 static kr_status kri_cu_finish(const kr_ctx *ctx, const char *what)
 {
-    KRI_TRY(kri_cu_check(what));
+    KRI_TRY(kri_cu_err(cudaGetLastError(), what));
     cudaError_t e = cudaStreamSynchronize((cudaStream_t)kr_ctx_stream(ctx));
     if (e != cudaSuccess)
         return kri_fail(KR_ERR_CUDA, "%s failed while running: %s", what, cudaGetErrorString(e));
@@ -378,7 +369,7 @@ static kr_status kri_ray_launches(int nu, int nv, int nviews, F body, const char
             dim3 grid(ut, nviews - v0 < KRI_GRID_MAX ? nviews - v0 : KRI_GRID_MAX,
                       vt - b0 < KRI_GRID_MAX ? vt - b0 : KRI_GRID_MAX);
             body(grid, v0, b0);
-            KRI_TRY(kri_cu_check(what));
+            KRI_TRY(kri_cu_err(cudaGetLastError(), what));
         }
     return KR_OK;
 }
@@ -392,13 +383,13 @@ static kr_status kri_pad(const kr_ct_projector *p, const T *vol, T *P, T *Tb, cu
     long long blocks = (total + 255) / 256;
     if (blocks > 65535LL * 16) blocks = 65535LL * 16;
     k_ct3_pad_p<T><<<(unsigned)blocks, 256, 0, st>>>(n0, n1, n2, total, vol, P);
-    KRI_TRY(kri_cu_check("cone-beam projector: padding kernel launch"));
+    KRI_TRY(kri_cu_err(cudaGetLastError(), "cone-beam projector: padding kernel launch"));
     dim3 grid((n0 + 2 + 31) / 32, (n1 + 2 + 31) / 32,
               n2 + 2 < KRI_GRID_MAX ? n2 + 2 : KRI_GRID_MAX);
     if (grid.y > KRI_GRID_MAX)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "cone-beam projector: volume too large along y");
     k_ct3_pad_t<T><<<grid, dim3(32, 8), 0, st>>>(n0, n1, n2, vol, Tb);
-    return kri_cu_check("cone-beam projector: transposing kernel launch");
+    return kri_cu_err(cudaGetLastError(), "cone-beam projector: transposing kernel launch");
 }
 
 /* Per major axis a: the plain padded volume (P or T) its rays read and scatter into, and the sb
@@ -467,7 +458,7 @@ static kr_status kri_fwd3(const kr_ct_projector *p, const T *vol, T *proj)
             k_ct3_quads<<<kri_cu_grid(total, 256), 256, 0, st>>>(
                 total, sb[a], (const float *)b.b[a], (float4 *)q->d_quad[a]);
         }
-        KRI_TRY(kri_cu_check("cone-beam projector: quad kernel launch"));
+        KRI_TRY(kri_cu_err(cudaGetLastError(), "cone-beam projector: quad kernel launch"));
         KRI_TRY(kri_fwd_jos_launch(kri_prm(q, (float *)NULL),
                                    (const typename kri_t3<float>::V *)q->d_views, b4,
                                    (float *)proj, small, st));
@@ -537,7 +528,8 @@ static kr_status kri_adj3(const kr_ct_projector *p, const T *proj, T *vol)
                                                                 (float *)Tb);
         k_ct3_unquad<<<kri_cu_grid(total, 256), 256, 0, st>>>(total, acc.b[1], sb[1], acc.b[2],
                                                                 sb[2], (float *)P);
-        KRI_TRY(kri_cu_check("cone-beam backprojection: quad folding kernel launch"));
+        KRI_TRY(kri_cu_err(cudaGetLastError(),
+                           "cone-beam backprojection: quad folding kernel launch"));
     } else {
         kri_jacc<T> acc;
         long long sb[3];
@@ -614,7 +606,7 @@ extern "C" kr_status kri_cuda_count_nonfinite(const kr_ctx *ctx, kr_dtype t, int
             k_count_nonfinite<double><<<(unsigned)blocks, 256, 0, st>>>(n, (const double *)x, d);
         else
             k_count_nonfinite<float><<<(unsigned)blocks, 256, 0, st>>>(n, (const float *)x, d);
-        s = kri_cu_check("counting non-finite values: kernel launch");
+        s = kri_cu_err(cudaGetLastError(), "counting non-finite values: kernel launch");
     }
     if (s == KR_OK)
         s = kri_cu_err(cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, st),
