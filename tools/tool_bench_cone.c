@@ -9,30 +9,18 @@
 #include <math.h>
 #include <unistd.h>
 
-/* Run iteration method k (0 SIRT on the matched pair, 1 SIRT with the voxel-driven
- * backprojector, 2 CGLS) from zero for `iters` iterations on y: *t the run's seconds (SIRT: its
- * plan apart, in *plan). */
-static kr_status kc_cone_run(kr_ctx *ctx, const kr_ct_geom *geo, kr_linop *A, int k,
-                             const kr_array *y, kr_array *x, int iters, double *t, double *plan)
+/* Run `iters` iterations from zero on y: SIRT with plan sp, or CGLS on A when sp is NULL; *t the
+ * run's seconds. */
+static kr_status kc_cone_run(kr_ctx *ctx, kr_linop *A, kr_sirt *sp, const kr_array *y,
+                             kr_array *x, int iters, double *t)
 {
-    kr_status st = KR_OK;
-    double t0 = kr_time_now();
-    if (k < 2) {
-        kr_linop *B = NULL;
-        kr_sirt *sp = NULL;
-        if (k == 1) st = kr_ct_voxel_bp_create(&B, ctx, geo, 0);
-        if (st == KR_OK) st = kr_sirt_create_pair(&sp, ctx, A, B);
-        if (st == KR_OK) st = kc_bench_sync(ctx);
-        if (st == KR_OK) {
-            *plan = kr_time_now() - t0;
-            kr_sirt_opts so;
-            kr_sirt_opts_default(&so);
-            so.max_iter = iters;
-            t0 = kr_time_now();
-            st = kr_sirt_execute(sp, y, x, &so, NULL);
-        }
-        kr_sirt_destroy(sp);
-        kr_linop_destroy(B);
+    const double t0 = kr_time_now();
+    kr_status st;
+    if (sp) {
+        kr_sirt_opts so;
+        kr_sirt_opts_default(&so);
+        so.max_iter = iters;
+        st = kr_sirt_execute(sp, y, x, &so, NULL);
     } else {
         kr_solve_opts co;
         kr_solve_opts_default(&co);
@@ -49,8 +37,8 @@ static kr_status kc_cone_run(kr_ctx *ctx, const kr_ct_geom *geo, kr_linop *A, in
  * and CGLS, each run from zero for `iters` and for 2 iters iterations on the projections y: one
  * JSON line or table row each with the time per iteration, (t(2 iters) - t(iters)) / iters,
  * which leaves out what a run pays once (SIRT's first residual, CGLS's first A^T y; SIRT's plan,
- * which applies A and its backprojector once for the weights, is reported apart, as is the
- * time of the first run). per_iter: SIRT, SIRT voxel, CGLS. */
+ * made once and applying A and its backprojector once for the weights, is reported apart, as
+ * is the time of the first run). per_iter: SIRT, SIRT voxel, CGLS. */
 static kr_status kc_cone_iters(int json, kr_ctx *ctx, const kr_ct_geom *geo,
                                const kr_ct_projector_opts *o, const kc_proj_case *pc,
                                const kr_array *y, kr_array *x, int iters, double per_iter[3])
@@ -60,8 +48,19 @@ static kr_status kc_cone_iters(int json, kr_ctx *ctx, const kr_ct_geom *geo,
     kr_status st = kr_ct_linop_create(&A, ctx, geo, o);
     for (int k = 0; k < 3 && st == KR_OK; k++) {
         double t1 = 0, t2 = 0, plan = 0;
-        st = kc_cone_run(ctx, geo, A, k, y, x, iters, &t1, &plan);
-        if (st == KR_OK) st = kc_cone_run(ctx, geo, A, k, y, x, 2 * iters, &t2, &plan);
+        kr_linop *B = NULL;
+        kr_sirt *sp = NULL;
+        if (k < 2) { /* the SIRT plan, with its weights */
+            const double t0 = kr_time_now();
+            if (k == 1) st = kr_ct_voxel_bp_create(&B, ctx, geo, 0);
+            if (st == KR_OK) st = kr_sirt_create_pair(&sp, ctx, A, B);
+            if (st == KR_OK) st = kc_bench_sync(ctx);
+            plan = kr_time_now() - t0;
+        }
+        if (st == KR_OK) st = kc_cone_run(ctx, A, sp, y, x, iters, &t1);
+        if (st == KR_OK) st = kc_cone_run(ctx, A, sp, y, x, 2 * iters, &t2);
+        kr_sirt_destroy(sp);
+        kr_linop_destroy(B);
         if (st != KR_OK) break;
         per_iter[k] = (t2 - t1) / iters;
         if (json) {
