@@ -2,7 +2,7 @@
  * parity with the CPU backend, batches (including a remainder pass), forward determinism,
  * adjointness, trajectories in device memory, and bad input (host arrays, NaN samples).
  * Exits 77 without a usable CUDA device. */
-#include "mri/nufft_internal.h"
+#include "mri/nufft/nufft_internal.h"
 #include "nufft_test_util.h"
 
 #include <stdio.h>

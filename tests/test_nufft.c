@@ -3,7 +3,7 @@
  * and its closed-form Fourier transform against quadrature, spreading / interpolation against
  * direct kernel sums, adjointness, bit-identity across thread counts, batch == loop of single
  * transforms, the kr_linop wrapper, and bad input with exact statuses. */
-#include "mri/nufft_internal.h"
+#include "mri/nufft/nufft_internal.h"
 #include "nufft_test_util.h"
 
 #include <stdio.h>

@@ -67,11 +67,18 @@ bool kri_have_cuda(void);
 int kri_threads(const kr_ctx *ctx);
 /* Require that the ctx backend can operate on arrays at `loc` (CUDA ctx for device arrays). */
 kr_status kri_check_loc(const kr_ctx *ctx, kr_loc loc, const char *what);
-/* An operand of a plan: not NULL and with data (KR_ERR_INVALID_ARG), of `dtype` (KR_ERR_DTYPE),
- * at `loc` (KR_ERR_LOCATION), contiguous (KR_ERR_NOT_SUPPORTED); the sentence names fn and what
- * ("kr_lsq_rhs: data is c128, the plan is c64"). */
+/* The one operand check of every public entry point that takes arrays. An operand: not NULL
+ * and with data (KR_ERR_INVALID_ARG), of `dtype` (KR_ERR_DTYPE), at `loc` (KR_ERR_LOCATION),
+ * contiguous (KR_ERR_NOT_SUPPORTED); the sentence names fn and what ("kr_lsq_rhs: data is c128,
+ * the plan is c64"). KRI_ANY_DTYPE / KRI_ANY_LOC skip that test. */
+#define KRI_ANY_DTYPE ((kr_dtype)-1)
+#define KRI_ANY_LOC ((kr_loc)-1)
 kr_status kri_check_operand(const char *fn, const char *what, const kr_array *a, kr_dtype dtype,
                             kr_loc loc);
+/* The same, and the shape: `ndim` dims, each equal to dims[i] unless dims[i] < 0 (any extent);
+ * axes of `a` beyond ndim must be 1, missing ones count as 1 (KR_ERR_DIM, naming both). */
+kr_status kri_check_operand_dims(const char *fn, const char *what, const kr_array *a,
+                                 kr_dtype dtype, kr_loc loc, int ndim, const int64_t *dims);
 
 /* ---- misc ---------------------------------------------------------------------------------- */
 /* Deterministic counter-based random numbers (splitmix64): value i of stream `seed`. */

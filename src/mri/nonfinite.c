@@ -1,7 +1,7 @@
 /* The first non-finite value of a real (or complex, as its reals) array at either location:
  * the NaN / Inf census that the MRI plans run on their inputs. */
 #include "internal.h"
-#include "mri_internal.h"
+#include "mri/mri_internal.h"
 
 #include <math.h>
 

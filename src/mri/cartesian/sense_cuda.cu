@@ -1,0 +1,567 @@
+// SENSE on the GPU: data preparation (line mask + coil pre-whitening), batched unfolding of all
+// aliased pixels (one thread per R x R system, built, factorised and solved in double precision
+// in registers / local memory), and the elementwise pieces of the SENSE operator.
+#include <cuda_runtime.h>
+
+#include "internal.h"
+#include "mri/cartesian/sense_internal.h"
+
+namespace
+{
+
+constexpr int kThreads = 128;
+
+kr_status launch_check(const char *kernel)
+{
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        return kri_fail(KR_ERR_CUDA, "launching %s failed: %s", kernel, cudaGetErrorString(e));
+    return KR_OK;
+}
+
+unsigned grid_for(int64_t n)
+{
+    int64_t b = (n + kThreads - 1) / kThreads;
+    if (b > 2147483647LL) b = 2147483647LL;
+    if (b < 1) b = 1;
+    return (unsigned)b;
+}
+
+struct z2 {
+    double r, i;
+};
+__device__ __forceinline__ z2 zmk(double r, double i) { return z2{r, i}; }
+__device__ __forceinline__ z2 zadd(z2 a, z2 b) { return z2{a.r + b.r, a.i + b.i}; }
+__device__ __forceinline__ z2 zsub(z2 a, z2 b) { return z2{a.r - b.r, a.i - b.i}; }
+__device__ __forceinline__ z2 zmul(z2 a, z2 b)
+{
+    return z2{a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r};
+}
+// conj(a) * b
+__device__ __forceinline__ z2 zcmul(z2 a, z2 b)
+{
+    return z2{a.r * b.r + a.i * b.i, a.r * b.i - a.i * b.r};
+}
+__device__ __forceinline__ z2 zscale(z2 a, double s) { return z2{a.r * s, a.i * s}; }
+__device__ __forceinline__ double zabs2(z2 a) { return a.r * a.r + a.i * a.i; }
+
+// ---- preparation -----------------------------------------------------------------------------
+__global__ void k_sense_prepare(int64_t nx, int64_t ny, int64_t nc, const float2 *__restrict__ in,
+                                float2 *out, const uint8_t *__restrict__ lines,
+                                const float2 *__restrict__ w)
+{
+    const int64_t nxy = nx * ny;
+    const int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= nxy) return;
+    const int64_t y = p / nx;
+    if (lines && !lines[y]) {
+        for (int64_t c = 0; c < nc; c++) out[p + nxy * c] = make_float2(0.f, 0.f);
+        return;
+    }
+    if (in != out)
+        for (int64_t c = 0; c < nc; c++) out[p + nxy * c] = in[p + nxy * c];
+    if (!w) return;
+    // out[r] = sum_{c <= r} W[r, c] out[c], rows from the last (in place).
+    for (int64_t r = nc - 1; r >= 0; r--) {
+        double sr = 0, si = 0;
+        for (int64_t c = 0; c <= r; c++) {
+            float2 m = w[r * nc + c], v = out[p + nxy * c];
+            sr += (double)m.x * v.x - (double)m.y * v.y;
+            si += (double)m.x * v.y + (double)m.y * v.x;
+        }
+        out[p + nxy * r] = make_float2((float)sr, (float)si);
+    }
+}
+
+// ---- unfolding -------------------------------------------------------------------------------
+// RM: compile-time capacity; EXACT: R == RM (fully unrolled, registers).
+template <int RM, bool EXACT>
+__global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int offset,
+                               double lambda, const float2 *__restrict__ maps,
+                               const float2 *__restrict__ al, float2 *__restrict__ img,
+                               float *__restrict__ gf, unsigned long long *singular)
+{
+    // R is a compile-time constant when EXACT (loops unroll, arrays stay in registers).
+    const int R = EXACT ? RM : rt_r;
+    const int64_t ny_r = ny / R, nxy = nx * ny;
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nx * ny_r) return;
+    const int64_t x = t % nx, y0 = t / nx;
+
+    z2 nm[RM * (RM + 1) / 2]; // lower triangle packed by rows: (m, n <= m) at m(m+1)/2 + n
+    z2 b[RM];
+    double n0[RM];
+    bool act[RM];
+#pragma unroll
+    for (int i = 0; i < R * (R + 1) / 2; i++) nm[i] = zmk(0, 0);
+#pragma unroll
+    for (int i = 0; i < R; i++) b[i] = zmk(0, 0);
+
+    for (int64_t c = 0; c < nc; c++) {
+        z2 s[RM];
+#pragma unroll
+        for (int m = 0; m < R; m++) {
+            const int64_t q = x + nx * (y0 + ny_r * m) + nxy * c;
+            const float2 v = maps[q];
+            s[m] = zmk(v.x, v.y);
+            if (al) {
+                const float2 a = al[q];
+                b[m] = zadd(b[m], zcmul(s[m], zmk(a.x, a.y)));
+            }
+        }
+#pragma unroll
+        for (int m = 0; m < R; m++)
+#pragma unroll
+            for (int n = 0; n <= m; n++)
+                nm[m * (m + 1) / 2 + n] = zadd(nm[m * (m + 1) / 2 + n], zcmul(s[m], s[n]));
+    }
+    // PSF phases and scale 1/R; inactive unknowns (zero sensitivity) become identity rows, which
+    // leaves the other unknowns exactly as if they had been removed.
+    long long hm = ((long long)offset - (long long)(ny / 2)) % R;
+    if (hm < 0) hm += R;
+    const double invr = 1.0 / R;
+    double dmax = 0;
+#pragma unroll
+    for (int m = 0; m < R; m++) act[m] = nm[m * (m + 1) / 2 + m].r > 0;
+#pragma unroll
+    for (int m = 0; m < R; m++) {
+#pragma unroll
+        for (int n = 0; n <= m; n++) {
+            z2 v = nm[m * (m + 1) / 2 + n];
+            if (!act[m] || !act[n]) {
+                v = zmk(m == n ? 1.0 : 0.0, 0.0);
+                if (m == n) n0[m] = 0;
+            } else {
+                const double ang = 6.283185307179586 * (double)((hm * (m - n)) % R) * invr;
+                double sn, cs;
+                sincos(ang, &sn, &cs);
+                v = zscale(zmul(zmk(cs, sn), v), invr);
+                if (m == n) {
+                    n0[m] = v.r;
+                    v = zmk(v.r + lambda, 0.0);
+                    if (v.r > dmax) dmax = v.r;
+                }
+            }
+            nm[m * (m + 1) / 2 + n] = v;
+        }
+        if (!act[m]) b[m] = zmk(0, 0);
+    }
+    // Cholesky in place (packed lower).
+    bool bad = false;
+    const double tol = 1e-12 * dmax;
+#pragma unroll
+    for (int j = 0; j < R; j++) {
+        double d = nm[j * (j + 1) / 2 + j].r;
+#pragma unroll
+        for (int k = 0; k < j; k++) d -= zabs2(nm[j * (j + 1) / 2 + k]);
+        if (!act[j])
+            d = 1.0; // identity row: exactly 1 (its L row entries are 0)
+        else if (!(d > tol)) {
+            bad = true;
+            d = 1.0;
+        }
+        const double ljj = sqrt(d), inv = 1.0 / ljj;
+        nm[j * (j + 1) / 2 + j] = zmk(ljj, 0);
+#pragma unroll
+        for (int i = j + 1; i < R; i++) {
+            z2 s = nm[i * (i + 1) / 2 + j];
+#pragma unroll
+            for (int k = 0; k < j; k++) {
+                const z2 ljk = nm[j * (j + 1) / 2 + k];
+                s = zsub(s, zmul(nm[i * (i + 1) / 2 + k], zmk(ljk.r, -ljk.i)));
+            }
+            nm[i * (i + 1) / 2 + j] = zscale(s, inv);
+        }
+    }
+    if (bad) {
+        if (singular) atomicAdd(singular, 1ull);
+#pragma unroll
+        for (int m = 0; m < R; m++) {
+            const int64_t p = x + nx * (y0 + ny_r * m);
+            if (img) img[p] = make_float2(0.f, 0.f);
+            if (gf) gf[p] = act[m] ? __int_as_float(0x7f800000) : 0.f;
+        }
+        return;
+    }
+    if (img) {
+        // forward L z = b, back L^H x = z
+#pragma unroll
+        for (int i = 0; i < R; i++) {
+            z2 s = b[i];
+#pragma unroll
+            for (int k = 0; k < i; k++) s = zsub(s, zmul(nm[i * (i + 1) / 2 + k], b[k]));
+            b[i] = zscale(s, 1.0 / nm[i * (i + 1) / 2 + i].r);
+        }
+#pragma unroll
+        for (int i = R - 1; i >= 0; i--) {
+            z2 s = b[i];
+#pragma unroll
+            for (int k = i + 1; k < R; k++) s = zsub(s, zcmul(nm[k * (k + 1) / 2 + i], b[k]));
+            b[i] = zscale(s, 1.0 / nm[i * (i + 1) / 2 + i].r);
+        }
+#pragma unroll
+        for (int m = 0; m < R; m++) {
+            const int64_t p = x + nx * (y0 + ny_r * m);
+            img[p] = act[m] ? make_float2((float)b[m].r, (float)b[m].i) : make_float2(0.f, 0.f);
+        }
+    }
+    if (gf) {
+        // Linv in place (packed lower): columns from the last, rows from the bottom.
+#pragma unroll
+        for (int j = R - 1; j >= 0; j--) {
+            const double ljj = nm[j * (j + 1) / 2 + j].r;
+#pragma unroll
+            for (int i = R - 1; i > j; i--) {
+                z2 s = zmk(0, 0);
+#pragma unroll
+                for (int k = j + 1; k <= i; k++)
+                    s = zadd(s, zmul(nm[i * (i + 1) / 2 + k], nm[k * (k + 1) / 2 + j]));
+                nm[i * (i + 1) / 2 + j] = zscale(s, -1.0 / ljj);
+            }
+            nm[j * (j + 1) / 2 + j] = zmk(1.0 / ljj, 0);
+        }
+#pragma unroll
+        for (int i = 0; i < R; i++) {
+            const int64_t p = x + nx * (y0 + ny_r * i);
+            if (!act[i]) {
+                gf[p] = 0.f;
+                continue;
+            }
+            double var = 0;
+#pragma unroll
+            for (int k = i; k < R; k++) var += zabs2(nm[k * (k + 1) / 2 + i]);
+            if (lambda > 0) {
+                double s2 = 0;
+#pragma unroll
+                for (int j = 0; j < R; j++) {
+                    z2 xij = zmk(0, 0);
+                    const int k0 = i > j ? i : j;
+#pragma unroll
+                    for (int k = k0; k < R; k++)
+                        xij = zadd(xij, zcmul(nm[k * (k + 1) / 2 + i], nm[k * (k + 1) / 2 + j]));
+                    s2 += zabs2(xij);
+                }
+                var -= lambda * s2;
+                if (var < 0) var = 0;
+            }
+            gf[p] = (float)sqrt(var * n0[i]);
+        }
+    }
+}
+
+// ---- general path: one block per column --------------------------------------------------------
+__device__ __forceinline__ double2 d2(double r, double i) { return make_double2(r, i); }
+__device__ __forceinline__ double2 dadd(double2 a, double2 b) { return d2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ double2 dsub(double2 a, double2 b) { return d2(a.x - b.x, a.y - b.y); }
+__device__ __forceinline__ double2 dmul(double2 a, double2 b)
+{
+    return d2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+// conj(a) * b
+__device__ __forceinline__ double2 dcmul(double2 a, double2 b)
+{
+    return d2(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
+}
+__device__ __forceinline__ double2 dscale(double2 a, double s) { return d2(a.x * s, a.y * s); }
+
+__global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, double lambda,
+                                const double2 *__restrict__ psf, const float2 *__restrict__ maps,
+                                const float2 *__restrict__ al, float2 *__restrict__ img,
+                                float *__restrict__ gf, double2 *scr, int *iscr,
+                                unsigned long long *singular)
+{
+    const int64_t x = x0 + blockIdx.x;
+    if (x >= nx) return; // uniform for the whole block
+    const int n = (int)ny, tid = threadIdx.x, T = blockDim.x;
+    const int64_t nxy = nx * ny;
+    double2 *N = scr + (size_t)blockIdx.x * ((size_t)n * n + 3 * (size_t)n);
+    double2 *b = N + (size_t)n * n, *t = b + n, *d0 = t + n;
+    int *ix = iscr + (size_t)blockIdx.x * n;
+    __shared__ int s_na, s_bad;
+    __shared__ double s_dmax;
+    // active rows (non-zero sensitivity), compacted by thread 0 in place
+    for (int y = tid; y < n; y += T) {
+        double e = 0;
+        for (int64_t c = 0; c < nc; c++) {
+            const float2 v = maps[x + nx * y + nxy * c];
+            e += (double)v.x * v.x + (double)v.y * v.y;
+        }
+        ix[y] = e > 0;
+    }
+    __syncthreads();
+    if (tid == 0) {
+        int na = 0;
+        for (int y = 0; y < n; y++)
+            if (ix[y]) ix[na++] = y;
+        s_na = na;
+        s_bad = 0;
+    }
+    __syncthreads();
+    const int na = s_na;
+    // normal matrix (lower triangle) and right-hand side
+    for (int64_t q = tid; q < (int64_t)na * na; q += T) {
+        const int i = (int)(q / na), j = (int)(q % na);
+        if (j > i) continue;
+        const int64_t yi = ix[i], yj = ix[j];
+        double2 s = d2(0, 0);
+        for (int64_t c = 0; c < nc; c++) {
+            const float2 a = maps[x + nx * yi + nxy * c], e = maps[x + nx * yj + nxy * c];
+            s = dadd(s, dcmul(d2(a.x, a.y), d2(e.x, e.y)));
+        }
+        int dd = (int)(yi - yj);
+        if (dd < 0) dd += n;
+        double2 v = dmul(psf[dd], s);
+        if (i == j) {
+            d0[i] = d2(v.x, 0);
+            v = d2(v.x + lambda, 0);
+        }
+        N[i + (size_t)n * j] = v;
+    }
+    if (al)
+        for (int i = tid; i < na; i += T) {
+            const int64_t yi = ix[i];
+            double2 s = d2(0, 0);
+            for (int64_t c = 0; c < nc; c++) {
+                const float2 a = maps[x + nx * yi + nxy * c], e = al[x + nx * yi + nxy * c];
+                s = dadd(s, dcmul(d2(a.x, a.y), d2(e.x, e.y)));
+            }
+            b[i] = s;
+        }
+    __syncthreads();
+    if (tid == 0) {
+        double m = 0;
+        for (int i = 0; i < na; i++) m = fmax(m, N[i + (size_t)n * i].x);
+        s_dmax = m;
+    }
+    __syncthreads();
+    // right-looking Cholesky
+    for (int k = 0; k < na; k++) {
+        if (tid == 0) {
+            double d = N[k + (size_t)n * k].x;
+            if (!(d > 1e-12 * s_dmax)) {
+                s_bad = 1;
+                d = 1;
+            }
+            N[k + (size_t)n * k] = d2(sqrt(d), 0);
+        }
+        __syncthreads();
+        if (s_bad) break;
+        const double inv = 1.0 / N[k + (size_t)n * k].x;
+        for (int i = k + 1 + tid; i < na; i += T)
+            N[i + (size_t)n * k] = dscale(N[i + (size_t)n * k], inv);
+        __syncthreads();
+        const int m = na - k - 1;
+        for (int64_t q = tid; q < (int64_t)m * m; q += T) {
+            const int i = k + 1 + (int)(q / m), j = k + 1 + (int)(q % m);
+            if (j > i) continue;
+            const double2 lik = N[i + (size_t)n * k], ljk = N[j + (size_t)n * k];
+            N[i + (size_t)n * j] = dsub(N[i + (size_t)n * j], dmul(lik, d2(ljk.x, -ljk.y)));
+        }
+        __syncthreads();
+    }
+    // zero the column, then write the active pixels
+    for (int y = tid; y < n; y += T) {
+        if (img) img[x + nx * y] = make_float2(0.f, 0.f);
+        if (gf) gf[x + nx * y] = 0.f;
+    }
+    __syncthreads();
+    if (s_bad) {
+        if (tid == 0 && singular) atomicAdd(singular, 1ull);
+        if (gf)
+            for (int i = tid; i < na; i += T) gf[x + nx * ix[i]] = __int_as_float(0x7f800000);
+        return;
+    }
+    if (img && al) {
+        for (int k = 0; k < na; k++) { // forward: L z = b
+            if (tid == 0) b[k] = dscale(b[k], 1.0 / N[k + (size_t)n * k].x);
+            __syncthreads();
+            const double2 bk = b[k];
+            for (int i = k + 1 + tid; i < na; i += T)
+                b[i] = dsub(b[i], dmul(N[i + (size_t)n * k], bk));
+            __syncthreads();
+        }
+        for (int k = na - 1; k >= 0; k--) { // back: L^H x = z
+            if (tid == 0) b[k] = dscale(b[k], 1.0 / N[k + (size_t)n * k].x);
+            __syncthreads();
+            const double2 bk = b[k];
+            for (int i = tid; i < k; i += T) b[i] = dsub(b[i], dcmul(N[k + (size_t)n * i], bk));
+            __syncthreads();
+        }
+        for (int i = tid; i < na; i += T)
+            img[x + nx * ix[i]] = make_float2((float)b[i].x, (float)b[i].y);
+    }
+    if (!gf) return;
+    // Linv in place, column by column from the last (new column computed into t, then stored)
+    for (int j = na - 1; j >= 0; j--) {
+        const double ljj = N[j + (size_t)n * j].x;
+        for (int i = j + 1 + tid; i < na; i += T) {
+            double2 s = d2(0, 0);
+            for (int k = j + 1; k <= i; k++)
+                s = dadd(s, dmul(N[i + (size_t)n * k], N[k + (size_t)n * j]));
+            t[i] = dscale(s, -1.0 / ljj);
+        }
+        __syncthreads();
+        for (int i = j + 1 + tid; i < na; i += T) N[i + (size_t)n * j] = t[i];
+        if (tid == 0) N[j + (size_t)n * j] = d2(1.0 / ljj, 0);
+        __syncthreads();
+    }
+    for (int i = tid; i < na; i += T) {
+        double var = 0;
+        for (int k = i; k < na; k++) {
+            const double2 v = N[k + (size_t)n * i];
+            var += v.x * v.x + v.y * v.y;
+        }
+        if (lambda > 0) {
+            double s2 = 0;
+            for (int j = 0; j < na; j++) {
+                double2 xij = d2(0, 0);
+                for (int k = i > j ? i : j; k < na; k++)
+                    xij = dadd(xij, dcmul(N[k + (size_t)n * i], N[k + (size_t)n * j]));
+                s2 += xij.x * xij.x + xij.y * xij.y;
+            }
+            var -= lambda * s2;
+            if (var < 0) var = 0;
+        }
+        gf[x + nx * ix[i]] = (float)sqrt(var * d0[i].x);
+    }
+}
+
+// ---- operator pieces ---------------------------------------------------------------------------
+__global__ void k_sense_mask(int64_t nx, int64_t ny, int64_t rest, float2 *data,
+                             const uint8_t *__restrict__ lines)
+{
+    const int64_t n = nx * ny * rest;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        if (!lines[(i / nx) % ny]) data[i] = make_float2(0.f, 0.f);
+}
+
+__global__ void k_coil_expand(int64_t nxy, int64_t nc, const float2 *__restrict__ maps,
+                              const float *__restrict__ img, int cplx, float2 *__restrict__ out)
+{
+    const int64_t n = nxy * nc;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t p = i % nxy;
+        const float ar = cplx ? img[2 * p] : img[p], ai = cplx ? img[2 * p + 1] : 0.f;
+        const float2 s = maps[i];
+        out[i] = make_float2(__fsub_rn(__fmul_rn(s.x, ar), __fmul_rn(s.y, ai)),
+                             __fadd_rn(__fmul_rn(s.x, ai), __fmul_rn(s.y, ar)));
+    }
+}
+
+__global__ void k_sense_reduce(int64_t nxy, int64_t nc, const float2 *__restrict__ maps,
+                               const float2 *__restrict__ coil, float2 *__restrict__ img)
+{
+    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < nxy;
+         p += (int64_t)gridDim.x * blockDim.x) {
+        double re = 0, im = 0;
+        for (int64_t c = 0; c < nc; c++) {
+            const float2 s = maps[p + nxy * c], a = coil[p + nxy * c];
+            re += (double)s.x * a.x + (double)s.y * a.y;
+            im += (double)s.x * a.y - (double)s.y * a.x;
+        }
+        img[p] = make_float2((float)re, (float)im);
+    }
+}
+
+unsigned grid_stride(int64_t n)
+{
+    int64_t b = (n + kThreads - 1) / kThreads;
+    if (b > 65536) b = 65536;
+    if (b < 1) b = 1;
+    return (unsigned)b;
+}
+
+template <int RM, bool EXACT>
+kr_status launch_unfold(const kri_sense_geom *g, const float *maps, const float *al, float *img,
+                        float *gf, unsigned long long *sing, cudaStream_t s)
+{
+    const int64_t n = g->nx * (g->ny / g->accel);
+    k_sense_unfold<RM, EXACT><<<grid_for(n), kThreads, 0, s>>>(
+        g->nx, g->ny, g->nc, g->accel, g->offset, g->lambda, (const float2 *)maps,
+        (const float2 *)al, (float2 *)img, gf, sing);
+    return launch_check("k_sense_unfold");
+}
+
+} // namespace
+
+extern "C" kr_status kri_cuda_sense_prepare(const kri_sense_geom *g, const float *kspace,
+                                            float *buf, const uint8_t *lines, const float *w,
+                                            void *stream)
+{
+    const int64_t nxy = g->nx * g->ny;
+    k_sense_prepare<<<grid_for(nxy), kThreads, 0, (cudaStream_t)stream>>>(
+        g->nx, g->ny, g->nc, (const float2 *)kspace, (float2 *)buf, lines, (const float2 *)w);
+    return launch_check("k_sense_prepare");
+}
+
+extern "C" kr_status kri_cuda_sense_unfold(const kri_sense_geom *g, const float *maps,
+                                           const float *aliased, float *image, float *gfac,
+                                           unsigned long long *singular, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    switch (g->accel) {
+    case 1: return launch_unfold<1, true>(g, maps, aliased, image, gfac, singular, s);
+    case 2: return launch_unfold<2, true>(g, maps, aliased, image, gfac, singular, s);
+    case 3: return launch_unfold<3, true>(g, maps, aliased, image, gfac, singular, s);
+    case 4: return launch_unfold<4, true>(g, maps, aliased, image, gfac, singular, s);
+    case 5: return launch_unfold<5, true>(g, maps, aliased, image, gfac, singular, s);
+    case 6: return launch_unfold<6, true>(g, maps, aliased, image, gfac, singular, s);
+    case 7: return launch_unfold<7, true>(g, maps, aliased, image, gfac, singular, s);
+    case 8: return launch_unfold<8, true>(g, maps, aliased, image, gfac, singular, s);
+    default: break;
+    }
+    if (g->accel <= 16) return launch_unfold<16, false>(g, maps, aliased, image, gfac, singular, s);
+    if (g->accel <= KRI_SENSE_CUDA_MAX_R)
+        return launch_unfold<KRI_SENSE_CUDA_MAX_R, false>(g, maps, aliased, image, gfac, singular,
+                                                          s);
+    return kri_fail(KR_ERR_NOT_SUPPORTED, "SENSE on the GPU supports R <= %d (got %d)",
+                    KRI_SENSE_CUDA_MAX_R, g->accel);
+}
+
+extern "C" kr_status kri_cuda_sense_general(const kri_sense_geom *g, int64_t x0, int64_t ncols,
+                                            const double *psf, const float *maps,
+                                            const float *aliased, float *image, float *gfac,
+                                            double *scr, int *iscr, unsigned long long *singular,
+                                            void *stream)
+{
+    if (ncols < 1 || ncols > 2147483647LL)
+        return kri_fail(KR_ERR_INTERNAL, "SENSE general path: %lld columns per launch",
+                        (long long)ncols);
+    k_sense_general<<<(unsigned)ncols, 256, 0, (cudaStream_t)stream>>>(
+        g->nx, g->ny, g->nc, x0, g->lambda, (const double2 *)psf, (const float2 *)maps,
+        (const float2 *)aliased, (float2 *)image, gfac, (double2 *)scr, iscr, singular);
+    return launch_check("k_sense_general");
+}
+
+extern "C" kr_status kri_cuda_sense_expand(int64_t nx, int64_t ny, int64_t nc, const float *maps,
+                                           const float *img, float *coil, void *stream)
+{
+    return kri_cuda_coil_expand(nx, ny, nc, maps, img, 1, coil, stream);
+}
+
+extern "C" kr_status kri_cuda_coil_expand(int64_t nx, int64_t ny, int64_t nc, const float *maps,
+                                          const float *img, int img_complex, float *coil,
+                                          void *stream)
+{
+    k_coil_expand<<<grid_stride(nx * ny * nc), kThreads, 0, (cudaStream_t)stream>>>(
+        nx * ny, nc, (const float2 *)maps, img, img_complex, (float2 *)coil);
+    return launch_check("k_coil_expand");
+}
+
+extern "C" kr_status kri_cuda_sense_mask(int64_t nx, int64_t ny, int64_t nc, float *data,
+                                         const uint8_t *lines, void *stream)
+{
+    k_sense_mask<<<grid_stride(nx * ny * nc), kThreads, 0, (cudaStream_t)stream>>>(
+        nx, ny, nc, (float2 *)data, lines);
+    return launch_check("k_sense_mask");
+}
+
+extern "C" kr_status kri_cuda_sense_reduce(int64_t nx, int64_t ny, int64_t nc, const float *maps,
+                                           const float *coil, float *img, void *stream)
+{
+    k_sense_reduce<<<grid_stride(nx * ny), kThreads, 0, (cudaStream_t)stream>>>(
+        nx * ny, nc, (const float2 *)maps, (const float2 *)coil, (float2 *)img);
+    return launch_check("k_sense_reduce");
+}

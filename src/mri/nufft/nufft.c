@@ -1,0 +1,460 @@
+/* NUFFT plans: options, validation of every argument, per-point geometry, dispatch to the CPU
+ * (nufft_cpu.c) and CUDA (nufft_cuda.cu) backends, and the kr_linop wrapper. */
+#include "mri/nufft/nufft_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void kr_nufft_opts_default(kr_nufft_opts *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->dtype = KR_C64;
+    o->eps = 1e-4;
+    o->sigma = 2.0;
+    o->batch = 1;
+    o->width = 0;
+    o->check_finite = 1;
+}
+
+void kr_nufft_plan_destroy(kr_nufft_plan *p)
+{
+    if (!p) return;
+    kri_cpu_nufft_free(p);
+#ifdef KRAY_HAVE_CUDA
+    kri_cuda_nufft_free(p);
+#endif
+    for (int d = 0; d < 3; d++) kri_free(p->deapod[d]);
+    kri_free(p);
+}
+
+kr_status kr_nufft_plan_create(kr_nufft_plan **plan, const kr_ctx *ctx, int ndim,
+                               const int64_t *dims, const kr_nufft_opts *opts)
+{
+    KRI_ARG_NOT_NULL(plan);
+    *plan = NULL;
+    KRI_ARG_NOT_NULL(ctx);
+    KRI_ARG_NOT_NULL(dims);
+    kr_nufft_opts o;
+    if (opts)
+        o = *opts;
+    else
+        kr_nufft_opts_default(&o);
+    if (ndim != 2 && ndim != 3)
+        return kri_fail(KR_ERR_DIM, "NUFFT images must have 2 or 3 dims, got %d", ndim);
+    for (int d = 0; d < ndim; d++)
+        if (dims[d] < 2 || dims[d] > (1 << 20))
+            return kri_fail(KR_ERR_DIM, "NUFFT image dim %d is %lld; it must be in [2, %d]", d,
+                            (long long)dims[d], 1 << 20);
+    if (o.dtype != KR_C64 && o.dtype != KR_C128)
+        return kri_fail(KR_ERR_DTYPE, "NUFFT plans are c64 or c128, got %s",
+                        kr_dtype_name(o.dtype));
+    double eps_min = o.dtype == KR_C64 ? 1e-6 : 1e-14;
+    if (!(o.eps >= eps_min && o.eps <= 0.1))
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT eps %g is outside [%g, 0.1] for %s%s", o.eps,
+                        eps_min, kr_dtype_name(o.dtype),
+                        o.dtype == KR_C64 && o.eps < eps_min ? " (use KR_C128 for more accuracy)"
+                                                             : "");
+    if (o.sigma == 0.0) o.sigma = 2.0;
+    if (!(o.sigma >= 1.25 && o.sigma <= 3.0))
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT oversampling sigma %g is outside [1.25, 3]",
+                        o.sigma);
+    if (o.batch == 0) o.batch = 1;
+    if (o.batch < 1 || o.batch > (1 << 24))
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT batch %lld is outside [1, %d]",
+                        (long long)o.batch, 1 << 24);
+    if (o.width != 0 && (o.width < 2 || o.width > KRI_NUFFT_MAX_W))
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT kernel width %d is outside [2, %d] (0 = auto)",
+                        o.width, KRI_NUFFT_MAX_W);
+    if (o.gpu_max_subprob < 0 || o.gpu_max_batch < 0 || o.gpu_bin[0] < 0 || o.gpu_bin[1] < 0 ||
+        o.gpu_bin[2] < 0 || o.gpu_bin[0] > 1024 || o.gpu_bin[1] > 1024 || o.gpu_bin[2] > 1024)
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT GPU options must be >= 0 (0 = auto), got "
+                        "max_subprob %d, max_batch %d, bin %dx%dx%d (at most 1024 each)",
+                        o.gpu_max_subprob, o.gpu_max_batch, o.gpu_bin[0], o.gpu_bin[1],
+                        o.gpu_bin[2]);
+    kr_backend be = kr_ctx_backend(ctx);
+
+    /* Width from the requested sigma, grid from it, then width and beta again from the grid's
+     * effective oversampling (never wider). */
+    int w = o.width ? o.width : kri_nufft_width_for(o.eps, o.sigma, ndim);
+    if (w == 0)
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT eps %g needs a kernel wider than %d cells at "
+                        "sigma %g; raise sigma or eps", o.eps, KRI_NUFFT_MAX_W, o.sigma);
+    int64_t n[3] = {1, 1, 1}, N[3] = {1, 1, 1};
+    double sig = INFINITY;
+    for (int d = 0; d < ndim; d++) {
+        N[d] = dims[d];
+        n[d] = kri_nufft_grid_size(N[d], o.sigma, w);
+        sig = fmin(sig, (double)n[d] / (double)N[d]);
+    }
+    if (!o.width) {
+        int w2 = kri_nufft_width_for(o.eps, sig, ndim);
+        if (w2 > 0 && w2 < w) w = w2;
+    }
+    int64_t ngrid, nbytes;
+    if (!kri_mul_ok(n[0], n[1], &ngrid) || !kri_mul_ok(ngrid, n[2], &ngrid) ||
+        !kri_mul_ok(ngrid, 16, &nbytes) || ngrid > KR_MAX_ELEMENTS)
+        return kri_fail(KR_ERR_DIM, "NUFFT grid %lldx%lldx%lld is too large", (long long)n[0],
+                        (long long)n[1], (long long)n[2]);
+
+    kr_nufft_plan *p = kri_calloc(1, sizeof *p);
+    if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a NUFFT plan");
+    p->ctx = ctx;
+    p->backend = be;
+    p->dtype = o.dtype;
+    p->dbl = o.dtype == KR_C128;
+    p->ndim = ndim;
+    for (int d = 0; d < 3; d++) {
+        p->N[d] = N[d];
+        p->n[d] = n[d];
+    }
+    p->ngrid = ngrid;
+    p->nimg = N[0] * N[1] * N[2];
+    p->batch = o.batch;
+    p->eps = o.eps;
+    p->sigma = sig;
+    p->check_finite = o.check_finite != 0;
+    /* measured on an H100: 256 points per subproblem is best for dense 2-D centres (radial),
+     * 1024 for 3-D */
+    p->gpu_max_subprob = o.gpu_max_subprob ? o.gpu_max_subprob : ndim == 2 ? 256 : 1024;
+    p->gpu_max_batch = o.gpu_max_batch;
+    for (int d = 0; d < 3; d++) p->gpu_bin[d] = o.gpu_bin[d];
+    double tol = fmax(0.02 * o.eps, 2e-14);
+    if (!p->dbl) tol = fmax(tol, 1e-8);
+    kr_status s = kri_nufft_kernel_init(&p->ker, w, kri_nufft_beta_for(w, sig), tol);
+    for (int d = 0; d < 3 && s == KR_OK; d++) {
+        s = kri_alloc((void **)&p->deapod[d], (size_t)N[d] * sizeof(double),
+                      "NUFFT deapodisation factors");
+        if (s == KR_OK && d < ndim) kri_nufft_deapod(&p->ker, N[d], n[d], p->deapod[d]);
+        if (s == KR_OK && d >= ndim) p->deapod[d][0] = 1.0; /* unused dim of a 2-D plan */
+    }
+    if (s == KR_OK) {
+        if (be == KR_BACKEND_CUDA) {
+#ifdef KRAY_HAVE_CUDA
+            s = kri_cuda_nufft_init(p);
+#else
+            s = kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
+#endif
+        } else {
+            s = kri_cpu_nufft_init(p);
+        }
+    }
+    if (s != KR_OK) {
+        kr_nufft_plan_destroy(p);
+        return s;
+    }
+    kr_log(ctx, KR_LOG_DEBUG,
+           "nufft plan: %dD %lldx%lldx%lld, grid %lldx%lldx%lld, %s, eps %g, width %d, beta "
+           "%.4f, degree %d, batch %lld",
+           ndim, (long long)N[0], (long long)N[1], (long long)N[2], (long long)n[0],
+           (long long)n[1], (long long)n[2], kr_dtype_name(p->dtype), p->eps, w, p->ker.beta,
+           p->ker.degree, (long long)p->batch);
+    *plan = p;
+    return KR_OK;
+}
+
+kr_status kr_nufft_plan_info(const kr_nufft_plan *p, kr_nufft_info *info)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(info);
+    memset(info, 0, sizeof *info);
+    info->ndim = p->ndim;
+    for (int d = 0; d < 3; d++) {
+        info->dims[d] = p->N[d];
+        info->grid[d] = p->n[d];
+    }
+    info->batch = p->batch;
+    info->npoints = p->M;
+    info->dtype = p->dtype;
+    info->backend = p->backend;
+    info->eps = p->eps;
+    info->sigma = p->sigma;
+    info->width = p->ker.w;
+    info->beta = p->ker.beta;
+    info->degree = p->ker.degree;
+    return KR_OK;
+}
+
+/* ---- points --------------------------------------------------------------------------------- */
+static const char kri_axis_name[3][3] = {"kx", "ky", "kz"};
+
+/* The sentence for the first invalid coordinate (index m nc + d of the trajectory). */
+static kr_status kri_report_bad_coord(const kr_nufft_plan *p, const kri_nufft_traj *t,
+                                      int64_t bad)
+{
+    int64_t m = bad / t->nc;
+    int d = (int)(bad % t->nc);
+    size_t es = kr_dtype_size(t->dtype);
+    unsigned char raw[8];
+    KRI_TRY(kri_memcpy(raw, KR_HOST, (const char *)t->data + (size_t)bad * es, t->loc, es,
+                       p->ctx));
+    double v;
+    if (t->dtype == KR_F32) {
+        float f;
+        memcpy(&f, raw, sizeof f);
+        v = f;
+    } else {
+        memcpy(&v, raw, sizeof v);
+    }
+    if (!isfinite(v))
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT trajectory point %lld has %s = %g",
+                        (long long)m, kri_axis_name[d], v);
+    if (d >= p->ndim)
+        return kri_fail(KR_ERR_GEOMETRY, "NUFFT trajectory point %lld has kz = %g; a 2-D plan "
+                        "needs kz = 0", (long long)m, v);
+    return kri_fail(KR_ERR_GEOMETRY, "NUFFT trajectory point %lld has %s = %g, outside [%g, %g] "
+                    "for an image %lld wide", (long long)m, kri_axis_name[d], v,
+                    -0.5 * (double)p->N[d], 0.5 * (double)p->N[d], (long long)p->N[d]);
+}
+
+kr_status kr_nufft_set_points(kr_nufft_plan *p, const kr_array *traj)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(traj);
+    if (traj->dtype != KR_F32 && traj->dtype != KR_F64)
+        return kri_fail(KR_ERR_DTYPE, "NUFFT trajectory must be f32 or f64, got %s",
+                        kr_dtype_name(traj->dtype));
+    if (!traj->data || traj->ndim < 1)
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT trajectory array has no data");
+    if (!kr_array_is_contiguous(traj))
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "NUFFT trajectory must be contiguous");
+    if (traj->loc == KR_DEVICE && p->backend != KR_BACKEND_CUDA)
+        return kri_fail(KR_ERR_LOCATION, "NUFFT trajectory is in device memory but the plan's "
+                        "backend is %s", kr_backend_name(p->backend));
+    int64_t nc = traj->dims[0];
+    if (!(nc == 3 || (nc == 2 && p->ndim == 2))) {
+        char b[128];
+        return kri_fail(KR_ERR_DIM, "NUFFT trajectory has dims %s; the first dim must be 3 "
+                        "(kx, ky, kz)%s", kr_dims_string(traj->ndim, traj->dims, b, sizeof b),
+                        p->ndim == 2 ? " or 2 (kx, ky)" : "");
+    }
+    int64_t M = kr_array_numel(traj) / nc;
+    if (M < 1) return kri_fail(KR_ERR_DIM, "NUFFT trajectory has no points");
+    if (M > INT32_MAX)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "NUFFT trajectory has %lld points; at most %d are "
+                        "supported", (long long)M, INT32_MAX);
+
+    p->M = 0; /* on failure the plan has no points */
+    kri_nufft_traj tr = {traj->data, traj->dtype, nc, M, traj->loc};
+    int64_t bad = -1;
+    kr_status s;
+    if (p->backend == KR_BACKEND_CUDA) {
+#ifdef KRAY_HAVE_CUDA
+        s = kri_cuda_nufft_set_points(p, &tr, &bad);
+#else
+        s = kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
+#endif
+    } else {
+        s = kri_cpu_nufft_set_points(p, &tr, &bad);
+    }
+    if (s == KR_OK && bad >= 0) return kri_report_bad_coord(p, &tr, bad);
+    if (s == KR_OK) p->M = M;
+    return s;
+}
+
+/* ---- execution ------------------------------------------------------------------------------ */
+static kr_status kri_check_array(const kr_nufft_plan *p, const kr_array *a, const char *what)
+{
+    if (a->dtype != p->dtype)
+        return kri_fail(KR_ERR_DTYPE, "NUFFT %s is %s, the plan is %s", what,
+                        kr_dtype_name(a->dtype), kr_dtype_name(p->dtype));
+    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "NUFFT %s has no data", what);
+    if (!kr_array_is_contiguous(a))
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "NUFFT %s must be contiguous", what);
+    char buf[96];
+    snprintf(buf, sizeof buf, "NUFFT %s", what);
+    KRI_TRY(kri_check_loc(p->ctx, a->loc, buf));
+    if (a->loc == KR_DEVICE && a->device != kr_ctx_device(p->ctx))
+        return kri_fail(KR_ERR_LOCATION, "NUFFT %s is on CUDA device %d, the plan's context uses "
+                        "device %d", what, a->device, kr_ctx_device(p->ctx));
+    return KR_OK;
+}
+
+static kr_status kri_check_image(const kr_nufft_plan *p, const kr_array *a)
+{
+    KRI_TRY(kri_check_array(p, a, "image"));
+    int ok = 1;
+    int64_t rest = 1;
+    for (int d = 0; d < a->ndim; d++) {
+        if (d < p->ndim)
+            ok &= a->dims[d] == p->N[d];
+        else
+            rest *= a->dims[d];
+    }
+    if (a->ndim < p->ndim) ok = 0;
+    if (!ok || rest != p->batch) {
+        char b[128], e[96];
+        if (p->ndim == 2)
+            snprintf(e, sizeof e, "%lldx%lld", (long long)p->N[0], (long long)p->N[1]);
+        else
+            snprintf(e, sizeof e, "%lldx%lldx%lld", (long long)p->N[0], (long long)p->N[1],
+                     (long long)p->N[2]);
+        return kri_fail(KR_ERR_DIM, "NUFFT image has dims %s; the plan expects %s with %lld "
+                        "batch member%s", kr_dims_string(a->ndim, a->dims, b, sizeof b), e,
+                        (long long)p->batch, p->batch == 1 ? "" : "s");
+    }
+    return KR_OK;
+}
+
+static kr_status kri_check_kspace(const kr_nufft_plan *p, const kr_array *a)
+{
+    KRI_TRY(kri_check_array(p, a, "k-space data"));
+    int64_t prod = 1;
+    int d = 0;
+    while (d < a->ndim && prod < p->M) prod *= a->dims[d++];
+    char b[128];
+    if (prod != p->M)
+        return kri_fail(KR_ERR_DIM, "NUFFT k-space data has dims %s; no leading dims give the "
+                        "trajectory's %lld samples", kr_dims_string(a->ndim, a->dims, b, sizeof b),
+                        (long long)p->M);
+    int64_t rest = 1;
+    for (; d < a->ndim; d++) rest *= a->dims[d];
+    if (rest != p->batch)
+        return kri_fail(KR_ERR_DIM, "NUFFT k-space data has dims %s: %lld samples x %lld batch "
+                        "members, the plan expects %lld batch member%s",
+                        kr_dims_string(a->ndim, a->dims, b, sizeof b), (long long)p->M,
+                        (long long)rest, (long long)p->batch, p->batch == 1 ? "" : "s");
+    return KR_OK;
+}
+
+static kr_status kri_check_common(const kr_nufft_plan *p, const kr_array *in, const kr_array *out)
+{
+    if (p->M == 0)
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT plan has no points: call kr_nufft_set_points "
+                        "first");
+    if (in->data && out->data) {
+        const char *a = in->data, *b = out->data;
+        if (a < b + kr_array_bytes(out) && b < a + kr_array_bytes(in))
+            return kri_fail(KR_ERR_INVALID_ARG, "NUFFT input and output overlap; in-place "
+                            "transforms are not supported");
+    }
+    return KR_OK;
+}
+
+/* First non-finite value of a host array of `n` complex values (-1: none). */
+static int64_t kri_first_nonfinite(const kr_nufft_plan *p, const void *data, int64_t n)
+{
+    int64_t first = INT64_MAX;
+    const int64_t chunk = 1 << 16;
+    int64_t nchunk = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) reduction(min : first)
+    for (int64_t c = 0; c < nchunk; c++) {
+        int64_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n, f = -1;
+        if (p->dbl) {
+            const double *v = data;
+            for (int64_t i = lo; i < hi && f < 0; i++)
+                if (!isfinite(v[2 * i]) || !isfinite(v[2 * i + 1])) f = i;
+        } else {
+            const float *v = data;
+            for (int64_t i = lo; i < hi && f < 0; i++)
+                if (!isfinite(v[2 * i]) || !isfinite(v[2 * i + 1])) f = i;
+        }
+        if (f >= 0 && f < first) first = f;
+    }
+    return first == INT64_MAX ? -1 : first;
+}
+
+static kr_status kri_report_bad_image(const kr_nufft_plan *p, int64_t bad)
+{
+    int64_t b = bad / p->nimg, i = bad % p->nimg;
+    int64_t x = i % p->N[0], y = (i / p->N[0]) % p->N[1], z = i / (p->N[0] * p->N[1]);
+    if (p->ndim == 2)
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT image value at (%lld, %lld) of batch member "
+                        "%lld is NaN or infinite", (long long)x, (long long)y, (long long)b);
+    return kri_fail(KR_ERR_INVALID_ARG, "NUFFT image value at (%lld, %lld, %lld) of batch member "
+                    "%lld is NaN or infinite", (long long)x, (long long)y, (long long)z,
+                    (long long)b);
+}
+
+static kr_status kri_report_bad_kspace(const kr_nufft_plan *p, int64_t bad)
+{
+    return kri_fail(KR_ERR_INVALID_ARG, "NUFFT k-space sample %lld of batch member %lld is NaN "
+                    "or infinite", (long long)(bad % p->M), (long long)(bad / p->M));
+}
+
+kr_status kr_nufft_forward(kr_nufft_plan *p, const kr_array *image, kr_array *kspace)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(image);
+    KRI_ARG_NOT_NULL(kspace);
+    KRI_TRY(kri_check_common(p, image, kspace));
+    KRI_TRY(kri_check_image(p, image));
+    KRI_TRY(kri_check_kspace(p, kspace));
+    if (p->backend == KR_BACKEND_CUDA) {
+#ifdef KRAY_HAVE_CUDA
+        int64_t bad = -1;
+        KRI_TRY(kri_cuda_nufft_forward(p, image->data, kspace->data, &bad));
+        if (bad >= 0) return kri_report_bad_image(p, bad);
+        return KR_OK;
+#else
+        return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
+#endif
+    }
+    if (p->check_finite) {
+        int64_t bad = kri_first_nonfinite(p, image->data, p->nimg * p->batch);
+        if (bad >= 0) return kri_report_bad_image(p, bad);
+    }
+    return kri_cpu_nufft_forward(p, image->data, kspace->data);
+}
+
+kr_status kr_nufft_adjoint(kr_nufft_plan *p, const kr_array *kspace, kr_array *image)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(kspace);
+    KRI_ARG_NOT_NULL(image);
+    KRI_TRY(kri_check_common(p, kspace, image));
+    KRI_TRY(kri_check_kspace(p, kspace));
+    KRI_TRY(kri_check_image(p, image));
+    if (p->backend == KR_BACKEND_CUDA) {
+#ifdef KRAY_HAVE_CUDA
+        int64_t bad = -1;
+        KRI_TRY(kri_cuda_nufft_adjoint(p, kspace->data, image->data, &bad));
+        if (bad >= 0) return kri_report_bad_kspace(p, bad);
+        return KR_OK;
+#else
+        return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
+#endif
+    }
+    if (p->check_finite) {
+        int64_t bad = kri_first_nonfinite(p, kspace->data, p->M * p->batch);
+        if (bad >= 0) return kri_report_bad_kspace(p, bad);
+    }
+    return kri_cpu_nufft_adjoint(p, kspace->data, image->data);
+}
+
+/* ---- linear operator ------------------------------------------------------------------------ */
+static kr_status kri_nufft_op_fwd(void *data, const kr_array *in, kr_array *out)
+{
+    return kr_nufft_forward((kr_nufft_plan *)data, in, out);
+}
+
+static kr_status kri_nufft_op_adj(void *data, const kr_array *in, kr_array *out)
+{
+    return kr_nufft_adjoint((kr_nufft_plan *)data, in, out);
+}
+
+kr_status kr_nufft_linop(kr_linop **op, kr_nufft_plan *p)
+{
+    KRI_ARG_NOT_NULL(op);
+    *op = NULL;
+    KRI_ARG_NOT_NULL(p);
+    if (p->M == 0)
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT plan has no points: call kr_nufft_set_points "
+                        "before kr_nufft_linop");
+    kr_linop_def def;
+    memset(&def, 0, sizeof def);
+    def.name = "nufft";
+    def.dtype = p->dtype;
+    def.loc = p->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    def.in_ndim = p->ndim + 1;
+    for (int d = 0; d < p->ndim; d++) def.in_dims[d] = p->N[d];
+    def.in_dims[p->ndim] = p->batch;
+    def.out_ndim = 2;
+    def.out_dims[0] = p->M;
+    def.out_dims[1] = p->batch;
+    def.forward = kri_nufft_op_fwd;
+    def.adjoint = kri_nufft_op_adj;
+    def.data = p;
+    return kr_linop_create(op, p->ctx, &def);
+}

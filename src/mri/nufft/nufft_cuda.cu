@@ -1,0 +1,557 @@
+/* NUFFT on CUDA: plan state, set_points and execution (kernels in nufft_cuda_kernels.cuh).
+ *
+ * set_points: the trajectory is uploaded (when on the host), every point's footprint (first
+ * cell l0, offset s) is computed and validated on the device with the host's arithmetic, each
+ * point gets the key of its bin (32x32 cells in 2-D; 16x16x8 or 16x16x4 in 3-D; smaller when the
+ * padded tile does not fit in shared memory), the (key, index) pairs are sorted by a stable CUB
+ * radix sort (so the order is deterministic), and the sorted points are cut into subproblems of
+ * at most max_subprob points of one bin.
+ *
+ * adjoint: one block per (subproblem, batch member) spreads its points into a shared-memory
+ * copy of the bin's padded tile (bin + w - 1 cells per dim) with shared atomics, then adds the
+ * tile to the global grid with one atomic per non-zero cell (wrapping periodically); cuFFT
+ * (kray/fft.h device plans, batched); deapodisation + crop. Atomic accumulation makes the last
+ * bits run-dependent.
+ * forward: zero-pad + deapodisation, cuFFT, then one thread per bin-sorted point interpolates
+ * all batch members of the pass from the w^ndim footprint (deterministic).
+ *
+ * Everything is allocated at plan creation or set_points; execution only launches kernels (and,
+ * with check_finite, reads back one flag). The kernel width W, the precision and ndim are
+ * template parameters (w <= 16). */
+#include "mri/nufft/nufft_internal.h"
+
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "mri/nufft/nufft_cuda_kernels.cuh"
+
+/* ---- device state ------------------------------------------------------------------------- */
+struct kri_nufft_dev {
+    int device;
+    cudaStream_t stream;
+    kri_geo geo;
+    long long nbins;
+    int chunk;           /* batch members per pass */
+    void *grid;          /* chunk grids */
+    kr_fft_plan *fwd, *bwd, *fwd_rem, *bwd_rem;
+    void *D[3];          /* deapodisation factors (plan precision) */
+    unsigned long long *bad;
+    /* bins (plan time) */
+    int *bin_start;      /* nbins + 1 */
+    int *nsub;           /* nbins + 1 */
+    int *sub_start;      /* nbins + 1 */
+    void *scan_tmp;
+    size_t scan_tmp_bytes;
+    /* points (set_points) */
+    long long M, nsubs;
+    int *perm, *l0[3];
+    void *frac[3];
+    int *sub_bin, *sub_first;
+    size_t shmem;
+};
+
+#define KRI_CU(call, what)                                                                    \
+    do {                                                                                      \
+        cudaError_t kri_e_ = (call);                                                          \
+        if (kri_e_ != cudaSuccess)                                                            \
+            return kri_fail(KR_ERR_CUDA, "NUFFT: %s failed: %s", what,                        \
+                            cudaGetErrorString(kri_e_));                                      \
+    } while (0)
+
+#define KRI_LAUNCHED(what) KRI_CU(cudaGetLastError(), what)
+
+static unsigned kri_blocks(long long n) { return (unsigned)((n + kThreads - 1) / kThreads); }
+
+static void kri_dev_free_points(kri_nufft_dev *d)
+{
+    kri_device_free(d->perm);
+    d->perm = NULL;
+    for (int i = 0; i < 3; i++) {
+        kri_device_free(d->l0[i]);
+        kri_device_free(d->frac[i]);
+        d->l0[i] = NULL;
+        d->frac[i] = NULL;
+    }
+    kri_device_free(d->sub_bin);
+    kri_device_free(d->sub_first);
+    d->sub_bin = d->sub_first = NULL;
+    d->M = d->nsubs = 0;
+}
+
+extern "C" void kri_cuda_nufft_free(kr_nufft_plan *p)
+{
+    kri_nufft_dev *d = p->dev;
+    if (!d) return;
+    kri_dev_free_points(d);
+    kri_device_free(d->grid);
+    kr_fft_plan_destroy(d->fwd);
+    kr_fft_plan_destroy(d->bwd);
+    kr_fft_plan_destroy(d->fwd_rem);
+    kr_fft_plan_destroy(d->bwd_rem);
+    for (int i = 0; i < 3; i++) kri_device_free(d->D[i]);
+    kri_device_free(d->bad);
+    kri_device_free(d->bin_start);
+    kri_device_free(d->nsub);
+    kri_device_free(d->sub_start);
+    kri_device_free(d->scan_tmp);
+    kri_free(d);
+    p->dev = NULL;
+}
+
+extern "C" kr_status kri_cuda_nufft_init(kr_nufft_plan *p)
+{
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    kri_nufft_dev *d = (kri_nufft_dev *)kri_calloc(1, sizeof *d);
+    if (!d) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a NUFFT plan");
+    p->dev = d;
+    d->device = kr_ctx_device(p->ctx);
+    d->stream = (cudaStream_t)kr_ctx_stream(p->ctx);
+    const int w = p->ker.w;
+    const size_t rs = p->dbl ? sizeof(double) : sizeof(float);
+    kri_geo &g = d->geo;
+    g.nd = p->ndim;
+    g.P = w / 2;
+    g.deg = p->ker.degree;
+    g.maxsub = p->gpu_max_subprob;
+    for (int i = 0; i < 3; i++) {
+        g.n[i] = (int)p->n[i];
+        g.N[i] = (int)p->N[i];
+    }
+    /* Bin sizes: 32x32 (2-D) or 16x16x2 (3-D), halved (largest first) until the padded tile of
+     * complex values fits the shared-memory budget; never larger than the grid. */
+    int optin = 0;
+    KRI_CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d->device),
+           "querying the shared memory size");
+    /* Bin sizes: 32x32 cells (2-D, padded tile within 48 KiB) or 16x16x8 (w <= 5) / 16x16x4
+     * (3-D, within the opt-in shared memory, at most 100 KiB: larger 3-D bins keep the halo's
+     * share of global atomics and the idle threads of sparse bins down), halved (largest dim
+     * first) until the padded tile of complex values and the coefficients fit. */
+    const size_t cbytes = (size_t)(p->ker.degree + 1) * kMaxW * rs;
+    size_t budget = p->ndim == 2 ? kShmemBudget : (size_t)(optin < 100 * 1024 ? optin : 100 * 1024);
+    if (budget < kShmemBudget) budget = kShmemBudget;
+    int bs[3];
+    for (int attempt = 0; attempt < 2; attempt++) {
+        bs[0] = bs[1] = p->ndim == 3 ? 16 : 32;
+        bs[2] = p->ndim == 3 ? (w <= 5 ? 8 : 4) : 1; /* fastest on an H100 (measured) */
+        for (int i = 0; i < p->ndim; i++)
+            if (p->gpu_bin[i] > 0) bs[i] = p->gpu_bin[i];
+        int fits = 0;
+        for (;;) {
+            size_t cells = 1;
+            for (int i = 0; i < p->ndim; i++) cells *= (size_t)(bs[i] + w - 1);
+            if (cells * 2 * rs + cbytes <= budget) {
+                fits = 1;
+                break;
+            }
+            int big = 0;
+            for (int i = 1; i < p->ndim; i++)
+                if (bs[i] > bs[big]) big = i;
+            if (bs[big] == 1) break;
+            bs[big] /= 2;
+        }
+        if (fits) break;
+        if (attempt == 1 || (size_t)optin <= budget)
+            return kri_fail(KR_ERR_NOT_SUPPORTED, "NUFFT: a kernel of width %d does not fit the "
+                            "GPU's shared memory (%d bytes per block) in %s", w, optin,
+                            kr_dtype_name(p->dtype));
+        budget = (size_t)optin; /* retry with the whole opt-in limit */
+    }
+    d->nbins = 1;
+    for (int i = 0; i < 3; i++) {
+        if (i >= p->ndim) bs[i] = 1;
+        if (bs[i] > g.n[i]) bs[i] = g.n[i];
+        g.bs[i] = bs[i];
+        g.nb[i] = (g.n[i] + bs[i] - 1) / bs[i];
+        d->nbins *= g.nb[i];
+    }
+    d->shmem = 2 * rs;
+    for (int i = 0; i < p->ndim; i++) d->shmem *= (size_t)(bs[i] + w - 1);
+    d->shmem += cbytes;
+    if (d->nbins >= INT_MAX)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "NUFFT: %lld GPU bins are too many",
+                        (long long)d->nbins);
+
+    /* Batch members per pass: all, or as many grids as fit in about 1 GiB (at least 1). */
+    size_t gbytes = (size_t)p->ngrid * 2 * rs;
+    long long chunk = p->gpu_max_batch ? p->gpu_max_batch : (long long)((1ull << 30) / gbytes);
+    if (chunk < 1) chunk = 1;
+    if (chunk > p->batch) chunk = p->batch;
+    if (chunk > 4096) chunk = 4096; /* gridDim.y of the spreading launch */
+    d->chunk = (int)chunk;
+    KRI_TRY(kri_device_alloc(&d->grid, gbytes * (size_t)chunk, d->device, "the NUFFT grids"));
+    int64_t gd[4] = {p->n[0], p->n[1], p->n[2], chunk};
+    gd[p->ndim] = chunk;
+    unsigned axes = (1u << p->ndim) - 1;
+    KRI_TRY(kr_fft_plan_create(&d->fwd, p->ctx, p->dtype, p->ndim + 1, gd, axes, KR_FFT_FORWARD,
+                               0, KR_DEVICE));
+    KRI_TRY(kr_fft_plan_create(&d->bwd, p->ctx, p->dtype, p->ndim + 1, gd, axes, KR_FFT_BACKWARD,
+                               0, KR_DEVICE));
+    long long rem = p->batch % chunk;
+    if (rem) {
+        gd[p->ndim] = rem;
+        KRI_TRY(kr_fft_plan_create(&d->fwd_rem, p->ctx, p->dtype, p->ndim + 1, gd, axes,
+                                   KR_FFT_FORWARD, 0, KR_DEVICE));
+        KRI_TRY(kr_fft_plan_create(&d->bwd_rem, p->ctx, p->dtype, p->ndim + 1, gd, axes,
+                                   KR_FFT_BACKWARD, 0, KR_DEVICE));
+    }
+    for (int i = 0; i < 3; i++) {
+        KRI_TRY(kri_device_alloc(&d->D[i], (size_t)p->N[i] * rs, d->device,
+                                 "NUFFT deapodisation factors"));
+        void *h = NULL;
+        KRI_TRY(kri_alloc(&h, (size_t)p->N[i] * rs, "NUFFT deapodisation factors"));
+        for (int64_t k = 0; k < p->N[i]; k++) {
+            if (p->dbl)
+                ((double *)h)[k] = p->deapod[i][k];
+            else
+                ((float *)h)[k] = (float)p->deapod[i][k];
+        }
+        kr_status s = kri_memcpy(d->D[i], KR_DEVICE, h, KR_HOST, (size_t)p->N[i] * rs, p->ctx);
+        kri_free(h);
+        KRI_TRY(s);
+    }
+    KRI_TRY(kri_device_alloc((void **)&d->bad, sizeof *d->bad, d->device, "a NUFFT flag"));
+    size_t nb1 = (size_t)(d->nbins + 1) * sizeof(int);
+    KRI_TRY(kri_device_alloc((void **)&d->bin_start, nb1, d->device, "NUFFT bins"));
+    KRI_TRY(kri_device_alloc((void **)&d->nsub, nb1, d->device, "NUFFT bins"));
+    KRI_TRY(kri_device_alloc((void **)&d->sub_start, nb1, d->device, "NUFFT bins"));
+    KRI_CU(cub::DeviceScan::ExclusiveSum(NULL, d->scan_tmp_bytes, d->nsub, d->sub_start,
+                                         (int)(d->nbins + 1), d->stream),
+           "sizing the bin scan");
+    KRI_TRY(kri_device_alloc(&d->scan_tmp, d->scan_tmp_bytes, d->device, "NUFFT scan scratch"));
+    return KR_OK;
+}
+
+template <typename T>
+static kr_status kri_set_points_t(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad)
+{
+    kri_nufft_dev *d = p->dev;
+    const long long M = t->M;
+    const int nd = p->ndim;
+    const kri_geo g = d->geo;
+    *bad = -1;
+    /* Temporaries: the trajectory on the device, original-order footprints, keys, values, sort
+     * scratch. */
+    void *traj = NULL;
+    int *l0o[3] = {NULL, NULL, NULL};
+    T *fo[3] = {NULL, NULL, NULL};
+    unsigned *keys = NULL, *keys_s = NULL;
+    int *vals = NULL;
+    void *sort_tmp = NULL;
+    size_t sort_bytes = 0, tbytes = (size_t)(M * t->nc) * kr_dtype_size(t->dtype);
+    kr_status s = KR_OK;
+    cudaError_t e = cudaSuccess;
+    int nsubs = 0;
+    unsigned long long badv = ~0ull;
+    int nbits = 1;
+    while (nbits < 32 && (1ll << nbits) < d->nbins) nbits++;
+#define KRI_S(expr)                                                                           \
+    do {                                                                                      \
+        if (s == KR_OK) s = (expr);                                                           \
+    } while (0)
+#define KRI_E(expr)                                                                           \
+    do {                                                                                      \
+        if (s == KR_OK && e == cudaSuccess) e = (expr);                                       \
+    } while (0)
+    const void *tsrc = t->data;
+    if (t->loc == KR_HOST) {
+        KRI_S(kri_device_alloc(&traj, tbytes, d->device, "the NUFFT trajectory"));
+        KRI_S(kri_memcpy(traj, KR_DEVICE, t->data, KR_HOST, tbytes, p->ctx));
+        tsrc = traj;
+    }
+    for (int i = 0; i < nd; i++) {
+        KRI_S(kri_device_alloc((void **)&l0o[i], (size_t)M * sizeof(int), d->device,
+                               "NUFFT points"));
+        KRI_S(kri_device_alloc((void **)&fo[i], (size_t)M * sizeof(T), d->device, "NUFFT points"));
+    }
+    for (int i = nd; i < 3; i++) { /* unused by 2-D kernels; valid pointers anyway */
+        l0o[i] = l0o[0];
+        fo[i] = fo[0];
+    }
+    if (s == KR_OK) {
+        double r[3];
+        for (int i = 0; i < 3; i++) r[i] = (double)p->n[i] / (double)p->N[i];
+        const double hw = 0.5 * (double)p->ker.w;
+        KRI_E(cudaMemsetAsync(d->bad, 0xff, sizeof *d->bad, d->stream));
+        if (t->dtype == KR_F32)
+            k_nufft_geometry<T, float><<<kri_blocks(M), kThreads, 0, d->stream>>>(
+                (const float *)tsrc, (int)t->nc, M, g, hw, r[0], r[1], r[2], l0o[0], l0o[1],
+                l0o[2], fo[0], fo[1], fo[2], d->bad);
+        else
+            k_nufft_geometry<T, double><<<kri_blocks(M), kThreads, 0, d->stream>>>(
+                (const double *)tsrc, (int)t->nc, M, g, hw, r[0], r[1], r[2], l0o[0], l0o[1],
+                l0o[2], fo[0], fo[1], fo[2], d->bad);
+        KRI_E(cudaGetLastError());
+        KRI_E(cudaMemcpyAsync(&badv, d->bad, sizeof badv, cudaMemcpyDeviceToHost, d->stream));
+        KRI_E(cudaStreamSynchronize(d->stream));
+    }
+    if (s == KR_OK && e == cudaSuccess && badv != ~0ull) {
+        *bad = (int64_t)badv;
+        goto done;
+    }
+    if (s == KR_OK && e == cudaSuccess) kri_dev_free_points(d);
+    for (int i = 0; i < nd; i++) {
+        KRI_S(kri_device_alloc((void **)&d->l0[i], (size_t)M * sizeof(int), d->device,
+                               "NUFFT points"));
+        KRI_S(kri_device_alloc(&d->frac[i], (size_t)M * sizeof(T), d->device, "NUFFT points"));
+    }
+    KRI_S(kri_device_alloc((void **)&keys, (size_t)M * sizeof(unsigned), d->device, "NUFFT keys"));
+    KRI_S(kri_device_alloc((void **)&keys_s, (size_t)M * sizeof(unsigned), d->device,
+                           "NUFFT keys"));
+    KRI_S(kri_device_alloc((void **)&vals, (size_t)M * sizeof(int), d->device, "NUFFT keys"));
+    KRI_S(kri_device_alloc((void **)&d->perm, (size_t)M * sizeof(int), d->device,
+                           "NUFFT point order"));
+    KRI_E(cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, keys, keys_s, vals, d->perm, (int)M,
+                                          0, nbits, d->stream));
+    KRI_S(kri_device_alloc(&sort_tmp, sort_bytes, d->device, "NUFFT sort scratch"));
+    if (s == KR_OK && e == cudaSuccess) {
+        k_nufft_bin_keys<<<kri_blocks(M), kThreads, 0, d->stream>>>(g, M, l0o[0], l0o[1], l0o[2],
+                                                                    keys, vals);
+        e = cudaGetLastError();
+    }
+    KRI_E(cub::DeviceRadixSort::SortPairs(sort_tmp, sort_bytes, keys, keys_s, vals, d->perm,
+                                          (int)M, 0, nbits, d->stream));
+    if (s == KR_OK && e == cudaSuccess) {
+        int *l2 = nd == 3 ? d->l0[2] : d->l0[0];
+        T *f2 = nd == 3 ? (T *)d->frac[2] : (T *)d->frac[0];
+        k_nufft_gather<T><<<kri_blocks(M), kThreads, 0, d->stream>>>(
+            M, nd, d->perm, l0o[0], l0o[1], l0o[2], fo[0], fo[1], fo[2], d->l0[0], d->l0[1], l2,
+            (T *)d->frac[0], (T *)d->frac[1], f2);
+        e = cudaGetLastError();
+    }
+    if (s == KR_OK && e == cudaSuccess) {
+        k_nufft_bin_start<<<kri_blocks(d->nbins + 1), kThreads, 0, d->stream>>>(
+            M, d->nbins, keys_s, d->bin_start);
+        e = cudaGetLastError();
+    }
+    if (s == KR_OK && e == cudaSuccess) {
+        k_nufft_sub_count<<<kri_blocks(d->nbins + 1), kThreads, 0, d->stream>>>(
+            d->nbins, g.maxsub, d->bin_start, d->nsub);
+        e = cudaGetLastError();
+    }
+    KRI_E(cub::DeviceScan::ExclusiveSum(d->scan_tmp, d->scan_tmp_bytes, d->nsub, d->sub_start,
+                                        (int)(d->nbins + 1), d->stream));
+    if (s == KR_OK && e == cudaSuccess)
+        s = kri_memcpy(&nsubs, KR_HOST, d->sub_start + d->nbins, KR_DEVICE, sizeof(int), p->ctx);
+    KRI_S(kri_device_alloc((void **)&d->sub_bin, (size_t)(nsubs > 0 ? nsubs : 1) * sizeof(int),
+                           d->device, "NUFFT subproblems"));
+    KRI_S(kri_device_alloc((void **)&d->sub_first, (size_t)(nsubs > 0 ? nsubs : 1) * sizeof(int),
+                           d->device, "NUFFT subproblems"));
+    if (s == KR_OK && e == cudaSuccess) {
+        k_nufft_sub_fill<<<kri_blocks(d->nbins), kThreads, 0, d->stream>>>(
+            d->nbins, g.maxsub, d->bin_start, d->sub_start, d->sub_bin, d->sub_first);
+        e = cudaGetLastError();
+    }
+    KRI_E(cudaStreamSynchronize(d->stream));
+    if (s == KR_OK) {
+        d->M = M;
+        d->nsubs = nsubs;
+    }
+done:
+    if (s == KR_OK && e != cudaSuccess)
+        s = kri_fail(KR_ERR_CUDA, "NUFFT: setting the points on the GPU failed: %s",
+                     cudaGetErrorString(e));
+#undef KRI_S
+#undef KRI_E
+    kri_device_free(traj);
+    for (int i = 0; i < nd; i++) {
+        kri_device_free(l0o[i]);
+        kri_device_free(fo[i]);
+    }
+    kri_device_free(keys);
+    kri_device_free(keys_s);
+    kri_device_free(vals);
+    kri_device_free(sort_tmp);
+    if (s != KR_OK) kri_dev_free_points(d);
+    return s;
+}
+
+extern "C" kr_status kri_cuda_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t,
+                                               int64_t *bad)
+{
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    return p->dbl ? kri_set_points_t<double>(p, t, bad) : kri_set_points_t<float>(p, t, bad);
+}
+
+/* ---- execution ---------------------------------------------------------------------------- */
+template <typename T> static void kri_coef_of(const kr_nufft_plan *p, kri_coef<T> *c);
+template <> void kri_coef_of<float>(const kr_nufft_plan *p, kri_coef<float> *c)
+{
+    for (int i = 0; i < KRI_NUFFT_NCOEF; i++) c->c[i] = p->ker.coeff[i];
+}
+template <> void kri_coef_of<double>(const kr_nufft_plan *p, kri_coef<double> *c)
+{
+    for (int i = 0; i < KRI_NUFFT_NCOEF; i++) c->c[i] = p->ker.coef[i];
+}
+
+template <typename T, int ND, int W>
+static cudaError_t kri_launch_spread(kri_nufft_dev *d, const kri_coef<T> &c, const void *y,
+                                     int nb, long long ngrid, long long b0, int check)
+{
+    if (d->nsubs == 0) return cudaSuccess;
+    static_assert(W <= kMaxW, "kernel too wide");
+    dim3 grid((unsigned)d->nsubs, (unsigned)nb);
+    if (d->shmem > kShmemBudget) {
+        cudaError_t e = cudaFuncSetAttribute(k_nufft_spread<T, ND, W>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)d->shmem);
+        if (e != cudaSuccess) return e;
+    }
+    k_nufft_spread<T, ND, W><<<grid, kThreads, d->shmem, d->stream>>>(
+        d->geo, c, d->sub_bin, d->sub_first, d->bin_start, d->perm, d->l0[0], d->l0[1],
+        ND == 3 ? d->l0[2] : d->l0[0], (const T *)d->frac[0], (const T *)d->frac[1],
+        ND == 3 ? (const T *)d->frac[2] : (const T *)d->frac[0],
+        (const typename kri_c2<T>::t *)y, d->M, (T *)d->grid, ngrid, b0, check, d->bad);
+    return cudaGetLastError();
+}
+
+template <typename T, int ND, int W>
+static cudaError_t kri_launch_interp(kri_nufft_dev *d, const kri_coef<T> &c, void *out, int nb,
+                                     long long ngrid)
+{
+    k_nufft_interp<T, ND, W><<<kri_blocks(d->M), kThreads, 0, d->stream>>>(
+        d->geo, c, d->perm, d->l0[0], d->l0[1], ND == 3 ? d->l0[2] : d->l0[0],
+        (const T *)d->frac[0], (const T *)d->frac[1],
+        ND == 3 ? (const T *)d->frac[2] : (const T *)d->frac[0],
+        (const typename kri_c2<T>::t *)d->grid, ngrid, nb, (typename kri_c2<T>::t *)out, d->M);
+    return cudaGetLastError();
+}
+
+#define KRI_W_CASES(F, ...)                                                                   \
+    switch (w) {                                                                              \
+    case 2: return F<T, ND, 2>(__VA_ARGS__);                                                  \
+    case 3: return F<T, ND, 3>(__VA_ARGS__);                                                  \
+    case 4: return F<T, ND, 4>(__VA_ARGS__);                                                  \
+    case 5: return F<T, ND, 5>(__VA_ARGS__);                                                  \
+    case 6: return F<T, ND, 6>(__VA_ARGS__);                                                  \
+    case 7: return F<T, ND, 7>(__VA_ARGS__);                                                  \
+    case 8: return F<T, ND, 8>(__VA_ARGS__);                                                  \
+    case 9: return F<T, ND, 9>(__VA_ARGS__);                                                  \
+    case 10: return F<T, ND, 10>(__VA_ARGS__);                                                \
+    case 11: return F<T, ND, 11>(__VA_ARGS__);                                                \
+    case 12: return F<T, ND, 12>(__VA_ARGS__);                                                \
+    case 13: return F<T, ND, 13>(__VA_ARGS__);                                                \
+    case 14: return F<T, ND, 14>(__VA_ARGS__);                                                \
+    case 15: return F<T, ND, 15>(__VA_ARGS__);                                                \
+    case 16: return F<T, ND, 16>(__VA_ARGS__);                                                \
+    default: return cudaErrorInvalidValue;                                                    \
+    }
+
+template <typename T, int ND>
+static cudaError_t kri_spread_w(int w, kri_nufft_dev *d, const kri_coef<T> &c, const void *y,
+                                int nb, long long ngrid, long long b0, int check)
+{
+    KRI_W_CASES(kri_launch_spread, d, c, y, nb, ngrid, b0, check)
+}
+
+template <typename T, int ND>
+static cudaError_t kri_interp_w(int w, kri_nufft_dev *d, const kri_coef<T> &c, void *out, int nb,
+                                long long ngrid)
+{
+    KRI_W_CASES(kri_launch_interp, d, c, out, nb, ngrid)
+}
+
+static kr_status kri_grid_fft(kr_nufft_plan *p, kr_fft_plan *f, int nb)
+{
+    kri_nufft_dev *d = p->dev;
+    int64_t gd[4] = {p->n[0], p->n[1], p->n[2], nb};
+    gd[p->ndim] = nb;
+    kr_array a;
+    KRI_TRY(kr_array_wrap(&a, p->dtype, p->ndim + 1, gd, d->grid, KR_DEVICE));
+    a.device = d->device;
+    return kr_fft_execute(f, &a, &a);
+}
+
+static kr_status kri_bad_begin(kr_nufft_plan *p)
+{
+    if (!p->check_finite) return KR_OK;
+    KRI_CU(cudaMemsetAsync(p->dev->bad, 0xff, sizeof *p->dev->bad, p->dev->stream),
+           "clearing the finiteness flag");
+    return KR_OK;
+}
+
+static kr_status kri_bad_end(kr_nufft_plan *p, int64_t *bad)
+{
+    *bad = -1;
+    if (!p->check_finite) return KR_OK;
+    unsigned long long v = ~0ull;
+    KRI_CU(cudaMemcpyAsync(&v, p->dev->bad, sizeof v, cudaMemcpyDeviceToHost, p->dev->stream),
+           "reading the finiteness flag");
+    KRI_CU(cudaStreamSynchronize(p->dev->stream), "NUFFT execution");
+    if (v != ~0ull) *bad = (int64_t)v;
+    return KR_OK;
+}
+
+template <typename T>
+static kr_status kri_forward_t(kr_nufft_plan *p, const void *image, void *kspace, int64_t *bad)
+{
+    kri_nufft_dev *d = p->dev;
+    kri_coef<T> c;
+    kri_coef_of<T>(p, &c);
+    const long long ngrid = p->ngrid, nimg = p->nimg, M = d->M;
+    const size_t cs = 2 * sizeof(T);
+    KRI_TRY(kri_bad_begin(p));
+    for (long long b0 = 0; b0 < p->batch; b0 += d->chunk) {
+        int nb = (int)(p->batch - b0 < d->chunk ? p->batch - b0 : d->chunk);
+        KRI_CU(cudaMemsetAsync(d->grid, 0, (size_t)(ngrid * nb) * cs, d->stream),
+               "clearing the NUFFT grid");
+        k_nufft_pad<T><<<kri_blocks(nimg * nb), kThreads, 0, d->stream>>>(
+            d->geo, (const typename kri_c2<T>::t *)((const char *)image + (size_t)(b0 * nimg) * cs),
+            nimg, nb, (const T *)d->D[0], (const T *)d->D[1], (const T *)d->D[2],
+            (typename kri_c2<T>::t *)d->grid, ngrid, b0, p->check_finite, d->bad);
+        KRI_LAUNCHED("the NUFFT zero-padding kernel");
+        KRI_TRY(kri_grid_fft(p, nb == d->chunk ? d->fwd : d->fwd_rem, nb));
+        void *out = (char *)kspace + (size_t)(b0 * M) * cs;
+        cudaError_t e = p->ndim == 2 ? kri_interp_w<T, 2>(p->ker.w, d, c, out, nb, ngrid)
+                                     : kri_interp_w<T, 3>(p->ker.w, d, c, out, nb, ngrid);
+        KRI_CU(e, "the NUFFT interpolation kernel");
+    }
+    return kri_bad_end(p, bad);
+}
+
+template <typename T>
+static kr_status kri_adjoint_t(kr_nufft_plan *p, const void *kspace, void *image, int64_t *bad)
+{
+    kri_nufft_dev *d = p->dev;
+    kri_coef<T> c;
+    kri_coef_of<T>(p, &c);
+    const long long ngrid = p->ngrid, nimg = p->nimg, M = d->M;
+    const size_t cs = 2 * sizeof(T);
+    KRI_TRY(kri_bad_begin(p));
+    for (long long b0 = 0; b0 < p->batch; b0 += d->chunk) {
+        int nb = (int)(p->batch - b0 < d->chunk ? p->batch - b0 : d->chunk);
+        KRI_CU(cudaMemsetAsync(d->grid, 0, (size_t)(ngrid * nb) * cs, d->stream),
+               "clearing the NUFFT grid");
+        const void *y = (const char *)kspace + (size_t)(b0 * M) * cs;
+        cudaError_t e = p->ndim == 2
+                            ? kri_spread_w<T, 2>(p->ker.w, d, c, y, nb, ngrid, b0, p->check_finite)
+                            : kri_spread_w<T, 3>(p->ker.w, d, c, y, nb, ngrid, b0, p->check_finite);
+        KRI_CU(e, "the NUFFT spreading kernel");
+        KRI_TRY(kri_grid_fft(p, nb == d->chunk ? d->bwd : d->bwd_rem, nb));
+        k_nufft_crop<T><<<kri_blocks(nimg * nb), kThreads, 0, d->stream>>>(
+            d->geo, (const typename kri_c2<T>::t *)d->grid, ngrid, nb, (const T *)d->D[0],
+            (const T *)d->D[1], (const T *)d->D[2],
+            (typename kri_c2<T>::t *)((char *)image + (size_t)(b0 * nimg) * cs), nimg);
+        KRI_LAUNCHED("the NUFFT deapodisation kernel");
+    }
+    return kri_bad_end(p, bad);
+}
+
+extern "C" kr_status kri_cuda_nufft_forward(kr_nufft_plan *p, const void *image, void *kspace,
+                                            int64_t *bad)
+{
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    return p->dbl ? kri_forward_t<double>(p, image, kspace, bad)
+                  : kri_forward_t<float>(p, image, kspace, bad);
+}
+
+extern "C" kr_status kri_cuda_nufft_adjoint(kr_nufft_plan *p, const void *kspace, void *image,
+                                            int64_t *bad)
+{
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    return p->dbl ? kri_adjoint_t<double>(p, kspace, image, bad)
+                  : kri_adjoint_t<float>(p, kspace, image, bad);
+}

@@ -1,0 +1,211 @@
+/* kray fdk: cone-beam FDK reconstruction. The geometry options are those of the other cone-beam
+ * tools (tools/common/cone_common.h); the benchmark is `kray bench fdk` (tools/bench/fdk.c). */
+#include "cone_common.h"
+#include "fdk_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int kc_parse_bytes(const char *s, int64_t *out)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || !isfinite(x) || x < 0) return -1;
+    double m = 1;
+    if (*end) {
+        switch (*end) {
+        case 'k': case 'K': m = 1024.0; break;
+        case 'm': case 'M': m = 1048576.0; break;
+        case 'g': case 'G': m = 1073741824.0; break;
+        default: return -1;
+        }
+        end++;
+        if (*end == 'i' || *end == 'B') end++;
+        if (*end == 'B') end++;
+        if (*end) return -1;
+    }
+    if (x * m > 9.0e18) return -1;
+    *out = (int64_t)(x * m);
+    return 0;
+}
+
+int kc_gpu_mem(const char *tool, const char *s, int64_t *out)
+{
+    if (kc_parse_bytes(s, out) == 0) return 0;
+    return kc_usage(tool, "--gpu-mem '%s' is not a size (e.g. 512M, 2G or bytes)", s);
+}
+
+int kc_tool_fdk(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL, *mem_s = "0";
+    kc_cone a;
+    memset(&a, 0, sizeof a);
+    double cutoff = 1;
+    int filter = 0, window = 0, parker = 0, kernel = 0, slice = -1;
+    int64_t batch = 0, slab = 0;
+    /* clang-format off */
+    const kc_opt opts[] = {
+        {"geom", 'g', KC_STRING, &a.geom, NULL, "FILE",
+         "geometry JSON (types cone, cone-vec); or describe a circular scan with --sod, --sdd...",
+         NULL, 0, 0, NULL},
+        {"sod", 0, KC_DOUBLE, &a.sod, NULL, "MM", "source-origin distance", NULL, 1e-9, 1e9,
+         &a.g_sod},
+        {"sdd", 0, KC_DOUBLE, &a.sdd, NULL, "MM", "source-detector distance (> sod)", NULL, 1e-9,
+         1e9, &a.g_sdd},
+        {"det", 0, KC_DIMS, &a.det, NULL, "UxV",
+         "detector pixels (default: the size of the projections read)", NULL, 1, 1048576,
+         &a.g_det},
+        {"pitch", 0, KC_LIST, &a.pitch, "1", "MM[,MM]", "detector pixel pitch along u (and v)",
+         NULL, 1e-9, 1e9, &a.g_pitch},
+        {"det-offset", 0, KC_LIST, &a.det_offset, "0,0", "U,V",
+         "detector shift along u and v (mm)", NULL, -1e9, 1e9, &a.g_doff},
+        {"cor", 0, KC_DOUBLE, &a.cor, "0", "MM", "centre-of-rotation offset along u", NULL, -1e9,
+         1e9, &a.g_cor},
+        {"angles", 0, KC_STRING, &a.angles, "0:360", "S:E[:N]",
+         "start:stop[:count] in degrees, stop exclusive (count: the projections' view count)",
+         NULL, 0, 0, &a.g_angles},
+        {"short-scan", 0, KC_FLAG, &a.short_scan, NULL, NULL,
+         "stop = start + 180 degrees + the fan angle", NULL, 0, 0, NULL},
+        {"vol", 0, KC_DIMS, &a.vol, NULL, "N|NxMxK",
+         "volume voxels (default: U x U x V of the detector)", NULL, 1, 1048576, &a.g_vol},
+        {"voxel", 0, KC_LIST, &a.voxel, NULL, "MM[,MM,MM]",
+         "voxel size (default: pitch x sod / sdd)", NULL, 1e-9, 1e9, &a.g_voxel},
+        {"vol-offset", 0, KC_LIST, &a.vol_offset, "0,0,0", "X,Y,Z", "volume centre (mm)", NULL,
+         -1e9, 1e9, &a.g_voff},
+        {"write-geom", 0, KC_STRING, &a.write_geom, NULL, "FILE",
+         "write the geometry used as JSON", NULL, 0, 0, NULL},
+        {"filter", 0, KC_CHOICE, &filter, "fft", "F",
+         "ramp filter: FFT with a window, direct band-limited Ram-Lak, or the seed kernel",
+         "fft|direct|seed", 0, 0, NULL},
+        {"window", 0, KC_CHOICE, &window, "ramlak", "W", "FFT filter window",
+         "ramlak|shepp-logan|cosine|hamming|hann", 0, 0, NULL},
+        {"cutoff", 0, KC_DOUBLE, &cutoff, "1", "F", "FFT filter cutoff, fraction of Nyquist",
+         NULL, 1e-6, 1, NULL},
+        {"parker", 0, KC_CHOICE, &parker, "auto", "P",
+         "Parker short-scan weights: auto (views turning by less than 360 degrees), on, off",
+         "auto|on|off", 0, 0, NULL},
+        KC_GPU_MEM_OPT(mem_s, "CUDA working-memory budget, e.g. 512M or 2G (0 = 90% of the free "
+                              "memory); larger problems run in z slabs and view batches"),
+        {"batch", 0, KC_INT64, &batch, "0", "N", "views per batch (0 = auto)", NULL, 0, 1e9,
+         NULL},
+        {"slab", 0, KC_INT64, &slab, "0", "N", "z slices per slab (0 = auto)", NULL, 0, 1e9,
+         NULL},
+        {"kernel", 0, KC_CHOICE, &kernel, "auto", "K",
+         "CUDA backprojection kernel (all exact and bit-identical; auto = align)",
+         "auto|smem|smem32|global|pipe|pipe32|align", 0, 0, NULL},
+        {"slice", 0, KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)",
+         NULL, -1, 2e9, NULL},
+        {0}};
+    /* clang-format on */
+    const kc_arg args[] = {{"projections", &in, "line integrals [u, v, view] (any readable format)",
+                            0},
+                           {"volume", &out, "reconstruction [x, y, z] in 1/mm", 0},
+                           {0}};
+    const kc_spec spec = {
+        "fdk",
+        "Cone-beam FDK reconstruction (Feldkamp-Davis-Kress), flat detector: cosine weighting,\n"
+        "ramp filtering along detector rows, Parker weights for short scans, voxel-driven\n"
+        "backprojection with the distance weight. Projections are line integrals [u, v, view];\n"
+        "the volume is attenuation in 1/mm, written with its voxel size and origin where the\n"
+        "format has them (PNG/PGM: one slice). Projections with NaN or infinite values are\n"
+        "refused (their count is reported).",
+        opts,
+        args,
+        KC_JSON,
+        KC_CONE_NOTES
+        "\nExamples:\n"
+        "  kray fdk --geom g.json proj.nrrd vol.nrrd\n"
+        "  kray fdk --sod 750 --sdd 1200 --pitch 0.32 --vol 256 --voxel 1 proj.npy vol.nii\n"
+        "  kray fdk --sod 750 --sdd 1200 --short-scan --gpu-mem 512M proj.npy vol.nrrd\n"
+        "Benchmark: kray bench fdk.",
+        NULL,
+        NULL};
+    kc_common c;
+    int r = kc_parse(&spec, &c, argc, argv);
+    if (r) return r < 0 ? 0 : r;
+
+    kr_fdk_opts o;
+    kr_fdk_opts_default(&o);
+    o.filter = filter;
+    o.window = window;
+    o.cutoff = cutoff;
+    o.short_scan = parker == 0 ? -1 : (parker == 1 ? 1 : 0);
+    o.batch_views = batch;
+    o.slab_z = slab;
+    o.kernel = (kr_fdk_kernel)kernel;
+    o.fuse = -1; /* one run: the cuFFT callbacks' plan-time link (~0.6 s) would not pay back */
+    if ((r = kc_gpu_mem("fdk", mem_s, &o.gpu_mem)) != 0) return r;
+    if (c.precision == 1)
+        return kc_usage("fdk", "--precision f64 is not supported: FDK runs in f32");
+    if ((r = kc_check_output("fdk", out)) != 0) return r;
+
+    kr_array *proj = NULL, *vol = NULL;
+    kr_ctx *ctx = NULL;
+    kr_ct_geom *g = NULL;
+    kr_fdk_plan *plan = NULL;
+    kr_status s;
+    if ((r = kc_cone_read("fdk", in, KR_F32, &proj, NULL)) != 0) goto done;
+    {
+        /* without --vol (and --geom), the volume is U x U x V voxels of the detector */
+        kr_array dflt;
+        memset(&dflt, 0, sizeof dflt);
+        dflt.ndim = 3;
+        dflt.dims[0] = dflt.dims[1] = proj->dims[0];
+        dflt.dims[2] = proj->ndim > 1 ? proj->dims[1] : 1;
+        if ((r = kc_cone_geometry("fdk", &a, proj, &dflt, NULL, &g)) != 0) goto done;
+    }
+    if ((r = kc_make_ctx("fdk", &c, &ctx)) != 0) goto done;
+    int64_t vd[3];
+    kr_ct_geom_image_dims(g, vd);
+    r = KC_EXIT_INPUT;
+    if ((s = kr_fdk_plan_create(&plan, ctx, g, &o)) != KR_OK ||
+        (s = kr_array_create(&vol, KR_F32, 3, vd, KR_HOST, NULL)) != KR_OK) {
+        r = kc_fail("fdk", s);
+        goto done;
+    }
+    double t0 = kr_time_now();
+    if ((s = kr_fdk_execute(plan, proj, vol)) != KR_OK) {
+        r = kc_fail("fdk", s);
+        goto done;
+    }
+    double t = kr_time_now() - t0;
+    kr_fdk_info info;
+    kr_fdk_plan_info(plan, &info);
+    if ((r = kc_cone_write("fdk", out, vol, g, 1, slice)) != 0) goto done;
+    if (c.json) {
+        printf("{\"tool\": \"fdk\", \"backend\": ");
+        kc_json_string(stdout, kr_backend_name(kr_ctx_backend(ctx)));
+        printf(", \"kernel\": ");
+        kc_json_string(stdout, info.kernel);
+        printf(", \"volume\": [%lld, %lld, %lld], \"detector\": [%lld, %lld], \"views\": %lld, "
+               "\"short_scan\": %d, \"arc_deg\": ",
+               (long long)vd[0], (long long)vd[1], (long long)vd[2],
+               (long long)kr_ct_geom_det_count(g), (long long)kr_ct_geom_det_rows(g),
+               (long long)kr_ct_geom_nviews(g), info.short_scan);
+        kc_json_number(stdout, info.arc_deg);
+        printf(", \"fan_deg\": ");
+        kc_json_number(stdout, info.fan_deg);
+        printf(", \"slabs\": %lld, \"time_s\": ", (long long)info.slabs);
+        kc_json_number(stdout, t);
+        printf("}\n");
+    } else if (c.verbose) {
+        char tb[32];
+        fprintf(stderr,
+                "kray fdk: wrote %s: %lldx%lldx%lld voxels from %lld views (%s scan over %.4g "
+                "degrees, fan %.4g degrees) in %s on %s (%s, %lld slab%s)\n",
+                out, (long long)vd[0], (long long)vd[1], (long long)vd[2],
+                (long long)kr_ct_geom_nviews(g), info.short_scan ? "short" : "full", info.arc_deg,
+                info.fan_deg, kc_fmt_seconds(t, tb, sizeof tb),
+                kr_backend_name(kr_ctx_backend(ctx)), info.kernel, (long long)info.slabs,
+                info.slabs == 1 ? "" : "s");
+    }
+    r = 0;
+done:
+    kr_fdk_plan_destroy(plan);
+    kr_ct_geom_destroy(g);
+    kr_array_destroy(proj);
+    kr_array_destroy(vol);
+    kr_ctx_destroy(ctx);
+    return r;
+}

@@ -1,0 +1,39 @@
+/* Helpers shared by `kray recon` and `kray sense` (tools/cli/recon.c): multi-coil input from
+ * array files or ISMRMRD, line detection, sensitivity maps, writing outputs. */
+#ifndef KRAY_TOOLS_TOOL_MRI_H
+#define KRAY_TOOLS_TOOL_MRI_H
+
+#include "cli.h"
+#include "kray/recon.h"
+#include "kray/sense.h"
+
+typedef struct kc_mri_input {
+    kr_array *kspace; /* c64 [nx, ny, nc], host */
+    kr_array *calib;  /* data for sensitivity estimation when it is not kspace (ISMRMRD
+                         time-interleaved calibration), else NULL */
+    uint8_t *lines;   /* [ny] KR_LINE_* flags (array input: every line holding data is
+                         KR_LINE_IMAGING) */
+    kr_array *psi;    /* noise covariance from the file's noise scans, or NULL */
+    int accel;        /* acceleration in the file header (ISMRMRD), else 0 */
+    int ismrmrd;      /* input was an ISMRMRD file */
+} kc_mri_input;
+
+/* .h5, .mrd, .ismrmrd */
+int kc_mri_is_ismrmrd(const char *path);
+/* Load k-space; returns 0 or an exit code after printing one sentence. */
+int kc_mri_load(const char *tool, const char *path, const char *dataset, int repetition,
+                int keep_oversampling, kc_mri_input *in);
+void kc_mri_free(kc_mri_input *in);
+/* Read a complex [nx, ny, nc] array (BART [nx, ny, 1, nc] accepted, c128 converted to c64);
+ * `what` names it in messages; expect_ny/nc > 0 check the shape against the k-space. */
+int kc_mri_read_c64(const char *tool, const char *path, const char *what, const int64_t *want,
+                    kr_array **out);
+/* Read an nc x nc noise covariance. */
+int kc_mri_read_psi(const char *tool, const char *path, int64_t nc, kr_array **out);
+/* Write an array (format by extension); 0 or exit code. */
+int kc_mri_write(const char *tool, const char *path, const kr_array *a);
+/* ESPIRiT maps from calib (or kspace); 0 or exit code. */
+int kc_mri_espirit(const char *tool, const kr_ctx *ctx, const kc_mri_input *in, int kernel,
+                   int calib, double crop, kr_array **maps);
+
+#endif
