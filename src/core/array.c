@@ -1,4 +1,5 @@
 /* kr_array: descriptors, allocation on host or device, copies and element-type conversion. */
+#include "ctx_state.h"
 #include "internal.h"
 
 #include <math.h>
@@ -90,7 +91,7 @@ kr_status kr_array_create(kr_array **out, kr_dtype dtype, int ndim, const int64_
                             kr_dims_string(ndim, dims, d, sizeof d), kr_dtype_name(dtype), bytes);
         }
     } else {
-        a->device = kr_ctx_device(ctx);
+        a->device = kri_ctx_device(ctx);
         kr_status s = kri_device_alloc(&a->data, bytes, a->device, "an array");
         if (s == KR_OK) s = kri_device_memset0(a->data, bytes, ctx);
         if (s != KR_OK) {
@@ -164,6 +165,49 @@ int kr_array_same_shape(const kr_array *a, const kr_array *b)
         if (da != db) return 0;
     }
     return 1;
+}
+
+/* ---- the operand check of public entry points (internal.h) ------------------------------ */
+kr_status kri_check_operand(const char *fn, const char *what, const kr_array *a, kr_dtype dtype,
+                            kr_loc loc)
+{
+    if (!a || !a->data)
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: %s is NULL or has no data", fn, what);
+    if (dtype != KRI_ANY_DTYPE && a->dtype != dtype)
+        return kri_fail(KR_ERR_DTYPE, "%s: %s is %s, the plan is %s", fn, what,
+                        kr_dtype_name(a->dtype), kr_dtype_name(dtype));
+    if (loc != KRI_ANY_LOC && a->loc != loc)
+        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory, the plan's in %s memory", fn,
+                        what, a->loc == KR_DEVICE ? "device" : "host",
+                        loc == KR_DEVICE ? "device" : "host");
+    if (!kr_array_is_contiguous(a))
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %s must be contiguous", fn, what);
+    return KR_OK;
+}
+
+kr_status kri_check_operand_dims(const char *fn, const char *what, const kr_array *a,
+                                 kr_dtype dtype, kr_loc loc, int ndim, const int64_t *dims)
+{
+    KRI_TRY(kri_check_operand(fn, what, a, dtype, loc));
+    int ok = 1; /* missing trailing axes of `a` count as extent 1, extra ones must be 1 */
+    for (int i = 0; ok && i < ndim; i++)
+        ok = dims[i] < 0 || (i < a->ndim ? a->dims[i] : 1) == dims[i];
+    for (int i = ndim; ok && i < a->ndim; i++) ok = a->dims[i] == 1;
+    if (!ok) {
+        char ga[128], ex[160];
+        size_t u = 0;
+        ex[0] = '\0';
+        for (int i = 0; i < ndim && u < sizeof ex; i++) {
+            int w = dims[i] < 0 ? snprintf(ex + u, sizeof ex - u, i ? "x*" : "*")
+                                : snprintf(ex + u, sizeof ex - u, i ? "x%lld" : "%lld",
+                                           (long long)dims[i]);
+            if (w < 0) break;
+            u += (size_t)w;
+        }
+        return kri_fail(KR_ERR_DIM, "%s: %s has dims %s, expected %s", fn, what,
+                        kr_dims_string(a->ndim, a->dims, ga, sizeof ga), ex);
+    }
+    return KR_OK;
 }
 
 static kr_status kri_check_array(const kr_array *a, const char *what)

@@ -1,21 +1,11 @@
 /* Execution context: backend, device, stream, threads, logging, progress. */
+#include "ctx_state.h"
 #include "internal.h"
 
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-struct kr_ctx {
-    kr_backend backend; /* resolved */
-    int device;
-    void *stream;
-    int threads; /* 0 = OpenMP default */
-    kr_log_level log_level;
-    kr_progress_fn progress;
-    void *progress_user;
-    int quiet;
-};
 
 static const char *const kri_backend_names[] = {"auto", "cpu-serial", "cpu", "cuda"};
 
@@ -86,11 +76,11 @@ kr_backend kr_ctx_backend(const kr_ctx *ctx) { return ctx ? ctx->backend : KR_BA
 
 int kr_ctx_threads(const kr_ctx *ctx) { return kri_threads(ctx); }
 
-int kr_ctx_device(const kr_ctx *ctx) { return ctx ? ctx->device : 0; }
+int kr_ctx_device(const kr_ctx *ctx) { return kri_ctx_device(ctx); }
 
-void *kr_ctx_stream(const kr_ctx *ctx) { return ctx ? ctx->stream : NULL; }
+void *kr_ctx_stream(const kr_ctx *ctx) { return kri_ctx_stream(ctx); }
 
-kr_log_level kr_ctx_log_level(const kr_ctx *ctx) { return ctx ? ctx->log_level : KR_LOG_WARN; }
+kr_log_level kr_ctx_log_level(const kr_ctx *ctx) { return kri_ctx_log_level(ctx); }
 
 kr_status kr_ctx_set_threads(kr_ctx *ctx, int nthreads)
 {
@@ -153,48 +143,6 @@ int kri_threads(const kr_ctx *ctx)
     if (ctx && ctx->backend == KR_BACKEND_CPU_SERIAL) return 1;
     if (ctx && ctx->threads > 0) return ctx->threads;
     return omp_get_max_threads();
-}
-
-kr_status kri_check_operand(const char *fn, const char *what, const kr_array *a, kr_dtype dtype,
-                            kr_loc loc)
-{
-    if (!a || !a->data)
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: %s is NULL or has no data", fn, what);
-    if (dtype != KRI_ANY_DTYPE && a->dtype != dtype)
-        return kri_fail(KR_ERR_DTYPE, "%s: %s is %s, the plan is %s", fn, what,
-                        kr_dtype_name(a->dtype), kr_dtype_name(dtype));
-    if (loc != KRI_ANY_LOC && a->loc != loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory, the plan's in %s memory", fn,
-                        what, a->loc == KR_DEVICE ? "device" : "host",
-                        loc == KR_DEVICE ? "device" : "host");
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %s must be contiguous", fn, what);
-    return KR_OK;
-}
-
-kr_status kri_check_operand_dims(const char *fn, const char *what, const kr_array *a,
-                                 kr_dtype dtype, kr_loc loc, int ndim, const int64_t *dims)
-{
-    KRI_TRY(kri_check_operand(fn, what, a, dtype, loc));
-    int ok = 1; /* missing trailing axes of `a` count as extent 1, extra ones must be 1 */
-    for (int i = 0; ok && i < ndim; i++)
-        ok = dims[i] < 0 || (i < a->ndim ? a->dims[i] : 1) == dims[i];
-    for (int i = ndim; ok && i < a->ndim; i++) ok = a->dims[i] == 1;
-    if (!ok) {
-        char ga[128], ex[160];
-        size_t u = 0;
-        ex[0] = '\0';
-        for (int i = 0; i < ndim && u < sizeof ex; i++) {
-            int w = dims[i] < 0 ? snprintf(ex + u, sizeof ex - u, i ? "x*" : "*")
-                                : snprintf(ex + u, sizeof ex - u, i ? "x%lld" : "%lld",
-                                           (long long)dims[i]);
-            if (w < 0) break;
-            u += (size_t)w;
-        }
-        return kri_fail(KR_ERR_DIM, "%s: %s has dims %s, expected %s", fn, what,
-                        kr_dims_string(a->ndim, a->dims, ga, sizeof ga), ex);
-    }
-    return KR_OK;
 }
 
 kr_status kri_check_loc(const kr_ctx *ctx, kr_loc loc, const char *what)

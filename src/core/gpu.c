@@ -1,5 +1,6 @@
 /* Device detection and device memory. The only C file that includes CUDA headers; without
  * KRAY_HAVE_CUDA every entry point reports KR_ERR_NO_DEVICE ("built without CUDA"). */
+#include "ctx_state.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -82,7 +83,7 @@ static _Atomic int kri_pool_set[KRI_POOL_DEVS];
 
 kr_status kri_cuda_set_device(const kr_ctx *ctx)
 {
-    int dev = ctx ? kr_ctx_device(ctx) : 0;
+    int dev = ctx ? kri_ctx_device(ctx) : 0;
     cudaError_t e = cudaSetDevice(dev);
     if (e != cudaSuccess) return kri_cuda_err(e, "cudaSetDevice");
     if (dev >= 0 && dev < KRI_POOL_DEVS && !atomic_exchange(&kri_pool_set[dev], 1)) {
@@ -131,7 +132,7 @@ kr_status kri_memcpy(void *dst, kr_loc dst_loc, const void *src, kr_loc src_loc,
     enum cudaMemcpyKind kind = dst_loc == KR_HOST ? cudaMemcpyDeviceToHost
                                : src_loc == KR_HOST ? cudaMemcpyHostToDevice
                                                     : cudaMemcpyDeviceToDevice;
-    cudaStream_t s = ctx ? (cudaStream_t)kr_ctx_stream(ctx) : 0;
+    cudaStream_t s = ctx ? (cudaStream_t)kri_ctx_stream(ctx) : 0;
     cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaMemcpy");
@@ -139,7 +140,7 @@ kr_status kri_memcpy(void *dst, kr_loc dst_loc, const void *src, kr_loc src_loc,
 
 kr_status kri_device_memset0(void *p, size_t bytes, const kr_ctx *ctx)
 {
-    cudaStream_t s = ctx ? (cudaStream_t)kr_ctx_stream(ctx) : 0;
+    cudaStream_t s = ctx ? (cudaStream_t)kri_ctx_stream(ctx) : 0;
     cudaError_t e = cudaMemsetAsync(p, 0, bytes, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaMemset");
@@ -147,7 +148,7 @@ kr_status kri_device_memset0(void *p, size_t bytes, const kr_ctx *ctx)
 
 kr_status kri_device_synchronize(const kr_ctx *ctx)
 {
-    cudaStream_t s = ctx ? (cudaStream_t)kr_ctx_stream(ctx) : 0;
+    cudaStream_t s = ctx ? (cudaStream_t)kri_ctx_stream(ctx) : 0;
     cudaError_t e = cudaStreamSynchronize(s);
     return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaStreamSynchronize");
 }

@@ -1,11 +1,12 @@
 /* Logging to stderr, filtered by the context's level. */
-#include "internal.h"
+#include "ctx_state.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 void kr_log(const kr_ctx *ctx, kr_log_level level, const char *fmt, ...)
 {
-    if (level == KR_LOG_QUIET || level > kr_ctx_log_level(ctx)) return;
+    if (level == KR_LOG_QUIET || level > kri_ctx_log_level(ctx)) return;
     static const char *const tag[] = {"", "error", "warning", "info", "debug"};
     char line[1024];
     va_list ap;
