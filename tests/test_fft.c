@@ -1,8 +1,9 @@
 /* Host FFT (FFTW): direct-DFT references in double (1-D/2-D/3-D, odd and prime sizes, axis
  * subsets), round trip, unitary norm, centred transforms vs fftshift(fft(ifftshift(x))) by index
  * arithmetic and closed forms, c64 vs c128, thread-count and alignment invariance (bit for bit),
- * plan reuse, cache clearing, dumb inputs with exact statuses. */
-#include "internal.h"
+ * plan reuse, the plan cache (repeated kr_fft calls plan once), cache clearing, dumb inputs
+ * with exact statuses. */
+#include "fft_internal.h"
 #include "kt.h"
 
 #include <complex.h>
@@ -360,6 +361,33 @@ static void test_cache_eviction(void)
     kr_array_destroy(y);
 }
 
+/* Repeated kr_fft calls on one shape plan once (the FFTW plans come from the cache); after
+ * kr_fft_cache_clear the next call plans again, and gives the same bits. */
+static void test_plan_cache(void)
+{
+    int64_t d[2] = {21, 10};
+    kr_array *x = mk(KR_C64, 2, d, 41), *y = NULL, *y0 = NULL;
+    KT_OK(kr_array_create_like(&y, x, KR_HOST, NULL));
+    KT_OK(kr_array_create_like(&y0, x, KR_HOST, NULL));
+    kr_fft_cache_clear();
+    const int64_t n0 = kri_fft_plans_made(KR_HOST);
+    KT_OK(kr_fft(NULL, x, y0, 0, KR_FFT_FORWARD, KR_FFT_CENTERED));
+    const int64_t n1 = kri_fft_plans_made(KR_HOST);
+    KT_CHECK(n1 == n0 + 2); /* one plan per axis */
+    for (int r = 0; r < 5; r++) {
+        KT_OK(kr_fft(NULL, x, y, 0, KR_FFT_FORWARD, KR_FFT_CENTERED));
+        KT_CHECK(memcmp(y->data, y0->data, kr_array_bytes(y)) == 0);
+    }
+    KT_CHECK(kri_fft_plans_made(KR_HOST) == n1);
+    kr_fft_cache_clear();
+    KT_OK(kr_fft(NULL, x, y, 0, KR_FFT_FORWARD, KR_FFT_CENTERED));
+    KT_CHECK(kri_fft_plans_made(KR_HOST) == n1 + 2);
+    KT_CHECK(memcmp(y->data, y0->data, kr_array_bytes(y)) == 0);
+    kr_array_destroy(x);
+    kr_array_destroy(y);
+    kr_array_destroy(y0);
+}
+
 static void test_plan_reuse(void)
 {
     int64_t d[2] = {15, 12};
@@ -517,6 +545,7 @@ int main(void)
     KT_RUN(test_concurrent);
     KT_RUN(test_cache_eviction);
     KT_RUN(test_plan_reuse);
+    KT_RUN(test_plan_cache);
     KT_RUN(test_dumb_inputs);
     KT_RUN(test_summary);
     kr_fft_cache_clear();

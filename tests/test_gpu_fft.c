@@ -1,11 +1,13 @@
 /* Device FFT (cuFFT) vs host FFT (FFTW) on the same data: 1-D/2-D/3-D/4-D, odd and prime
  * sizes, centred and unitary, middle-axis and multi-axis batches, in place and out of place,
- * plan reuse; device shifts vs host shifts (exact); location errors.
+ * plan reuse, the cuFFT plan cache behind kr_fft; device shifts vs host shifts (exact); location
+ * errors.
  * Bound asserted: max|device - host| / max|host| <= 2e-6 for c64 and 1e-14 for c128. */
-#include "internal.h"
+#include "fft_internal.h"
 #include "kt.h"
 
 #include <complex.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +134,66 @@ static void test_gpu_plan_reuse(void)
     kr_fft_plan_destroy(p);
 }
 
+/* Repeated kr_fft calls on one device shape make one cuFFT plan (the cache) and give the same
+ * bits each time, also from two threads at once; kr_fft_cache_clear drops the plans, and the
+ * next call makes a new one. */
+static void test_gpu_plan_cache(void)
+{
+    int64_t d[2] = {30, 17};
+    const unsigned fl = KR_FFT_CENTERED | KR_FFT_UNITARY;
+    kr_array *x = mk(KR_C64, 2, d, 61), *y0 = NULL, *back = NULL, *dx = NULL, *dy = NULL;
+    KT_OK(kr_array_create_like(&y0, x, KR_HOST, NULL));
+    KT_OK(kr_array_create_like(&back, x, KR_HOST, NULL));
+    KT_OK(kr_array_clone(&dx, x, KR_DEVICE, gctx));
+    KT_OK(kr_array_create_like(&dy, x, KR_DEVICE, gctx));
+    kr_fft_cache_clear();
+    const int64_t n0 = kri_fft_plans_made(KR_DEVICE);
+    KT_OK(kr_fft(gctx, dx, dy, 0, KR_FFT_BACKWARD, fl));
+    KT_OK(kr_array_copy(y0, dy, gctx));
+    const int64_t n1 = kri_fft_plans_made(KR_DEVICE);
+    KT_CHECK(n1 == n0 + 1);
+    for (int r = 0; r < 10; r++) KT_OK(kr_fft(gctx, dx, dy, 0, KR_FFT_BACKWARD, fl));
+    KT_OK(kr_array_copy(back, dy, gctx));
+    KT_CHECK(memcmp(back->data, y0->data, kr_array_bytes(x)) == 0);
+    KT_CHECK(kri_fft_plans_made(KR_DEVICE) == n1);
+    /* another shape or direction is another plan */
+    KT_OK(kr_fft(gctx, dx, dy, 0, KR_FFT_FORWARD, fl));
+    KT_CHECK(kri_fft_plans_made(KR_DEVICE) == n1 + 1);
+    /* two threads at once, each with its own context: one plan each at most, the same bits */
+    int bad = 0;
+#pragma omp parallel num_threads(2) reduction(+ : bad)
+    {
+        kr_ctx *c = NULL;
+        kr_array *h = NULL, *o = NULL;
+        if (kr_ctx_create(&c, KR_BACKEND_CUDA) != KR_OK ||
+            kr_array_create_like(&h, x, KR_HOST, NULL) != KR_OK ||
+            kr_array_create_like(&o, x, KR_DEVICE, c) != KR_OK)
+            bad++;
+        for (int r = 0; r < 20 && !bad; r++)
+            if (kr_fft(c, dx, o, 0, KR_FFT_BACKWARD, fl) != KR_OK ||
+                kr_array_copy(h, o, c) != KR_OK ||
+                memcmp(h->data, y0->data, kr_array_bytes(x)) != 0)
+                bad++;
+        kr_array_destroy(h);
+        kr_array_destroy(o);
+        kr_ctx_destroy(c);
+    }
+    KT_CHECK(bad == 0);
+    KT_CHECK(kri_fft_plans_made(KR_DEVICE) <= n1 + 2);
+    const int64_t n2 = kri_fft_plans_made(KR_DEVICE);
+    kr_fft_cache_clear();
+    KT_OK(kr_fft(gctx, dx, dy, 0, KR_FFT_BACKWARD, fl));
+    KT_CHECK(kri_fft_plans_made(KR_DEVICE) == n2 + 1);
+    KT_OK(kr_array_copy(back, dy, gctx));
+    KT_CHECK(memcmp(back->data, y0->data, kr_array_bytes(x)) == 0);
+    kr_fft_cache_clear();
+    kr_array_destroy(x);
+    kr_array_destroy(y0);
+    kr_array_destroy(back);
+    kr_array_destroy(dx);
+    kr_array_destroy(dy);
+}
+
 static void test_gpu_shift(void)
 {
     const kr_dtype types[] = {KR_U8, KR_I16, KR_F32, KR_C64, KR_C128};
@@ -193,6 +255,7 @@ int main(void)
     KT_OK(kr_ctx_create(&gctx, KR_BACKEND_CUDA));
     KT_RUN(test_gpu_vs_host);
     KT_RUN(test_gpu_plan_reuse);
+    KT_RUN(test_gpu_plan_cache);
     KT_RUN(test_gpu_shift);
     KT_RUN(test_gpu_locations);
     kr_ctx_destroy(gctx);

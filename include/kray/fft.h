@@ -65,9 +65,11 @@ kr_status kr_fft_plan_create(kr_fft_plan **plan, const kr_ctx *ctx, kr_dtype dty
 kr_status kr_fft_execute(kr_fft_plan *plan, const kr_array *in, kr_array *out);
 void kr_fft_plan_destroy(kr_fft_plan *plan); /* accepts NULL */
 
-/* One-shot convenience: plans, executes, destroys; in place allowed. Host FFTW plans come from
- * the shared cache, so repeated calls on one shape plan once; device calls create cuFFT plans
- * each time (make a kr_fft_plan for loops). Thread-safe. */
+/* One-shot convenience: plans, executes, destroys; in place allowed. Plans come from caches, so
+ * repeated calls on one shape plan once: host FFTW plans from the shared FFTW plan cache, device
+ * cuFFT plans from a cache of whole plans keyed by dtype, shape, axes, direction, flags and
+ * device (at most 16; a plan serves one call at a time, and a call on another stream waits for
+ * the plan's previous use). Thread-safe. */
 kr_status kr_fft(const kr_ctx *ctx, const kr_array *in, kr_array *out, unsigned axes,
                  kr_fft_dir dir, unsigned flags);
 
@@ -77,8 +79,9 @@ kr_status kr_fft(const kr_ctx *ctx, const kr_array *in, kr_array *out, unsigned 
 kr_status kr_fftshift(const kr_ctx *ctx, const kr_array *in, kr_array *out, unsigned axes);
 kr_status kr_ifftshift(const kr_ctx *ctx, const kr_array *in, kr_array *out, unsigned axes);
 
-/* Drop cached host FFTW plans that no live kr_fft_plan uses; when none is left in use also
- * calls fftw_cleanup / fftwf_cleanup. Done automatically at exit. Thread-safe. */
+/* Drop the cached plans not in use: host FFTW plans that no live kr_fft_plan uses (when none is
+ * left in use also calls fftw_cleanup / fftwf_cleanup) and the device cuFFT plans of kr_fft
+ * (with their work areas) that no call is using. Done automatically at exit. Thread-safe. */
 void kr_fft_cache_clear(void);
 
 #ifdef __cplusplus

@@ -1,181 +1,20 @@
-/* kray FFT wrapper: argument checking, the host engine over FFTW 3, the shared FFTW plan cache,
- * centre shifts, and dispatch to cuFFT (fft_cuda.cu). Conventions are in include/kray/fft.h.
- *
- * Host engine: for each transformed axis (ascending), the lines of that axis are cut into
- * "units" of `lanes` lines; the cut depends only on the shape. A unit is copied into a 64-byte
- * aligned per-thread scratch buffer (the ifftshift of KR_FFT_CENTERED is a rotated copy),
- * transformed in place there by one single-threaded FFTW plan (fftw_execute_dft), and copied
- * back (fftshift as a rotated copy; the unitary scale is applied in scratch on the last axis).
- * Scratch layout: lines of a contiguous axis (inner == 1) are stored one after the other
- * (stride 1, dist n); lines of a strided axis are interleaved (stride lanes, dist 1), so both
- * copies move whole runs of memory. Every line meets the same plan on equally aligned memory,
- * so the output does not depend on the thread count or on the arrays' alignment. */
+/* kray FFT: argument checking, plans, the one-shot transform and the centre shifts; the work is
+ * done by a backend table (fft_internal.h): FFTW on the host (fft_cpu.c), cuFFT on the device
+ * (fft_cuda.cu). Conventions are in include/kray/fft.h. */
 #include "kray/fft.h"
 
 #include "fft_internal.h"
-#include "internal.h"
 
-#include <fftw3.h>
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
-
-/* Target elements per unit (fits in L2 for c128) and the least lanes of a strided unit (one
- * 64-byte cache line of c64 per row). */
-#define KRI_FFT_UNIT_ELEMS 4096
-#define KRI_FFT_MIN_LANES 8
-#define KRI_FFTW_CACHE_MAX 64
-
-/* ---- FFTW plan cache ------------------------------------------------------------------------ */
-/* Every FFTW plan kray makes is in-place, planned and executed on 64-byte aligned scratch, and
- * keyed by (dtype, n, howmany, stride, dist, sign). FFTW's planner is not thread-safe: every
- * fftw(f)_plan_* / destroy / cleanup call happens under kri_fftw_lock. fftw_execute_dft on a
- * shared plan is thread-safe. Entries in use (refs > 0) are never evicted. */
-typedef struct kri_fftw_entry {
-    struct kri_fftw_entry *next;
-    kr_dtype dtype;
-    int n, howmany, stride, dist, sign;
-    int refs;
-    uint64_t used; /* LRU tick */
-    void *plan;    /* fftwf_plan (KR_C64) or fftw_plan (KR_C128) */
-} kri_fftw_entry;
-
-static pthread_mutex_t kri_fftw_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t kri_fftw_once = PTHREAD_ONCE_INIT;
-static kri_fftw_entry *kri_fftw_cache;
-static int kri_fftw_count;
-static uint64_t kri_fftw_tick;
-
-static void kri_fftw_destroy_locked(kri_fftw_entry *e)
-{
-    if (e->dtype == KR_C64)
-        fftwf_destroy_plan((fftwf_plan)e->plan);
-    else
-        fftw_destroy_plan((fftw_plan)e->plan);
-    kri_free(e);
-}
-
-void kr_fft_cache_clear(void)
-{
-    pthread_mutex_lock(&kri_fftw_lock);
-    kri_fftw_entry **pp = &kri_fftw_cache;
-    while (*pp) {
-        kri_fftw_entry *e = *pp;
-        if (e->refs == 0) {
-            *pp = e->next;
-            kri_fftw_destroy_locked(e);
-            kri_fftw_count--;
-        } else {
-            pp = &e->next;
-        }
-    }
-    if (kri_fftw_cache == NULL) { /* fftw_cleanup invalidates every plan: only when none left */
-        fftw_cleanup();
-        fftwf_cleanup();
-    }
-    pthread_mutex_unlock(&kri_fftw_lock);
-}
-
-static void kri_fftw_atexit(void) { kr_fft_cache_clear(); }
-static void kri_fftw_register(void) { (void)atexit(kri_fftw_atexit); }
-
-/* Find or make the in-place plan; `buf` (64-byte aligned, howmany * n elements) is only used
- * for planning (FFTW_ESTIMATE does not touch it). */
-static kr_status kri_fftw_acquire(kri_fftw_entry **out, kr_dtype dtype, int n, int howmany,
-                                  int stride, int dist, int sign, void *buf)
-{
-    pthread_once(&kri_fftw_once, kri_fftw_register);
-    pthread_mutex_lock(&kri_fftw_lock);
-    for (kri_fftw_entry *e = kri_fftw_cache; e; e = e->next)
-        if (e->dtype == dtype && e->n == n && e->howmany == howmany && e->stride == stride &&
-            e->dist == dist && e->sign == sign) {
-            e->refs++;
-            e->used = ++kri_fftw_tick;
-            *out = e;
-            pthread_mutex_unlock(&kri_fftw_lock);
-            return KR_OK;
-        }
-    void *plan;
-    if (dtype == KR_C64)
-        plan = fftwf_plan_many_dft(1, &n, howmany, buf, NULL, stride, dist, buf, NULL, stride,
-                                   dist, sign, FFTW_ESTIMATE);
-    else
-        plan = fftw_plan_many_dft(1, &n, howmany, buf, NULL, stride, dist, buf, NULL, stride, dist,
-                                  sign, FFTW_ESTIMATE);
-    if (!plan) {
-        pthread_mutex_unlock(&kri_fftw_lock);
-        return kri_fail(KR_ERR_FFT, "FFTW could not plan %d %s transforms of length %d", howmany,
-                        kr_dtype_name(dtype), n);
-    }
-    kri_fftw_entry *e = kri_calloc(1, sizeof *e);
-    if (!e) {
-        if (dtype == KR_C64)
-            fftwf_destroy_plan((fftwf_plan)plan);
-        else
-            fftw_destroy_plan((fftw_plan)plan);
-        pthread_mutex_unlock(&kri_fftw_lock);
-        return kri_fail(KR_ERR_OOM_HOST, "out of host memory caching an FFTW plan");
-    }
-    *e = (kri_fftw_entry){kri_fftw_cache, dtype, n, howmany, stride, dist, sign, 1,
-                          ++kri_fftw_tick, plan};
-    kri_fftw_cache = e;
-    kri_fftw_count++;
-    while (kri_fftw_count > KRI_FFTW_CACHE_MAX) { /* evict the least recently used idle plan */
-        kri_fftw_entry **victim = NULL;
-        for (kri_fftw_entry **pp = &kri_fftw_cache; *pp; pp = &(*pp)->next)
-            if ((*pp)->refs == 0 && (!victim || (*pp)->used < (*victim)->used)) victim = pp;
-        if (!victim) break; /* all in use: the cache may exceed its bound until plans die */
-        kri_fftw_entry *v = *victim;
-        *victim = v->next;
-        kri_fftw_destroy_locked(v);
-        kri_fftw_count--;
-    }
-    *out = e;
-    pthread_mutex_unlock(&kri_fftw_lock);
-    return KR_OK;
-}
-
-static void kri_fftw_release(kri_fftw_entry *e)
-{
-    if (!e) return;
-    pthread_mutex_lock(&kri_fftw_lock);
-    e->refs--;
-    pthread_mutex_unlock(&kri_fftw_lock);
-}
-
-/* ---- plan ----------------------------------------------------------------------------------- */
-typedef struct kri_fft_axis {
-    int axis;
-    int64_t n, inner, outer; /* length; products of the dims before / after the axis */
-    int64_t lanes;           /* lines per unit */
-    int64_t groups;          /* units per outer index (inner > 1) or in all (inner == 1) */
-    int64_t units;
-    kri_fftw_entry *fw;
-} kri_fft_axis;
 
 struct kr_fft_plan {
     const kr_ctx *ctx;
-    kr_dtype dtype;
-    size_t esize;
-    int ndim;
-    int64_t dims[KR_MAX_DIMS];
-    int64_t numel;
-    unsigned axes; /* resolved: only axes of length > 1 */
-    kr_fft_dir dir;
-    unsigned flags;
+    kri_fft_desc d;
     kr_loc loc;
-    double scale; /* 1 or 1/sqrt(prod N) */
-    int naxes;
-    kri_fft_axis ax[KR_MAX_DIMS];
-    int64_t max_units;
-    /* host scratch: nslots slots of slot_bytes (a multiple of 64) */
-    int nslots;
-    size_t slot_bytes;
-    unsigned char *scratch;
-    kri_cuda_fft *dev;
+    const kri_fft_backend *be;
+    void *state; /* the backend's plan; NULL when every selected axis has length 1 */
 };
 
 /* Resolve and check an axes mask against ndim (0 = all). Clears axes of length 1. */
@@ -193,85 +32,11 @@ static kr_status kri_axes_resolve(unsigned axes, int ndim, const int64_t *dims, 
     return KR_OK;
 }
 
-static kr_status kri_fft_slots(kr_fft_plan *p, int nslots)
+/* The checks of a plan for arrays of dtype/shape at `loc`, and its description. */
+static kr_status kri_fft_describe(kri_fft_desc *d, const kr_ctx *ctx, kr_dtype dtype, int ndim,
+                                  const int64_t *dims, unsigned axes, kr_fft_dir dir,
+                                  unsigned flags, kr_loc loc, const char *fn)
 {
-    unsigned char *s = NULL;
-    if (nslots < 1) nslots = 1;
-    if (p->slot_bytes == 0) return KR_OK;
-    s = kri_calloc((size_t)nslots, p->slot_bytes);
-    if (!s)
-        return kri_fail(KR_ERR_OOM_HOST, "out of host memory for %d FFT scratch buffers of %zu "
-                        "bytes", nslots, p->slot_bytes);
-    for (int t = 0; t < nslots; t++) {
-        void *slot = s + (size_t)t * p->slot_bytes;
-        int al = p->dtype == KR_C64 ? fftwf_alignment_of((float *)slot)
-                                    : fftw_alignment_of((double *)slot);
-        if (al != 0) {
-            kri_free(s);
-            return kri_fail(KR_ERR_INTERNAL, "FFT scratch buffer is not SIMD-aligned (offset %d)",
-                            al);
-        }
-    }
-    kri_free(p->scratch);
-    p->scratch = s;
-    p->nslots = nslots;
-    return KR_OK;
-}
-
-void kr_fft_plan_destroy(kr_fft_plan *plan)
-{
-    if (!plan) return;
-    for (int k = 0; k < plan->naxes; k++) kri_fftw_release(plan->ax[k].fw);
-#ifdef KRAY_HAVE_CUDA
-    kri_cuda_fft_destroy(plan->dev);
-#endif
-    kri_free(plan->scratch);
-    kri_free(plan);
-}
-
-static kr_status kri_host_axes(kr_fft_plan *p)
-{
-    size_t max_elems = 0;
-    for (int d = 0; d < p->ndim; d++) {
-        if (!(p->axes & (1u << d))) continue;
-        kri_fft_axis *a = &p->ax[p->naxes++];
-        a->axis = d;
-        a->n = p->dims[d];
-        a->inner = 1;
-        a->outer = 1;
-        for (int e = 0; e < d; e++) a->inner *= p->dims[e];
-        for (int e = d + 1; e < p->ndim; e++) a->outer *= p->dims[e];
-        int64_t total = a->inner == 1 ? a->outer : a->inner;
-        int64_t want = KRI_FFT_UNIT_ELEMS / a->n;
-        if (a->inner > 1 && want < KRI_FFT_MIN_LANES) want = KRI_FFT_MIN_LANES;
-        if (want < 1) want = 1;
-        a->groups = (total + want - 1) / want;
-        a->lanes = (total + a->groups - 1) / a->groups; /* balanced groups, little padding */
-        a->units = a->inner == 1 ? a->groups : a->outer * a->groups;
-        if (a->units > p->max_units) p->max_units = a->units;
-        if ((size_t)(a->lanes * a->n) > max_elems) max_elems = (size_t)(a->lanes * a->n);
-    }
-    p->slot_bytes = (max_elems * p->esize + 63) / 64 * 64;
-    int t = kri_threads(p->ctx);
-    if (t > p->max_units) t = (int)p->max_units;
-    KRI_TRY(kri_fft_slots(p, t));
-    for (int k = 0; k < p->naxes; k++) {
-        kri_fft_axis *a = &p->ax[k];
-        int contiguous = a->inner == 1;
-        KRI_TRY(kri_fftw_acquire(&a->fw, p->dtype, (int)a->n, (int)a->lanes,
-                                 contiguous ? 1 : (int)a->lanes, contiguous ? (int)a->n : 1,
-                                 p->dir == KR_FFT_FORWARD ? FFTW_FORWARD : FFTW_BACKWARD,
-                                 p->scratch));
-    }
-    return KR_OK;
-}
-
-kr_status kr_fft_plan_create(kr_fft_plan **plan, const kr_ctx *ctx, kr_dtype dtype, int ndim,
-                             const int64_t *dims, unsigned axes, kr_fft_dir dir, unsigned flags,
-                             kr_loc loc)
-{
-    KRI_ARG_NOT_NULL(plan);
-    *plan = NULL;
     KRI_ARG_NOT_NULL(dims);
     if (dtype != KR_C64 && dtype != KR_C128)
         return kri_fail(KR_ERR_DTYPE, "FFT needs a c64 or c128 array, got %s",
@@ -285,55 +50,67 @@ kr_status kr_fft_plan_create(kr_fft_plan **plan, const kr_ctx *ctx, kr_dtype dty
     if (loc != KR_HOST && loc != KR_DEVICE)
         return kri_fail(KR_ERR_INVALID_ARG, "invalid FFT location %d", (int)loc);
     unsigned ax = 0;
-    KRI_TRY(kri_axes_resolve(axes, ndim, dims, &ax, "kr_fft_plan_create"));
+    KRI_TRY(kri_axes_resolve(axes, ndim, dims, &ax, fn));
     if (loc == KR_DEVICE) {
         int ndev;
         KRI_TRY(kr_cuda_device_count(&ndev));
     }
     KRI_TRY(kri_check_loc(ctx, loc, "the FFT plan's array"));
-    for (int d = 0; d < ndim; d++)
-        if ((ax & (1u << d)) && dims[d] > INT_MAX)
+    for (int i = 0; i < ndim; i++)
+        if ((ax & (1u << i)) && dims[i] > INT_MAX)
             return kri_fail(KR_ERR_NOT_SUPPORTED, "FFT axis %d has length %lld; at most %d is "
-                            "supported", d, (long long)dims[d], INT_MAX);
+                            "supported", i, (long long)dims[i], INT_MAX);
+    memset(d, 0, sizeof *d);
+    d->dtype = dtype;
+    d->ndim = ndim;
+    d->numel = 1;
+    double prod = 1.0;
+    for (int i = 0; i < ndim; i++) {
+        d->dims[i] = dims[i];
+        d->numel *= dims[i];
+        if (ax & (1u << i)) prod *= (double)dims[i];
+    }
+    d->axes = ax;
+    d->dir = (int)dir;
+    d->flags = flags;
+    d->scale = (flags & KR_FFT_UNITARY) ? 1.0 / sqrt(prod) : 1.0;
+    return KR_OK;
+}
 
+void kr_fft_plan_destroy(kr_fft_plan *plan)
+{
+    if (!plan) return;
+    if (plan->be) plan->be->destroy(plan->state);
+    kri_free(plan);
+}
+
+kr_status kr_fft_plan_create(kr_fft_plan **plan, const kr_ctx *ctx, kr_dtype dtype, int ndim,
+                             const int64_t *dims, unsigned axes, kr_fft_dir dir, unsigned flags,
+                             kr_loc loc)
+{
+    KRI_ARG_NOT_NULL(plan);
+    *plan = NULL;
+    kri_fft_desc d;
+    KRI_TRY(kri_fft_describe(&d, ctx, dtype, ndim, dims, axes, dir, flags, loc,
+                             "kr_fft_plan_create"));
+    const kri_fft_backend *be;
+    KRI_TRY(kri_backend_pick(&be, loc, &kri_fft_cpu, &kri_fft_cuda, "FFT on device arrays"));
     kr_fft_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating an FFT plan");
     p->ctx = ctx;
-    p->dtype = dtype;
-    p->esize = kr_dtype_size(dtype);
-    p->ndim = ndim;
-    p->numel = 1;
-    for (int d = 0; d < ndim; d++) {
-        p->dims[d] = dims[d];
-        p->numel *= dims[d];
-    }
-    p->axes = ax;
-    p->dir = dir;
-    p->flags = flags;
+    p->d = d;
     p->loc = loc;
-    double prod = 1.0;
-    for (int d = 0; d < ndim; d++)
-        if (ax & (1u << d)) prod *= (double)dims[d];
-    p->scale = (flags & KR_FFT_UNITARY) ? 1.0 / sqrt(prod) : 1.0;
-
-    kr_status s = KR_OK;
-    if (loc == KR_HOST) {
-        s = kri_host_axes(p);
-    } else if (ax != 0) {
-#ifdef KRAY_HAVE_CUDA
-        s = kri_cuda_fft_create(&p->dev, dtype, ndim, dims, ax, (int)dir, flags,
-                                kr_ctx_device(ctx));
-#else
-        s = kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
-    }
-    if (s != KR_OK) {
-        kr_fft_plan_destroy(p);
-        return s;
+    if (d.axes != 0) {
+        kr_status s = be->create(&p->state, ctx, &d);
+        if (s != KR_OK) {
+            kr_fft_plan_destroy(p);
+            return s;
+        }
+        p->be = be;
     }
     char buf[128];
     kr_log(ctx, KR_LOG_DEBUG, "fft plan: %s %s axes 0x%x %s%s%s on %s",
-           kr_dtype_name(dtype), kr_dims_string(ndim, dims, buf, sizeof buf), ax,
+           kr_dtype_name(dtype), kr_dims_string(ndim, dims, buf, sizeof buf), d.axes,
            dir == KR_FFT_FORWARD ? "forward" : "backward",
            (flags & KR_FFT_CENTERED) ? " centered" : "", (flags & KR_FFT_UNITARY) ? " unitary" : "",
            loc == KR_HOST ? "host" : "device");
@@ -341,126 +118,18 @@ kr_status kr_fft_plan_create(kr_fft_plan **plan, const kr_ctx *ctx, kr_dtype dty
     return KR_OK;
 }
 
-/* ---- host execution ------------------------------------------------------------------------- */
-static void kri_scale(void *buf, size_t nelem, kr_dtype dtype, double scale)
-{
-    if (dtype == KR_C64) {
-        float *f = buf, s = (float)scale;
-        for (size_t i = 0; i < 2 * nelem; i++) f[i] *= s;
-    } else {
-        double *f = buf;
-        for (size_t i = 0; i < 2 * nelem; i++) f[i] *= scale;
-    }
-}
-
-/* One unit: copy in (rotated by h = N/2 when centred), transform, scale, copy out. */
-static void kri_unit(const kr_fft_plan *p, const kri_fft_axis *a, int64_t u,
-                     const unsigned char *src, unsigned char *dst, unsigned char *scr, int last)
-{
-    const size_t es = p->esize;
-    const int64_t n = a->n, h = (p->flags & KR_FFT_CENTERED) ? n / 2 : 0;
-    const size_t lo = (size_t)(n - h) * es, hi = (size_t)h * es;
-    int64_t nl;
-    if (a->inner == 1) {
-        int64_t l0 = u * a->lanes;
-        nl = a->outer - l0 < a->lanes ? a->outer - l0 : a->lanes;
-        for (int64_t l = 0; l < nl; l++) {
-            const unsigned char *s = src + (size_t)((l0 + l) * n) * es;
-            unsigned char *c = scr + (size_t)(l * n) * es;
-            memcpy(c, s + hi, lo); /* c[j] = s[(j + h) mod n] */
-            memcpy(c + lo, s, hi);
-        }
-    } else {
-        int64_t o = u / a->groups, i0 = (u % a->groups) * a->lanes;
-        nl = a->inner - i0 < a->lanes ? a->inner - i0 : a->lanes;
-        const unsigned char *s = src + (size_t)(o * n * a->inner + i0) * es;
-        for (int64_t j = 0; j < n; j++)
-            memcpy(scr + (size_t)(j * a->lanes) * es, s + (size_t)(((j + h) % n) * a->inner) * es,
-                   (size_t)nl * es);
-    }
-    if (p->dtype == KR_C64)
-        fftwf_execute_dft((fftwf_plan)a->fw->plan, (fftwf_complex *)scr, (fftwf_complex *)scr);
-    else
-        fftw_execute_dft((fftw_plan)a->fw->plan, (fftw_complex *)scr, (fftw_complex *)scr);
-    if (last && p->scale != 1.0) kri_scale(scr, (size_t)(a->lanes * n), p->dtype, p->scale);
-    if (a->inner == 1) {
-        int64_t l0 = u * a->lanes;
-        for (int64_t l = 0; l < nl; l++) {
-            unsigned char *d = dst + (size_t)((l0 + l) * n) * es;
-            const unsigned char *c = scr + (size_t)(l * n) * es;
-            memcpy(d + hi, c, lo); /* d[(j + h) mod n] = c[j] */
-            memcpy(d, c + lo, hi);
-        }
-    } else {
-        int64_t o = u / a->groups, i0 = (u % a->groups) * a->lanes;
-        unsigned char *d = dst + (size_t)(o * n * a->inner + i0) * es;
-        for (int64_t j = 0; j < n; j++)
-            memcpy(d + (size_t)(((j + h) % n) * a->inner) * es, scr + (size_t)(j * a->lanes) * es,
-                   (size_t)nl * es);
-    }
-}
-
-static kr_status kri_host_execute(kr_fft_plan *p, const kr_array *in, kr_array *out)
-{
-    const unsigned char *src0 = in->data;
-    unsigned char *dst = out->data;
-    if (p->naxes == 0) { /* every selected axis has length 1: identity (scale is 1) */
-        if (dst != src0) memmove(dst, src0, (size_t)p->numel * p->esize);
-        return KR_OK;
-    }
-    int nt = kri_threads(p->ctx);
-    if (nt > p->max_units) nt = (int)p->max_units;
-    if (nt < 1) nt = 1;
-    if (nt > p->nslots) KRI_TRY(kri_fft_slots(p, nt));
-    for (int k = 0; k < p->naxes; k++) {
-        const kri_fft_axis *a = &p->ax[k];
-        const unsigned char *src = k == 0 ? src0 : dst;
-        const int last = k == p->naxes - 1;
-        const int64_t units = a->units;
-        unsigned char *scratch = p->scratch;
-        const size_t slot = p->slot_bytes;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && units > 1)
-        for (int64_t u = 0; u < units; u++)
-            kri_unit(p, a, u, src, dst, scratch + (size_t)omp_get_thread_num() * slot, last);
-    }
-    return KR_OK;
-}
-
 /* ---- execute / one-shot --------------------------------------------------------------------- */
-static int kri_same_dims(int na, const int64_t *a, int nb, const int64_t *b)
-{
-    int n = na > nb ? na : nb;
-    for (int i = 0; i < n; i++)
-        if ((i < na ? a[i] : 1) != (i < nb ? b[i] : 1)) return 0;
-    return 1;
-}
-
-/* Checks shared by execute, kr_fft and the shifts: data, dtype agreement, shape agreement,
- * location agreement, contiguity, no partial overlap. */
+/* Checks shared by execute, kr_fft and the shifts: two operands of one dtype, shape, location
+ * and device, not partly overlapping. */
 static kr_status kri_check_pair(const kr_array *in, const kr_array *out, const char *fn)
 {
-    char a[128], b[128];
-    KRI_TRY(kr_dims_check(in->ndim, in->dims, "input array"));
-    KRI_TRY(kr_dims_check(out->ndim, out->dims, "output array"));
-    if (!in->data || !out->data)
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: the %s array has no data", fn,
-                        in->data ? "output" : "input");
-    if (in->dtype != out->dtype)
-        return kri_fail(KR_ERR_DTYPE, "%s: input is %s, output is %s", fn, kr_dtype_name(in->dtype),
-                        kr_dtype_name(out->dtype));
-    if (!kri_same_dims(in->ndim, in->dims, out->ndim, out->dims))
-        return kri_fail(KR_ERR_DIM, "%s: input is %s, output is %s", fn,
-                        kr_dims_string(in->ndim, in->dims, a, sizeof a),
-                        kr_dims_string(out->ndim, out->dims, b, sizeof b));
-    if (in->loc != out->loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: input is in %s memory, output in %s memory", fn,
-                        in->loc == KR_HOST ? "host" : "device", out->loc == KR_HOST ? "host" : "device");
+    if (in) KRI_TRY(kr_dims_check(in->ndim, in->dims, "input array"));
+    if (out) KRI_TRY(kr_dims_check(out->ndim, out->dims, "output array"));
+    KRI_TRY(kri_check_operand(fn, "input", in, KRI_ANY_DTYPE, KRI_ANY_LOC));
+    KRI_TRY(kri_check_operand_dims(fn, "output", out, in->dtype, in->loc, in->ndim, in->dims));
     if (in->loc == KR_DEVICE && in->device != out->device)
         return kri_fail(KR_ERR_LOCATION, "%s: input is on CUDA device %d, output on device %d",
                         fn, in->device, out->device);
-    if (!kr_array_is_contiguous(in) || !kr_array_is_contiguous(out))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: the %s array is not contiguous", fn,
-                        kr_array_is_contiguous(in) ? "output" : "input");
     if (in->data != out->data) {
         uintptr_t i0 = (uintptr_t)in->data, o0 = (uintptr_t)out->data;
         size_t bytes = kr_array_bytes(in);
@@ -471,145 +140,79 @@ static kr_status kri_check_pair(const kr_array *in, const kr_array *out, const c
     return KR_OK;
 }
 
+/* Device arrays must be on the ctx's device. */
+static kr_status kri_check_device(const kr_ctx *ctx, const kr_array *a, const char *fn,
+                                  const char *whose)
+{
+    if (a->loc == KR_DEVICE && a->device != kr_ctx_device(ctx))
+        return kri_fail(KR_ERR_LOCATION, "%s: the arrays are on CUDA device %d, the %scontext "
+                        "uses device %d", fn, a->device, whose, kr_ctx_device(ctx));
+    return KR_OK;
+}
+
+/* Every selected axis has length 1: the transform (and the shift) is a copy. */
+static kr_status kri_identity(const kr_ctx *ctx, const kr_array *in, kr_array *out)
+{
+    if (in->data == out->data) return KR_OK;
+    return kri_memcpy(out->data, out->loc, in->data, in->loc, kr_array_bytes(in), ctx);
+}
+
 kr_status kr_fft_execute(kr_fft_plan *plan, const kr_array *in, kr_array *out)
 {
     KRI_ARG_NOT_NULL(plan);
-    KRI_ARG_NOT_NULL(in);
-    KRI_ARG_NOT_NULL(out);
     KRI_TRY(kri_check_pair(in, out, "kr_fft_execute"));
-    if (in->dtype != plan->dtype)
-        return kri_fail(KR_ERR_DTYPE, "kr_fft_execute: arrays are %s, the plan is for %s",
-                        kr_dtype_name(in->dtype), kr_dtype_name(plan->dtype));
-    if (!kri_same_dims(in->ndim, in->dims, plan->ndim, plan->dims)) {
-        char a[128], b[128];
-        return kri_fail(KR_ERR_DIM, "kr_fft_execute: arrays are %s, the plan is for %s",
-                        kr_dims_string(in->ndim, in->dims, a, sizeof a),
-                        kr_dims_string(plan->ndim, plan->dims, b, sizeof b));
-    }
-    if (in->loc != plan->loc)
-        return kri_fail(KR_ERR_LOCATION, "kr_fft_execute: arrays are in %s memory, the plan is "
-                        "for %s memory", in->loc == KR_HOST ? "host" : "device",
-                        plan->loc == KR_HOST ? "host" : "device");
-    if (plan->loc == KR_HOST) return kri_host_execute(plan, in, out);
-    if (in->device != kr_ctx_device(plan->ctx))
-        return kri_fail(KR_ERR_LOCATION, "kr_fft_execute: arrays are on CUDA device %d, the "
-                        "plan's context uses device %d", in->device, kr_ctx_device(plan->ctx));
-    if (!plan->dev) /* every selected axis has length 1: identity */
-        return in->data == out->data ? KR_OK
-                                     : kri_memcpy(out->data, KR_DEVICE, in->data, KR_DEVICE,
-                                                  kr_array_bytes(in), plan->ctx);
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_fft_execute(plan->dev, in->data, out->data, kr_ctx_stream(plan->ctx));
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
+    KRI_TRY(kri_check_operand_dims("kr_fft_execute", "input", in, plan->d.dtype, plan->loc,
+                                   plan->d.ndim, plan->d.dims));
+    KRI_TRY(kri_check_device(plan->ctx, in, "kr_fft_execute", "plan's "));
+    if (!plan->state) return kri_identity(plan->ctx, in, out);
+    return plan->be->execute(plan->state, plan->ctx, in->data, out->data);
 }
 
 kr_status kr_fft(const kr_ctx *ctx, const kr_array *in, kr_array *out, unsigned axes,
                  kr_fft_dir dir, unsigned flags)
 {
-    KRI_ARG_NOT_NULL(in);
-    KRI_ARG_NOT_NULL(out);
     KRI_TRY(kri_check_pair(in, out, "kr_fft"));
     if (in->dtype != KR_C64 && in->dtype != KR_C128)
         return kri_fail(KR_ERR_DTYPE, "kr_fft: FFT needs c64 or c128 arrays, got %s",
                         kr_dtype_name(in->dtype));
     KRI_TRY(kri_check_loc(ctx, in->loc, "kr_fft: the input array"));
-    kr_fft_plan *p = NULL;
-    KRI_TRY(kr_fft_plan_create(&p, ctx, in->dtype, in->ndim, in->dims, axes, dir, flags,
-                               in->loc));
-    kr_status s = kr_fft_execute(p, in, out);
-    kr_fft_plan_destroy(p);
-    return s;
+    kri_fft_desc d;
+    KRI_TRY(kri_fft_describe(&d, ctx, in->dtype, in->ndim, in->dims, axes, dir, flags, in->loc,
+                             "kr_fft"));
+    KRI_TRY(kri_check_device(ctx, in, "kr_fft", ""));
+    if (d.axes == 0) return kri_identity(ctx, in, out);
+    const kri_fft_backend *be;
+    KRI_TRY(kri_backend_pick(&be, in->loc, &kri_fft_cpu, &kri_fft_cuda, "FFT on device arrays"));
+    return be->run(ctx, &d, in->data, out->data);
+}
+
+void kr_fft_cache_clear(void)
+{
+    kri_fft_cpu.cache_clear();
+    if (kri_fft_cuda.hdr.present) kri_fft_cuda.cache_clear();
+}
+
+int64_t kri_fft_plans_made(kr_loc loc)
+{
+    const kri_fft_backend *be = loc == KR_DEVICE ? &kri_fft_cuda : &kri_fft_cpu;
+    return be->hdr.present ? be->plans_made() : 0;
 }
 
 /* ---- centre shifts -------------------------------------------------------------------------- */
-static void kri_swap_bytes(unsigned char *a, unsigned char *b, size_t len)
-{
-    unsigned char t[256];
-    while (len) {
-        size_t c = len < sizeof t ? len : sizeof t;
-        memcpy(t, a, c);
-        memcpy(a, b, c);
-        memcpy(b, t, c);
-        a += c, b += c, len -= c;
-    }
-}
-
-/* Reverse rows [r0, r1) of `len` bytes each, rows `R` bytes apart. */
-static void kri_reverse_rows(unsigned char *base, int64_t r0, int64_t r1, size_t R, size_t len)
-{
-    for (int64_t i = r0, k = r1 - 1; i < k; i++, k--)
-        kri_swap_bytes(base + (size_t)i * R, base + (size_t)k * R, len);
-}
-
-/* out[(j + s) mod n] = in[j] along one axis: rows of R bytes (inner elements), `outer` blocks.
- * Parallel over (block, 64 KiB slice of a row); in place by three reversals. */
-static void kri_rotate_axis(unsigned char *dst, const unsigned char *src, int64_t outer, int64_t n,
-                            size_t R, int64_t s, int nt)
-{
-    const size_t chunk = (size_t)1 << 16;
-    const int64_t nch = (int64_t)((R + chunk - 1) / chunk), tasks = outer * nch;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && tasks > 1)
-    for (int64_t t = 0; t < tasks; t++) {
-        size_t c0 = (size_t)(t % nch) * chunk, len = R - c0 < chunk ? R - c0 : chunk;
-        size_t off = (size_t)(t / nch) * (size_t)n * R + c0;
-        if (dst != src) {
-            for (int64_t j = 0; j < n; j++)
-                memcpy(dst + off + (size_t)((j + s) % n) * R, src + off + (size_t)j * R, len);
-        } else {
-            kri_reverse_rows(dst + off, 0, n, R, len);
-            kri_reverse_rows(dst + off, 0, s, R, len);
-            kri_reverse_rows(dst + off, s, n, R, len);
-        }
-    }
-}
-
 static kr_status kri_shift(const kr_ctx *ctx, const kr_array *in, kr_array *out, unsigned axes,
                            int inverse, const char *fn)
 {
-    KRI_ARG_NOT_NULL(in);
-    KRI_ARG_NOT_NULL(out);
     KRI_TRY(kri_check_pair(in, out, fn));
     size_t es = kr_dtype_size(in->dtype);
     if (es == 0) return kri_fail(KR_ERR_DTYPE, "%s: invalid dtype %d", fn, (int)in->dtype);
     KRI_TRY(kri_check_loc(ctx, in->loc, "the array to shift"));
     unsigned ax = 0;
     KRI_TRY(kri_axes_resolve(axes, in->ndim, in->dims, &ax, fn));
-    if (in->loc == KR_DEVICE) {
-        if (in->device != kr_ctx_device(ctx))
-            return kri_fail(KR_ERR_LOCATION, "%s: array is on CUDA device %d, the context uses "
-                            "device %d", fn, in->device, kr_ctx_device(ctx));
-        if (ax == 0)
-            return in->data == out->data ? KR_OK
-                                         : kri_memcpy(out->data, KR_DEVICE, in->data, KR_DEVICE,
-                                                      kr_array_bytes(in), ctx);
-#ifdef KRAY_HAVE_CUDA
-        return kri_cuda_fft_shift(es, in->ndim, in->dims, ax, inverse, in->data, out->data,
-                                  kr_ctx_device(ctx), kr_ctx_stream(ctx));
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
-    }
-    const unsigned char *src = in->data;
-    unsigned char *dst = out->data;
-    if (ax == 0) {
-        if (dst != src) memmove(dst, src, kr_array_bytes(in));
-        return KR_OK;
-    }
-    int nt = kri_threads(ctx);
-    int64_t inner = 1;
-    for (int d = 0; d < in->ndim; d++) {
-        int64_t n = in->dims[d];
-        if (ax & (1u << d)) {
-            int64_t outer = kr_array_numel(in) / (inner * n);
-            int64_t s = inverse ? n - n / 2 : n / 2;
-            kri_rotate_axis(dst, src, outer, n, (size_t)inner * es, s, nt);
-            src = dst; /* later axes in place */
-        }
-        inner *= n;
-    }
-    return KR_OK;
+    KRI_TRY(kri_check_device(ctx, in, fn, ""));
+    if (ax == 0) return kri_identity(ctx, in, out);
+    const kri_fft_backend *be;
+    KRI_TRY(kri_backend_pick(&be, in->loc, &kri_fft_cpu, &kri_fft_cuda, fn));
+    return be->shift(ctx, es, in->ndim, in->dims, ax, inverse, in->data, out->data);
 }
 
 kr_status kr_fftshift(const kr_ctx *ctx, const kr_array *in, kr_array *out, unsigned axes)

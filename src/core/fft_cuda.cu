@@ -1,5 +1,6 @@
-/* kray FFT on CUDA: cuFFT plans per run of consecutive axes, centring by phase modulation,
- * unitary scaling, and centre-shift kernels. Launchers are declared in fft_internal.h.
+/* kray FFT on CUDA (kri_fft_cuda, fft_internal.h): cuFFT plans per run of consecutive axes,
+ * centring by phase modulation, unitary scaling, centre-shift kernels, and the cache of whole
+ * plans behind kr_fft.
  *
  * Centring: with h = N/2 and sign s (-1 forward, +1 backward), the centred transform
  *   z[k] = sum_m x[(m + h) mod N] exp(s 2 pi i (k - h) m / N)
@@ -13,7 +14,11 @@
 #include <cufft.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+#include <atomic>
 
 extern "C" const char *kri_cufft_name(int r)
 {
@@ -166,6 +171,9 @@ kr_status kri_launch_modulate(kr_dtype dtype, const void *in, void *out, long lo
 
 } // namespace
 
+/* Plans made so far (kri_fft_cuda.plans_made). */
+static std::atomic<long long> kri_cufft_made{0};
+
 struct kri_cuda_fft {
     kr_dtype dtype;
     int dir;
@@ -179,7 +187,7 @@ struct kri_cuda_fft {
     double scale;
 };
 
-extern "C" void kri_cuda_fft_destroy(kri_cuda_fft *p)
+static void kri_cuda_fft_destroy(kri_cuda_fft *p)
 {
     if (!p) return;
     (void)cudaSetDevice(p->device);
@@ -246,9 +254,9 @@ static kr_status kri_cuda_fft_build(kri_cuda_fft *p, int ndim, const int64_t *di
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fft_create(kri_cuda_fft **out, kr_dtype dtype, int ndim,
-                                         const int64_t *dims, unsigned axes, int dir,
-                                         unsigned flags, int device)
+static kr_status kri_cuda_fft_create(kri_cuda_fft **out, kr_dtype dtype, int ndim,
+                                     const int64_t *dims, unsigned axes, int dir, unsigned flags,
+                                     int device)
 {
     *out = NULL;
     kri_cuda_fft *p = (kri_cuda_fft *)kri_calloc(1, sizeof *p);
@@ -285,12 +293,12 @@ extern "C" kr_status kri_cuda_fft_create(kri_cuda_fft **out, kr_dtype dtype, int
         kri_cuda_fft_destroy(p);
         return s;
     }
+    kri_cufft_made++;
     *out = p;
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fft_execute(kri_cuda_fft *p, const void *in, void *out,
-                                          void *stream)
+static kr_status kri_cuda_fft_execute(kri_cuda_fft *p, const void *in, void *out, void *stream)
 {
     const size_t es = p->dtype == KR_C64 ? sizeof(float2) : sizeof(double2);
     if ((uintptr_t)in % es || (uintptr_t)out % es)
@@ -331,9 +339,9 @@ static kr_status kri_shift_launch(const void *in, void *out, long long numel,
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fft_shift(size_t esize, int ndim, const int64_t *dims,
-                                        unsigned axes, int inverse, const void *in, void *out,
-                                        int device, void *stream)
+static kr_status kri_cuda_fft_shift(size_t esize, int ndim, const int64_t *dims, unsigned axes,
+                                    int inverse, const void *in, void *out, int device,
+                                    void *stream)
 {
     if ((uintptr_t)in % esize || (uintptr_t)out % esize)
         return kri_fail(KR_ERR_INVALID_ARG, "device arrays to shift must be aligned to %zu bytes",
@@ -376,3 +384,213 @@ extern "C" kr_status kri_cuda_fft_shift(size_t esize, int ndim, const int64_t *d
     }
     return s;
 }
+
+/* ---- the backend table ---------------------------------------------------------------------- */
+static kr_status kri_cuda_fft_make(void **state, const kr_ctx *ctx, const kri_fft_desc *d)
+{
+    kri_cuda_fft *p = nullptr;
+    KRI_TRY(kri_cuda_fft_create(&p, d->dtype, d->ndim, d->dims, d->axes, d->dir, d->flags,
+                                kr_ctx_device(ctx)));
+    *state = p;
+    return KR_OK;
+}
+
+static kr_status kri_cuda_fft_exec(void *state, const kr_ctx *ctx, const void *in, void *out)
+{
+    return kri_cuda_fft_execute((kri_cuda_fft *)state, in, out, kr_ctx_stream(ctx));
+}
+
+static void kri_cuda_fft_free(void *state) { kri_cuda_fft_destroy((kri_cuda_fft *)state); }
+
+static kr_status kri_cuda_fft_shift_verb(const kr_ctx *ctx, size_t esize, int ndim,
+                                         const int64_t *dims, unsigned axes, int inverse,
+                                         const void *in, void *out)
+{
+    return kri_cuda_fft_shift(esize, ndim, dims, axes, inverse, in, out, kr_ctx_device(ctx),
+                              kr_ctx_stream(ctx));
+}
+
+/* ---- the plan cache behind kr_fft ------------------------------------------------------------
+ * Whole plans (cuFFT handles, work area, modulation tables) keyed by the transform and the
+ * device, at most kri_cufft_cache_max of them, least recently used idle ones evicted first. A
+ * plan serves one call at a time (busy); a second concurrent call with the same key makes a
+ * second plan. Device work is asynchronous: each use records `done` on its stream, and the
+ * next use (maybe on another stream) waits for it before touching the work area; a plan is
+ * destroyed only after its last use has finished. */
+namespace {
+
+const int kri_cufft_cache_max = 16;
+
+struct kri_cufft_entry {
+    kri_cufft_entry *next;
+    kri_fft_desc d;
+    int device;
+    bool busy;
+    bool recorded; /* `done` marks the end of a use */
+    unsigned long long used; /* LRU tick */
+    cudaEvent_t done;
+    kri_cuda_fft *plan;
+};
+
+pthread_mutex_t kri_cufft_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_once_t kri_cufft_once = PTHREAD_ONCE_INIT;
+kri_cufft_entry *kri_cufft_cache;
+int kri_cufft_count;
+unsigned long long kri_cufft_tick;
+
+bool kri_cufft_key_eq(const kri_cufft_entry *e, const kri_fft_desc *d, int device)
+{
+    if (e->device != device || e->d.dtype != d->dtype || e->d.ndim != d->ndim ||
+        e->d.axes != d->axes || e->d.dir != d->dir || e->d.flags != d->flags)
+        return false;
+    for (int i = 0; i < d->ndim; i++)
+        if (e->d.dims[i] != d->dims[i]) return false;
+    return true;
+}
+
+/* Destroy unlinked entries (after their last use), keeping the caller's current device. */
+void kri_cufft_free_list(kri_cufft_entry *e)
+{
+    if (!e) return;
+    int cur = -1;
+    if (cudaGetDevice(&cur) != cudaSuccess) cur = -1;
+    while (e) {
+        kri_cufft_entry *next = e->next;
+        (void)cudaSetDevice(e->device);
+        if (e->recorded) (void)cudaEventSynchronize(e->done);
+        if (e->done) (void)cudaEventDestroy(e->done);
+        kri_cuda_fft_destroy(e->plan);
+        kri_free(e);
+        e = next;
+    }
+    if (cur >= 0) (void)cudaSetDevice(cur);
+    (void)cudaGetLastError(); /* errors while tearing down are not the caller's */
+}
+
+/* Unlink idle entries: all of them (keep == 0) or the least recently used beyond `keep`. */
+kri_cufft_entry *kri_cufft_unlink_idle_locked(int keep)
+{
+    kri_cufft_entry *out = nullptr;
+    while (kri_cufft_count > keep) {
+        kri_cufft_entry **victim = nullptr;
+        for (kri_cufft_entry **pp = &kri_cufft_cache; *pp; pp = &(*pp)->next)
+            if (!(*pp)->busy && (!victim || (*pp)->used < (*victim)->used)) victim = pp;
+        if (!victim) break; /* all in use: the cache may exceed its bound until calls end */
+        kri_cufft_entry *v = *victim;
+        *victim = v->next;
+        v->next = out;
+        out = v;
+        kri_cufft_count--;
+    }
+    return out;
+}
+
+void kri_cufft_clear(void)
+{
+    pthread_mutex_lock(&kri_cufft_lock);
+    kri_cufft_entry *dead = kri_cufft_unlink_idle_locked(0);
+    pthread_mutex_unlock(&kri_cufft_lock);
+    kri_cufft_free_list(dead);
+}
+
+void kri_cufft_atexit(void) { kri_cufft_clear(); }
+void kri_cufft_register(void) { (void)atexit(kri_cufft_atexit); }
+
+/* An idle cached plan for the key, marked busy, or NULL. */
+kri_cufft_entry *kri_cufft_take(const kri_fft_desc *d, int device)
+{
+    pthread_mutex_lock(&kri_cufft_lock);
+    kri_cufft_entry *e = kri_cufft_cache;
+    while (e && (e->busy || !kri_cufft_key_eq(e, d, device))) e = e->next;
+    if (e) e->busy = true;
+    pthread_mutex_unlock(&kri_cufft_lock);
+    return e;
+}
+
+/* A new busy entry with a fresh plan, linked into the cache (evicting idle ones beyond the
+ * bound). */
+kr_status kri_cufft_make(kri_cufft_entry **out, const kri_fft_desc *d, int device)
+{
+    *out = nullptr;
+    kri_cufft_entry *e = (kri_cufft_entry *)kri_calloc(1, sizeof *e);
+    if (!e) return kri_fail(KR_ERR_OOM_HOST, "out of host memory caching a cuFFT plan");
+    e->d = *d;
+    e->device = device;
+    e->busy = true;
+    kr_status s = kri_cuda_fft_create(&e->plan, d->dtype, d->ndim, d->dims, d->axes, d->dir,
+                                      d->flags, device);
+    if (s == KR_OK) {
+        cudaError_t ce = cudaEventCreateWithFlags(&e->done, cudaEventDisableTiming);
+        if (ce != cudaSuccess) s = kri_cuda_fail(ce, "cudaEventCreate for the cuFFT plan cache");
+    }
+    if (s != KR_OK) {
+        e->next = nullptr;
+        kri_cufft_free_list(e);
+        return s;
+    }
+    pthread_once(&kri_cufft_once, kri_cufft_register);
+    pthread_mutex_lock(&kri_cufft_lock);
+    e->next = kri_cufft_cache;
+    kri_cufft_cache = e;
+    kri_cufft_count++;
+    kri_cufft_entry *dead = kri_cufft_unlink_idle_locked(kri_cufft_cache_max);
+    pthread_mutex_unlock(&kri_cufft_lock);
+    kri_cufft_free_list(dead);
+    *out = e;
+    return KR_OK;
+}
+
+/* End a use: the entry becomes idle, or is dropped when the use failed. */
+void kri_cufft_give(kri_cufft_entry *e, bool ok)
+{
+    pthread_mutex_lock(&kri_cufft_lock);
+    e->busy = false;
+    e->used = ++kri_cufft_tick;
+    kri_cufft_entry *dead = nullptr;
+    if (!ok) {
+        for (kri_cufft_entry **pp = &kri_cufft_cache; *pp; pp = &(*pp)->next)
+            if (*pp == e) {
+                *pp = e->next;
+                e->next = nullptr;
+                kri_cufft_count--;
+                dead = e;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&kri_cufft_lock);
+    kri_cufft_free_list(dead);
+}
+
+} // namespace
+
+static kr_status kri_cuda_fft_run(const kr_ctx *ctx, const kri_fft_desc *d, const void *in,
+                                  void *out)
+{
+    const int device = kr_ctx_device(ctx);
+    cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
+    kri_cufft_entry *e = kri_cufft_take(d, device);
+    if (!e) KRI_TRY(kri_cufft_make(&e, d, device));
+    kr_status s = KR_OK;
+    cudaError_t ce = cudaSetDevice(device);
+    if (ce == cudaSuccess && e->recorded) ce = cudaStreamWaitEvent(st, e->done, 0);
+    if (ce != cudaSuccess) s = kri_cuda_fail(ce, "waiting for the cached cuFFT plan's last use");
+    if (s == KR_OK) s = kri_cuda_fft_execute(e->plan, in, out, st);
+    if (s == KR_OK) {
+        ce = cudaEventRecord(e->done, st);
+        if (ce != cudaSuccess) s = kri_cuda_fail(ce, "cudaEventRecord after a cached cuFFT plan");
+        e->recorded = ce == cudaSuccess;
+    }
+    kri_cufft_give(e, s == KR_OK);
+    return s;
+}
+
+static int64_t kri_cuda_fft_plans_made(void) { return (int64_t)kri_cufft_made.load(); }
+
+extern "C" const kri_fft_backend kri_fft_cuda = {{"cuda", true},
+                                                 kri_cuda_fft_make,
+                                                 kri_cuda_fft_exec,
+                                                 kri_cuda_fft_free,
+                                                 kri_cuda_fft_run,
+                                                 kri_cufft_clear,
+                                                 kri_cuda_fft_plans_made,
+                                                 kri_cuda_fft_shift_verb};

@@ -1,39 +1,67 @@
-/* Private interface between src/core/fft.c and src/core/fft_cuda.cu (not installed).
- * fft.c validates every argument; these launchers trust them. Device pointers are plain void *.
- * All work is queued on `stream` (a cudaStream_t, NULL = default stream) without synchronising;
- * every CUDA / cuFFT return code and kernel launch is checked (KR_ERR_CUDA, KR_ERR_FFT,
- * KR_ERR_OOM_DEVICE with a sentence). */
+/* Private interface of the FFT (not installed): the front src/core/fft.c validates every
+ * argument and picks a backend table (core/backend.h); fft_cpu.c (FFTW) and fft_cuda.cu (cuFFT;
+ * fft_nocuda.c without CUDA) fill the tables and trust their arguments. Device pointers are
+ * plain void *. Device work is queued on the ctx's stream without synchronising; every CUDA /
+ * cuFFT return code and kernel launch is checked (KR_ERR_CUDA, KR_ERR_FFT, KR_ERR_OOM_DEVICE
+ * with a sentence). */
 #ifndef KRAY_FFT_INTERNAL_H
 #define KRAY_FFT_INTERNAL_H
 
-#include "internal.h"
+#include "backend.h"
 #include "kray/fft.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct kri_cuda_fft kri_cuda_fft;
-
 /* A cuFFT result code (cufftResult) by name, and the failure of `what` with it
- * (KR_ERR_OOM_DEVICE for CUFFT_ALLOC_FAILED, else KR_ERR_FFT), for every cuFFT caller. */
+ * (KR_ERR_OOM_DEVICE for CUFFT_ALLOC_FAILED, else KR_ERR_FFT), for every cuFFT caller
+ * (fft_cuda.cu; only in a build with CUDA). */
 const char *kri_cufft_name(int result);
 kr_status kri_cufft_fail(int result, const char *what);
 
-/* cuFFT plans for a C2C transform of a contiguous KR_C64 / KR_C128 array of `dims` over the
- * axes in `axes` (bits of axes of length 1 must already be cleared; axes != 0), direction
- * dir (-1 forward, +1 backward), flags as kr_fft_flags, on CUDA device `device`. */
-kr_status kri_cuda_fft_create(kri_cuda_fft **out, kr_dtype dtype, int ndim, const int64_t *dims,
-                              unsigned axes, int dir, unsigned flags, int device);
-/* Transform in -> out (in == out allowed; in is not modified otherwise). */
-kr_status kri_cuda_fft_execute(kri_cuda_fft *plan, const void *in, void *out, void *stream);
-void kri_cuda_fft_destroy(kri_cuda_fft *plan); /* accepts NULL */
+/* One C2C transform of a contiguous KR_C64 / KR_C128 array of ndim/dims over the axes in `axes`
+ * (resolved: bits of axes of length 1 cleared; axes != 0), direction dir (-1 forward, +1
+ * backward), flags as kr_fft_flags; scale is 1 or 1/sqrt(prod of the transformed lengths). */
+typedef struct kri_fft_desc {
+    kr_dtype dtype;
+    int ndim;
+    int64_t dims[KR_MAX_DIMS];
+    int64_t numel;
+    unsigned axes;
+    int dir;
+    unsigned flags;
+    double scale;
+} kri_fft_desc;
 
-/* Rotate a contiguous device array of `ndim`/`dims` with elements of esize bytes (1, 2, 4, 8 or
- * 16) along the axes in `axes`: out[(j + s) mod n] = in[j] with s = n/2 (fftshift, inverse == 0)
- * or s = n - n/2 (ifftshift). in == out allowed (uses a stream-ordered temporary). */
-kr_status kri_cuda_fft_shift(size_t esize, int ndim, const int64_t *dims, unsigned axes,
-                             int inverse, const void *in, void *out, int device, void *stream);
+/* The backend seam: kri_fft_cpu (fft_cpu.c) for host arrays, kri_fft_cuda (fft_cuda.cu) for
+ * device arrays on the ctx's device.
+ *   create / execute / destroy: a plan's state (FFTW plans and scratch on the host; cuFFT plans
+ *     and their work area on the ctx's device); execute reads the ctx's threads or stream;
+ *     in == out allowed, `in` is not modified otherwise.
+ *   run: one transform through the backend's plan cache (what kr_fft does): the host caches
+ *     FFTW plans, the device whole cuFFT plans, each bounded, thread-safe, emptied of idle
+ *     plans by cache_clear and at exit.
+ *   plans_made: plans made so far (FFTW plans on the host, cuFFT plans on the device), for the
+ *     tests of the caches.
+ *   shift: out[(j + s) mod n] = in[j] along the axes in `axes` (!= 0), s = n/2 (fftshift,
+ *     inverse == 0) or n - n/2 (ifftshift); elements of esize bytes; in == out allowed. */
+typedef struct kri_fft_backend {
+    kri_backend_hdr hdr;
+    kr_status (*create)(void **state, const kr_ctx *ctx, const kri_fft_desc *d);
+    kr_status (*execute)(void *state, const kr_ctx *ctx, const void *in, void *out);
+    void (*destroy)(void *state); /* accepts NULL */
+    kr_status (*run)(const kr_ctx *ctx, const kri_fft_desc *d, const void *in, void *out);
+    void (*cache_clear)(void);
+    int64_t (*plans_made)(void);
+    kr_status (*shift)(const kr_ctx *ctx, size_t esize, int ndim, const int64_t *dims,
+                       unsigned axes, int inverse, const void *in, void *out);
+} kri_fft_backend;
+extern const kri_fft_backend kri_fft_cpu, kri_fft_cuda;
+
+/* Plans made so far by the backend for arrays at `loc` (0 where that backend is absent): a
+ * test calls kr_fft twice on one shape and sees the count grow once. */
+int64_t kri_fft_plans_made(kr_loc loc);
 
 #ifdef __cplusplus
 }
