@@ -191,36 +191,26 @@ int kri_arrays_overlap(const kr_array *a, const kr_array *b)
     return a0 < b1 && b0 < a1;
 }
 
-static const char *kri_loc_name(kr_loc l) { return l == KR_DEVICE ? "device" : "host"; }
-
 kr_status kri_linop_check_array(const kr_linop *op, const kr_array *a, int in, const char *fn,
                                 const char *what)
 {
-    if (!a) return kri_fail(KR_ERR_INVALID_ARG, "%s: argument '%s' is NULL", fn, what);
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: %s has no data", fn, what);
-    if (a->dtype != op->dtype)
-        return kri_fail(KR_ERR_DTYPE, "%s: %s has element type %s, operator '%s' works on %s", fn,
-                        what, kr_dtype_name(a->dtype), op->name, kr_dtype_name(op->dtype));
-    if (a->loc != op->loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory, operator '%s' works in %s memory",
-                        fn, what, kri_loc_name(a->loc), op->name, kri_loc_name(op->loc));
-    if (a->loc == KR_DEVICE && a->device != op->device)
-        return kri_fail(KR_ERR_LOCATION, "%s: %s is on CUDA device %d, operator '%s' on device %d",
-                        fn, what, a->device, op->name, op->device);
     int nd = in ? op->in_ndim : op->out_ndim;
     const int64_t *dd = in ? op->in_dims : op->out_dims;
-    if (a->ndim < 1 || a->ndim > KR_MAX_DIMS || !kri_dims_equal(a->ndim, a->dims, nd, dd)) {
-        char s1[160], s2[160];
-        if (a->ndim < 1 || a->ndim > KR_MAX_DIMS)
-            snprintf(s1, sizeof s1, "%d-dimensional", a->ndim);
-        else
-            kr_dims_string(a->ndim, a->dims, s1, sizeof s1);
-        return kri_fail(KR_ERR_DIM, "%s: %s is %s, operator '%s' expects %s %s", fn, what, s1,
-                        op->name, in ? "input" : "output", kr_dims_string(nd, dd, s2, sizeof s2));
+    char s1[160], s2[160];
+    if (!a || (a->ndim >= 1 && a->ndim <= KR_MAX_DIMS)) {
+        snprintf(s1, sizeof s1, "%s of operator '%s'", what, op->name);
+        KRI_TRY(kri_check_operand(fn, s1, a, op->dtype, op->loc));
+        if (a->loc == KR_DEVICE && a->device != op->device)
+            return kri_fail(KR_ERR_LOCATION,
+                            "%s: %s is on CUDA device %d, operator '%s' on device %d", fn, what,
+                            a->device, op->name, op->device);
+        if (kri_dims_equal(a->ndim, a->dims, nd, dd)) return KR_OK;
+        kr_dims_string(a->ndim, a->dims, s1, sizeof s1);
+    } else {
+        snprintf(s1, sizeof s1, "%d-dimensional", a->ndim);
     }
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %s is not contiguous", fn, what);
-    return KR_OK;
+    return kri_fail(KR_ERR_DIM, "%s: %s is %s, operator '%s' expects %s %s", fn, what, s1,
+                    op->name, in ? "input" : "output", kr_dims_string(nd, dd, s2, sizeof s2));
 }
 
 static kr_status kri_apply_check(const kr_linop *op, const kr_array *in, int in_is_domain,

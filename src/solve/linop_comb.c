@@ -422,35 +422,23 @@ kr_status kr_linop_identity(kr_linop **out, const kr_ctx *ctx, kr_dtype dtype, i
 typedef struct kri_matrix {
     const kr_ctx *ctx;
     kr_dtype dtype;
-    kr_loc loc;
     int64_t m, n;
-    void *M; /* owned, host or device */
+    const kri_matrix_backend *be;
+    void *M; /* the backend's copy of the matrix */
 } kri_matrix;
 
 static void kri_matrix_free(void *data)
 {
     kri_matrix *mx = data;
     if (!mx) return;
-    if (mx->loc == KR_DEVICE)
-        kri_device_free(mx->M);
-    else
-        kri_free(mx->M);
+    mx->be->destroy(mx->M);
     kri_free(mx);
 }
 
 static kr_status kri_matrix_apply(const kri_matrix *mx, const kr_array *in, kr_array *out,
                                   int adjoint)
 {
-    if (mx->loc == KR_HOST) {
-        kri_cpu_matvec(kri_threads(mx->ctx), mx->dtype, mx->m, mx->n, mx->M, in->data, out->data,
-                       adjoint);
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_matvec(mx->ctx, mx->dtype, mx->m, mx->n, mx->M, in->data, out->data, adjoint);
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "matrix operator on the device: built without CUDA");
-#endif
+    return mx->be->apply(mx->ctx, mx->dtype, mx->m, mx->n, mx->M, in->data, out->data, adjoint);
 }
 
 static kr_status kri_matrix_forward(void *data, const kr_array *x, kr_array *y)
@@ -480,22 +468,16 @@ kr_status kr_linop_matrix(kr_linop **out, const kr_ctx *ctx, kr_dtype dtype, int
     if (loc != KR_HOST && loc != KR_DEVICE)
         return kri_fail(KR_ERR_INVALID_ARG, "kr_linop_matrix: invalid location %d", (int)loc);
     KRI_TRY(kri_check_loc(ctx, loc, "kr_linop_matrix operator"));
+    const kri_matrix_backend *be;
+    KRI_TRY(kri_backend_pick(&be, loc, &kri_matrix_cpu, &kri_matrix_cuda, "kr_linop_matrix"));
     kri_matrix *mx = kri_calloc(1, sizeof *mx);
     if (!mx) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a matrix operator");
     mx->ctx = ctx;
     mx->dtype = dtype;
-    mx->loc = loc;
     mx->m = m;
     mx->n = n;
-    size_t bytes = (size_t)mn * kr_dtype_size(dtype);
-    kr_status s;
-    if (loc == KR_HOST) {
-        s = kri_alloc(&mx->M, bytes, "a matrix operator");
-        if (s == KR_OK) memcpy(mx->M, matrix, bytes);
-    } else {
-        s = kri_device_alloc(&mx->M, bytes, kr_ctx_device(ctx), "a matrix operator");
-        if (s == KR_OK) s = kri_memcpy(mx->M, KR_DEVICE, matrix, KR_HOST, bytes, ctx);
-    }
+    mx->be = be;
+    kr_status s = be->create(&mx->M, ctx, (size_t)mn * kr_dtype_size(dtype), matrix);
     if (s != KR_OK) {
         kri_matrix_free(mx);
         return s;
@@ -516,55 +498,4 @@ kr_status kr_linop_matrix(kr_linop **out, const kr_ctx *ctx, kr_dtype dtype, int
     s = kri_linop_create_internal(out, ctx, &def);
     if (s != KR_OK) kri_matrix_free(mx);
     return s;
-}
-
-/* ---- host matrix-vector product ------------------------------------------------------------- */
-#define KRI_MATVEC_REAL(T)                                                                     \
-    do {                                                                                       \
-        const T *A = M, *v = in;                                                               \
-        T *w = out;                                                                            \
-        _Pragma("omp parallel for num_threads(nthreads) schedule(static) if (nout * nin > 65536)") \
-        for (int64_t o = 0; o < nout; o++) {                                                   \
-            double acc = 0.0;                                                                  \
-            for (int64_t k = 0; k < nin; k++) {                                                \
-                int64_t idx = adjoint ? k * n + o : o * n + k;                                 \
-                acc = acc + (double)A[idx] * (double)v[k];                                     \
-            }                                                                                  \
-            w[o] = (T)acc;                                                                     \
-        }                                                                                      \
-    } while (0)
-
-/* Complex: acc += M v (or conj(M) v); the product is formed in double. */
-#define KRI_MATVEC_CPLX(T)                                                                     \
-    do {                                                                                       \
-        const T *A = M, *v = in;                                                               \
-        T *w = out;                                                                            \
-        const double sg = adjoint ? -1.0 : 1.0;                                                \
-        _Pragma("omp parallel for num_threads(nthreads) schedule(static) if (nout * nin > 65536)") \
-        for (int64_t o = 0; o < nout; o++) {                                                   \
-            double ar = 0.0, ai = 0.0;                                                         \
-            for (int64_t k = 0; k < nin; k++) {                                                \
-                int64_t idx = adjoint ? k * n + o : o * n + k;                                 \
-                double mr = A[2 * idx], mi = sg * (double)A[2 * idx + 1];                      \
-                double vr = v[2 * k], vi = v[2 * k + 1];                                       \
-                ar = ar + (mr * vr - mi * vi);                                                 \
-                ai = ai + (mr * vi + mi * vr);                                                 \
-            }                                                                                  \
-            w[2 * o] = (T)ar;                                                                  \
-            w[2 * o + 1] = (T)ai;                                                              \
-        }                                                                                      \
-    } while (0)
-
-void kri_cpu_matvec(int nthreads, kr_dtype t, int64_t m, int64_t n, const void *M,
-                    const void *in, void *out, int adjoint)
-{
-    const int64_t nout = adjoint ? n : m, nin = adjoint ? m : n;
-    if (nthreads < 1) nthreads = 1;
-    switch (t) {
-    case KR_F32: KRI_MATVEC_REAL(float); break;
-    case KR_F64: KRI_MATVEC_REAL(double); break;
-    case KR_C64: KRI_MATVEC_CPLX(float); break;
-    case KR_C128: KRI_MATVEC_CPLX(double); break;
-    default: break;
-    }
 }

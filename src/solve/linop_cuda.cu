@@ -1,6 +1,6 @@
-// Dense matrix operator on the device: one thread per output, accumulated in double in index
-// order with explicitly rounded operations, the same arithmetic as kri_cpu_matvec on the host.
-// Meant for tests and small problems (rows are not read coalesced).
+// Dense matrix operator on the device (kri_matrix_cuda, solve_internal.h): one thread per output,
+// accumulated in double in index order with explicitly rounded operations, the same arithmetic
+// as the host's (linop_cpu.c). Meant for tests and small problems (rows are not read coalesced).
 #include <cuda_runtime.h>
 
 #include "internal.h"
@@ -58,8 +58,8 @@ kr_status launch(const kr_ctx *ctx, int64_t m, int64_t n, const void *M, const v
 
 } // namespace
 
-extern "C" kr_status kri_cuda_matvec(const kr_ctx *ctx, kr_dtype t, int64_t m, int64_t n,
-                                     const void *M, const void *in, void *out, int adjoint)
+static kr_status kri_cuda_matvec(const kr_ctx *ctx, kr_dtype t, int64_t m, int64_t n,
+                                 const void *M, const void *in, void *out, int adjoint)
 {
     cudaError_t e = cudaSetDevice(kr_ctx_device(ctx));
     if (e != cudaSuccess)
@@ -73,3 +73,14 @@ extern "C" kr_status kri_cuda_matvec(const kr_ctx *ctx, kr_dtype t, int64_t m, i
     default: return kri_fail(KR_ERR_DTYPE, "device matrix operator on %s", kr_dtype_name(t));
     }
 }
+
+// The matrix lives on the ctx's device.
+static kr_status kri_cuda_matrix_create(void **M, const kr_ctx *ctx, size_t bytes,
+                                        const void *host)
+{
+    KRI_TRY(kri_device_alloc(M, bytes, kr_ctx_device(ctx), "a matrix operator"));
+    return kri_memcpy(*M, KR_DEVICE, host, KR_HOST, bytes, ctx);
+}
+
+extern "C" const kri_matrix_backend kri_matrix_cuda = {{"cuda", true}, kri_cuda_matrix_create,
+                                                       kri_cuda_matvec, kri_device_free};

@@ -1,8 +1,10 @@
-/* Private interface of the solve module: CUDA launchers, scratch buffers, operator checks.
- * Not installed. The C++/CUDA side (vec_cuda.cu, linop_cuda.cu) sees only the launcher part. */
+/* Private interface of the solve module: the backend tables of the vector operations and the
+ * dense matrix operator, scratch buffers, operator checks. Not installed. The C++/CUDA side
+ * (vec_cuda.cu, linop_cuda.cu) sees only the tables. */
 #ifndef KRAY_SOLVE_INTERNAL_H
 #define KRAY_SOLVE_INTERNAL_H
 
+#include "core/backend.h"
 #include "kray/linop.h"
 
 /* Elements per reduction chunk, host and device. Host dot/norm sums each chunk sequentially in
@@ -15,32 +17,47 @@
 extern "C" {
 #endif
 
-/* ---- CUDA launchers (src/solve/vec_cuda.cu, src/solve/linop_cuda.cu) ------------------------
- * n is the element count (complex elements are interleaved (re, im) pairs); dtype is one of
- * f32, f64, c64, c128; pointers are device pointers on the ctx's device. Every launcher runs
- * on the ctx's stream, checks the launch and returns KR_ERR_CUDA with a sentence on failure.
- * Elementwise launchers do not synchronise; reductions synchronise the stream and return the
- * value on the host. Only compiled with KRAY_HAVE_CUDA. */
-kr_status kri_cuda_vec_scale(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x, double re,
-                             double im);
-kr_status kri_cuda_vec_axpy(const kr_ctx *ctx, kr_dtype t, int64_t n, void *y, double re,
-                            double im, const void *x);
-kr_status kri_cuda_vec_xpay(const kr_ctx *ctx, kr_dtype t, int64_t n, void *y, double re,
-                            double im, const void *x);
-/* sum conj(x) y in double (two passes: per-chunk block tree, then one block over partials). */
-kr_status kri_cuda_vec_dot(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
-                           const void *y, double *re, double *im);
-/* sum |x|^2 in double, same scheme. */
-kr_status kri_cuda_vec_sumsq(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
-                             double *sumsq);
-/* Value k of the interleaved scalars is (T)kri_rand_sym(seed, k), as on the host. */
-kr_status kri_cuda_vec_random(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
-                              uint64_t seed);
-/* Dense row-major m x n matrix M: adjoint == 0: out[i] = sum_j M[i n + j] in[j] (i < m);
- * adjoint != 0: out[j] = sum_i conj(M[i n + j]) in[i] (j < n). Accumulated in double in index
- * order, like the host twin kri_cpu_matvec. */
-kr_status kri_cuda_matvec(const kr_ctx *ctx, kr_dtype t, int64_t m, int64_t n, const void *M,
-                          const void *in, void *out, int adjoint);
+/* ---- the backend seam (core/backend.h) ------------------------------------------------------
+ * kr_vec_* (vec.c) validate and call the table of the arrays' location: kri_vec_cpu (vec_cpu.c,
+ * OpenMP) or kri_vec_cuda (vec_cuda.cu; vec_nocuda.c without CUDA). n is the element count
+ * (complex elements are interleaved (re, im) pairs); t is one of f32, f64, c64, c128; device
+ * pointers are on the ctx's device, and device work runs on the ctx's stream, every launch
+ * checked (KR_ERR_CUDA with a sentence). Elementwise verbs do not synchronise; zero and the
+ * reductions synchronise the stream and return the value on the host. Verbs:
+ *   zero:  x = 0 (bytes bytes).
+ *   elem:  op 0 (scale): y = a y; op 1 (axpy): y += a x; op 2 (xpay): y = x + a y, a = re + i im
+ *          rounded to the element precision first.
+ *   dot:   sum conj(x) y in double (host: fixed chunks in chunk order; device: per-chunk block
+ *          tree, then one block over the partials).
+ *   sumsq: sum |x|^2 in double, the same scheme.
+ *   random: value k of the interleaved scalars is (T)kri_rand_sym(seed, k). */
+typedef struct kri_vec_backend {
+    kri_backend_hdr hdr;
+    kr_status (*zero)(const kr_ctx *ctx, void *x, size_t bytes);
+    kr_status (*elem)(const kr_ctx *ctx, kr_dtype t, int op, int64_t n, void *y, double re,
+                      double im, const void *x);
+    kr_status (*dot)(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x, const void *y,
+                     double *re, double *im);
+    kr_status (*sumsq)(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x, double *sumsq);
+    kr_status (*random)(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x, uint64_t seed);
+} kri_vec_backend;
+extern const kri_vec_backend kri_vec_cpu, kri_vec_cuda;
+
+/* The dense row-major m x n matrix M of kr_linop_matrix (linop_comb.c): kri_matrix_cpu
+ * (linop_cpu.c) or kri_matrix_cuda (linop_cuda.cu; linop_nocuda.c without CUDA).
+ *   create:  *M = a copy of the host matrix (bytes bytes), in host memory or on the ctx's device.
+ *   apply:   adjoint == 0: out[i] = sum_j M[i n + j] in[j] (i < m); adjoint != 0:
+ *            out[j] = sum_i conj(M[i n + j]) in[i] (j < n); accumulated in double in index
+ *            order, so host and device give the same values.
+ *   destroy: frees *M (accepts NULL). */
+typedef struct kri_matrix_backend {
+    kri_backend_hdr hdr;
+    kr_status (*create)(void **M, const kr_ctx *ctx, size_t bytes, const void *host);
+    kr_status (*apply)(const kr_ctx *ctx, kr_dtype t, int64_t m, int64_t n, const void *M,
+                       const void *in, void *out, int adjoint);
+    void (*destroy)(void *M);
+} kri_matrix_backend;
+extern const kri_matrix_backend kri_matrix_cpu, kri_matrix_cuda;
 
 #ifdef __cplusplus
 }
@@ -48,10 +65,6 @@ kr_status kri_cuda_matvec(const kr_ctx *ctx, kr_dtype t, int64_t m, int64_t n, c
 
 #ifndef __cplusplus
 #include <stdatomic.h>
-
-/* Host twin of kri_cuda_matvec (OpenMP over outputs; deterministic). */
-void kri_cpu_matvec(int nthreads, kr_dtype t, int64_t m, int64_t n, const void *M,
-                    const void *in, void *out, int adjoint);
 
 /* sum |x|^2 in double (deterministic); x checked like the kr_vec_* operands. */
 kr_status kri_vec_sumsq(const kr_ctx *ctx, const kr_array *x, double *sumsq);
@@ -77,9 +90,10 @@ void kri_scratch_free(kri_scratch *s);
 const kr_ctx *kri_linop_ctx(const kr_linop *op);
 /* Non-zero when the operator has its own normal callback (not adjoint(forward(x))). */
 int kri_linop_has_normal(const kr_linop *op);
-/* Check that `a` fits the operator's domain (in != 0) or codomain (in == 0): not NULL, data,
- * dtype (KR_ERR_DTYPE), location and device (KR_ERR_LOCATION), dims (KR_ERR_DIM, trailing 1s
- * ignored), contiguous. `fn` and `what` name the caller and the argument in the sentence. */
+/* Check that `a` fits the operator's domain (in != 0) or codomain (in == 0): the operand check
+ * (kri_check_operand: not NULL, data, the operator's dtype and location, contiguous), then the
+ * operator's device (KR_ERR_LOCATION) and dims (KR_ERR_DIM, trailing 1s ignored). `fn` and
+ * `what` name the caller and the argument in the sentence. */
 kr_status kri_linop_check_array(const kr_linop *op, const kr_array *a, int in, const char *fn,
                                 const char *what);
 /* Like kr_linop_create, but errors of the callbacks are passed up without the operator's name

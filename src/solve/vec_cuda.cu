@@ -1,4 +1,5 @@
-// Device vector operations for kr_vec_*: elementwise kernels and deterministic reductions.
+// Device vector operations for kr_vec_* (kri_vec_cuda, solve_internal.h): elementwise kernels and
+// deterministic reductions.
 //
 // Elementwise kernels round the scalar to the element precision and use explicitly rounded
 // multiplies and adds (no FMA contraction), so they compute what the host loops compute.
@@ -296,39 +297,34 @@ __global__ void k_vec_random(int64_t ns, T *__restrict__ x, uint64_t seed)
 
 } // namespace
 
-extern "C" kr_status kri_cuda_vec_scale(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
-                                        double re, double im)
+static kr_status kri_cuda_vec_zero(const kr_ctx *ctx, void *x, size_t bytes)
 {
-    return elem<0>(ctx, t, n, x, nullptr, re, im);
+    return kri_device_memset0(x, bytes, ctx);
 }
 
-extern "C" kr_status kri_cuda_vec_axpy(const kr_ctx *ctx, kr_dtype t, int64_t n, void *y,
-                                       double re, double im, const void *x)
+static kr_status kri_cuda_vec_elem(const kr_ctx *ctx, kr_dtype t, int op, int64_t n, void *y,
+                                   double re, double im, const void *x)
 {
-    return elem<1>(ctx, t, n, y, x, re, im);
-}
-
-extern "C" kr_status kri_cuda_vec_xpay(const kr_ctx *ctx, kr_dtype t, int64_t n, void *y,
-                                       double re, double im, const void *x)
-{
+    if (op == 0) return elem<0>(ctx, t, n, y, nullptr, re, im);
+    if (op == 1) return elem<1>(ctx, t, n, y, x, re, im);
     return elem<2>(ctx, t, n, y, x, re, im);
 }
 
-extern "C" kr_status kri_cuda_vec_dot(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
-                                      const void *y, double *re, double *im)
+static kr_status kri_cuda_vec_dot(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
+                                  const void *y, double *re, double *im)
 {
     return reduce<true>(ctx, t, n, x, y, re, im);
 }
 
-extern "C" kr_status kri_cuda_vec_sumsq(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
-                                        double *sumsq)
+static kr_status kri_cuda_vec_sumsq(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
+                                    double *sumsq)
 {
     double im;
     return reduce<false>(ctx, t, n, x, x, sumsq, &im);
 }
 
-extern "C" kr_status kri_cuda_vec_random(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
-                                         uint64_t seed)
+static kr_status kri_cuda_vec_random(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
+                                     uint64_t seed)
 {
     if (n <= 0) return KR_OK;
     KRI_TRY(set_device(ctx));
@@ -341,3 +337,7 @@ extern "C" kr_status kri_cuda_vec_random(const kr_ctx *ctx, kr_dtype t, int64_t 
             ns, static_cast<double *>(x), seed);
     return launch_check("k_vec_random");
 }
+
+extern "C" const kri_vec_backend kri_vec_cuda = {{"cuda", true},  kri_cuda_vec_zero,
+                                                 kri_cuda_vec_elem, kri_cuda_vec_dot,
+                                                 kri_cuda_vec_sumsq, kri_cuda_vec_random};
