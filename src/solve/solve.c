@@ -1,5 +1,7 @@
 /* Krylov solvers (CG, CGLS) written against kr_linop and kr_vec_* only, so the same code runs
- * on host arrays (OpenMP) and device arrays (CUDA kernels); only the scalars live on the host. */
+ * on host arrays (OpenMP) and device arrays (CUDA kernels); only the scalars live on the host.
+ * Both are one skeleton (kri_krylov_run): the methods differ only in their start, in the
+ * curvature along the search direction, and in how the gradient follows the residual. */
 #include "internal.h"
 #include "solve_internal.h"
 
@@ -62,17 +64,13 @@ static kr_status kri_nonfinite(const char *fn, const kr_linop *A, const char *wh
                     fn, what, it, kr_linop_name(A));
 }
 
-/* Working vectors, all shaped like `like` (the domain; CG is square). */
-static kr_status kri_work(kr_array **v, int count, const kr_ctx *ctx, const kr_linop *A,
-                          int domain)
+/* A working vector shaped like the operator's domain (domain != 0) or codomain. */
+static kr_status kri_work(kr_array **v, const kr_ctx *ctx, const kr_linop *A, int domain)
 {
     int64_t dims[KR_MAX_DIMS];
     int nd = domain ? kr_linop_in_dims(A, dims) : kr_linop_out_dims(A, dims);
-    for (int i = 0; i < count; i++) {
-        kr_status s = kr_array_create(&v[i], kr_linop_dtype(A), nd, dims, kr_linop_loc(A), ctx);
-        if (s != KR_OK) return kri_fail_prefix(s, "solver work vectors");
-    }
-    return KR_OK;
+    kr_status s = kr_array_create(v, kr_linop_dtype(A), nd, dims, kr_linop_loc(A), ctx);
+    return s == KR_OK ? s : kri_fail_prefix(s, "solver work vectors");
 }
 
 /* The bookkeeping that closes iteration k of CG and CGLS: g_new, the new squared norm of the
@@ -103,172 +101,92 @@ static kr_status kri_run_close(const kr_ctx *ctx, const char *fn, kr_progress *p
                rel <= tol ? "converged" : "not converged");
     return s;
 }
-/* ---- CG ------------------------------------------------------------------------------------- */
-static kr_status kri_cg_run(const kr_ctx *ctx, const kr_linop *A, const kr_array *b, kr_array *x,
-                            const kr_solve_opts *o, kr_solve_info *info, kr_array *r, kr_array *p,
-                            kr_array *q)
-{
-    static const char fn[] = "kr_cg";
-    const double lam = o->lambda;
-    double bn;
-    KRI_TRY(kr_vec_norm2(ctx, b, &bn));
-    if (!isfinite(bn)) return kri_fail(KR_ERR_INVALID_ARG, "%s: b contains inf or nan", fn);
-    if (bn == 0.0) { /* the solution of (A + lambda I) x = 0 is x = 0 */
-        KRI_TRY(kr_vec_zero(ctx, x));
-        if (o->history) o->history[0] = 0.0;
-        kri_info_set(info, 0, 0.0, 1);
-        return KR_OK;
-    }
-    KRI_TRY(kr_vec_copy(ctx, r, b));
-    if (o->warm_start) { /* r = b - (A + lambda I) x */
-        KRI_TRY(kr_linop_forward(A, x, q));
-        if (lam > 0) KRI_TRY(kr_vec_axpy(ctx, q, lam, 0.0, x));
-        KRI_TRY(kr_vec_axpy(ctx, r, -1.0, 0.0, q));
-    } else {
-        KRI_TRY(kr_vec_zero(ctx, x));
-    }
-    double rr, dummy;
-    KRI_TRY(kri_vec_sumsq(ctx, r, &rr));
-    if (!isfinite(rr)) return kri_nonfinite(fn, A, "the initial residual", 0);
-    double rel = sqrt(rr) / bn;
-    if (o->history) o->history[0] = rel;
-    KRI_TRY(kr_vec_copy(ctx, p, r));
-    kr_progress *prog = o->show_progress ? kr_progress_begin(ctx, "cg", o->max_iter) : NULL;
-    kr_status s = KR_OK;
-    int k = 0;
-    while (k < o->max_iter && !(rel <= o->tol)) {
-        double pq;
-        s = kr_linop_forward(A, p, q);
-        if (s == KR_OK && lam > 0) s = kr_vec_axpy(ctx, q, lam, 0.0, p);
-        if (s == KR_OK) s = kr_vec_dot(ctx, p, q, &pq, &dummy);
-        if (s != KR_OK) break;
-        if (!isfinite(pq)) {
-            s = kri_nonfinite(fn, A, "<p, A p>", k + 1);
-            break;
-        }
-        if (pq <= 0.0) { /* A is not positive definite along p: stop with what we have */
-            kr_log(ctx, KR_LOG_INFO, "kr_cg: <p, A p> = %g <= 0 at iteration %d (operator '%s' "
-                   "is not positive definite); stopping", pq, k + 1, kr_linop_name(A));
-            break;
-        }
-        const double alpha = rr / pq;
-        s = kr_vec_axpy(ctx, x, alpha, 0.0, p);
-        if (s == KR_OK) s = kr_vec_axpy(ctx, r, -alpha, 0.0, q);
-        double rr_new = 0.0;
-        if (s == KR_OK) s = kri_vec_sumsq(ctx, r, &rr_new);
-        if (s != KR_OK) break;
-        if (kri_iter_close(fn, A, "the residual", o, prog, ++k, rr_new, bn, &rel, &s)) break;
-        s = kr_vec_xpay(ctx, p, rr_new / rr, 0.0, r); /* p = r + beta p */
-        if (s != KR_OK) break;
-        rr = rr_new;
-    }
-    return kri_run_close(ctx, fn, prog, info, k, rel, o->tol, s);
-}
+/* ---- the skeleton ---------------------------------------------------------------------------
+ * Vectors: x the iterate; r the residual and q = (operator) p, in the space of the right-hand
+ * side; p the search direction; g the vector whose squared norm gamma decides convergence
+ * against the reference norm ref (CG: g = r, ref = ||b||; CGLS: g = s = A^H r - lambda x,
+ * ref = ||A^H y||). One iteration:
+ *   delta = curvature(p) (q is formed there); alpha = gamma / delta;
+ *   x += alpha p; r -= alpha q; follow(g); gamma' = ||g||^2; p = g + (gamma' / gamma) p. */
+typedef struct kri_krylov kri_krylov;
+struct kri_krylov {
+    const char *fn, *task;       /* "kr_cg", progress label "cg" */
+    const char *rhs_name;        /* "b" or "y" */
+    const char *g_name, *g0_name; /* "the residual", "the initial residual" */
+    const char *delta_name;      /* "<p, A p>" */
+    int r_domain;                /* r and q live in the domain (CG) or the codomain (CGLS) */
+    int has_s;                   /* g is a separate vector s (CGLS) or r itself (CG) */
+    /* Optional check of the operator (CG: square); NULL for none. */
+    kr_status (*check)(const kri_krylov *m);
+    /* r (and g) from b or y and x (zeroed unless warm_start); *ref the reference norm. When
+     * *ref is 0 the solution is x = 0 and nothing more is done. */
+    kr_status (*start)(kri_krylov *m, double *ref);
+    /* q from p, and the curvature delta along p. */
+    kr_status (*curvature)(kri_krylov *m, double *delta);
+    /* g after r changed (NULL when g is r). */
+    kr_status (*follow)(kri_krylov *m);
+    /* The log line when delta <= 0 ends the run at iteration it. */
+    void (*stop)(const kri_krylov *m, double delta, int it);
+    const kr_ctx *ctx;
+    const kr_linop *A;
+    const kr_array *rhs;
+    kr_array *x;
+    const kr_solve_opts *o;
+    kr_array *r, *q, *s, *p, *g;
+};
 
-kr_status kr_cg(const kr_ctx *ctx, const kr_linop *A, const kr_array *b, kr_array *x,
-                const kr_solve_opts *opts, kr_solve_info *info)
+static kr_status kri_krylov_iterate(kri_krylov *m, kr_solve_info *info)
 {
-    kr_solve_opts o;
-    if (opts)
-        o = *opts;
-    else
-        kr_solve_opts_default(&o);
-    kri_info_set(info, 0, NAN, 0);
-    KRI_TRY(kri_solve_check("kr_cg", ctx, A, b, "b", x, &o));
-    int64_t din[KR_MAX_DIMS], dout[KR_MAX_DIMS];
-    int nin = kr_linop_in_dims(A, din), nout = kr_linop_out_dims(A, dout);
-    int square = 1;
-    for (int i = 0; i < KR_MAX_DIMS; i++)
-        if ((i < nin ? din[i] : 1) != (i < nout ? dout[i] : 1)) square = 0;
-    if (!square) {
-        char s1[160], s2[160];
-        return kri_fail(KR_ERR_DIM,
-                        "kr_cg: operator '%s' maps %s to %s; CG needs a square operator (use "
-                        "kr_cgls, or the normal operator)",
-                        kr_linop_name(A), kr_dims_string(nin, din, s1, sizeof s1),
-                        kr_dims_string(nout, dout, s2, sizeof s2));
-    }
-    kr_array *w[3] = {NULL, NULL, NULL};
-    kr_status s = kri_work(w, 3, ctx, A, 1);
-    if (s == KR_OK) s = kri_cg_run(ctx, A, b, x, &o, info, w[0], w[1], w[2]);
-    for (int i = 0; i < 3; i++) kr_array_destroy(w[i]);
-    return s;
-}
-
-/* ---- CGLS ----------------------------------------------------------------------------------- */
-/* r, q: codomain; s, p: domain. */
-static kr_status kri_cgls_run(const kr_ctx *ctx, const kr_linop *A, const kr_array *y, kr_array *x,
-                              const kr_solve_opts *o, kr_solve_info *info, kr_array *r,
-                              kr_array *q, kr_array *sv, kr_array *p)
-{
-    static const char fn[] = "kr_cgls";
-    const double lam = o->lambda;
-    double yn;
-    KRI_TRY(kr_vec_norm2(ctx, y, &yn));
-    if (!isfinite(yn)) return kri_fail(KR_ERR_INVALID_ARG, "%s: y contains inf or nan", fn);
-    double s0; /* ||A^H y||: the reference for the relative residual */
-    KRI_TRY(kr_vec_copy(ctx, r, y));
-    if (o->warm_start) {
-        KRI_TRY(kr_linop_adjoint(A, y, sv));
-        KRI_TRY(kr_vec_norm2(ctx, sv, &s0));
-        KRI_TRY(kr_linop_forward(A, x, q));
-        KRI_TRY(kr_vec_axpy(ctx, r, -1.0, 0.0, q)); /* r = y - A x */
-        KRI_TRY(kr_linop_adjoint(A, r, sv));
-        if (lam > 0) KRI_TRY(kr_vec_axpy(ctx, sv, -lam, 0.0, x)); /* s = A^H r - lambda x */
-    } else {
-        KRI_TRY(kr_vec_zero(ctx, x));
-        KRI_TRY(kr_linop_adjoint(A, r, sv));
-        KRI_TRY(kr_vec_norm2(ctx, sv, &s0));
-    }
-    if (!isfinite(s0)) return kri_nonfinite(fn, A, "A^H y", 0);
-    if (s0 == 0.0) { /* A^H y = 0: the minimum-norm minimiser is x = 0 */
-        KRI_TRY(kr_vec_zero(ctx, x));
+    const kr_ctx *ctx = m->ctx;
+    const kr_solve_opts *o = m->o;
+    double ref;
+    KRI_TRY(m->start(m, &ref));
+    if (ref == 0.0) { /* the solution is x = 0 */
+        KRI_TRY(kr_vec_zero(ctx, m->x));
         if (o->history) o->history[0] = 0.0;
         kri_info_set(info, 0, 0.0, 1);
         return KR_OK;
     }
     double gamma;
-    KRI_TRY(kri_vec_sumsq(ctx, sv, &gamma));
-    if (!isfinite(gamma)) return kri_nonfinite(fn, A, "the initial gradient", 0);
-    double rel = sqrt(gamma) / s0;
+    KRI_TRY(kri_vec_sumsq(ctx, m->g, &gamma));
+    if (!isfinite(gamma)) return kri_nonfinite(m->fn, m->A, m->g0_name, 0);
+    double rel = sqrt(gamma) / ref;
     if (o->history) o->history[0] = rel;
-    KRI_TRY(kr_vec_copy(ctx, p, sv));
-    kr_progress *prog = o->show_progress ? kr_progress_begin(ctx, "cgls", o->max_iter) : NULL;
+    KRI_TRY(kr_vec_copy(ctx, m->p, m->g));
+    kr_progress *prog = o->show_progress ? kr_progress_begin(ctx, m->task, o->max_iter) : NULL;
     kr_status s = KR_OK;
     int k = 0;
     while (k < o->max_iter && !(rel <= o->tol)) {
-        double qq = 0.0, pp = 0.0;
-        s = kr_linop_forward(A, p, q);
-        if (s == KR_OK) s = kri_vec_sumsq(ctx, q, &qq);
-        if (s == KR_OK && lam > 0) s = kri_vec_sumsq(ctx, p, &pp);
+        double delta = 0.0;
+        s = m->curvature(m, &delta);
         if (s != KR_OK) break;
-        const double delta = qq + lam * pp;
         if (!isfinite(delta)) {
-            s = kri_nonfinite(fn, A, "||A p||^2", k + 1);
+            s = kri_nonfinite(m->fn, m->A, m->delta_name, k + 1);
             break;
         }
-        if (delta <= 0.0) { /* p in the null space of A (lambda = 0): nothing more to gain */
-            kr_log(ctx, KR_LOG_INFO, "kr_cgls: ||A p|| = 0 at iteration %d; stopping", k + 1);
+        if (delta <= 0.0) {
+            m->stop(m, delta, k + 1);
             break;
         }
         const double alpha = gamma / delta;
-        s = kr_vec_axpy(ctx, x, alpha, 0.0, p);
-        if (s == KR_OK) s = kr_vec_axpy(ctx, r, -alpha, 0.0, q);
-        if (s == KR_OK) s = kr_linop_adjoint(A, r, sv);
-        if (s == KR_OK && lam > 0) s = kr_vec_axpy(ctx, sv, -lam, 0.0, x);
+        s = kr_vec_axpy(ctx, m->x, alpha, 0.0, m->p);
+        if (s == KR_OK) s = kr_vec_axpy(ctx, m->r, -alpha, 0.0, m->q);
+        if (s == KR_OK && m->follow) s = m->follow(m);
         double gamma_new = 0.0;
-        if (s == KR_OK) s = kri_vec_sumsq(ctx, sv, &gamma_new);
+        if (s == KR_OK) s = kri_vec_sumsq(ctx, m->g, &gamma_new);
         if (s != KR_OK) break;
-        if (kri_iter_close(fn, A, "the gradient", o, prog, ++k, gamma_new, s0, &rel, &s)) break;
-        s = kr_vec_xpay(ctx, p, gamma_new / gamma, 0.0, sv); /* p = s + beta p */
+        if (kri_iter_close(m->fn, m->A, m->g_name, o, prog, ++k, gamma_new, ref, &rel, &s)) break;
+        s = kr_vec_xpay(ctx, m->p, gamma_new / gamma, 0.0, m->g); /* p = g + beta p */
         if (s != KR_OK) break;
         gamma = gamma_new;
     }
-    return kri_run_close(ctx, fn, prog, info, k, rel, o->tol, s);
+    return kri_run_close(ctx, m->fn, prog, info, k, rel, o->tol, s);
 }
 
-kr_status kr_cgls(const kr_ctx *ctx, const kr_linop *A, const kr_array *y, kr_array *x,
-                  const kr_solve_opts *opts, kr_solve_info *info)
+/* Options, checks, working vectors, the iteration, clean-up. */
+static kr_status kri_krylov_run(kri_krylov *m, const kr_ctx *ctx, const kr_linop *A,
+                                const kr_array *rhs, kr_array *x, const kr_solve_opts *opts,
+                                kr_solve_info *info)
 {
     kr_solve_opts o;
     if (opts)
@@ -276,14 +194,153 @@ kr_status kr_cgls(const kr_ctx *ctx, const kr_linop *A, const kr_array *y, kr_ar
     else
         kr_solve_opts_default(&o);
     kri_info_set(info, 0, NAN, 0);
-    KRI_TRY(kri_solve_check("kr_cgls", ctx, A, y, "y", x, &o));
-    kr_array *wo[2] = {NULL, NULL}, *wi[2] = {NULL, NULL};
-    kr_status s = kri_work(wo, 2, ctx, A, 0);
-    if (s == KR_OK) s = kri_work(wi, 2, ctx, A, 1);
-    if (s == KR_OK) s = kri_cgls_run(ctx, A, y, x, &o, info, wo[0], wo[1], wi[0], wi[1]);
-    for (int i = 0; i < 2; i++) {
-        kr_array_destroy(wo[i]);
-        kr_array_destroy(wi[i]);
-    }
+    KRI_TRY(kri_solve_check(m->fn, ctx, A, rhs, m->rhs_name, x, &o));
+    m->ctx = ctx;
+    m->A = A;
+    m->rhs = rhs;
+    m->x = x;
+    m->o = &o;
+    if (m->check) KRI_TRY(m->check(m));
+    kr_status s = kri_work(&m->r, ctx, A, m->r_domain);
+    if (s == KR_OK) s = kri_work(&m->q, ctx, A, m->r_domain);
+    if (s == KR_OK && m->has_s) s = kri_work(&m->s, ctx, A, 1);
+    if (s == KR_OK) s = kri_work(&m->p, ctx, A, 1);
+    m->g = m->has_s ? m->s : m->r;
+    if (s == KR_OK) s = kri_krylov_iterate(m, info);
+    kr_array_destroy(m->r);
+    kr_array_destroy(m->q);
+    kr_array_destroy(m->s);
+    kr_array_destroy(m->p);
     return s;
+}
+
+/* ---- CG: (A + lambda I) x = b ------------------------------------------------------------- */
+static kr_status kri_cg_check(const kri_krylov *m)
+{
+    int64_t din[KR_MAX_DIMS], dout[KR_MAX_DIMS];
+    int nin = kr_linop_in_dims(m->A, din), nout = kr_linop_out_dims(m->A, dout);
+    for (int i = 0; i < KR_MAX_DIMS; i++)
+        if ((i < nin ? din[i] : 1) != (i < nout ? dout[i] : 1)) {
+            char s1[160], s2[160];
+            return kri_fail(KR_ERR_DIM,
+                            "kr_cg: operator '%s' maps %s to %s; CG needs a square operator (use "
+                            "kr_cgls, or the normal operator)",
+                            kr_linop_name(m->A), kr_dims_string(nin, din, s1, sizeof s1),
+                            kr_dims_string(nout, dout, s2, sizeof s2));
+        }
+    return KR_OK;
+}
+
+static kr_status kri_cg_start(kri_krylov *m, double *ref)
+{
+    const kr_ctx *ctx = m->ctx;
+    KRI_TRY(kr_vec_norm2(ctx, m->rhs, ref));
+    if (!isfinite(*ref)) return kri_fail(KR_ERR_INVALID_ARG, "%s: b contains inf or nan", m->fn);
+    if (*ref == 0.0) return KR_OK; /* the solution of (A + lambda I) x = 0 is x = 0 */
+    KRI_TRY(kr_vec_copy(ctx, m->r, m->rhs));
+    if (!m->o->warm_start) return kr_vec_zero(ctx, m->x);
+    /* r = b - (A + lambda I) x */
+    KRI_TRY(kr_linop_forward(m->A, m->x, m->q));
+    if (m->o->lambda > 0) KRI_TRY(kr_vec_axpy(ctx, m->q, m->o->lambda, 0.0, m->x));
+    return kr_vec_axpy(ctx, m->r, -1.0, 0.0, m->q);
+}
+
+/* q = (A + lambda I) p, delta = <p, q>. */
+static kr_status kri_cg_curvature(kri_krylov *m, double *delta)
+{
+    double dummy;
+    kr_status s = kr_linop_forward(m->A, m->p, m->q);
+    if (s == KR_OK && m->o->lambda > 0) s = kr_vec_axpy(m->ctx, m->q, m->o->lambda, 0.0, m->p);
+    if (s == KR_OK) s = kr_vec_dot(m->ctx, m->p, m->q, delta, &dummy);
+    return s;
+}
+
+/* A is not positive definite along p: stop with what we have. */
+static void kri_cg_stop(const kri_krylov *m, double delta, int it)
+{
+    kr_log(m->ctx, KR_LOG_INFO, "kr_cg: <p, A p> = %g <= 0 at iteration %d (operator '%s' is not "
+           "positive definite); stopping", delta, it, kr_linop_name(m->A));
+}
+
+kr_status kr_cg(const kr_ctx *ctx, const kr_linop *A, const kr_array *b, kr_array *x,
+                const kr_solve_opts *opts, kr_solve_info *info)
+{
+    kri_krylov m = {.fn = "kr_cg",
+                    .task = "cg",
+                    .rhs_name = "b",
+                    .g_name = "the residual",
+                    .g0_name = "the initial residual",
+                    .delta_name = "<p, A p>",
+                    .r_domain = 1,
+                    .check = kri_cg_check,
+                    .start = kri_cg_start,
+                    .curvature = kri_cg_curvature,
+                    .stop = kri_cg_stop};
+    return kri_krylov_run(&m, ctx, A, b, x, opts, info);
+}
+
+/* ---- CGLS: min ||A x - y||^2 + lambda ||x||^2 ---------------------------------------------- */
+/* s = A^H r - lambda x. */
+static kr_status kri_cgls_follow(kri_krylov *m)
+{
+    KRI_TRY(kr_linop_adjoint(m->A, m->r, m->s));
+    if (m->o->lambda > 0) KRI_TRY(kr_vec_axpy(m->ctx, m->s, -m->o->lambda, 0.0, m->x));
+    return KR_OK;
+}
+
+static kr_status kri_cgls_start(kri_krylov *m, double *ref)
+{
+    const kr_ctx *ctx = m->ctx;
+    double yn; /* ||A^H y|| is the reference for the relative residual */
+    KRI_TRY(kr_vec_norm2(ctx, m->rhs, &yn));
+    if (!isfinite(yn)) return kri_fail(KR_ERR_INVALID_ARG, "%s: y contains inf or nan", m->fn);
+    KRI_TRY(kr_vec_copy(ctx, m->r, m->rhs));
+    if (m->o->warm_start) {
+        KRI_TRY(kr_linop_adjoint(m->A, m->rhs, m->s));
+        KRI_TRY(kr_vec_norm2(ctx, m->s, ref));
+        KRI_TRY(kr_linop_forward(m->A, m->x, m->q));
+        KRI_TRY(kr_vec_axpy(ctx, m->r, -1.0, 0.0, m->q)); /* r = y - A x */
+        KRI_TRY(kri_cgls_follow(m));
+    } else {
+        KRI_TRY(kr_vec_zero(ctx, m->x));
+        KRI_TRY(kr_linop_adjoint(m->A, m->r, m->s));
+        KRI_TRY(kr_vec_norm2(ctx, m->s, ref));
+    }
+    if (!isfinite(*ref)) return kri_nonfinite(m->fn, m->A, "A^H y", 0);
+    return KR_OK; /* *ref == 0: A^H y = 0, the minimum-norm minimiser is x = 0 */
+}
+
+/* q = A p, delta = ||q||^2 + lambda ||p||^2. */
+static kr_status kri_cgls_curvature(kri_krylov *m, double *delta)
+{
+    double qq = 0.0, pp = 0.0;
+    kr_status s = kr_linop_forward(m->A, m->p, m->q);
+    if (s == KR_OK) s = kri_vec_sumsq(m->ctx, m->q, &qq);
+    if (s == KR_OK && m->o->lambda > 0) s = kri_vec_sumsq(m->ctx, m->p, &pp);
+    *delta = qq + m->o->lambda * pp;
+    return s;
+}
+
+/* p in the null space of A (lambda = 0): nothing more to gain. */
+static void kri_cgls_stop(const kri_krylov *m, double delta, int it)
+{
+    (void)delta;
+    kr_log(m->ctx, KR_LOG_INFO, "kr_cgls: ||A p|| = 0 at iteration %d; stopping", it);
+}
+
+kr_status kr_cgls(const kr_ctx *ctx, const kr_linop *A, const kr_array *y, kr_array *x,
+                  const kr_solve_opts *opts, kr_solve_info *info)
+{
+    kri_krylov m = {.fn = "kr_cgls",
+                    .task = "cgls",
+                    .rhs_name = "y",
+                    .g_name = "the gradient",
+                    .g0_name = "the initial gradient",
+                    .delta_name = "||A p||^2",
+                    .has_s = 1,
+                    .start = kri_cgls_start,
+                    .curvature = kri_cgls_curvature,
+                    .follow = kri_cgls_follow,
+                    .stop = kri_cgls_stop};
+    return kri_krylov_run(&m, ctx, A, y, x, opts, info);
 }
