@@ -1,25 +1,25 @@
 /* Image-quality metrics: argument validation, the closed-form definitions on top of one
- * statistics pass, SSIM normalisation, and CPU / CUDA dispatch by the arrays' location. */
+ * statistics pass, SSIM normalisation; the passes themselves are the backend table's of the
+ * arrays' location (metrics_internal.h). */
 #include "metrics_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 
+/* The operand check, after what it cannot see: a valid element type, shape and location. */
 static kr_status kri_metrics_check_one(const kr_array *a, const char *fn, const char *name)
 {
-    if (!a) return kri_fail(KR_ERR_INVALID_ARG, "%s: argument '%s' is NULL", fn, name);
-    if (kr_dtype_size(a->dtype) == 0)
-        return kri_fail(KR_ERR_DTYPE, "%s: %s has an invalid element type (%d)", fn, name,
-                        (int)a->dtype);
-    kr_status s = kr_dims_check(a->ndim, a->dims, name);
-    if (s != KR_OK) return kri_fail_prefix(s, "%s", fn);
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: %s has no data (NULL pointer)", fn, name);
-    if (a->loc != KR_HOST && a->loc != KR_DEVICE)
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: %s has an invalid location %d", fn, name,
-                        (int)a->loc);
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %s is not contiguous", fn, name);
-    return KR_OK;
+    if (a) {
+        if (kr_dtype_size(a->dtype) == 0)
+            return kri_fail(KR_ERR_DTYPE, "%s: %s has an invalid element type (%d)", fn, name,
+                            (int)a->dtype);
+        kr_status s = kr_dims_check(a->ndim, a->dims, name);
+        if (s != KR_OK) return kri_fail_prefix(s, "%s", fn);
+        if (a->loc != KR_HOST && a->loc != KR_DEVICE)
+            return kri_fail(KR_ERR_INVALID_ARG, "%s: %s has an invalid location %d", fn, name,
+                            (int)a->loc);
+    }
+    return kri_check_operand(fn, name, a, KRI_ANY_DTYPE, KRI_ANY_LOC);
 }
 
 static int kri_metrics_same_dims(const kr_array *a, const kr_array *b)
@@ -71,16 +71,19 @@ static kr_status kri_metrics_check_range(double range, const char *fn)
     return KR_OK;
 }
 
+/* The table for the arrays' location: host arrays are measured on the CPU whatever the backend. */
+static kr_status kri_metrics_pick(const kri_metrics_backend **be, const kr_array *x)
+{
+    return kri_backend_pick(be, x->loc, &kri_metrics_cpu, &kri_metrics_cuda,
+                            "metrics on device arrays");
+}
+
 static kr_status kri_metrics_stats_run(const kr_ctx *ctx, const kr_array *x, const kr_array *ref,
                                        kri_metrics_stats *st)
 {
-    if (x->loc == KR_HOST) return kri_cpu_metrics_stats(x, ref, kri_threads(ctx), st);
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_metrics_stats(ctx, x, ref, st);
-#else
-    (void)ctx;
-    return kri_fail(KR_ERR_NO_DEVICE, "metrics on device arrays: kray was built without CUDA");
-#endif
+    const kri_metrics_backend *be;
+    KRI_TRY(kri_metrics_pick(&be, x));
+    return be->stats(ctx, x, ref, st);
 }
 
 /* The data range L: `range` when > 0, else max(ref) - min(ref), which must be > 0. */
@@ -144,15 +147,9 @@ static kr_status kri_ssim_run(const kr_ctx *ctx, const kr_array *x, const kr_arr
     kri_ssim_shape(x, &nx, &ny, &ns);
     double c1 = (KRI_SSIM_K1 * L) * (KRI_SSIM_K1 * L), c2 = (KRI_SSIM_K2 * L) * (KRI_SSIM_K2 * L);
     double sum = 0.0;
-    if (x->loc == KR_HOST) {
-        KRI_TRY(kri_cpu_ssim_sum(x, ref, nx, ny, ns, c1, c2, kri_threads(ctx), &sum));
-    } else {
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_ssim_sum(ctx, x, ref, nx, ny, ns, c1, c2, &sum));
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "SSIM on device arrays: kray was built without CUDA");
-#endif
-    }
+    const kri_metrics_backend *be;
+    KRI_TRY(kri_metrics_pick(&be, x));
+    KRI_TRY(be->ssim_sum(ctx, x, ref, nx, ny, ns, c1, c2, &sum));
     double count = (double)(nx - 2 * KRI_SSIM_RADIUS) * (double)(ny - 2 * KRI_SSIM_RADIUS) *
                    (double)ns;
     *out = sum / count;

@@ -1,4 +1,5 @@
-/* Metrics on the CPU: one-pass error statistics and SSIM, OpenMP with fixed chunking.
+/* Metrics on the CPU (kri_metrics_cpu, metrics_internal.h): one-pass error statistics and SSIM,
+ * OpenMP with fixed chunking.
  *
  * Determinism: the statistics reduction splits the n elements into chunks whose size depends
  * only on n; each chunk is summed sequentially into its own partial and the partials are folded
@@ -56,41 +57,6 @@ static void kri_load_mag(const kr_array *a, int64_t off, int64_t n, double *out)
     }
 }
 
-void kri_metrics_stats_init(kri_metrics_stats *a)
-{
-    a->sse = 0.0;
-    a->sref2 = 0.0;
-    a->maxerr = NAN; /* fmax(NaN, v) = v: the first value wins */
-    a->rmin = NAN;
-    a->rmax = NAN;
-}
-
-void kri_metrics_stats_combine(kri_metrics_stats *a, const kri_metrics_stats *b)
-{
-    a->sse += b->sse;
-    a->sref2 += b->sref2;
-    a->maxerr = fmax(a->maxerr, b->maxerr);
-    a->rmin = fmin(a->rmin, b->rmin);
-    a->rmax = fmax(a->rmax, b->rmax);
-}
-
-void kri_ssim_weights(double w[KRI_SSIM_RADIUS + 1])
-{
-    /* phi(k) = exp(-k^2 / (2 sigma^2)) for k = -R..R, normalised by its sum. The sum is taken
-     * in the order numpy's pairwise summation uses for 11 terms (8 running lanes, then the
-     * remainder), so the taps match scipy.ndimage's to the last bit where exp agrees. */
-    const int r = KRI_SSIM_RADIUS, n = 2 * KRI_SSIM_RADIUS + 1;
-    const double a = -0.5 / (KRI_SSIM_SIGMA * KRI_SSIM_SIGMA);
-    double phi[2 * KRI_SSIM_RADIUS + 1];
-    for (int i = 0; i < n; i++) {
-        double k = (double)(i - r);
-        phi[i] = exp(a * (k * k));
-    }
-    double s = ((phi[0] + phi[1]) + (phi[2] + phi[3])) + ((phi[4] + phi[5]) + (phi[6] + phi[7]));
-    for (int i = 8; i < n; i++) s += phi[i];
-    for (int k = 0; k <= r; k++) w[k] = phi[r + k] / s;
-}
-
 /* ---- error statistics ----------------------------------------------------------------------- */
 #define KRI_STATS_MIN_CHUNK 4096
 #define KRI_STATS_MAX_CHUNKS 65536
@@ -116,9 +82,10 @@ static void kri_stats_range(const kr_array *x, const kr_array *ref, int64_t lo, 
     }
 }
 
-kr_status kri_cpu_metrics_stats(const kr_array *x, const kr_array *ref, int nthreads,
-                                kri_metrics_stats *out)
+static kr_status kri_cpu_metrics_stats(const kr_ctx *ctx, const kr_array *x, const kr_array *ref,
+                                       kri_metrics_stats *out)
 {
+    const int nthreads = kri_threads(ctx);
     int64_t n = kr_array_numel(x);
     int64_t chunk = (n + KRI_STATS_MAX_CHUNKS - 1) / KRI_STATS_MAX_CHUNKS;
     if (chunk < KRI_STATS_MIN_CHUNK) chunk = KRI_STATS_MIN_CHUNK;
@@ -144,9 +111,11 @@ kr_status kri_cpu_metrics_stats(const kr_array *x, const kr_array *ref, int nthr
  * five maps for every row and the valid columns; the pass along y then forms SSIM per pixel. */
 enum { KRI_MX, KRI_MR, KRI_MXX, KRI_MRR, KRI_MXR, KRI_NMAPS };
 
-kr_status kri_cpu_ssim_sum(const kr_array *x, const kr_array *ref, int64_t nx, int64_t ny,
-                           int64_t nslices, double c1, double c2, int nthreads, double *sum)
+static kr_status kri_cpu_ssim_sum(const kr_ctx *ctx, const kr_array *x, const kr_array *ref,
+                                  int64_t nx, int64_t ny, int64_t nslices, double c1, double c2,
+                                  double *sum)
 {
+    const int nthreads = kri_threads(ctx);
     const int R = KRI_SSIM_RADIUS;
     const int64_t wx = nx - 2 * R, wy = ny - 2 * R;
     double w[KRI_SSIM_RADIUS + 1];
@@ -227,3 +196,6 @@ kr_status kri_cpu_ssim_sum(const kr_array *x, const kr_array *ref, int64_t nx, i
     *sum = total;
     return KR_OK;
 }
+
+const kri_metrics_backend kri_metrics_cpu = {{"cpu", true}, kri_cpu_metrics_stats,
+                                             kri_cpu_ssim_sum};

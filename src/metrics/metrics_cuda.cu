@@ -1,4 +1,5 @@
-/* Metrics on the GPU: error statistics and SSIM for device arrays, in float64.
+/* Metrics on the GPU (kri_metrics_cuda, metrics_internal.h): error statistics and SSIM for device
+ * arrays, in float64.
  *
  * Determinism: every launch uses a grid whose size depends only on the problem size; each
  * thread accumulates its elements (or SSIM tiles) in a fixed order, each block reduces with a
@@ -213,8 +214,8 @@ kr_status kri_partials_fetch(kri_partials *p, size_t count, cudaStream_t stream,
 
 } // namespace
 
-extern "C" kr_status kri_cuda_metrics_stats(const kr_ctx *ctx, const kr_array *x,
-                                            const kr_array *ref, kri_metrics_stats *out)
+static kr_status kri_cuda_metrics_stats(const kr_ctx *ctx, const kr_array *x,
+                                        const kr_array *ref, kri_metrics_stats *out)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t stream = (cudaStream_t)kr_ctx_stream(ctx);
@@ -240,9 +241,9 @@ extern "C" kr_status kri_cuda_metrics_stats(const kr_ctx *ctx, const kr_array *x
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_ssim_sum(const kr_ctx *ctx, const kr_array *x, const kr_array *ref,
-                                       int64_t nx, int64_t ny, int64_t nslices, double c1,
-                                       double c2, double *sum)
+static kr_status kri_cuda_ssim_sum(const kr_ctx *ctx, const kr_array *x, const kr_array *ref,
+                                   int64_t nx, int64_t ny, int64_t nslices, double c1, double c2,
+                                   double *sum)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t stream = (cudaStream_t)kr_ctx_stream(ctx);
@@ -267,3 +268,6 @@ extern "C" kr_status kri_cuda_ssim_sum(const kr_ctx *ctx, const kr_array *x, con
     *sum = s;
     return KR_OK;
 }
+
+extern "C" const kri_metrics_backend kri_metrics_cuda = {{"cuda", true}, kri_cuda_metrics_stats,
+                                                         kri_cuda_ssim_sum};
