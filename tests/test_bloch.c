@@ -579,10 +579,10 @@ static void test_bad_inputs(void)
     kr_array_destroy(sens);
     kr_array_destroy(sensf);
     kr_seq_destroy(s);
-#ifndef KRAY_HAVE_CUDA
-    kr_ctx *cg = NULL;
-    KT_STATUS(kr_ctx_create(&cg, KR_BACKEND_CUDA), KR_ERR_NO_DEVICE);
-#endif
+    if (!kri_have_cuda()) {
+        kr_ctx *cg = NULL;
+        KT_STATUS(kr_ctx_create(&cg, KR_BACKEND_CUDA), KR_ERR_NO_DEVICE);
+    }
 }
 
 int main(void)

@@ -1,4 +1,5 @@
-/* Bloch simulator plans: compile once, set the object, execute on CPU or CUDA. */
+/* Bloch simulator plans: compile once, set the object, execute; the work is the backend table's
+ * of the context (sim_internal.h): bloch_cpu.c or bloch_cuda.cu. */
 #include "sim_internal.h"
 
 #include <math.h>
@@ -6,22 +7,18 @@
 
 struct kr_sim_plan {
     const kr_ctx *ctx;
-    kr_backend backend;
+    kr_loc loc; /* where k-space goes: the context's location */
     kr_sim_opts opts;
     kri_sim_prog prog;
+    const kri_sim_backend *be;
+    void *state; /* the backend's */
     /* object (host copy, structure of arrays) */
     int64_t n;
     int ncoils;
     float *buf;  /* one allocation: x y z df r1 r2 m0 mx0 my0 mz0 mx my mz (13 n floats) */
     float *sens; /* 2 n ncoils floats or NULL */
     double scale;
-    int64_t *acc; /* 2 nsamples ncoils (CPU) */
-    int64_t *ws;  /* per-thread accumulators (CPU), ws_n int64 */
-    int64_t ws_n;
     int have_state;
-#ifdef KRAY_HAVE_CUDA
-    kri_cuda_sim *cuda;
-#endif
 };
 
 void kr_sim_opts_default(kr_sim_opts *o)
@@ -50,16 +47,12 @@ kr_status kr_sim_plan_create(kr_sim_plan **plan, const kr_ctx *ctx, const kr_seq
     kr_sim_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a simulation plan");
     p->ctx = ctx;
-    p->backend = kr_ctx_backend(ctx);
+    p->loc = kri_ctx_loc(ctx);
     p->opts = o;
     kr_status st = kri_sim_compile(seq, o.rf_max_dt_s, &p->prog);
-    if (st == KR_OK && p->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        st = kri_cuda_sim_create(&p->cuda, ctx, &p->prog, o.fast_math != 0, o.iso_per_thread);
-#else
-        st = kri_fail(KR_ERR_NO_DEVICE, "Bloch simulation on CUDA: kray was built without CUDA");
-#endif
-    }
+    if (st == KR_OK)
+        st = kri_backend_pick(&p->be, p->loc, &kri_sim_cpu, &kri_sim_cuda, "Bloch simulation");
+    if (st == KR_OK) st = p->be->create(&p->state, ctx, &p->prog, &o);
     if (st != KR_OK) {
         kr_sim_plan_destroy(p);
         return st;
@@ -73,14 +66,10 @@ kr_status kr_sim_plan_create(kr_sim_plan **plan, const kr_ctx *ctx, const kr_seq
 void kr_sim_plan_destroy(kr_sim_plan *plan)
 {
     if (!plan) return;
-#ifdef KRAY_HAVE_CUDA
-    kri_cuda_sim_destroy(plan->cuda);
-#endif
+    if (plan->be) plan->be->destroy(plan->state);
     kri_sim_prog_free(&plan->prog);
     kri_free(plan->buf);
     kri_free(plan->sens);
-    kri_free(plan->acc);
-    kri_free(plan->ws);
     kri_free(plan);
 }
 
@@ -123,13 +112,8 @@ kr_status kr_sim_set_object(kr_sim_plan *plan, const kr_iso *iso, const kr_array
     const int64_t n = iso->n;
     int ncoils = 1;
     if (sens) {
-        if (sens->loc != KR_HOST)
-            return kri_fail(KR_ERR_LOCATION, "coil sensitivities must be a host array");
-        if (sens->dtype != KR_C64)
-            return kri_fail(KR_ERR_DTYPE, "coil sensitivities are %s, expected c64",
-                            kr_dtype_name(sens->dtype));
-        if (!kr_array_is_contiguous(sens))
-            return kri_fail(KR_ERR_DIM, "coil sensitivities must be contiguous");
+        KRI_TRY(kri_check_operand("kr_sim_set_object", "the coil sensitivities", sens, KR_C64,
+                                  KR_HOST));
         int64_t ne = kr_array_numel(sens);
         if (sens->dims[0] != n || ne % n != 0 || ne / n < 1 || ne / n > 65536)
             return kri_fail(KR_ERR_DIM,
@@ -147,14 +131,11 @@ kr_status kr_sim_set_object(kr_sim_plan *plan, const kr_iso *iso, const kr_array
     if (!kri_mul_ok(n, 13, &nbuf) || !kri_mul_ok(2 * plan->prog.nsamples, ncoils, &nacc))
         return kri_fail(KR_ERR_DIM, "simulation problem too large");
     float *buf = NULL, *sv = NULL;
-    int64_t *acc = NULL;
     KRI_TRY(kri_alloc((void **)&buf, (size_t)n * 13 * sizeof(float), "isochromat buffers"));
     kr_status st = KR_OK;
     if (sens)
         st = kri_alloc((void **)&sv, (size_t)n * (size_t)ncoils * 2 * sizeof(float),
                        "coil sensitivities");
-    if (st == KR_OK && plan->backend != KR_BACKEND_CUDA && nacc > 0)
-        st = kri_alloc((void **)&acc, (size_t)nacc * sizeof(int64_t), "ADC accumulators");
     if (st != KR_OK) {
         kri_free(buf);
         kri_free(sv);
@@ -197,24 +178,19 @@ kr_status kr_sim_set_object(kr_sim_plan *plan, const kr_iso *iso, const kr_array
         frexp(bound * 64.0, &e);
         scale = ldexp(1.0, 62 - e);
     }
-#ifdef KRAY_HAVE_CUDA
-    if (plan->backend == KR_BACKEND_CUDA) {
-        kri_sim_obj o = {n, ncoils, x, y, z, df, r1, r2, m0, mx0, my0, mz0, NULL, NULL, NULL, sv};
-        st = kri_cuda_sim_set_object(plan->cuda, &o);
-        if (st != KR_OK) {
-            kri_free(buf);
-            kri_free(sv);
-            kri_free(acc);
-            return st;
-        }
+    kri_sim_obj o = {n,   ncoils, x,   y,   z,   df, r1, r2, m0, mx0, my0, mz0, /* initial */
+                     buf + 10 * n, buf + 11 * n, buf + 12 * n, /* final state (CPU) */
+                     sv};
+    st = plan->be->set_object(plan->state, &o);
+    if (st != KR_OK) {
+        kri_free(buf);
+        kri_free(sv);
+        return st;
     }
-#endif
     kri_free(plan->buf);
     kri_free(plan->sens);
-    kri_free(plan->acc);
     plan->buf = buf;
     plan->sens = sv;
-    plan->acc = acc;
     plan->n = n;
     plan->ncoils = ncoils;
     plan->scale = scale;
@@ -225,42 +201,7 @@ kr_status kr_sim_set_object(kr_sim_plan *plan, const kr_iso *iso, const kr_array
 /* Run the simulation; out (2 ns nc floats at the plan's location) may be NULL when ns == 0. */
 static kr_status sim_exec(kr_sim_plan *plan, float *out)
 {
-    const int64_t ns = plan->prog.nsamples, nc = plan->ncoils, n = plan->n;
-    if (plan->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_sim_execute(plan->cuda, plan->scale, out));
-        plan->have_state = 1;
-        return KR_OK;
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "kray was built without CUDA");
-#endif
-    }
-    float *b = plan->buf;
-    kri_sim_obj o = {n,          nc,         b,          b + n,     b + 2 * n, b + 3 * n,
-                     b + 4 * n,  b + 5 * n,  b + 6 * n,  b + 7 * n, b + 8 * n, b + 9 * n,
-                     b + 10 * n, b + 11 * n, b + 12 * n, plan->sens};
-    const int nth = kri_cpu_bloch_threads(&o, kri_threads(plan->ctx));
-    int64_t need = 0;
-    if (!kri_mul_ok(2 * ns * nc, nth, &need))
-        return kri_fail(KR_ERR_DIM, "simulation accumulators too large");
-    if (need > plan->ws_n) { /* grown once, reused by later executes */
-        kri_free(plan->ws);
-        plan->ws = NULL;
-        plan->ws_n = 0;
-        KRI_TRY(kri_alloc((void **)&plan->ws, (size_t)need * sizeof(int64_t),
-                          "per-thread ADC accumulators"));
-        plan->ws_n = need;
-    }
-    KRI_TRY(kri_cpu_bloch(&plan->prog, &o, plan->scale, nth, plan->acc, plan->ws));
-    const double inv = 1.0 / plan->scale;
-    for (int64_t c = 0; c < nc && out; c++)
-        for (int64_t k = 0; k < ns; k++) {
-            int64_t j = k + ns * c;
-            double re = (double)plan->acc[2 * j] * inv, im = (double)plan->acc[2 * j + 1] * inv;
-            double cr = plan->prog.rx[2 * k], ci = plan->prog.rx[2 * k + 1];
-            out[2 * j] = (float)(re * cr - im * ci);
-            out[2 * j + 1] = (float)(re * ci + im * cr);
-        }
+    KRI_TRY(plan->be->execute(plan->state, plan->scale, out));
     plan->have_state = 1;
     return KR_OK;
 }
@@ -272,21 +213,12 @@ kr_status kr_sim_execute(kr_sim_plan *plan, kr_array *kspace)
         return kri_fail(KR_ERR_INVALID_ARG, "kr_sim_execute: no object (call kr_sim_set_object)");
     const int64_t ns = plan->prog.nsamples, nc = plan->ncoils;
     if (ns == 0 && !kspace) return sim_exec(plan, NULL); /* no ADC: only the final state */
-    KRI_ARG_NOT_NULL(kspace);
-    if (kspace->dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "k-space output is %s, expected c64",
-                        kr_dtype_name(kspace->dtype));
-    if (!kr_array_is_contiguous(kspace) || kr_array_numel(kspace) != ns * nc)
+    KRI_TRY(kri_check_operand("kr_sim_execute", "the k-space output", kspace, KR_C64, plan->loc));
+    if (kr_array_numel(kspace) != ns * nc)
         return kri_fail(KR_ERR_DIM,
-                        "k-space output has %lld values (contiguous: %d); the simulation gives "
-                        "%lld samples x %lld coils",
-                        (long long)kr_array_numel(kspace), kr_array_is_contiguous(kspace),
-                        (long long)ns, (long long)nc);
-    const kr_loc want = plan->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
-    if (kspace->loc != want)
-        return kri_fail(KR_ERR_LOCATION, "k-space output must be a %s array for a %s plan",
-                        want == KR_DEVICE ? "device" : "host", kr_backend_name(plan->backend));
-    KRI_TRY(kri_check_loc(plan->ctx, kspace->loc, "k-space output"));
+                        "k-space output has %lld values; the simulation gives %lld samples x "
+                        "%lld coils",
+                        (long long)kr_array_numel(kspace), (long long)ns, (long long)nc);
     return sim_exec(plan, kspace->data);
 }
 
@@ -299,15 +231,7 @@ kr_status kr_sim_get_state(const kr_sim_plan *plan, kr_iso *iso)
     if (iso->n != plan->n || !iso->mx || !iso->my || !iso->mz)
         return kri_fail(KR_ERR_DIM, "the object has %lld isochromats, the plan %lld",
                         (long long)iso->n, (long long)plan->n);
-#ifdef KRAY_HAVE_CUDA
-    if (plan->backend == KR_BACKEND_CUDA)
-        return kri_cuda_sim_get_state(plan->cuda, iso->mx, iso->my, iso->mz);
-#endif
-    const int64_t n = plan->n;
-    memcpy(iso->mx, plan->buf + 10 * n, (size_t)n * sizeof(float));
-    memcpy(iso->my, plan->buf + 11 * n, (size_t)n * sizeof(float));
-    memcpy(iso->mz, plan->buf + 12 * n, (size_t)n * sizeof(float));
-    return KR_OK;
+    return plan->be->get_state(plan->state, iso->mx, iso->my, iso->mz);
 }
 
 kr_status kr_sim_get_info(const kr_sim_plan *plan, kr_sim_info *info)
@@ -337,8 +261,7 @@ kr_status kr_sim_run(const kr_ctx *ctx, const kr_seq *seq, const kr_iso *iso, co
         if (plan->prog.nsamples == 0)
             st = kri_fail(KR_ERR_INVALID_ARG, "the sequence has no ADC samples");
         else
-            st = kr_array_create(&out, KR_C64, 2, dims,
-                                 plan->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST, ctx);
+            st = kr_array_create(&out, KR_C64, 2, dims, plan->loc, ctx);
     }
     if (st == KR_OK) st = kr_sim_execute(plan, out);
     kr_sim_plan_destroy(plan);

@@ -1,7 +1,7 @@
-/* Bloch simulation on the CPU: OpenMP over fixed chunks of isochromats. Each chunk runs the
- * whole program on its isochromats (structure of arrays, float), sums each ADC sample over
- * the chunk in a fixed order in float, and adds the sum, converted to 64-bit fixed point, into
- * the shared accumulator. Integer addition is associative, so the result does not depend on
+/* Bloch simulation on the CPU (kri_sim_cpu, sim_internal.h): OpenMP over fixed chunks of
+ * isochromats. Each chunk runs the whole program on its isochromats (structure of arrays,
+ * float), sums each ADC sample over the chunk in a fixed order in float, and adds the sum,
+ * converted to 64-bit fixed point, into the shared accumulator. Integer addition is associative, so the result does not depend on
  * the number of threads or the order in which chunks finish. */
 #include "sim_internal.h"
 
@@ -183,8 +183,11 @@ static void run_chunk(chunk *ch, const kri_sim_prog *prog, const kri_sim_obj *ob
     }
 }
 
-kr_status kri_cpu_bloch(const kri_sim_prog *prog, const kri_sim_obj *obj, double scale,
-                        int nthreads, int64_t *acc_out, int64_t *ws)
+/* acc_out receives 2 * nsamples * ncoils int64 (re, im), [sample, coil] sample fastest; ws is
+ * scratch of nthreads * 2 * nsamples * ncoils int64 (nthreads from kri_cpu_bloch_threads).
+ * Bit-identical for any nthreads >= 1. */
+static kr_status kri_cpu_bloch(const kri_sim_prog *prog, const kri_sim_obj *obj, double scale,
+                               int nthreads, int64_t *acc_out, int64_t *ws)
 {
     const int64_t nacc = 2 * prog->nsamples * (int64_t)obj->ncoils;
     const int64_t nchunks = (obj->n + CHUNK - 1) / CHUNK;
@@ -243,10 +246,100 @@ kr_status kri_cpu_bloch(const kri_sim_prog *prog, const kri_sim_obj *obj, double
     return KR_OK;
 }
 
-int kri_cpu_bloch_threads(const kri_sim_obj *obj, int nthreads)
+/* Threads kri_cpu_bloch will use (<= the number of chunks). */
+static int kri_cpu_bloch_threads(const kri_sim_obj *obj, int nthreads)
 {
     const int64_t nchunks = (obj->n + CHUNK - 1) / CHUNK;
     if (nthreads < 1) nthreads = 1;
     if (nthreads > nchunks) nthreads = (int)(nchunks > 0 ? nchunks : 1);
     return nthreads;
 }
+
+/* ---- the backend table (sim_internal.h) ---------------------------------------------------- */
+typedef struct kri_cpu_sim {
+    const kr_ctx *ctx;
+    const kri_sim_prog *prog;
+    kri_sim_obj obj; /* the plan's host arrays; the final state goes to obj.mx, my, mz */
+    int64_t *acc;    /* 2 nsamples ncoils */
+    int64_t *ws;     /* per-thread accumulators, ws_n int64 */
+    int64_t ws_n;
+} kri_cpu_sim;
+
+static void kri_cpu_sim_destroy(void *state)
+{
+    kri_cpu_sim *s = state;
+    if (!s) return;
+    kri_free(s->acc);
+    kri_free(s->ws);
+    kri_free(s);
+}
+
+static kr_status kri_cpu_sim_create(void **state, const kr_ctx *ctx, const kri_sim_prog *prog,
+                                    const kr_sim_opts *opts)
+{
+    (void)opts;
+    *state = NULL;
+    kri_cpu_sim *s = kri_calloc(1, sizeof *s);
+    if (!s) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a simulation plan");
+    s->ctx = ctx;
+    s->prog = prog;
+    *state = s;
+    return KR_OK;
+}
+
+static kr_status kri_cpu_sim_set_object(void *state, const kri_sim_obj *obj)
+{
+    kri_cpu_sim *s = state;
+    const int64_t nacc = 2 * s->prog->nsamples * (int64_t)obj->ncoils;
+    int64_t *acc = NULL;
+    if (nacc > 0)
+        KRI_TRY(kri_alloc((void **)&acc, (size_t)nacc * sizeof(int64_t), "ADC accumulators"));
+    kri_free(s->acc);
+    s->acc = acc;
+    s->obj = *obj;
+    return KR_OK;
+}
+
+static kr_status kri_cpu_sim_execute(void *state, double scale, float *out)
+{
+    kri_cpu_sim *s = state;
+    const kri_sim_prog *prog = s->prog;
+    const int64_t ns = prog->nsamples, nc = s->obj.ncoils;
+    const int nth = kri_cpu_bloch_threads(&s->obj, kri_threads(s->ctx));
+    int64_t need = 0;
+    if (!kri_mul_ok(2 * ns * nc, nth, &need))
+        return kri_fail(KR_ERR_DIM, "simulation accumulators too large");
+    if (need > s->ws_n) { /* grown once, reused by later executes */
+        kri_free(s->ws);
+        s->ws = NULL;
+        s->ws_n = 0;
+        KRI_TRY(kri_alloc((void **)&s->ws, (size_t)need * sizeof(int64_t),
+                          "per-thread ADC accumulators"));
+        s->ws_n = need;
+    }
+    KRI_TRY(kri_cpu_bloch(prog, &s->obj, scale, nth, s->acc, s->ws));
+    const double inv = 1.0 / scale;
+    for (int64_t c = 0; c < nc && out; c++)
+        for (int64_t k = 0; k < ns; k++) {
+            int64_t j = k + ns * c;
+            double re = (double)s->acc[2 * j] * inv, im = (double)s->acc[2 * j + 1] * inv;
+            double cr = prog->rx[2 * k], ci = prog->rx[2 * k + 1];
+            out[2 * j] = (float)(re * cr - im * ci);
+            out[2 * j + 1] = (float)(re * ci + im * cr);
+        }
+    return KR_OK;
+}
+
+static kr_status kri_cpu_sim_get_state(const void *state, float *mx, float *my, float *mz)
+{
+    const kri_cpu_sim *s = state;
+    const size_t bytes = (size_t)s->obj.n * sizeof(float);
+    memcpy(mx, s->obj.mx, bytes);
+    memcpy(my, s->obj.my, bytes);
+    memcpy(mz, s->obj.mz, bytes);
+    return KR_OK;
+}
+
+const kri_sim_backend kri_sim_cpu = {{"cpu", true},          kri_cpu_sim_create,
+                                     kri_cpu_sim_set_object, kri_cpu_sim_execute,
+                                     kri_cpu_sim_get_state,  kri_cpu_sim_destroy};

@@ -1,4 +1,4 @@
-/* Bloch simulation on the GPU.
+/* Bloch simulation on the GPU (kri_sim_cuda, sim_internal.h).
  *
  * One thread holds K isochromats in registers and runs the whole compiled program; blocks of
  * 128 threads stream the steps through shared memory in chunks (every thread executes every
@@ -349,7 +349,7 @@ struct kri_cuda_sim {
     unsigned long long *acc;
 };
 
-extern "C" void kri_cuda_sim_destroy(kri_cuda_sim *s)
+static void kri_cuda_sim_destroy(kri_cuda_sim *s)
 {
     if (!s) return;
     cudaFree(s->steps);
@@ -360,9 +360,8 @@ extern "C" void kri_cuda_sim_destroy(kri_cuda_sim *s)
     kri_free(s);
 }
 
-extern "C" kr_status kri_cuda_sim_create(kri_cuda_sim **out, const kr_ctx *ctx,
-                                         const kri_sim_prog *prog, int fast_math,
-                                         int iso_per_thread)
+static kr_status kri_cuda_sim_create(kri_cuda_sim **out, const kr_ctx *ctx,
+                                     const kri_sim_prog *prog, int fast_math, int iso_per_thread)
 {
     *out = NULL;
     KRI_TRY(kri_cuda_set_device(ctx));
@@ -396,7 +395,7 @@ extern "C" kr_status kri_cuda_sim_create(kri_cuda_sim **out, const kr_ctx *ctx,
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_sim_set_object(kri_cuda_sim *s, const kri_sim_obj *obj)
+static kr_status kri_cuda_sim_set_object(kri_cuda_sim *s, const kri_sim_obj *obj)
 {
     KRI_TRY(kri_cuda_set_device(s->ctx));
     const long long n = obj->n, npad = (n + kPad - 1) / kPad * kPad;
@@ -459,7 +458,7 @@ static cudaError_t launch(kri_cuda_sim *s, const DevObj &o, int coil0, double sc
     return cudaGetLastError();
 }
 
-extern "C" kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *kspace_dev)
+static kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *kspace_dev)
 {
     KRI_TRY(kri_cuda_set_device(s->ctx));
     if (!s->obj) return kri_fail(KR_ERR_INVALID_ARG, "CUDA simulation: no object");
@@ -523,7 +522,8 @@ extern "C" kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_sim_get_state(const kri_cuda_sim *s, float *mx, float *my, float *mz)
+static kr_status kri_cuda_sim_get_state(const kri_cuda_sim *s, float *mx, float *my,
+                                        float *mz)
 {
     KRI_TRY(kri_cuda_set_device(s->ctx));
     const long long np = s->npad;
@@ -535,3 +535,34 @@ extern "C" kr_status kri_cuda_sim_get_state(const kri_cuda_sim *s, float *mx, fl
     }
     return KR_OK;
 }
+
+/* ---- the backend table (sim_internal.h) ---------------------------------------------------- */
+static kr_status kri_cuda_sim_make(void **state, const kr_ctx *ctx, const kri_sim_prog *prog,
+                                   const kr_sim_opts *opts)
+{
+    kri_cuda_sim *s = nullptr;
+    KRI_TRY(kri_cuda_sim_create(&s, ctx, prog, opts->fast_math != 0, opts->iso_per_thread));
+    *state = s;
+    return KR_OK;
+}
+
+static kr_status kri_cuda_sim_object(void *state, const kri_sim_obj *obj)
+{
+    return kri_cuda_sim_set_object((kri_cuda_sim *)state, obj);
+}
+
+static kr_status kri_cuda_sim_run(void *state, double scale, float *kspace)
+{
+    return kri_cuda_sim_execute((kri_cuda_sim *)state, scale, kspace);
+}
+
+static kr_status kri_cuda_sim_state(const void *state, float *mx, float *my, float *mz)
+{
+    return kri_cuda_sim_get_state((const kri_cuda_sim *)state, mx, my, mz);
+}
+
+static void kri_cuda_sim_free(void *state) { kri_cuda_sim_destroy((kri_cuda_sim *)state); }
+
+extern "C" const kri_sim_backend kri_sim_cuda = {{"cuda", true},      kri_cuda_sim_make,
+                                                 kri_cuda_sim_object, kri_cuda_sim_run,
+                                                 kri_cuda_sim_state,  kri_cuda_sim_free};

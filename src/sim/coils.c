@@ -1,7 +1,6 @@
-/* Receive-coil arrays: MRXCAT layout, closed-form loop fields, sensitivity maps (CPU twin and
- * CUDA dispatch). Every point is computed by one thread in double precision, so results do
- * not depend on the number of threads. */
-#include "sim_internal.h"
+/* Receive-coil arrays: MRXCAT layout, closed-form loop fields, sensitivity maps: validation and
+ * the call of the coil-map backend of the output's location (coils_internal.h). */
+#include "sim/coils_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -232,7 +231,6 @@ kr_status kr_coil_maps(const kr_ctx *ctx, const kr_coil *coils, int ncoils,
                        const kr_coil_map_opts *opts, kr_array *out)
 {
     KRI_ARG_NOT_NULL(ctx);
-    KRI_ARG_NOT_NULL(out);
     kr_coil_map_opts o;
     if (opts)
         o = *opts;
@@ -246,67 +244,33 @@ kr_status kr_coil_maps(const kr_ctx *ctx, const kr_coil *coils, int ncoils,
         kri_coil_dev tmp;
         KRI_TRY(kri_coil_prepare(&coils[c], c, &tmp));
     }
+    /* [nx, ny, nz, ncoils] at the context's location (device memory for a CUDA context) */
+    const int64_t dims[4] = {o.nx, o.ny, o.nz, ncoils};
+    KRI_TRY(kri_check_operand_dims("kr_coil_maps", "the coil map output", out, KRI_ANY_DTYPE,
+                                   kri_ctx_loc(ctx), 4, dims));
     if (out->dtype != KR_C64 && out->dtype != KR_C128)
         return kri_fail(KR_ERR_DTYPE, "coil maps are %s, expected c64 or c128",
                         kr_dtype_name(out->dtype));
-    const int64_t dims[4] = {o.nx, o.ny, o.nz, ncoils};
-    int ok = kr_array_is_contiguous(out) && kr_array_rank(out) <= 4;
-    for (int d = 0; d < 4 && ok; d++)
-        if ((d < out->ndim ? out->dims[d] : 1) != dims[d]) ok = 0;
-    if (!ok) {
-        char b1[96], b2[96];
-        return kri_fail(KR_ERR_DIM, "coil map output is %s, expected %s (contiguous)",
-                        kr_dims_string(out->ndim, out->dims, b1, sizeof b1),
-                        kr_dims_string(4, dims, b2, sizeof b2));
-    }
-    const int cuda = kr_ctx_backend(ctx) == KR_BACKEND_CUDA;
-    if (out->loc != (cuda ? KR_DEVICE : KR_HOST))
-        return kri_fail(KR_ERR_LOCATION, "coil maps must be a %s array for a %s context",
-                        cuda ? "device" : "host", kr_backend_name(kr_ctx_backend(ctx)));
-    KRI_TRY(kri_check_loc(ctx, out->loc, "coil maps"));
+    const kri_coils_backend *be;
+    KRI_TRY(kri_backend_pick(&be, out->loc, &kri_coils_cpu, &kri_coils_cuda, "coil maps"));
     kri_coil_dev *d = NULL;
-    double gain = 1;
-    KRI_TRY(prepare(coils, ncoils, &o, &d, &gain));
+    kri_coil_grid g;
+    KRI_TRY(prepare(coils, ncoils, &o, &d, &g.gain));
     const double step[3] = {o.voxel_mm[0], o.voxel_mm[1], o.voxel_mm[2]};
     const double origin[3] = {-grid_centre(o.grid, o.nx) * step[0],
                               -grid_centre(o.grid, o.ny) * step[1],
                               o.z_mm - grid_centre(o.grid, o.nz) * step[2]};
     const int64_t n3[3] = {o.nx, o.ny, o.nz};
-    kr_status st = KR_OK;
-    if (cuda) {
-#ifdef KRAY_HAVE_CUDA
-        st = kri_cuda_coil_maps(ctx, d, ncoils, origin, step, n3, o.wire_mm, o.tol, gain,
-                                out->dtype == KR_C128, out->data);
-#else
-        st = kri_fail(KR_ERR_NO_DEVICE, "coil maps on CUDA: kray was built without CUDA");
-#endif
-        kri_free(d);
-        return st;
+    for (int a = 0; a < 3; a++) {
+        g.origin[a] = origin[a];
+        g.step[a] = step[a];
+        g.n[a] = n3[a];
     }
-    const int64_t npts = o.nx * o.ny * o.nz;
-    const int dbl = out->dtype == KR_C128;
-    const double wire = o.wire_mm, tol = o.tol;
-#pragma omp parallel for schedule(static) num_threads(kri_threads(ctx))
-    for (int64_t p = 0; p < npts; p++) {
-        int64_t i = p % n3[0], j = (p / n3[0]) % n3[1], k = p / (n3[0] * n3[1]);
-        double x = origin[0] + (double)i * step[0], y = origin[1] + (double)j * step[1],
-               z = origin[2] + (double)k * step[2];
-        for (int c = 0; c < ncoils; c++) {
-            double B[3] = {0, 0, 0};
-            kri_loop_field(&d[c], x, y, z, wire, tol, B);
-            double re = B[0] * gain, im = -B[1] * gain;
-            int64_t q = p + npts * c;
-            if (dbl) {
-                ((double *)out->data)[2 * q] = re;
-                ((double *)out->data)[2 * q + 1] = im;
-            } else {
-                ((float *)out->data)[2 * q] = (float)re;
-                ((float *)out->data)[2 * q + 1] = (float)im;
-            }
-        }
-    }
+    g.wire = o.wire_mm;
+    g.tol = o.tol;
+    kr_status st = be->maps(ctx, d, ncoils, &g, out->dtype == KR_C128, out->data);
     kri_free(d);
-    return KR_OK;
+    return st;
 }
 
 kr_status kr_coil_sens_points(const kr_ctx *ctx, const kr_coil *coils, int ncoils,
@@ -336,16 +300,7 @@ kr_status kr_coil_sens_points(const kr_ctx *ctx, const kr_coil *coils, int ncoil
         kri_free(d);
         return st;
     }
-    float *w = a->data;
-    const double wire = o.wire_mm, tol = o.tol;
-#pragma omp parallel for schedule(static) num_threads(kri_threads(ctx))
-    for (int64_t p = 0; p < npts; p++)
-        for (int c = 0; c < ncoils; c++) {
-            double B[3] = {0, 0, 0};
-            kri_loop_field(&d[c], xyz[3 * p], xyz[3 * p + 1], xyz[3 * p + 2], wire, tol, B);
-            w[2 * (p + npts * c)] = (float)(B[0] * gain);
-            w[2 * (p + npts * c) + 1] = (float)(-B[1] * gain);
-        }
+    kri_coil_points(ctx, d, ncoils, xyz, npts, o.wire_mm, o.tol, gain, a->data);
     kri_free(d);
     *out = a;
     return KR_OK;

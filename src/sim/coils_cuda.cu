@@ -1,7 +1,8 @@
-/* Coil sensitivity maps on the GPU: one thread per voxel and coil, the same double-precision
- * closed form as the CPU twin (kri_loop_field in sim_internal.h), so the two agree to a few
- * units in the last place of double before the final rounding to the output type. */
-#include "sim_internal.h"
+/* Coil sensitivity maps on the GPU (kri_coils_cuda, coils_internal.h): one thread per voxel and
+ * coil, the same double-precision closed form as the CPU twin (kri_loop_field), so the two
+ * agree to a few units in the last place of double before the final rounding to the output
+ * type. */
+#include "sim/coils_internal.h"
 
 #include <cuda_runtime.h>
 
@@ -33,10 +34,8 @@ __global__ void k_coil_maps(const kri_coil_dev *__restrict__ coils, int ncoils, 
 
 } // namespace
 
-extern "C" kr_status kri_cuda_coil_maps(const kr_ctx *ctx, const kri_coil_dev *coils, int ncoils,
-                                        const double origin[3], const double step[3],
-                                        const int64_t n[3], double wire_mm, double tol, double gain,
-                                        int is_double, void *out_dev)
+static kr_status kri_cuda_coil_maps(const kr_ctx *ctx, const kri_coil_dev *coils, int ncoils,
+                                    const kri_coil_grid *grid, int is_double, void *out_dev)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t stream = (cudaStream_t)kr_ctx_stream(ctx);
@@ -46,10 +45,12 @@ extern "C" kr_status kri_cuda_coil_maps(const kr_ctx *ctx, const kri_coil_dev *c
         return kri_fail(KR_ERR_OOM_DEVICE, "out of device memory for the coil table");
     if (e == cudaSuccess)
         e = cudaMemcpy(d, coils, (size_t)ncoils * sizeof *d, cudaMemcpyHostToDevice);
+    const int64_t *n = grid->n;
+    const double wire_mm = grid->wire, tol = grid->tol, gain = grid->gain;
     Grid g;
     for (int a = 0; a < 3; a++) {
-        g.o[a] = origin[a];
-        g.d[a] = step[a];
+        g.o[a] = grid->origin[a];
+        g.d[a] = grid->step[a];
         g.n[a] = n[a];
     }
     const long long total = n[0] * n[1] * n[2] * (long long)ncoils;
@@ -74,3 +75,5 @@ extern "C" kr_status kri_cuda_coil_maps(const kr_ctx *ctx, const kri_coil_dev *c
         return kri_fail(KR_ERR_CUDA, "coil maps on the GPU failed: %s", cudaGetErrorString(e));
     return KR_OK;
 }
+
+extern "C" const kri_coils_backend kri_coils_cuda = {{"cuda", true}, kri_cuda_coil_maps};

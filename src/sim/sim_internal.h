@@ -1,12 +1,12 @@
 /* Private contract of the simulation module: sequence storage (seq.c), the compiled step list
- * (seq_compile.c), the Bloch kernels (bloch_cpu.c, bloch_cuda.cu) and the coil field
- * (coils.c, coils_cuda.cu). Not installed. */
+ * (seq_compile.c) and the Bloch backends (bloch_cpu.c, bloch_cuda.cu); the coil field is in
+ * coils_internal.h. Not installed. */
 #ifndef KRAY_SIM_INTERNAL_H
 #define KRAY_SIM_INTERNAL_H
 
-#include "internal.h"
-#include "kray/coils.h"
+#include "core/backend.h"
 #include "kray/sim.h"
+
 #include <math.h>
 
 #ifdef __cplusplus
@@ -107,118 +107,28 @@ static inline int64_t kri_fix(double v, double scale)
     return (int64_t)(q < 0 ? q - 0.5 : q + 0.5);
 }
 
-/* CPU twin: acc receives 2 * nsamples * ncoils int64 (re, im), [sample, coil] sample fastest;
- * ws is scratch of kri_cpu_bloch_threads(obj, nthreads) * 2 * nsamples * ncoils int64.
- * Bit-identical for any nthreads >= 1. */
-kr_status kri_cpu_bloch(const kri_sim_prog *prog, const kri_sim_obj *obj, double scale,
-                        int nthreads, int64_t *acc, int64_t *ws);
-/* Threads kri_cpu_bloch will use (<= the number of chunks). */
-int kri_cpu_bloch_threads(const kri_sim_obj *obj, int nthreads);
-
-#ifdef KRAY_HAVE_CUDA
-/* Device program and object (bloch_cuda.cu). */
-typedef struct kri_cuda_sim kri_cuda_sim;
-kr_status kri_cuda_sim_create(kri_cuda_sim **s, const kr_ctx *ctx, const kri_sim_prog *prog,
-                              int fast_math, int iso_per_thread);
-/* Upload the object (host arrays, obj->mx etc. unused). */
-kr_status kri_cuda_sim_set_object(kri_cuda_sim *s, const kri_sim_obj *obj);
-/* Run; kspace_dev: 2 * nsamples * ncoils floats on the device. */
-kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *kspace_dev);
-/* Copy the final state of the n real isochromats to host arrays. */
-kr_status kri_cuda_sim_get_state(const kri_cuda_sim *s, float *mx, float *my, float *mz);
-void kri_cuda_sim_destroy(kri_cuda_sim *s);
-#endif
-
-/* ---- coil field --------------------------------------------------------------------------- */
-#if defined(__CUDACC__)
-#define KRI_HD __host__ __device__
-#else
-#define KRI_HD
-#endif
-
-/* Complete elliptic integrals K(m), E(m), 0 <= m < 1, by the arithmetic-geometric mean
- * (Abramowitz & Stegun 17.6): a0 = 1, b0 = sqrt(1 - m), c0 = sqrt(m); K = pi / (2 a_N),
- * E = K (1 - sum_n 2^(n-1) c_n^2); stops when |c_n| <= tol a_n (at most 64 steps). */
-static inline KRI_HD void kri_ellipke(double m, double tol, double *K, double *E)
-{
-    double a = 1.0, b = sqrt(1.0 - m), sum = 0.5 * m, p2 = 0.5;
-    for (int it = 0; it < 64; it++) {
-        double c = 0.5 * (a - b);
-        double an = 0.5 * (a + b);
-        b = sqrt(a * b);
-        a = an;
-        p2 *= 2.0;
-        sum += p2 * c * c;
-        if (fabs(c) <= tol * a) break;
-    }
-    *K = 1.5707963267948966 / a;
-    *E = *K * (1.0 - sum);
-}
-
-typedef struct kri_coil_dev {
-    double c[3], n[3]; /* centre (mm), unit normal */
-    double a;          /* radius, mm */
-} kri_coil_dev;
-
-/* Field of one loop (tesla per ampere) at p (mm); points nearer than wire (mm) to the
- * conductor are moved onto the wire's surface. Returns 0, or 1 when the field is infinite
- * (on the conductor with wire == 0). */
-static inline KRI_HD int kri_loop_field(const kri_coil_dev *d, double px, double py, double pz,
-                                        double wire, double tol, double B[3])
-{
-    const double mu0_2pi = 2e-7; /* mu0 / (2 pi), T m / A */
-    double dx = px - d->c[0], dy = py - d->c[1], dz = pz - d->c[2];
-    double z = dx * d->n[0] + dy * d->n[1] + dz * d->n[2];
-    double rx = dx - z * d->n[0], ry = dy - z * d->n[1], rz = dz - z * d->n[2];
-    double rho = sqrt(rx * rx + ry * ry + rz * rz), rho0 = rho;
-    const double a = d->a;
-    double dist = sqrt((rho - a) * (rho - a) + z * z);
-    if (dist < wire) {
-        if (dist > 0) {
-            rho = a + wire * (rho - a) / dist;
-            z = wire * z / dist;
-        } else {
-            rho = a + wire;
-        }
-    } else if (dist == 0) {
-        return 1;
-    }
-    double q = (a + rho) * (a + rho) + z * z, den = (a - rho) * (a - rho) + z * z;
-    double m = 4.0 * a * rho / q, K, E;
-    if (m >= 1.0) return 1;
-    kri_ellipke(m, tol, &K, &E);
-    double sq = sqrt(q);
-    /* lengths in mm: 1/mm = 1e3 / m */
-    double bz = 1e3 * mu0_2pi / sq * (K + (a * a - rho * rho - z * z) / den * E);
-    double br;
-    if (rho < 1e-6 * a) {
-        double s = a * a + z * z;
-        br = 1e3 * 3.0 * 3.14159265358979323846e-7 * a * a * z * rho / (s * s * sqrt(s));
-    } else {
-        br = 1e3 * mu0_2pi * z / (rho * sq) * (-K + (a * a + rho * rho + z * z) / den * E);
-    }
-    B[0] = bz * d->n[0];
-    B[1] = bz * d->n[1];
-    B[2] = bz * d->n[2];
-    if (rho0 > 0) {
-        B[0] += br * rx / rho0;
-        B[1] += br * ry / rho0;
-        B[2] += br * rz / rho0;
-    }
-    return 0;
-}
-
-/* Validate a public coil and convert it (normal normalised). */
-kr_status kri_coil_prepare(const kr_coil *coil, int index, kri_coil_dev *d);
-
-#ifdef KRAY_HAVE_CUDA
-/* Maps on a regular grid into a device array (c64 if !is_double, else c128),
- * [nx, ny, nz, ncoils]: voxel (i, j, k) at origin + (i, j, k) * step (mm); value
- * (Bx - i By) * gain. */
-kr_status kri_cuda_coil_maps(const kr_ctx *ctx, const kri_coil_dev *coils, int ncoils,
-                             const double origin[3], const double step[3], const int64_t n[3],
-                             double wire_mm, double tol, double gain, int is_double, void *out_dev);
-#endif
+/* ---- the backend seam (core/backend.h) ----------------------------------------------------
+ * A simulation plan (bloch.c) holds one backend instance: kri_sim_cpu (bloch_cpu.c, OpenMP) for
+ * a CPU context, kri_sim_cuda (bloch_cuda.cu; bloch_nocuda.c without CUDA) for a CUDA context,
+ * with the state its create verb made. Sums of ADC samples are 64-bit fixed point (kri_fix), so
+ * the k-space does not depend on the thread count or the order of the isochromats' work.
+ *   create:     the state for a compiled program (kept by the plan; it outlives the state).
+ *   set_object: the object as host arrays (obj->mx, my, mz: where the CPU keeps the final
+ *               state; the GPU keeps its own). On failure the previous object may be gone.
+ *   execute:    run; kspace: 2 * nsamples * ncoils floats at the plan's location, [sample,
+ *               coil] sample fastest, times the receiver factor; NULL when nsamples is 0.
+ *   get_state:  the final state of the n isochromats into host arrays.
+ *   destroy:    accepts NULL. */
+typedef struct kri_sim_backend {
+    kri_backend_hdr hdr;
+    kr_status (*create)(void **state, const kr_ctx *ctx, const kri_sim_prog *prog,
+                        const kr_sim_opts *opts);
+    kr_status (*set_object)(void *state, const kri_sim_obj *obj);
+    kr_status (*execute)(void *state, double scale, float *kspace);
+    kr_status (*get_state)(const void *state, float *mx, float *my, float *mz);
+    void (*destroy)(void *state);
+} kri_sim_backend;
+extern const kri_sim_backend kri_sim_cpu, kri_sim_cuda;
 
 #ifdef __cplusplus
 }
