@@ -2,6 +2,7 @@
 #include "sim_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifndef M_PI
@@ -79,14 +80,14 @@ void kr_iso_opts_default(kr_iso_opts *o)
 
 static kr_status check_map(const kr_array *a, const char *what, const kr_array *ref)
 {
-    if (!a) return kri_fail(KR_ERR_INVALID_ARG, "the %s map is NULL", what);
-    if (a->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "the %s map must be a host array", what);
+    char name[48];
+    snprintf(name, sizeof name, "the %s map", what);
+    KRI_TRY(kri_check_operand("kr_iso_from_maps", name, a, KRI_ANY_DTYPE, KR_HOST));
     if (a->dtype != KR_F32 && a->dtype != KR_F64)
         return kri_fail(KR_ERR_DTYPE, "the %s map is %s, expected f32 or f64", what,
                         kr_dtype_name(a->dtype));
-    if (!kr_array_is_contiguous(a) || kr_array_rank(a) > 3)
-        return kri_fail(KR_ERR_DIM, "the %s map must be a contiguous 2-D or 3-D array", what);
+    if (kr_array_rank(a) > 3)
+        return kri_fail(KR_ERR_DIM, "the %s map must be a 2-D or 3-D array", what);
     if (ref) {
         for (int d = 0; d < 3; d++) {
             int64_t na = d < a->ndim ? a->dims[d] : 1, nr = d < ref->ndim ? ref->dims[d] : 1;
@@ -245,14 +246,12 @@ kr_status kr_iso_from_tissue(kr_iso **out, const kr_array *tissue, const kr_arra
 {
     KRI_ARG_NOT_NULL(out);
     *out = NULL;
-    KRI_ARG_NOT_NULL(tissue);
-    if (tissue->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "the tissue array must be a host array");
+    KRI_TRY(kri_check_operand("kr_iso_from_tissue", "the tissue array", tissue, KRI_ANY_DTYPE,
+                              KR_HOST));
     if (tissue->dtype != KR_F32 && tissue->dtype != KR_F64)
         return kri_fail(KR_ERR_DTYPE, "the tissue array is %s, expected f32 or f64",
                         kr_dtype_name(tissue->dtype));
-    if (!kr_array_is_contiguous(tissue) || tissue->ndim < 3 || tissue->dims[2] != 3 ||
-        kr_array_rank(tissue) > 3) {
+    if (tissue->ndim < 3 || tissue->dims[2] != 3 || kr_array_rank(tissue) > 3) {
         char b[64];
         return kri_fail(KR_ERR_DIM, "the tissue array is %s, expected [nx, ny, 3]",
                         kr_dims_string(tissue->ndim, tissue->dims, b, sizeof b));
