@@ -156,15 +156,8 @@ typedef struct kri_fft_axis {
 /* A host plan: the transform, its axes and the per-thread scratch (nslots slots of slot_bytes,
  * a multiple of 64). */
 typedef struct kri_fft_host {
-    kr_dtype dtype;
+    kri_fft_desc d;
     size_t esize;
-    int ndim;
-    int64_t dims[KR_MAX_DIMS];
-    int64_t numel;
-    unsigned axes;
-    int dir;
-    unsigned flags;
-    double scale;
     int naxes;
     kri_fft_axis ax[KR_MAX_DIMS];
     int64_t max_units;
@@ -184,7 +177,7 @@ static kr_status kri_fft_slots(kri_fft_host *p, int nslots)
                         "bytes", nslots, p->slot_bytes);
     for (int t = 0; t < nslots; t++) {
         void *slot = s + (size_t)t * p->slot_bytes;
-        int al = p->dtype == KR_C64 ? fftwf_alignment_of((float *)slot)
+        int al = p->d.dtype == KR_C64 ? fftwf_alignment_of((float *)slot)
                                     : fftw_alignment_of((double *)slot);
         if (al != 0) {
             kri_free(s);
@@ -201,15 +194,15 @@ static kr_status kri_fft_slots(kri_fft_host *p, int nslots)
 static kr_status kri_host_axes(kri_fft_host *p, const kr_ctx *ctx)
 {
     size_t max_elems = 0;
-    for (int d = 0; d < p->ndim; d++) {
-        if (!(p->axes & (1u << d))) continue;
+    for (int d = 0; d < p->d.ndim; d++) {
+        if (!(p->d.axes & (1u << d))) continue;
         kri_fft_axis *a = &p->ax[p->naxes++];
         a->axis = d;
-        a->n = p->dims[d];
+        a->n = p->d.dims[d];
         a->inner = 1;
         a->outer = 1;
-        for (int e = 0; e < d; e++) a->inner *= p->dims[e];
-        for (int e = d + 1; e < p->ndim; e++) a->outer *= p->dims[e];
+        for (int e = 0; e < d; e++) a->inner *= p->d.dims[e];
+        for (int e = d + 1; e < p->d.ndim; e++) a->outer *= p->d.dims[e];
         int64_t total = a->inner == 1 ? a->outer : a->inner;
         int64_t want = KRI_FFT_UNIT_ELEMS / a->n;
         if (a->inner > 1 && want < KRI_FFT_MIN_LANES) want = KRI_FFT_MIN_LANES;
@@ -227,9 +220,9 @@ static kr_status kri_host_axes(kri_fft_host *p, const kr_ctx *ctx)
     for (int k = 0; k < p->naxes; k++) {
         kri_fft_axis *a = &p->ax[k];
         int contiguous = a->inner == 1;
-        KRI_TRY(kri_fftw_acquire(&a->fw, p->dtype, (int)a->n, (int)a->lanes,
+        KRI_TRY(kri_fftw_acquire(&a->fw, p->d.dtype, (int)a->n, (int)a->lanes,
                                  contiguous ? 1 : (int)a->lanes, contiguous ? (int)a->n : 1,
-                                 p->dir == KR_FFT_FORWARD ? FFTW_FORWARD : FFTW_BACKWARD,
+                                 p->d.dir == KR_FFT_FORWARD ? FFTW_FORWARD : FFTW_BACKWARD,
                                  p->scratch));
     }
     return KR_OK;
@@ -249,15 +242,8 @@ static kr_status kri_cpu_fft_create(void **state, const kr_ctx *ctx, const kri_f
     *state = NULL;
     kri_fft_host *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating an FFT plan");
-    p->dtype = d->dtype;
+    p->d = *d;
     p->esize = kr_dtype_size(d->dtype);
-    p->ndim = d->ndim;
-    memcpy(p->dims, d->dims, sizeof p->dims);
-    p->numel = d->numel;
-    p->axes = d->axes;
-    p->dir = d->dir;
-    p->flags = d->flags;
-    p->scale = d->scale;
     kr_status s = kri_host_axes(p, ctx);
     if (s != KR_OK) {
         kri_cpu_fft_destroy(p);
@@ -284,7 +270,7 @@ static void kri_unit(const kri_fft_host *p, const kri_fft_axis *a, int64_t u,
                      const unsigned char *src, unsigned char *dst, unsigned char *scr, int last)
 {
     const size_t es = p->esize;
-    const int64_t n = a->n, h = (p->flags & KR_FFT_CENTERED) ? n / 2 : 0;
+    const int64_t n = a->n, h = (p->d.flags & KR_FFT_CENTERED) ? n / 2 : 0;
     const size_t lo = (size_t)(n - h) * es, hi = (size_t)h * es;
     int64_t nl;
     if (a->inner == 1) {
@@ -304,11 +290,12 @@ static void kri_unit(const kri_fft_host *p, const kri_fft_axis *a, int64_t u,
             memcpy(scr + (size_t)(j * a->lanes) * es, s + (size_t)(((j + h) % n) * a->inner) * es,
                    (size_t)nl * es);
     }
-    if (p->dtype == KR_C64)
+    if (p->d.dtype == KR_C64)
         fftwf_execute_dft((fftwf_plan)a->fw->plan, (fftwf_complex *)scr, (fftwf_complex *)scr);
     else
         fftw_execute_dft((fftw_plan)a->fw->plan, (fftw_complex *)scr, (fftw_complex *)scr);
-    if (last && p->scale != 1.0) kri_scale(scr, (size_t)(a->lanes * n), p->dtype, p->scale);
+    if (last && p->d.scale != 1.0)
+        kri_scale(scr, (size_t)(a->lanes * n), p->d.dtype, p->d.scale);
     if (a->inner == 1) {
         int64_t l0 = u * a->lanes;
         for (int64_t l = 0; l < nl; l++) {

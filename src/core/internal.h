@@ -81,8 +81,15 @@ kr_status kri_check_operand_dims(const char *fn, const char *what, const kr_arra
                                  kr_dtype dtype, kr_loc loc, int ndim, const int64_t *dims);
 
 /* ---- misc ---------------------------------------------------------------------------------- */
+/* Qualifiers of a small function that host and CUDA code both call. */
+#if defined(__CUDACC__)
+#define KRI_HD __host__ __device__
+#else
+#define KRI_HD
+#endif
+
 /* Deterministic counter-based random numbers (splitmix64): value i of stream `seed`. */
-static inline uint64_t kri_rand_u64(uint64_t seed, uint64_t i)
+static inline KRI_HD uint64_t kri_rand_u64(uint64_t seed, uint64_t i)
 {
     uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -157,52 +157,51 @@ static kr_status kri_ssim_run(const kr_ctx *ctx, const kr_array *x, const kr_arr
 }
 
 /* ---- public API ---------------------------------------------------------------------------- */
-kr_status kr_mse(const kr_ctx *ctx, const kr_array *x, const kr_array *ref, double *out)
+typedef enum { KRI_METRIC_MSE, KRI_METRIC_PSNR, KRI_METRIC_NRMSE, KRI_METRIC_MAXERR } kri_metric;
+
+/* One metric of the statistics pass; *out is NaN unless it succeeds. */
+static kr_status kri_metric_one(const kr_ctx *ctx, const kr_array *x, const kr_array *ref,
+                                double range, kri_metric which, const char *fn, double *out)
 {
-    KRI_ARG_NOT_NULL(out);
+    if (!out) return kri_fail(KR_ERR_INVALID_ARG, "%s: argument 'out' is NULL", fn);
     *out = NAN;
-    KRI_TRY(kri_metrics_check(ctx, x, ref, __func__));
+    KRI_TRY(kri_metrics_check(ctx, x, ref, fn));
+    if (which == KRI_METRIC_PSNR) KRI_TRY(kri_metrics_check_range(range, fn));
     kri_metrics_stats st;
     KRI_TRY(kri_metrics_stats_run(ctx, x, ref, &st));
-    *out = kri_metrics_mse(&st, kr_array_numel(x));
+    const int64_t n = kr_array_numel(x);
+    double L = 0.0;
+    switch (which) {
+    case KRI_METRIC_MSE: *out = kri_metrics_mse(&st, n); break;
+    case KRI_METRIC_PSNR:
+        KRI_TRY(kri_metrics_resolve_range(range, &st, fn, &L));
+        *out = kri_metrics_psnr(kri_metrics_mse(&st, n), L);
+        break;
+    case KRI_METRIC_NRMSE: *out = kri_metrics_nrmse(&st, n); break;
+    case KRI_METRIC_MAXERR: *out = kri_metrics_maxerr(&st); break;
+    }
     return KR_OK;
+}
+
+kr_status kr_mse(const kr_ctx *ctx, const kr_array *x, const kr_array *ref, double *out)
+{
+    return kri_metric_one(ctx, x, ref, 0.0, KRI_METRIC_MSE, "kr_mse", out);
 }
 
 kr_status kr_psnr(const kr_ctx *ctx, const kr_array *x, const kr_array *ref, double range,
                   double *out)
 {
-    KRI_ARG_NOT_NULL(out);
-    *out = NAN;
-    KRI_TRY(kri_metrics_check(ctx, x, ref, __func__));
-    KRI_TRY(kri_metrics_check_range(range, __func__));
-    kri_metrics_stats st;
-    KRI_TRY(kri_metrics_stats_run(ctx, x, ref, &st));
-    double L = 0.0;
-    KRI_TRY(kri_metrics_resolve_range(range, &st, __func__, &L));
-    *out = kri_metrics_psnr(kri_metrics_mse(&st, kr_array_numel(x)), L);
-    return KR_OK;
+    return kri_metric_one(ctx, x, ref, range, KRI_METRIC_PSNR, "kr_psnr", out);
 }
 
 kr_status kr_nrmse(const kr_ctx *ctx, const kr_array *x, const kr_array *ref, double *out)
 {
-    KRI_ARG_NOT_NULL(out);
-    *out = NAN;
-    KRI_TRY(kri_metrics_check(ctx, x, ref, __func__));
-    kri_metrics_stats st;
-    KRI_TRY(kri_metrics_stats_run(ctx, x, ref, &st));
-    *out = kri_metrics_nrmse(&st, kr_array_numel(x));
-    return KR_OK;
+    return kri_metric_one(ctx, x, ref, 0.0, KRI_METRIC_NRMSE, "kr_nrmse", out);
 }
 
 kr_status kr_maxerr(const kr_ctx *ctx, const kr_array *x, const kr_array *ref, double *out)
 {
-    KRI_ARG_NOT_NULL(out);
-    *out = NAN;
-    KRI_TRY(kri_metrics_check(ctx, x, ref, __func__));
-    kri_metrics_stats st;
-    KRI_TRY(kri_metrics_stats_run(ctx, x, ref, &st));
-    *out = kri_metrics_maxerr(&st);
-    return KR_OK;
+    return kri_metric_one(ctx, x, ref, 0.0, KRI_METRIC_MAXERR, "kr_maxerr", out);
 }
 
 kr_status kr_ssim(const kr_ctx *ctx, const kr_array *x, const kr_array *ref, double range,

@@ -15,17 +15,18 @@
  * types by magnitude. */
 static void kri_load_mag(const kr_array *a, int64_t off, int64_t n, double *out)
 {
+#define KRI_LOAD_REAL(T)                                                                       \
+    {                                                                                          \
+        const T *p = (const T *)a->data + off;                                                 \
+        for (int64_t i = 0; i < n; i++) out[i] = (double)p[i];                                 \
+        break;                                                                                 \
+    }
     switch (a->dtype) {
-    case KR_F32: {
-        const float *p = (const float *)a->data + off;
-        for (int64_t i = 0; i < n; i++) out[i] = (double)p[i];
-        break;
-    }
-    case KR_F64: {
-        const double *p = (const double *)a->data + off;
-        for (int64_t i = 0; i < n; i++) out[i] = p[i];
-        break;
-    }
+    case KR_F32: KRI_LOAD_REAL(float)
+    case KR_F64: KRI_LOAD_REAL(double)
+    case KR_U8: KRI_LOAD_REAL(uint8_t)
+    case KR_U16: KRI_LOAD_REAL(uint16_t)
+    case KR_I16: KRI_LOAD_REAL(int16_t)
     case KR_C64: {
         const float *p = (const float *)a->data + 2 * off;
         for (int64_t i = 0; i < n; i++) out[i] = hypot((double)p[2 * i], (double)p[2 * i + 1]);
@@ -36,25 +37,11 @@ static void kri_load_mag(const kr_array *a, int64_t off, int64_t n, double *out)
         for (int64_t i = 0; i < n; i++) out[i] = hypot(p[2 * i], p[2 * i + 1]);
         break;
     }
-    case KR_U8: {
-        const uint8_t *p = (const uint8_t *)a->data + off;
-        for (int64_t i = 0; i < n; i++) out[i] = (double)p[i];
-        break;
-    }
-    case KR_U16: {
-        const uint16_t *p = (const uint16_t *)a->data + off;
-        for (int64_t i = 0; i < n; i++) out[i] = (double)p[i];
-        break;
-    }
-    case KR_I16: {
-        const int16_t *p = (const int16_t *)a->data + off;
-        for (int64_t i = 0; i < n; i++) out[i] = (double)p[i];
-        break;
-    }
     default:
         for (int64_t i = 0; i < n; i++) out[i] = NAN;
         break;
     }
+#undef KRI_LOAD_REAL
 }
 
 /* ---- error statistics ----------------------------------------------------------------------- */

@@ -32,15 +32,13 @@ void kr_sim_opts_default(kr_sim_opts *o)
 kr_status kr_sim_plan_create(kr_sim_plan **plan, const kr_ctx *ctx, const kr_seq *seq,
                              const kr_sim_opts *opts)
 {
+    kr_sim_opts o;
+    kr_sim_opts_default(&o);
+    if (opts) o = *opts;
     KRI_ARG_NOT_NULL(plan);
     *plan = NULL;
     KRI_ARG_NOT_NULL(ctx);
     KRI_ARG_NOT_NULL(seq);
-    kr_sim_opts o;
-    if (opts)
-        o = *opts;
-    else
-        kr_sim_opts_default(&o);
     if (o.iso_per_thread != 0 && o.iso_per_thread != 1 && o.iso_per_thread != 2 &&
         o.iso_per_thread != 4)
         return kri_fail(KR_ERR_INVALID_ARG, "iso_per_thread = %d (0, 1, 2 or 4)", o.iso_per_thread);

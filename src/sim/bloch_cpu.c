@@ -1,8 +1,9 @@
 /* Bloch simulation on the CPU (kri_sim_cpu, sim_internal.h): OpenMP over fixed chunks of
  * isochromats. Each chunk runs the whole program on its isochromats (structure of arrays,
  * float), sums each ADC sample over the chunk in a fixed order in float, and adds the sum,
- * converted to 64-bit fixed point, into the shared accumulator. Integer addition is associative, so the result does not depend on
- * the number of threads or the order in which chunks finish. */
+ * converted to 64-bit fixed point, into the shared accumulator. Integer addition is
+ * associative, so the result does not depend on the number of threads or the order in which
+ * chunks finish. */
 #include "sim_internal.h"
 
 #include <math.h>

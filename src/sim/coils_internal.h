@@ -1,5 +1,5 @@
 /* Private contract of the receive-coil field (kray/coils.h): the closed form of one loop, shared
- * by the host and the device (KRI_HD), and the coil-map backends. coils.c validates; coils_cpu.c
+ * by the host and the device (KRI_HD, core/internal.h), and the coil-map backends. coils.c validates; coils_cpu.c
  * and coils_cuda.cu evaluate. Not installed. */
 #ifndef KRAY_COILS_INTERNAL_H
 #define KRAY_COILS_INTERNAL_H
@@ -11,12 +11,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#if defined(__CUDACC__)
-#define KRI_HD __host__ __device__
-#else
-#define KRI_HD
 #endif
 
 /* Complete elliptic integrals K(m), E(m), 0 <= m < 1, by the arithmetic-geometric mean

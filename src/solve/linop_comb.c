@@ -47,9 +47,27 @@ static kr_status kri_comb_new(kri_comb **out, kr_linop *a, kr_linop *b)
     return KR_OK;
 }
 
-/* Create the operator; on failure the comb data (and its references) are released. */
-static kr_status kri_comb_finish(kr_linop **out, kri_comb *c, kr_linop_def *def)
+static void kri_combo_name(char *buf, size_t len, const char *what, const kr_linop *a,
+                           const kr_linop *b)
 {
+    if (b)
+        snprintf(buf, len, "%s(%.24s, %.24s)", what, kr_linop_name(a), kr_linop_name(b));
+    else
+        snprintf(buf, len, "%s(%.40s)", what, kr_linop_name(a));
+}
+
+/* Create the operator "what(a, b)" with these callbacks (normal may be NULL); on failure the
+ * comb data (and its references) are released. */
+static kr_status kri_comb_finish(kr_linop **out, kri_comb *c, kr_linop_def *def, const char *what,
+                                 kr_linop_apply_fn forward, kr_linop_apply_fn adjoint,
+                                 kr_linop_apply_fn normal)
+{
+    char name[64];
+    kri_combo_name(name, sizeof name, what, c->a, c->b);
+    def->name = name;
+    def->forward = forward;
+    def->adjoint = adjoint;
+    def->normal = normal;
     def->data = c;
     def->destroy = kri_comb_free;
     def->dtype = c->dtype;
@@ -97,27 +115,45 @@ static kr_status kri_get_dims(kri_scratch *s, const kri_comb *c, int ndim, const
     return kri_scratch_get(s, c->ctx, c->dtype, ndim, dims, c->loc, t);
 }
 
+/* out = f(A)(in_a) + f(B)(in_b) with f forward, adjoint or normal: the second part goes through
+ * the scratch slot and is added. */
+typedef kr_status (*kri_apply_fn)(const kr_linop *op, const kr_array *in, kr_array *out);
+
+static kr_status kri_apply_add(kri_comb *c, kri_scratch *slot, kri_apply_fn f,
+                               const kr_array *in_a, const kr_array *in_b, kr_array *out)
+{
+    kr_array *t;
+    KRI_TRY(f(c->a, in_a, out));
+    KRI_TRY(kri_get_like(slot, c, out, &t));
+    kr_status s = f(c->b, in_b, t);
+    if (s == KR_OK) s = kr_vec_axpy(c->ctx, out, 1.0, 0.0, t);
+    kri_scratch_put(slot, t);
+    return s;
+}
+
 /* ---- chain: x -> second(first(x)) ----------------------------------------------------------- */
+/* out = f(second)(f(first)(in)) through the intermediate (f forward or adjoint). */
+static kr_status kri_chain_apply(kri_comb *c, kri_apply_fn f, const kr_linop *first,
+                                 const kr_linop *second, const kr_array *in, kr_array *out)
+{
+    kr_array *t;
+    KRI_TRY(kri_get_dims(&c->t1, c, c->mid_ndim, c->mid_dims, &t));
+    kr_status s = f(first, in, t);
+    if (s == KR_OK) s = f(second, t, out);
+    kri_scratch_put(&c->t1, t);
+    return s;
+}
+
 static kr_status kri_chain_forward(void *data, const kr_array *x, kr_array *y)
 {
     kri_comb *c = data;
-    kr_array *t;
-    KRI_TRY(kri_get_dims(&c->t1, c, c->mid_ndim, c->mid_dims, &t));
-    kr_status s = kr_linop_forward(c->a, x, t);
-    if (s == KR_OK) s = kr_linop_forward(c->b, t, y);
-    kri_scratch_put(&c->t1, t);
-    return s;
+    return kri_chain_apply(c, kr_linop_forward, c->a, c->b, x, y);
 }
 
 static kr_status kri_chain_adjoint(void *data, const kr_array *y, kr_array *x)
 {
     kri_comb *c = data;
-    kr_array *t;
-    KRI_TRY(kri_get_dims(&c->t1, c, c->mid_ndim, c->mid_dims, &t));
-    kr_status s = kr_linop_adjoint(c->b, y, t);
-    if (s == KR_OK) s = kr_linop_adjoint(c->a, t, x);
-    kri_scratch_put(&c->t1, t);
-    return s;
+    return kri_chain_apply(c, kr_linop_adjoint, c->b, c->a, y, x);
 }
 
 /* first^H (second^H second) first: used when second has its own normal (e.g. Toeplitz). */
@@ -133,15 +169,6 @@ static kr_status kri_chain_normal(void *data, const kr_array *x, kr_array *z)
     kri_scratch_put(&c->t2, u);
     kri_scratch_put(&c->t1, t);
     return s;
-}
-
-static void kri_combo_name(char *buf, size_t len, const char *what, const kr_linop *a,
-                           const kr_linop *b)
-{
-    if (b)
-        snprintf(buf, len, "%s(%.24s, %.24s)", what, kr_linop_name(a), kr_linop_name(b));
-    else
-        snprintf(buf, len, "%s(%.40s)", what, kr_linop_name(a));
 }
 
 kr_status kr_linop_chain(kr_linop **out, kr_linop *first, kr_linop *second)
@@ -163,15 +190,29 @@ kr_status kr_linop_chain(kr_linop **out, kr_linop *first, kr_linop *second)
     KRI_TRY(kri_comb_new(&c, first, second));
     c->mid_ndim = nmid;
     memcpy(c->mid_dims, mid, (size_t)nmid * sizeof mid[0]);
-    char name[64];
-    kri_combo_name(name, sizeof name, "chain", first, second);
-    def.name = name;
     def.in_ndim = kr_linop_in_dims(first, def.in_dims);
     def.out_ndim = kr_linop_out_dims(second, def.out_dims);
-    def.forward = kri_chain_forward;
-    def.adjoint = kri_chain_adjoint;
-    def.normal = kri_linop_has_normal(second) ? kri_chain_normal : NULL;
-    return kri_comb_finish(out, c, &def);
+    return kri_comb_finish(out, c, &def, "chain", kri_chain_forward, kri_chain_adjoint,
+                           kri_linop_has_normal(second) ? kri_chain_normal : NULL);
+}
+
+/* The start of a combination of two operators of one input shape (stack, sum): the arguments,
+ * their agreement, and def zeroed with a's input dims. */
+static kr_status kri_pair_begin(const char *fn, kr_linop **out, kr_linop *a, kr_linop *b,
+                                kr_linop_def *def)
+{
+    if (!out) return kri_fail(KR_ERR_INVALID_ARG, "%s: argument 'out' is NULL", fn);
+    *out = NULL;
+    if (!a || !b)
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: argument '%s' is NULL", fn, a ? "b" : "a");
+    KRI_TRY(kri_operands_agree(fn, a, b));
+    memset(def, 0, sizeof *def);
+    int64_t d[KR_MAX_DIMS];
+    def->in_ndim = kr_linop_in_dims(a, def->in_dims);
+    int n = kr_linop_in_dims(b, d);
+    if (!kri_dims_equal(def->in_ndim, def->in_dims, n, d))
+        return kri_shape_fail(fn, "input", a, def->in_ndim, def->in_dims, "input", b, n, d);
+    return KR_OK;
 }
 
 /* ---- stack: x -> [A x ; B x] ---------------------------------------------------------------- */
@@ -201,44 +242,22 @@ static kr_status kri_stack_forward(void *data, const kr_array *x, kr_array *y)
 static kr_status kri_stack_adjoint(void *data, const kr_array *y, kr_array *x)
 {
     kri_comb *c = data;
-    kr_array ya, yb, *t;
+    kr_array ya, yb;
     KRI_TRY(kri_stack_views(c, y, &ya, &yb));
-    KRI_TRY(kr_linop_adjoint(c->a, &ya, x));
-    KRI_TRY(kri_get_like(&c->t1, c, x, &t));
-    kr_status s = kr_linop_adjoint(c->b, &yb, t);
-    if (s == KR_OK) s = kr_vec_axpy(c->ctx, x, 1.0, 0.0, t);
-    kri_scratch_put(&c->t1, t);
-    return s;
+    return kri_apply_add(c, &c->t1, kr_linop_adjoint, &ya, &yb, x);
 }
 
 /* A^H A + B^H B, each part through its own normal. */
 static kr_status kri_stack_normal(void *data, const kr_array *x, kr_array *z)
 {
-    kri_comb *c = data;
-    kr_array *t;
-    KRI_TRY(kr_linop_normal(c->a, x, z));
-    KRI_TRY(kri_get_like(&c->t1, c, x, &t));
-    kr_status s = kr_linop_normal(c->b, x, t);
-    if (s == KR_OK) s = kr_vec_axpy(c->ctx, z, 1.0, 0.0, t);
-    kri_scratch_put(&c->t1, t);
-    return s;
+    return kri_apply_add(data, &((kri_comb *)data)->t1, kr_linop_normal, x, x, z);
 }
 
 kr_status kr_linop_stack(kr_linop **out, kr_linop *a, kr_linop *b)
 {
-    KRI_ARG_NOT_NULL(out);
-    *out = NULL;
-    KRI_ARG_NOT_NULL(a);
-    KRI_ARG_NOT_NULL(b);
-    KRI_TRY(kri_operands_agree("kr_linop_stack", a, b));
     kr_linop_def def;
-    memset(&def, 0, sizeof def);
-    int64_t db[KR_MAX_DIMS], oa[KR_MAX_DIMS], ob[KR_MAX_DIMS];
-    def.in_ndim = kr_linop_in_dims(a, def.in_dims);
-    int nb = kr_linop_in_dims(b, db);
-    if (!kri_dims_equal(def.in_ndim, def.in_dims, nb, db))
-        return kri_shape_fail("kr_linop_stack", "input", a, def.in_ndim, def.in_dims, "input", b,
-                              nb, db);
+    KRI_TRY(kri_pair_begin("kr_linop_stack", out, a, b, &def));
+    int64_t oa[KR_MAX_DIMS], ob[KR_MAX_DIMS];
     int noa = kr_linop_out_dims(a, oa), nob = kr_linop_out_dims(b, ob);
     int64_t na = 1, nbo = 1, total;
     for (int i = 0; i < noa; i++) na *= oa[i];
@@ -250,70 +269,36 @@ kr_status kr_linop_stack(kr_linop **out, kr_linop *a, kr_linop *b)
     kri_comb *c = NULL;
     KRI_TRY(kri_comb_new(&c, a, b));
     c->a_out_n = na;
-    char name[64];
-    kri_combo_name(name, sizeof name, "stack", a, b);
-    def.name = name;
     def.out_ndim = 1;
     def.out_dims[0] = total;
-    def.forward = kri_stack_forward;
-    def.adjoint = kri_stack_adjoint;
-    def.normal = kri_stack_normal;
-    return kri_comb_finish(out, c, &def);
+    return kri_comb_finish(out, c, &def, "stack", kri_stack_forward, kri_stack_adjoint,
+                           kri_stack_normal);
 }
 
 /* ---- sum: x -> A x + B x -------------------------------------------------------------------- */
 static kr_status kri_sum_forward(void *data, const kr_array *x, kr_array *y)
 {
-    kri_comb *c = data;
-    kr_array *t;
-    KRI_TRY(kr_linop_forward(c->a, x, y));
-    KRI_TRY(kri_get_like(&c->t1, c, y, &t));
-    kr_status s = kr_linop_forward(c->b, x, t);
-    if (s == KR_OK) s = kr_vec_axpy(c->ctx, y, 1.0, 0.0, t);
-    kri_scratch_put(&c->t1, t);
-    return s;
+    return kri_apply_add(data, &((kri_comb *)data)->t1, kr_linop_forward, x, x, y);
 }
 
 static kr_status kri_sum_adjoint(void *data, const kr_array *y, kr_array *x)
 {
-    kri_comb *c = data;
-    kr_array *t;
-    KRI_TRY(kr_linop_adjoint(c->a, y, x));
-    KRI_TRY(kri_get_like(&c->t2, c, x, &t));
-    kr_status s = kr_linop_adjoint(c->b, y, t);
-    if (s == KR_OK) s = kr_vec_axpy(c->ctx, x, 1.0, 0.0, t);
-    kri_scratch_put(&c->t2, t);
-    return s;
+    return kri_apply_add(data, &((kri_comb *)data)->t2, kr_linop_adjoint, y, y, x);
 }
 
 kr_status kr_linop_sum(kr_linop **out, kr_linop *a, kr_linop *b)
 {
-    KRI_ARG_NOT_NULL(out);
-    *out = NULL;
-    KRI_ARG_NOT_NULL(a);
-    KRI_ARG_NOT_NULL(b);
-    KRI_TRY(kri_operands_agree("kr_linop_sum", a, b));
     kr_linop_def def;
-    memset(&def, 0, sizeof def);
+    KRI_TRY(kri_pair_begin("kr_linop_sum", out, a, b, &def));
     int64_t d[KR_MAX_DIMS];
-    def.in_ndim = kr_linop_in_dims(a, def.in_dims);
-    int n = kr_linop_in_dims(b, d);
-    if (!kri_dims_equal(def.in_ndim, def.in_dims, n, d))
-        return kri_shape_fail("kr_linop_sum", "input", a, def.in_ndim, def.in_dims, "input", b, n,
-                              d);
     def.out_ndim = kr_linop_out_dims(a, def.out_dims);
-    n = kr_linop_out_dims(b, d);
+    int n = kr_linop_out_dims(b, d);
     if (!kri_dims_equal(def.out_ndim, def.out_dims, n, d))
         return kri_shape_fail("kr_linop_sum", "output", a, def.out_ndim, def.out_dims, "output", b,
                               n, d);
     kri_comb *c = NULL;
     KRI_TRY(kri_comb_new(&c, a, b));
-    char name[64];
-    kri_combo_name(name, sizeof name, "sum", a, b);
-    def.name = name;
-    def.forward = kri_sum_forward;
-    def.adjoint = kri_sum_adjoint;
-    return kri_comb_finish(out, c, &def);
+    return kri_comb_finish(out, c, &def, "sum", kri_sum_forward, kri_sum_adjoint, NULL);
 }
 
 /* ---- scale: x -> a A x ---------------------------------------------------------------------- */
@@ -358,13 +343,8 @@ kr_status kr_linop_scale(kr_linop **out, kr_linop *a, double re, double im)
     KRI_TRY(kri_comb_new(&c, a, NULL));
     c->re = re;
     c->im = im;
-    char name[64];
-    kri_combo_name(name, sizeof name, "scale", a, NULL);
-    def.name = name;
-    def.forward = kri_scale_forward;
-    def.adjoint = kri_scale_adjoint;
-    def.normal = kri_scale_normal;
-    return kri_comb_finish(out, c, &def);
+    return kri_comb_finish(out, c, &def, "scale", kri_scale_forward, kri_scale_adjoint,
+                           kri_scale_normal);
 }
 
 /* ---- normal operator: x -> A^H A x ---------------------------------------------------------- */
@@ -385,11 +365,8 @@ kr_status kr_linop_normal_op(kr_linop **out, kr_linop *a)
     def.out_ndim = kr_linop_in_dims(a, def.out_dims);
     kri_comb *c = NULL;
     KRI_TRY(kri_comb_new(&c, a, NULL));
-    char name[64];
-    kri_combo_name(name, sizeof name, "normal", a, NULL);
-    def.name = name;
-    def.forward = def.adjoint = kri_normal_apply; /* A^H A is self-adjoint */
-    return kri_comb_finish(out, c, &def);
+    /* A^H A is self-adjoint */
+    return kri_comb_finish(out, c, &def, "normal", kri_normal_apply, kri_normal_apply, NULL);
 }
 
 /* ---- identity ------------------------------------------------------------------------------- */
@@ -472,30 +449,13 @@ kr_status kr_linop_matrix(kr_linop **out, const kr_ctx *ctx, kr_dtype dtype, int
     KRI_TRY(kri_backend_pick(&be, loc, &kri_matrix_cpu, &kri_matrix_cuda, "kr_linop_matrix"));
     kri_matrix *mx = kri_calloc(1, sizeof *mx);
     if (!mx) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a matrix operator");
-    mx->ctx = ctx;
-    mx->dtype = dtype;
-    mx->m = m;
-    mx->n = n;
-    mx->be = be;
+    *mx = (kri_matrix){ctx, dtype, m, n, be, NULL};
     kr_status s = be->create(&mx->M, ctx, (size_t)mn * kr_dtype_size(dtype), matrix);
-    if (s != KR_OK) {
-        kri_matrix_free(mx);
-        return s;
-    }
-    kr_linop_def def;
-    memset(&def, 0, sizeof def);
-    def.name = "matrix";
-    def.dtype = dtype;
-    def.loc = loc;
-    def.in_ndim = 1;
-    def.in_dims[0] = n;
-    def.out_ndim = 1;
-    def.out_dims[0] = m;
-    def.forward = kri_matrix_forward;
-    def.adjoint = kri_matrix_adjoint;
-    def.destroy = kri_matrix_free;
-    def.data = mx;
-    s = kri_linop_create_internal(out, ctx, &def);
+    const kr_linop_def def = {.name = "matrix", .dtype = dtype, .loc = loc,
+                              .in_ndim = 1, .in_dims = {n}, .out_ndim = 1, .out_dims = {m},
+                              .forward = kri_matrix_forward, .adjoint = kri_matrix_adjoint,
+                              .destroy = kri_matrix_free, .data = mx};
+    if (s == KR_OK) s = kri_linop_create_internal(out, ctx, &def);
     if (s != KR_OK) kri_matrix_free(mx);
     return s;
 }

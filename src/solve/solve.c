@@ -109,13 +109,13 @@ static kr_status kri_run_close(const kr_ctx *ctx, const char *fn, kr_progress *p
  *   delta = curvature(p) (q is formed there); alpha = gamma / delta;
  *   x += alpha p; r -= alpha q; follow(g); gamma' = ||g||^2; p = g + (gamma' / gamma) p. */
 typedef struct kri_krylov kri_krylov;
-struct kri_krylov {
-    const char *fn, *task;       /* "kr_cg", progress label "cg" */
-    const char *rhs_name;        /* "b" or "y" */
+typedef struct kri_krylov_method {
+    const char *fn, *task;        /* "kr_cg", progress label "cg" */
+    const char *rhs_name;         /* "b" or "y" */
     const char *g_name, *g0_name; /* "the residual", "the initial residual" */
-    const char *delta_name;      /* "<p, A p>" */
-    int r_domain;                /* r and q live in the domain (CG) or the codomain (CGLS) */
-    int has_s;                   /* g is a separate vector s (CGLS) or r itself (CG) */
+    const char *delta_name;       /* "<p, A p>" */
+    int r_domain;                 /* r and q live in the domain (CG) or the codomain (CGLS) */
+    int has_s;                    /* g is a separate vector s (CGLS) or r itself (CG) */
     /* Optional check of the operator (CG: square); NULL for none. */
     kr_status (*check)(const kri_krylov *m);
     /* r (and g) from b or y and x (zeroed unless warm_start); *ref the reference norm. When
@@ -127,6 +127,11 @@ struct kri_krylov {
     kr_status (*follow)(kri_krylov *m);
     /* The log line when delta <= 0 ends the run at iteration it. */
     void (*stop)(const kri_krylov *m, double delta, int it);
+} kri_krylov_method;
+
+struct kri_krylov {
+    const kri_krylov_method *how;
+    const char *fn;
     const kr_ctx *ctx;
     const kr_linop *A;
     const kr_array *rhs;
@@ -137,10 +142,11 @@ struct kri_krylov {
 
 static kr_status kri_krylov_iterate(kri_krylov *m, kr_solve_info *info)
 {
+    const kri_krylov_method *how = m->how;
     const kr_ctx *ctx = m->ctx;
     const kr_solve_opts *o = m->o;
     double ref;
-    KRI_TRY(m->start(m, &ref));
+    KRI_TRY(how->start(m, &ref));
     if (ref == 0.0) { /* the solution is x = 0 */
         KRI_TRY(kr_vec_zero(ctx, m->x));
         if (o->history) o->history[0] = 0.0;
@@ -149,33 +155,33 @@ static kr_status kri_krylov_iterate(kri_krylov *m, kr_solve_info *info)
     }
     double gamma;
     KRI_TRY(kri_vec_sumsq(ctx, m->g, &gamma));
-    if (!isfinite(gamma)) return kri_nonfinite(m->fn, m->A, m->g0_name, 0);
+    if (!isfinite(gamma)) return kri_nonfinite(m->fn, m->A, how->g0_name, 0);
     double rel = sqrt(gamma) / ref;
     if (o->history) o->history[0] = rel;
     KRI_TRY(kr_vec_copy(ctx, m->p, m->g));
-    kr_progress *prog = o->show_progress ? kr_progress_begin(ctx, m->task, o->max_iter) : NULL;
+    kr_progress *prog = o->show_progress ? kr_progress_begin(ctx, how->task, o->max_iter) : NULL;
     kr_status s = KR_OK;
     int k = 0;
     while (k < o->max_iter && !(rel <= o->tol)) {
         double delta = 0.0;
-        s = m->curvature(m, &delta);
+        s = how->curvature(m, &delta);
         if (s != KR_OK) break;
         if (!isfinite(delta)) {
-            s = kri_nonfinite(m->fn, m->A, m->delta_name, k + 1);
+            s = kri_nonfinite(m->fn, m->A, how->delta_name, k + 1);
             break;
         }
         if (delta <= 0.0) {
-            m->stop(m, delta, k + 1);
+            how->stop(m, delta, k + 1);
             break;
         }
         const double alpha = gamma / delta;
         s = kr_vec_axpy(ctx, m->x, alpha, 0.0, m->p);
         if (s == KR_OK) s = kr_vec_axpy(ctx, m->r, -alpha, 0.0, m->q);
-        if (s == KR_OK && m->follow) s = m->follow(m);
+        if (s == KR_OK && how->follow) s = how->follow(m);
         double gamma_new = 0.0;
         if (s == KR_OK) s = kri_vec_sumsq(ctx, m->g, &gamma_new);
         if (s != KR_OK) break;
-        if (kri_iter_close(m->fn, m->A, m->g_name, o, prog, ++k, gamma_new, ref, &rel, &s)) break;
+        if (kri_iter_close(m->fn, m->A, how->g_name, o, prog, ++k, gamma_new, ref, &rel, &s)) break;
         s = kr_vec_xpay(ctx, m->p, gamma_new / gamma, 0.0, m->g); /* p = g + beta p */
         if (s != KR_OK) break;
         gamma = gamma_new;
@@ -184,28 +190,32 @@ static kr_status kri_krylov_iterate(kri_krylov *m, kr_solve_info *info)
 }
 
 /* Options, checks, working vectors, the iteration, clean-up. */
-static kr_status kri_krylov_run(kri_krylov *m, const kr_ctx *ctx, const kr_linop *A,
-                                const kr_array *rhs, kr_array *x, const kr_solve_opts *opts,
-                                kr_solve_info *info)
+static kr_status kri_krylov_run(const kri_krylov_method *how, const kr_ctx *ctx,
+                                const kr_linop *A, const kr_array *rhs, kr_array *x,
+                                const kr_solve_opts *opts, kr_solve_info *info)
 {
+    kri_krylov work, *m = &work;
+    memset(m, 0, sizeof *m);
+    m->how = how;
+    m->fn = how->fn;
     kr_solve_opts o;
     if (opts)
         o = *opts;
     else
         kr_solve_opts_default(&o);
     kri_info_set(info, 0, NAN, 0);
-    KRI_TRY(kri_solve_check(m->fn, ctx, A, rhs, m->rhs_name, x, &o));
+    KRI_TRY(kri_solve_check(m->fn, ctx, A, rhs, how->rhs_name, x, &o));
     m->ctx = ctx;
     m->A = A;
     m->rhs = rhs;
     m->x = x;
     m->o = &o;
-    if (m->check) KRI_TRY(m->check(m));
-    kr_status s = kri_work(&m->r, ctx, A, m->r_domain);
-    if (s == KR_OK) s = kri_work(&m->q, ctx, A, m->r_domain);
-    if (s == KR_OK && m->has_s) s = kri_work(&m->s, ctx, A, 1);
+    if (how->check) KRI_TRY(how->check(m));
+    kr_status s = kri_work(&m->r, ctx, A, how->r_domain);
+    if (s == KR_OK) s = kri_work(&m->q, ctx, A, how->r_domain);
+    if (s == KR_OK && how->has_s) s = kri_work(&m->s, ctx, A, 1);
     if (s == KR_OK) s = kri_work(&m->p, ctx, A, 1);
-    m->g = m->has_s ? m->s : m->r;
+    m->g = how->has_s ? m->s : m->r;
     if (s == KR_OK) s = kri_krylov_iterate(m, info);
     kr_array_destroy(m->r);
     kr_array_destroy(m->q);
@@ -262,23 +272,6 @@ static void kri_cg_stop(const kri_krylov *m, double delta, int it)
            "positive definite); stopping", delta, it, kr_linop_name(m->A));
 }
 
-kr_status kr_cg(const kr_ctx *ctx, const kr_linop *A, const kr_array *b, kr_array *x,
-                const kr_solve_opts *opts, kr_solve_info *info)
-{
-    kri_krylov m = {.fn = "kr_cg",
-                    .task = "cg",
-                    .rhs_name = "b",
-                    .g_name = "the residual",
-                    .g0_name = "the initial residual",
-                    .delta_name = "<p, A p>",
-                    .r_domain = 1,
-                    .check = kri_cg_check,
-                    .start = kri_cg_start,
-                    .curvature = kri_cg_curvature,
-                    .stop = kri_cg_stop};
-    return kri_krylov_run(&m, ctx, A, b, x, opts, info);
-}
-
 /* ---- CGLS: min ||A x - y||^2 + lambda ||x||^2 ---------------------------------------------- */
 /* s = A^H r - lambda x. */
 static kr_status kri_cgls_follow(kri_krylov *m)
@@ -328,19 +321,22 @@ static void kri_cgls_stop(const kri_krylov *m, double delta, int it)
     kr_log(m->ctx, KR_LOG_INFO, "kr_cgls: ||A p|| = 0 at iteration %d; stopping", it);
 }
 
+/* ---- the two methods ------------------------------------------------------------------------ */
+static const kri_krylov_method kri_cg = {
+    "kr_cg", "cg", "b", "the residual", "the initial residual", "<p, A p>", 1, 0,
+    kri_cg_check, kri_cg_start, kri_cg_curvature, NULL, kri_cg_stop};
+static const kri_krylov_method kri_cgls = {
+    "kr_cgls", "cgls", "y", "the gradient", "the initial gradient", "||A p||^2", 0, 1,
+    NULL, kri_cgls_start, kri_cgls_curvature, kri_cgls_follow, kri_cgls_stop};
+
+kr_status kr_cg(const kr_ctx *ctx, const kr_linop *A, const kr_array *b, kr_array *x,
+                const kr_solve_opts *opts, kr_solve_info *info)
+{
+    return kri_krylov_run(&kri_cg, ctx, A, b, x, opts, info);
+}
+
 kr_status kr_cgls(const kr_ctx *ctx, const kr_linop *A, const kr_array *y, kr_array *x,
                   const kr_solve_opts *opts, kr_solve_info *info)
 {
-    kri_krylov m = {.fn = "kr_cgls",
-                    .task = "cgls",
-                    .rhs_name = "y",
-                    .g_name = "the gradient",
-                    .g0_name = "the initial gradient",
-                    .delta_name = "||A p||^2",
-                    .has_s = 1,
-                    .start = kri_cgls_start,
-                    .curvature = kri_cgls_curvature,
-                    .follow = kri_cgls_follow,
-                    .stop = kri_cgls_stop};
-    return kri_krylov_run(&m, ctx, A, y, x, opts, info);
+    return kri_krylov_run(&kri_cgls, ctx, A, y, x, opts, info);
 }

@@ -272,19 +272,13 @@ kr_status reduce(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x, const 
 }
 
 // ---- random ------------------------------------------------------------------------------------
-// Device twin of kri_rand_u64 / kri_rand_sym (src/core/internal.h); the GPU parity test checks
-// that both give identical values.
-__device__ __forceinline__ uint64_t rand_u64(uint64_t seed, uint64_t i)
-{
-    uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
+// Device twin of kri_rand_sym (src/core/internal.h) on the shared kri_rand_u64, rounded as the
+// host rounds (no fused multiply-add); the GPU parity test checks that both give identical
+// values.
 __device__ __forceinline__ double rand_sym(uint64_t seed, uint64_t i)
 {
-    return __dsub_rn(__dmul_rn((double)(rand_u64(seed, i) >> 11), 2.0 / 9007199254740992.0), 1.0);
+    return __dsub_rn(__dmul_rn((double)(kri_rand_u64(seed, i) >> 11), 2.0 / 9007199254740992.0),
+                     1.0);
 }
 
 template <typename T>
