@@ -184,13 +184,6 @@ int kri_dims_equal(int na, const int64_t *da, int nb, const int64_t *db)
     return 1;
 }
 
-int kri_arrays_overlap(const kr_array *a, const kr_array *b)
-{
-    uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
-    uintptr_t a1 = a0 + kr_array_bytes(a), b1 = b0 + kr_array_bytes(b);
-    return a0 < b1 && b0 < a1;
-}
-
 kr_status kri_linop_check_array(const kr_linop *op, const kr_array *a, int in, const char *fn,
                                 const char *what)
 {

@@ -104,7 +104,7 @@ int kri_dims_equal(int na, const int64_t *da, int nb, const int64_t *db);
 /* KR_ERR_DTYPE or KR_ERR_LOCATION ("fn: ..." naming both) unless a and b share dtype, location
  * and device (linop_comb.c; what every combination of two operators checks first). */
 kr_status kri_operands_agree(const char *fn, const kr_linop *a, const kr_linop *b);
-/* True when the byte ranges of the two arrays overlap. */
+/* True when the byte ranges of the two arrays overlap (vec.c). */
 int kri_arrays_overlap(const kr_array *a, const kr_array *b);
 #endif
 

@@ -6,6 +6,13 @@
 #include <math.h>
 
 /* ---- argument checks ------------------------------------------------------------------------ */
+int kri_arrays_overlap(const kr_array *a, const kr_array *b)
+{
+    uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
+    uintptr_t a1 = a0 + kr_array_bytes(a), b1 = b0 + kr_array_bytes(b);
+    return a0 < b1 && b0 < a1;
+}
+
 /* The operand check, after what it cannot see: a real or complex floating element type, a
  * valid shape and location. */
 static kr_status kri_vec_basic(const char *fn, const kr_array *x, const char *name)
