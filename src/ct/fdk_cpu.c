@@ -22,6 +22,34 @@
 
 #define KRI_CPU_KZ 32 /* slices per work item */
 
+/* The projection matrix (fdk_kern.h), portable instance: two roundings everywhere. */
+#define KT float
+#define KFN(x) x##_f32
+#define KHD static inline
+#define KS(x) (x)
+#define KMUL(a, b) ((a) * (b))
+#define KADD(a, b) ((a) + (b))
+#define KFMA(a, b, c) ((a) * (b) + (c)) /* two roundings: C11 does not contract */
+#define KRCP(a) (1.0f / (a))
+#define KFMUL(a, b) ((a) * (b))
+#define KFADD(a, b) ((a) + (b))
+#include "fdk_kern.h"
+
+#ifdef KRI_FDK_AVX512
+/* The AVX-512 instance: 16 columns at a time, fused multiply-adds, exact division. */
+#define KT __m512
+#define KFN(x) x##_avx512
+#define KHD static inline __attribute__((target("avx512f")))
+#define KS(x) _mm512_set1_ps(x)
+#define KMUL(a, b) _mm512_mul_ps(a, b)
+#define KADD(a, b) _mm512_add_ps(a, b)
+#define KFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define KRCP(a) _mm512_div_ps(_mm512_set1_ps(1.0f), a)
+#define KFMUL(a, b) ((a) * (b))
+#define KFADD(a, b) ((a) + (b))
+#include "fdk_kern.h"
+#endif
+
 /* ---- pre-weighting ------------------------------------------------------------------------- */
 void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *pv, int64_t m, float *w, int64_t ws)
 {
@@ -97,23 +125,16 @@ typedef struct kri_cols {
 static void kri_fdk_columns(const kri_fdk_mat *M, int64_t nx, int64_t j, float nuf, int padw,
                             kri_cols *c)
 {
-    const float jf = (float)j;
-    const float w0 = M->pw[1] * jf + M->pw[3];
-    const float u0 = M->pu[1] * jf + M->pu[3];
-    const float v0 = M->pv[1] * jf + M->pv[3];
+    float w0, u0, v0;
+    kri_fdk_row_terms_f32(M, (float)j, &w0, &u0, &v0);
     for (int64_t i = 0; i < nx; i++) {
-        const float fi = (float)i;
-        const float w = M->pw[0] * fi + w0;
-        const float r = 1.0f / w;
-        float u = (M->pu[0] * fi + u0) * r;
+        float u;
+        kri_fdk_col_f32(M, (float)i, w0, u0, v0, &u, &c->wt[i], &c->vb[i], &c->dv[i]);
         u = u < -1.0f ? -1.0f : (u > nuf ? nuf : u);
         int32_t iu = (int32_t)u; /* u >= -1: truncate, then fix to floor */
         if ((float)iu > u) iu -= 1;
         c->fu[i] = u - (float)iu;
         c->ib[i] = iu + 1 + padw; /* padded index of (iu, row -1) + one row */
-        c->wt[i] = r * r;
-        c->vb[i] = (M->pv[0] * fi + v0) * r;
-        c->dv[i] = M->pv[2] * r;
     }
 }
 
@@ -121,10 +142,10 @@ static void kri_fdk_columns(const kri_fdk_mat *M, int64_t nx, int64_t j, float n
 static float kri_fdk_voxel_general(const kri_fdk_mat *M, const float *q, int padw, float nuf,
                                    float nvf, float fi, float fj, float fk)
 {
-    const float w = M->pw[0] * fi + M->pw[1] * fj + M->pw[2] * fk + M->pw[3];
+    float w, un, vn;
+    kri_fdk_voxel_f32(M, fi, fj, fk, &w, &un, &vn);
     const float r = 1.0f / w;
-    float u = (M->pu[0] * fi + M->pu[1] * fj + M->pu[2] * fk + M->pu[3]) * r;
-    float v = (M->pv[0] * fi + M->pv[1] * fj + M->pv[2] * fk + M->pv[3]) * r;
+    float u = un * r, v = vn * r;
     u = u < -1.0f ? -1.0f : (u > nuf ? nuf : u);
     v = v < -1.0f ? -1.0f : (v > nvf ? nvf : v);
     int32_t iu = (int32_t)u, iv = (int32_t)v;
@@ -145,7 +166,7 @@ static void kri_fdk_row_portable(const kri_cols *c, const float *q, int padw, fl
         const float kf = (float)(k0 + kk);
         float *ar = acc + kk * nx;
         for (int64_t i = 0; i < nx; i++) {
-            float v = c->vb[i] + kf * c->dv[i];
+            float v = kri_fdk_v_f32(c->vb[i], c->dv[i], kf);
             v = v < -1.0f ? -1.0f : (v > nvf ? nvf : v);
             int32_t iv = (int32_t)v;
             if ((float)iv > v) iv -= 1;
@@ -165,29 +186,24 @@ __attribute__((target("avx512f"))) static void
 kri_fdk_columns_avx512(const kri_fdk_mat *M, int64_t nx, int64_t j, float nuf, int padw,
                        kri_cols *c)
 {
-    const float jf = (float)j;
-    const __m512 w0 = _mm512_set1_ps(M->pw[1] * jf + M->pw[3]);
-    const __m512 u0 = _mm512_set1_ps(M->pu[1] * jf + M->pu[3]);
-    const __m512 v0 = _mm512_set1_ps(M->pv[1] * jf + M->pv[3]);
-    const __m512 pw0 = _mm512_set1_ps(M->pw[0]), pu0 = _mm512_set1_ps(M->pu[0]);
-    const __m512 pv0 = _mm512_set1_ps(M->pv[0]), pv2 = _mm512_set1_ps(M->pv[2]);
-    const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(nuf), one = _mm512_set1_ps(1.0f);
+    __m512 w0, u0, v0;
+    kri_fdk_row_terms_avx512(M, (float)j, &w0, &u0, &v0);
+    const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(nuf);
     const __m512i base = _mm512_set1_epi32(1 + padw);
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     for (int64_t i = 0; i < nx; i += 16) {
         const int64_t rem = nx - i;
         const __mmask16 m = rem >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rem) - 1u);
         const __m512 fi = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_set1_epi32((int)i), iota));
-        const __m512 w = _mm512_fmadd_ps(pw0, fi, w0);
-        const __m512 r = _mm512_div_ps(one, w);
-        __m512 u = _mm512_mul_ps(_mm512_fmadd_ps(pu0, fi, u0), r);
+        __m512 u, wt, vb, dv;
+        kri_fdk_col_avx512(M, fi, w0, u0, v0, &u, &wt, &vb, &dv);
         u = _mm512_min_ps(_mm512_max_ps(u, lo), hi);
         const __m512 fl = _mm512_roundscale_ps(u, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
         _mm512_mask_storeu_ps(c->fu + i, m, _mm512_sub_ps(u, fl));
         _mm512_mask_storeu_epi32(c->ib + i, m, _mm512_add_epi32(_mm512_cvtps_epi32(fl), base));
-        _mm512_mask_storeu_ps(c->wt + i, m, _mm512_mul_ps(r, r));
-        _mm512_mask_storeu_ps(c->vb + i, m, _mm512_mul_ps(_mm512_fmadd_ps(pv0, fi, v0), r));
-        _mm512_mask_storeu_ps(c->dv + i, m, _mm512_mul_ps(pv2, r));
+        _mm512_mask_storeu_ps(c->wt + i, m, wt);
+        _mm512_mask_storeu_ps(c->vb + i, m, vb);
+        _mm512_mask_storeu_ps(c->dv + i, m, dv);
     }
 }
 
@@ -243,20 +259,20 @@ kri_fdk_row_avx512(const kri_cols *c, const float *q, int padw, float nvf, int64
         const __m512 wt = _mm512_maskz_loadu_ps(m, c->wt + i);
         const __m512 ibf = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, c->ib + i));
         /* v is monotonic in k: when both ends are inside (-1, nv) so is every slice */
-        const __m512 va = _mm512_fmadd_ps(_mm512_set1_ps((float)k0), dv, vb);
-        const __m512 vz = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + nk - 1)), dv, vb);
+        const __m512 va = kri_fdk_v_avx512(vb, dv, _mm512_set1_ps((float)k0));
+        const __m512 vz = kri_fdk_v_avx512(vb, dv, _mm512_set1_ps((float)(k0 + nk - 1)));
         const __mmask16 in = _mm512_mask_cmp_ps_mask(m, va, lo, _CMP_GT_OQ) &
                              _mm512_mask_cmp_ps_mask(m, va, hi, _CMP_LT_OQ) &
                              _mm512_mask_cmp_ps_mask(m, vz, lo, _CMP_GT_OQ) &
                              _mm512_mask_cmp_ps_mask(m, vz, hi, _CMP_LT_OQ);
         if (in == m) {
             for (int64_t kk = 0; kk < nk; kk++) {
-                const __m512 v = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + kk)), dv, vb);
+                const __m512 v = kri_fdk_v_avx512(vb, dv, _mm512_set1_ps((float)(k0 + kk)));
                 KRI_FDK_AVX_UPDATE(v, m);
             }
         } else {
             for (int64_t kk = 0; kk < nk; kk++) {
-                const __m512 v = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + kk)), dv, vb);
+                const __m512 v = kri_fdk_v_avx512(vb, dv, _mm512_set1_ps((float)(k0 + kk)));
                 const __mmask16 lm = _mm512_mask_cmp_ps_mask(m, v, lo, _CMP_GT_OQ) &
                                      _mm512_mask_cmp_ps_mask(m, v, hi, _CMP_LT_OQ);
                 if (lm == 0) continue;
@@ -304,7 +320,8 @@ static int64_t kri_fdk_view_chunk(const kr_fdk_plan *p, int64_t m0)
 {
     const kri_fdk_mat *M = &p->mat[m0];
     const float ci = 0.5f * (float)(p->grid.n[0] - 1), cj = 0.5f * (float)(p->grid.n[1] - 1);
-    const float w = M->pw[0] * ci + M->pw[1] * cj + M->pw[3];
+    float w, un, vn;
+    kri_fdk_voxel_f32(M, ci, cj, 0.0f, &w, &un, &vn);
     const double rows = fabs((double)M->pv[2] / (double)w) * KRI_CPU_KZ + 4;
     const double band = rows * (double)KRI_FDK_PADW(p->nu) * sizeof(float);
     int64_t vc = (int64_t)((double)(1 << 20) / band);

@@ -128,8 +128,8 @@ __global__ void __launch_bounds__(256)
         if (!GENERAL) {
             const kri_col col = kri_column(M, i, j, nuf);
             /* v is monotonic in k: samples with v <= -1 or v >= nv are +0 (skipped) */
-            const float va = __fmaf_rn((float)k0, col.dv, col.vb);
-            const float vz = __fmaf_rn((float)(k0 + nk - 1), col.dv, col.vb);
+            const float va = kri_fdk_v_cu(col.vb, col.dv, (float)k0);
+            const float vz = kri_fdk_v_cu(col.vb, col.dv, (float)(k0 + nk - 1));
             if ((va <= -1.0f && vz <= -1.0f) || (va >= nvf && vz >= nvf)) continue;
             kri_accum_global<KZ>(acc, col, S, qs, (float)k0, nk);
         } else {
@@ -138,22 +138,11 @@ __global__ void __launch_bounds__(256)
             for (int kk = 0; kk < KZ; kk++) {
                 if (kk < nk) {
                     /* the CPU's kri_fdk_voxel_general, in the same order */
-                    const float fk = (float)(k0 + kk);
-                    const float w = __fadd_rn(
-                        __fadd_rn(__fadd_rn(__fmul_rn(M.pw[0], fi), __fmul_rn(M.pw[1], fj)),
-                                  __fmul_rn(M.pw[2], fk)),
-                        M.pw[3]);
+                    float w, un, vn;
+                    kri_fdk_voxel_cu(&M, fi, fj, (float)(k0 + kk), &w, &un, &vn);
                     const float r = __fdiv_rn(1.0f, w);
-                    float u = __fmul_rn(
-                        __fadd_rn(__fadd_rn(__fadd_rn(__fmul_rn(M.pu[0], fi), __fmul_rn(M.pu[1], fj)),
-                                            __fmul_rn(M.pu[2], fk)),
-                                  M.pu[3]),
-                        r);
-                    float v = __fmul_rn(
-                        __fadd_rn(__fadd_rn(__fadd_rn(__fmul_rn(M.pv[0], fi), __fmul_rn(M.pv[1], fj)),
-                                            __fmul_rn(M.pv[2], fk)),
-                                  M.pv[3]),
-                        r);
+                    float u = __fmul_rn(un, r);
+                    float v = __fmul_rn(vn, r);
                     u = fminf(fmaxf(u, -1.0f), nuf);
                     v = fminf(fmaxf(v, -1.0f), nvf);
                     const float flu = floorf(u), flv = floorf(v);

@@ -13,19 +13,11 @@ extern "C" {
 #endif
 
 /* ---- per-view projection -------------------------------------------------------------------
- * For voxel index (i, j, k) (global k) and view m:
- *   w = pw[0] i + pw[1] j + pw[2] k + pw[3]       (lambda: 1 on the detector plane, 0 at S)
- *   u = (pu[0] i + pu[1] j + pu[2] k + pu[3]) / w  (detector column, pixel index units)
- *   v = (pv[0] i + pv[1] j + pv[2] k + pv[3]) / w  (detector row)
- * and the backprojection weight is 1 / w^2. In the fast path (every view has pu[2] == pw[2]
- * == 0, exactly: a circular scan with v along z) u and w are shared by a z column and v is
- * linear in k. The kernels evaluate, per column (i, j) and view, in float:
- *   w  = pw[0] * i + pw[1] * j + pw[3]          (i, j as floats; products then sums, in order)
- *   r  = 1 / w;  u = (pu[0] * i + pu[1] * j + pu[3]) * r;  wt = r * r
- *   vb = (pv[0] * i + pv[1] * j + pv[3]) * r;  dv = pv[2] * r
- * and per voxel v = vb + k * dv (k the global slice index), then kri_fdk_sample below.
- * Keeping the per-voxel expression a function of the global k only makes the result
- * independent of how the volume is cut into slabs and blocks. */
+ * Rows u, v and w of the matrix that maps voxel index (i, j, k, 1) of view m to the detector:
+ * column u = (pu . x) / w and row v = (pv . x) / w in pixel index units, w = pw . x (lambda: 1
+ * on the detector plane, 0 at the source), backprojection weight 1 / w^2. fdk_kern.h evaluates
+ * it, once for every kernel (the fast path's column quantities and the general path's voxels).
+ */
 typedef struct kri_fdk_mat {
     float pu[4], pv[4], pw[4];
 } kri_fdk_mat;
@@ -37,9 +29,6 @@ typedef struct kri_fdk_mat {
 typedef struct kri_fdk_wv {
     float r0[3], u[3], v[3], n[3], scale, pad[3];
 } kri_fdk_wv;
-
-/* Clamp of detector coordinates before the bilinear lookup: u in [-1, nu], v in [-1, nv];
- * values outside the detector are zero, so the clamp never changes a result. */
 
 /* ---- the ray-density backprojection (fdk.c; the operator is voxel_bp.c) ---------------------
  * kri_fdk_plan_make (kr_fdk_plan_create_views with bp_only = 1) makes a plan that weights pixel
