@@ -1,11 +1,9 @@
-/* FDK: options, geometry (per-view matrices, weights, Parker), validation, the CPU pipeline and
- * the dispatch to CUDA. See kray/fdk.h for the definitions. */
-#include "fbp_internal.h"
+/* FDK's front: options, geometry (per-view matrices, weights, Parker), validation and the
+ * dispatch to the plan's backend (fdk_internal.h). See kray/fdk.h for the definitions. */
 #include "ct_internal.h"
 #include "fdk_internal.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,98 +317,15 @@ static void kri_fdk_fov_check(kr_fdk_plan *p)
                ext[3], 0.5 * (double)p->nu, 0.5 * (double)p->nv);
 }
 
-/* ---- the ramp filter: the kray filter module (kray/fbp.h) -----------------------------------
- * Rows are filtered with unit sample spacing (FDK's pre-weights carry 1/tau), no pre-weights of
- * the module's own, output in plain rows. */
-struct kri_fdk_filt {
-    kr_filter_plan *plan;
-};
-
-kr_status kri_fdk_filt_create(kri_fdk_filt **out, const kr_ctx *ctx, int64_t nu, int64_t nrows,
-                              const kr_fdk_opts *o)
-{
-    *out = NULL;
-    kr_filter_opts fo;
-    kr_filter_opts_default(&fo);
-    fo.method = o->filter;
-    fo.window = o->window;
-    fo.cutoff = o->cutoff;
-    fo.tau_mm = 1.0;
-    fo.dtype = KR_F32;
-    fo.fuse = o->fuse;
-    kri_fdk_filt *f = kri_calloc(1, sizeof *f);
-    if (!f) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK filter");
-    kr_status s = kr_filter_plan_create(&f->plan, ctx, nu, nrows, &fo);
-    if (s != KR_OK) {
-        kri_free(f);
-        return kri_fail_prefix(s, "fdk");
-    }
-    *out = f;
-    return KR_OK;
-}
-
-kr_status kri_fdk_filt_run(kri_fdk_filt *f, const float *in, int64_t is, float *out, int64_t os)
-{
-    return kri_filter_run(f->plan, in, is, out, os, KRI_FILTER_PLAIN);
-}
-
-void *kri_fdk_filt_packed(kri_fdk_filt *f, int64_t *L, int *pad_zero)
-{
-    *L = kr_filter_pad_len(f->plan);
-    return kri_filter_packed_work(f->plan, pad_zero);
-}
-
-kr_status kri_fdk_filt_run_packed(kri_fdk_filt *f, float *out, int64_t os)
-{
-    return kri_filter_run_packed(f->plan, out, os, KRI_FILTER_PLAIN);
-}
-
-/* Smallest 2^a 3^b 5^c >= n: the filter module's FFT length for 2 nu. */
-static int64_t kri_fdk_good_size(int64_t n)
-{
-    for (int64_t m = n > 1 ? n : 1;; m++) {
-        int64_t r = m;
-        while (r % 2 == 0) r /= 2;
-        while (r % 3 == 0) r /= 3;
-        while (r % 5 == 0) r /= 5;
-        if (r == 1) return m;
-    }
-}
-
-int64_t kri_fdk_filt_device_bytes(int64_t nu, int64_t nrows, const kr_fdk_opts *o)
-{
-    if (o->filter != KR_FILTER_FFT) /* kernel + a plain row buffer */
-        return nu * nrows * (int64_t)sizeof(float) + nu * 4 + ((int64_t)64 << 10);
-    const int64_t L = kri_fdk_good_size(2 * nu), pairs = (nrows + 1) / 2;
-    /* complex work of row pairs, and as much again for cuFFT's own workspace or (with the
-     * store callbacks, which need none) the separate packed input */
-    return 2 * L * pairs * 8 + L * 4 + ((int64_t)64 << 10);
-}
-
-void kri_fdk_filt_destroy(kri_fdk_filt *f)
-{
-    if (!f) return;
-    kr_filter_plan_destroy(f->plan);
-    kri_free(f);
-}
-
 /* ---- plan ------------------------------------------------------------------------------------ */
 void kr_fdk_plan_destroy(kr_fdk_plan *p)
 {
     if (!p) return;
-#ifdef KRAY_HAVE_CUDA
-    kri_cuda_fdk_destroy(p->cu);
-#endif
-    for (int t = 0; p->cpu_filt && t < p->cpu_nt; t++) kri_fdk_filt_destroy(p->cpu_filt[t]);
-    kri_free(p->cpu_filt);
-    kr_ctx_destroy(p->cpu_serial);
+    if (p->be) p->be->destroy(p->state);
     kri_free(p->views);
     kri_free(p->mat);
     kri_free(p->wv);
     kri_free(p->parker);
-    kri_free(p->cpu_w);
-    kri_free(p->cpu_q);
-    kri_free(p->cpu_scr);
     kri_free(p);
 }
 
@@ -482,7 +397,7 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
     kr_fdk_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
     p->ctx = ctx;
-    p->backend = kr_ctx_backend(ctx);
+    p->loc = kri_ctx_loc(ctx);
     p->o = *o;
     p->nu = nu;
     p->nv = nv;
@@ -520,38 +435,9 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
         KRI_CHECK(kri_fdk_weights(p, vg));
         kri_fdk_fov_check(p);
     }
-    if (p->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        KRI_CHECK(kri_cuda_fdk_create(p));
-#else
-        KRI_CHECK(kri_fail(KR_ERR_NO_DEVICE, "fdk: kray was built without CUDA"));
-#endif
-    } else {
-        int64_t vbytes = KRI_FDK_PADW(nu) * KRI_FDK_PADH(nv) * (int64_t)sizeof(float);
-        int64_t b = o->batch_views ? o->batch_views : ((int64_t)256 << 20) / vbytes;
-        p->cpu_batch = b < 1 ? 1 : (b > nviews ? nviews : b);
-        p->info.batch_views = p->cpu_batch;
-        /* one single-threaded filter and weighting buffer per thread: the views of a batch
-         * are filtered in parallel, each by the same serial code (so the result does not
-         * depend on which thread takes a view) */
-        p->cpu_nt = bp_only ? 0 : kri_threads(ctx);
-        if (!bp_only) KRI_CHECK(kr_ctx_create(&p->cpu_serial, KR_BACKEND_CPU_SERIAL));
-        p->cpu_filt = kri_calloc((size_t)p->cpu_nt, sizeof *p->cpu_filt);
-        if (!p->cpu_filt && p->cpu_nt)
-            KRI_CHECK(kri_fail(KR_ERR_OOM_HOST, "out of host memory for filters"));
-        for (int t = 0; t < p->cpu_nt; t++)
-            KRI_CHECK(kri_fdk_filt_create(&p->cpu_filt[t], p->cpu_serial, nu, nv, o));
-        if (p->cpu_nt)
-            KRI_CHECK(kri_alloc((void **)&p->cpu_w,
-                                (size_t)(nu * nv) * (size_t)p->cpu_nt * sizeof(float),
-                                "FDK weighted views"));
-        /* calloc: the padding stays zero for ever (the filter writes only the interior) */
-        p->cpu_q = kri_calloc((size_t)(p->cpu_batch * (vbytes / (int64_t)sizeof(float))),
-                              sizeof(float));
-        if (!p->cpu_q)
-            KRI_CHECK(kri_fail(KR_ERR_OOM_HOST, "out of host memory for %lld filtered views",
-                               (long long)p->cpu_batch));
-    }
+    KRI_CHECK(kri_backend_pick(&p->be, p->loc, &kri_fdk_cpu, &kri_fdk_cuda,
+                               bp_only ? "voxel-driven backprojector" : "fdk"));
+    KRI_CHECK(p->be->create(p, &p->state));
 #undef KRI_CHECK
     kri_free(vg);
     *plan = p;
@@ -586,9 +472,9 @@ static kr_status kri_fdk_check_array(const kr_fdk_plan *p, const kr_array *a, co
         return kri_fail(KR_ERR_DIM, "fdk: %s has %s values, the geometry expects %s", what,
                         kr_dims_string(a->ndim, a->dims, d1, sizeof d1),
                         kr_dims_string(3, want, d2, sizeof d2));
-    if (p->backend != KR_BACKEND_CUDA && a->loc != KR_HOST)
+    if (p->loc != KR_DEVICE && a->loc != KR_HOST)
         return kri_fail(KR_ERR_LOCATION, "fdk: %s is on the device but the plan runs on the %s",
-                        what, kr_backend_name(p->backend));
+                        what, kr_backend_name(kr_ctx_backend(p->ctx)));
     if (a->loc == KR_DEVICE && a->device != kr_ctx_device(p->ctx))
         return kri_fail(KR_ERR_LOCATION, "fdk: %s is on device %d, the plan on device %d", what,
                         a->device, kr_ctx_device(p->ctx));
@@ -597,14 +483,8 @@ static kr_status kri_fdk_check_array(const kr_fdk_plan *p, const kr_array *a, co
 
 static kr_status kri_fdk_check_finite(kr_fdk_plan *p, const kr_array *proj)
 {
-    int64_t nnan = 0, ninf = 0, first = -1, n = kr_array_numel(proj);
-    if (proj->loc == KR_HOST)
-        kri_cpu_fdk_count_nonfinite(proj->data, n, kri_threads(p->ctx), &nnan, &ninf, &first);
-    else {
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_fdk_count_nonfinite(p, proj->data, n, &nnan, &ninf, &first));
-#endif
-    }
+    int64_t nnan = 0, ninf = 0, first = -1;
+    KRI_TRY(p->be->census(p->state, p, proj, &nnan, &ninf, &first));
     if (nnan || ninf) {
         int64_t a = first % p->nu, b = first / p->nu % p->nv, m = first / (p->nu * p->nv);
         return kri_fail(KR_ERR_INVALID_ARG,
@@ -613,75 +493,6 @@ static kr_status kri_fdk_check_finite(kr_fdk_plan *p, const kr_array *proj)
                         p->bp_only ? "voxel-driven backprojector" : "fdk", (long long)nnan,
                         (long long)ninf, (long long)a, (long long)b, (long long)m);
     }
-    return KR_OK;
-}
-
-static kr_status kri_fdk_cpu_scratch(kr_fdk_plan *p, int nt)
-{
-    if (p->cpu_scr && p->cpu_scr_threads >= nt) return KR_OK;
-    kri_free(p->cpu_scr);
-    p->cpu_scr = NULL;
-    p->cpu_scr_threads = 0;
-    KRI_TRY(kri_alloc((void **)&p->cpu_scr,
-                      (size_t)(nt * kri_cpu_fdk_scratch_floats(p->grid.n[0])) * sizeof(float),
-                      "FDK backprojection scratch"));
-    p->cpu_scr_threads = nt;
-    return KR_OK;
-}
-
-static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int mode)
-{
-    const int64_t nu = p->nu, nv = p->nv, padw = KRI_FDK_PADW(nu);
-    const int64_t vstride = padw * KRI_FDK_PADH(nv);
-    const int nt = kri_threads(p->ctx);
-    KRI_TRY(kri_fdk_cpu_scratch(p, nt));
-    const float *in = proj->data;
-    float *out = vol->data;
-    memset(out, 0, kr_array_bytes(vol));
-    double tf = 0, tb = 0;
-    kr_progress *pg = kri_fdk_progress(p, p->nviews);
-    for (int64_t m0 = 0; m0 < p->nviews; m0 += p->cpu_batch) {
-        int64_t nb = p->nviews - m0 < p->cpu_batch ? p->nviews - m0 : p->cpu_batch;
-        double t0 = kr_time_now();
-        kr_status fs = KR_OK;
-        /* filtering takes one of the plan's cpu_nt filters a thread */
-        const int ft = mode != KRI_FDK_FILTER || nt < p->cpu_nt ? nt : p->cpu_nt;
-#pragma omp parallel for num_threads(ft) schedule(static)
-        for (int64_t b = 0; b < nb; b++) {
-            const int t = omp_get_thread_num();
-            const float *pv = in + (m0 + b) * nu * nv;
-            float *q = p->cpu_q + b * vstride + padw + 1;
-            if (mode == KRI_FDK_DENSITY) {
-                kri_cpu_fdk_weight(p, pv, m0 + b, q, padw);
-            } else if (mode == KRI_FDK_FILTER) {
-                float *w = p->cpu_w + (int64_t)t * nu * nv;
-                kri_cpu_fdk_weight(p, pv, m0 + b, w, nu);
-                kr_status s = kri_fdk_filt_run(p->cpu_filt[t], w, nu, q, padw);
-                if (s != KR_OK) {
-#pragma omp critical(kri_fdk_filter_status)
-                    fs = s;
-                }
-            } else {
-                for (int64_t r = 0; r < nv; r++)
-                    memcpy(q + r * padw, pv + r * nu, (size_t)nu * sizeof(float));
-            }
-        }
-        if (fs != KR_OK) {
-            kr_progress_end(pg);
-            return fs;
-        }
-        double t1 = kr_time_now();
-        kri_cpu_fdk_backproject(p, p->cpu_q, m0, nb, out, nt, p->cpu_scr);
-        tb += kr_time_now() - t1;
-        tf += t1 - t0;
-        kr_progress_add(pg, nb);
-    }
-    kr_progress_end(pg);
-    p->info.t_filter_s = tf;
-    p->info.t_backproject_s = tb;
-    p->info.kernel = kri_cpu_fdk_kernel_name(p);
-    p->info.slabs = 1;
-    p->info.slab_z = p->grid.n[2];
     return KR_OK;
 }
 
@@ -698,12 +509,7 @@ static kr_status kri_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol
     KRI_TRY(kri_fdk_check_array(p, proj, "the projections", pd));
     KRI_TRY(kri_fdk_check_array(p, vol, "the volume", p->grid.n));
     KRI_TRY(kri_fdk_check_finite(p, proj));
-    if (p->backend != KR_BACKEND_CUDA) return kri_fdk_cpu_run(p, proj, vol, mode);
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_fdk_run(p, proj, vol, mode);
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "fdk: kray was built without CUDA");
-#endif
+    return p->be->run(p->state, p, proj, vol, mode);
 }
 
 kr_status kr_fdk_execute(kr_fdk_plan *p, const kr_array *proj, kr_array *vol)
@@ -726,10 +532,6 @@ kr_status kr_fdk_plan_info(const kr_fdk_plan *p, kr_fdk_info *info)
     KRI_ARG_NOT_NULL(p);
     KRI_ARG_NOT_NULL(info);
     *info = p->info;
-#ifdef KRAY_HAVE_CUDA
-    if (p->backend == KR_BACKEND_CUDA && p->cu)
-        KRI_TRY(kri_cuda_fdk_times(p, &info->t_filter_s, &info->t_backproject_s));
-#endif
     return KR_OK;
 }
 

@@ -1,4 +1,6 @@
-/* FDK on the CPU: pre-weighting, the non-finite census and the voxel-driven backprojector.
+/* FDK on the CPU (the backend table kri_fdk_cpu): pre-weighting, the non-finite census, the
+ * voxel-driven backprojector and the pipeline of an execute (views in batches: weighted and
+ * filtered in parallel, one serial filter per thread, then backprojected).
  *
  * Backprojection work items are (z block of KRI_CPU_KZ slices, chunk of KRI_CPU_JC y rows), in
  * a fixed order; for each chunk of views and each row, the item loads the row's KZ x nx voxels
@@ -21,6 +23,10 @@
 #endif
 
 #define KRI_CPU_KZ 32 /* slices per work item */
+
+/* Padded view layout: pixel (a, b) at (b + 1) * (nu + 3) + a + 1, zeros around. */
+#define KRI_FDK_PADW(nu) ((nu) + 3)
+#define KRI_FDK_PADH(nv) ((nv) + 3)
 
 /* The projection matrix (fdk_kern.h), portable instance: two roundings everywhere. */
 #define KT float
@@ -305,12 +311,16 @@ static int kri_fdk_use_avx512(const kr_fdk_plan *p)
 #endif
 }
 
-const char *kri_cpu_fdk_kernel_name(const kr_fdk_plan *p)
+static const char *kri_cpu_fdk_kernel_name(const kr_fdk_plan *p)
 {
     return kri_fdk_use_avx512(p) ? "cpu-avx512" : "cpu";
 }
 
-int64_t kri_cpu_fdk_scratch_floats(int64_t nx) { return (int64_t)(KRI_CPU_KZ + 5) * nx + 16; }
+/* Floats of backprojection scratch per thread for a volume nx wide. */
+static int64_t kri_cpu_fdk_scratch_floats(int64_t nx)
+{
+    return (int64_t)(KRI_CPU_KZ + 5) * nx + 16;
+}
 
 /* Views per pass over a row chunk: about 1 MiB of detector bands (a band: the rows one z block
  * reads, estimated at the centre column of the first view) stays in the core's cache while
@@ -328,8 +338,10 @@ static int64_t kri_fdk_view_chunk(const kr_fdk_plan *p, int64_t m0)
     return vc < 1 ? 1 : (vc > 16 ? 16 : vc);
 }
 
-void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0, int64_t nb,
-                             float *vol, int nthreads, float *scratch)
+/* vol [nx, ny, nz] += sum over views m0 .. m0 + nb - 1 (in order) of the padded filtered views
+ * q (view m0 + b at q + b * padw * padh). */
+static void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0,
+                                    int64_t nb, float *vol, int nthreads, float *scratch)
 {
     const int64_t nx = p->grid.n[0], ny = p->grid.n[1], nz = p->grid.n[2];
     const int padw = (int)KRI_FDK_PADW(p->nu);
@@ -397,3 +409,154 @@ void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0, i
     }
     (void)avx;
 }
+
+/* ---- the backend ------------------------------------------------------------------------------ */
+typedef struct kri_fdk_host {
+    int nt;              /* threads at plan creation */
+    kr_ctx *serial;      /* single-threaded ctx of the per-thread filters */
+    kri_fdk_filt **filt; /* nt filters of nv rows each, unit spacing */
+    float *w;            /* nt weighted views [nu, nv] */
+    float *q;            /* batch of padded filtered views [(nu + 3) (nv + 3), batch] */
+    int64_t batch;
+    float *scr;          /* backprojection scratch, scr_threads x kri_cpu_fdk_scratch_floats */
+    int scr_threads;
+} kri_fdk_host;
+
+static void kri_cpu_fdk_destroy(void *state)
+{
+    kri_fdk_host *h = state;
+    if (!h) return;
+    for (int t = 0; h->filt && t < h->nt; t++) kri_fdk_filt_destroy(h->filt[t]);
+    kri_free(h->filt);
+    kr_ctx_destroy(h->serial);
+    kri_free(h->w);
+    kri_free(h->q);
+    kri_free(h->scr);
+    kri_free(h);
+}
+
+static kr_status kri_cpu_fdk_init(kri_fdk_host *h, kr_fdk_plan *p)
+{
+    const int64_t nu = p->nu, nv = p->nv;
+    int64_t vbytes = KRI_FDK_PADW(nu) * KRI_FDK_PADH(nv) * (int64_t)sizeof(float);
+    int64_t b = p->o.batch_views ? p->o.batch_views : ((int64_t)256 << 20) / vbytes;
+    h->batch = b < 1 ? 1 : (b > p->nviews ? p->nviews : b);
+    p->info.batch_views = h->batch;
+    /* one single-threaded filter and weighting buffer per thread: the views of a batch are
+     * filtered in parallel, each by the same serial code (so the result does not depend on
+     * which thread takes a view) */
+    h->nt = p->bp_only ? 0 : kri_threads(p->ctx);
+    if (!p->bp_only) KRI_TRY(kr_ctx_create(&h->serial, KR_BACKEND_CPU_SERIAL));
+    h->filt = kri_calloc((size_t)h->nt, sizeof *h->filt);
+    if (!h->filt && h->nt) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for filters");
+    for (int t = 0; t < h->nt; t++)
+        KRI_TRY(kri_fdk_filt_create(&h->filt[t], h->serial, nu, nv, &p->o));
+    if (h->nt)
+        KRI_TRY(kri_alloc((void **)&h->w, (size_t)(nu * nv) * (size_t)h->nt * sizeof(float),
+                          "FDK weighted views"));
+    /* calloc: the padding stays zero for ever (the filter writes only the interior) */
+    h->q = kri_calloc((size_t)(h->batch * (vbytes / (int64_t)sizeof(float))), sizeof(float));
+    if (!h->q)
+        return kri_fail(KR_ERR_OOM_HOST, "out of host memory for %lld filtered views",
+                        (long long)h->batch);
+    return KR_OK;
+}
+
+static kr_status kri_cpu_fdk_create(kr_fdk_plan *p, void **state)
+{
+    *state = NULL;
+    kri_fdk_host *h = kri_calloc(1, sizeof *h);
+    if (!h) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
+    kr_status s = kri_cpu_fdk_init(h, p);
+    if (s != KR_OK) {
+        kri_cpu_fdk_destroy(h);
+        return s;
+    }
+    *state = h;
+    return KR_OK;
+}
+
+static kr_status kri_cpu_fdk_census(void *state, const kr_fdk_plan *p, const kr_array *proj,
+                                    int64_t *nnan, int64_t *ninf, int64_t *first)
+{
+    (void)state;
+    kri_cpu_fdk_count_nonfinite(proj->data, kr_array_numel(proj), kri_threads(p->ctx), nnan,
+                                ninf, first);
+    return KR_OK;
+}
+
+static kr_status kri_cpu_fdk_scratch(kri_fdk_host *h, int64_t nx, int nt)
+{
+    if (h->scr && h->scr_threads >= nt) return KR_OK;
+    kri_free(h->scr);
+    h->scr = NULL;
+    h->scr_threads = 0;
+    KRI_TRY(kri_alloc((void **)&h->scr, (size_t)(nt * kri_cpu_fdk_scratch_floats(nx)) *
+                      sizeof(float), "FDK backprojection scratch"));
+    h->scr_threads = nt;
+    return KR_OK;
+}
+
+static kr_status kri_cpu_fdk_run(void *state, kr_fdk_plan *p, const kr_array *proj,
+                                 kr_array *vol, int mode)
+{
+    kri_fdk_host *h = state;
+    const int64_t nu = p->nu, nv = p->nv, padw = KRI_FDK_PADW(nu);
+    const int64_t vstride = padw * KRI_FDK_PADH(nv);
+    const int nt = kri_threads(p->ctx);
+    KRI_TRY(kri_cpu_fdk_scratch(h, p->grid.n[0], nt));
+    const float *in = proj->data;
+    float *out = vol->data;
+    memset(out, 0, kr_array_bytes(vol));
+    double tf = 0, tb = 0;
+    kr_progress *pg = kri_fdk_progress(p, p->nviews);
+    for (int64_t m0 = 0; m0 < p->nviews; m0 += h->batch) {
+        int64_t nb = p->nviews - m0 < h->batch ? p->nviews - m0 : h->batch;
+        double t0 = kr_time_now();
+        kr_status fs = KR_OK;
+        /* filtering takes one of the plan's nt filters a thread */
+        const int ft = mode != KRI_FDK_FILTER || nt < h->nt ? nt : h->nt;
+#pragma omp parallel for num_threads(ft) schedule(static)
+        for (int64_t b = 0; b < nb; b++) {
+            const int t = omp_get_thread_num();
+            const float *pv = in + (m0 + b) * nu * nv;
+            float *q = h->q + b * vstride + padw + 1;
+            if (mode == KRI_FDK_DENSITY) {
+                kri_cpu_fdk_weight(p, pv, m0 + b, q, padw);
+            } else if (mode == KRI_FDK_FILTER) {
+                float *w = h->w + (int64_t)t * nu * nv;
+                kri_cpu_fdk_weight(p, pv, m0 + b, w, nu);
+                kr_status s = kri_fdk_filt_run(h->filt[t], w, nu, q, padw);
+                if (s != KR_OK) {
+#pragma omp critical(kri_fdk_filter_status)
+                    fs = s;
+                }
+            } else {
+                for (int64_t r = 0; r < nv; r++)
+                    memcpy(q + r * padw, pv + r * nu, (size_t)nu * sizeof(float));
+            }
+        }
+        if (fs != KR_OK) {
+            kr_progress_end(pg);
+            return fs;
+        }
+        double t1 = kr_time_now();
+        kri_cpu_fdk_backproject(p, h->q, m0, nb, out, nt, h->scr);
+        tb += kr_time_now() - t1;
+        tf += t1 - t0;
+        kr_progress_add(pg, nb);
+    }
+    kr_progress_end(pg);
+    p->info.t_filter_s = tf;
+    p->info.t_backproject_s = tb;
+    p->info.kernel = kri_cpu_fdk_kernel_name(p);
+    p->info.slabs = 1;
+    p->info.slab_z = p->grid.n[2];
+    return KR_OK;
+}
+
+const kri_fdk_backend kri_fdk_cpu = {{"cpu", true},
+                                     kri_cpu_fdk_create,
+                                     kri_cpu_fdk_destroy,
+                                     kri_cpu_fdk_census,
+                                     kri_cpu_fdk_run};

@@ -1,5 +1,6 @@
-/* FDK on CUDA: pre-weighting, the non-finite census, the voxel-driven backprojection kernels
- * and the out-of-core pipeline (slabs x batches, two streams, pinned staging).
+/* FDK on CUDA (the backend table kri_fdk_cuda): pre-weighting, the non-finite census, the
+ * voxel-driven backprojection kernels and the out-of-core pipeline (slabs x batches, two
+ * streams, pinned staging).
  *
  * Backprojection kernels. A thread owns one (i, j) column and KZ consecutive slices of it and
  * keeps their sums in registers across all the views of a launch (KRI_FDK_VPL views, whose
@@ -16,7 +17,7 @@
  * kernel (explicit __f*_rn intrinsics, so nvcc cannot contract differently), and reads the
  * same values, so the staging never changes a result.
  *
- * Pipeline (kri_cuda_fdk_run): for each z slab, for each batch of views: [host projections:
+ * Pipeline (kri_cuda_fdk_run, the run verb): for each z slab, for each batch of views: [host projections:
  * copy the slab's detector rows of the batch into a pinned buffer, then to the device on the
  * copy stream; the compute stream waits for it] -> pre-weight (rows past the band zeroed): with
  * the FFT filter straight into its packed row pairs, which it filters into the batch buffer;
@@ -280,8 +281,10 @@ __global__ void k_fdk_census(const float *__restrict__ x, long long n,
 }
 
 /* ---- plan state ------------------------------------------------------------------------------ */
-struct kri_fdk_cuda {
+typedef struct kri_fdk_dev {
     int dev;
+    int64_t budget; /* resolved gpu_mem */
+    int budget_auto;
     cudaStream_t copy; /* non-blocking: overlaps with the ctx's stream even if that is stream 0 */
     cudaEvent_t h2d[2], used[2];
     cudaEvent_t tev[3]; /* in-core timing: before weighting, after filtering, after BP */
@@ -295,9 +298,9 @@ struct kri_fdk_cuda {
     float *d_raw[2], *h_pin[2], *d_q, *d_slab;
     kri_fdk_filt *filt;
     int64_t bytes;
-};
+} kri_fdk_dev;
 
-static void kri_cuda_fdk_release(kri_fdk_cuda *cu)
+static void kri_cuda_fdk_release(kri_fdk_dev *cu)
 {
     for (int k = 0; k < 2; k++) {
         if (cu->d_raw[k]) cudaFree(cu->d_raw[k]);
@@ -314,8 +317,9 @@ static void kri_cuda_fdk_release(kri_fdk_cuda *cu)
     cu->bytes = 0;
 }
 
-extern "C" void kri_cuda_fdk_destroy(kri_fdk_cuda *cu)
+static void kri_cuda_fdk_destroy(void *state)
 {
+    kri_fdk_dev *cu = (kri_fdk_dev *)state;
     if (!cu) return;
     cudaSetDevice(cu->dev);
     if (cu->copy) cudaStreamSynchronize(cu->copy);
@@ -334,7 +338,8 @@ extern "C" void kri_cuda_fdk_destroy(kri_fdk_cuda *cu)
     kri_free(cu);
 }
 
-extern "C" kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes)
+/* Free device memory in bytes (for the auto budget). */
+static kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     size_t fr = 0, tot = 0;
@@ -343,12 +348,10 @@ extern "C" kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes)
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fdk_create(kr_fdk_plan *p)
+/* Streams, events and the weight tables on the device (the schedule's buffers come at the first
+ * execute, kri_cuda_fdk_prepare). */
+static kr_status kri_cuda_fdk_init(kri_fdk_dev *cu, const kr_fdk_plan *p)
 {
-    KRI_TRY(kri_cuda_set_device(p->ctx));
-    kri_fdk_cuda *cu = (kri_fdk_cuda *)kri_calloc(1, sizeof *cu);
-    if (!cu) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
-    p->cu = cu;
     cu->dev = kr_ctx_device(p->ctx);
     KRI_CU(cudaStreamCreateWithFlags(&cu->copy, cudaStreamNonBlocking), "cudaStreamCreate");
     for (int k = 0; k < 2; k++) {
@@ -367,17 +370,32 @@ extern "C" kr_status kri_cuda_fdk_create(kr_fdk_plan *p)
     }
     KRI_CU(cudaMalloc((void **)&cu->d_cnt, 4 * sizeof(unsigned long long)),
            "allocating the FDK counters");
-    p->budget = p->o.gpu_mem;
-    p->budget_auto = p->o.gpu_mem == 0;
+    cu->budget = p->o.gpu_mem;
+    cu->budget_auto = p->o.gpu_mem == 0;
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_bp)
+static kr_status kri_cuda_fdk_create(kr_fdk_plan *p, void **state)
 {
-    kri_fdk_cuda *cu = p->cu;
+    *state = NULL;
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    kri_fdk_dev *cu = (kri_fdk_dev *)kri_calloc(1, sizeof *cu);
+    if (!cu) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
+    kr_status s = kri_cuda_fdk_init(cu, p);
+    if (s != KR_OK) {
+        kri_cuda_fdk_destroy(cu);
+        return s;
+    }
+    *state = cu;
+    return KR_OK;
+}
+
+/* The filter and backprojection seconds of the last execute when it ran in core (one slab, one
+ * batch: the events bracket the whole of each step), else 0. */
+static kr_status kri_cuda_fdk_times(const kri_fdk_dev *cu, double *t_filter, double *t_bp)
+{
     *t_filter = *t_bp = 0;
     if (!cu->timed) return KR_OK;
-    KRI_TRY(kri_cuda_set_device(p->ctx));
     float a = 0, b = 0;
     KRI_CU(cudaEventElapsedTime(&a, cu->tev[0], cu->tev[1]), "cudaEventElapsedTime");
     KRI_CU(cudaEventElapsedTime(&b, cu->tev[1], cu->tev[2]), "cudaEventElapsedTime");
@@ -386,10 +404,17 @@ extern "C" kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, 
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fdk_count_nonfinite(kr_fdk_plan *p, const float *x, int64_t n,
-                                                  int64_t *nnan, int64_t *ninf, int64_t *first)
+/* Non-finite values of the projections: counted on the host or on the device. */
+static kr_status kri_cuda_fdk_census(void *state, const kr_fdk_plan *p, const kr_array *proj,
+                                     int64_t *nnan, int64_t *ninf, int64_t *first)
 {
-    kri_fdk_cuda *cu = p->cu;
+    kri_fdk_dev *cu = (kri_fdk_dev *)state;
+    const float *x = (const float *)proj->data;
+    const int64_t n = kr_array_numel(proj);
+    if (proj->loc == KR_HOST) {
+        kri_cpu_fdk_count_nonfinite(x, n, kri_threads(p->ctx), nnan, ninf, first);
+        return KR_OK;
+    }
     KRI_TRY(kri_cuda_set_device(p->ctx));
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
     unsigned long long h[3] = {0, 0, ~0ull};
@@ -406,18 +431,17 @@ extern "C" kr_status kri_cuda_fdk_count_nonfinite(kr_fdk_plan *p, const float *x
 }
 
 /* Buffers for a schedule on these array locations (kept until the locations change). */
-static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
+static kr_status kri_cuda_fdk_prepare(kri_fdk_dev *cu, kr_fdk_plan *p, int ph, int vh)
 {
-    kri_fdk_cuda *cu = p->cu;
     if (cu->ready && cu->ph == ph && cu->vh == vh) return KR_OK;
     KRI_CU(cudaStreamSynchronize(cu->copy), "cudaStreamSynchronize");
     kri_cuda_fdk_release(cu);
-    if (p->budget_auto) { /* 90% of what is free now, with the caller's arrays allocated */
-        int64_t fr;
+    if (cu->budget_auto) { /* 90% of what is free now, with the caller's arrays allocated */
+        int64_t fr = 0;
         KRI_TRY(kri_cuda_fdk_free_bytes(p->ctx, &fr));
-        p->budget = fr / 10 * 9;
+        cu->budget = fr / 10 * 9;
     }
-    KRI_TRY(kri_fdk_sched_make(p, ph, vh, p->budget, p->budget_auto, &cu->sched));
+    KRI_TRY(kri_fdk_sched_make(p, ph, vh, cu->budget, cu->budget_auto, &cu->sched));
     const kri_fdk_sched *s = &cu->sched;
     const size_t rowsb = (size_t)(s->batch * s->nbmax * p->nu) * sizeof(float);
     if (ph)
@@ -452,7 +476,7 @@ static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
            "fdk: %lld slab(s) of %lld slices, batches of %lld views x %lld rows, %.1f MiB of "
            "device memory (budget %.1f MiB)",
            (long long)s->nslabs, (long long)s->slab_z, (long long)s->batch, (long long)s->nbmax,
-           (double)s->bytes / 1048576.0, (double)p->budget / 1048576.0);
+           (double)s->bytes / 1048576.0, (double)cu->budget / 1048576.0);
     return KR_OK;
 }
 
@@ -499,13 +523,13 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol,
-                                      int mode)
+static kr_status kri_cuda_fdk_run(void *state, kr_fdk_plan *p, const kr_array *proj,
+                                  kr_array *vol, int mode)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    kri_fdk_cuda *cu = p->cu;
+    kri_fdk_dev *cu = (kri_fdk_dev *)state;
     const int ph = proj->loc == KR_HOST, vh = vol->loc == KR_HOST;
-    KRI_TRY(kri_cuda_fdk_prepare(p, ph, vh));
+    KRI_TRY(kri_cuda_fdk_prepare(cu, p, ph, vh));
     const kri_fdk_sched *s = &cu->sched;
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
     const int64_t nu = p->nu, nv = p->nv, nx = p->grid.n[0], ny = p->grid.n[1];
@@ -619,5 +643,13 @@ out:
         (void)cudaGetLastError();
     }
     if (rs != KR_OK) cu->timed = 0;
+    if (rs == KR_OK) rs = kri_cuda_fdk_times(cu, &p->info.t_filter_s, &p->info.t_backproject_s);
+    else p->info.t_filter_s = p->info.t_backproject_s = 0;
     return rs;
 }
+
+extern "C" const kri_fdk_backend kri_fdk_cuda = {{"cuda", true},
+                                                 kri_cuda_fdk_create,
+                                                 kri_cuda_fdk_destroy,
+                                                 kri_cuda_fdk_census,
+                                                 kri_cuda_fdk_run};

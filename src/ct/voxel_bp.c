@@ -73,7 +73,7 @@ kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_ge
     kr_linop_def d = {0};
     d.name = "ct3d-voxel-bp";
     d.dtype = KR_F32;
-    d.loc = b->plan->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    d.loc = b->plan->loc;
     d.in_ndim = kr_ct_geom_sino_dims(g, d.in_dims);
     d.out_ndim = kr_ct_geom_image_dims(g, d.out_dims);
     d.forward = kri_vbp_fwd;
