@@ -1,5 +1,6 @@
 /* FDK on the CPU: the backprojector against a brute-force double-precision reference, and FDK
  * of exact cone-beam projections (kr_phantom_line_integrals_*) against the phantoms. */
+#include "ct/fdk_bench.h"
 #include "internal.h"
 #include "test_fdk_util.h"
 
@@ -495,11 +496,18 @@ static void test_bad_input(void)
     o.short_scan = 2;
     KT_STATUS(kr_fdk_plan_create_views(&p, ctx, c.nu, c.nv, v, c.nviews, &c.grid, &o),
               KR_ERR_INVALID_ARG);
-    kr_fdk_opts_default(&o);
-    o.fuse = -2;
-    KT_STATUS(kr_fdk_plan_create_views(&p, ctx, c.nu, c.nv, v, c.nviews, &c.grid, &o),
+    kri_fdk_tune tune;
+    kri_fdk_tune_default(&tune);
+    tune.fuse = -2;
+    KT_STATUS(kri_fdk_plan_create_views_tuned(&p, ctx, c.nu, c.nv, v, c.nviews, &c.grid, NULL,
+                                              &tune),
               KR_ERR_INVALID_ARG);
     KT_CHECK(strstr(kr_last_error(), "fuse") != NULL);
+    kri_fdk_tune_default(&tune);
+    tune.kernel = KRI_FDK_KERNEL_COUNT;
+    KT_STATUS(kri_fdk_plan_create_views_tuned(&p, ctx, c.nu, c.nv, v, c.nviews, &c.grid, NULL,
+                                              &tune),
+              KR_ERR_INVALID_ARG);
     kr_fdk_opts_default(&o);
     o.gpu_mem = -1;
     KT_STATUS(kr_fdk_plan_create_views(&p, ctx, c.nu, c.nv, v, c.nviews, &c.grid, &o),
@@ -583,14 +591,14 @@ static void test_bad_input(void)
     KT_STATUS(kr_fdk_plan_info(NULL, NULL), KR_ERR_INVALID_ARG);
     free(v);
     kr_ctx_destroy(ctx);
-    kr_fdk_kernel k;
-    KT_OK(kr_fdk_kernel_from_name("smem32", &k));
-    KT_CHECK(k == KR_FDK_KERNEL_SMEM32);
-    KT_OK(kr_fdk_kernel_from_name("pipe32", &k));
-    KT_CHECK(k == KR_FDK_KERNEL_PIPE32);
-    KT_CHECK(!strcmp(kr_fdk_kernel_name(KR_FDK_KERNEL_PIPE), "pipe"));
-    KT_STATUS(kr_fdk_kernel_from_name("texture", &k), KR_ERR_INVALID_ARG);
-    KT_CHECK(!strcmp(kr_fdk_kernel_name(KR_FDK_KERNEL_GLOBAL), "global"));
+    kri_fdk_kernel k;
+    KT_OK(kri_fdk_kernel_from_name("smem32", &k));
+    KT_CHECK(k == KRI_FDK_KERNEL_SMEM32);
+    KT_OK(kri_fdk_kernel_from_name("pipe32", &k));
+    KT_CHECK(k == KRI_FDK_KERNEL_PIPE32);
+    KT_CHECK(!strcmp(kri_fdk_kernel_name(KRI_FDK_KERNEL_PIPE), "pipe"));
+    KT_STATUS(kri_fdk_kernel_from_name("texture", &k), KR_ERR_INVALID_ARG);
+    KT_CHECK(!strcmp(kri_fdk_kernel_name(KRI_FDK_KERNEL_GLOBAL), "global"));
 }
 
 int main(void)

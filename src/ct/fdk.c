@@ -12,25 +12,43 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static const char *const kri_fdk_kernel_names[KR_FDK_KERNEL_COUNT] = {
+/* ---- tuning (fdk_bench.h) ------------------------------------------------------------------ */
+static const char *const kri_fdk_kernel_names[KRI_FDK_KERNEL_COUNT] = {
     "auto", "smem", "smem32", "global", "pipe", "pipe32", "align"};
 
-const char *kr_fdk_kernel_name(kr_fdk_kernel k)
+const char *kri_fdk_kernel_name(kri_fdk_kernel k)
 {
-    return (unsigned)k < KR_FDK_KERNEL_COUNT ? kri_fdk_kernel_names[k] : "invalid";
+    return (unsigned)k < KRI_FDK_KERNEL_COUNT ? kri_fdk_kernel_names[k] : "invalid";
 }
 
-kr_status kr_fdk_kernel_from_name(const char *s, kr_fdk_kernel *k)
+kr_status kri_fdk_kernel_from_name(const char *s, kri_fdk_kernel *k)
 {
     KRI_ARG_NOT_NULL(s);
     KRI_ARG_NOT_NULL(k);
-    for (int i = 0; i < KR_FDK_KERNEL_COUNT; i++)
+    for (int i = 0; i < KRI_FDK_KERNEL_COUNT; i++)
         if (!strcmp(s, kri_fdk_kernel_names[i])) {
-            *k = (kr_fdk_kernel)i;
+            *k = (kri_fdk_kernel)i;
             return KR_OK;
         }
-    return kri_fail(KR_ERR_INVALID_ARG,
-                    "unknown FDK kernel '%s' (expected auto, smem, smem32, global, pipe, pipe32 or align)", s);
+    return kri_fail(KR_ERR_INVALID_ARG, "unknown FDK kernel '%s' (expected auto, smem, smem32, "
+                    "global, pipe, pipe32 or align)", s);
+}
+
+void kri_fdk_tune_default(kri_fdk_tune *t)
+{
+    if (!t) return;
+    t->kernel = KRI_FDK_KERNEL_AUTO;
+    t->fuse = 0;
+}
+
+static kr_status kri_fdk_check_tune(const kri_fdk_tune *t)
+{
+    if ((unsigned)t->kernel >= KRI_FDK_KERNEL_COUNT)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: kernel %d is not a kri_fdk_kernel",
+                        (int)t->kernel);
+    if (t->fuse < -1 || t->fuse > 1)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: fuse is %d (expected -1, 0 or 1)", t->fuse);
+    return KR_OK;
 }
 
 void kr_fdk_opts_default(kr_fdk_opts *o)
@@ -42,7 +60,6 @@ void kr_fdk_opts_default(kr_fdk_opts *o)
     o->cutoff = 1.0;
     o->short_scan = -1;
     o->dtype = KR_F32;
-    o->kernel = KR_FDK_KERNEL_AUTO;
 }
 
 /* ---- small vector helpers ------------------------------------------------------------------ */
@@ -349,17 +366,12 @@ static kr_status kri_fdk_check_opts(const kr_fdk_opts *o)
         return kri_fail(KR_ERR_INVALID_ARG,
                         "fdk: gpu_mem (%lld), batch_views (%lld) and slab_z (%lld) must be >= 0",
                         (long long)o->gpu_mem, (long long)o->batch_views, (long long)o->slab_z);
-    if ((unsigned)o->kernel >= KR_FDK_KERNEL_COUNT)
-        return kri_fail(KR_ERR_INVALID_ARG, "fdk: kernel %d is not a kr_fdk_kernel",
-                        (int)o->kernel);
-    if (o->fuse < -1 || o->fuse > 1)
-        return kri_fail(KR_ERR_INVALID_ARG, "fdk: fuse is %d (expected -1, 0 or 1)", o->fuse);
     return KR_OK;
 }
 
 kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
                             const kr_ct_view *views, int64_t nviews, const kr_ct_grid *grid,
-                            const kr_fdk_opts *o, int bp_only)
+                            const kr_fdk_opts *o, const kri_fdk_tune *t, int bp_only)
 {
     KRI_ARG_NOT_NULL(plan);
     *plan = NULL;
@@ -372,6 +384,12 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
         o = &od;
     }
     KRI_TRY(kri_fdk_check_opts(o));
+    kri_fdk_tune td;
+    if (!t) {
+        kri_fdk_tune_default(&td);
+        t = &td;
+    }
+    KRI_TRY(kri_fdk_check_tune(t));
     const int64_t maxn = (int64_t)1 << 20;
     if (nu < 1 || nv < 1 || nu > maxn || nv > maxn)
         return kri_fail(KR_ERR_DIM, "fdk: the detector has %lld x %lld pixels (each must be "
@@ -399,6 +417,7 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
     p->ctx = ctx;
     p->loc = kri_ctx_loc(ctx);
     p->o = *o;
+    p->tune = *t;
     p->nu = nu;
     p->nv = nv;
     p->nviews = nviews;
@@ -448,11 +467,19 @@ fail:
     return s;
 }
 
+kr_status kri_fdk_plan_create_views_tuned(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
+                                          int64_t nv, const kr_ct_view *views, int64_t nviews,
+                                          const kr_ct_grid *grid, const kr_fdk_opts *o,
+                                          const kri_fdk_tune *t)
+{
+    return kri_fdk_plan_make(plan, ctx, nu, nv, views, nviews, grid, o, t, 0);
+}
+
 kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
                                    int64_t nv, const kr_ct_view *views, int64_t nviews,
                                    const kr_ct_grid *grid, const kr_fdk_opts *o)
 {
-    return kri_fdk_plan_make(plan, ctx, nu, nv, views, nviews, grid, o, 0);
+    return kri_fdk_plan_make(plan, ctx, nu, nv, views, nviews, grid, o, NULL, 0);
 }
 
 /* ---- execute --------------------------------------------------------------------------------- */
@@ -535,8 +562,8 @@ kr_status kr_fdk_plan_info(const kr_fdk_plan *p, kr_fdk_info *info)
     return KR_OK;
 }
 
-kr_status kr_fdk_plan_create(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
-                             const kr_fdk_opts *o)
+kr_status kri_fdk_plan_create_tuned(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                                    const kr_fdk_opts *o, const kri_fdk_tune *t)
 {
     KRI_ARG_NOT_NULL(plan);
     *plan = NULL;
@@ -544,9 +571,15 @@ kr_status kr_fdk_plan_create(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_
     if (!kr_ct_type_is_cone(kr_ct_geom_type(g)))
         return kri_fail(KR_ERR_GEOMETRY, "fdk: the geometry is of type %s; FDK needs a cone-beam "
                         "geometry (cone or cone-vec)", kr_ct_type_name(kr_ct_geom_type(g)));
-    return kr_fdk_plan_create_views(plan, ctx, kr_ct_geom_det_count(g), kr_ct_geom_det_rows(g),
-                                    kr_ct_geom_views(g), kr_ct_geom_nviews(g),
-                                    kr_ct_geom_grid(g), o);
+    return kri_fdk_plan_make(plan, ctx, kr_ct_geom_det_count(g), kr_ct_geom_det_rows(g),
+                             kr_ct_geom_views(g), kr_ct_geom_nviews(g), kr_ct_geom_grid(g), o, t,
+                             0);
+}
+
+kr_status kr_fdk_plan_create(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                             const kr_fdk_opts *o)
+{
+    return kri_fdk_plan_create_tuned(plan, ctx, g, o, NULL);
 }
 
 kr_status kr_fdk(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fdk_opts *o,

@@ -450,7 +450,7 @@ static kr_status kri_cpu_fdk_init(kri_fdk_host *h, kr_fdk_plan *p)
     h->filt = kri_calloc((size_t)h->nt, sizeof *h->filt);
     if (!h->filt && h->nt) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for filters");
     for (int t = 0; t < h->nt; t++)
-        KRI_TRY(kri_fdk_filt_create(&h->filt[t], h->serial, nu, nv, &p->o));
+        KRI_TRY(kri_fdk_filt_create(&h->filt[t], h->serial, nu, nv, &p->o, p->tune.fuse));
     if (h->nt)
         KRI_TRY(kri_alloc((void **)&h->w, (size_t)(nu * nv) * (size_t)h->nt * sizeof(float),
                           "FDK weighted views"));

@@ -463,7 +463,8 @@ static kr_status kri_cuda_fdk_prepare(kri_fdk_dev *cu, kr_fdk_plan *p, int ph, i
                           (size_t)(p->grid.n[0] * p->grid.n[1] * s->slab_z) * sizeof(float)),
                "allocating the FDK slab");
     if (!p->bp_only)
-        KRI_TRY(kri_fdk_filt_create(&cu->filt, p->ctx, p->nu, s->batch * s->nbmax, &p->o));
+        KRI_TRY(kri_fdk_filt_create(&cu->filt, p->ctx, p->nu, s->batch * s->nbmax, &p->o,
+                                    p->tune.fuse));
     cu->ph = ph;
     cu->vh = vh;
     cu->ready = 1;
@@ -484,31 +485,31 @@ static kr_status kri_cuda_fdk_prepare(kri_fdk_dev *cu, kr_fdk_plan *p, int ph, i
 static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_src &S,
                                  const kri_bp_vol &V, int64_t m0, int64_t nb)
 {
-    kr_fdk_kernel kern = p->o.kernel;
+    kri_fdk_kernel kern = p->tune.kernel;
     /* measured on the H100 (docs/benchmarks.md): the ray-aligned kernel is the fastest at both
      * RabbitCT sizes (2.5 and 1.25 detector pixels per voxel) */
-    if (kern == KR_FDK_KERNEL_AUTO) kern = KR_FDK_KERNEL_ALIGN;
-    if (!p->fast) kern = KR_FDK_KERNEL_GLOBAL;
-    p->info.kernel = !p->fast ? "global-general" : kr_fdk_kernel_name(kern);
+    if (kern == KRI_FDK_KERNEL_AUTO) kern = KRI_FDK_KERNEL_ALIGN;
+    if (!p->fast) kern = KRI_FDK_KERNEL_GLOBAL;
+    p->info.kernel = !p->fast ? "global-general" : kri_fdk_kernel_name(kern);
     for (int64_t c0 = 0; c0 < nb; c0 += KRI_FDK_VPL) {
         kri_bp_views P;
         P.n = (int)(nb - c0 < KRI_FDK_VPL ? nb - c0 : KRI_FDK_VPL);
         P.slot0 = (int)c0;
         memcpy(P.m, p->mat + m0 + c0, (size_t)P.n * sizeof(kri_fdk_mat));
-        if (kern == KR_FDK_KERNEL_SMEM) {
+        if (kern == KRI_FDK_KERNEL_SMEM) {
             const int cap = 4096; /* cells: 32 KiB */
             dim3 g((unsigned)((V.nx + 15) / 16), (unsigned)((V.ny + 15) / 16),
                    (unsigned)((V.nzs + 15) / 16));
             k_fdk_bp_smem<16, 16, 16><<<g, dim3(16, 16), cap * sizeof(float2), st>>>(S, V, cap, P);
-        } else if (kern == KR_FDK_KERNEL_SMEM32) {
+        } else if (kern == KRI_FDK_KERNEL_SMEM32) {
             const int cap = 5632; /* cells: 44 KiB, under the 48 KiB default */
             dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
                    (unsigned)((V.nzs + 15) / 16));
             k_fdk_bp_smem<32, 8, 16><<<g, dim3(32, 8), cap * sizeof(float2), st>>>(S, V, cap, P);
-        } else if (kern == KR_FDK_KERNEL_ALIGN) {
+        } else if (kern == KRI_FDK_KERNEL_ALIGN) {
             KRI_CU(kri_fdk_bp_align(st, S, V, P), "the ray-aligned FDK backprojection kernel");
-        } else if (kern == KR_FDK_KERNEL_PIPE || kern == KR_FDK_KERNEL_PIPE32) {
-            KRI_CU(kri_fdk_bp_pipe(kern == KR_FDK_KERNEL_PIPE32, st, S, V, P),
+        } else if (kern == KRI_FDK_KERNEL_PIPE || kern == KRI_FDK_KERNEL_PIPE32) {
+            KRI_CU(kri_fdk_bp_pipe(kern == KRI_FDK_KERNEL_PIPE32, st, S, V, P),
                    "the pipelined FDK backprojection kernel");
         } else {
             dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),

@@ -9,7 +9,7 @@ struct kri_fdk_filt {
 };
 
 kr_status kri_fdk_filt_create(kri_fdk_filt **out, const kr_ctx *ctx, int64_t nu, int64_t nrows,
-                              const kr_fdk_opts *o)
+                              const kr_fdk_opts *o, int fuse)
 {
     *out = NULL;
     kr_filter_opts fo;
@@ -19,7 +19,7 @@ kr_status kri_fdk_filt_create(kri_fdk_filt **out, const kr_ctx *ctx, int64_t nu,
     fo.cutoff = o->cutoff;
     fo.tau_mm = 1.0;
     fo.dtype = KR_F32;
-    fo.fuse = o->fuse;
+    fo.fuse = fuse;
     kri_fdk_filt *f = kri_calloc(1, sizeof *f);
     if (!f) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK filter");
     kr_status s = kr_filter_plan_create(&f->plan, ctx, nu, nrows, &fo);

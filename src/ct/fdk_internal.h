@@ -8,6 +8,7 @@
 #include "core/backend.h"
 #include "kray/ct.h"
 #include "kray/fdk.h"
+#include "fdk_bench.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,14 +32,14 @@ typedef struct kri_fdk_wv {
 } kri_fdk_wv;
 
 /* ---- the ray-density backprojection (fdk.c; the operator is voxel_bp.c) ---------------------
- * kri_fdk_plan_make (kr_fdk_plan_create_views with bp_only = 1) makes a plan that weights pixel
- * (a, b) of view m by scale |r| / n.r (the reciprocal of FDK's cosine shape; scale = voxel
- * volume / |u x v|) instead of FDK's weights, filters nothing, and backprojects with the FDK
- * kernels (1 / w^2). Its views need not cover any arc nor have the rotation axis between source
- * and detector, and it warns about nothing a projector would accept. */
+ * kri_fdk_plan_make (kri_fdk_plan_create_views_tuned with bp_only = 1) makes a plan that
+ * weights pixel (a, b) of view m by scale |r| / n.r (the reciprocal of FDK's cosine shape;
+ * scale = voxel volume / |u x v|) instead of FDK's weights, filters nothing, and backprojects
+ * with the FDK kernels (1 / w^2). Its views need not cover any arc nor have the rotation axis
+ * between source and detector, and it warns about nothing a projector would accept. */
 kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
                             const kr_ct_view *views, int64_t nviews, const kr_ct_grid *grid,
-                            const kr_fdk_opts *o, int bp_only);
+                            const kr_fdk_opts *o, const kri_fdk_tune *t, int bp_only);
 /* vol = that backprojection of proj (the arrays and checks of kr_fdk_backproject). */
 kr_status kri_fdk_backproject_density(kr_fdk_plan *p, const kr_array *proj, kr_array *vol);
 /* What an execute does to the projections before the backprojection. */
@@ -46,8 +47,9 @@ enum { KRI_FDK_RAW = 0, KRI_FDK_FILTER = 1, KRI_FDK_DENSITY = 2 };
 
 /* ---- filter (fdk_filt.c: the one entry into the kray filter module, kray/fbp.h) ------------ */
 typedef struct kri_fdk_filt kri_fdk_filt;
+/* A filter of nrows rows of nu for o's method, window and cutoff; fuse as kri_fdk_tune's. */
 kr_status kri_fdk_filt_create(kri_fdk_filt **f, const kr_ctx *ctx, int64_t nu, int64_t nrows,
-                              const kr_fdk_opts *o);
+                              const kr_fdk_opts *o, int fuse);
 /* Filter the nrows rows: in row r at in + r * in_stride, out row r at out + r * out_stride
  * (floats, at the plan's location; CUDA runs on the ctx's stream). */
 kr_status kri_fdk_filt_run(kri_fdk_filt *f, const float *in, int64_t in_stride, float *out,
@@ -95,6 +97,7 @@ struct kr_fdk_plan {
     const kr_ctx *ctx;
     kr_loc loc;       /* where the plan computes: KR_HOST (CPU) or KR_DEVICE (CUDA) */
     kr_fdk_opts o;
+    kri_fdk_tune tune;
     int64_t nu, nv, nviews;
     kr_ct_grid grid;
     kr_ct_view *views;

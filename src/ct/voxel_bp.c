@@ -65,7 +65,7 @@ kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_ge
     o.gpu_mem = gpu_mem;
     kr_status st = kri_fdk_plan_make(&b->plan, ctx, kr_ct_geom_det_count(g),
                                      kr_ct_geom_det_rows(g), kr_ct_geom_views(g),
-                                     kr_ct_geom_nviews(g), kr_ct_geom_grid(g), &o, 1);
+                                     kr_ct_geom_nviews(g), kr_ct_geom_grid(g), &o, NULL, 1);
     if (st != KR_OK) {
         kri_vbp_free(b);
         return st;
