@@ -483,27 +483,15 @@ kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_
 }
 
 /* ---- execute --------------------------------------------------------------------------------- */
-static kr_status kri_fdk_check_array(const kr_fdk_plan *p, const kr_array *a, const char *what,
-                                     const int64_t *want)
+/* An array of an execute: f32, contiguous, of the plan's dims (want), on the host or (CUDA
+ * plans) on the plan's device. */
+static kr_status kri_fdk_check_array(const kr_fdk_plan *p, const char *fn, const kr_array *a,
+                                     const char *what, const int64_t *want)
 {
-    char d1[96], d2[96];
-    if (a->dtype != KR_F32)
-        return kri_fail(KR_ERR_DTYPE, "fdk: %s is %s (FDK needs f32)", what,
-                        kr_dtype_name(a->dtype));
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "fdk: %s has no data", what);
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_INVALID_ARG, "fdk: %s is not contiguous", what);
-    int ok = kr_array_rank(a) <= 3;
-    for (int d = 0; d < 3 && ok; d++) ok = (d < a->ndim ? a->dims[d] : 1) == want[d];
-    if (!ok)
-        return kri_fail(KR_ERR_DIM, "fdk: %s has %s values, the geometry expects %s", what,
-                        kr_dims_string(a->ndim, a->dims, d1, sizeof d1),
-                        kr_dims_string(3, want, d2, sizeof d2));
-    if (p->loc != KR_DEVICE && a->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "fdk: %s is on the device but the plan runs on the %s",
-                        what, kr_backend_name(kr_ctx_backend(p->ctx)));
+    const kr_loc loc = p->loc == KR_DEVICE ? KRI_ANY_LOC : KR_HOST;
+    KRI_TRY(kri_check_operand_dims(fn, what, a, KR_F32, loc, 3, want));
     if (a->loc == KR_DEVICE && a->device != kr_ctx_device(p->ctx))
-        return kri_fail(KR_ERR_LOCATION, "fdk: %s is on device %d, the plan on device %d", what,
+        return kri_fail(KR_ERR_LOCATION, "%s: %s is on device %d, the plan on device %d", fn, what,
                         a->device, kr_ctx_device(p->ctx));
     return KR_OK;
 }
@@ -530,11 +518,12 @@ static kr_status kri_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol
         return kri_fail(KR_ERR_INVALID_ARG, "fdk: this plan %s",
                         p->bp_only ? "only backprojects with ray-density weights"
                                    : "has no ray-density weights");
-    KRI_ARG_NOT_NULL(proj);
-    KRI_ARG_NOT_NULL(vol);
+    const char *fn = mode == KRI_FDK_DENSITY ? "voxel-driven backprojector"
+                     : mode == KRI_FDK_FILTER ? "kr_fdk_execute"
+                                              : "kr_fdk_backproject";
     const int64_t pd[3] = {p->nu, p->nv, p->nviews};
-    KRI_TRY(kri_fdk_check_array(p, proj, "the projections", pd));
-    KRI_TRY(kri_fdk_check_array(p, vol, "the volume", p->grid.n));
+    KRI_TRY(kri_fdk_check_array(p, fn, proj, "proj", pd));
+    KRI_TRY(kri_fdk_check_array(p, fn, vol, "vol", p->grid.n));
     KRI_TRY(kri_fdk_check_finite(p, proj));
     return p->be->run(p->state, p, proj, vol, mode);
 }

@@ -410,7 +410,7 @@ static void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_
     (void)avx;
 }
 
-/* ---- the backend ------------------------------------------------------------------------------ */
+/* ---- the backend ----------------------------------------------------------------------------- */
 typedef struct kri_fdk_host {
     int nt;              /* threads at plan creation */
     kr_ctx *serial;      /* single-threaded ctx of the per-thread filters */

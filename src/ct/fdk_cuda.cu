@@ -17,7 +17,7 @@
  * kernel (explicit __f*_rn intrinsics, so nvcc cannot contract differently), and reads the
  * same values, so the staging never changes a result.
  *
- * Pipeline (kri_cuda_fdk_run, the run verb): for each z slab, for each batch of views: [host projections:
+ * Pipeline (kri_cuda_fdk_run): for each z slab, for each batch of views: [host projections:
  * copy the slab's detector rows of the batch into a pinned buffer, then to the device on the
  * copy stream; the compute stream waits for it] -> pre-weight (rows past the band zeroed): with
  * the FFT filter straight into its packed row pairs, which it filters into the batch buffer;

@@ -154,7 +154,7 @@ void kri_cpu_fdk_stage(float *dst, int64_t dst_slot, const float *src, int64_t s
 void kri_cpu_fdk_count_nonfinite(const float *x, int64_t n, int nthreads, int64_t *nnan,
                                  int64_t *ninf, int64_t *first);
 
-/* ---- CUDA ------------------------------------------------------------------------------------- */
+/* ---- CUDA ------------------------------------------------------------------------------------ */
 #define KRI_FDK_VPL 64 /* views per backprojection launch (kernel parameter block) */
 
 #ifdef __cplusplus
