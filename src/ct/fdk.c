@@ -21,19 +21,6 @@ const char *kri_fdk_kernel_name(kri_fdk_kernel k)
     return (unsigned)k < KRI_FDK_KERNEL_COUNT ? kri_fdk_kernel_names[k] : "invalid";
 }
 
-kr_status kri_fdk_kernel_from_name(const char *s, kri_fdk_kernel *k)
-{
-    KRI_ARG_NOT_NULL(s);
-    KRI_ARG_NOT_NULL(k);
-    for (int i = 0; i < KRI_FDK_KERNEL_COUNT; i++)
-        if (!strcmp(s, kri_fdk_kernel_names[i])) {
-            *k = (kri_fdk_kernel)i;
-            return KR_OK;
-        }
-    return kri_fail(KR_ERR_INVALID_ARG, "unknown FDK kernel '%s' (expected auto, smem, smem32, "
-                    "global, pipe, pipe32 or align)", s);
-}
-
 void kri_fdk_tune_default(kri_fdk_tune *t)
 {
     if (!t) return;
@@ -54,10 +41,12 @@ static kr_status kri_fdk_check_tune(const kri_fdk_tune *t)
 void kr_fdk_opts_default(kr_fdk_opts *o)
 {
     if (!o) return;
+    kr_filter_opts f; /* the filter module's defaults: FFT, Ram-Lak window, cutoff 1 */
+    kr_filter_opts_default(&f);
     memset(o, 0, sizeof *o);
-    o->filter = KR_FILTER_FFT;
-    o->window = KR_WINDOW_RAMLAK;
-    o->cutoff = 1.0;
+    o->filter = f.method;
+    o->window = f.window;
+    o->cutoff = f.cutoff;
     o->short_scan = -1;
     o->dtype = KR_F32;
 }

@@ -28,9 +28,9 @@ typedef enum kri_fdk_kernel {
     KRI_FDK_KERNEL_COUNT
 } kri_fdk_kernel;
 
-const char *kri_fdk_kernel_name(kri_fdk_kernel k); /* "auto", "smem", "smem32", "global", "pipe",
-                                                      "pipe32", "align" */
-kr_status kri_fdk_kernel_from_name(const char *s, kri_fdk_kernel *k);
+/* "auto", "smem", "smem32", "global", "pipe", "pipe32", "align" (the order of the tools'
+ * --kernel choices), "invalid" out of range. */
+const char *kri_fdk_kernel_name(kri_fdk_kernel k);
 
 typedef struct kri_fdk_tune {
     kri_fdk_kernel kernel; /* CUDA backprojection kernel (default auto) */

@@ -435,8 +435,11 @@ static void kri_cpu_fdk_destroy(void *state)
     kri_free(h);
 }
 
-static kr_status kri_cpu_fdk_init(kri_fdk_host *h, kr_fdk_plan *p)
+static kr_status kri_cpu_fdk_create(kr_fdk_plan *p, void **state)
 {
+    kri_fdk_host *h = kri_calloc(1, sizeof *h);
+    *state = h;
+    if (!h) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
     const int64_t nu = p->nu, nv = p->nv;
     int64_t vbytes = KRI_FDK_PADW(nu) * KRI_FDK_PADH(nv) * (int64_t)sizeof(float);
     int64_t b = p->o.batch_views ? p->o.batch_views : ((int64_t)256 << 20) / vbytes;
@@ -459,20 +462,6 @@ static kr_status kri_cpu_fdk_init(kri_fdk_host *h, kr_fdk_plan *p)
     if (!h->q)
         return kri_fail(KR_ERR_OOM_HOST, "out of host memory for %lld filtered views",
                         (long long)h->batch);
-    return KR_OK;
-}
-
-static kr_status kri_cpu_fdk_create(kr_fdk_plan *p, void **state)
-{
-    *state = NULL;
-    kri_fdk_host *h = kri_calloc(1, sizeof *h);
-    if (!h) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
-    kr_status s = kri_cpu_fdk_init(h, p);
-    if (s != KR_OK) {
-        kri_cpu_fdk_destroy(h);
-        return s;
-    }
-    *state = h;
     return KR_OK;
 }
 

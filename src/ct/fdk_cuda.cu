@@ -350,8 +350,13 @@ static kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes)
 
 /* Streams, events and the weight tables on the device (the schedule's buffers come at the first
  * execute, kri_cuda_fdk_prepare). */
-static kr_status kri_cuda_fdk_init(kri_fdk_dev *cu, const kr_fdk_plan *p)
+static kr_status kri_cuda_fdk_create(kr_fdk_plan *p, void **state)
 {
+    *state = NULL;
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    kri_fdk_dev *cu = (kri_fdk_dev *)kri_calloc(1, sizeof *cu);
+    *state = cu;
+    if (!cu) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
     cu->dev = kr_ctx_device(p->ctx);
     KRI_CU(cudaStreamCreateWithFlags(&cu->copy, cudaStreamNonBlocking), "cudaStreamCreate");
     for (int k = 0; k < 2; k++) {
@@ -372,21 +377,6 @@ static kr_status kri_cuda_fdk_init(kri_fdk_dev *cu, const kr_fdk_plan *p)
            "allocating the FDK counters");
     cu->budget = p->o.gpu_mem;
     cu->budget_auto = p->o.gpu_mem == 0;
-    return KR_OK;
-}
-
-static kr_status kri_cuda_fdk_create(kr_fdk_plan *p, void **state)
-{
-    *state = NULL;
-    KRI_TRY(kri_cuda_set_device(p->ctx));
-    kri_fdk_dev *cu = (kri_fdk_dev *)kri_calloc(1, sizeof *cu);
-    if (!cu) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
-    kr_status s = kri_cuda_fdk_init(cu, p);
-    if (s != KR_OK) {
-        kri_cuda_fdk_destroy(cu);
-        return s;
-    }
-    *state = cu;
     return KR_OK;
 }
 

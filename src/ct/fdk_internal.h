@@ -125,7 +125,8 @@ static inline kr_progress *kri_fdk_progress(const kr_fdk_plan *p, int64_t units)
  * allocate in the state that create returns, so a plan could hold one instance per device.
  *   create   the state of plan p, whose geometry, matrices and weights are set (host: threads,
  *            filters and buffers; CUDA: streams, events and the weight tables on the device;
- *            the schedule's buffers come at the first execute). Fills the plan's info.
+ *            the schedule's buffers come at the first execute). Fills the plan's info. *state
+ *            holds the state as soon as it exists: after a failure, destroy frees the part made.
  *   destroy  frees a state (accepts NULL).
  *   census   counts the non-finite values of the projections, first: index of the first or -1
  *            (proj is at a location the plan accepts, its dims are the plan's).
