@@ -1,6 +1,7 @@
 /* FDK on CUDA: parity with the CPU, the backprojection kernels against each other (bit for
  * bit), every combination of array locations, out of core against in core, and bad input on
  * the device. Skipped (77) without a GPU. */
+#include "ct/fdk_bench.h"
 #include "test_fdk_util.h"
 
 #include <stdio.h>
@@ -15,15 +16,17 @@ static kr_ctx *make_ctx(kr_backend b)
     return c;
 }
 
-/* Run FDK (weight 1) or the plain backprojection (0) with the given locations. */
-static kr_array *run(const kr_ctx *ctx, const kt_cone *c, const kr_fdk_opts *o,
-                     const kr_array *proj_h, kr_loc pl, kr_loc vl, int weight,
-                     kr_fdk_info *info)
+/* Run FDK (weight 1) or the plain backprojection (0) with the given locations and tuning (t
+ * NULL: the defaults). */
+static kr_array *run_tuned(const kr_ctx *ctx, const kt_cone *c, const kr_fdk_opts *o,
+                           const kri_fdk_tune *t, const kr_array *proj_h, kr_loc pl, kr_loc vl,
+                           int weight, kr_fdk_info *info)
 {
     kr_ct_view *v = kt_cone_views(c);
     kr_fdk_plan *p = NULL;
     kr_array *pd = NULL, *vd = NULL, *vh = NULL;
-    kr_status s = kr_fdk_plan_create_views(&p, ctx, c->nu, c->nv, v, c->nviews, &c->grid, o);
+    kr_status s = kri_fdk_plan_create_views_tuned(&p, ctx, c->nu, c->nv, v, c->nviews, &c->grid,
+                                                  o, t);
     free(v);
     if (s != KR_OK) {
         KT_OK(s);
@@ -39,6 +42,13 @@ static kr_array *run(const kr_ctx *ctx, const kt_cone *c, const kr_fdk_opts *o,
     kr_array_destroy(vd);
     kr_fdk_plan_destroy(p);
     return vh;
+}
+
+static kr_array *run(const kr_ctx *ctx, const kt_cone *c, const kr_fdk_opts *o,
+                     const kr_array *proj_h, kr_loc pl, kr_loc vl, int weight,
+                     kr_fdk_info *info)
+{
+    return run_tuned(ctx, c, o, NULL, proj_h, pl, vl, weight, info);
 }
 
 static int same_bits(const kr_array *a, const kr_array *b)
@@ -68,7 +78,7 @@ static void test_parity(void)
            same_bits(vg, vc) ? " (bit-identical)" : "");
     KT_LE(e, 1e-5);
     /* the filter's cuFFT store callbacks (default from 2^26 cells; forced here through the
-     * environment, which overrides kr_fdk_opts.fuse) give the separate passes' result */
+     * environment, which overrides kri_fdk_tune.fuse) give the separate passes' result */
     setenv("KRAY_CUFFT_CALLBACKS", "1", 1);
     kr_array *vs = run(gpu, &c, NULL, proj, KR_DEVICE, KR_DEVICE, 1, NULL);
     unsetenv("KRAY_CUFFT_CALLBACKS");
@@ -110,12 +120,12 @@ static void test_parity(void)
 static void align_vs_pipe(const kr_ctx *gpu, const kt_cone *c, const char *what)
 {
     kr_array *proj = kt_cone_project_sl(c);
-    kr_fdk_opts o;
-    kr_fdk_opts_default(&o);
-    o.kernel = KR_FDK_KERNEL_PIPE;
-    kr_array *r = run(gpu, c, &o, proj, KR_DEVICE, KR_DEVICE, 1, NULL);
-    o.kernel = KR_FDK_KERNEL_ALIGN;
-    kr_array *v = run(gpu, c, &o, proj, KR_DEVICE, KR_DEVICE, 1, NULL);
+    kri_fdk_tune t;
+    kri_fdk_tune_default(&t);
+    t.kernel = KRI_FDK_KERNEL_PIPE;
+    kr_array *r = run_tuned(gpu, c, NULL, &t, proj, KR_DEVICE, KR_DEVICE, 1, NULL);
+    t.kernel = KRI_FDK_KERNEL_ALIGN;
+    kr_array *v = run_tuned(gpu, c, NULL, &t, proj, KR_DEVICE, KR_DEVICE, 1, NULL);
     printf("  kernel align, %s: vs pipe %s\n", what, same_bits(v, r) ? "identical" : "DIFFERENT");
     KT_CHECK(same_bits(v, r));
     kr_array_destroy(v);
@@ -140,10 +150,12 @@ static void test_kernels_and_locations(void)
     kr_array *ref = run(gpu, &c, &o, proj, KR_DEVICE, KR_DEVICE, 1, NULL);
     kr_array *cref = run(cpu, &c, &o, proj, KR_HOST, KR_HOST, 1, NULL);
     KT_LE(rel(ref, cref), 1e-5);
-    for (int k = KR_FDK_KERNEL_SMEM; k < KR_FDK_KERNEL_COUNT; k++) {
-        o.kernel = (kr_fdk_kernel)k;
+    kri_fdk_tune t;
+    kri_fdk_tune_default(&t);
+    for (int k = KRI_FDK_KERNEL_SMEM; k < KRI_FDK_KERNEL_COUNT; k++) {
+        t.kernel = (kri_fdk_kernel)k;
         kr_fdk_info info;
-        kr_array *v = run(gpu, &c, &o, proj, KR_DEVICE, KR_DEVICE, 1, &info);
+        kr_array *v = run_tuned(gpu, &c, &o, &t, proj, KR_DEVICE, KR_DEVICE, 1, &info);
         printf("  kernel %s: max |diff| / max vs auto %.3g\n", info.kernel, rel(v, ref));
         KT_CHECK(same_bits(v, ref)); /* every kernel reads the same values in the same order */
         kr_array_destroy(v);
@@ -225,8 +237,10 @@ static void test_out_of_core(void)
         kr_fdk_opts_default(&o);
         o.slab_z = 7;
         o.batch_views = 5;
-        o.fuse = cb;
-        kr_array *v = run(gpu, &c, &o, proj, KR_DEVICE, KR_DEVICE, 1, &info);
+        kri_fdk_tune t;
+        kri_fdk_tune_default(&t);
+        t.fuse = cb;
+        kr_array *v = run_tuned(gpu, &c, &o, &t, proj, KR_DEVICE, KR_DEVICE, 1, &info);
         KT_CHECK(info.slabs == 7 && info.batch_views == 5);
         KT_LE(rel(v, in), 2e-6);
         kr_array_destroy(v);

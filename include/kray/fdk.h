@@ -84,26 +84,6 @@
 extern "C" {
 #endif
 
-/* CUDA backprojection kernels (for benchmarks; all give bit-identical volumes). AUTO picks the
- * fastest measured on the H100, align, at both RabbitCT sizes (docs/benchmarks.md). */
-typedef enum kr_fdk_kernel {
-    KR_FDK_KERNEL_AUTO = 0,
-    KR_FDK_KERNEL_SMEM,   /* views' detector footprints staged in shared memory, 16x16 blocks */
-    KR_FDK_KERNEL_SMEM32, /* the same with 32x8 blocks and more voxels per thread along z */
-    KR_FDK_KERNEL_GLOBAL, /* bilinear reads through the L1 cache, no staging */
-    KR_FDK_KERNEL_PIPE,   /* footprints staged one view ahead by asynchronous copies into two
-                             tiles, 32x16 columns x 8 slices per block */
-    KR_FDK_KERNEL_PIPE32, /* the same with 32x32 columns per block */
-    KR_FDK_KERNEL_ALIGN,  /* 32x32 columns x 16 slices per block, each warp's columns laid along
-                             its views' rays, tiles staged by 16-byte copies and rebuilt as
-                             (value, difference) pairs: one 8-byte load per row of a sample */
-    KR_FDK_KERNEL_COUNT
-} kr_fdk_kernel;
-
-const char *kr_fdk_kernel_name(kr_fdk_kernel k); /* "auto", "smem", "smem32", "global", "pipe",
-                                                    "pipe32", "align" */
-kr_status kr_fdk_kernel_from_name(const char *s, kr_fdk_kernel *k);
-
 typedef struct kr_fdk_opts {
     kr_filter_method filter; /* KR_FILTER_FFT (default), KR_FILTER_DIRECT (band-limited
                                 Ram-Lak), KR_FILTER_SEED (-1/(4n^2-1) with its constant) */
@@ -116,10 +96,6 @@ typedef struct kr_fdk_opts {
                            locations allocates the plan's buffers) */
     int64_t batch_views; /* views per batch; 0 = auto (as many as the budget allows) */
     int64_t slab_z;     /* z slices per slab; 0 = auto (as many as the budget allows) */
-    kr_fdk_kernel kernel; /* CUDA backprojection kernel */
-    int fuse;           /* CUDA fft filter: cuFFT store callbacks, as kr_filter_opts.fuse (-1
-                           never, 0 auto = default, 1 always); worth their plan time (~0.6 s at
-                           RabbitCT size) when the plan runs many times */
 } kr_fdk_opts;
 
 void kr_fdk_opts_default(kr_fdk_opts *o);

@@ -1,11 +1,9 @@
-/* FDK: options, geometry (per-view matrices, weights, Parker), validation, the CPU pipeline and
- * the dispatch to CUDA. See kray/fdk.h for the definitions. */
-#include "fbp_internal.h"
+/* FDK's front: options, geometry (per-view matrices, weights, Parker), validation and the
+ * dispatch to the plan's backend (fdk_internal.h). See kray/fdk.h for the definitions. */
 #include "ct_internal.h"
 #include "fdk_internal.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,37 +12,43 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static const char *const kri_fdk_kernel_names[KR_FDK_KERNEL_COUNT] = {
+/* ---- tuning (fdk_bench.h) ------------------------------------------------------------------ */
+static const char *const kri_fdk_kernel_names[KRI_FDK_KERNEL_COUNT] = {
     "auto", "smem", "smem32", "global", "pipe", "pipe32", "align"};
 
-const char *kr_fdk_kernel_name(kr_fdk_kernel k)
+const char *kri_fdk_kernel_name(kri_fdk_kernel k)
 {
-    return (unsigned)k < KR_FDK_KERNEL_COUNT ? kri_fdk_kernel_names[k] : "invalid";
+    return (unsigned)k < KRI_FDK_KERNEL_COUNT ? kri_fdk_kernel_names[k] : "invalid";
 }
 
-kr_status kr_fdk_kernel_from_name(const char *s, kr_fdk_kernel *k)
+void kri_fdk_tune_default(kri_fdk_tune *t)
 {
-    KRI_ARG_NOT_NULL(s);
-    KRI_ARG_NOT_NULL(k);
-    for (int i = 0; i < KR_FDK_KERNEL_COUNT; i++)
-        if (!strcmp(s, kri_fdk_kernel_names[i])) {
-            *k = (kr_fdk_kernel)i;
-            return KR_OK;
-        }
-    return kri_fail(KR_ERR_INVALID_ARG,
-                    "unknown FDK kernel '%s' (expected auto, smem, smem32, global, pipe, pipe32 or align)", s);
+    if (!t) return;
+    t->kernel = KRI_FDK_KERNEL_AUTO;
+    t->fuse = 0;
+}
+
+static kr_status kri_fdk_check_tune(const kri_fdk_tune *t)
+{
+    if ((unsigned)t->kernel >= KRI_FDK_KERNEL_COUNT)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: kernel %d is not a kri_fdk_kernel",
+                        (int)t->kernel);
+    if (t->fuse < -1 || t->fuse > 1)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: fuse is %d (expected -1, 0 or 1)", t->fuse);
+    return KR_OK;
 }
 
 void kr_fdk_opts_default(kr_fdk_opts *o)
 {
     if (!o) return;
+    kr_filter_opts f; /* the filter module's defaults: FFT, Ram-Lak window, cutoff 1 */
+    kr_filter_opts_default(&f);
     memset(o, 0, sizeof *o);
-    o->filter = KR_FILTER_FFT;
-    o->window = KR_WINDOW_RAMLAK;
-    o->cutoff = 1.0;
+    o->filter = f.method;
+    o->window = f.window;
+    o->cutoff = f.cutoff;
     o->short_scan = -1;
     o->dtype = KR_F32;
-    o->kernel = KR_FDK_KERNEL_AUTO;
 }
 
 /* ---- small vector helpers ------------------------------------------------------------------ */
@@ -319,98 +323,15 @@ static void kri_fdk_fov_check(kr_fdk_plan *p)
                ext[3], 0.5 * (double)p->nu, 0.5 * (double)p->nv);
 }
 
-/* ---- the ramp filter: the kray filter module (kray/fbp.h) -----------------------------------
- * Rows are filtered with unit sample spacing (FDK's pre-weights carry 1/tau), no pre-weights of
- * the module's own, output in plain rows. */
-struct kri_fdk_filt {
-    kr_filter_plan *plan;
-};
-
-kr_status kri_fdk_filt_create(kri_fdk_filt **out, const kr_ctx *ctx, int64_t nu, int64_t nrows,
-                              const kr_fdk_opts *o)
-{
-    *out = NULL;
-    kr_filter_opts fo;
-    kr_filter_opts_default(&fo);
-    fo.method = o->filter;
-    fo.window = o->window;
-    fo.cutoff = o->cutoff;
-    fo.tau_mm = 1.0;
-    fo.dtype = KR_F32;
-    fo.fuse = o->fuse;
-    kri_fdk_filt *f = kri_calloc(1, sizeof *f);
-    if (!f) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK filter");
-    kr_status s = kr_filter_plan_create(&f->plan, ctx, nu, nrows, &fo);
-    if (s != KR_OK) {
-        kri_free(f);
-        return kri_fail_prefix(s, "fdk");
-    }
-    *out = f;
-    return KR_OK;
-}
-
-kr_status kri_fdk_filt_run(kri_fdk_filt *f, const float *in, int64_t is, float *out, int64_t os)
-{
-    return kri_filter_run(f->plan, in, is, out, os, KRI_FILTER_PLAIN);
-}
-
-void *kri_fdk_filt_packed(kri_fdk_filt *f, int64_t *L, int *pad_zero)
-{
-    *L = kr_filter_pad_len(f->plan);
-    return kri_filter_packed_work(f->plan, pad_zero);
-}
-
-kr_status kri_fdk_filt_run_packed(kri_fdk_filt *f, float *out, int64_t os)
-{
-    return kri_filter_run_packed(f->plan, out, os, KRI_FILTER_PLAIN);
-}
-
-/* Smallest 2^a 3^b 5^c >= n: the filter module's FFT length for 2 nu. */
-static int64_t kri_fdk_good_size(int64_t n)
-{
-    for (int64_t m = n > 1 ? n : 1;; m++) {
-        int64_t r = m;
-        while (r % 2 == 0) r /= 2;
-        while (r % 3 == 0) r /= 3;
-        while (r % 5 == 0) r /= 5;
-        if (r == 1) return m;
-    }
-}
-
-int64_t kri_fdk_filt_device_bytes(int64_t nu, int64_t nrows, const kr_fdk_opts *o)
-{
-    if (o->filter != KR_FILTER_FFT) /* kernel + a plain row buffer */
-        return nu * nrows * (int64_t)sizeof(float) + nu * 4 + ((int64_t)64 << 10);
-    const int64_t L = kri_fdk_good_size(2 * nu), pairs = (nrows + 1) / 2;
-    /* complex work of row pairs, and as much again for cuFFT's own workspace or (with the
-     * store callbacks, which need none) the separate packed input */
-    return 2 * L * pairs * 8 + L * 4 + ((int64_t)64 << 10);
-}
-
-void kri_fdk_filt_destroy(kri_fdk_filt *f)
-{
-    if (!f) return;
-    kr_filter_plan_destroy(f->plan);
-    kri_free(f);
-}
-
 /* ---- plan ------------------------------------------------------------------------------------ */
 void kr_fdk_plan_destroy(kr_fdk_plan *p)
 {
     if (!p) return;
-#ifdef KRAY_HAVE_CUDA
-    kri_cuda_fdk_destroy(p->cu);
-#endif
-    for (int t = 0; p->cpu_filt && t < p->cpu_nt; t++) kri_fdk_filt_destroy(p->cpu_filt[t]);
-    kri_free(p->cpu_filt);
-    kr_ctx_destroy(p->cpu_serial);
+    if (p->be) p->be->destroy(p->state);
     kri_free(p->views);
     kri_free(p->mat);
     kri_free(p->wv);
     kri_free(p->parker);
-    kri_free(p->cpu_w);
-    kri_free(p->cpu_q);
-    kri_free(p->cpu_scr);
     kri_free(p);
 }
 
@@ -434,17 +355,12 @@ static kr_status kri_fdk_check_opts(const kr_fdk_opts *o)
         return kri_fail(KR_ERR_INVALID_ARG,
                         "fdk: gpu_mem (%lld), batch_views (%lld) and slab_z (%lld) must be >= 0",
                         (long long)o->gpu_mem, (long long)o->batch_views, (long long)o->slab_z);
-    if ((unsigned)o->kernel >= KR_FDK_KERNEL_COUNT)
-        return kri_fail(KR_ERR_INVALID_ARG, "fdk: kernel %d is not a kr_fdk_kernel",
-                        (int)o->kernel);
-    if (o->fuse < -1 || o->fuse > 1)
-        return kri_fail(KR_ERR_INVALID_ARG, "fdk: fuse is %d (expected -1, 0 or 1)", o->fuse);
     return KR_OK;
 }
 
 kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
                             const kr_ct_view *views, int64_t nviews, const kr_ct_grid *grid,
-                            const kr_fdk_opts *o, int bp_only)
+                            const kr_fdk_opts *o, const kri_fdk_tune *t, int bp_only)
 {
     KRI_ARG_NOT_NULL(plan);
     *plan = NULL;
@@ -457,6 +373,12 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
         o = &od;
     }
     KRI_TRY(kri_fdk_check_opts(o));
+    kri_fdk_tune td;
+    if (!t) {
+        kri_fdk_tune_default(&td);
+        t = &td;
+    }
+    KRI_TRY(kri_fdk_check_tune(t));
     const int64_t maxn = (int64_t)1 << 20;
     if (nu < 1 || nv < 1 || nu > maxn || nv > maxn)
         return kri_fail(KR_ERR_DIM, "fdk: the detector has %lld x %lld pixels (each must be "
@@ -482,8 +404,9 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
     kr_fdk_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
     p->ctx = ctx;
-    p->backend = kr_ctx_backend(ctx);
+    p->loc = kri_ctx_loc(ctx);
     p->o = *o;
+    p->tune = *t;
     p->nu = nu;
     p->nv = nv;
     p->nviews = nviews;
@@ -520,38 +443,9 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
         KRI_CHECK(kri_fdk_weights(p, vg));
         kri_fdk_fov_check(p);
     }
-    if (p->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        KRI_CHECK(kri_cuda_fdk_create(p));
-#else
-        KRI_CHECK(kri_fail(KR_ERR_NO_DEVICE, "fdk: kray was built without CUDA"));
-#endif
-    } else {
-        int64_t vbytes = KRI_FDK_PADW(nu) * KRI_FDK_PADH(nv) * (int64_t)sizeof(float);
-        int64_t b = o->batch_views ? o->batch_views : ((int64_t)256 << 20) / vbytes;
-        p->cpu_batch = b < 1 ? 1 : (b > nviews ? nviews : b);
-        p->info.batch_views = p->cpu_batch;
-        /* one single-threaded filter and weighting buffer per thread: the views of a batch
-         * are filtered in parallel, each by the same serial code (so the result does not
-         * depend on which thread takes a view) */
-        p->cpu_nt = bp_only ? 0 : kri_threads(ctx);
-        if (!bp_only) KRI_CHECK(kr_ctx_create(&p->cpu_serial, KR_BACKEND_CPU_SERIAL));
-        p->cpu_filt = kri_calloc((size_t)p->cpu_nt, sizeof *p->cpu_filt);
-        if (!p->cpu_filt && p->cpu_nt)
-            KRI_CHECK(kri_fail(KR_ERR_OOM_HOST, "out of host memory for filters"));
-        for (int t = 0; t < p->cpu_nt; t++)
-            KRI_CHECK(kri_fdk_filt_create(&p->cpu_filt[t], p->cpu_serial, nu, nv, o));
-        if (p->cpu_nt)
-            KRI_CHECK(kri_alloc((void **)&p->cpu_w,
-                                (size_t)(nu * nv) * (size_t)p->cpu_nt * sizeof(float),
-                                "FDK weighted views"));
-        /* calloc: the padding stays zero for ever (the filter writes only the interior) */
-        p->cpu_q = kri_calloc((size_t)(p->cpu_batch * (vbytes / (int64_t)sizeof(float))),
-                              sizeof(float));
-        if (!p->cpu_q)
-            KRI_CHECK(kri_fail(KR_ERR_OOM_HOST, "out of host memory for %lld filtered views",
-                               (long long)p->cpu_batch));
-    }
+    KRI_CHECK(kri_backend_pick(&p->be, p->loc, &kri_fdk_cpu, &kri_fdk_cuda,
+                               bp_only ? "voxel-driven backprojector" : "fdk"));
+    KRI_CHECK(p->be->create(p, &p->state));
 #undef KRI_CHECK
     kri_free(vg);
     *plan = p;
@@ -562,49 +456,39 @@ fail:
     return s;
 }
 
+kr_status kri_fdk_plan_create_views_tuned(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
+                                          int64_t nv, const kr_ct_view *views, int64_t nviews,
+                                          const kr_ct_grid *grid, const kr_fdk_opts *o,
+                                          const kri_fdk_tune *t)
+{
+    return kri_fdk_plan_make(plan, ctx, nu, nv, views, nviews, grid, o, t, 0);
+}
+
 kr_status kr_fdk_plan_create_views(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
                                    int64_t nv, const kr_ct_view *views, int64_t nviews,
                                    const kr_ct_grid *grid, const kr_fdk_opts *o)
 {
-    return kri_fdk_plan_make(plan, ctx, nu, nv, views, nviews, grid, o, 0);
+    return kri_fdk_plan_make(plan, ctx, nu, nv, views, nviews, grid, o, NULL, 0);
 }
 
 /* ---- execute --------------------------------------------------------------------------------- */
-static kr_status kri_fdk_check_array(const kr_fdk_plan *p, const kr_array *a, const char *what,
-                                     const int64_t *want)
+/* An array of an execute: f32, contiguous, of the plan's dims (want), on the host or (CUDA
+ * plans) on the plan's device. */
+static kr_status kri_fdk_check_array(const kr_fdk_plan *p, const char *fn, const kr_array *a,
+                                     const char *what, const int64_t *want)
 {
-    char d1[96], d2[96];
-    if (a->dtype != KR_F32)
-        return kri_fail(KR_ERR_DTYPE, "fdk: %s is %s (FDK needs f32)", what,
-                        kr_dtype_name(a->dtype));
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "fdk: %s has no data", what);
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_INVALID_ARG, "fdk: %s is not contiguous", what);
-    int ok = kr_array_rank(a) <= 3;
-    for (int d = 0; d < 3 && ok; d++) ok = (d < a->ndim ? a->dims[d] : 1) == want[d];
-    if (!ok)
-        return kri_fail(KR_ERR_DIM, "fdk: %s has %s values, the geometry expects %s", what,
-                        kr_dims_string(a->ndim, a->dims, d1, sizeof d1),
-                        kr_dims_string(3, want, d2, sizeof d2));
-    if (p->backend != KR_BACKEND_CUDA && a->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "fdk: %s is on the device but the plan runs on the %s",
-                        what, kr_backend_name(p->backend));
+    const kr_loc loc = p->loc == KR_DEVICE ? KRI_ANY_LOC : KR_HOST;
+    KRI_TRY(kri_check_operand_dims(fn, what, a, KR_F32, loc, 3, want));
     if (a->loc == KR_DEVICE && a->device != kr_ctx_device(p->ctx))
-        return kri_fail(KR_ERR_LOCATION, "fdk: %s is on device %d, the plan on device %d", what,
+        return kri_fail(KR_ERR_LOCATION, "%s: %s is on device %d, the plan on device %d", fn, what,
                         a->device, kr_ctx_device(p->ctx));
     return KR_OK;
 }
 
 static kr_status kri_fdk_check_finite(kr_fdk_plan *p, const kr_array *proj)
 {
-    int64_t nnan = 0, ninf = 0, first = -1, n = kr_array_numel(proj);
-    if (proj->loc == KR_HOST)
-        kri_cpu_fdk_count_nonfinite(proj->data, n, kri_threads(p->ctx), &nnan, &ninf, &first);
-    else {
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_fdk_count_nonfinite(p, proj->data, n, &nnan, &ninf, &first));
-#endif
-    }
+    int64_t nnan = 0, ninf = 0, first = -1;
+    KRI_TRY(p->be->census(p->state, p, proj, &nnan, &ninf, &first));
     if (nnan || ninf) {
         int64_t a = first % p->nu, b = first / p->nu % p->nv, m = first / (p->nu * p->nv);
         return kri_fail(KR_ERR_INVALID_ARG,
@@ -616,75 +500,6 @@ static kr_status kri_fdk_check_finite(kr_fdk_plan *p, const kr_array *proj)
     return KR_OK;
 }
 
-static kr_status kri_fdk_cpu_scratch(kr_fdk_plan *p, int nt)
-{
-    if (p->cpu_scr && p->cpu_scr_threads >= nt) return KR_OK;
-    kri_free(p->cpu_scr);
-    p->cpu_scr = NULL;
-    p->cpu_scr_threads = 0;
-    KRI_TRY(kri_alloc((void **)&p->cpu_scr,
-                      (size_t)(nt * kri_cpu_fdk_scratch_floats(p->grid.n[0])) * sizeof(float),
-                      "FDK backprojection scratch"));
-    p->cpu_scr_threads = nt;
-    return KR_OK;
-}
-
-static kr_status kri_fdk_cpu_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int mode)
-{
-    const int64_t nu = p->nu, nv = p->nv, padw = KRI_FDK_PADW(nu);
-    const int64_t vstride = padw * KRI_FDK_PADH(nv);
-    const int nt = kri_threads(p->ctx);
-    KRI_TRY(kri_fdk_cpu_scratch(p, nt));
-    const float *in = proj->data;
-    float *out = vol->data;
-    memset(out, 0, kr_array_bytes(vol));
-    double tf = 0, tb = 0;
-    kr_progress *pg = kri_fdk_progress(p, p->nviews);
-    for (int64_t m0 = 0; m0 < p->nviews; m0 += p->cpu_batch) {
-        int64_t nb = p->nviews - m0 < p->cpu_batch ? p->nviews - m0 : p->cpu_batch;
-        double t0 = kr_time_now();
-        kr_status fs = KR_OK;
-        /* filtering takes one of the plan's cpu_nt filters a thread */
-        const int ft = mode != KRI_FDK_FILTER || nt < p->cpu_nt ? nt : p->cpu_nt;
-#pragma omp parallel for num_threads(ft) schedule(static)
-        for (int64_t b = 0; b < nb; b++) {
-            const int t = omp_get_thread_num();
-            const float *pv = in + (m0 + b) * nu * nv;
-            float *q = p->cpu_q + b * vstride + padw + 1;
-            if (mode == KRI_FDK_DENSITY) {
-                kri_cpu_fdk_weight(p, pv, m0 + b, q, padw);
-            } else if (mode == KRI_FDK_FILTER) {
-                float *w = p->cpu_w + (int64_t)t * nu * nv;
-                kri_cpu_fdk_weight(p, pv, m0 + b, w, nu);
-                kr_status s = kri_fdk_filt_run(p->cpu_filt[t], w, nu, q, padw);
-                if (s != KR_OK) {
-#pragma omp critical(kri_fdk_filter_status)
-                    fs = s;
-                }
-            } else {
-                for (int64_t r = 0; r < nv; r++)
-                    memcpy(q + r * padw, pv + r * nu, (size_t)nu * sizeof(float));
-            }
-        }
-        if (fs != KR_OK) {
-            kr_progress_end(pg);
-            return fs;
-        }
-        double t1 = kr_time_now();
-        kri_cpu_fdk_backproject(p, p->cpu_q, m0, nb, out, nt, p->cpu_scr);
-        tb += kr_time_now() - t1;
-        tf += t1 - t0;
-        kr_progress_add(pg, nb);
-    }
-    kr_progress_end(pg);
-    p->info.t_filter_s = tf;
-    p->info.t_backproject_s = tb;
-    p->info.kernel = kri_cpu_fdk_kernel_name(p);
-    p->info.slabs = 1;
-    p->info.slab_z = p->grid.n[2];
-    return KR_OK;
-}
-
 static kr_status kri_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int mode)
 {
     KRI_ARG_NOT_NULL(p);
@@ -692,18 +507,14 @@ static kr_status kri_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol
         return kri_fail(KR_ERR_INVALID_ARG, "fdk: this plan %s",
                         p->bp_only ? "only backprojects with ray-density weights"
                                    : "has no ray-density weights");
-    KRI_ARG_NOT_NULL(proj);
-    KRI_ARG_NOT_NULL(vol);
+    const char *fn = mode == KRI_FDK_DENSITY ? "voxel-driven backprojector"
+                     : mode == KRI_FDK_FILTER ? "kr_fdk_execute"
+                                              : "kr_fdk_backproject";
     const int64_t pd[3] = {p->nu, p->nv, p->nviews};
-    KRI_TRY(kri_fdk_check_array(p, proj, "the projections", pd));
-    KRI_TRY(kri_fdk_check_array(p, vol, "the volume", p->grid.n));
+    KRI_TRY(kri_fdk_check_array(p, fn, proj, "proj", pd));
+    KRI_TRY(kri_fdk_check_array(p, fn, vol, "vol", p->grid.n));
     KRI_TRY(kri_fdk_check_finite(p, proj));
-    if (p->backend != KR_BACKEND_CUDA) return kri_fdk_cpu_run(p, proj, vol, mode);
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_fdk_run(p, proj, vol, mode);
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "fdk: kray was built without CUDA");
-#endif
+    return p->be->run(p->state, p, proj, vol, mode);
 }
 
 kr_status kr_fdk_execute(kr_fdk_plan *p, const kr_array *proj, kr_array *vol)
@@ -726,15 +537,11 @@ kr_status kr_fdk_plan_info(const kr_fdk_plan *p, kr_fdk_info *info)
     KRI_ARG_NOT_NULL(p);
     KRI_ARG_NOT_NULL(info);
     *info = p->info;
-#ifdef KRAY_HAVE_CUDA
-    if (p->backend == KR_BACKEND_CUDA && p->cu)
-        KRI_TRY(kri_cuda_fdk_times(p, &info->t_filter_s, &info->t_backproject_s));
-#endif
     return KR_OK;
 }
 
-kr_status kr_fdk_plan_create(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
-                             const kr_fdk_opts *o)
+kr_status kri_fdk_plan_create_tuned(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                                    const kr_fdk_opts *o, const kri_fdk_tune *t)
 {
     KRI_ARG_NOT_NULL(plan);
     *plan = NULL;
@@ -742,9 +549,15 @@ kr_status kr_fdk_plan_create(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_
     if (!kr_ct_type_is_cone(kr_ct_geom_type(g)))
         return kri_fail(KR_ERR_GEOMETRY, "fdk: the geometry is of type %s; FDK needs a cone-beam "
                         "geometry (cone or cone-vec)", kr_ct_type_name(kr_ct_geom_type(g)));
-    return kr_fdk_plan_create_views(plan, ctx, kr_ct_geom_det_count(g), kr_ct_geom_det_rows(g),
-                                    kr_ct_geom_views(g), kr_ct_geom_nviews(g),
-                                    kr_ct_geom_grid(g), o);
+    return kri_fdk_plan_make(plan, ctx, kr_ct_geom_det_count(g), kr_ct_geom_det_rows(g),
+                             kr_ct_geom_views(g), kr_ct_geom_nviews(g), kr_ct_geom_grid(g), o, t,
+                             0);
+}
+
+kr_status kr_fdk_plan_create(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                             const kr_fdk_opts *o)
+{
+    return kri_fdk_plan_create_tuned(plan, ctx, g, o, NULL);
 }
 
 kr_status kr_fdk(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fdk_opts *o,

@@ -1,4 +1,6 @@
-/* FDK on the CPU: pre-weighting, the non-finite census and the voxel-driven backprojector.
+/* FDK on the CPU (the backend table kri_fdk_cpu): pre-weighting, the non-finite census, the
+ * voxel-driven backprojector and the pipeline of an execute (views in batches: weighted and
+ * filtered in parallel, one serial filter per thread, then backprojected).
  *
  * Backprojection work items are (z block of KRI_CPU_KZ slices, chunk of KRI_CPU_JC y rows), in
  * a fixed order; for each chunk of views and each row, the item loads the row's KZ x nx voxels
@@ -21,6 +23,38 @@
 #endif
 
 #define KRI_CPU_KZ 32 /* slices per work item */
+
+/* Padded view layout: pixel (a, b) at (b + 1) * (nu + 3) + a + 1, zeros around. */
+#define KRI_FDK_PADW(nu) ((nu) + 3)
+#define KRI_FDK_PADH(nv) ((nv) + 3)
+
+/* The projection matrix (fdk_kern.h), portable instance: two roundings everywhere. */
+#define KT float
+#define KFN(x) x##_f32
+#define KHD static inline
+#define KS(x) (x)
+#define KMUL(a, b) ((a) * (b))
+#define KADD(a, b) ((a) + (b))
+#define KFMA(a, b, c) ((a) * (b) + (c)) /* two roundings: C11 does not contract */
+#define KRCP(a) (1.0f / (a))
+#define KFMUL(a, b) ((a) * (b))
+#define KFADD(a, b) ((a) + (b))
+#include "fdk_kern.h"
+
+#ifdef KRI_FDK_AVX512
+/* The AVX-512 instance: 16 columns at a time, fused multiply-adds, exact division. */
+#define KT __m512
+#define KFN(x) x##_avx512
+#define KHD static inline __attribute__((target("avx512f")))
+#define KS(x) _mm512_set1_ps(x)
+#define KMUL(a, b) _mm512_mul_ps(a, b)
+#define KADD(a, b) _mm512_add_ps(a, b)
+#define KFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define KRCP(a) _mm512_div_ps(_mm512_set1_ps(1.0f), a)
+#define KFMUL(a, b) ((a) * (b))
+#define KFADD(a, b) ((a) + (b))
+#include "fdk_kern.h"
+#endif
 
 /* ---- pre-weighting ------------------------------------------------------------------------- */
 void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *pv, int64_t m, float *w, int64_t ws)
@@ -97,23 +131,16 @@ typedef struct kri_cols {
 static void kri_fdk_columns(const kri_fdk_mat *M, int64_t nx, int64_t j, float nuf, int padw,
                             kri_cols *c)
 {
-    const float jf = (float)j;
-    const float w0 = M->pw[1] * jf + M->pw[3];
-    const float u0 = M->pu[1] * jf + M->pu[3];
-    const float v0 = M->pv[1] * jf + M->pv[3];
+    float w0, u0, v0;
+    kri_fdk_row_terms_f32(M, (float)j, &w0, &u0, &v0);
     for (int64_t i = 0; i < nx; i++) {
-        const float fi = (float)i;
-        const float w = M->pw[0] * fi + w0;
-        const float r = 1.0f / w;
-        float u = (M->pu[0] * fi + u0) * r;
+        float u;
+        kri_fdk_col_f32(M, (float)i, w0, u0, v0, &u, &c->wt[i], &c->vb[i], &c->dv[i]);
         u = u < -1.0f ? -1.0f : (u > nuf ? nuf : u);
         int32_t iu = (int32_t)u; /* u >= -1: truncate, then fix to floor */
         if ((float)iu > u) iu -= 1;
         c->fu[i] = u - (float)iu;
         c->ib[i] = iu + 1 + padw; /* padded index of (iu, row -1) + one row */
-        c->wt[i] = r * r;
-        c->vb[i] = (M->pv[0] * fi + v0) * r;
-        c->dv[i] = M->pv[2] * r;
     }
 }
 
@@ -121,10 +148,10 @@ static void kri_fdk_columns(const kri_fdk_mat *M, int64_t nx, int64_t j, float n
 static float kri_fdk_voxel_general(const kri_fdk_mat *M, const float *q, int padw, float nuf,
                                    float nvf, float fi, float fj, float fk)
 {
-    const float w = M->pw[0] * fi + M->pw[1] * fj + M->pw[2] * fk + M->pw[3];
+    float w, un, vn;
+    kri_fdk_voxel_f32(M, fi, fj, fk, &w, &un, &vn);
     const float r = 1.0f / w;
-    float u = (M->pu[0] * fi + M->pu[1] * fj + M->pu[2] * fk + M->pu[3]) * r;
-    float v = (M->pv[0] * fi + M->pv[1] * fj + M->pv[2] * fk + M->pv[3]) * r;
+    float u = un * r, v = vn * r;
     u = u < -1.0f ? -1.0f : (u > nuf ? nuf : u);
     v = v < -1.0f ? -1.0f : (v > nvf ? nvf : v);
     int32_t iu = (int32_t)u, iv = (int32_t)v;
@@ -145,7 +172,7 @@ static void kri_fdk_row_portable(const kri_cols *c, const float *q, int padw, fl
         const float kf = (float)(k0 + kk);
         float *ar = acc + kk * nx;
         for (int64_t i = 0; i < nx; i++) {
-            float v = c->vb[i] + kf * c->dv[i];
+            float v = kri_fdk_v_f32(c->vb[i], c->dv[i], kf);
             v = v < -1.0f ? -1.0f : (v > nvf ? nvf : v);
             int32_t iv = (int32_t)v;
             if ((float)iv > v) iv -= 1;
@@ -165,29 +192,24 @@ __attribute__((target("avx512f"))) static void
 kri_fdk_columns_avx512(const kri_fdk_mat *M, int64_t nx, int64_t j, float nuf, int padw,
                        kri_cols *c)
 {
-    const float jf = (float)j;
-    const __m512 w0 = _mm512_set1_ps(M->pw[1] * jf + M->pw[3]);
-    const __m512 u0 = _mm512_set1_ps(M->pu[1] * jf + M->pu[3]);
-    const __m512 v0 = _mm512_set1_ps(M->pv[1] * jf + M->pv[3]);
-    const __m512 pw0 = _mm512_set1_ps(M->pw[0]), pu0 = _mm512_set1_ps(M->pu[0]);
-    const __m512 pv0 = _mm512_set1_ps(M->pv[0]), pv2 = _mm512_set1_ps(M->pv[2]);
-    const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(nuf), one = _mm512_set1_ps(1.0f);
+    __m512 w0, u0, v0;
+    kri_fdk_row_terms_avx512(M, (float)j, &w0, &u0, &v0);
+    const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(nuf);
     const __m512i base = _mm512_set1_epi32(1 + padw);
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     for (int64_t i = 0; i < nx; i += 16) {
         const int64_t rem = nx - i;
         const __mmask16 m = rem >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rem) - 1u);
         const __m512 fi = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_set1_epi32((int)i), iota));
-        const __m512 w = _mm512_fmadd_ps(pw0, fi, w0);
-        const __m512 r = _mm512_div_ps(one, w);
-        __m512 u = _mm512_mul_ps(_mm512_fmadd_ps(pu0, fi, u0), r);
+        __m512 u, wt, vb, dv;
+        kri_fdk_col_avx512(M, fi, w0, u0, v0, &u, &wt, &vb, &dv);
         u = _mm512_min_ps(_mm512_max_ps(u, lo), hi);
         const __m512 fl = _mm512_roundscale_ps(u, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
         _mm512_mask_storeu_ps(c->fu + i, m, _mm512_sub_ps(u, fl));
         _mm512_mask_storeu_epi32(c->ib + i, m, _mm512_add_epi32(_mm512_cvtps_epi32(fl), base));
-        _mm512_mask_storeu_ps(c->wt + i, m, _mm512_mul_ps(r, r));
-        _mm512_mask_storeu_ps(c->vb + i, m, _mm512_mul_ps(_mm512_fmadd_ps(pv0, fi, v0), r));
-        _mm512_mask_storeu_ps(c->dv + i, m, _mm512_mul_ps(pv2, r));
+        _mm512_mask_storeu_ps(c->wt + i, m, wt);
+        _mm512_mask_storeu_ps(c->vb + i, m, vb);
+        _mm512_mask_storeu_ps(c->dv + i, m, dv);
     }
 }
 
@@ -243,20 +265,20 @@ kri_fdk_row_avx512(const kri_cols *c, const float *q, int padw, float nvf, int64
         const __m512 wt = _mm512_maskz_loadu_ps(m, c->wt + i);
         const __m512 ibf = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, c->ib + i));
         /* v is monotonic in k: when both ends are inside (-1, nv) so is every slice */
-        const __m512 va = _mm512_fmadd_ps(_mm512_set1_ps((float)k0), dv, vb);
-        const __m512 vz = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + nk - 1)), dv, vb);
+        const __m512 va = kri_fdk_v_avx512(vb, dv, _mm512_set1_ps((float)k0));
+        const __m512 vz = kri_fdk_v_avx512(vb, dv, _mm512_set1_ps((float)(k0 + nk - 1)));
         const __mmask16 in = _mm512_mask_cmp_ps_mask(m, va, lo, _CMP_GT_OQ) &
                              _mm512_mask_cmp_ps_mask(m, va, hi, _CMP_LT_OQ) &
                              _mm512_mask_cmp_ps_mask(m, vz, lo, _CMP_GT_OQ) &
                              _mm512_mask_cmp_ps_mask(m, vz, hi, _CMP_LT_OQ);
         if (in == m) {
             for (int64_t kk = 0; kk < nk; kk++) {
-                const __m512 v = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + kk)), dv, vb);
+                const __m512 v = kri_fdk_v_avx512(vb, dv, _mm512_set1_ps((float)(k0 + kk)));
                 KRI_FDK_AVX_UPDATE(v, m);
             }
         } else {
             for (int64_t kk = 0; kk < nk; kk++) {
-                const __m512 v = _mm512_fmadd_ps(_mm512_set1_ps((float)(k0 + kk)), dv, vb);
+                const __m512 v = kri_fdk_v_avx512(vb, dv, _mm512_set1_ps((float)(k0 + kk)));
                 const __mmask16 lm = _mm512_mask_cmp_ps_mask(m, v, lo, _CMP_GT_OQ) &
                                      _mm512_mask_cmp_ps_mask(m, v, hi, _CMP_LT_OQ);
                 if (lm == 0) continue;
@@ -289,12 +311,16 @@ static int kri_fdk_use_avx512(const kr_fdk_plan *p)
 #endif
 }
 
-const char *kri_cpu_fdk_kernel_name(const kr_fdk_plan *p)
+static const char *kri_cpu_fdk_kernel_name(const kr_fdk_plan *p)
 {
     return kri_fdk_use_avx512(p) ? "cpu-avx512" : "cpu";
 }
 
-int64_t kri_cpu_fdk_scratch_floats(int64_t nx) { return (int64_t)(KRI_CPU_KZ + 5) * nx + 16; }
+/* Floats of backprojection scratch per thread for a volume nx wide. */
+static int64_t kri_cpu_fdk_scratch_floats(int64_t nx)
+{
+    return (int64_t)(KRI_CPU_KZ + 5) * nx + 16;
+}
 
 /* Views per pass over a row chunk: about 1 MiB of detector bands (a band: the rows one z block
  * reads, estimated at the centre column of the first view) stays in the core's cache while
@@ -304,15 +330,18 @@ static int64_t kri_fdk_view_chunk(const kr_fdk_plan *p, int64_t m0)
 {
     const kri_fdk_mat *M = &p->mat[m0];
     const float ci = 0.5f * (float)(p->grid.n[0] - 1), cj = 0.5f * (float)(p->grid.n[1] - 1);
-    const float w = M->pw[0] * ci + M->pw[1] * cj + M->pw[3];
+    float w, un, vn;
+    kri_fdk_voxel_f32(M, ci, cj, 0.0f, &w, &un, &vn);
     const double rows = fabs((double)M->pv[2] / (double)w) * KRI_CPU_KZ + 4;
     const double band = rows * (double)KRI_FDK_PADW(p->nu) * sizeof(float);
     int64_t vc = (int64_t)((double)(1 << 20) / band);
     return vc < 1 ? 1 : (vc > 16 ? 16 : vc);
 }
 
-void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0, int64_t nb,
-                             float *vol, int nthreads, float *scratch)
+/* vol [nx, ny, nz] += sum over views m0 .. m0 + nb - 1 (in order) of the padded filtered views
+ * q (view m0 + b at q + b * padw * padh). */
+static void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0,
+                                    int64_t nb, float *vol, int nthreads, float *scratch)
 {
     const int64_t nx = p->grid.n[0], ny = p->grid.n[1], nz = p->grid.n[2];
     const int padw = (int)KRI_FDK_PADW(p->nu);
@@ -380,3 +409,143 @@ void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0, i
     }
     (void)avx;
 }
+
+/* ---- the backend ----------------------------------------------------------------------------- */
+typedef struct kri_fdk_host {
+    int nt;              /* threads at plan creation */
+    kr_ctx *serial;      /* single-threaded ctx of the per-thread filters */
+    kri_fdk_filt **filt; /* nt filters of nv rows each, unit spacing */
+    float *w;            /* nt weighted views [nu, nv] */
+    float *q;            /* batch of padded filtered views [(nu + 3) (nv + 3), batch] */
+    int64_t batch;
+    float *scr;          /* backprojection scratch, scr_threads x kri_cpu_fdk_scratch_floats */
+    int scr_threads;
+} kri_fdk_host;
+
+static void kri_cpu_fdk_destroy(void *state)
+{
+    kri_fdk_host *h = state;
+    if (!h) return;
+    for (int t = 0; h->filt && t < h->nt; t++) kri_fdk_filt_destroy(h->filt[t]);
+    kri_free(h->filt);
+    kr_ctx_destroy(h->serial);
+    kri_free(h->w);
+    kri_free(h->q);
+    kri_free(h->scr);
+    kri_free(h);
+}
+
+static kr_status kri_cpu_fdk_create(kr_fdk_plan *p, void **state)
+{
+    kri_fdk_host *h = kri_calloc(1, sizeof *h);
+    *state = h;
+    if (!h) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
+    const int64_t nu = p->nu, nv = p->nv;
+    int64_t vbytes = KRI_FDK_PADW(nu) * KRI_FDK_PADH(nv) * (int64_t)sizeof(float);
+    int64_t b = p->o.batch_views ? p->o.batch_views : ((int64_t)256 << 20) / vbytes;
+    h->batch = b < 1 ? 1 : (b > p->nviews ? p->nviews : b);
+    p->info.batch_views = h->batch;
+    /* one single-threaded filter and weighting buffer per thread: the views of a batch are
+     * filtered in parallel, each by the same serial code (so the result does not depend on
+     * which thread takes a view) */
+    h->nt = p->bp_only ? 0 : kri_threads(p->ctx);
+    if (!p->bp_only) KRI_TRY(kr_ctx_create(&h->serial, KR_BACKEND_CPU_SERIAL));
+    h->filt = kri_calloc((size_t)h->nt, sizeof *h->filt);
+    if (!h->filt && h->nt) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for filters");
+    for (int t = 0; t < h->nt; t++)
+        KRI_TRY(kri_fdk_filt_create(&h->filt[t], h->serial, nu, nv, &p->o, p->tune.fuse));
+    if (h->nt)
+        KRI_TRY(kri_alloc((void **)&h->w, (size_t)(nu * nv) * (size_t)h->nt * sizeof(float),
+                          "FDK weighted views"));
+    /* calloc: the padding stays zero for ever (the filter writes only the interior) */
+    h->q = kri_calloc((size_t)(h->batch * (vbytes / (int64_t)sizeof(float))), sizeof(float));
+    if (!h->q)
+        return kri_fail(KR_ERR_OOM_HOST, "out of host memory for %lld filtered views",
+                        (long long)h->batch);
+    return KR_OK;
+}
+
+static kr_status kri_cpu_fdk_census(void *state, const kr_fdk_plan *p, const kr_array *proj,
+                                    int64_t *nnan, int64_t *ninf, int64_t *first)
+{
+    (void)state;
+    kri_cpu_fdk_count_nonfinite(proj->data, kr_array_numel(proj), kri_threads(p->ctx), nnan,
+                                ninf, first);
+    return KR_OK;
+}
+
+static kr_status kri_cpu_fdk_scratch(kri_fdk_host *h, int64_t nx, int nt)
+{
+    if (h->scr && h->scr_threads >= nt) return KR_OK;
+    kri_free(h->scr);
+    h->scr = NULL;
+    h->scr_threads = 0;
+    KRI_TRY(kri_alloc((void **)&h->scr, (size_t)(nt * kri_cpu_fdk_scratch_floats(nx)) *
+                      sizeof(float), "FDK backprojection scratch"));
+    h->scr_threads = nt;
+    return KR_OK;
+}
+
+static kr_status kri_cpu_fdk_run(void *state, kr_fdk_plan *p, const kr_array *proj,
+                                 kr_array *vol, int mode)
+{
+    kri_fdk_host *h = state;
+    const int64_t nu = p->nu, nv = p->nv, padw = KRI_FDK_PADW(nu);
+    const int64_t vstride = padw * KRI_FDK_PADH(nv);
+    const int nt = kri_threads(p->ctx);
+    KRI_TRY(kri_cpu_fdk_scratch(h, p->grid.n[0], nt));
+    const float *in = proj->data;
+    float *out = vol->data;
+    memset(out, 0, kr_array_bytes(vol));
+    double tf = 0, tb = 0;
+    kr_progress *pg = kri_fdk_progress(p, p->nviews);
+    for (int64_t m0 = 0; m0 < p->nviews; m0 += h->batch) {
+        int64_t nb = p->nviews - m0 < h->batch ? p->nviews - m0 : h->batch;
+        double t0 = kr_time_now();
+        kr_status fs = KR_OK;
+        /* filtering takes one of the plan's nt filters a thread */
+        const int ft = mode != KRI_FDK_FILTER || nt < h->nt ? nt : h->nt;
+#pragma omp parallel for num_threads(ft) schedule(static)
+        for (int64_t b = 0; b < nb; b++) {
+            const int t = omp_get_thread_num();
+            const float *pv = in + (m0 + b) * nu * nv;
+            float *q = h->q + b * vstride + padw + 1;
+            if (mode == KRI_FDK_DENSITY) {
+                kri_cpu_fdk_weight(p, pv, m0 + b, q, padw);
+            } else if (mode == KRI_FDK_FILTER) {
+                float *w = h->w + (int64_t)t * nu * nv;
+                kri_cpu_fdk_weight(p, pv, m0 + b, w, nu);
+                kr_status s = kri_fdk_filt_run(h->filt[t], w, nu, q, padw);
+                if (s != KR_OK) {
+#pragma omp critical(kri_fdk_filter_status)
+                    fs = s;
+                }
+            } else {
+                for (int64_t r = 0; r < nv; r++)
+                    memcpy(q + r * padw, pv + r * nu, (size_t)nu * sizeof(float));
+            }
+        }
+        if (fs != KR_OK) {
+            kr_progress_end(pg);
+            return fs;
+        }
+        double t1 = kr_time_now();
+        kri_cpu_fdk_backproject(p, h->q, m0, nb, out, nt, h->scr);
+        tb += kr_time_now() - t1;
+        tf += t1 - t0;
+        kr_progress_add(pg, nb);
+    }
+    kr_progress_end(pg);
+    p->info.t_filter_s = tf;
+    p->info.t_backproject_s = tb;
+    p->info.kernel = kri_cpu_fdk_kernel_name(p);
+    p->info.slabs = 1;
+    p->info.slab_z = p->grid.n[2];
+    return KR_OK;
+}
+
+const kri_fdk_backend kri_fdk_cpu = {{"cpu", true},
+                                     kri_cpu_fdk_create,
+                                     kri_cpu_fdk_destroy,
+                                     kri_cpu_fdk_census,
+                                     kri_cpu_fdk_run};

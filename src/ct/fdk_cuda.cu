@@ -1,5 +1,6 @@
-/* FDK on CUDA: pre-weighting, the non-finite census, the voxel-driven backprojection kernels
- * and the out-of-core pipeline (slabs x batches, two streams, pinned staging).
+/* FDK on CUDA (the backend table kri_fdk_cuda): pre-weighting, the non-finite census, the
+ * voxel-driven backprojection kernels and the out-of-core pipeline (slabs x batches, two
+ * streams, pinned staging).
  *
  * Backprojection kernels. A thread owns one (i, j) column and KZ consecutive slices of it and
  * keeps their sums in registers across all the views of a launch (KRI_FDK_VPL views, whose
@@ -128,8 +129,8 @@ __global__ void __launch_bounds__(256)
         if (!GENERAL) {
             const kri_col col = kri_column(M, i, j, nuf);
             /* v is monotonic in k: samples with v <= -1 or v >= nv are +0 (skipped) */
-            const float va = __fmaf_rn((float)k0, col.dv, col.vb);
-            const float vz = __fmaf_rn((float)(k0 + nk - 1), col.dv, col.vb);
+            const float va = kri_fdk_v_cu(col.vb, col.dv, (float)k0);
+            const float vz = kri_fdk_v_cu(col.vb, col.dv, (float)(k0 + nk - 1));
             if ((va <= -1.0f && vz <= -1.0f) || (va >= nvf && vz >= nvf)) continue;
             kri_accum_global<KZ>(acc, col, S, qs, (float)k0, nk);
         } else {
@@ -138,22 +139,11 @@ __global__ void __launch_bounds__(256)
             for (int kk = 0; kk < KZ; kk++) {
                 if (kk < nk) {
                     /* the CPU's kri_fdk_voxel_general, in the same order */
-                    const float fk = (float)(k0 + kk);
-                    const float w = __fadd_rn(
-                        __fadd_rn(__fadd_rn(__fmul_rn(M.pw[0], fi), __fmul_rn(M.pw[1], fj)),
-                                  __fmul_rn(M.pw[2], fk)),
-                        M.pw[3]);
+                    float w, un, vn;
+                    kri_fdk_voxel_cu(&M, fi, fj, (float)(k0 + kk), &w, &un, &vn);
                     const float r = __fdiv_rn(1.0f, w);
-                    float u = __fmul_rn(
-                        __fadd_rn(__fadd_rn(__fadd_rn(__fmul_rn(M.pu[0], fi), __fmul_rn(M.pu[1], fj)),
-                                            __fmul_rn(M.pu[2], fk)),
-                                  M.pu[3]),
-                        r);
-                    float v = __fmul_rn(
-                        __fadd_rn(__fadd_rn(__fadd_rn(__fmul_rn(M.pv[0], fi), __fmul_rn(M.pv[1], fj)),
-                                            __fmul_rn(M.pv[2], fk)),
-                                  M.pv[3]),
-                        r);
+                    float u = __fmul_rn(un, r);
+                    float v = __fmul_rn(vn, r);
                     u = fminf(fmaxf(u, -1.0f), nuf);
                     v = fminf(fmaxf(v, -1.0f), nvf);
                     const float flu = floorf(u), flv = floorf(v);
@@ -291,8 +281,10 @@ __global__ void k_fdk_census(const float *__restrict__ x, long long n,
 }
 
 /* ---- plan state ------------------------------------------------------------------------------ */
-struct kri_fdk_cuda {
+typedef struct kri_fdk_dev {
     int dev;
+    int64_t budget; /* resolved gpu_mem */
+    int budget_auto;
     cudaStream_t copy; /* non-blocking: overlaps with the ctx's stream even if that is stream 0 */
     cudaEvent_t h2d[2], used[2];
     cudaEvent_t tev[3]; /* in-core timing: before weighting, after filtering, after BP */
@@ -306,9 +298,9 @@ struct kri_fdk_cuda {
     float *d_raw[2], *h_pin[2], *d_q, *d_slab;
     kri_fdk_filt *filt;
     int64_t bytes;
-};
+} kri_fdk_dev;
 
-static void kri_cuda_fdk_release(kri_fdk_cuda *cu)
+static void kri_cuda_fdk_release(kri_fdk_dev *cu)
 {
     for (int k = 0; k < 2; k++) {
         if (cu->d_raw[k]) cudaFree(cu->d_raw[k]);
@@ -325,8 +317,9 @@ static void kri_cuda_fdk_release(kri_fdk_cuda *cu)
     cu->bytes = 0;
 }
 
-extern "C" void kri_cuda_fdk_destroy(kri_fdk_cuda *cu)
+static void kri_cuda_fdk_destroy(void *state)
 {
+    kri_fdk_dev *cu = (kri_fdk_dev *)state;
     if (!cu) return;
     cudaSetDevice(cu->dev);
     if (cu->copy) cudaStreamSynchronize(cu->copy);
@@ -345,7 +338,8 @@ extern "C" void kri_cuda_fdk_destroy(kri_fdk_cuda *cu)
     kri_free(cu);
 }
 
-extern "C" kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes)
+/* Free device memory in bytes (for the auto budget). */
+static kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     size_t fr = 0, tot = 0;
@@ -354,12 +348,15 @@ extern "C" kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes)
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fdk_create(kr_fdk_plan *p)
+/* Streams, events and the weight tables on the device (the schedule's buffers come at the first
+ * execute, kri_cuda_fdk_prepare). */
+static kr_status kri_cuda_fdk_create(kr_fdk_plan *p, void **state)
 {
+    *state = NULL;
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    kri_fdk_cuda *cu = (kri_fdk_cuda *)kri_calloc(1, sizeof *cu);
+    kri_fdk_dev *cu = (kri_fdk_dev *)kri_calloc(1, sizeof *cu);
+    *state = cu;
     if (!cu) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
-    p->cu = cu;
     cu->dev = kr_ctx_device(p->ctx);
     KRI_CU(cudaStreamCreateWithFlags(&cu->copy, cudaStreamNonBlocking), "cudaStreamCreate");
     for (int k = 0; k < 2; k++) {
@@ -378,17 +375,17 @@ extern "C" kr_status kri_cuda_fdk_create(kr_fdk_plan *p)
     }
     KRI_CU(cudaMalloc((void **)&cu->d_cnt, 4 * sizeof(unsigned long long)),
            "allocating the FDK counters");
-    p->budget = p->o.gpu_mem;
-    p->budget_auto = p->o.gpu_mem == 0;
+    cu->budget = p->o.gpu_mem;
+    cu->budget_auto = p->o.gpu_mem == 0;
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_bp)
+/* The filter and backprojection seconds of the last execute when it ran in core (one slab, one
+ * batch: the events bracket the whole of each step), else 0. */
+static kr_status kri_cuda_fdk_times(const kri_fdk_dev *cu, double *t_filter, double *t_bp)
 {
-    kri_fdk_cuda *cu = p->cu;
     *t_filter = *t_bp = 0;
     if (!cu->timed) return KR_OK;
-    KRI_TRY(kri_cuda_set_device(p->ctx));
     float a = 0, b = 0;
     KRI_CU(cudaEventElapsedTime(&a, cu->tev[0], cu->tev[1]), "cudaEventElapsedTime");
     KRI_CU(cudaEventElapsedTime(&b, cu->tev[1], cu->tev[2]), "cudaEventElapsedTime");
@@ -397,10 +394,17 @@ extern "C" kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, 
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fdk_count_nonfinite(kr_fdk_plan *p, const float *x, int64_t n,
-                                                  int64_t *nnan, int64_t *ninf, int64_t *first)
+/* Non-finite values of the projections: counted on the host or on the device. */
+static kr_status kri_cuda_fdk_census(void *state, const kr_fdk_plan *p, const kr_array *proj,
+                                     int64_t *nnan, int64_t *ninf, int64_t *first)
 {
-    kri_fdk_cuda *cu = p->cu;
+    kri_fdk_dev *cu = (kri_fdk_dev *)state;
+    const float *x = (const float *)proj->data;
+    const int64_t n = kr_array_numel(proj);
+    if (proj->loc == KR_HOST) {
+        kri_cpu_fdk_count_nonfinite(x, n, kri_threads(p->ctx), nnan, ninf, first);
+        return KR_OK;
+    }
     KRI_TRY(kri_cuda_set_device(p->ctx));
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
     unsigned long long h[3] = {0, 0, ~0ull};
@@ -417,18 +421,17 @@ extern "C" kr_status kri_cuda_fdk_count_nonfinite(kr_fdk_plan *p, const float *x
 }
 
 /* Buffers for a schedule on these array locations (kept until the locations change). */
-static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
+static kr_status kri_cuda_fdk_prepare(kri_fdk_dev *cu, kr_fdk_plan *p, int ph, int vh)
 {
-    kri_fdk_cuda *cu = p->cu;
     if (cu->ready && cu->ph == ph && cu->vh == vh) return KR_OK;
     KRI_CU(cudaStreamSynchronize(cu->copy), "cudaStreamSynchronize");
     kri_cuda_fdk_release(cu);
-    if (p->budget_auto) { /* 90% of what is free now, with the caller's arrays allocated */
-        int64_t fr;
+    if (cu->budget_auto) { /* 90% of what is free now, with the caller's arrays allocated */
+        int64_t fr = 0;
         KRI_TRY(kri_cuda_fdk_free_bytes(p->ctx, &fr));
-        p->budget = fr / 10 * 9;
+        cu->budget = fr / 10 * 9;
     }
-    KRI_TRY(kri_fdk_sched_make(p, ph, vh, p->budget, p->budget_auto, &cu->sched));
+    KRI_TRY(kri_fdk_sched_make(p, ph, vh, cu->budget, cu->budget_auto, &cu->sched));
     const kri_fdk_sched *s = &cu->sched;
     const size_t rowsb = (size_t)(s->batch * s->nbmax * p->nu) * sizeof(float);
     if (ph)
@@ -450,7 +453,8 @@ static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
                           (size_t)(p->grid.n[0] * p->grid.n[1] * s->slab_z) * sizeof(float)),
                "allocating the FDK slab");
     if (!p->bp_only)
-        KRI_TRY(kri_fdk_filt_create(&cu->filt, p->ctx, p->nu, s->batch * s->nbmax, &p->o));
+        KRI_TRY(kri_fdk_filt_create(&cu->filt, p->ctx, p->nu, s->batch * s->nbmax, &p->o,
+                                    p->tune.fuse));
     cu->ph = ph;
     cu->vh = vh;
     cu->ready = 1;
@@ -463,7 +467,7 @@ static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
            "fdk: %lld slab(s) of %lld slices, batches of %lld views x %lld rows, %.1f MiB of "
            "device memory (budget %.1f MiB)",
            (long long)s->nslabs, (long long)s->slab_z, (long long)s->batch, (long long)s->nbmax,
-           (double)s->bytes / 1048576.0, (double)p->budget / 1048576.0);
+           (double)s->bytes / 1048576.0, (double)cu->budget / 1048576.0);
     return KR_OK;
 }
 
@@ -471,31 +475,31 @@ static kr_status kri_cuda_fdk_prepare(kr_fdk_plan *p, int ph, int vh)
 static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_src &S,
                                  const kri_bp_vol &V, int64_t m0, int64_t nb)
 {
-    kr_fdk_kernel kern = p->o.kernel;
+    kri_fdk_kernel kern = p->tune.kernel;
     /* measured on the H100 (docs/benchmarks.md): the ray-aligned kernel is the fastest at both
      * RabbitCT sizes (2.5 and 1.25 detector pixels per voxel) */
-    if (kern == KR_FDK_KERNEL_AUTO) kern = KR_FDK_KERNEL_ALIGN;
-    if (!p->fast) kern = KR_FDK_KERNEL_GLOBAL;
-    p->info.kernel = !p->fast ? "global-general" : kr_fdk_kernel_name(kern);
+    if (kern == KRI_FDK_KERNEL_AUTO) kern = KRI_FDK_KERNEL_ALIGN;
+    if (!p->fast) kern = KRI_FDK_KERNEL_GLOBAL;
+    p->info.kernel = !p->fast ? "global-general" : kri_fdk_kernel_name(kern);
     for (int64_t c0 = 0; c0 < nb; c0 += KRI_FDK_VPL) {
         kri_bp_views P;
         P.n = (int)(nb - c0 < KRI_FDK_VPL ? nb - c0 : KRI_FDK_VPL);
         P.slot0 = (int)c0;
         memcpy(P.m, p->mat + m0 + c0, (size_t)P.n * sizeof(kri_fdk_mat));
-        if (kern == KR_FDK_KERNEL_SMEM) {
+        if (kern == KRI_FDK_KERNEL_SMEM) {
             const int cap = 4096; /* cells: 32 KiB */
             dim3 g((unsigned)((V.nx + 15) / 16), (unsigned)((V.ny + 15) / 16),
                    (unsigned)((V.nzs + 15) / 16));
             k_fdk_bp_smem<16, 16, 16><<<g, dim3(16, 16), cap * sizeof(float2), st>>>(S, V, cap, P);
-        } else if (kern == KR_FDK_KERNEL_SMEM32) {
+        } else if (kern == KRI_FDK_KERNEL_SMEM32) {
             const int cap = 5632; /* cells: 44 KiB, under the 48 KiB default */
             dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
                    (unsigned)((V.nzs + 15) / 16));
             k_fdk_bp_smem<32, 8, 16><<<g, dim3(32, 8), cap * sizeof(float2), st>>>(S, V, cap, P);
-        } else if (kern == KR_FDK_KERNEL_ALIGN) {
+        } else if (kern == KRI_FDK_KERNEL_ALIGN) {
             KRI_CU(kri_fdk_bp_align(st, S, V, P), "the ray-aligned FDK backprojection kernel");
-        } else if (kern == KR_FDK_KERNEL_PIPE || kern == KR_FDK_KERNEL_PIPE32) {
-            KRI_CU(kri_fdk_bp_pipe(kern == KR_FDK_KERNEL_PIPE32, st, S, V, P),
+        } else if (kern == KRI_FDK_KERNEL_PIPE || kern == KRI_FDK_KERNEL_PIPE32) {
+            KRI_CU(kri_fdk_bp_pipe(kern == KRI_FDK_KERNEL_PIPE32, st, S, V, P),
                    "the pipelined FDK backprojection kernel");
         } else {
             dim3 g((unsigned)((V.nx + 31) / 32), (unsigned)((V.ny + 7) / 8),
@@ -510,13 +514,13 @@ static kr_status kri_cuda_fdk_bp(kr_fdk_plan *p, cudaStream_t st, const kri_bp_s
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol,
-                                      int mode)
+static kr_status kri_cuda_fdk_run(void *state, kr_fdk_plan *p, const kr_array *proj,
+                                  kr_array *vol, int mode)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    kri_fdk_cuda *cu = p->cu;
+    kri_fdk_dev *cu = (kri_fdk_dev *)state;
     const int ph = proj->loc == KR_HOST, vh = vol->loc == KR_HOST;
-    KRI_TRY(kri_cuda_fdk_prepare(p, ph, vh));
+    KRI_TRY(kri_cuda_fdk_prepare(cu, p, ph, vh));
     const kri_fdk_sched *s = &cu->sched;
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
     const int64_t nu = p->nu, nv = p->nv, nx = p->grid.n[0], ny = p->grid.n[1];
@@ -630,5 +634,13 @@ out:
         (void)cudaGetLastError();
     }
     if (rs != KR_OK) cu->timed = 0;
+    if (rs == KR_OK) rs = kri_cuda_fdk_times(cu, &p->info.t_filter_s, &p->info.t_backproject_s);
+    else p->info.t_filter_s = p->info.t_backproject_s = 0;
     return rs;
 }
+
+extern "C" const kri_fdk_backend kri_fdk_cuda = {{"cuda", true},
+                                                 kri_cuda_fdk_create,
+                                                 kri_cuda_fdk_destroy,
+                                                 kri_cuda_fdk_census,
+                                                 kri_cuda_fdk_run};

@@ -13,29 +13,36 @@
 /* ---- device arithmetic shared by all kernels ------------------------------------------------ */
 #define KDF static __device__ __forceinline__
 
+/* The projection matrix (fdk_kern.h), CUDA instance: the CPU's AVX-512 arithmetic operation for
+ * operation. __frcp_rn(w) = __fdiv_rn(1.0f, w): both correctly rounded. */
+#define KT float
+#define KFN(x) x##_cu
+#define KHD KDF
+#define KS(x) (x)
+#define KMUL(a, b) __fmul_rn(a, b)
+#define KADD(a, b) __fadd_rn(a, b)
+#define KFMA(a, b, c) __fmaf_rn(a, b, c)
+#define KRCP(a) __frcp_rn(a)
+#define KFMUL(a, b) __fmul_rn(a, b)
+#define KFADD(a, b) __fadd_rn(a, b)
+#include "fdk_kern.h"
+
 struct kri_col {
     float fu, wt, vb, dv;
     int iu;
 };
 
-/* Column quantities (the CPU's kri_fdk_columns_avx512, operation for operation). */
+/* Column quantities: u clamped to [-1, nu] and split into floor and fraction. */
 KDF kri_col kri_column(const kri_fdk_mat &M, int i, int j, float nuf)
 {
-    const float jf = (float)j, fi = (float)i;
-    const float w0 = __fadd_rn(__fmul_rn(M.pw[1], jf), M.pw[3]);
-    const float u0 = __fadd_rn(__fmul_rn(M.pu[1], jf), M.pu[3]);
-    const float v0 = __fadd_rn(__fmul_rn(M.pv[1], jf), M.pv[3]);
-    const float w = __fmaf_rn(M.pw[0], fi, w0);
-    const float r = __frcp_rn(w); /* = __fdiv_rn(1.0f, w): both correctly rounded */
-    float u = __fmul_rn(__fmaf_rn(M.pu[0], fi, u0), r);
+    float w0, u0, v0, u;
+    kri_col c;
+    kri_fdk_row_terms_cu(&M, (float)j, &w0, &u0, &v0);
+    kri_fdk_col_cu(&M, (float)i, w0, u0, v0, &u, &c.wt, &c.vb, &c.dv);
     u = fminf(fmaxf(u, -1.0f), nuf);
     const float fl = floorf(u);
-    kri_col c;
     c.fu = __fsub_rn(u, fl);
     c.iu = (int)fl;
-    c.wt = __fmul_rn(r, r);
-    c.vb = __fmul_rn(__fmaf_rn(M.pv[0], fi, v0), r);
-    c.dv = __fmul_rn(M.pv[2], r);
     return c;
 }
 
@@ -95,7 +102,7 @@ KDF void kri_footprint(const kri_fdk_mat &M, const kri_bp_src &S, int bi0, int b
     const int ci = (c & 1) ? bi1 : bi0, cj = (c & 2) ? bj1 : bj0;
     const int ck = (c & 4) ? k0 + nk - 1 : k0;
     const kri_col col = kri_column(M, ci, cj, nuf);
-    const float v = floorf(__fmaf_rn((float)ck, col.dv, col.vb));
+    const float v = floorf(kri_fdk_v_cu(col.vb, col.dv, (float)ck));
     float umin = (float)col.iu, umax = umin, vmin = v, vmax = v;
 #pragma unroll
     for (int o = 1; o < 8; o <<= 1) {
@@ -130,7 +137,7 @@ KDF void kri_accum_global(float *acc, const kri_col &col, const kri_bp_src &S, c
 #pragma unroll
     for (int kk = 0; kk < KZ; kk++) {
         if (kk < nk) {
-            float v = __fmaf_rn(__fadd_rn(kf0, (float)kk), col.dv, col.vb);
+            float v = kri_fdk_v_cu(col.vb, col.dv, __fadd_rn(kf0, (float)kk));
             v = fminf(fmaxf(v, -1.0f), nvf);
             const float fl = floorf(v);
             const int iv = (int)fl;
@@ -159,7 +166,7 @@ KDF void kri_accum_tile(float *acc, const kri_col &col, const float2 *tile, int 
 #pragma unroll
     for (int kk = 0; kk < KZ; kk++) {
         if (kk < nk) {
-            const float v = __fmaf_rn(__fadd_rn(kf0, (float)kk), col.dv, col.vb);
+            const float v = kri_fdk_v_cu(col.vb, col.dv, __fadd_rn(kf0, (float)kk));
             const float fl = floorf(v);
             const int iv = __float_as_int(__fadd_rn(fl, 12582912.0f)) - 0x4B400000;
             const unsigned off = min((unsigned)(iv * W + cb), hi);

@@ -27,8 +27,9 @@
  * bijection, so this only steers speed). */
 KDF void kri_ray_lanes(const kri_fdk_mat &M, float ci, float cj, bool *lanes_j, float *shear)
 {
-    const float w = M.pw[0] * ci + M.pw[1] * cj + M.pw[3];
-    const float u = (M.pu[0] * ci + M.pu[1] * cj + M.pu[3]) / w;
+    float w, un, vn;
+    kri_fdk_voxel_cu(&M, ci, cj, 0.0f, &w, &un, &vn);
+    const float u = un / w;
     const float t0 = u * M.pw[1] - M.pu[1], t1 = M.pu[0] - u * M.pw[0]; /* (-g1, g0) */
     *lanes_j = fabsf(t1) > fabsf(t0);
     const float s = *lanes_j ? t0 / t1 : t1 / t0;
@@ -166,7 +167,7 @@ KDF void kri_accum_pairs(float *acc, const kri_col &col, unsigned t, unsigned nb
     const unsigned adj0 = t + nbias8, adj1 = adj0 + (unsigned)pitch * 8u; /* the rows' bases */
 #pragma unroll
     for (int kk = 0; kk < KZ; kk++) {
-        const float v = __fmaf_rn(__fadd_rn(kf0, (float)kk), col.dv, col.vb);
+        const float v = kri_fdk_v_cu(col.vb, col.dv, __fadd_rn(kf0, (float)kk));
         const float fl = floorf(v);
         const unsigned xb = (unsigned)__float_as_int(__fmaf_rn(fl, pf, cb));
         const float2 p0 = kri_lds2(xb * 8u + adj0), p1 = kri_lds2(xb * 8u + adj1);

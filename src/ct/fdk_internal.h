@@ -1,31 +1,25 @@
-/* Private parts of FDK: the per-view projection matrices and weights, the plan, the CPU
- * kernels (fdk_cpu.c), the out-of-core scheduler (slab.c) and the CUDA launchers
- * (fdk_cuda.cu). Not installed. */
+/* Private parts of FDK, shared by its files: the per-view projection matrices and weights, the
+ * plan and its backends (the front fdk.c; fdk_cpu.c, fdk_cuda.cu, fdk_nocuda.c), the ramp filter
+ * (fdk_filt.c), the out-of-core schedule (slab.c) and the CPU helpers that the CUDA backend
+ * uses. Not installed. */
 #ifndef KRAY_FDK_INTERNAL_H
 #define KRAY_FDK_INTERNAL_H
 
-#include "internal.h"
+#include "core/backend.h"
 #include "kray/ct.h"
 #include "kray/fdk.h"
+#include "fdk_bench.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* ---- per-view projection -------------------------------------------------------------------
- * For voxel index (i, j, k) (global k) and view m:
- *   w = pw[0] i + pw[1] j + pw[2] k + pw[3]       (lambda: 1 on the detector plane, 0 at S)
- *   u = (pu[0] i + pu[1] j + pu[2] k + pu[3]) / w  (detector column, pixel index units)
- *   v = (pv[0] i + pv[1] j + pv[2] k + pv[3]) / w  (detector row)
- * and the backprojection weight is 1 / w^2. In the fast path (every view has pu[2] == pw[2]
- * == 0, exactly: a circular scan with v along z) u and w are shared by a z column and v is
- * linear in k. The kernels evaluate, per column (i, j) and view, in float:
- *   w  = pw[0] * i + pw[1] * j + pw[3]          (i, j as floats; products then sums, in order)
- *   r  = 1 / w;  u = (pu[0] * i + pu[1] * j + pu[3]) * r;  wt = r * r
- *   vb = (pv[0] * i + pv[1] * j + pv[3]) * r;  dv = pv[2] * r
- * and per voxel v = vb + k * dv (k the global slice index), then kri_fdk_sample below.
- * Keeping the per-voxel expression a function of the global k only makes the result
- * independent of how the volume is cut into slabs and blocks. */
+ * Rows u, v and w of the matrix that maps voxel index (i, j, k, 1) of view m to the detector:
+ * column u = (pu . x) / w and row v = (pv . x) / w in pixel index units, w = pw . x (lambda: 1
+ * on the detector plane, 0 at the source), backprojection weight 1 / w^2. fdk_kern.h evaluates
+ * it, once for every kernel (the fast path's column quantities and the general path's voxels).
+ */
 typedef struct kri_fdk_mat {
     float pu[4], pv[4], pw[4];
 } kri_fdk_mat;
@@ -33,32 +27,29 @@ typedef struct kri_fdk_mat {
 /* Per-view pre-weighting parameters (float): the vector from the source to pixel (0, 0),
  * the pixel vectors, the unit normal and the scale (view weight x D / (Dsd |u|)). The weight of
  * pixel (a, b) is scale * n.r / |r| with r = r0 + a u + b v, times parker[a + nu * view]. */
-#define KRI_FDK_NW 16
 typedef struct kri_fdk_wv {
     float r0[3], u[3], v[3], n[3], scale, pad[3];
 } kri_fdk_wv;
 
-/* Clamp of detector coordinates before the bilinear lookup: u in [-1, nu], v in [-1, nv];
- * values outside the detector are zero, so the clamp never changes a result. */
-
 /* ---- the ray-density backprojection (fdk.c; the operator is voxel_bp.c) ---------------------
- * kri_fdk_plan_make (kr_fdk_plan_create_views with bp_only = 1) makes a plan that weights pixel
- * (a, b) of view m by scale |r| / n.r (the reciprocal of FDK's cosine shape; scale = voxel
- * volume / |u x v|) instead of FDK's weights, filters nothing, and backprojects with the FDK
- * kernels (1 / w^2). Its views need not cover any arc nor have the rotation axis between source
- * and detector, and it warns about nothing a projector would accept. */
+ * kri_fdk_plan_make (kri_fdk_plan_create_views_tuned with bp_only = 1) makes a plan that
+ * weights pixel (a, b) of view m by scale |r| / n.r (the reciprocal of FDK's cosine shape;
+ * scale = voxel volume / |u x v|) instead of FDK's weights, filters nothing, and backprojects
+ * with the FDK kernels (1 / w^2). Its views need not cover any arc nor have the rotation axis
+ * between source and detector, and it warns about nothing a projector would accept. */
 kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
                             const kr_ct_view *views, int64_t nviews, const kr_ct_grid *grid,
-                            const kr_fdk_opts *o, int bp_only);
+                            const kr_fdk_opts *o, const kri_fdk_tune *t, int bp_only);
 /* vol = that backprojection of proj (the arrays and checks of kr_fdk_backproject). */
 kr_status kri_fdk_backproject_density(kr_fdk_plan *p, const kr_array *proj, kr_array *vol);
 /* What an execute does to the projections before the backprojection. */
 enum { KRI_FDK_RAW = 0, KRI_FDK_FILTER = 1, KRI_FDK_DENSITY = 2 };
 
-/* ---- filter (fdk.c: the one entry into the kray filter module, kray/fbp.h) ----------------- */
+/* ---- filter (fdk_filt.c: the one entry into the kray filter module, kray/fbp.h) ------------ */
 typedef struct kri_fdk_filt kri_fdk_filt;
+/* A filter of nrows rows of nu for o's method, window and cutoff; fuse as kri_fdk_tune's. */
 kr_status kri_fdk_filt_create(kri_fdk_filt **f, const kr_ctx *ctx, int64_t nu, int64_t nrows,
-                              const kr_fdk_opts *o);
+                              const kr_fdk_opts *o, int fuse);
 /* Filter the nrows rows: in row r at in + r * in_stride, out row r at out + r * out_stride
  * (floats, at the plan's location; CUDA runs on the ctx's stream). */
 kr_status kri_fdk_filt_run(kri_fdk_filt *f, const float *in, int64_t in_stride, float *out,
@@ -100,12 +91,13 @@ kr_status kri_fdk_sched_make(const kr_fdk_plan *p, int proj_host, int vol_host, 
 void kri_fdk_sched_free(kri_fdk_sched *s);
 
 /* ---- plan ------------------------------------------------------------------------------------ */
-typedef struct kri_fdk_cuda kri_fdk_cuda; /* device state (fdk_cuda.cu) */
+typedef struct kri_fdk_backend kri_fdk_backend;
 
 struct kr_fdk_plan {
     const kr_ctx *ctx;
-    kr_backend backend;
+    kr_loc loc;       /* where the plan computes: KR_HOST (CPU) or KR_DEVICE (CUDA) */
     kr_fdk_opts o;
+    kri_fdk_tune tune;
     int64_t nu, nv, nviews;
     kr_ct_grid grid;
     kr_ct_view *views;
@@ -116,19 +108,8 @@ struct kr_fdk_plan {
     int bp_only;      /* a ray-density plan (kri_fdk_plan_make): no filter, no view or Parker
                          weights; wv's scale is the voxel volume over the pixel area */
     kr_fdk_info info;
-    int64_t budget;   /* resolved gpu_mem */
-    int budget_auto;
-    /* CPU */
-    int cpu_nt;             /* threads at plan creation */
-    kr_ctx *cpu_serial;     /* single-threaded ctx of the per-thread filters */
-    kri_fdk_filt **cpu_filt; /* cpu_nt filters of nv rows each, unit spacing */
-    float *cpu_w;           /* cpu_nt weighted views [nu, nv] */
-    float *cpu_q;       /* batch of padded filtered views [(nu + 3) (nv + 3), batch] */
-    int64_t cpu_batch;
-    float *cpu_scr;     /* backprojection scratch, cpu_scr_threads x kri_cpu_fdk_scratch_floats */
-    int cpu_scr_threads;
-    /* CUDA */
-    kri_fdk_cuda *cu;
+    const kri_fdk_backend *be; /* the backend and the state its create verb made */
+    void *state;
 };
 
 /* The progress of an execute over `units` views: none for a bp_only plan, an operator that
@@ -138,14 +119,30 @@ static inline kr_progress *kri_fdk_progress(const kr_fdk_plan *p, int64_t units)
     return p->bp_only ? NULL : kr_progress_begin(p->ctx, "fdk", units);
 }
 
-/* CUDA timings of the last in-core execute (one slab, one batch), seconds; 0 otherwise. */
-kr_status kri_cuda_fdk_times(const kr_fdk_plan *p, double *t_filter, double *t_bp);
+/* ---- backends (core/backend.h) ---------------------------------------------------------------
+ * The table of a plan's location: kri_fdk_cpu (fdk_cpu.c) for host plans, kri_fdk_cuda
+ * (fdk_cuda.cu; fdk_nocuda.c without CUDA) for device plans. The verbs keep everything they
+ * allocate in the state that create returns, so a plan could hold one instance per device.
+ *   create   the state of plan p, whose geometry, matrices and weights are set (host: threads,
+ *            filters and buffers; CUDA: streams, events and the weight tables on the device;
+ *            the schedule's buffers come at the first execute). Fills the plan's info. *state
+ *            holds the state as soon as it exists: after a failure, destroy frees the part made.
+ *   destroy  frees a state (accepts NULL).
+ *   census   counts the non-finite values of the projections, first: index of the first or -1
+ *            (proj is at a location the plan accepts, its dims are the plan's).
+ *   run      vol = the backprojection of proj after the weighting of mode (KRI_FDK_*); proj and
+ *            vol are checked; records the execute's info (kernel, slabs, times). */
+struct kri_fdk_backend {
+    kri_backend_hdr hdr;
+    kr_status (*create)(kr_fdk_plan *p, void **state);
+    void (*destroy)(void *state);
+    kr_status (*census)(void *state, const kr_fdk_plan *p, const kr_array *proj, int64_t *nnan,
+                        int64_t *ninf, int64_t *first);
+    kr_status (*run)(void *state, kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int mode);
+};
+extern const kri_fdk_backend kri_fdk_cpu, kri_fdk_cuda;
 
-/* Padded CPU view layout: pixel (a, b) at (b + 1) * (nu + 3) + a + 1, zeros around. */
-#define KRI_FDK_PADW(nu) ((nu) + 3)
-#define KRI_FDK_PADH(nv) ((nv) + 3)
-
-/* ---- CPU kernels (fdk_cpu.c) ------------------------------------------------------------------ */
+/* ---- CPU helpers (fdk_cpu.c) ----------------------------------------------------------------- */
 /* Pre-weight view m of proj (host [nu, nv, nviews]) into w (rows of nu at stride ws; serial):
  * FDK's weights, or a bp_only plan's ray-density weights. */
 void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *proj_view, int64_t m, float *w,
@@ -157,29 +154,9 @@ void kri_cpu_fdk_stage(float *dst, int64_t dst_slot, const float *src, int64_t s
 /* Count non-finite values of n floats; *first = index of the first (or -1). */
 void kri_cpu_fdk_count_nonfinite(const float *x, int64_t n, int nthreads, int64_t *nnan,
                                  int64_t *ninf, int64_t *first);
-/* vol [nx, ny, nz] += sum over views m0 .. m0 + nb - 1 (in order) of the padded filtered views
- * q (view m0 + b at q + b * padw * padh). OpenMP over fixed (z block, y row) items. */
-void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0, int64_t nb,
-                             float *vol, int nthreads, float *scratch);
-/* Floats of scratch per thread for a volume nx wide (scratch: nthreads x this, 64-byte
- * aligned blocks not needed). */
-int64_t kri_cpu_fdk_scratch_floats(int64_t nx);
-/* "cpu-avx512" when the AVX-512 kernel runs on this machine, else "cpu". */
-const char *kri_cpu_fdk_kernel_name(const kr_fdk_plan *p);
 
-/* ---- CUDA (fdk_cuda.cu) ---------------------------------------------------------------------- */
+/* ---- CUDA ------------------------------------------------------------------------------------ */
 #define KRI_FDK_VPL 64 /* views per backprojection launch (kernel parameter block) */
-
-kr_status kri_cuda_fdk_create(kr_fdk_plan *p);
-void kri_cuda_fdk_destroy(kri_fdk_cuda *cu);
-/* Full FDK (KRI_FDK_FILTER), plain (KRI_FDK_RAW) or ray-density (KRI_FDK_DENSITY)
- * backprojection of proj into vol, any locations. */
-kr_status kri_cuda_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol, int mode);
-/* Count non-finite values of n floats on the device. */
-kr_status kri_cuda_fdk_count_nonfinite(kr_fdk_plan *p, const float *x, int64_t n,
-                                       int64_t *nnan, int64_t *ninf, int64_t *first);
-/* Free device memory in bytes (for the auto budget). */
-kr_status kri_cuda_fdk_free_bytes(const kr_ctx *ctx, int64_t *bytes);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The projection matrix (fdk_kern.h) in double. */
+#define KT double
+#define KFN(x) x##_f64
+#define KHD static inline
+#define KS(x) ((double)(x))
+#define KMUL(a, b) ((a) * (b))
+#define KADD(a, b) ((a) + (b))
+#define KFMA(a, b, c) ((a) * (b) + (c))
+#define KRCP(a) (1.0 / (a))
+#define KFMUL(a, b) ((a) * (b))
+#define KFADD(a, b) ((a) + (b))
+#include "fdk_kern.h"
+
 int64_t kri_fdk_sched_bytes(const kr_fdk_plan *p, int proj_host, int vol_host, int64_t slab_z,
                             int64_t nbmax, int64_t batch)
 {
@@ -43,9 +56,9 @@ static void kri_slice_rows(const kr_fdk_plan *p, int64_t k, int64_t *lo, int64_t
     for (int64_t m = 0; m < p->nviews; m++) {
         const kri_fdk_mat *M = &p->mat[m];
         for (int c = 0; c < 4; c++) {
-            double i = ic[c & 1], j = jc[c >> 1], kk = (double)k;
-            double w = M->pw[0] * i + M->pw[1] * j + M->pw[2] * kk + M->pw[3];
-            double v = (M->pv[0] * i + M->pv[1] * j + M->pv[2] * kk + M->pv[3]) / w;
+            double w, un, vn;
+            kri_fdk_voxel_f64(M, ic[c & 1], jc[c >> 1], (double)k, &w, &un, &vn);
+            const double v = vn / w;
             if (v < vmin) vmin = v;
             if (v > vmax) vmax = v;
         }

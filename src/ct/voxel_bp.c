@@ -65,7 +65,7 @@ kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_ge
     o.gpu_mem = gpu_mem;
     kr_status st = kri_fdk_plan_make(&b->plan, ctx, kr_ct_geom_det_count(g),
                                      kr_ct_geom_det_rows(g), kr_ct_geom_views(g),
-                                     kr_ct_geom_nviews(g), kr_ct_geom_grid(g), &o, 1);
+                                     kr_ct_geom_nviews(g), kr_ct_geom_grid(g), &o, NULL, 1);
     if (st != KR_OK) {
         kri_vbp_free(b);
         return st;
@@ -73,7 +73,7 @@ kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_ge
     kr_linop_def d = {0};
     d.name = "ct3d-voxel-bp";
     d.dtype = KR_F32;
-    d.loc = b->plan->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    d.loc = b->plan->loc;
     d.in_ndim = kr_ct_geom_sino_dims(g, d.in_dims);
     d.out_ndim = kr_ct_geom_image_dims(g, d.out_dims);
     d.forward = kri_vbp_fwd;

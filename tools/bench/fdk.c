@@ -1,8 +1,9 @@
 /* kray bench fdk: FDK and its backprojector on a RabbitCT-sized circular scan (496 views of
  * 1248 x 960 pixels into 512^3 and 1024^3) with synthetic projections (the time does not depend
  * on the values), optionally beside ASTRA's FDK_CUDA on the same geometry and data. */
-#include "fdk_common.h"
 #include "bench.h"
+#include "ct/fdk_bench.h"
+#include "fdk_common.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -65,10 +66,11 @@ static void kc_bench_line(const kc_bcase *b, const kr_fdk_info *info, double *t,
  * backprojection is the kernels' own (CUDA events, in core) or the step's (CPU); FDK's is the
  * wall time of kr_fdk_execute (census, weighting, filter, backprojection, transfers). */
 static kr_status kc_bench_case(kc_bcase *b, const kr_ct_geom *g, const kr_fdk_opts *o,
-                               const kr_array *proj, kr_array *vol, int weight, double *best_wall)
+                               const kri_fdk_tune *tune, const kr_array *proj, kr_array *vol,
+                               int weight, double *best_wall)
 {
     kr_fdk_plan *p = NULL;
-    kr_status s = kr_fdk_plan_create(&p, b->ctx, g, o);
+    kr_status s = kri_fdk_plan_create_tuned(&p, b->ctx, g, o, tune);
     double t[1000], w[1000];
     int nt = 0;
     kr_fdk_info info;
@@ -230,18 +232,19 @@ int kc_bench_fdk(int argc, char **argv)
             s = kr_array_create(&vol, KR_F32, 3, grid.n, cuda ? KR_DEVICE : KR_HOST, ctx);
         const kr_array *proj = cuda ? pd : ph;
         b.data = cuda ? "device" : "host";
-        kr_fdk_opts ok = o;
-        int k0 = cuda && kernel == 0 ? KR_FDK_KERNEL_SMEM : kernel;
-        int k1 = cuda && kernel == 0 ? KR_FDK_KERNEL_COUNT - 1 : kernel;
+        kri_fdk_tune tune;
+        kri_fdk_tune_default(&tune);
+        int k0 = cuda && kernel == 0 ? KRI_FDK_KERNEL_SMEM : kernel;
+        int k1 = cuda && kernel == 0 ? KRI_FDK_KERNEL_COUNT - 1 : kernel;
         for (int k = k0; k <= k1 && s == KR_OK; k++) {
-            ok.kernel = (kr_fdk_kernel)k;
+            tune.kernel = (kri_fdk_kernel)k;
             b.name = "fdk_backproject";
-            s = kc_bench_case(&b, g, &ok, proj, vol, 0, NULL);
+            s = kc_bench_case(&b, g, &o, &tune, proj, vol, 0, NULL);
         }
-        ok.kernel = (kr_fdk_kernel)kernel;
+        tune.kernel = (kri_fdk_kernel)kernel;
         if (s == KR_OK) {
             b.name = "fdk";
-            s = kc_bench_case(&b, g, &ok, proj, vol, 1, NULL);
+            s = kc_bench_case(&b, g, &o, &tune, proj, vol, 1, NULL);
         }
         double t_host = 0;
         if (s == KR_OK && cuda && (host || peer)) {
@@ -251,7 +254,7 @@ int kc_bench_fdk(int argc, char **argv)
             s = kr_array_create(&vh, KR_F32, 3, grid.n, KR_HOST, NULL);
             b.name = "fdk";
             b.data = "host";
-            if (s == KR_OK) s = kc_bench_case(&b, g, &ok, ph, vh, 1, &t_host);
+            if (s == KR_OK) s = kc_bench_case(&b, g, &o, &tune, ph, vh, 1, &t_host);
         }
         if (s == KR_OK && peer && cuda) kc_bench_astra(&b, g, ph, peer, tmpdir, t_host);
         if (peer && !cuda && si == 0)

@@ -1,6 +1,7 @@
 /* kray fdk: cone-beam FDK reconstruction. The geometry options are those of the other cone-beam
  * tools (tools/common/cone_common.h); the benchmark is `kray bench fdk` (tools/bench/fdk.c). */
 #include "cone_common.h"
+#include "ct/fdk_bench.h"
 #include "fdk_common.h"
 
 #include <math.h>
@@ -133,8 +134,10 @@ int kc_tool_fdk(int argc, char **argv)
     o.short_scan = parker == 0 ? -1 : (parker == 1 ? 1 : 0);
     o.batch_views = batch;
     o.slab_z = slab;
-    o.kernel = (kr_fdk_kernel)kernel;
-    o.fuse = -1; /* one run: the cuFFT callbacks' plan-time link (~0.6 s) would not pay back */
+    kri_fdk_tune tune;
+    kri_fdk_tune_default(&tune);
+    tune.kernel = (kri_fdk_kernel)kernel;
+    tune.fuse = -1; /* one run: the cuFFT callbacks' plan-time link (~0.6 s) would not pay back */
     if ((r = kc_gpu_mem("fdk", mem_s, &o.gpu_mem)) != 0) return r;
     if (c.precision == 1)
         return kc_usage("fdk", "--precision f64 is not supported: FDK runs in f32");
@@ -159,7 +162,7 @@ int kc_tool_fdk(int argc, char **argv)
     int64_t vd[3];
     kr_ct_geom_image_dims(g, vd);
     r = KC_EXIT_INPUT;
-    if ((s = kr_fdk_plan_create(&plan, ctx, g, &o)) != KR_OK ||
+    if ((s = kri_fdk_plan_create_tuned(&plan, ctx, g, &o, &tune)) != KR_OK ||
         (s = kr_array_create(&vol, KR_F32, 3, vd, KR_HOST, NULL)) != KR_OK) {
         r = kc_fail("fdk", s);
         goto done;
