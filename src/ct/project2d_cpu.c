@@ -141,9 +141,9 @@ void kri_cpu_ct2d_forward(const kr_ct_projector *p, const void *img, void *sino,
 {
     if (nthreads < 1) nthreads = 1;
     if (p->opts.dtype == KR_F64)
-        kri_cpu_fwd_f64(&p->p64, p->views, p->opts.method, img, sino, nb, nthreads);
+        kri_cpu_fwd_f64(&p->p2->p64, p->p2->views, p->opts.method, img, sino, nb, nthreads);
     else
-        kri_cpu_fwd_f32(&p->p32, p->views, p->opts.method, img, sino, nb, nthreads);
+        kri_cpu_fwd_f32(&p->p2->p32, p->p2->views, p->opts.method, img, sino, nb, nthreads);
 }
 
 void kri_cpu_ct2d_adjoint(const kr_ct_projector *p, const void *sino, void *img, int64_t nb,
@@ -151,7 +151,7 @@ void kri_cpu_ct2d_adjoint(const kr_ct_projector *p, const void *sino, void *img,
 {
     if (nthreads < 1) nthreads = 1;
     if (p->opts.dtype == KR_F64)
-        kri_cpu_adj_f64(&p->p64, p->views, p->opts.method, sino, img, nb, nthreads);
+        kri_cpu_adj_f64(&p->p2->p64, p->p2->views, p->opts.method, sino, img, nb, nthreads);
     else
-        kri_cpu_adj_f32(&p->p32, p->views, p->opts.method, sino, img, nb, nthreads);
+        kri_cpu_adj_f32(&p->p2->p32, p->p2->views, p->opts.method, sino, img, nb, nthreads);
 }

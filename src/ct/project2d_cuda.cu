@@ -162,7 +162,7 @@ static kr_status kri_fwd(const kr_ct_projector *p, const typename kri_types<T>::
         return kri_fail(KR_ERR_NOT_SUPPORTED, "CUDA projector: batch of %lld exceeds 65535",
                         (long long)nb);
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->d_views;
+    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->p2->d_views;
     /* at most 65535 views per launch (grid.y) */
     for (int v0 = 0; v0 < prm.nviews; v0 += 65535) {
         int nv = prm.nviews - v0 < 65535 ? prm.nviews - v0 : 65535;
@@ -187,7 +187,7 @@ static kr_status kri_adj(const kr_ct_projector *p, const typename kri_types<T>::
         return kri_fail(KR_ERR_NOT_SUPPORTED, "CUDA projector: batch of %lld exceeds 65535",
                         (long long)nb);
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->d_views;
+    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->p2->d_views;
     /* grid.y is limited to 65535 blocks: launch in bands of rows */
     const int band = 65535 * KRI_ADJ_BY;
     for (int j0 = 0; j0 < prm.ny; j0 += band) {
@@ -210,14 +210,14 @@ extern "C" kr_status kri_cuda_ct2d_forward(const kr_ct_projector *p, const void 
                                            void *sino, int64_t nb)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    if (p->opts.dtype == KR_F64) return kri_fwd<double>(p, p->p64, img, sino, nb);
-    return kri_fwd<float>(p, p->p32, img, sino, nb);
+    if (p->opts.dtype == KR_F64) return kri_fwd<double>(p, p->p2->p64, img, sino, nb);
+    return kri_fwd<float>(p, p->p2->p32, img, sino, nb);
 }
 
 extern "C" kr_status kri_cuda_ct2d_adjoint(const kr_ct_projector *p, const void *sino,
                                            void *img, int64_t nb)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    if (p->opts.dtype == KR_F64) return kri_adj<double>(p, p->p64, sino, img, nb);
-    return kri_adj<float>(p, p->p32, sino, img, nb);
+    if (p->opts.dtype == KR_F64) return kri_adj<double>(p, p->p2->p64, sino, img, nb);
+    return kri_adj<float>(p, p->p2->p32, sino, img, nb);
 }

@@ -6,7 +6,7 @@
 #ifndef KRAY_CT_PROJECT2D_INTERNAL_H
 #define KRAY_CT_PROJECT2D_INTERNAL_H
 
-#include "ct_internal.h"
+#include "project_internal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,19 +38,13 @@ typedef struct kri_ct2p_f64 { KRI_CT2P_FIELDS(double) } kri_ct2p_f64;
 typedef struct kri_ct2v_f32 { KRI_CT2V_FIELDS(float) } kri_ct2v_f32;
 typedef struct kri_ct2v_f64 { KRI_CT2V_FIELDS(double) } kri_ct2v_f64;
 
-struct kri_ct3_plan; /* the 3-D part of a plan (project3d_internal.h) */
-
-struct kr_ct_projector {
-    const kr_ctx *ctx;
-    kr_backend backend;
-    kr_ct_geom *geom;
-    kr_ct_projector_opts opts;
+/* The 2-D part of a kr_ct_projector (p->p2). */
+typedef struct kri_ct2_plan {
     kri_ct2p_f32 p32;
     kri_ct2p_f64 p64;
     void *views;   /* host: nviews kri_ct2v_f32 or kri_ct2v_f64 (opts.dtype) */
     void *d_views; /* device copy (CUDA plans) */
-    struct kri_ct3_plan *p3; /* cone-beam plans only (then the 2-D fields are unused) */
-};
+} kri_ct2_plan;
 
 /* CPU twins (project2d_cpu.c). nb = batch count; arrays contiguous as documented in ct.h. */
 void kri_cpu_ct2d_forward(const kr_ct_projector *p, const void *img, void *sino, int64_t nb,

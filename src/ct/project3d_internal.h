@@ -9,15 +9,13 @@
 #ifndef KRAY_CT_PROJECT3D_INTERNAL_H
 #define KRAY_CT_PROJECT3D_INTERNAL_H
 
-#include "project2d_internal.h"
+#include "project_internal.h"
 
 #include <pthread.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define KRI_CT3_MAXK 16 /* largest ray factor */
 
 /* Plan-wide constants: volume size n, detector nu x nv, views, ray factor k, voxel sizes (mm),
  * detector centre indices cu = (nu - 1) / 2, cv and 1 / k^2. */
@@ -61,13 +59,6 @@ typedef struct kri_ct3_plan {
     pthread_mutex_t lock; /* serialises calls on a CUDA plan (work space) */
     int lock_init;
 } kri_ct3_plan;
-
-/* Plan creation / teardown and dispatch (project3d.c), called by project2d.c for 3-D
- * geometries: p already holds ctx, backend, opts and the cloned geometry. */
-kr_status kri_ct3_plan_create(kr_ct_projector *p);
-void kri_ct3_plan_destroy(kri_ct3_plan *q); /* accepts NULL */
-kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj);
-kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol);
 
 /* CPU twins (project3d_cpu.c). */
 void kri_cpu_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj, int nthreads);

@@ -1,0 +1,50 @@
+/* What the CT projector's files share: the plan (kr_ct_projector) with its 2-D part
+ * (project2d_internal.h) or its cone-beam part (project3d_internal.h), the entry points of the
+ * two, and the checks both use. The public front is project.c; project2d.c and project3d.c
+ * front the two projectors, projections.c the projection arrays. */
+#ifndef KRAY_CT_PROJECT_INTERNAL_H
+#define KRAY_CT_PROJECT_INTERNAL_H
+
+#include "core/backend.h"
+#include "ct_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KRI_CT3_MAXK 16 /* largest ray factor */
+
+struct kri_ct2_plan; /* project2d_internal.h */
+struct kri_ct3_plan; /* project3d_internal.h */
+
+struct kr_ct_projector {
+    const kr_ctx *ctx;
+    kr_loc loc; /* where the plan's arrays live: the ctx's (kri_ctx_loc) */
+    kr_ct_geom *geom;
+    kr_ct_projector_opts opts;
+    struct kri_ct2_plan *p2; /* 2-D geometries */
+    struct kri_ct3_plan *p3; /* cone beams */
+};
+
+/* The 2-D projector (project2d.c): the part of a plan for a 2-D geometry (p holds ctx, loc,
+ * opts and the cloned geometry; p->p2 is set even when creation fails, for the destroy), and
+ * the checked forward and adjoint. */
+kr_status kri_ct2_plan_create(kr_ct_projector *p);
+void kri_ct2_plan_destroy(struct kri_ct2_plan *q); /* accepts NULL */
+kr_status kri_ct2_forward(const kr_ct_projector *p, const kr_array *img, kr_array *sino);
+kr_status kri_ct2_adjoint(const kr_ct_projector *p, const kr_array *sino, kr_array *img);
+
+/* The cone-beam projector (project3d.c), likewise. */
+kr_status kri_ct3_plan_create(kr_ct_projector *p);
+void kri_ct3_plan_destroy(struct kri_ct3_plan *q); /* accepts NULL */
+kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj);
+kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol);
+
+/* Projection (or sinogram) dims against the geometry (projections.c): KR_ERR_DIM naming both
+ * shapes, and saying so when the data is larger than the detector. */
+kr_status kri_ct_proj_shape(const kr_ct_geom *g, const kr_array *a, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
