@@ -72,10 +72,6 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
     if (ndim != 2 && ndim != 3)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "the CT projector cannot handle geometry type %s",
                         kr_ct_type_name(g->type));
-#ifndef KRAY_HAVE_CUDA
-    if (kr_ctx_backend(ctx) == KR_BACKEND_CUDA)
-        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
-#endif
     kr_ct_projector *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a projector plan");
     p->ctx = ctx;

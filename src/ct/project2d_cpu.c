@@ -136,22 +136,30 @@ KRI_CPU_FORWARD(double, f64)
 KRI_CPU_ADJOINT(float, f32)
 KRI_CPU_ADJOINT(double, f64)
 
-void kri_cpu_ct2d_forward(const kr_ct_projector *p, const void *img, void *sino, int64_t nb,
-                          int nthreads)
+static kr_status kri_cpu_ct2d_forward(const kr_ct_projector *p, kri_ct2_dev *dev,
+                                      const void *img, void *sino, int64_t nb)
 {
+    int nthreads = kri_threads(p->ctx);
     if (nthreads < 1) nthreads = 1;
     if (p->opts.dtype == KR_F64)
         kri_cpu_fwd_f64(&p->p2->p64, p->p2->views, p->opts.method, img, sino, nb, nthreads);
     else
         kri_cpu_fwd_f32(&p->p2->p32, p->p2->views, p->opts.method, img, sino, nb, nthreads);
+    return KR_OK;
 }
 
-void kri_cpu_ct2d_adjoint(const kr_ct_projector *p, const void *sino, void *img, int64_t nb,
-                          int nthreads)
+static kr_status kri_cpu_ct2d_adjoint(const kr_ct_projector *p, kri_ct2_dev *dev,
+                                      const void *sino, void *img, int64_t nb)
 {
+    int nthreads = kri_threads(p->ctx);
     if (nthreads < 1) nthreads = 1;
     if (p->opts.dtype == KR_F64)
         kri_cpu_adj_f64(&p->p2->p64, p->p2->views, p->opts.method, sino, img, nb, nthreads);
     else
         kri_cpu_adj_f32(&p->p2->p32, p->p2->views, p->opts.method, sino, img, nb, nthreads);
+    return KR_OK;
 }
+
+/* The CPU keeps no state for a plan. */
+const kri_ct2_backend kri_ct2_cpu = {{"cpu", true}, NULL, NULL, kri_cpu_ct2d_forward,
+                                     kri_cpu_ct2d_adjoint};

@@ -155,14 +155,15 @@ static kr_status kri_cuda_finish(const kr_ct_projector *p, const char *what)
 }
 
 template <typename T>
-static kr_status kri_fwd(const kr_ct_projector *p, const typename kri_types<T>::P &prm,
-                         const void *img, void *sino, int64_t nb)
+static kr_status kri_fwd(const kr_ct_projector *p, const kri_ct2_dev *dev,
+                         const typename kri_types<T>::P &prm, const void *img, void *sino,
+                         int64_t nb)
 {
     if (nb > 65535)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "CUDA projector: batch of %lld exceeds 65535",
                         (long long)nb);
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->p2->d_views;
+    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)dev->views;
     /* at most 65535 views per launch (grid.y) */
     for (int v0 = 0; v0 < prm.nviews; v0 += 65535) {
         int nv = prm.nviews - v0 < 65535 ? prm.nviews - v0 : 65535;
@@ -180,14 +181,15 @@ static kr_status kri_fwd(const kr_ct_projector *p, const typename kri_types<T>::
 }
 
 template <typename T>
-static kr_status kri_adj(const kr_ct_projector *p, const typename kri_types<T>::P &prm,
-                         const void *sino, void *img, int64_t nb)
+static kr_status kri_adj(const kr_ct_projector *p, const kri_ct2_dev *dev,
+                         const typename kri_types<T>::P &prm, const void *sino, void *img,
+                         int64_t nb)
 {
     if (nb > 65535)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "CUDA projector: batch of %lld exceeds 65535",
                         (long long)nb);
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->p2->d_views;
+    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)dev->views;
     /* grid.y is limited to 65535 blocks: launch in bands of rows */
     const int band = 65535 * KRI_ADJ_BY;
     for (int j0 = 0; j0 < prm.ny; j0 += band) {
@@ -206,18 +208,49 @@ static kr_status kri_adj(const kr_ct_projector *p, const typename kri_types<T>::
     return kri_cuda_finish(p, "CT adjoint (backprojection) kernel");
 }
 
-extern "C" kr_status kri_cuda_ct2d_forward(const kr_ct_projector *p, const void *img,
-                                           void *sino, int64_t nb)
+static kr_status kri_cuda_ct2d_forward(const kr_ct_projector *p, kri_ct2_dev *dev,
+                                       const void *img, void *sino, int64_t nb)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    if (p->opts.dtype == KR_F64) return kri_fwd<double>(p, p->p2->p64, img, sino, nb);
-    return kri_fwd<float>(p, p->p2->p32, img, sino, nb);
+    if (p->opts.dtype == KR_F64) return kri_fwd<double>(p, dev, p->p2->p64, img, sino, nb);
+    return kri_fwd<float>(p, dev, p->p2->p32, img, sino, nb);
 }
 
-extern "C" kr_status kri_cuda_ct2d_adjoint(const kr_ct_projector *p, const void *sino,
-                                           void *img, int64_t nb)
+static kr_status kri_cuda_ct2d_adjoint(const kr_ct_projector *p, kri_ct2_dev *dev,
+                                       const void *sino, void *img, int64_t nb)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    if (p->opts.dtype == KR_F64) return kri_adj<double>(p, p->p2->p64, sino, img, nb);
-    return kri_adj<float>(p, p->p2->p32, sino, img, nb);
+    if (p->opts.dtype == KR_F64) return kri_adj<double>(p, dev, p->p2->p64, sino, img, nb);
+    return kri_adj<float>(p, dev, p->p2->p32, sino, img, nb);
 }
+
+static void kri_cuda_ct2d_destroy(kri_ct2_dev *dev)
+{
+    if (!dev) return;
+    kri_device_free(dev->views);
+    kri_free(dev);
+}
+
+/* The plan's per-view parameters on the ctx's device. */
+static kr_status kri_cuda_ct2d_create(const kr_ct_projector *p, kri_ct2_dev **out)
+{
+    *out = NULL;
+    kri_ct2_dev *dev = (kri_ct2_dev *)kri_calloc(1, sizeof *dev);
+    if (!dev) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a projector plan");
+    const size_t bytes =
+        (size_t)p->geom->nviews *
+        (p->opts.dtype == KR_F64 ? sizeof(kri_ct2v_f64) : sizeof(kri_ct2v_f32));
+    kr_status s = kri_device_alloc(&dev->views, bytes, kr_ctx_device(p->ctx),
+                                   "projector view parameters");
+    if (s == KR_OK) s = kri_memcpy(dev->views, KR_DEVICE, p->p2->views, KR_HOST, bytes, p->ctx);
+    if (s != KR_OK) {
+        kri_cuda_ct2d_destroy(dev);
+        return s;
+    }
+    *out = dev;
+    return KR_OK;
+}
+
+extern "C" const kri_ct2_backend kri_ct2_cuda = {{"cuda", true}, kri_cuda_ct2d_create,
+                                                 kri_cuda_ct2d_destroy, kri_cuda_ct2d_forward,
+                                                 kri_cuda_ct2d_adjoint};

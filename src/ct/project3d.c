@@ -2,11 +2,8 @@
  * dispatch. */
 #include "project3d_internal.h"
 
-#include <math.h>
-#include <string.h>
-
 /* Per-view parameters in double (see project3d_internal.h). */
-static void kri_ct3_view_params(const kr_ct_geom *g, int64_t i, kri_ct3v_f64 *o)
+void kri_ct3_view_params(const kr_ct_geom *g, int64_t i, kri_ct3v_f64 *o)
 {
     const kr_ct_view *v = &g->views[i];
     const kr_ct_grid *gr = &g->grid;
@@ -22,34 +19,9 @@ static void kri_ct3_view_params(const kr_ct_geom *g, int64_t i, kri_ct3v_f64 *o)
 void kri_ct3_plan_destroy(kri_ct3_plan *q)
 {
     if (!q) return;
+    if (q->be && q->be->destroy) q->be->destroy(q->dev);
     kri_free(q->views);
-    kri_device_free(q->d_views);
-    kri_device_free(q->d_pad[0]);
-    kri_device_free(q->d_pad[1]);
-    for (int i = 0; i < 3; i++) kri_device_free(q->d_quad[i]);
-    kri_device_free(q->d_gtab);
-    kri_device_free(q->d_gcol);
-    kri_device_free(q->d_gint);
-    if (q->lock_init) pthread_mutex_destroy(&q->lock);
     kri_free(q);
-}
-
-/* Does view d let the CUDA Joseph adjoint gather (project3d_gather.cu)? Its detector rows run
- * along z (v = (0, 0, v_z), v_z != 0) and its columns across it (u_z = 0), so that a ray's x and
- * y direction components depend on its column only; and it has no z-major ray (its largest
- * |w_z| below its smallest max(|w_x|, |w_y|), with a margin against rounding). The plan gathers
- * when every view does and the ray factor is 1. */
-static int kri_ct3_view_gathers(const kri_ct3v_f64 *d, const kri_ct3p_f64 *P)
-{
-    if (d->v[0] != 0 || d->v[1] != 0 || d->v[2] == 0 || d->u[2] != 0) return 0;
-    const double wz = fmax(fabs(d->w[2] - P->cv * d->v[2]),
-                           fabs(d->w[2] + ((double)P->nv - 1 - P->cv) * d->v[2]));
-    double wxy = INFINITY;
-    for (int iu = 0; iu < P->nu; iu++) {
-        const double a = (double)iu - P->cu;
-        wxy = fmin(wxy, fmax(fabs(d->w[0] + a * d->u[0]), fabs(d->w[1] + a * d->u[1])));
-    }
-    return wz < 0.999 * wxy;
 }
 
 kr_status kri_ct3_plan_create(kr_ct_projector *p)
@@ -59,9 +31,9 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
     kri_ct3_plan *q = kri_calloc(1, sizeof *q);
     if (!q) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a cone-beam projector plan");
     p->p3 = q;
-    if (pthread_mutex_init(&q->lock, NULL) != 0)
-        return kri_fail(KR_ERR_INTERNAL, "cone-beam projector: cannot create a mutex");
-    q->lock_init = 1;
+    const kri_ct3_backend *be;
+    KRI_TRY(kri_backend_pick(&be, p->loc, &kri_ct3_cpu, &kri_ct3_cuda, "CT projector"));
+    q->be = be;
     kri_ct3p_f64 *P = &q->p64;
     for (int d = 0; d < 3; d++) {
         P->n[d] = (int)G->grid.n[d];
@@ -86,11 +58,9 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
     const int f64 = p->opts.dtype == KR_F64;
     size_t esz = f64 ? sizeof(kri_ct3v_f64) : sizeof(kri_ct3v_f32);
     KRI_TRY(kri_alloc(&q->views, (size_t)nv * esz, "cone-beam projector view parameters"));
-    int gathers = p->loc == KR_DEVICE && p->opts.method == KR_CT_JOSEPH && k == 1;
     for (int v = 0; v < nv; v++) {
         kri_ct3v_f64 d;
         kri_ct3_view_params(G, v, &d);
-        if (gathers) gathers = kri_ct3_view_gathers(&d, P);
         if (f64) {
             ((kri_ct3v_f64 *)q->views)[v] = d;
         } else {
@@ -103,53 +73,13 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
             }
         }
     }
-    if (p->loc == KR_DEVICE) {
-        const int dev = kr_ctx_device(p->ctx);
-        size_t bytes = (size_t)nv * esz;
-        KRI_TRY(kri_device_alloc(&q->d_views, bytes, dev, "cone-beam projector view parameters"));
-        KRI_TRY(kri_memcpy(q->d_views, KR_DEVICE, q->views, KR_HOST, bytes, p->ctx));
-        if (p->opts.method == KR_CT_JOSEPH) {
-            q->pad_elems = (size_t)(P->n[0] + 2) * (size_t)(P->n[1] + 2) * (size_t)(P->n[2] + 2);
-            size_t pb = q->pad_elems * (f64 ? sizeof(double) : sizeof(float));
-            for (int i = 0; i < 2; i++)
-                KRI_TRY(kri_device_alloc(&q->d_pad[i], pb, dev,
-                                         "the cone-beam projector's padded volume copies"));
-            /* f32: the quad layout of the forward, optional (four times the padded size each,
-             * 6.5 GB in all at 512^3) */
-            for (int i = 0; !f64 && i < 3; i++)
-                if (kri_device_alloc(&q->d_quad[i], 4 * pb, dev, "quad layout") != KR_OK) {
-                    for (int e = 0; e < 3; e++) kri_device_free(q->d_quad[e]);
-                    memset(q->d_quad, 0, sizeof q->d_quad);
-                    kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the quad layout; "
-                           "the forward reads the plain padded volumes");
-                    break;
-                }
-            if (gathers) {
-                /* the gather adjoint's tables for batches of up to 32 views (or 512 MB) */
-                const size_t e4 = 4 * (f64 ? sizeof(double) : sizeof(float));
-                const size_t per = (size_t)P->nu * (size_t)P->nv * e4;
-                int nb = nv < 32 ? nv : 32;
-                while (nb > 1 && (size_t)nb * per > ((size_t)512 << 20)) nb--;
-                q->gather_nvb = nb;
-                q->gather =
-                    kri_device_alloc(&q->d_gtab, (size_t)nb * per, dev, "gather tables") == KR_OK &&
-                    kri_device_alloc(&q->d_gcol, (size_t)nb * (size_t)P->nu * e4, dev,
-                                     "gather tables") == KR_OK &&
-                    kri_device_alloc(&q->d_gint, (size_t)nb * sizeof(int), dev,
-                                     "gather tables") == KR_OK;
-                if (!q->gather)
-                    kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the gather adjoint's "
-                           "tables; the adjoint scatters with atomics");
-            }
-        }
-    }
+    if (be->create) KRI_TRY(be->create(p, &q->dev));
     kr_ct_geom_check_fov(G, p->ctx, NULL); /* a warning at most */
     kr_log(p->ctx, KR_LOG_DEBUG,
            "CT projector: %s %s, %s, %dx%dx%d volume, %dx%d detector x %d views, %d^2 rays per "
-           "pixel%s",
+           "pixel",
            kr_ct_method_name(p->opts.method), kr_dtype_name(p->opts.dtype),
-           kr_ct_type_name(G->type), P->n[0], P->n[1], P->n[2], P->nu, P->nv, nv, k,
-           q->gather ? ", adjoint by gather" : "");
+           kr_ct_type_name(G->type), P->n[0], P->n[1], P->n[2], P->nu, P->nv, nv, k);
     return KR_OK;
 }
 
@@ -197,32 +127,11 @@ static kr_status kri_ct3_check(const kr_ct_projector *p, const kr_array *vol,
 kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj)
 {
     KRI_TRY(kri_ct3_check(p, vol, proj));
-    if (p->loc == KR_DEVICE) {
-#ifdef KRAY_HAVE_CUDA
-        pthread_mutex_lock(&p->p3->lock);
-        kr_status s = kri_cuda_ct3d_forward(p, vol->data, proj->data);
-        pthread_mutex_unlock(&p->p3->lock);
-        return s;
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
-#endif
-    }
-    kri_cpu_ct3d_forward(p, vol->data, proj->data, kri_threads(p->ctx));
-    return KR_OK;
+    return p->p3->be->forward(p, p->p3->dev, vol->data, proj->data);
 }
 
 kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol)
 {
     KRI_TRY(kri_ct3_check(p, vol, proj));
-    if (p->loc == KR_DEVICE) {
-#ifdef KRAY_HAVE_CUDA
-        pthread_mutex_lock(&p->p3->lock);
-        kr_status s = kri_cuda_ct3d_adjoint(p, proj->data, vol->data);
-        pthread_mutex_unlock(&p->p3->lock);
-        return s;
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
-#endif
-    }
-    return kri_cpu_ct3d_adjoint(p, proj->data, vol->data, kri_threads(p->ctx));
+    return p->p3->be->adjoint(p, p->p3->dev, proj->data, vol->data);
 }

@@ -163,18 +163,22 @@ static void kri_ct3_cull(const kr_ct_projector *p, int view, int z0, int z1, int
 KRI_CT3_CPU(float, f32, p32)
 KRI_CT3_CPU(double, f64, p64)
 
-void kri_cpu_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj, int nthreads)
+static kr_status kri_cpu_ct3d_forward(const kr_ct_projector *p, kri_ct3_dev *dev,
+                                      const void *vol, void *proj)
 {
+    int nthreads = kri_threads(p->ctx);
     if (nthreads < 1) nthreads = 1;
     if (p->opts.dtype == KR_F64)
         kri_ct3_fwd_f64(p, vol, proj, nthreads);
     else
         kri_ct3_fwd_f32(p, vol, proj, nthreads);
+    return KR_OK;
 }
 
-kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol,
-                               int nthreads)
+static kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, kri_ct3_dev *dev,
+                                      const void *proj, void *vol)
 {
+    int nthreads = kri_threads(p->ctx);
     if (nthreads < 1) nthreads = 1;
     const int nz = p->p3->p64.n[2];
     /* slabs: one per thread would do; four per thread balance the load (the result does not
@@ -188,3 +192,7 @@ kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void 
         kri_ct3_adj_f32(p, proj, vol, nthreads, slab);
     return KR_OK;
 }
+
+/* The CPU keeps no state for a plan. */
+const kri_ct3_backend kri_ct3_cpu = {{"cpu", true}, NULL, NULL, kri_cpu_ct3d_forward,
+                                     kri_cpu_ct3d_adjoint};

@@ -33,13 +33,10 @@ typedef struct kri_ct3p_f64 { KRI_CT3P_FIELDS(double) } kri_ct3p_f64;
 typedef struct kri_ct3v_f32 { KRI_CT3V_FIELDS(float) } kri_ct3v_f32;
 typedef struct kri_ct3v_f64 { KRI_CT3V_FIELDS(double) } kri_ct3v_f64;
 
-/* The 3-D part of a kr_ct_projector (p->p3). */
-typedef struct kri_ct3_plan {
-    kri_ct3p_f32 p32;
-    kri_ct3p_f64 p64;
-    void *views;   /* host: nviews kri_ct3v_f32 or kri_ct3v_f64 (opts.dtype) */
-    void *d_views; /* device copy (CUDA plans) */
-    /* CUDA Joseph work space: two zero-padded volumes of (n0+2)(n1+2)(n2+2) elements, one in
+/* The state the CUDA backend keeps for a plan on its device. */
+typedef struct kri_ct3_dev {
+    void *d_views; /* the per-view parameters */
+    /* Joseph work space: two zero-padded volumes of (n0+2)(n1+2)(n2+2) elements, one in
      * [x, y, z] order ("P") and one in [y, x, z] order ("T", for x-major rays); the forward
      * projector reads them, the adjoint accumulates into them. */
     void *d_pad[2];
@@ -50,30 +47,46 @@ typedef struct kri_ct3_plan {
      * plan; NULL when the device had no room for them: the forward reads d_pad instead. The
      * f32 adjoint accumulates into them (one 16-byte atomic per sample) when they are there. */
     void *d_quad[3];
-    /* CUDA Joseph adjoint as a gather (project3d_gather.cu), when kri_ct3_plan_create found the
-     * geometry fit for it: per batch of gather_nvb views, (c, tb, cb) per pixel (d_gtab), (ta,
-     * ca, major axis, 1 / w_M) per column (d_gcol), 4 elements of the dtype each, and
-     * gather_nvb ints (the major axes present in each view: d_gint). */
+    /* Joseph adjoint as a gather (project3d_gather.cu), when the create verb found the geometry
+     * fit for it: per batch of gather_nvb views, (c, tb, cb) per pixel (d_gtab), (ta, ca, major
+     * axis, 1 / w_M) per column (d_gcol), 4 elements of the dtype each, and gather_nvb ints (the
+     * major axes present in each view: d_gint). */
     int gather, gather_nvb;
     void *d_gtab, *d_gcol, *d_gint;
-    pthread_mutex_t lock; /* serialises calls on a CUDA plan (work space) */
+    pthread_mutex_t lock; /* serialises the calls on the plan (work space) */
     int lock_init;
+} kri_ct3_dev;
+
+struct kri_ct3_backend;
+
+/* The 3-D part of a kr_ct_projector (p->p3): the parameters (host) and the backend instance
+ * that runs the plan (the table, and the state its create verb made: NULL on the CPU). */
+typedef struct kri_ct3_plan {
+    kri_ct3p_f32 p32;
+    kri_ct3p_f64 p64;
+    void *views; /* host: nviews kri_ct3v_f32 or kri_ct3v_f64 (opts.dtype) */
+    const struct kri_ct3_backend *be;
+    kri_ct3_dev *dev;
 } kri_ct3_plan;
 
-/* CPU twins (project3d_cpu.c). */
-void kri_cpu_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj, int nthreads);
-kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol,
-                               int nthreads);
+/* The backend seam (core/backend.h): kri_ct3_cpu (project3d_cpu.c) for host arrays,
+ * kri_ct3_cuda (project3d_cuda.cu; project3d_nocuda.c without CUDA) for device arrays.
+ *   create   the state for plan p (p->p3 filled but for be and dev) in *dev; NULL verb: the
+ *            backend keeps none; on failure nothing is left
+ *   destroy  frees a state (accepts NULL)
+ *   forward  proj = A vol, adjoint vol = A^T proj, on contiguous arrays checked by the front;
+ *            they return when the result is ready. */
+typedef struct kri_ct3_backend {
+    kri_backend_hdr hdr;
+    kr_status (*create)(const kr_ct_projector *p, kri_ct3_dev **dev);
+    void (*destroy)(kri_ct3_dev *dev);
+    kr_status (*forward)(const kr_ct_projector *p, kri_ct3_dev *dev, const void *vol, void *proj);
+    kr_status (*adjoint)(const kr_ct_projector *p, kri_ct3_dev *dev, const void *proj, void *vol);
+} kri_ct3_backend;
+extern const kri_ct3_backend kri_ct3_cpu, kri_ct3_cuda;
 
-/* CUDA launchers (project3d_cuda.cu); they return when the result is ready. */
-kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj);
-kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol);
-/* The gather adjoint (project3d_gather.cu). Returns when the result is ready. */
-kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector *p, const void *proj, void *vol);
-/* Count NaN and infinite values of a device array (f32 or f64, n elements) and the index of the
- * first non-finite one (-1 when none). */
-kr_status kri_cuda_count_nonfinite(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
-                                   int64_t *nnan, int64_t *ninf, int64_t *first);
+/* Per-view parameters of view i in double (project3d.c). */
+void kri_ct3_view_params(const kr_ct_geom *g, int64_t i, kri_ct3v_f64 *o);
 
 #ifdef __cplusplus
 }

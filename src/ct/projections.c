@@ -1,6 +1,7 @@
 /* Projection arrays (kray/ct.h): their check against a geometry (kr_ct_check_projections,
  * also the projectors' shape check) and exact projections of the 3-D phantom. */
-#include "project3d_internal.h"
+#include "project_internal.h"
+#include "projections_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -48,29 +49,15 @@ kr_status kr_ct_check_projections(const kr_ct_geom *g, const kr_array *proj, con
     if (!proj->data) return kri_fail(KR_ERR_INVALID_ARG, "%s have no data", what);
     if (!kr_array_is_contiguous(proj))
         return kri_fail(KR_ERR_NOT_SUPPORTED, "%s are not contiguous", what);
-    const int64_t n = kr_array_numel(proj);
-    int64_t nnan = 0, ninf = 0, first = -1;
     if (proj->loc == KR_DEVICE) {
         KRI_ARG_NOT_NULL(ctx);
         KRI_TRY(kri_check_loc(ctx, KR_DEVICE, what));
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_count_nonfinite(ctx, proj->dtype, n, proj->data, &nnan, &ninf, &first));
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "%s are on a device but kray was built without CUDA",
-                        what);
-#endif
-    } else {
-        for (int64_t i = 0; i < n; i++) {
-            double x = proj->dtype == KR_F64 ? ((const double *)proj->data)[i]
-                                             : (double)((const float *)proj->data)[i];
-            if (isfinite(x)) continue;
-            if (first < 0) first = i;
-            if (isnan(x))
-                nnan++;
-            else
-                ninf++;
-        }
     }
+    const kri_ctproj_backend *be;
+    KRI_TRY(kri_backend_pick(&be, proj->loc, &kri_ctproj_cpu, &kri_ctproj_cuda, what));
+    int64_t nnan = 0, ninf = 0, first = -1;
+    KRI_TRY(be->count_nonfinite(ctx, proj->dtype, kr_array_numel(proj), proj->data, &nnan, &ninf,
+                                &first));
     if (first < 0) return KR_OK;
     char where[96];
     if (kr_ct_type_ndim(g->type) == 3) {
