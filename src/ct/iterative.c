@@ -143,6 +143,16 @@ fail:
     return st;
 }
 
+/* An operand of kr_sirt_execute: of A's dtype and location, A's codomain (domain 0) or domain
+ * (domain 1) in shape. (The device is checked by the vector operations that first use it.) */
+static kr_status kri_sirt_operand(const kr_sirt *s, const char *fn, const char *what,
+                                  const kr_array *a, int domain)
+{
+    int64_t d[KR_MAX_DIMS];
+    const int nd = domain ? kr_linop_in_dims(s->A, d) : kr_linop_out_dims(s->A, d);
+    return kri_check_operand_dims(fn, what, a, kr_linop_dtype(s->A), kr_linop_loc(s->A), nd, d);
+}
+
 kr_status kr_sirt_execute(kr_sirt *s, const kr_array *y, kr_array *x, const kr_sirt_opts *opts,
                           kr_solve_info *info)
 {
@@ -164,8 +174,8 @@ kr_status kr_sirt_execute(kr_sirt *s, const kr_array *y, kr_array *x, const kr_s
         return kri_fail(KR_ERR_INVALID_ARG, "%s: tol is %g (must be >= 0)", fn, o.tol);
     if (!(o.relax > 0 && o.relax < 2))
         return kri_fail(KR_ERR_INVALID_ARG, "%s: relax is %g (must be in (0, 2))", fn, o.relax);
-    KRI_TRY(kri_linop_check_array(s->A, y, 0, fn, "y"));
-    KRI_TRY(kri_linop_check_array(s->A, x, 1, fn, "x"));
+    KRI_TRY(kri_sirt_operand(s, fn, "y", y, 0));
+    KRI_TRY(kri_sirt_operand(s, fn, "x", x, 1));
     if (kri_arrays_overlap(x, y))
         return kri_fail(KR_ERR_INVALID_ARG, "%s: x and y overlap in memory", fn);
     const kr_ctx *ctx = s->ctx;

@@ -87,6 +87,16 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
     return KR_OK;
 }
 
+kr_status kri_ct_operand(const kr_ct_projector *p, const char *fn, const char *what,
+                         const kr_array *a)
+{
+    KRI_TRY(kri_check_operand(fn, what, a, p->opts.dtype, p->loc));
+    if (a->loc == KR_DEVICE && a->device != kr_ctx_device(p->ctx))
+        return kri_fail(KR_ERR_LOCATION, "%s: %s is on device %d, the context uses device %d", fn,
+                        what, a->device, kr_ctx_device(p->ctx));
+    return KR_OK;
+}
+
 const kr_ct_geom *kr_ct_projector_geom(const kr_ct_projector *p) { return p ? p->geom : NULL; }
 
 kr_status kr_ct_projector_forward(const kr_ct_projector *p, const kr_array *image,

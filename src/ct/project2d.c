@@ -163,30 +163,12 @@ static kr_status kri_ct2_shape(const kr_array *a, const char *what, int64_t e0, 
     return KR_OK;
 }
 
-static kr_status kri_ct2_check(const kr_ct_projector *p, const kr_array *img,
+static kr_status kri_ct2_check(const kr_ct_projector *p, const char *fn, const kr_array *img,
                                const kr_array *sino, int64_t *nb)
 {
-    KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(img);
-    KRI_ARG_NOT_NULL(sino);
-    const kr_array *arr[2] = {img, sino};
-    const char *names[2] = {"image", "sinogram"};
-    for (int i = 0; i < 2; i++) {
-        if (arr[i]->dtype != p->opts.dtype)
-            return kri_fail(KR_ERR_DTYPE, "%s is %s but the projector was planned for %s",
-                            names[i], kr_dtype_name(arr[i]->dtype), kr_dtype_name(p->opts.dtype));
-        if (!arr[i]->data) return kri_fail(KR_ERR_INVALID_ARG, "%s has no data", names[i]);
-        if (!kr_array_is_contiguous(arr[i]))
-            return kri_fail(KR_ERR_NOT_SUPPORTED, "%s is not contiguous", names[i]);
-        KRI_TRY(kri_check_loc(p->ctx, arr[i]->loc, names[i]));
-    }
-    if (img->loc == KR_DEVICE && img->device != kr_ctx_device(p->ctx))
-        return kri_fail(KR_ERR_LOCATION, "image is on device %d, the context uses device %d",
-                        img->device, kr_ctx_device(p->ctx));
-    if (sino->loc == KR_DEVICE && sino->device != kr_ctx_device(p->ctx))
-        return kri_fail(KR_ERR_LOCATION, "sinogram is on device %d, the context uses device %d",
-                        sino->device, kr_ctx_device(p->ctx));
-    int64_t nbi, nbs;
+    KRI_TRY(kri_ct_operand(p, fn, "image", img));
+    KRI_TRY(kri_ct_operand(p, fn, "sinogram", sino));
+    int64_t nbi = 0, nbs = 0;
     KRI_TRY(kri_ct2_shape(img, "image", p->geom->grid.n[0], p->geom->grid.n[1], "x x y", &nbi));
     KRI_TRY(kri_ct2_shape(sino, "sinogram", p->geom->det_count, p->geom->nviews, "det x view",
                           &nbs));
@@ -202,13 +184,13 @@ static kr_status kri_ct2_check(const kr_ct_projector *p, const kr_array *img,
 kr_status kri_ct2_forward(const kr_ct_projector *p, const kr_array *image, kr_array *sino)
 {
     int64_t nb;
-    KRI_TRY(kri_ct2_check(p, image, sino, &nb));
+    KRI_TRY(kri_ct2_check(p, "kr_ct_projector_forward", image, sino, &nb));
     return p->p2->be->forward(p, p->p2->dev, image->data, sino->data, nb);
 }
 
 kr_status kri_ct2_adjoint(const kr_ct_projector *p, const kr_array *sino, kr_array *image)
 {
     int64_t nb;
-    KRI_TRY(kri_ct2_check(p, image, sino, &nb));
+    KRI_TRY(kri_ct2_check(p, "kr_ct_projector_adjoint", image, sino, &nb));
     return p->p2->be->adjoint(p, p->p2->dev, sino->data, image->data, nb);
 }

@@ -83,26 +83,11 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
     return KR_OK;
 }
 
-static kr_status kri_ct3_check(const kr_ct_projector *p, const kr_array *vol,
+static kr_status kri_ct3_check(const kr_ct_projector *p, const char *fn, const kr_array *vol,
                                const kr_array *proj)
 {
-    KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(vol);
-    KRI_ARG_NOT_NULL(proj);
-    const kr_array *arr[2] = {vol, proj};
-    const char *names[2] = {"volume", "projections"};
-    for (int i = 0; i < 2; i++) {
-        if (arr[i]->dtype != p->opts.dtype)
-            return kri_fail(KR_ERR_DTYPE, "%s are %s but the projector was planned for %s",
-                            names[i], kr_dtype_name(arr[i]->dtype), kr_dtype_name(p->opts.dtype));
-        if (!arr[i]->data) return kri_fail(KR_ERR_INVALID_ARG, "%s have no data", names[i]);
-        if (!kr_array_is_contiguous(arr[i]))
-            return kri_fail(KR_ERR_NOT_SUPPORTED, "%s are not contiguous", names[i]);
-        KRI_TRY(kri_check_loc(p->ctx, arr[i]->loc, names[i]));
-        if (arr[i]->loc == KR_DEVICE && arr[i]->device != kr_ctx_device(p->ctx))
-            return kri_fail(KR_ERR_LOCATION, "%s are on device %d, the context uses device %d",
-                            names[i], arr[i]->device, kr_ctx_device(p->ctx));
-    }
+    KRI_TRY(kri_ct_operand(p, fn, "volume", vol));
+    KRI_TRY(kri_ct_operand(p, fn, "projections", proj));
     const kr_ct_grid *g = &p->geom->grid;
     int ok = vol->ndim >= 1 && vol->ndim <= KR_MAX_DIMS;
     for (int i = 0; ok && i < vol->ndim; i++)
@@ -126,12 +111,12 @@ static kr_status kri_ct3_check(const kr_ct_projector *p, const kr_array *vol,
 
 kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj)
 {
-    KRI_TRY(kri_ct3_check(p, vol, proj));
+    KRI_TRY(kri_ct3_check(p, "kr_ct_projector_forward", vol, proj));
     return p->p3->be->forward(p, p->p3->dev, vol->data, proj->data);
 }
 
 kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol)
 {
-    KRI_TRY(kri_ct3_check(p, vol, proj));
+    KRI_TRY(kri_ct3_check(p, "kr_ct_projector_adjoint", vol, proj));
     return p->p3->be->adjoint(p, p->p3->dev, proj->data, vol->data);
 }

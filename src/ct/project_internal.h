@@ -40,6 +40,11 @@ void kri_ct3_plan_destroy(struct kri_ct3_plan *q); /* accepts NULL */
 kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj);
 kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol);
 
+/* The operand check of the projectors (project.c): kri_check_operand against the plan's dtype
+ * and location, and a device array on the ctx's device. */
+kr_status kri_ct_operand(const kr_ct_projector *p, const char *fn, const char *what,
+                         const kr_array *a);
+
 /* Projection (or sinogram) dims against the geometry (projections.c): KR_ERR_DIM naming both
  * shapes, and saying so when the data is larger than the detector. */
 kr_status kri_ct_proj_shape(const kr_ct_geom *g, const kr_array *a, const char *what);

@@ -40,15 +40,12 @@ kr_status kri_ct_proj_shape(const kr_ct_geom *g, const kr_array *a, const char *
 kr_status kr_ct_check_projections(const kr_ct_geom *g, const kr_array *proj, const kr_ctx *ctx)
 {
     KRI_ARG_NOT_NULL(g);
-    KRI_ARG_NOT_NULL(proj);
     const char *what = kr_ct_type_ndim(g->type) == 3 ? "projections" : "sinogram";
+    KRI_TRY(kri_check_operand("kr_ct_check_projections", what, proj, KRI_ANY_DTYPE, KRI_ANY_LOC));
     if (proj->dtype != KR_F32 && proj->dtype != KR_F64)
         return kri_fail(KR_ERR_DTYPE, "%s are %s (f32 or f64 expected)", what,
                         kr_dtype_name(proj->dtype));
     KRI_TRY(kri_ct_proj_shape(g, proj, what));
-    if (!proj->data) return kri_fail(KR_ERR_INVALID_ARG, "%s have no data", what);
-    if (!kr_array_is_contiguous(proj))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s are not contiguous", what);
     if (proj->loc == KR_DEVICE) {
         KRI_ARG_NOT_NULL(ctx);
         KRI_TRY(kri_check_loc(ctx, KR_DEVICE, what));
