@@ -36,6 +36,7 @@ void kr_ct_projector_opts_default(kr_ct_projector_opts *o)
 void kr_ct_projector_destroy(kr_ct_projector *p)
 {
     if (!p) return;
+    if (p->be && p->be->destroy) p->be->destroy(p->dev);
     kri_ct2_plan_destroy(p->p2);
     kri_ct3_plan_destroy(p->p3);
     kr_ct_geom_destroy(p->geom);
@@ -72,11 +73,15 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
     if (ndim != 2 && ndim != 3)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "the CT projector cannot handle geometry type %s",
                         kr_ct_type_name(g->type));
+    const kri_ct_backend *be;
+    KRI_TRY(kri_backend_pick(&be, kri_ctx_loc(ctx), ndim == 3 ? &kri_ct3_cpu : &kri_ct2_cpu,
+                             ndim == 3 ? &kri_ct3_cuda : &kri_ct2_cuda, "CT projector"));
     kr_ct_projector *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a projector plan");
     p->ctx = ctx;
     p->loc = kri_ctx_loc(ctx);
     p->opts = opts;
+    p->be = be;
     kr_status st = kr_ct_geom_clone(&p->geom, g);
     if (st == KR_OK) st = ndim == 3 ? kri_ct3_plan_create(p) : kri_ct2_plan_create(p);
     if (st != KR_OK) {

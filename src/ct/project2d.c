@@ -76,7 +76,6 @@ static void kri_ct2_view_params(const kr_ct_geom *g, int64_t i, kri_ct2v_f64 *o)
 void kri_ct2_plan_destroy(kri_ct2_plan *q)
 {
     if (!q) return;
-    if (q->be && q->be->destroy) q->be->destroy(q->dev);
     kri_free(q->views);
     kri_free(q);
 }
@@ -86,9 +85,6 @@ kr_status kri_ct2_plan_create(kr_ct_projector *p)
     kri_ct2_plan *q = kri_calloc(1, sizeof *q);
     if (!q) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a projector plan");
     p->p2 = q;
-    const kri_ct2_backend *be;
-    KRI_TRY(kri_backend_pick(&be, p->loc, &kri_ct2_cpu, &kri_ct2_cuda, "CT projector"));
-    q->be = be;
     const kr_ctx *ctx = p->ctx;
     const kr_ct_projector_opts opts = p->opts;
     const kr_ct_geom *G = p->geom;
@@ -133,7 +129,7 @@ kr_status kri_ct2_plan_create(kr_ct_projector *p)
                                (float)d.by, (float)d.ux, (float)d.uy, (float)d.inv, d.cls};
         }
     }
-    if (be->create) KRI_TRY(be->create(p, &q->dev));
+    if (p->be->create) KRI_TRY(p->be->create(p, &p->dev));
     kr_log(ctx, KR_LOG_DEBUG, "CT projector: %s %s, %s, %lldx%lld image, %lld det x %d views",
            kr_ct_method_name(opts.method), kr_dtype_name(opts.dtype), kr_ct_type_name(G->type),
            (long long)G->grid.n[0], (long long)G->grid.n[1], (long long)G->det_count, nv);
@@ -185,12 +181,12 @@ kr_status kri_ct2_forward(const kr_ct_projector *p, const kr_array *image, kr_ar
 {
     int64_t nb;
     KRI_TRY(kri_ct2_check(p, "kr_ct_projector_forward", image, sino, &nb));
-    return p->p2->be->forward(p, p->p2->dev, image->data, sino->data, nb);
+    return p->be->forward(p, p->dev, image->data, sino->data, nb);
 }
 
 kr_status kri_ct2_adjoint(const kr_ct_projector *p, const kr_array *sino, kr_array *image)
 {
     int64_t nb;
     KRI_TRY(kri_ct2_check(p, "kr_ct_projector_adjoint", image, sino, &nb));
-    return p->p2->be->adjoint(p, p->p2->dev, sino->data, image->data, nb);
+    return p->be->adjoint(p, p->dev, sino->data, image->data, nb);
 }

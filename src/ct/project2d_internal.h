@@ -38,41 +38,18 @@ typedef struct kri_ct2p_f64 { KRI_CT2P_FIELDS(double) } kri_ct2p_f64;
 typedef struct kri_ct2v_f32 { KRI_CT2V_FIELDS(float) } kri_ct2v_f32;
 typedef struct kri_ct2v_f64 { KRI_CT2V_FIELDS(double) } kri_ct2v_f64;
 
-struct kri_ct2_backend;
-
-/* The state a backend keeps for a plan on its device: the CUDA one, the per-view parameters in
- * device memory. */
-typedef struct kri_ct2_dev {
-    void *views;
-} kri_ct2_dev;
-
-/* The 2-D part of a kr_ct_projector (p->p2): the parameters (host) and the backend instance
- * that runs the plan (the table, and the state its create verb made: NULL on the CPU). */
+/* The 2-D part of a kr_ct_projector (p->p2). Its tables (kri_ct2_cpu, kri_ct2_cuda) are
+ * declared in project_internal.h; the CUDA one's state (p->dev) is a kri_ct2_dev. */
 typedef struct kri_ct2_plan {
     kri_ct2p_f32 p32;
     kri_ct2p_f64 p64;
     void *views; /* host: nviews kri_ct2v_f32 or kri_ct2v_f64 (opts.dtype) */
-    const struct kri_ct2_backend *be;
-    kri_ct2_dev *dev;
 } kri_ct2_plan;
 
-/* The backend seam (core/backend.h): kri_ct2_cpu (project2d_cpu.c) for host arrays,
- * kri_ct2_cuda (project2d_cuda.cu; project2d_nocuda.c without CUDA) for device arrays.
- *   create   the state for plan p (p->p2 filled but for be and dev) in *dev; NULL verb: the
- *            backend keeps none; on failure nothing is left
- *   destroy  frees a state (accepts NULL)
- *   forward  sino = A img, adjoint img = A^T sino, for nb slices of contiguous arrays checked
- *            by the front; they return when the result is ready. */
-typedef struct kri_ct2_backend {
-    kri_backend_hdr hdr;
-    kr_status (*create)(const kr_ct_projector *p, kri_ct2_dev **dev);
-    void (*destroy)(kri_ct2_dev *dev);
-    kr_status (*forward)(const kr_ct_projector *p, kri_ct2_dev *dev, const void *img, void *sino,
-                         int64_t nb);
-    kr_status (*adjoint)(const kr_ct_projector *p, kri_ct2_dev *dev, const void *sino, void *img,
-                         int64_t nb);
-} kri_ct2_backend;
-extern const kri_ct2_backend kri_ct2_cpu, kri_ct2_cuda;
+/* The state of the CUDA backend: the per-view parameters in device memory. */
+typedef struct kri_ct2_dev {
+    void *views;
+} kri_ct2_dev;
 
 #ifdef __cplusplus
 }

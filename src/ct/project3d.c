@@ -19,7 +19,6 @@ void kri_ct3_view_params(const kr_ct_geom *g, int64_t i, kri_ct3v_f64 *o)
 void kri_ct3_plan_destroy(kri_ct3_plan *q)
 {
     if (!q) return;
-    if (q->be && q->be->destroy) q->be->destroy(q->dev);
     kri_free(q->views);
     kri_free(q);
 }
@@ -31,9 +30,6 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
     kri_ct3_plan *q = kri_calloc(1, sizeof *q);
     if (!q) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a cone-beam projector plan");
     p->p3 = q;
-    const kri_ct3_backend *be;
-    KRI_TRY(kri_backend_pick(&be, p->loc, &kri_ct3_cpu, &kri_ct3_cuda, "CT projector"));
-    q->be = be;
     kri_ct3p_f64 *P = &q->p64;
     for (int d = 0; d < 3; d++) {
         P->n[d] = (int)G->grid.n[d];
@@ -73,7 +69,7 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
             }
         }
     }
-    if (be->create) KRI_TRY(be->create(p, &q->dev));
+    if (p->be->create) KRI_TRY(p->be->create(p, &p->dev));
     kr_ct_geom_check_fov(G, p->ctx, NULL); /* a warning at most */
     kr_log(p->ctx, KR_LOG_DEBUG,
            "CT projector: %s %s, %s, %dx%dx%d volume, %dx%d detector x %d views, %d^2 rays per "
@@ -112,11 +108,11 @@ static kr_status kri_ct3_check(const kr_ct_projector *p, const char *fn, const k
 kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj)
 {
     KRI_TRY(kri_ct3_check(p, "kr_ct_projector_forward", vol, proj));
-    return p->p3->be->forward(p, p->p3->dev, vol->data, proj->data);
+    return p->be->forward(p, p->dev, vol->data, proj->data, 1);
 }
 
 kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol)
 {
     KRI_TRY(kri_ct3_check(p, "kr_ct_projector_adjoint", vol, proj));
-    return p->p3->be->adjoint(p, p->p3->dev, proj->data, vol->data);
+    return p->be->adjoint(p, p->dev, proj->data, vol->data, 1);
 }

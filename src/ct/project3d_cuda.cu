@@ -168,6 +168,35 @@ template <typename B> struct kri_jbufs {
     const B *b[3];
 };
 
+/* The start of the ray kernels: view v0 + blockIdx.y staged in shared memory (sv), and the
+ * thread's detector pixel (iu, iv) in the v tiles from b0; false when it lies off the detector
+ * (after the barrier, so every thread of the block takes part in it). */
+template <typename P, typename V>
+static __device__ __forceinline__ bool kri_ray_pixel(const P &p, const V *__restrict__ views,
+                                                     int v0, int b0, V &sv, int &view, int &iu,
+                                                     int &iv)
+{
+    view = v0 + blockIdx.y;
+    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
+    __syncthreads();
+    iu = blockIdx.x * KRI_BU + threadIdx.x;
+    iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
+    return iu < p.nu && iv < p.nv;
+}
+
+/* The Joseph set-up j of sub-ray s of pixel (iu, iv) of view sv; false when the ray misses the
+ * volume. */
+template <typename T>
+static __device__ __forceinline__ bool kri_jos_subray(const typename kri_t3<T>::P &p,
+                                                      const typename kri_t3<T>::V &sv, int iu,
+                                                      int iv, int s, typename kri_t3<T>::J &j)
+{
+    typename kri_t3<T>::R r;
+    ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
+    jos3_setup(&p, &r, &j);
+    return j.m0 <= j.m1;
+}
+
 /* grid (u tiles, views of this launch from v0, v tiles from b0); block (32, 8). B is T (plain
  * padded volumes) or float4 (quads, f32 only). */
 template <typename T, typename I, typename B>
@@ -176,19 +205,12 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
                   int v0, int b0, const kri_jbufs<B> bufs, T *__restrict__ proj)
 {
     __shared__ typename kri_t3<T>::V sv;
-    const int view = v0 + blockIdx.y;
-    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
-    __syncthreads();
-    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
-    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
-    if (iu >= p.nu || iv >= p.nv) return;
+    int view, iu, iv;
+    if (!kri_ray_pixel(p, views, v0, b0, sv, view, iu, iv)) return;
     T total = 0;
     for (int s = 0; s < p.k * p.k; s++) {
-        typename kri_t3<T>::R r;
         typename kri_t3<T>::J j;
-        ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
-        jos3_setup(&p, &r, &j);
-        if (j.m0 > j.m1) continue;
+        if (!kri_jos_subray<T>(p, sv, iu, iv, s, j)) continue;
         int which; /* bufs.b[j.ax] is that volume (kri_fwd3) */
         I sm, sb;
         kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
@@ -260,21 +282,14 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
                   int v0, int b0, const T *__restrict__ proj, const kri_jacc<B> acc)
 {
     __shared__ typename kri_t3<T>::V sv;
-    const int view = v0 + blockIdx.y;
-    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
-    __syncthreads();
-    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
-    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
-    if (iu >= p.nu || iv >= p.nv) return;
+    int view, iu, iv;
+    if (!kri_ray_pixel(p, views, v0, b0, sv, view, iu, iv)) return;
     const T y = proj[((long long)view * p.nv + iv) * p.nu + iu];
     if (y == 0) return;
     const T yk = y * p.inv_k2;
     for (int s = 0; s < p.k * p.k; s++) {
-        typename kri_t3<T>::R r;
         typename kri_t3<T>::J j;
-        ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
-        jos3_setup(&p, &r, &j);
-        if (j.m0 > j.m1) continue;
+        if (!kri_jos_subray<T>(p, sv, iu, iv, s, j)) continue;
         int which;
         I sm, sb;
         kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
@@ -321,12 +336,8 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
               const T *__restrict__ yin, T *__restrict__ acc)
 {
     __shared__ typename kri_t3<T>::V sv;
-    const int view = v0 + blockIdx.y;
-    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
-    __syncthreads();
-    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
-    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
-    if (iu >= p.nu || iv >= p.nv) return;
+    int view, iu, iv;
+    if (!kri_ray_pixel(p, views, v0, b0, sv, view, iu, iv)) return;
     const long long o = ((long long)view * p.nv + iv) * p.nu + iu;
     T yk = 0;
     if (adjoint) {
@@ -399,179 +410,182 @@ static void kri_axis_bufs(const kri_ct3_plan *q, const kri_ct3_dev *d, T *buf[3]
     }
 }
 
-/* The Joseph forward launches over every view and v tile, on plain (B = T) or quad (B = float4)
- * padded volumes. */
-template <typename T, typename B>
-static kr_status kri_fwd_jos_launch(const typename kri_t3<T>::P &prm,
-                                    const typename kri_t3<T>::V *dv, const kri_jbufs<B> &bufs,
-                                    T *proj, bool small, cudaStream_t st)
+/* A ray kernel over every view and v tile: k32 (32-bit offsets, for `small` padded volumes)
+ * or k64, each called as k(prm, dv, v0, b0, args...). */
+template <typename P, typename V, typename K32, typename K64, typename... A>
+static kr_status kri_ray_kernel(const P &prm, const V *dv, bool small, cudaStream_t st, K32 k32,
+                                K64 k64, const char *what, const A &...args)
 {
     return kri_ray_launches(
         prm.nu, prm.nv, prm.nviews,
         [&](dim3 grid, int v0, int b0) {
             if (small)
-                k_ct3_fwd_jos<T, int, B>
-                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, bufs, proj);
+                k32<<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, args...);
             else
-                k_ct3_fwd_jos<T, long long, B>
-                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, bufs, proj);
+                k64<<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, args...);
         },
-        "cone-beam Joseph projection kernel launch");
+        what);
 }
 
+/* What the launches of one call share: the plan, its state, its constants and views in the
+ * dtype T, the stream. */
+template <typename T> struct kri_call3 {
+    const kr_ct_projector *p;
+    const kri_ct3_dev *d;
+    typename kri_t3<T>::P prm;
+    const typename kri_t3<T>::V *dv;
+    cudaStream_t st;
+};
+
+/* Siddon: proj = A vol (adjoint 0) or vol = A^T proj (adjoint 1, into the zeroed volume). */
 template <typename T>
-static kr_status kri_fwd3(const kr_ct_projector *p, const kri_ct3_dev *d, const T *vol, T *proj)
+static kr_status kri_sid3(const kri_call3<T> &c, int adjoint, const T *in, T *out)
 {
-    const kri_ct3_plan *q = p->p3;
-    const typename kri_t3<T>::P prm = kri_prm(q, (T *)NULL);
-    const typename kri_t3<T>::V *dv = (const typename kri_t3<T>::V *)d->d_views;
-    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    if (p->opts.method == KR_CT_SIDDON) {
-        KRI_TRY(kri_ray_launches(
-            prm.nu, prm.nv, prm.nviews,
-            [&](dim3 grid, int v0, int b0) {
-                k_ct3_sid<T><<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, vol, proj, 0,
-                                                                    NULL, NULL);
-            },
-            "cone-beam Siddon projection kernel launch"));
-        return kri_cu_finish(p->ctx, "cone-beam Siddon projection kernel");
+    const T *none = NULL;
+    if (!adjoint) {
+        KRI_TRY(kri_ray_kernel(c.prm, c.dv, true, c.st, k_ct3_sid<T>, k_ct3_sid<T>,
+                               "cone-beam Siddon projection kernel launch", in, out, 0, none,
+                               (T *)NULL));
+        return kri_cu_finish(c.p->ctx, "cone-beam Siddon projection kernel");
     }
-    T *P = (T *)d->d_pad[0], *Tb = (T *)d->d_pad[1];
-    KRI_TRY(kri_pad<T>(p, d, vol, P, Tb, st));
-    const bool small = d->pad_elems < ((size_t)1 << 31) - 4;
-    const long long total = (long long)d->pad_elems;
+    size_t bytes = (size_t)c.prm.n[0] * c.prm.n[1] * c.prm.n[2] * sizeof(T);
+    KRI_TRY(kri_cu_err(cudaMemsetAsync(out, 0, bytes, c.st),
+                       "cone-beam backprojection: zeroing the volume"));
+    KRI_TRY(kri_ray_kernel(c.prm, c.dv, true, c.st, k_ct3_sid<T>, k_ct3_sid<T>,
+                           "cone-beam Siddon backprojection kernel launch", none, (T *)NULL, 1,
+                           in, out));
+    return kri_cu_finish(c.p->ctx, "cone-beam Siddon backprojection kernel");
+}
+
+/* Joseph: proj = A vol, reading plain (T) or, f32 with room for them, quad (float4) padded
+ * volumes. */
+template <typename T>
+static kr_status kri_fwd3(const kri_call3<T> &c, const T *vol, T *proj)
+{
+    static const char what[] = "cone-beam Joseph projection kernel launch";
+    T *P = (T *)c.d->d_pad[0], *Tb = (T *)c.d->d_pad[1];
+    KRI_TRY(kri_pad<T>(c.p, c.d, vol, P, Tb, c.st));
+    const bool small = c.d->pad_elems < ((size_t)1 << 31) - 4;
+    const long long total = (long long)c.d->pad_elems;
     T *buf[3];
     long long sb[3];
-    kri_axis_bufs(q, d, buf, sb);
+    kri_axis_bufs(c.p->p3, c.d, buf, sb);
     kri_jbufs<T> b;
     for (int a = 0; a < 3; a++) b.b[a] = buf[a];
-    if (sizeof(T) == sizeof(float) && d->d_quad[0]) { /* f32 with room for the quad layout */
+    if (sizeof(T) == sizeof(float) && c.d->d_quad[0]) { /* f32 with room for the quad layout */
         kri_jbufs<float4> b4;
         for (int a = 0; a < 3; a++) {
-            b4.b[a] = (const float4 *)d->d_quad[a];
-            k_ct3_quads<<<kri_cu_grid(total, 256), 256, 0, st>>>(
-                total, sb[a], (const float *)b.b[a], (float4 *)d->d_quad[a]);
+            b4.b[a] = (const float4 *)c.d->d_quad[a];
+            k_ct3_quads<<<kri_cu_grid(total, 256), 256, 0, c.st>>>(
+                total, sb[a], (const float *)b.b[a], (float4 *)c.d->d_quad[a]);
         }
         KRI_TRY(kri_cu_err(cudaGetLastError(), "cone-beam projector: quad kernel launch"));
-        KRI_TRY(kri_fwd_jos_launch(kri_prm(q, (float *)NULL),
-                                   (const typename kri_t3<float>::V *)d->d_views, b4,
-                                   (float *)proj, small, st));
+        KRI_TRY(kri_ray_kernel(c.p->p3->p32, (const kri_ct3v_f32 *)c.d->d_views, small, c.st,
+                               k_ct3_fwd_jos<float, int, float4>,
+                               k_ct3_fwd_jos<float, long long, float4>, what, b4, (float *)proj));
     } else {
-        KRI_TRY(kri_fwd_jos_launch(prm, dv, b, proj, small, st));
+        KRI_TRY(kri_ray_kernel(c.prm, c.dv, small, c.st, k_ct3_fwd_jos<T, int, T>,
+                               k_ct3_fwd_jos<T, long long, T>, what, b, proj));
     }
-    return kri_cu_finish(p->ctx, "cone-beam Joseph projection kernel");
+    return kri_cu_finish(c.p->ctx, "cone-beam Joseph projection kernel");
 }
 
-/* The Joseph adjoint launches over every view and v tile into the accumulators acc. */
-template <typename T, typename B>
-static kr_status kri_adj_jos_launch(const typename kri_t3<T>::P &prm,
-                                    const typename kri_t3<T>::V *dv, const T *proj,
-                                    const kri_jacc<B> &acc, bool small, cudaStream_t st)
-{
-    return kri_ray_launches(
-        prm.nu, prm.nv, prm.nviews,
-        [&](dim3 grid, int v0, int b0) {
-            if (small)
-                k_ct3_adj_jos<T, int, B>
-                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, proj, acc);
-            else
-                k_ct3_adj_jos<T, long long, B>
-                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, proj, acc);
-        },
-        "cone-beam Joseph backprojection kernel launch");
-}
-
+/* Joseph: vol = A^T proj, scattering into plain (T) or, f32 with room for them, quad (float4)
+ * accumulators (kri_cuda_ct3d_adjoint_gather for plans that gather). */
 template <typename T>
-static kr_status kri_adj3(const kr_ct_projector *p, const kri_ct3_dev *d, const T *proj, T *vol)
+static kr_status kri_adj3(const kri_call3<T> &c, const T *proj, T *vol)
 {
-    const kri_ct3_plan *q = p->p3;
-    const typename kri_t3<T>::P prm = kri_prm(q, (T *)NULL);
-    const typename kri_t3<T>::V *dv = (const typename kri_t3<T>::V *)d->d_views;
-    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    const int n0 = prm.n[0], n1 = prm.n[1], n2 = prm.n[2];
-    if (p->opts.method == KR_CT_SIDDON) {
-        size_t bytes = (size_t)n0 * n1 * n2 * sizeof(T);
-        KRI_TRY(kri_cu_err(cudaMemsetAsync(vol, 0, bytes, st),
-                           "cone-beam backprojection: zeroing the volume"));
-        KRI_TRY(kri_ray_launches(
-            prm.nu, prm.nv, prm.nviews,
-            [&](dim3 grid, int v0, int b0) {
-                k_ct3_sid<T><<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, NULL, NULL,
-                                                                    1, proj, vol);
-            },
-            "cone-beam Siddon backprojection kernel launch"));
-        return kri_cu_finish(p->ctx, "cone-beam Siddon backprojection kernel");
-    }
-    T *P = (T *)d->d_pad[0], *Tb = (T *)d->d_pad[1];
-    const bool small = d->pad_elems < ((size_t)1 << 31) - 4;
-    if (sizeof(T) == sizeof(float) && d->d_quad[0]) { /* f32 with room for the quad layout */
-        const long long total = (long long)d->pad_elems;
+    static const char what[] = "cone-beam Joseph backprojection kernel launch";
+    const int n0 = c.prm.n[0], n1 = c.prm.n[1], n2 = c.prm.n[2];
+    T *P = (T *)c.d->d_pad[0], *Tb = (T *)c.d->d_pad[1];
+    const bool small = c.d->pad_elems < ((size_t)1 << 31) - 4;
+    if (sizeof(T) == sizeof(float) && c.d->d_quad[0]) { /* f32 with room for the quad layout */
+        const long long total = (long long)c.d->pad_elems;
         kri_jacc<float4> acc;
         T *buf[3];
         long long sb[3];
-        kri_axis_bufs(q, d, buf, sb);
+        kri_axis_bufs(c.p->p3, c.d, buf, sb);
         for (int a = 0; a < 3; a++) {
-            acc.b[a] = (float4 *)d->d_quad[a];
-            KRI_TRY(kri_cu_err(cudaMemsetAsync(acc.b[a], 0, d->pad_elems * sizeof(float4), st),
-                               "cone-beam backprojection: zeroing the work space"));
+            acc.b[a] = (float4 *)c.d->d_quad[a];
+            KRI_TRY(kri_cu_err(
+                cudaMemsetAsync(acc.b[a], 0, c.d->pad_elems * sizeof(float4), c.st),
+                "cone-beam backprojection: zeroing the work space"));
         }
-        KRI_TRY(kri_adj_jos_launch(q->p32, (const kri_ct3v_f32 *)d->d_views, (const float *)proj,
-                                   acc, small, st));
+        KRI_TRY(kri_ray_kernel(c.p->p3->p32, (const kri_ct3v_f32 *)c.d->d_views, small, c.st,
+                               k_ct3_adj_jos<float, int, float4>,
+                               k_ct3_adj_jos<float, long long, float4>, what,
+                               (const float *)proj, acc));
         /* axis 0 (T layout) into T; axes 1 and 2 (both P layout) into P */
-        k_ct3_unquad<<<kri_cu_grid(total, 256), 256, 0, st>>>(total, acc.b[0], sb[0], NULL, 0,
-                                                                (float *)Tb);
-        k_ct3_unquad<<<kri_cu_grid(total, 256), 256, 0, st>>>(total, acc.b[1], sb[1], acc.b[2],
-                                                                sb[2], (float *)P);
+        k_ct3_unquad<<<kri_cu_grid(total, 256), 256, 0, c.st>>>(total, acc.b[0], sb[0], NULL, 0,
+                                                                  (float *)Tb);
+        k_ct3_unquad<<<kri_cu_grid(total, 256), 256, 0, c.st>>>(total, acc.b[1], sb[1], acc.b[2],
+                                                                  sb[2], (float *)P);
         KRI_TRY(kri_cu_err(cudaGetLastError(),
                            "cone-beam backprojection: quad folding kernel launch"));
     } else {
         kri_jacc<T> acc;
         long long sb[3];
-        kri_axis_bufs(q, d, acc.b, sb);
+        kri_axis_bufs(c.p->p3, c.d, acc.b, sb);
         for (int i = 0; i < 2; i++)
-            KRI_TRY(kri_cu_err(cudaMemsetAsync(d->d_pad[i], 0, d->pad_elems * sizeof(T), st),
+            KRI_TRY(kri_cu_err(cudaMemsetAsync(c.d->d_pad[i], 0, c.d->pad_elems * sizeof(T), c.st),
                                "cone-beam backprojection: zeroing the work space"));
-        KRI_TRY(kri_adj_jos_launch(prm, dv, proj, acc, small, st));
+        KRI_TRY(kri_ray_kernel(c.prm, c.dv, small, c.st, k_ct3_adj_jos<T, int, T>,
+                               k_ct3_adj_jos<T, long long, T>, what, proj, acc));
     }
     dim3 grid((n0 + 31) / 32, (n1 + 31) / 32, n2 < KRI_GRID_MAX ? n2 : KRI_GRID_MAX);
     if (grid.y > KRI_GRID_MAX)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "cone-beam backprojection: volume too large along y");
-    k_ct3_unpad<T><<<grid, dim3(32, 8), 0, st>>>(n0, n1, n2, P, Tb, vol);
-    return kri_cu_finish(p->ctx, "cone-beam Joseph backprojection kernel");
+    k_ct3_unpad<T><<<grid, dim3(32, 8), 0, c.st>>>(n0, n1, n2, P, Tb, vol);
+    return kri_cu_finish(c.p->ctx, "cone-beam Joseph backprojection kernel");
 }
 
-static kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, kri_ct3_dev *d,
-                                       const void *vol, void *proj)
+/* out = A in (adjoint 0) or A^T in (adjoint 1). */
+template <typename T>
+static kr_status kri_run3(const kr_ct_projector *p, const kri_ct3_dev *d, int adjoint,
+                          const void *in, void *out)
 {
-    pthread_mutex_lock(&d->lock);
-    kr_status s = kri_cuda_set_device(p->ctx);
-    if (s == KR_OK)
-        s = p->opts.dtype == KR_F64 ? kri_fwd3<double>(p, d, (const double *)vol, (double *)proj)
-                                    : kri_fwd3<float>(p, d, (const float *)vol, (float *)proj);
-    pthread_mutex_unlock(&d->lock);
-    return s;
+    const kri_call3<T> c = {p, d, kri_prm(p->p3, (T *)NULL),
+                            (const typename kri_t3<T>::V *)d->d_views, kri_cu_stream(p->ctx)};
+    if (p->opts.method == KR_CT_SIDDON) return kri_sid3<T>(c, adjoint, (const T *)in, (T *)out);
+    if (adjoint) return kri_adj3<T>(c, (const T *)in, (T *)out);
+    return kri_fwd3<T>(c, (const T *)in, (T *)out);
 }
 
-static kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, kri_ct3_dev *d,
-                                       const void *proj, void *vol)
+/* Calls on a plan hold its lock (the work space is the plan's). */
+static kr_status kri_cuda_ct3d(const kr_ct_projector *p, void *dev, int adjoint, const void *in,
+                               void *out)
 {
+    kri_ct3_dev *d = (kri_ct3_dev *)dev;
     pthread_mutex_lock(&d->lock);
     kr_status s = kri_cuda_set_device(p->ctx);
     if (s == KR_OK) {
-        if (d->gather) /* set for Joseph plans only */
-            s = kri_cuda_ct3d_adjoint_gather(p, d, proj, vol);
+        if (adjoint && d->gather) /* set for Joseph plans only */
+            s = kri_cuda_ct3d_adjoint_gather(p, d, in, out);
         else if (p->opts.dtype == KR_F64)
-            s = kri_adj3<double>(p, d, (const double *)proj, (double *)vol);
+            s = kri_run3<double>(p, d, adjoint, in, out);
         else
-            s = kri_adj3<float>(p, d, (const float *)proj, (float *)vol);
+            s = kri_run3<float>(p, d, adjoint, in, out);
     }
     pthread_mutex_unlock(&d->lock);
     return s;
 }
 
-/* ---- the plan's state on the device ------------------------------------------------------- */
-static void kri_cuda_ct3d_destroy(kri_ct3_dev *d)
+static kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, void *dev, const void *vol,
+                                       void *proj, int64_t nb)
 {
+    return kri_cuda_ct3d(p, dev, 0, vol, proj);
+}
+
+static kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, void *dev, const void *proj,
+                                       void *vol, int64_t nb)
+{
+    return kri_cuda_ct3d(p, dev, 1, proj, vol);
+}
+
+/* ---- the plan's state on the device ------------------------------------------------------- */
+static void kri_cuda_ct3d_destroy(void *dev)
+{
+    kri_ct3_dev *d = (kri_ct3_dev *)dev;
     if (!d) return;
     kri_device_free(d->d_views);
     kri_device_free(d->d_pad[0]);
@@ -640,20 +654,12 @@ static kr_status kri_cuda_ct3d_fill(const kr_ct_projector *p, kri_ct3_dev *d)
     return KR_OK;
 }
 
-static kr_status kri_cuda_ct3d_create(const kr_ct_projector *p, kri_ct3_dev **out)
+static kr_status kri_cuda_ct3d_create(const kr_ct_projector *p, void **out)
 {
-    *out = NULL;
-    kri_ct3_dev *d = (kri_ct3_dev *)kri_calloc(1, sizeof *d);
-    if (!d) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a cone-beam projector plan");
-    kr_status s = kri_cuda_ct3d_fill(p, d);
-    if (s != KR_OK) {
-        kri_cuda_ct3d_destroy(d);
-        return s;
-    }
-    *out = d;
-    return KR_OK;
+    return kri_cu_state<kri_ct3_dev>(p, out, kri_cuda_ct3d_fill, kri_cuda_ct3d_destroy,
+                                     "a cone-beam projector plan");
 }
 
-extern "C" const kri_ct3_backend kri_ct3_cuda = {{"cuda", true}, kri_cuda_ct3d_create,
-                                                 kri_cuda_ct3d_destroy, kri_cuda_ct3d_forward,
-                                                 kri_cuda_ct3d_adjoint};
+extern "C" const kri_ct_backend kri_ct3_cuda = {{"cuda", true}, kri_cuda_ct3d_create,
+                                                kri_cuda_ct3d_destroy, kri_cuda_ct3d_forward,
+                                                kri_cuda_ct3d_adjoint};

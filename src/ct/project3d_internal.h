@@ -33,7 +33,15 @@ typedef struct kri_ct3p_f64 { KRI_CT3P_FIELDS(double) } kri_ct3p_f64;
 typedef struct kri_ct3v_f32 { KRI_CT3V_FIELDS(float) } kri_ct3v_f32;
 typedef struct kri_ct3v_f64 { KRI_CT3V_FIELDS(double) } kri_ct3v_f64;
 
-/* The state the CUDA backend keeps for a plan on its device. */
+/* The 3-D part of a kr_ct_projector (p->p3). Its tables (kri_ct3_cpu, kri_ct3_cuda) are
+ * declared in project_internal.h; the CUDA one's state (p->dev) is a kri_ct3_dev. */
+typedef struct kri_ct3_plan {
+    kri_ct3p_f32 p32;
+    kri_ct3p_f64 p64;
+    void *views; /* host: nviews kri_ct3v_f32 or kri_ct3v_f64 (opts.dtype) */
+} kri_ct3_plan;
+
+/* The state of the CUDA backend on its device. */
 typedef struct kri_ct3_dev {
     void *d_views; /* the per-view parameters */
     /* Joseph work space: two zero-padded volumes of (n0+2)(n1+2)(n2+2) elements, one in
@@ -56,34 +64,6 @@ typedef struct kri_ct3_dev {
     pthread_mutex_t lock; /* serialises the calls on the plan (work space) */
     int lock_init;
 } kri_ct3_dev;
-
-struct kri_ct3_backend;
-
-/* The 3-D part of a kr_ct_projector (p->p3): the parameters (host) and the backend instance
- * that runs the plan (the table, and the state its create verb made: NULL on the CPU). */
-typedef struct kri_ct3_plan {
-    kri_ct3p_f32 p32;
-    kri_ct3p_f64 p64;
-    void *views; /* host: nviews kri_ct3v_f32 or kri_ct3v_f64 (opts.dtype) */
-    const struct kri_ct3_backend *be;
-    kri_ct3_dev *dev;
-} kri_ct3_plan;
-
-/* The backend seam (core/backend.h): kri_ct3_cpu (project3d_cpu.c) for host arrays,
- * kri_ct3_cuda (project3d_cuda.cu; project3d_nocuda.c without CUDA) for device arrays.
- *   create   the state for plan p (p->p3 filled but for be and dev) in *dev; NULL verb: the
- *            backend keeps none; on failure nothing is left
- *   destroy  frees a state (accepts NULL)
- *   forward  proj = A vol, adjoint vol = A^T proj, on contiguous arrays checked by the front;
- *            they return when the result is ready. */
-typedef struct kri_ct3_backend {
-    kri_backend_hdr hdr;
-    kr_status (*create)(const kr_ct_projector *p, kri_ct3_dev **dev);
-    void (*destroy)(kri_ct3_dev *dev);
-    kr_status (*forward)(const kr_ct_projector *p, kri_ct3_dev *dev, const void *vol, void *proj);
-    kr_status (*adjoint)(const kr_ct_projector *p, kri_ct3_dev *dev, const void *proj, void *vol);
-} kri_ct3_backend;
-extern const kri_ct3_backend kri_ct3_cpu, kri_ct3_cuda;
 
 /* Per-view parameters of view i in double (project3d.c). */
 void kri_ct3_view_params(const kr_ct_geom *g, int64_t i, kri_ct3v_f64 *o);

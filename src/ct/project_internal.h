@@ -16,6 +16,7 @@ extern "C" {
 
 struct kri_ct2_plan; /* project2d_internal.h */
 struct kri_ct3_plan; /* project3d_internal.h */
+struct kri_ct_backend;
 
 struct kr_ct_projector {
     const kr_ctx *ctx;
@@ -24,11 +25,35 @@ struct kr_ct_projector {
     kr_ct_projector_opts opts;
     struct kri_ct2_plan *p2; /* 2-D geometries */
     struct kri_ct3_plan *p3; /* cone beams */
+    /* the backend instance that runs the plan: the table, and the state its create verb made
+     * (NULL on the CPU) */
+    const struct kri_ct_backend *be;
+    void *dev;
 };
 
-/* The 2-D projector (project2d.c): the part of a plan for a 2-D geometry (p holds ctx, loc,
- * opts and the cloned geometry; p->p2 is set even when creation fails, for the destroy), and
- * the checked forward and adjoint. */
+/* The backend seam (core/backend.h): a table per projector and backend, kri_ct2_cpu and
+ * kri_ct2_cuda (project2d_cpu.c, project2d_cuda.cu; project2d_nocuda.c without CUDA) for 2-D
+ * geometries, kri_ct3_cpu and kri_ct3_cuda (project3d_*) for cone beams; the CPU tables take
+ * host arrays, the CUDA ones device arrays.
+ *   create   the state for plan p (filled but for dev) in *dev; NULL verb: the backend keeps
+ *            none; on failure nothing is left
+ *   destroy  frees a state (accepts NULL)
+ *   forward  out = A in, adjoint out = A^T in, for nb slices (cone beams: 1) of contiguous
+ *            arrays checked by the front; they return when the result is ready. */
+typedef struct kri_ct_backend {
+    kri_backend_hdr hdr;
+    kr_status (*create)(const kr_ct_projector *p, void **dev);
+    void (*destroy)(void *dev);
+    kr_status (*forward)(const kr_ct_projector *p, void *dev, const void *in, void *out,
+                         int64_t nb);
+    kr_status (*adjoint)(const kr_ct_projector *p, void *dev, const void *in, void *out,
+                         int64_t nb);
+} kri_ct_backend;
+extern const kri_ct_backend kri_ct2_cpu, kri_ct2_cuda, kri_ct3_cpu, kri_ct3_cuda;
+
+/* The 2-D projector (project2d.c): the part of a plan for a 2-D geometry, its backend state
+ * included (p holds ctx, loc, opts, the cloned geometry and the table; p->p2 is set even when
+ * creation fails, for the destroy), and the checked forward and adjoint. */
 kr_status kri_ct2_plan_create(kr_ct_projector *p);
 void kri_ct2_plan_destroy(struct kri_ct2_plan *q); /* accepts NULL */
 kr_status kri_ct2_forward(const kr_ct_projector *p, const kr_array *img, kr_array *sino);
