@@ -214,8 +214,9 @@ static void test_gather(void)
         o.dtype = dt;
         kr_ct_projector *p = NULL;
         KT_OK(kr_ct_projector_create(&p, gpu, geo, &o));
-        KT_CHECK_MSG(p->p3->gather && p->p3->gather_nvb == 32, "gather %d, batch %d",
-                     p->p3->gather, p->p3->gather_nvb);
+        const kri_ct3_dev *d = p->dev;
+        KT_CHECK_MSG(d->gather && d->gather_nvb == 32, "gather %d, batch %d", d->gather,
+                     d->gather_nvb);
         kr_ct_projector_destroy(p);
         kr_array *pr = harr(geo, 0, dt, 11);
         kr_array *bc = apply(cpu, geo, KR_CT_JOSEPH, dt, 1, pr, 1);
@@ -243,7 +244,7 @@ static void test_gather(void)
     o.ray_factor = 2;
     kr_ct_projector *p = NULL;
     KT_OK(kr_ct_projector_create(&p, gpu, geo, &o));
-    KT_CHECK(!p->p3->gather);
+    KT_CHECK(!((const kri_ct3_dev *)p->dev)->gather);
     kr_ct_projector_destroy(p);
     kr_ct_geom_destroy(geo);
     kr_ctx_destroy(cpu);

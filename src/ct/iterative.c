@@ -1,20 +1,14 @@
 /* SIRT on any real operator with non-negative entries (kr_sirt_*, see kray/ct.h), with its
  * transpose or another backprojector: the row and column sums are computed once per plan, the
- * iteration uses only the operator and vector operations (host with OpenMP, device with the
- * kernels of iterative_cuda.cu). CGLS for CT is kr_cgls on kr_ct_linop_create. */
+ * iteration uses only the operator, vector operations and the elementwise steps of the backend
+ * at the operator's location (iterative_internal.h). CGLS for CT is kr_cgls on
+ * kr_ct_linop_create. */
 #include "ct_internal.h"
+#include "iterative_internal.h"
 #include "solve/solve_internal.h"
 
 #include <math.h>
 #include <string.h>
-
-#ifdef KRAY_HAVE_CUDA
-/* iterative_cuda.cu: elementwise kernels on the ctx's stream (n elements of type t). */
-kr_status kri_cuda_sirt_fill(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x, double v);
-kr_status kri_cuda_sirt_recip(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x, int64_t *nbad);
-kr_status kri_cuda_sirt_mul(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x, const void *w);
-kr_status kri_cuda_sirt_clamp0(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x);
-#endif
 
 struct kr_sirt {
     const kr_ctx *ctx;
@@ -22,6 +16,7 @@ struct kr_sirt {
     kr_linop *B;     /* the backprojector, or NULL: A^T */
     kr_array *R, *C; /* 1 / row sums A 1 (codomain), 1 / column sums B 1 (domain) */
     kr_array *r, *g; /* work: residual (codomain), update (domain) */
+    const kri_sirt_backend *be; /* the elementwise steps at A's location */
 };
 
 void kr_sirt_opts_default(kr_sirt_opts *o)
@@ -43,113 +38,6 @@ void kr_sirt_destroy(kr_sirt *s)
     kr_linop_destroy(s->A);
     kr_linop_destroy(s->B);
     kri_free(s);
-}
-
-/* ---- elementwise operations (host or device) ------------------------------------------- */
-static kr_status kri_ew_fill(const kr_ctx *ctx, kr_array *x, double v)
-{
-    const int64_t n = kr_array_numel(x);
-    if (x->loc == KR_DEVICE) {
-#ifdef KRAY_HAVE_CUDA
-        return kri_cuda_sirt_fill(ctx, x->dtype, n, x->data, v);
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "SIRT: built without CUDA");
-#endif
-    }
-    const int nt = kri_threads(ctx);
-    if (x->dtype == KR_F64) {
-        double *a = x->data;
-#pragma omp parallel for schedule(static) num_threads(nt)
-        for (int64_t i = 0; i < n; i++) a[i] = v;
-    } else {
-        float *a = x->data;
-        const float f = (float)v;
-#pragma omp parallel for schedule(static) num_threads(nt)
-        for (int64_t i = 0; i < n; i++) a[i] = f;
-    }
-    return KR_OK;
-}
-
-/* x = x > 0 ? 1 / x : 0; *nbad = number of negative or non-finite entries */
-static kr_status kri_ew_recip(const kr_ctx *ctx, kr_array *x, int64_t *nbad)
-{
-    const int64_t n = kr_array_numel(x);
-    if (x->loc == KR_DEVICE) {
-#ifdef KRAY_HAVE_CUDA
-        return kri_cuda_sirt_recip(ctx, x->dtype, n, x->data, nbad);
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "SIRT: built without CUDA");
-#endif
-    }
-    const int nt = kri_threads(ctx);
-    int64_t bad = 0;
-    if (x->dtype == KR_F64) {
-        double *a = x->data;
-#pragma omp parallel for schedule(static) num_threads(nt) reduction(+ : bad)
-        for (int64_t i = 0; i < n; i++) {
-            if (!isfinite(a[i]) || a[i] < 0) bad++;
-            a[i] = a[i] > 0 && isfinite(a[i]) ? 1.0 / a[i] : 0.0;
-        }
-    } else {
-        float *a = x->data;
-#pragma omp parallel for schedule(static) num_threads(nt) reduction(+ : bad)
-        for (int64_t i = 0; i < n; i++) {
-            if (!isfinite(a[i]) || a[i] < 0) bad++;
-            a[i] = a[i] > 0 && isfinite(a[i]) ? 1.0f / a[i] : 0.0f;
-        }
-    }
-    *nbad = bad;
-    return KR_OK;
-}
-
-static kr_status kri_ew_mul(const kr_ctx *ctx, kr_array *x, const kr_array *w)
-{
-    const int64_t n = kr_array_numel(x);
-    if (x->loc == KR_DEVICE) {
-#ifdef KRAY_HAVE_CUDA
-        return kri_cuda_sirt_mul(ctx, x->dtype, n, x->data, w->data);
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "SIRT: built without CUDA");
-#endif
-    }
-    const int nt = kri_threads(ctx);
-    if (x->dtype == KR_F64) {
-        double *a = x->data;
-        const double *b = w->data;
-#pragma omp parallel for schedule(static) num_threads(nt)
-        for (int64_t i = 0; i < n; i++) a[i] *= b[i];
-    } else {
-        float *a = x->data;
-        const float *b = w->data;
-#pragma omp parallel for schedule(static) num_threads(nt)
-        for (int64_t i = 0; i < n; i++) a[i] *= b[i];
-    }
-    return KR_OK;
-}
-
-static kr_status kri_ew_clamp0(const kr_ctx *ctx, kr_array *x)
-{
-    const int64_t n = kr_array_numel(x);
-    if (x->loc == KR_DEVICE) {
-#ifdef KRAY_HAVE_CUDA
-        return kri_cuda_sirt_clamp0(ctx, x->dtype, n, x->data);
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "SIRT: built without CUDA");
-#endif
-    }
-    const int nt = kri_threads(ctx);
-    if (x->dtype == KR_F64) {
-        double *a = x->data;
-#pragma omp parallel for schedule(static) num_threads(nt)
-        for (int64_t i = 0; i < n; i++)
-            if (a[i] < 0) a[i] = 0;
-    } else {
-        float *a = x->data;
-#pragma omp parallel for schedule(static) num_threads(nt)
-        for (int64_t i = 0; i < n; i++)
-            if (a[i] < 0) a[i] = 0;
-    }
-    return KR_OK;
 }
 
 /* ---- plan ------------------------------------------------------------------------------- */
@@ -185,6 +73,32 @@ static kr_status kri_sirt_check_pair(const kr_linop *A, const kr_linop *B)
     return KR_OK;
 }
 
+/* x *= w, elementwise */
+static kr_status kri_sirt_mul(const kr_sirt *s, kr_array *x, const kr_array *w)
+{
+    return s->be->mul(s->ctx, x->dtype, kr_array_numel(x), x->data, w->data);
+}
+
+/* The weights: R = 1 / (A 1) (cols 0), or C = 1 / (B 1), B = A^T without a backprojector
+ * (cols 1); a negative or non-finite sum is an error. */
+static kr_status kri_sirt_weights(kr_sirt *s, int cols)
+{
+    kr_array *one = cols ? s->r : s->g, *w = cols ? s->C : s->R;
+    int64_t nbad = 0;
+    KRI_TRY(s->be->fill(s->ctx, one->dtype, kr_array_numel(one), one->data, 1.0));
+    KRI_TRY(cols ? kri_sirt_back(s, one, w) : kr_linop_forward(s->A, one, w));
+    KRI_TRY(s->be->recip(s->ctx, w->dtype, kr_array_numel(w), w->data, &nbad));
+    if (nbad) {
+        const kr_linop *M = cols && s->B ? s->B : s->A;
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "SIRT: %lld %s sums of %s '%s' are negative or not finite (SIRT needs "
+                        "non-negative weights, as those of a projector)",
+                        (long long)nbad, cols ? "column" : "row",
+                        cols && s->B ? "backprojector" : "operator", kr_linop_name(M));
+    }
+    return KR_OK;
+}
+
 kr_status kr_sirt_create(kr_sirt **out, const kr_ctx *ctx, kr_linop *A)
 {
     return kr_sirt_create_pair(out, ctx, A, NULL);
@@ -202,9 +116,12 @@ kr_status kr_sirt_create_pair(kr_sirt **out, const kr_ctx *ctx, kr_linop *A, kr_
                         kr_linop_name(A), kr_dtype_name(t));
     KRI_TRY(kri_check_loc(ctx, kr_linop_loc(A), "the SIRT operator"));
     if (B) KRI_TRY(kri_sirt_check_pair(A, B));
+    const kri_sirt_backend *be;
+    KRI_TRY(kri_backend_pick(&be, kr_linop_loc(A), &kri_sirt_cpu, &kri_sirt_cuda, "SIRT"));
     kr_sirt *s = kri_calloc(1, sizeof *s);
     if (!s) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a SIRT plan");
     s->ctx = ctx;
+    s->be = be;
     kr_status st = kr_linop_retain(A);
     if (st != KR_OK) {
         kri_free(s);
@@ -213,41 +130,27 @@ kr_status kr_sirt_create_pair(kr_sirt **out, const kr_ctx *ctx, kr_linop *A, kr_
     s->A = A;
     if (B && (st = kr_linop_retain(B)) != KR_OK) goto fail;
     s->B = B;
-    int64_t nbad = 0;
     if ((st = kri_sirt_array(&s->R, ctx, A, 0)) != KR_OK ||
         (st = kri_sirt_array(&s->C, ctx, A, 1)) != KR_OK ||
         (st = kri_sirt_array(&s->r, ctx, A, 0)) != KR_OK ||
-        (st = kri_sirt_array(&s->g, ctx, A, 1)) != KR_OK)
+        (st = kri_sirt_array(&s->g, ctx, A, 1)) != KR_OK ||
+        (st = kri_sirt_weights(s, 0)) != KR_OK || (st = kri_sirt_weights(s, 1)) != KR_OK)
         goto fail;
-    /* row sums R = A 1, column sums C = A^T 1 */
-    if ((st = kri_ew_fill(ctx, s->g, 1.0)) != KR_OK ||
-        (st = kr_linop_forward(A, s->g, s->R)) != KR_OK ||
-        (st = kri_ew_recip(ctx, s->R, &nbad)) != KR_OK)
-        goto fail;
-    if (nbad) {
-        st = kri_fail(KR_ERR_INVALID_ARG,
-                      "SIRT: %lld row sums of operator '%s' are negative or not finite (SIRT "
-                      "needs non-negative weights, as those of a projector)",
-                      (long long)nbad, kr_linop_name(A));
-        goto fail;
-    }
-    if ((st = kri_ew_fill(ctx, s->r, 1.0)) != KR_OK ||
-        (st = kri_sirt_back(s, s->r, s->C)) != KR_OK ||
-        (st = kri_ew_recip(ctx, s->C, &nbad)) != KR_OK)
-        goto fail;
-    if (nbad) {
-        st = kri_fail(KR_ERR_INVALID_ARG,
-                      "SIRT: %lld column sums of %s '%s' are negative or not finite (SIRT "
-                      "needs non-negative weights, as those of a projector)",
-                      (long long)nbad, B ? "backprojector" : "operator",
-                      kr_linop_name(B ? B : A));
-        goto fail;
-    }
     *out = s;
     return KR_OK;
 fail:
     kr_sirt_destroy(s);
     return st;
+}
+
+/* An operand of kr_sirt_execute: of A's dtype and location, A's codomain (domain 0) or domain
+ * (domain 1) in shape. (The device is checked by the vector operations that first use it.) */
+static kr_status kri_sirt_operand(const kr_sirt *s, const char *fn, const char *what,
+                                  const kr_array *a, int domain)
+{
+    int64_t d[KR_MAX_DIMS];
+    const int nd = domain ? kr_linop_in_dims(s->A, d) : kr_linop_out_dims(s->A, d);
+    return kri_check_operand_dims(fn, what, a, kr_linop_dtype(s->A), kr_linop_loc(s->A), nd, d);
 }
 
 kr_status kr_sirt_execute(kr_sirt *s, const kr_array *y, kr_array *x, const kr_sirt_opts *opts,
@@ -271,8 +174,8 @@ kr_status kr_sirt_execute(kr_sirt *s, const kr_array *y, kr_array *x, const kr_s
         return kri_fail(KR_ERR_INVALID_ARG, "%s: tol is %g (must be >= 0)", fn, o.tol);
     if (!(o.relax > 0 && o.relax < 2))
         return kri_fail(KR_ERR_INVALID_ARG, "%s: relax is %g (must be in (0, 2))", fn, o.relax);
-    KRI_TRY(kri_linop_check_array(s->A, y, 0, fn, "y"));
-    KRI_TRY(kri_linop_check_array(s->A, x, 1, fn, "x"));
+    KRI_TRY(kri_sirt_operand(s, fn, "y", y, 0));
+    KRI_TRY(kri_sirt_operand(s, fn, "x", x, 1));
     if (kri_arrays_overlap(x, y))
         return kri_fail(KR_ERR_INVALID_ARG, "%s: x and y overlap in memory", fn);
     const kr_ctx *ctx = s->ctx;
@@ -303,11 +206,13 @@ kr_status kr_sirt_execute(kr_sirt *s, const kr_array *y, kr_array *x, const kr_s
             break;
         }
         if (rel <= o.tol || k == o.max_iter) break;
-        if ((st = kri_ew_mul(ctx, s->r, s->R)) != KR_OK) break;
+        if ((st = kri_sirt_mul(s, s->r, s->R)) != KR_OK) break;
         if ((st = kri_sirt_back(s, s->r, s->g)) != KR_OK) break;
-        if ((st = kri_ew_mul(ctx, s->g, s->C)) != KR_OK) break;
+        if ((st = kri_sirt_mul(s, s->g, s->C)) != KR_OK) break;
         if ((st = kr_vec_axpy(ctx, x, o.relax, 0.0, s->g)) != KR_OK) break;
-        if (o.nonneg && (st = kri_ew_clamp0(ctx, x)) != KR_OK) break;
+        if (o.nonneg &&
+            (st = s->be->clamp0(ctx, x->dtype, kr_array_numel(x), x->data)) != KR_OK)
+            break;
         kr_progress_add(prog, 1);
     }
     kr_progress_end(prog);

@@ -2,7 +2,7 @@
  * bad entries, product and clamp at zero, f32 and f64, grid-stride, on the ctx's stream. */
 #include <cuda_runtime.h>
 
-#include "internal.h"
+#include "iterative_internal.h"
 
 #define KRI_EW_THREADS 256
 
@@ -55,8 +55,8 @@ template <typename T> __global__ void k_sirt_clamp0(long long n, T *x)
         if (x[i] < 0) x[i] = 0;
 }
 
-extern "C" kr_status kri_cuda_sirt_fill(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
-                                        double v)
+static kr_status kri_cuda_sirt_fill(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
+                                    double v)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
@@ -67,8 +67,8 @@ extern "C" kr_status kri_cuda_sirt_fill(const kr_ctx *ctx, kr_dtype t, int64_t n
     return kri_ew_check("fill");
 }
 
-extern "C" kr_status kri_cuda_sirt_recip(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
-                                         int64_t *nbad)
+static kr_status kri_cuda_sirt_recip(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
+                                     int64_t *nbad)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
@@ -100,8 +100,8 @@ extern "C" kr_status kri_cuda_sirt_recip(const kr_ctx *ctx, kr_dtype t, int64_t 
     return s;
 }
 
-extern "C" kr_status kri_cuda_sirt_mul(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
-                                       const void *w)
+static kr_status kri_cuda_sirt_mul(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x,
+                                   const void *w)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
@@ -114,7 +114,7 @@ extern "C" kr_status kri_cuda_sirt_mul(const kr_ctx *ctx, kr_dtype t, int64_t n,
     return kri_ew_check("product");
 }
 
-extern "C" kr_status kri_cuda_sirt_clamp0(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x)
+static kr_status kri_cuda_sirt_clamp0(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
@@ -124,3 +124,7 @@ extern "C" kr_status kri_cuda_sirt_clamp0(const kr_ctx *ctx, kr_dtype t, int64_t
         k_sirt_clamp0<float><<<kri_ew_blocks(n), KRI_EW_THREADS, 0, st>>>(n, (float *)x);
     return kri_ew_check("clamp");
 }
+
+extern "C" const kri_sirt_backend kri_sirt_cuda = {{"cuda", true}, kri_cuda_sirt_fill,
+                                                   kri_cuda_sirt_recip, kri_cuda_sirt_mul,
+                                                   kri_cuda_sirt_clamp0};

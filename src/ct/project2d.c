@@ -1,38 +1,9 @@
-/* 2-D projector plans: per-view parameters, argument checks and backend dispatch. */
-#include "project3d_internal.h"
+/* The 2-D projector: per-view parameters of a plan, argument checks and backend dispatch. */
+#include "project2d_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-const char *kr_ct_method_name(kr_ct_method m)
-{
-    switch (m) {
-    case KR_CT_JOSEPH: return "joseph";
-    case KR_CT_SIDDON: return "siddon";
-    default: return "invalid";
-    }
-}
-
-kr_status kr_ct_method_from_name(const char *s, kr_ct_method *m)
-{
-    KRI_ARG_NOT_NULL(s);
-    KRI_ARG_NOT_NULL(m);
-    if (!strcmp(s, "joseph")) *m = KR_CT_JOSEPH;
-    else if (!strcmp(s, "siddon")) *m = KR_CT_SIDDON;
-    else
-        return kri_fail(KR_ERR_INVALID_ARG, "unknown projector method '%s' (expected joseph or "
-                        "siddon)", s);
-    return KR_OK;
-}
-
-void kr_ct_projector_opts_default(kr_ct_projector_opts *o)
-{
-    if (!o) return;
-    memset(o, 0, sizeof *o);
-    o->method = KR_CT_JOSEPH;
-    o->dtype = KR_F32;
-}
 
 /* Per-view parameters in double (see project2d_internal.h). */
 static void kri_ct2_view_params(const kr_ct_geom *g, int64_t i, kri_ct2v_f64 *o)
@@ -102,70 +73,26 @@ static void kri_ct2_view_params(const kr_ct_geom *g, int64_t i, kri_ct2v_f64 *o)
     }
 }
 
-void kr_ct_projector_destroy(kr_ct_projector *p)
+void kri_ct2_plan_destroy(kri_ct2_plan *q)
 {
-    if (!p) return;
-    kri_free(p->views);
-    kri_device_free(p->d_views);
-    kri_ct3_plan_destroy(p->p3);
-    kr_ct_geom_destroy(p->geom);
-    kri_free(p);
+    if (!q) return;
+    kri_free(q->views);
+    kri_free(q);
 }
 
-kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const kr_ct_geom *g,
-                                 const kr_ct_projector_opts *o)
+kr_status kri_ct2_plan_create(kr_ct_projector *p)
 {
-    KRI_ARG_NOT_NULL(out);
-    *out = NULL;
-    KRI_ARG_NOT_NULL(ctx);
-    KRI_ARG_NOT_NULL(g);
-    kr_ct_projector_opts opts;
-    if (o)
-        opts = *o;
-    else
-        kr_ct_projector_opts_default(&opts);
-    if (opts.method != KR_CT_JOSEPH && opts.method != KR_CT_SIDDON)
-        return kri_fail(KR_ERR_INVALID_ARG, "projector method %d is not joseph (0) or siddon (1)",
-                        (int)opts.method);
-    if (opts.dtype != KR_F32 && opts.dtype != KR_F64)
-        return kri_fail(KR_ERR_DTYPE, "projector precision must be f32 or f64, got %s",
-                        kr_dtype_name(opts.dtype));
-    const int ndim = kr_ct_type_ndim(g->type);
-    if (opts.ray_factor < 0 || opts.ray_factor > KRI_CT3_MAXK)
-        return kri_fail(KR_ERR_INVALID_ARG, "projector ray factor %d must be 0..%d",
-                        opts.ray_factor, KRI_CT3_MAXK);
-    if (ndim == 2 && opts.ray_factor > 1)
-        return kri_fail(KR_ERR_NOT_SUPPORTED,
-                        "the 2-D projectors trace one ray per detector pixel (ray factor %d "
-                        "given; sub-rays are implemented for cone beams)",
-                        opts.ray_factor);
-    if (ndim != 2 && ndim != 3)
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "the CT projector cannot handle geometry type %s",
-                        kr_ct_type_name(g->type));
-    kr_backend be = kr_ctx_backend(ctx);
-#ifndef KRAY_HAVE_CUDA
-    if (be == KR_BACKEND_CUDA)
-        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
-#endif
-    kr_ct_projector *p = kri_calloc(1, sizeof *p);
-    if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a projector plan");
-    p->ctx = ctx;
-    p->backend = be;
-    p->opts = opts;
-    kr_status st = kr_ct_geom_clone(&p->geom, g);
-    if (st != KR_OK) goto fail;
-    if (ndim == 3) {
-        if ((st = kri_ct3_plan_create(p)) != KR_OK) goto fail;
-        *out = p;
-        return KR_OK;
-    }
-
+    kri_ct2_plan *q = kri_calloc(1, sizeof *q);
+    if (!q) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a projector plan");
+    p->p2 = q;
+    const kr_ctx *ctx = p->ctx;
+    const kr_ct_projector_opts opts = p->opts;
     const kr_ct_geom *G = p->geom;
     const int nv = (int)G->nviews;
     int kind = G->type == KR_CT_PARALLEL2D    ? KRI_CT2_PARALLEL
                : G->type == KR_CT_FAN2D_FLAT ? KRI_CT2_FLAT
                                               : KRI_CT2_EQUI;
-    kri_ct2p_f64 *p64 = &p->p64;
+    kri_ct2p_f64 *p64 = &q->p64;
     p64->nx = (int)G->grid.n[0];
     p64->ny = (int)G->grid.n[1];
     p64->ndet = (int)G->det_count;
@@ -185,41 +112,29 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
             atan_px = fmax(atan_px, 3e-8 * R / hypot(w->u[0], w->u[1]));
         }
     p64->margin = 1e-4 + atan_px;
-    p->p32 = (kri_ct2p_f32){p64->nx,          p64->ny,          p64->ndet,
+    q->p32 = (kri_ct2p_f32){p64->nx,          p64->ny,          p64->ndet,
                             p64->nviews,      kind,             (float)p64->vx,
                             (float)p64->vy,   (float)p64->cdet, (float)(0.05 + atan_px)};
 
     size_t esz = opts.dtype == KR_F64 ? sizeof(kri_ct2v_f64) : sizeof(kri_ct2v_f32);
-    if ((st = kri_alloc(&p->views, (size_t)nv * esz, "projector view parameters")) != KR_OK)
-        goto fail;
+    KRI_TRY(kri_alloc(&q->views, (size_t)nv * esz, "projector view parameters"));
     for (int v = 0; v < nv; v++) {
         kri_ct2v_f64 d;
         kri_ct2_view_params(G, v, &d);
         if (opts.dtype == KR_F64) {
-            ((kri_ct2v_f64 *)p->views)[v] = d;
+            ((kri_ct2v_f64 *)q->views)[v] = d;
         } else {
-            ((kri_ct2v_f32 *)p->views)[v] =
+            ((kri_ct2v_f32 *)q->views)[v] =
                 (kri_ct2v_f32){(float)d.px, (float)d.py, (float)d.ax, (float)d.ay, (float)d.bx,
                                (float)d.by, (float)d.ux, (float)d.uy, (float)d.inv, d.cls};
         }
     }
-    if (be == KR_BACKEND_CUDA) {
-        size_t bytes = (size_t)nv * esz;
-        st = kri_device_alloc(&p->d_views, bytes, kr_ctx_device(ctx), "projector view parameters");
-        if (st == KR_OK) st = kri_memcpy(p->d_views, KR_DEVICE, p->views, KR_HOST, bytes, ctx);
-        if (st != KR_OK) goto fail;
-    }
+    if (p->be->create) KRI_TRY(p->be->create(p, &p->dev));
     kr_log(ctx, KR_LOG_DEBUG, "CT projector: %s %s, %s, %lldx%lld image, %lld det x %d views",
            kr_ct_method_name(opts.method), kr_dtype_name(opts.dtype), kr_ct_type_name(G->type),
            (long long)G->grid.n[0], (long long)G->grid.n[1], (long long)G->det_count, nv);
-    *out = p;
     return KR_OK;
-fail:
-    kr_ct_projector_destroy(p);
-    return st;
 }
-
-const kr_ct_geom *kr_ct_projector_geom(const kr_ct_projector *p) { return p ? p->geom : NULL; }
 
 /* Dims of `a` as (d0, d1, batch); all further dims must be 1. */
 static kr_status kri_ct2_shape(const kr_array *a, const char *what, int64_t e0, int64_t e1,
@@ -244,30 +159,12 @@ static kr_status kri_ct2_shape(const kr_array *a, const char *what, int64_t e0, 
     return KR_OK;
 }
 
-static kr_status kri_ct2_check(const kr_ct_projector *p, const kr_array *img,
+static kr_status kri_ct2_check(const kr_ct_projector *p, const char *fn, const kr_array *img,
                                const kr_array *sino, int64_t *nb)
 {
-    KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(img);
-    KRI_ARG_NOT_NULL(sino);
-    const kr_array *arr[2] = {img, sino};
-    const char *names[2] = {"image", "sinogram"};
-    for (int i = 0; i < 2; i++) {
-        if (arr[i]->dtype != p->opts.dtype)
-            return kri_fail(KR_ERR_DTYPE, "%s is %s but the projector was planned for %s",
-                            names[i], kr_dtype_name(arr[i]->dtype), kr_dtype_name(p->opts.dtype));
-        if (!arr[i]->data) return kri_fail(KR_ERR_INVALID_ARG, "%s has no data", names[i]);
-        if (!kr_array_is_contiguous(arr[i]))
-            return kri_fail(KR_ERR_NOT_SUPPORTED, "%s is not contiguous", names[i]);
-        KRI_TRY(kri_check_loc(p->ctx, arr[i]->loc, names[i]));
-    }
-    if (img->loc == KR_DEVICE && img->device != kr_ctx_device(p->ctx))
-        return kri_fail(KR_ERR_LOCATION, "image is on device %d, the context uses device %d",
-                        img->device, kr_ctx_device(p->ctx));
-    if (sino->loc == KR_DEVICE && sino->device != kr_ctx_device(p->ctx))
-        return kri_fail(KR_ERR_LOCATION, "sinogram is on device %d, the context uses device %d",
-                        sino->device, kr_ctx_device(p->ctx));
-    int64_t nbi, nbs;
+    KRI_TRY(kri_ct_operand(p, fn, "image", img));
+    KRI_TRY(kri_ct_operand(p, fn, "sinogram", sino));
+    int64_t nbi = 0, nbs = 0;
     KRI_TRY(kri_ct2_shape(img, "image", p->geom->grid.n[0], p->geom->grid.n[1], "x x y", &nbi));
     KRI_TRY(kri_ct2_shape(sino, "sinogram", p->geom->det_count, p->geom->nviews, "det x view",
                           &nbs));
@@ -280,36 +177,16 @@ static kr_status kri_ct2_check(const kr_ct_projector *p, const kr_array *img,
     return KR_OK;
 }
 
-kr_status kr_ct_projector_forward(const kr_ct_projector *p, const kr_array *image,
-                                  kr_array *sino)
+kr_status kri_ct2_forward(const kr_ct_projector *p, const kr_array *image, kr_array *sino)
 {
-    if (p && p->p3) return kri_ct3_forward(p, image, sino);
     int64_t nb;
-    KRI_TRY(kri_ct2_check(p, image, sino, &nb));
-    if (p->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        return kri_cuda_ct2d_forward(p, image->data, sino->data, nb);
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
-#endif
-    }
-    kri_cpu_ct2d_forward(p, image->data, sino->data, nb, kri_threads(p->ctx));
-    return KR_OK;
+    KRI_TRY(kri_ct2_check(p, "kr_ct_projector_forward", image, sino, &nb));
+    return p->be->forward(p, p->dev, image->data, sino->data, nb);
 }
 
-kr_status kr_ct_projector_adjoint(const kr_ct_projector *p, const kr_array *sino,
-                                  kr_array *image)
+kr_status kri_ct2_adjoint(const kr_ct_projector *p, const kr_array *sino, kr_array *image)
 {
-    if (p && p->p3) return kri_ct3_adjoint(p, sino, image);
     int64_t nb;
-    KRI_TRY(kri_ct2_check(p, image, sino, &nb));
-    if (p->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        return kri_cuda_ct2d_adjoint(p, sino->data, image->data, nb);
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
-#endif
-    }
-    kri_cpu_ct2d_adjoint(p, sino->data, image->data, nb, kri_threads(p->ctx));
-    return KR_OK;
+    KRI_TRY(kri_ct2_check(p, "kr_ct_projector_adjoint", image, sino, &nb));
+    return p->be->adjoint(p, p->dev, sino->data, image->data, nb);
 }

@@ -2,31 +2,7 @@
  * output value is computed by one thread with a fixed order of operations: the forward
  * projector is ray-driven, the adjoint a pixel-driven gather summing views in order). */
 #include "project2d_internal.h"
-
-#include <math.h>
-
-#define KHD static inline
-#define KMUL(a, b) ((a) * (b))
-#define KADD(a, b) ((a) + (b))
-#define KSUB(a, b) ((a) - (b))
-#define KDIV(a, b) ((a) / (b))
-
-/* floor and ceil without a library call (x86-64 without SSE4.1 has no rounding instruction);
- * exact, and the library's answer outside the fast range. */
-static inline float kri_floorf(float x)
-{
-    if (!(x > -4194304.0f && x < 4194304.0f)) return floorf(x);
-    int t = (int)x;
-    return (float)(t - (x < (float)t));
-}
-static inline float kri_ceilf(float x) { return -kri_floorf(-x); }
-static inline double kri_floord(double x)
-{
-    if (!(x > -1073741824.0 && x < 1073741824.0)) return floor(x);
-    int t = (int)x;
-    return (double)(t - (x < (double)t));
-}
-static inline double kri_ceild(double x) { return -kri_floord(-x); }
+#include "project_cpu.h"
 
 #define KT float
 #define KFN(x) x##_f32
@@ -34,10 +10,6 @@ static inline double kri_ceild(double x) { return -kri_floord(-x); }
 #define KFLOOR kri_floorf
 #define KCEIL kri_ceilf
 #define KABS fabsf
-/* f32: the equiangular ray angle is evaluated in double and rounded, so the CPU and CUDA back
- * ends get the same ray direction (sinf/cosf differ in the last bit between libm and CUDA). */
-#define KSIN(x) ((float)sin((double)(x)))
-#define KCOS(x) ((float)cos((double)(x)))
 #include "project2d_kern.h"
 #undef KT
 #undef KFN
@@ -45,8 +17,6 @@ static inline double kri_ceild(double x) { return -kri_floord(-x); }
 #undef KFLOOR
 #undef KCEIL
 #undef KABS
-#undef KSIN
-#undef KCOS
 
 #define KT double
 #define KFN(x) x##_f64
@@ -54,8 +24,6 @@ static inline double kri_ceild(double x) { return -kri_floord(-x); }
 #define KFLOOR kri_floord
 #define KCEIL kri_ceild
 #define KABS fabs
-#define KSIN sin
-#define KCOS cos
 #include "project2d_kern.h"
 #undef KT
 #undef KFN
@@ -85,6 +53,17 @@ static inline double kri_ceild(double x) { return -kri_floord(-x); }
  * records the forward projector computes) serves the whole block; each pixel sums its views in
  * order, so the result does not depend on the thread count. */
 #define KRI_ROWS 16
+/* View vw's part of the block of rows j0..j1 - 1 for method M (sid or jos): the view's ray
+ * records in the table, then each pixel's gather. */
+#define KRI_ADJ_VIEW(T, SFX, M)                                                                \
+    {                                                                                          \
+        kri_##M##rec_##SFX *t = tab;                                                           \
+        for (int k = 0; t && k < p->ndet; k++) kri_##M##rec_make_##SFX(p, vw, k, &t[k]);       \
+        for (int j = j0; j < j1; j++) {                                                        \
+            T *acc = rows + (int64_t)(j - j0) * p->nx;                                         \
+            for (int i = 0; i < p->nx; i++) acc[i] += kri_##M##_gather_##SFX(p, vw, t, sv, i, j); \
+        }                                                                                      \
+    }
 #define KRI_CPU_ADJOINT(T, SFX)                                                                \
     static void kri_cpu_adj_##SFX(const kri_ct2p_##SFX *p, const kri_ct2v_##SFX *views,       \
                                   int method, const T *sino, T *img, int64_t nb, int nthreads) \
@@ -106,25 +85,10 @@ static inline double kri_ceild(double x) { return -kri_floord(-x); }
                 for (int v = 0; v < p->nviews; v++) {                                          \
                     const kri_ct2v_##SFX *vw = &views[v];                                      \
                     const T *sv = sino + b * nsino + (int64_t)v * p->ndet;                     \
-                    if (method == KR_CT_SIDDON) {                                              \
-                        kri_sidrec_##SFX *t = tab;                                             \
-                        for (int k = 0; t && k < p->ndet; k++)                                 \
-                            kri_sidrec_make_##SFX(p, vw, k, &t[k]);                            \
-                        for (int j = j0; j < j1; j++) {                                        \
-                            T *acc = rows + (int64_t)(j - j0) * p->nx;                         \
-                            for (int i = 0; i < p->nx; i++)                                    \
-                                acc[i] += kri_sid_gather_##SFX(p, vw, t, sv, i, j);            \
-                        }                                                                      \
-                    } else {                                                                   \
-                        kri_josrec_##SFX *t = tab;                                             \
-                        for (int k = 0; t && k < p->ndet; k++)                                 \
-                            kri_josrec_make_##SFX(p, vw, k, &t[k]);                            \
-                        for (int j = j0; j < j1; j++) {                                        \
-                            T *acc = rows + (int64_t)(j - j0) * p->nx;                         \
-                            for (int i = 0; i < p->nx; i++)                                    \
-                                acc[i] += kri_jos_gather_##SFX(p, vw, t, sv, i, j);            \
-                        }                                                                      \
-                    }                                                                          \
+                    if (method == KR_CT_SIDDON)                                                \
+                        KRI_ADJ_VIEW(T, SFX, sid)                                              \
+                    else                                                                       \
+                        KRI_ADJ_VIEW(T, SFX, jos)                                              \
                 }                                                                              \
             }                                                                                  \
             kri_free(tab);                                                                     \
@@ -136,22 +100,41 @@ KRI_CPU_FORWARD(double, f64)
 KRI_CPU_ADJOINT(float, f32)
 KRI_CPU_ADJOINT(double, f64)
 
-void kri_cpu_ct2d_forward(const kr_ct_projector *p, const void *img, void *sino, int64_t nb,
-                          int nthreads)
+/* sino = A img (adjoint 0) or img = A^T sino (adjoint 1). */
+static void kri_cpu_ct2d(const kr_ct_projector *p, int adjoint, const void *in, void *out,
+                         int64_t nb)
 {
-    if (nthreads < 1) nthreads = 1;
-    if (p->opts.dtype == KR_F64)
-        kri_cpu_fwd_f64(&p->p64, p->views, p->opts.method, img, sino, nb, nthreads);
-    else
-        kri_cpu_fwd_f32(&p->p32, p->views, p->opts.method, img, sino, nb, nthreads);
+    const kri_ct2_plan *q = p->p2;
+    const int method = p->opts.method;
+    int nt = kri_threads(p->ctx);
+    if (nt < 1) nt = 1;
+    if (p->opts.dtype == KR_F64) {
+        if (adjoint)
+            kri_cpu_adj_f64(&q->p64, q->views, method, in, out, nb, nt);
+        else
+            kri_cpu_fwd_f64(&q->p64, q->views, method, in, out, nb, nt);
+    } else {
+        if (adjoint)
+            kri_cpu_adj_f32(&q->p32, q->views, method, in, out, nb, nt);
+        else
+            kri_cpu_fwd_f32(&q->p32, q->views, method, in, out, nb, nt);
+    }
 }
 
-void kri_cpu_ct2d_adjoint(const kr_ct_projector *p, const void *sino, void *img, int64_t nb,
-                          int nthreads)
+static kr_status kri_cpu_ct2d_forward(const kr_ct_projector *p, void *dev, const void *img,
+                                      void *sino, int64_t nb)
 {
-    if (nthreads < 1) nthreads = 1;
-    if (p->opts.dtype == KR_F64)
-        kri_cpu_adj_f64(&p->p64, p->views, p->opts.method, sino, img, nb, nthreads);
-    else
-        kri_cpu_adj_f32(&p->p32, p->views, p->opts.method, sino, img, nb, nthreads);
+    kri_cpu_ct2d(p, 0, img, sino, nb);
+    return KR_OK;
 }
+
+static kr_status kri_cpu_ct2d_adjoint(const kr_ct_projector *p, void *dev, const void *sino,
+                                      void *img, int64_t nb)
+{
+    kri_cpu_ct2d(p, 1, sino, img, nb);
+    return KR_OK;
+}
+
+/* The CPU keeps no state for a plan. */
+const kri_ct_backend kri_ct2_cpu = {{"cpu", true}, NULL, NULL, kri_cpu_ct2d_forward,
+                                    kri_cpu_ct2d_adjoint};

@@ -4,6 +4,7 @@
  * reproducible bit for bit). Per-view parameters are staged through shared memory. The
  * arithmetic is project2d_kern.h, shared with the CPU. */
 #include "ct_cuda_math.cuh"
+#include "project_cuda.cuh"
 
 #include "project2d_internal.h"
 
@@ -14,26 +15,18 @@
 #define KFLOOR floorf
 #define KCEIL ceilf
 #define KABS fabsf
-/* f32: the equiangular ray angle is evaluated in double and rounded, so the CPU and CUDA back
- * ends get the same ray direction (sinf/cosf differ in the last bit between libm and CUDA). */
-#define KSIN(x) ((float)sin((double)(x)))
-#define KCOS(x) ((float)cos((double)(x)))
 #include "project2d_kern.h"
 #undef KT
 #undef KFN
 #undef KFLOOR
 #undef KCEIL
 #undef KABS
-#undef KSIN
-#undef KCOS
 
 #define KT double
 #define KFN(x) x##_f64
 #define KFLOOR floor
 #define KCEIL ceil
 #define KABS fabs
-#define KSIN sin
-#define KCOS cos
 #include "project2d_kern.h"
 #undef KT
 #undef KFN
@@ -137,87 +130,89 @@ __global__ void k_ct2d_adjoint(typename kri_types<T>::P p,
     if (inside) img[(b * p.ny + j) * (long long)p.nx + i] = acc;
 }
 
-static kr_status kri_cuda_check(const char *what)
-{
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
-    return KR_OK;
-}
-
-static kr_status kri_cuda_finish(const kr_ct_projector *p, const char *what)
-{
-    KRI_TRY(kri_cuda_check(what));
-    cudaError_t e = cudaStreamSynchronize((cudaStream_t)kr_ctx_stream(p->ctx));
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "%s failed while running: %s", what, cudaGetErrorString(e));
-    return KR_OK;
-}
-
+/* out = A in (adjoint 0: in the image, out the sinogram) or A^T in (adjoint 1) for nb slices.
+ * grid.y is limited to 65535 blocks: the forward launches per 65535 views, the adjoint per band
+ * of rows. */
 template <typename T>
-static kr_status kri_fwd(const kr_ct_projector *p, const typename kri_types<T>::P &prm,
-                         const void *img, void *sino, int64_t nb)
+static kr_status kri_run(const kr_ct_projector *p, const kri_ct2_dev *dev,
+                         const typename kri_types<T>::P &prm, int adjoint, const void *in,
+                         void *out, int64_t nb)
 {
     if (nb > 65535)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "CUDA projector: batch of %lld exceeds 65535",
                         (long long)nb);
-    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->d_views;
-    /* at most 65535 views per launch (grid.y) */
-    for (int v0 = 0; v0 < prm.nviews; v0 += 65535) {
-        int nv = prm.nviews - v0 < 65535 ? prm.nviews - v0 : 65535;
-        dim3 block(KRI_FWD_THREADS),
-            grid((prm.ndet + KRI_FWD_THREADS - 1) / KRI_FWD_THREADS, nv, (unsigned)nb);
-        if (p->opts.method == KR_CT_SIDDON)
-            k_ct2d_forward<T, KR_CT_SIDDON>
-                <<<grid, block, 0, st>>>(prm, dv, v0, (const T *)img, (T *)sino);
-        else
-            k_ct2d_forward<T, KR_CT_JOSEPH>
-                <<<grid, block, 0, st>>>(prm, dv, v0, (const T *)img, (T *)sino);
-        KRI_TRY(kri_cuda_check("CT forward projection kernel launch"));
+    typedef void (*K)(typename kri_types<T>::P, const typename kri_types<T>::V *, int, const T *,
+                      T *);
+    const bool sid = p->opts.method == KR_CT_SIDDON;
+    const K k = adjoint
+                    ? (sid ? k_ct2d_adjoint<T, KR_CT_SIDDON> : k_ct2d_adjoint<T, KR_CT_JOSEPH>)
+                    : (sid ? k_ct2d_forward<T, KR_CT_SIDDON> : k_ct2d_forward<T, KR_CT_JOSEPH>);
+    const char *what =
+        adjoint ? "CT adjoint (backprojection) kernel" : "CT forward projection kernel";
+    const char *launch = adjoint ? "CT adjoint (backprojection) kernel launch"
+                                 : "CT forward projection kernel launch";
+    cudaStream_t st = kri_cu_stream(p->ctx);
+    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)dev->views;
+    const int n = adjoint ? prm.ny : prm.nviews, step = adjoint ? 65535 * KRI_ADJ_BY : 65535;
+    for (int i0 = 0; i0 < n; i0 += step) {
+        const int m = n - i0 < step ? n - i0 : step;
+        const dim3 block = adjoint ? dim3(KRI_ADJ_BX, KRI_ADJ_BY) : dim3(KRI_FWD_THREADS);
+        const dim3 grid = adjoint ? dim3((prm.nx + KRI_ADJ_BX - 1) / KRI_ADJ_BX,
+                                         (m + KRI_ADJ_BY - 1) / KRI_ADJ_BY, (unsigned)nb)
+                                  : dim3((prm.ndet + KRI_FWD_THREADS - 1) / KRI_FWD_THREADS, m,
+                                         (unsigned)nb);
+        k<<<grid, block, 0, st>>>(prm, dv, i0, (const T *)in, (T *)out);
+        KRI_TRY(kri_cu_err(cudaGetLastError(), launch));
     }
-    return kri_cuda_finish(p, "CT forward projection kernel");
+    return kri_cu_finish(p->ctx, what);
 }
 
-template <typename T>
-static kr_status kri_adj(const kr_ct_projector *p, const typename kri_types<T>::P &prm,
-                         const void *sino, void *img, int64_t nb)
-{
-    if (nb > 65535)
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "CUDA projector: batch of %lld exceeds 65535",
-                        (long long)nb);
-    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    const typename kri_types<T>::V *dv = (const typename kri_types<T>::V *)p->d_views;
-    /* grid.y is limited to 65535 blocks: launch in bands of rows */
-    const int band = 65535 * KRI_ADJ_BY;
-    for (int j0 = 0; j0 < prm.ny; j0 += band) {
-        int rows = prm.ny - j0 < band ? prm.ny - j0 : band;
-        dim3 block(KRI_ADJ_BX, KRI_ADJ_BY);
-        dim3 grid((prm.nx + KRI_ADJ_BX - 1) / KRI_ADJ_BX, (rows + KRI_ADJ_BY - 1) / KRI_ADJ_BY,
-                  (unsigned)nb);
-        if (p->opts.method == KR_CT_SIDDON)
-            k_ct2d_adjoint<T, KR_CT_SIDDON>
-                <<<grid, block, 0, st>>>(prm, dv, j0, (const T *)sino, (T *)img);
-        else
-            k_ct2d_adjoint<T, KR_CT_JOSEPH>
-                <<<grid, block, 0, st>>>(prm, dv, j0, (const T *)sino, (T *)img);
-        KRI_TRY(kri_cuda_check("CT adjoint (backprojection) kernel launch"));
-    }
-    return kri_cuda_finish(p, "CT adjoint (backprojection) kernel");
-}
-
-extern "C" kr_status kri_cuda_ct2d_forward(const kr_ct_projector *p, const void *img,
-                                           void *sino, int64_t nb)
+static kr_status kri_cuda_ct2d(const kr_ct_projector *p, void *dev, int adjoint, const void *in,
+                               void *out, int64_t nb)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    if (p->opts.dtype == KR_F64) return kri_fwd<double>(p, p->p64, img, sino, nb);
-    return kri_fwd<float>(p, p->p32, img, sino, nb);
+    const kri_ct2_dev *d = (const kri_ct2_dev *)dev;
+    if (p->opts.dtype == KR_F64) return kri_run<double>(p, d, p->p2->p64, adjoint, in, out, nb);
+    return kri_run<float>(p, d, p->p2->p32, adjoint, in, out, nb);
 }
 
-extern "C" kr_status kri_cuda_ct2d_adjoint(const kr_ct_projector *p, const void *sino,
-                                           void *img, int64_t nb)
+static kr_status kri_cuda_ct2d_forward(const kr_ct_projector *p, void *dev, const void *img,
+                                       void *sino, int64_t nb)
 {
-    KRI_TRY(kri_cuda_set_device(p->ctx));
-    if (p->opts.dtype == KR_F64) return kri_adj<double>(p, p->p64, sino, img, nb);
-    return kri_adj<float>(p, p->p32, sino, img, nb);
+    return kri_cuda_ct2d(p, dev, 0, img, sino, nb);
 }
+
+static kr_status kri_cuda_ct2d_adjoint(const kr_ct_projector *p, void *dev, const void *sino,
+                                       void *img, int64_t nb)
+{
+    return kri_cuda_ct2d(p, dev, 1, sino, img, nb);
+}
+
+static void kri_cuda_ct2d_destroy(void *state)
+{
+    kri_ct2_dev *dev = (kri_ct2_dev *)state;
+    if (!dev) return;
+    kri_device_free(dev->views);
+    kri_free(dev);
+}
+
+/* The plan's per-view parameters on the ctx's device. */
+static kr_status kri_cuda_ct2d_fill(const kr_ct_projector *p, kri_ct2_dev *dev)
+{
+    const size_t bytes =
+        (size_t)p->geom->nviews *
+        (p->opts.dtype == KR_F64 ? sizeof(kri_ct2v_f64) : sizeof(kri_ct2v_f32));
+    KRI_TRY(kri_device_alloc(&dev->views, bytes, kr_ctx_device(p->ctx),
+                             "projector view parameters"));
+    return kri_memcpy(dev->views, KR_DEVICE, p->p2->views, KR_HOST, bytes, p->ctx);
+}
+
+static kr_status kri_cuda_ct2d_create(const kr_ct_projector *p, void **out)
+{
+    return kri_cu_state<kri_ct2_dev>(p, out, kri_cuda_ct2d_fill, kri_cuda_ct2d_destroy,
+                                     "a projector plan");
+}
+
+extern "C" const kri_ct_backend kri_ct2_cuda = {{"cuda", true}, kri_cuda_ct2d_create,
+                                                kri_cuda_ct2d_destroy, kri_cuda_ct2d_forward,
+                                                kri_cuda_ct2d_adjoint};

@@ -6,7 +6,7 @@
 #ifndef KRAY_CT_PROJECT2D_INTERNAL_H
 #define KRAY_CT_PROJECT2D_INTERNAL_H
 
-#include "ct_internal.h"
+#include "project_internal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,31 +38,18 @@ typedef struct kri_ct2p_f64 { KRI_CT2P_FIELDS(double) } kri_ct2p_f64;
 typedef struct kri_ct2v_f32 { KRI_CT2V_FIELDS(float) } kri_ct2v_f32;
 typedef struct kri_ct2v_f64 { KRI_CT2V_FIELDS(double) } kri_ct2v_f64;
 
-struct kri_ct3_plan; /* the 3-D part of a plan (project3d_internal.h) */
-
-struct kr_ct_projector {
-    const kr_ctx *ctx;
-    kr_backend backend;
-    kr_ct_geom *geom;
-    kr_ct_projector_opts opts;
+/* The 2-D part of a kr_ct_projector (p->p2). Its tables (kri_ct2_cpu, kri_ct2_cuda) are
+ * declared in project_internal.h; the CUDA one's state (p->dev) is a kri_ct2_dev. */
+typedef struct kri_ct2_plan {
     kri_ct2p_f32 p32;
     kri_ct2p_f64 p64;
-    void *views;   /* host: nviews kri_ct2v_f32 or kri_ct2v_f64 (opts.dtype) */
-    void *d_views; /* device copy (CUDA plans) */
-    struct kri_ct3_plan *p3; /* cone-beam plans only (then the 2-D fields are unused) */
-};
+    void *views; /* host: nviews kri_ct2v_f32 or kri_ct2v_f64 (opts.dtype) */
+} kri_ct2_plan;
 
-/* CPU twins (project2d_cpu.c). nb = batch count; arrays contiguous as documented in ct.h. */
-void kri_cpu_ct2d_forward(const kr_ct_projector *p, const void *img, void *sino, int64_t nb,
-                          int nthreads);
-void kri_cpu_ct2d_adjoint(const kr_ct_projector *p, const void *sino, void *img, int64_t nb,
-                          int nthreads);
-
-/* CUDA launchers (project2d_cuda.cu). */
-kr_status kri_cuda_ct2d_forward(const kr_ct_projector *p, const void *img, void *sino,
-                                int64_t nb);
-kr_status kri_cuda_ct2d_adjoint(const kr_ct_projector *p, const void *sino, void *img,
-                                int64_t nb);
+/* The state of the CUDA backend: the per-view parameters in device memory. */
+typedef struct kri_ct2_dev {
+    void *views;
+} kri_ct2_dev;
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,7 @@
  *   KMUL KADD KSUB KDIV KSQRT   exactly rounded operations that the compiler may not fuse
  *                 (so that a ray's parameters, and therefore the weights, are bit-identical
  *                 in the forward projector and in the gather that forms its transpose)
- *   KFLOOR KCEIL KABS KSIN KCOS   math functions of type KT
+ *   KFLOOR KCEIL KABS   math functions of type KT
  * and includes this file.
  *
  * Matched pair by construction: the forward projector and the adjoint gather call the same
@@ -16,6 +16,11 @@
 #define KP KFN(kri_ct2p)
 #define KV KFN(kri_ct2v)
 #define KBIG ((KT)1e30)
+/* sin and cos of the equiangular ray angle, evaluated in double and rounded to KT: in f32 the
+ * CPU and CUDA back ends then get the same ray direction (sinf/cosf differ in the last bit
+ * between libm and CUDA). */
+#define KSIN(x) ((KT)sin((double)(x)))
+#define KCOS(x) ((KT)cos((double)(x)))
 
 typedef struct KFN(kri_ray2) {
     KT px, py; /* a point of the ray, index coordinates */
@@ -117,33 +122,8 @@ KHD KT KFN(kri_jos_ray)(const KP *p, const KFN(kri_ray2) *r, const KT *img)
     return acc * L;
 }
 
-/* ---- Siddon -------------------------------------------------------------------------------
- * Parameter t (mm along the ray from its point) where the ray crosses the pixel boundaries of
- * pixel i along one axis: [*lo, *hi]. T = voxel / direction (mm per index unit), zero = the
- * ray is parallel to this axis (then it lies in pixel round(P) for all t). */
-KHD void KFN(kri_sid_axis)(KT P, KT T, int zero, int i, KT *lo, KT *hi)
-{
-    if (zero) {
-        KT c = KFLOOR(KADD(P, (KT)0.5));
-        if (c == (KT)i) {
-            *lo = -KBIG;
-            *hi = KBIG;
-        } else {
-            *lo = KBIG;
-            *hi = -KBIG;
-        }
-        return;
-    }
-    KT t0 = KMUL(KSUB(KSUB((KT)i, (KT)0.5), P), T);
-    KT t1 = KMUL(KSUB(KADD((KT)i, (KT)0.5), P), T);
-    if (t0 <= t1) {
-        *lo = t0;
-        *hi = t1;
-    } else {
-        *lo = t1;
-        *hi = t0;
-    }
-}
+/* ---- Siddon (kri_sid_axis: project_kern.h) ---------------------------------------------- */
+#include "project_kern.h"
 
 typedef struct KFN(kri_sid) {
     KT Tx, Ty;
@@ -168,32 +148,35 @@ KHD KT KFN(kri_sid_len)(const KFN(kri_ray2) *r, const KFN(kri_sid) *s, int i, in
     return hi > lo ? KSUB(hi, lo) : (KT)0;
 }
 
+/* The t range [*lo, *hi] of a ray between the outer planes of the image along one axis (n
+ * pixels; P, T, zero as kri_sid_axis): the planes -0.5 and n - 0.5 in increasing t, or the whole
+ * line when the ray runs parallel to the axis inside the image; 0 when it runs parallel
+ * outside. */
+KHD int KFN(kri_sid_box)(KT P, KT T, int zero, int n, KT *lo, KT *hi)
+{
+    KT tmp;
+    if (zero) {
+        KT c = KFLOOR(KADD(P, (KT)0.5));
+        if (!(c >= 0 && c < (KT)n)) return 0;
+        *lo = -KBIG;
+        *hi = KBIG;
+    } else {
+        KFN(kri_sid_axis)(P, T, 0, T > 0 ? 0 : n - 1, lo, &tmp);
+        KFN(kri_sid_axis)(P, T, 0, T > 0 ? n - 1 : 0, &tmp, hi);
+    }
+    return 1;
+}
+
 KHD KT KFN(kri_sid_ray)(const KP *p, const KFN(kri_ray2) *r, const KT *img)
 {
     KFN(kri_sid) s;
     KFN(kri_sid_setup)(p, r, &s);
     const int nx = p->nx, ny = p->ny;
-    KT bxl, bxh, byl, byh, tmp;
+    KT bxl, bxh, byl, byh;
     /* box = the union of all pixels: t range between the outer planes */
-    if (s.zx) {
-        KT c = KFLOOR(KADD(r->px, (KT)0.5));
-        if (!(c >= 0 && c < (KT)nx)) return 0;
-        bxl = -KBIG;
-        bxh = KBIG;
-    } else {
-        /* outer planes X = -0.5 and X = nx - 0.5, in increasing t */
-        KFN(kri_sid_axis)(r->px, s.Tx, 0, s.Tx > 0 ? 0 : nx - 1, &bxl, &tmp);
-        KFN(kri_sid_axis)(r->px, s.Tx, 0, s.Tx > 0 ? nx - 1 : 0, &tmp, &bxh);
-    }
-    if (s.zy) {
-        KT c = KFLOOR(KADD(r->py, (KT)0.5));
-        if (!(c >= 0 && c < (KT)ny)) return 0;
-        byl = -KBIG;
-        byh = KBIG;
-    } else {
-        KFN(kri_sid_axis)(r->py, s.Ty, 0, s.Ty > 0 ? 0 : ny - 1, &byl, &tmp);
-        KFN(kri_sid_axis)(r->py, s.Ty, 0, s.Ty > 0 ? ny - 1 : 0, &tmp, &byh);
-    }
+    if (!KFN(kri_sid_box)(r->px, s.Tx, s.zx, nx, &bxl, &bxh) ||
+        !KFN(kri_sid_box)(r->py, s.Ty, s.zy, ny, &byl, &byh))
+        return 0;
     KT tmin = bxl > byl ? bxl : byl, tmax = bxh < byh ? bxh : byh;
     if (!(tmin < tmax)) return 0;
     int sx = r->dx > 0 ? 1 : -1, sy = r->dy > 0 ? 1 : -1;
@@ -374,3 +357,5 @@ KHD KT KFN(kri_sid_gather)(const KP *p, const KV *v, const KFN(kri_sidrec) *tab,
 #undef KP
 #undef KV
 #undef KBIG
+#undef KSIN
+#undef KCOS

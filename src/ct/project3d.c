@@ -1,13 +1,9 @@
-/* Cone-beam projector plans: per-view parameters, argument checks, backend dispatch; the
- * projection-array check (kr_ct_check_projections) and exact phantom projections. */
+/* The cone-beam projector: per-view parameters of a plan, argument checks and backend
+ * dispatch. */
 #include "project3d_internal.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
 /* Per-view parameters in double (see project3d_internal.h). */
-static void kri_ct3_view_params(const kr_ct_geom *g, int64_t i, kri_ct3v_f64 *o)
+void kri_ct3_view_params(const kr_ct_geom *g, int64_t i, kri_ct3v_f64 *o)
 {
     const kr_ct_view *v = &g->views[i];
     const kr_ct_grid *gr = &g->grid;
@@ -24,33 +20,7 @@ void kri_ct3_plan_destroy(kri_ct3_plan *q)
 {
     if (!q) return;
     kri_free(q->views);
-    kri_device_free(q->d_views);
-    kri_device_free(q->d_pad[0]);
-    kri_device_free(q->d_pad[1]);
-    for (int i = 0; i < 3; i++) kri_device_free(q->d_quad[i]);
-    kri_device_free(q->d_gtab);
-    kri_device_free(q->d_gcol);
-    kri_device_free(q->d_gint);
-    if (q->lock_init) pthread_mutex_destroy(&q->lock);
     kri_free(q);
-}
-
-/* Does view d let the CUDA Joseph adjoint gather (project3d_gather.cu)? Its detector rows run
- * along z (v = (0, 0, v_z), v_z != 0) and its columns across it (u_z = 0), so that a ray's x and
- * y direction components depend on its column only; and it has no z-major ray (its largest
- * |w_z| below its smallest max(|w_x|, |w_y|), with a margin against rounding). The plan gathers
- * when every view does and the ray factor is 1. */
-static int kri_ct3_view_gathers(const kri_ct3v_f64 *d, const kri_ct3p_f64 *P)
-{
-    if (d->v[0] != 0 || d->v[1] != 0 || d->v[2] == 0 || d->u[2] != 0) return 0;
-    const double wz = fmax(fabs(d->w[2] - P->cv * d->v[2]),
-                           fabs(d->w[2] + ((double)P->nv - 1 - P->cv) * d->v[2]));
-    double wxy = INFINITY;
-    for (int iu = 0; iu < P->nu; iu++) {
-        const double a = (double)iu - P->cu;
-        wxy = fmin(wxy, fmax(fabs(d->w[0] + a * d->u[0]), fabs(d->w[1] + a * d->u[1])));
-    }
-    return wz < 0.999 * wxy;
 }
 
 kr_status kri_ct3_plan_create(kr_ct_projector *p)
@@ -60,9 +30,6 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
     kri_ct3_plan *q = kri_calloc(1, sizeof *q);
     if (!q) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a cone-beam projector plan");
     p->p3 = q;
-    if (pthread_mutex_init(&q->lock, NULL) != 0)
-        return kri_fail(KR_ERR_INTERNAL, "cone-beam projector: cannot create a mutex");
-    q->lock_init = 1;
     kri_ct3p_f64 *P = &q->p64;
     for (int d = 0; d < 3; d++) {
         P->n[d] = (int)G->grid.n[d];
@@ -87,11 +54,9 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
     const int f64 = p->opts.dtype == KR_F64;
     size_t esz = f64 ? sizeof(kri_ct3v_f64) : sizeof(kri_ct3v_f32);
     KRI_TRY(kri_alloc(&q->views, (size_t)nv * esz, "cone-beam projector view parameters"));
-    int gathers = p->backend == KR_BACKEND_CUDA && p->opts.method == KR_CT_JOSEPH && k == 1;
     for (int v = 0; v < nv; v++) {
         kri_ct3v_f64 d;
         kri_ct3_view_params(G, v, &d);
-        if (gathers) gathers = kri_ct3_view_gathers(&d, P);
         if (f64) {
             ((kri_ct3v_f64 *)q->views)[v] = d;
         } else {
@@ -104,107 +69,21 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
             }
         }
     }
-    if (p->backend == KR_BACKEND_CUDA) {
-        const int dev = kr_ctx_device(p->ctx);
-        size_t bytes = (size_t)nv * esz;
-        KRI_TRY(kri_device_alloc(&q->d_views, bytes, dev, "cone-beam projector view parameters"));
-        KRI_TRY(kri_memcpy(q->d_views, KR_DEVICE, q->views, KR_HOST, bytes, p->ctx));
-        if (p->opts.method == KR_CT_JOSEPH) {
-            q->pad_elems = (size_t)(P->n[0] + 2) * (size_t)(P->n[1] + 2) * (size_t)(P->n[2] + 2);
-            size_t pb = q->pad_elems * (f64 ? sizeof(double) : sizeof(float));
-            for (int i = 0; i < 2; i++)
-                KRI_TRY(kri_device_alloc(&q->d_pad[i], pb, dev,
-                                         "the cone-beam projector's padded volume copies"));
-            /* f32: the quad layout of the forward, optional (four times the padded size each,
-             * 6.5 GB in all at 512^3) */
-            for (int i = 0; !f64 && i < 3; i++)
-                if (kri_device_alloc(&q->d_quad[i], 4 * pb, dev, "quad layout") != KR_OK) {
-                    for (int e = 0; e < 3; e++) kri_device_free(q->d_quad[e]);
-                    memset(q->d_quad, 0, sizeof q->d_quad);
-                    kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the quad layout; "
-                           "the forward reads the plain padded volumes");
-                    break;
-                }
-            if (gathers) {
-                /* the gather adjoint's tables for batches of up to 32 views (or 512 MB) */
-                const size_t e4 = 4 * (f64 ? sizeof(double) : sizeof(float));
-                const size_t per = (size_t)P->nu * (size_t)P->nv * e4;
-                int nb = nv < 32 ? nv : 32;
-                while (nb > 1 && (size_t)nb * per > ((size_t)512 << 20)) nb--;
-                q->gather_nvb = nb;
-                q->gather =
-                    kri_device_alloc(&q->d_gtab, (size_t)nb * per, dev, "gather tables") == KR_OK &&
-                    kri_device_alloc(&q->d_gcol, (size_t)nb * (size_t)P->nu * e4, dev,
-                                     "gather tables") == KR_OK &&
-                    kri_device_alloc(&q->d_gint, (size_t)nb * sizeof(int), dev,
-                                     "gather tables") == KR_OK;
-                if (!q->gather)
-                    kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the gather adjoint's "
-                           "tables; the adjoint scatters with atomics");
-            }
-        }
-    }
+    if (p->be->create) KRI_TRY(p->be->create(p, &p->dev));
     kr_ct_geom_check_fov(G, p->ctx, NULL); /* a warning at most */
     kr_log(p->ctx, KR_LOG_DEBUG,
            "CT projector: %s %s, %s, %dx%dx%d volume, %dx%d detector x %d views, %d^2 rays per "
-           "pixel%s",
+           "pixel",
            kr_ct_method_name(p->opts.method), kr_dtype_name(p->opts.dtype),
-           kr_ct_type_name(G->type), P->n[0], P->n[1], P->n[2], P->nu, P->nv, nv, k,
-           q->gather ? ", adjoint by gather" : "");
+           kr_ct_type_name(G->type), P->n[0], P->n[1], P->n[2], P->nu, P->nv, nv, k);
     return KR_OK;
 }
 
-/* "the detector is smaller than the data" etc. for a mismatch of projection dims */
-static kr_status kri_ct3_proj_shape(const kr_ct_geom *g, const kr_array *a, const char *what)
-{
-    int64_t want[3];
-    int nd = kr_ct_geom_sino_dims(g, want);
-    char have[128];
-    int ok = a->ndim >= 1 && a->ndim <= KR_MAX_DIMS;
-    int64_t d[3] = {1, 1, 1};
-    for (int i = 0; ok && i < a->ndim; i++) {
-        if (i < nd)
-            d[i] = a->dims[i];
-        else if (a->dims[i] != 1)
-            ok = 0;
-    }
-    for (int i = 0; i < nd; i++)
-        if (d[i] != want[i]) ok = 0;
-    if (ok) return KR_OK;
-    kr_dims_string(a->ndim, a->dims, have, sizeof have);
-    int larger = 0;
-    for (int i = 0; i < nd - 1 && a->ndim >= nd; i++)
-        if (d[i] > want[i]) larger = 1;
-    if (nd == 3)
-        return kri_fail(KR_ERR_DIM,
-                        "%s are %s, the geometry expects %lldx%lldx%lld (u x v x view)%s", what,
-                        have, (long long)want[0], (long long)want[1], (long long)want[2],
-                        larger ? ": the detector is smaller than the data" : "");
-    return kri_fail(KR_ERR_DIM, "%s is %s, the geometry expects %lldx%lld (det x view)%s", what,
-                    have, (long long)want[0], (long long)want[1],
-                    larger ? ": the detector is smaller than the data" : "");
-}
-
-static kr_status kri_ct3_check(const kr_ct_projector *p, const kr_array *vol,
+static kr_status kri_ct3_check(const kr_ct_projector *p, const char *fn, const kr_array *vol,
                                const kr_array *proj)
 {
-    KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(vol);
-    KRI_ARG_NOT_NULL(proj);
-    const kr_array *arr[2] = {vol, proj};
-    const char *names[2] = {"volume", "projections"};
-    for (int i = 0; i < 2; i++) {
-        if (arr[i]->dtype != p->opts.dtype)
-            return kri_fail(KR_ERR_DTYPE, "%s are %s but the projector was planned for %s",
-                            names[i], kr_dtype_name(arr[i]->dtype), kr_dtype_name(p->opts.dtype));
-        if (!arr[i]->data) return kri_fail(KR_ERR_INVALID_ARG, "%s have no data", names[i]);
-        if (!kr_array_is_contiguous(arr[i]))
-            return kri_fail(KR_ERR_NOT_SUPPORTED, "%s are not contiguous", names[i]);
-        KRI_TRY(kri_check_loc(p->ctx, arr[i]->loc, names[i]));
-        if (arr[i]->loc == KR_DEVICE && arr[i]->device != kr_ctx_device(p->ctx))
-            return kri_fail(KR_ERR_LOCATION, "%s are on device %d, the context uses device %d",
-                            names[i], arr[i]->device, kr_ctx_device(p->ctx));
-    }
+    KRI_TRY(kri_ct_operand(p, fn, "volume", vol));
+    KRI_TRY(kri_ct_operand(p, fn, "projections", proj));
     const kr_ct_grid *g = &p->geom->grid;
     int ok = vol->ndim >= 1 && vol->ndim <= KR_MAX_DIMS;
     for (int i = 0; ok && i < vol->ndim; i++)
@@ -217,7 +96,7 @@ static kr_status kri_ct3_check(const kr_ct_projector *p, const kr_array *vol,
                         kr_dims_string(vol->ndim, vol->dims, have, sizeof have),
                         (long long)g->n[0], (long long)g->n[1], (long long)g->n[2]);
     }
-    KRI_TRY(kri_ct3_proj_shape(p->geom, proj, "projections"));
+    KRI_TRY(kri_ct_proj_shape(p->geom, proj, "projections"));
     /* disjoint memory */
     const char *a0 = vol->data, *b0 = proj->data;
     size_t an = kr_array_bytes(vol), bn = kr_array_bytes(proj);
@@ -228,183 +107,12 @@ static kr_status kri_ct3_check(const kr_ct_projector *p, const kr_array *vol,
 
 kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj)
 {
-    KRI_TRY(kri_ct3_check(p, vol, proj));
-    if (p->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        pthread_mutex_lock(&p->p3->lock);
-        kr_status s = kri_cuda_ct3d_forward(p, vol->data, proj->data);
-        pthread_mutex_unlock(&p->p3->lock);
-        return s;
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
-#endif
-    }
-    kri_cpu_ct3d_forward(p, vol->data, proj->data, kri_threads(p->ctx));
-    return KR_OK;
+    KRI_TRY(kri_ct3_check(p, "kr_ct_projector_forward", vol, proj));
+    return p->be->forward(p, p->dev, vol->data, proj->data, 1);
 }
 
 kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol)
 {
-    KRI_TRY(kri_ct3_check(p, vol, proj));
-    if (p->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        pthread_mutex_lock(&p->p3->lock);
-        kr_status s = kri_cuda_ct3d_adjoint(p, proj->data, vol->data);
-        pthread_mutex_unlock(&p->p3->lock);
-        return s;
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "CT projector: this kray was built without CUDA");
-#endif
-    }
-    return kri_cpu_ct3d_adjoint(p, proj->data, vol->data, kri_threads(p->ctx));
-}
-
-/* ---- projection checks ------------------------------------------------------------------- */
-kr_status kr_ct_check_projections(const kr_ct_geom *g, const kr_array *proj, const kr_ctx *ctx)
-{
-    KRI_ARG_NOT_NULL(g);
-    KRI_ARG_NOT_NULL(proj);
-    const char *what = kr_ct_type_ndim(g->type) == 3 ? "projections" : "sinogram";
-    if (proj->dtype != KR_F32 && proj->dtype != KR_F64)
-        return kri_fail(KR_ERR_DTYPE, "%s are %s (f32 or f64 expected)", what,
-                        kr_dtype_name(proj->dtype));
-    KRI_TRY(kri_ct3_proj_shape(g, proj, what));
-    if (!proj->data) return kri_fail(KR_ERR_INVALID_ARG, "%s have no data", what);
-    if (!kr_array_is_contiguous(proj))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s are not contiguous", what);
-    const int64_t n = kr_array_numel(proj);
-    int64_t nnan = 0, ninf = 0, first = -1;
-    if (proj->loc == KR_DEVICE) {
-        KRI_ARG_NOT_NULL(ctx);
-        KRI_TRY(kri_check_loc(ctx, KR_DEVICE, what));
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_count_nonfinite(ctx, proj->dtype, n, proj->data, &nnan, &ninf, &first));
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "%s are on a device but kray was built without CUDA",
-                        what);
-#endif
-    } else {
-        for (int64_t i = 0; i < n; i++) {
-            double x = proj->dtype == KR_F64 ? ((const double *)proj->data)[i]
-                                             : (double)((const float *)proj->data)[i];
-            if (isfinite(x)) continue;
-            if (first < 0) first = i;
-            if (isnan(x))
-                nnan++;
-            else
-                ninf++;
-        }
-    }
-    if (first < 0) return KR_OK;
-    char where[96];
-    if (kr_ct_type_ndim(g->type) == 3) {
-        int64_t nu = g->det_count, nv = g->det_rows;
-        snprintf(where, sizeof where, "u %lld, v %lld, view %lld", (long long)(first % nu),
-                 (long long)(first / nu % nv), (long long)(first / (nu * nv)));
-    } else {
-        snprintf(where, sizeof where, "det %lld, view %lld", (long long)(first % g->det_count),
-                 (long long)(first / g->det_count));
-    }
-    return kri_fail(KR_ERR_INVALID_ARG,
-                    "%s %s %lld NaN and %lld infinite value%s (the first at %s)", what,
-                    kr_ct_type_ndim(g->type) == 3 ? "contain" : "contains", (long long)nnan,
-                    (long long)ninf, ninf == 1 ? "" : "s", where);
-}
-
-/* ---- exact phantom projections ----------------------------------------------------------- */
-kr_status kr_ct_phantom_projections(kr_array **out, const kr_ctx *ctx, const kr_ct_geom *g,
-                                    kr_phantom_kind kind, int ray_factor, kr_dtype dtype)
-{
-    KRI_ARG_NOT_NULL(out);
-    *out = NULL;
-    KRI_ARG_NOT_NULL(g);
-    (void)ctx;
-    if (!kr_ct_type_is_cone(g->type))
-        return kri_fail(KR_ERR_NOT_SUPPORTED,
-                        "exact phantom projections are implemented for cone geometries, not %s",
-                        kr_ct_type_name(g->type));
-    if (ray_factor < 0 || ray_factor > KRI_CT3_MAXK)
-        return kri_fail(KR_ERR_INVALID_ARG, "ray factor %d (must be 0..%d)", ray_factor,
-                        KRI_CT3_MAXK);
-    if (dtype != KR_F32 && dtype != KR_F64)
-        return kri_fail(KR_ERR_DTYPE, "phantom projections must be f32 or f64, got %s",
-                        kr_dtype_name(dtype));
-    const int k = ray_factor ? ray_factor : 1;
-    int64_t dims[3];
-    kr_ct_geom_sino_dims(g, dims);
-    kr_array *a = NULL;
-    KRI_TRY(kr_array_create(&a, dtype, 3, dims, KR_HOST, NULL));
-    const kr_ct_grid *gr = &g->grid;
-    double half[3];
-    for (int d = 0; d < 3; d++) half[d] = 0.5 * (double)gr->n[d] * gr->voxel_mm[d];
-    const int64_t nu = dims[0], nv = dims[1], per_row = nu * k * k;
-    int64_t rows = ((int64_t)1 << 20) / per_row;
-    if (rows < 1) rows = 1;
-    if (rows > nv) rows = nv;
-    double *buf = NULL;
-    kr_status st = kri_alloc((void **)&buf, (size_t)(rows * per_row) * 8 * sizeof(double),
-                             "phantom projection rays");
-    if (st != KR_OK) {
-        kr_array_destroy(a);
-        return st;
-    }
-    double *A = buf, *B = buf + 3 * rows * per_row, *L = B + 3 * rows * per_row,
-           *S = L + rows * per_row;
-    for (int64_t vi = 0; vi < g->nviews && st == KR_OK; vi++) {
-        const kr_ct_view *v = &g->views[vi];
-        double dmax = 0;
-        for (int c = 0; c < 8; c++) {
-            double q = 0;
-            for (int d = 0; d < 3; d++) {
-                double x = gr->offset_mm[d] + ((c >> d) & 1 ? half[d] : -half[d]) - v->src[d];
-                q += x * x;
-            }
-            dmax = fmax(dmax, sqrt(q));
-        }
-        for (int64_t b0 = 0; b0 < nv && st == KR_OK; b0 += rows) {
-            const int64_t nb = b0 + rows <= nv ? rows : nv - b0;
-            const int64_t nr = nb * per_row;
-            for (int64_t r = 0; r < nr; r++) {
-                int64_t s = r % (k * k), pix = r / (k * k);
-                int64_t iu = pix % nu, ib = b0 + pix / nu;
-                double a_ =
-                    (double)iu - 0.5 * (double)(nu - 1) + (double)(2 * (s % k) + 1 - k) / (2.0 * k);
-                double b_ =
-                    (double)ib - 0.5 * (double)(nv - 1) + (double)(2 * (s / k) + 1 - k) / (2.0 * k);
-                double dir[3], len = 0, far[3], seg = 0, segn = 0;
-                for (int d = 0; d < 3; d++) {
-                    dir[d] = v->det[d] + a_ * v->u[d] + b_ * v->v[d] - v->src[d];
-                    len += dir[d] * dir[d];
-                }
-                len = sqrt(len);
-                const double f = 1.01 * dmax / len;
-                for (int d = 0; d < 3; d++) {
-                    far[d] = v->src[d] + f * dir[d];
-                    A[3 * r + d] = (v->src[d] - gr->offset_mm[d]) / half[d];
-                    B[3 * r + d] = (far[d] - gr->offset_mm[d]) / half[d];
-                    seg += (far[d] - v->src[d]) * (far[d] - v->src[d]);
-                    segn += (B[3 * r + d] - A[3 * r + d]) * (B[3 * r + d] - A[3 * r + d]);
-                }
-                S[r] = sqrt(seg) / sqrt(segn); /* mm per normalised unit along this ray */
-            }
-            st = kr_phantom_line_integrals_3d(kind, A, B, nr, 1.0, L);
-            if (st != KR_OK) break;
-            for (int64_t pix = 0; pix < nb * nu; pix++) {
-                double sum = 0;
-                for (int64_t s = 0; s < k * k; s++) sum += L[pix * k * k + s] * S[pix * k * k + s];
-                int64_t o = (vi * nv + b0) * nu + pix;
-                if (dtype == KR_F64)
-                    ((double *)a->data)[o] = sum / (double)(k * k);
-                else
-                    ((float *)a->data)[o] = (float)(sum / (double)(k * k));
-            }
-        }
-    }
-    kri_free(buf);
-    if (st != KR_OK) {
-        kr_array_destroy(a);
-        return st;
-    }
-    *out = a;
-    return KR_OK;
+    KRI_TRY(kri_ct3_check(p, "kr_ct_projector_adjoint", vol, proj));
+    return p->be->adjoint(p, p->dev, proj->data, vol->data, 1);
 }

@@ -7,37 +7,17 @@
  *            its own voxels, so every voxel sums its contributions in the same order whatever
  *            the slab partition. */
 #include "project3d_internal.h"
+#include "project_cpu.h"
 
-#include <math.h>
-
-#define KHD static inline
-#define KMUL(a, b) ((a) * (b))
-#define KADD(a, b) ((a) + (b))
-#define KSUB(a, b) ((a) - (b))
-#define KDIV(a, b) ((a) / (b))
 #define KFMA(a, b, c) ((a) * (b) + (c)) /* two roundings: C11 does not contract */
 #define KLOAD(p) (*(p))
 #define KSCATTER(p, x) (*(p) += (x))
 #define KUNROLL
 
-/* floor without a library call (baseline x86-64 has no rounding instruction); exact. */
-static inline float kri_floorf3(float x)
-{
-    if (!(x > -4194304.0f && x < 4194304.0f)) return floorf(x);
-    int t = (int)x;
-    return (float)(t - (x < (float)t));
-}
-static inline double kri_floord3(double x)
-{
-    if (!(x > -1073741824.0 && x < 1073741824.0)) return floor(x);
-    int t = (int)x;
-    return (double)(t - (x < (double)t));
-}
-
 #define KT float
 #define KFN(x) x##_f32
 #define KSQRT sqrtf
-#define KFLOOR kri_floorf3
+#define KFLOOR kri_floorf
 #define KABS fabsf
 #include "project3d_kern.h"
 #undef KT
@@ -49,7 +29,7 @@ static inline double kri_floord3(double x)
 #define KT double
 #define KFN(x) x##_f64
 #define KSQRT sqrt
-#define KFLOOR kri_floord3
+#define KFLOOR kri_floord
 #define KABS fabs
 #include "project3d_kern.h"
 #undef KT
@@ -163,18 +143,22 @@ static void kri_ct3_cull(const kr_ct_projector *p, int view, int z0, int z1, int
 KRI_CT3_CPU(float, f32, p32)
 KRI_CT3_CPU(double, f64, p64)
 
-void kri_cpu_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj, int nthreads)
+static kr_status kri_cpu_ct3d_forward(const kr_ct_projector *p, void *dev, const void *vol,
+                                      void *proj, int64_t nb)
 {
+    int nthreads = kri_threads(p->ctx);
     if (nthreads < 1) nthreads = 1;
     if (p->opts.dtype == KR_F64)
         kri_ct3_fwd_f64(p, vol, proj, nthreads);
     else
         kri_ct3_fwd_f32(p, vol, proj, nthreads);
+    return KR_OK;
 }
 
-kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol,
-                               int nthreads)
+static kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, void *dev, const void *proj,
+                                      void *vol, int64_t nb)
 {
+    int nthreads = kri_threads(p->ctx);
     if (nthreads < 1) nthreads = 1;
     const int nz = p->p3->p64.n[2];
     /* slabs: one per thread would do; four per thread balance the load (the result does not
@@ -188,3 +172,7 @@ kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void 
         kri_ct3_adj_f32(p, proj, vol, nthreads, slab);
     return KR_OK;
 }
+
+/* The CPU keeps no state for a plan. */
+const kri_ct_backend kri_ct3_cpu = {{"cpu", true}, NULL, NULL, kri_cpu_ct3d_forward,
+                                    kri_cpu_ct3d_adjoint};

@@ -17,6 +17,8 @@
  * deterministic only to rounding (float addition order varies between runs). */
 #include "project3d_cuda.cuh"
 
+#include <string.h>
+
 #define KRI_BU 32 /* block: pixels along u */
 #define KRI_BV 8  /* block: pixels along v */
 #define KRI_GRID_MAX 65535
@@ -166,6 +168,35 @@ template <typename B> struct kri_jbufs {
     const B *b[3];
 };
 
+/* The start of the ray kernels: view v0 + blockIdx.y staged in shared memory (sv), and the
+ * thread's detector pixel (iu, iv) in the v tiles from b0; false when it lies off the detector
+ * (after the barrier, so every thread of the block takes part in it). */
+template <typename P, typename V>
+static __device__ __forceinline__ bool kri_ray_pixel(const P &p, const V *__restrict__ views,
+                                                     int v0, int b0, V &sv, int &view, int &iu,
+                                                     int &iv)
+{
+    view = v0 + blockIdx.y;
+    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
+    __syncthreads();
+    iu = blockIdx.x * KRI_BU + threadIdx.x;
+    iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
+    return iu < p.nu && iv < p.nv;
+}
+
+/* The Joseph set-up j of sub-ray s of pixel (iu, iv) of view sv; false when the ray misses the
+ * volume. */
+template <typename T>
+static __device__ __forceinline__ bool kri_jos_subray(const typename kri_t3<T>::P &p,
+                                                      const typename kri_t3<T>::V &sv, int iu,
+                                                      int iv, int s, typename kri_t3<T>::J &j)
+{
+    typename kri_t3<T>::R r;
+    ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
+    jos3_setup(&p, &r, &j);
+    return j.m0 <= j.m1;
+}
+
 /* grid (u tiles, views of this launch from v0, v tiles from b0); block (32, 8). B is T (plain
  * padded volumes) or float4 (quads, f32 only). */
 template <typename T, typename I, typename B>
@@ -174,19 +205,12 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
                   int v0, int b0, const kri_jbufs<B> bufs, T *__restrict__ proj)
 {
     __shared__ typename kri_t3<T>::V sv;
-    const int view = v0 + blockIdx.y;
-    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
-    __syncthreads();
-    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
-    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
-    if (iu >= p.nu || iv >= p.nv) return;
+    int view, iu, iv;
+    if (!kri_ray_pixel(p, views, v0, b0, sv, view, iu, iv)) return;
     T total = 0;
     for (int s = 0; s < p.k * p.k; s++) {
-        typename kri_t3<T>::R r;
         typename kri_t3<T>::J j;
-        ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
-        jos3_setup(&p, &r, &j);
-        if (j.m0 > j.m1) continue;
+        if (!kri_jos_subray<T>(p, sv, iu, iv, s, j)) continue;
         int which; /* bufs.b[j.ax] is that volume (kri_fwd3) */
         I sm, sb;
         kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
@@ -258,21 +282,14 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
                   int v0, int b0, const T *__restrict__ proj, const kri_jacc<B> acc)
 {
     __shared__ typename kri_t3<T>::V sv;
-    const int view = v0 + blockIdx.y;
-    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
-    __syncthreads();
-    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
-    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
-    if (iu >= p.nu || iv >= p.nv) return;
+    int view, iu, iv;
+    if (!kri_ray_pixel(p, views, v0, b0, sv, view, iu, iv)) return;
     const T y = proj[((long long)view * p.nv + iv) * p.nu + iu];
     if (y == 0) return;
     const T yk = y * p.inv_k2;
     for (int s = 0; s < p.k * p.k; s++) {
-        typename kri_t3<T>::R r;
         typename kri_t3<T>::J j;
-        ray3(&p, &sv, iu, iv, s % p.k, s / p.k, &r);
-        jos3_setup(&p, &r, &j);
-        if (j.m0 > j.m1) continue;
+        if (!kri_jos_subray<T>(p, sv, iu, iv, s, j)) continue;
         int which;
         I sm, sb;
         kri_pad_layout<I>(j.ax, p.n[0], p.n[1], &which, &sm, &sb);
@@ -319,12 +336,8 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
               const T *__restrict__ yin, T *__restrict__ acc)
 {
     __shared__ typename kri_t3<T>::V sv;
-    const int view = v0 + blockIdx.y;
-    if (threadIdx.x == 0 && threadIdx.y == 0) sv = views[view];
-    __syncthreads();
-    const int iu = blockIdx.x * KRI_BU + threadIdx.x;
-    const int iv = (b0 + blockIdx.z) * KRI_BV + threadIdx.y;
-    if (iu >= p.nu || iv >= p.nv) return;
+    int view, iu, iv;
+    if (!kri_ray_pixel(p, views, v0, b0, sv, view, iu, iv)) return;
     const long long o = ((long long)view * p.nv + iv) * p.nu + iu;
     T yk = 0;
     if (adjoint) {
@@ -344,15 +357,6 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
 }
 
 /* ---- launchers ----------------------------------------------------------------------------- */
-
-static kr_status kri_cu_finish(const kr_ctx *ctx, const char *what)
-{
-    KRI_TRY(kri_cu_err(cudaGetLastError(), what));
-    cudaError_t e = cudaStreamSynchronize((cudaStream_t)kr_ctx_stream(ctx));
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "%s failed while running: %s", what, cudaGetErrorString(e));
-    return KR_OK;
-}
 
 static const kri_ct3p_f32 &kri_prm(const kri_ct3_plan *q, float *) { return q->p32; }
 static const kri_ct3p_f64 &kri_prm(const kri_ct3_plan *q, double *) { return q->p64; }
@@ -375,11 +379,12 @@ static kr_status kri_ray_launches(int nu, int nv, int nviews, F body, const char
 }
 
 template <typename T>
-static kr_status kri_pad(const kr_ct_projector *p, const T *vol, T *P, T *Tb, cudaStream_t st)
+static kr_status kri_pad(const kr_ct_projector *p, const kri_ct3_dev *d, const T *vol, T *P,
+                         T *Tb, cudaStream_t st)
 {
     const kri_ct3_plan *q = p->p3;
     const int n0 = q->p64.n[0], n1 = q->p64.n[1], n2 = q->p64.n[2];
-    const long long total = (long long)q->pad_elems;
+    const long long total = (long long)d->pad_elems;
     long long blocks = (total + 255) / 256;
     if (blocks > 65535LL * 16) blocks = 65535LL * 16;
     k_ct3_pad_p<T><<<(unsigned)blocks, 256, 0, st>>>(n0, n1, n2, total, vol, P);
@@ -395,227 +400,266 @@ static kr_status kri_pad(const kr_ct_projector *p, const T *vol, T *P, T *Tb, cu
 /* Per major axis a: the plain padded volume (P or T) its rays read and scatter into, and the sb
  * of that layout (kri_pad_layout). */
 template <typename T>
-static void kri_axis_bufs(const kri_ct3_plan *q, T *buf[3], long long sb[3])
+static void kri_axis_bufs(const kri_ct3_plan *q, const kri_ct3_dev *d, T *buf[3], long long sb[3])
 {
     for (int a = 0; a < 3; a++) {
         int which;
         long long sm;
         kri_pad_layout<long long>(a, q->p64.n[0], q->p64.n[1], &which, &sm, &sb[a]);
-        buf[a] = (T *)q->d_pad[which];
+        buf[a] = (T *)d->d_pad[which];
     }
 }
 
-/* The Joseph forward launches over every view and v tile, on plain (B = T) or quad (B = float4)
- * padded volumes. */
-template <typename T, typename B>
-static kr_status kri_fwd_jos_launch(const typename kri_t3<T>::P &prm,
-                                    const typename kri_t3<T>::V *dv, const kri_jbufs<B> &bufs,
-                                    T *proj, bool small, cudaStream_t st)
+/* A ray kernel over every view and v tile: k32 (32-bit offsets, for `small` padded volumes)
+ * or k64, each called as k(prm, dv, v0, b0, args...). */
+template <typename P, typename V, typename K32, typename K64, typename... A>
+static kr_status kri_ray_kernel(const P &prm, const V *dv, bool small, cudaStream_t st, K32 k32,
+                                K64 k64, const char *what, const A &...args)
 {
     return kri_ray_launches(
         prm.nu, prm.nv, prm.nviews,
         [&](dim3 grid, int v0, int b0) {
             if (small)
-                k_ct3_fwd_jos<T, int, B>
-                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, bufs, proj);
+                k32<<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, args...);
             else
-                k_ct3_fwd_jos<T, long long, B>
-                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, bufs, proj);
+                k64<<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, args...);
         },
-        "cone-beam Joseph projection kernel launch");
+        what);
 }
 
+/* What the launches of one call share: the plan, its state, its constants and views in the
+ * dtype T, the stream. */
+template <typename T> struct kri_call3 {
+    const kr_ct_projector *p;
+    const kri_ct3_dev *d;
+    typename kri_t3<T>::P prm;
+    const typename kri_t3<T>::V *dv;
+    cudaStream_t st;
+};
+
+/* Siddon: proj = A vol (adjoint 0) or vol = A^T proj (adjoint 1, into the zeroed volume). */
 template <typename T>
-static kr_status kri_fwd3(const kr_ct_projector *p, const T *vol, T *proj)
+static kr_status kri_sid3(const kri_call3<T> &c, int adjoint, const T *in, T *out)
 {
-    const kri_ct3_plan *q = p->p3;
-    const typename kri_t3<T>::P prm = kri_prm(q, (T *)NULL);
-    const typename kri_t3<T>::V *dv = (const typename kri_t3<T>::V *)q->d_views;
-    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    if (p->opts.method == KR_CT_SIDDON) {
-        KRI_TRY(kri_ray_launches(
-            prm.nu, prm.nv, prm.nviews,
-            [&](dim3 grid, int v0, int b0) {
-                k_ct3_sid<T><<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, vol, proj, 0,
-                                                                    NULL, NULL);
-            },
-            "cone-beam Siddon projection kernel launch"));
-        return kri_cu_finish(p->ctx, "cone-beam Siddon projection kernel");
+    const T *none = NULL;
+    if (!adjoint) {
+        KRI_TRY(kri_ray_kernel(c.prm, c.dv, true, c.st, k_ct3_sid<T>, k_ct3_sid<T>,
+                               "cone-beam Siddon projection kernel launch", in, out, 0, none,
+                               (T *)NULL));
+        return kri_cu_finish(c.p->ctx, "cone-beam Siddon projection kernel");
     }
-    T *P = (T *)q->d_pad[0], *Tb = (T *)q->d_pad[1];
-    KRI_TRY(kri_pad<T>(p, vol, P, Tb, st));
-    const bool small = q->pad_elems < ((size_t)1 << 31) - 4;
-    const long long total = (long long)q->pad_elems;
+    size_t bytes = (size_t)c.prm.n[0] * c.prm.n[1] * c.prm.n[2] * sizeof(T);
+    KRI_TRY(kri_cu_err(cudaMemsetAsync(out, 0, bytes, c.st),
+                       "cone-beam backprojection: zeroing the volume"));
+    KRI_TRY(kri_ray_kernel(c.prm, c.dv, true, c.st, k_ct3_sid<T>, k_ct3_sid<T>,
+                           "cone-beam Siddon backprojection kernel launch", none, (T *)NULL, 1,
+                           in, out));
+    return kri_cu_finish(c.p->ctx, "cone-beam Siddon backprojection kernel");
+}
+
+/* Joseph: proj = A vol, reading plain (T) or, f32 with room for them, quad (float4) padded
+ * volumes. */
+template <typename T>
+static kr_status kri_fwd3(const kri_call3<T> &c, const T *vol, T *proj)
+{
+    static const char what[] = "cone-beam Joseph projection kernel launch";
+    T *P = (T *)c.d->d_pad[0], *Tb = (T *)c.d->d_pad[1];
+    KRI_TRY(kri_pad<T>(c.p, c.d, vol, P, Tb, c.st));
+    const bool small = c.d->pad_elems < ((size_t)1 << 31) - 4;
+    const long long total = (long long)c.d->pad_elems;
     T *buf[3];
     long long sb[3];
-    kri_axis_bufs(q, buf, sb);
+    kri_axis_bufs(c.p->p3, c.d, buf, sb);
     kri_jbufs<T> b;
     for (int a = 0; a < 3; a++) b.b[a] = buf[a];
-    if (sizeof(T) == sizeof(float) && q->d_quad[0]) { /* f32 with room for the quad layout */
+    if (sizeof(T) == sizeof(float) && c.d->d_quad[0]) { /* f32 with room for the quad layout */
         kri_jbufs<float4> b4;
         for (int a = 0; a < 3; a++) {
-            b4.b[a] = (const float4 *)q->d_quad[a];
-            k_ct3_quads<<<kri_cu_grid(total, 256), 256, 0, st>>>(
-                total, sb[a], (const float *)b.b[a], (float4 *)q->d_quad[a]);
+            b4.b[a] = (const float4 *)c.d->d_quad[a];
+            k_ct3_quads<<<kri_cu_grid(total, 256), 256, 0, c.st>>>(
+                total, sb[a], (const float *)b.b[a], (float4 *)c.d->d_quad[a]);
         }
         KRI_TRY(kri_cu_err(cudaGetLastError(), "cone-beam projector: quad kernel launch"));
-        KRI_TRY(kri_fwd_jos_launch(kri_prm(q, (float *)NULL),
-                                   (const typename kri_t3<float>::V *)q->d_views, b4,
-                                   (float *)proj, small, st));
+        KRI_TRY(kri_ray_kernel(c.p->p3->p32, (const kri_ct3v_f32 *)c.d->d_views, small, c.st,
+                               k_ct3_fwd_jos<float, int, float4>,
+                               k_ct3_fwd_jos<float, long long, float4>, what, b4, (float *)proj));
     } else {
-        KRI_TRY(kri_fwd_jos_launch(prm, dv, b, proj, small, st));
+        KRI_TRY(kri_ray_kernel(c.prm, c.dv, small, c.st, k_ct3_fwd_jos<T, int, T>,
+                               k_ct3_fwd_jos<T, long long, T>, what, b, proj));
     }
-    return kri_cu_finish(p->ctx, "cone-beam Joseph projection kernel");
+    return kri_cu_finish(c.p->ctx, "cone-beam Joseph projection kernel");
 }
 
-/* The Joseph adjoint launches over every view and v tile into the accumulators acc. */
-template <typename T, typename B>
-static kr_status kri_adj_jos_launch(const typename kri_t3<T>::P &prm,
-                                    const typename kri_t3<T>::V *dv, const T *proj,
-                                    const kri_jacc<B> &acc, bool small, cudaStream_t st)
-{
-    return kri_ray_launches(
-        prm.nu, prm.nv, prm.nviews,
-        [&](dim3 grid, int v0, int b0) {
-            if (small)
-                k_ct3_adj_jos<T, int, B>
-                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, proj, acc);
-            else
-                k_ct3_adj_jos<T, long long, B>
-                    <<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, proj, acc);
-        },
-        "cone-beam Joseph backprojection kernel launch");
-}
-
+/* Joseph: vol = A^T proj, scattering into plain (T) or, f32 with room for them, quad (float4)
+ * accumulators (kri_cuda_ct3d_adjoint_gather for plans that gather). */
 template <typename T>
-static kr_status kri_adj3(const kr_ct_projector *p, const T *proj, T *vol)
+static kr_status kri_adj3(const kri_call3<T> &c, const T *proj, T *vol)
 {
-    const kri_ct3_plan *q = p->p3;
-    const typename kri_t3<T>::P prm = kri_prm(q, (T *)NULL);
-    const typename kri_t3<T>::V *dv = (const typename kri_t3<T>::V *)q->d_views;
-    cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
-    const int n0 = prm.n[0], n1 = prm.n[1], n2 = prm.n[2];
-    if (p->opts.method == KR_CT_SIDDON) {
-        size_t bytes = (size_t)n0 * n1 * n2 * sizeof(T);
-        KRI_TRY(kri_cu_err(cudaMemsetAsync(vol, 0, bytes, st),
-                           "cone-beam backprojection: zeroing the volume"));
-        KRI_TRY(kri_ray_launches(
-            prm.nu, prm.nv, prm.nviews,
-            [&](dim3 grid, int v0, int b0) {
-                k_ct3_sid<T><<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, NULL, NULL,
-                                                                    1, proj, vol);
-            },
-            "cone-beam Siddon backprojection kernel launch"));
-        return kri_cu_finish(p->ctx, "cone-beam Siddon backprojection kernel");
-    }
-    T *P = (T *)q->d_pad[0], *Tb = (T *)q->d_pad[1];
-    const bool small = q->pad_elems < ((size_t)1 << 31) - 4;
-    if (sizeof(T) == sizeof(float) && q->d_quad[0]) { /* f32 with room for the quad layout */
-        const long long total = (long long)q->pad_elems;
+    static const char what[] = "cone-beam Joseph backprojection kernel launch";
+    const int n0 = c.prm.n[0], n1 = c.prm.n[1], n2 = c.prm.n[2];
+    T *P = (T *)c.d->d_pad[0], *Tb = (T *)c.d->d_pad[1];
+    const bool small = c.d->pad_elems < ((size_t)1 << 31) - 4;
+    if (sizeof(T) == sizeof(float) && c.d->d_quad[0]) { /* f32 with room for the quad layout */
+        const long long total = (long long)c.d->pad_elems;
         kri_jacc<float4> acc;
         T *buf[3];
         long long sb[3];
-        kri_axis_bufs(q, buf, sb);
+        kri_axis_bufs(c.p->p3, c.d, buf, sb);
         for (int a = 0; a < 3; a++) {
-            acc.b[a] = (float4 *)q->d_quad[a];
-            KRI_TRY(kri_cu_err(cudaMemsetAsync(acc.b[a], 0, q->pad_elems * sizeof(float4), st),
-                               "cone-beam backprojection: zeroing the work space"));
+            acc.b[a] = (float4 *)c.d->d_quad[a];
+            KRI_TRY(kri_cu_err(
+                cudaMemsetAsync(acc.b[a], 0, c.d->pad_elems * sizeof(float4), c.st),
+                "cone-beam backprojection: zeroing the work space"));
         }
-        KRI_TRY(kri_adj_jos_launch(q->p32, (const kri_ct3v_f32 *)q->d_views, (const float *)proj,
-                                   acc, small, st));
+        KRI_TRY(kri_ray_kernel(c.p->p3->p32, (const kri_ct3v_f32 *)c.d->d_views, small, c.st,
+                               k_ct3_adj_jos<float, int, float4>,
+                               k_ct3_adj_jos<float, long long, float4>, what,
+                               (const float *)proj, acc));
         /* axis 0 (T layout) into T; axes 1 and 2 (both P layout) into P */
-        k_ct3_unquad<<<kri_cu_grid(total, 256), 256, 0, st>>>(total, acc.b[0], sb[0], NULL, 0,
-                                                                (float *)Tb);
-        k_ct3_unquad<<<kri_cu_grid(total, 256), 256, 0, st>>>(total, acc.b[1], sb[1], acc.b[2],
-                                                                sb[2], (float *)P);
+        k_ct3_unquad<<<kri_cu_grid(total, 256), 256, 0, c.st>>>(total, acc.b[0], sb[0], NULL, 0,
+                                                                  (float *)Tb);
+        k_ct3_unquad<<<kri_cu_grid(total, 256), 256, 0, c.st>>>(total, acc.b[1], sb[1], acc.b[2],
+                                                                  sb[2], (float *)P);
         KRI_TRY(kri_cu_err(cudaGetLastError(),
                            "cone-beam backprojection: quad folding kernel launch"));
     } else {
         kri_jacc<T> acc;
         long long sb[3];
-        kri_axis_bufs(q, acc.b, sb);
+        kri_axis_bufs(c.p->p3, c.d, acc.b, sb);
         for (int i = 0; i < 2; i++)
-            KRI_TRY(kri_cu_err(cudaMemsetAsync(q->d_pad[i], 0, q->pad_elems * sizeof(T), st),
+            KRI_TRY(kri_cu_err(cudaMemsetAsync(c.d->d_pad[i], 0, c.d->pad_elems * sizeof(T), c.st),
                                "cone-beam backprojection: zeroing the work space"));
-        KRI_TRY(kri_adj_jos_launch(prm, dv, proj, acc, small, st));
+        KRI_TRY(kri_ray_kernel(c.prm, c.dv, small, c.st, k_ct3_adj_jos<T, int, T>,
+                               k_ct3_adj_jos<T, long long, T>, what, proj, acc));
     }
     dim3 grid((n0 + 31) / 32, (n1 + 31) / 32, n2 < KRI_GRID_MAX ? n2 : KRI_GRID_MAX);
     if (grid.y > KRI_GRID_MAX)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "cone-beam backprojection: volume too large along y");
-    k_ct3_unpad<T><<<grid, dim3(32, 8), 0, st>>>(n0, n1, n2, P, Tb, vol);
-    return kri_cu_finish(p->ctx, "cone-beam Joseph backprojection kernel");
+    k_ct3_unpad<T><<<grid, dim3(32, 8), 0, c.st>>>(n0, n1, n2, P, Tb, vol);
+    return kri_cu_finish(c.p->ctx, "cone-beam Joseph backprojection kernel");
 }
 
-extern "C" kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj)
-{
-    KRI_TRY(kri_cuda_set_device(p->ctx));
-    if (p->opts.dtype == KR_F64) return kri_fwd3<double>(p, (const double *)vol, (double *)proj);
-    return kri_fwd3<float>(p, (const float *)vol, (float *)proj);
-}
-
-extern "C" kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol)
-{
-    KRI_TRY(kri_cuda_set_device(p->ctx));
-    if (p->p3->gather) /* set for Joseph plans only */
-        return kri_cuda_ct3d_adjoint_gather(p, proj, vol);
-    if (p->opts.dtype == KR_F64) return kri_adj3<double>(p, (const double *)proj, (double *)vol);
-    return kri_adj3<float>(p, (const float *)proj, (float *)vol);
-}
-
-/* ---- non-finite count ---------------------------------------------------------------------- */
+/* out = A in (adjoint 0) or A^T in (adjoint 1). */
 template <typename T>
-__global__ void k_count_nonfinite(long long n, const T *__restrict__ x,
-                                  unsigned long long *out /* nan, inf, first */)
+static kr_status kri_run3(const kr_ct_projector *p, const kri_ct3_dev *d, int adjoint,
+                          const void *in, void *out)
 {
-    unsigned long long nn = 0, ni = 0, first = ~0ull;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        T v = x[i];
-        if (isfinite(v)) continue;
-        if (isnan(v))
-            nn++;
-        else
-            ni++;
-        if ((unsigned long long)i < first) first = (unsigned long long)i;
-    }
-    if (nn) atomicAdd(&out[0], nn);
-    if (ni) atomicAdd(&out[1], ni);
-    if (first != ~0ull) atomicMin(&out[2], first);
+    const kri_call3<T> c = {p, d, kri_prm(p->p3, (T *)NULL),
+                            (const typename kri_t3<T>::V *)d->d_views, kri_cu_stream(p->ctx)};
+    if (p->opts.method == KR_CT_SIDDON) return kri_sid3<T>(c, adjoint, (const T *)in, (T *)out);
+    if (adjoint) return kri_adj3<T>(c, (const T *)in, (T *)out);
+    return kri_fwd3<T>(c, (const T *)in, (T *)out);
 }
 
-extern "C" kr_status kri_cuda_count_nonfinite(const kr_ctx *ctx, kr_dtype t, int64_t n,
-                                              const void *x, int64_t *nnan, int64_t *ninf,
-                                              int64_t *first)
+/* Calls on a plan hold its lock (the work space is the plan's). */
+static kr_status kri_cuda_ct3d(const kr_ct_projector *p, void *dev, int adjoint, const void *in,
+                               void *out)
 {
-    KRI_TRY(kri_cuda_set_device(ctx));
-    cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
-    unsigned long long *d = NULL, h[3] = {0, 0, ~0ull};
-    if (cudaMalloc((void **)&d, sizeof h) != cudaSuccess) {
-        cudaGetLastError();
-        return kri_fail(KR_ERR_OOM_DEVICE, "cannot allocate 24 bytes of device memory to count "
-                                           "non-finite values");
-    }
-    kr_status s = KR_OK;
-    s = kri_cu_err(cudaMemcpyAsync(d, h, sizeof h, cudaMemcpyHostToDevice, st),
-                   "counting non-finite values: copy");
-    long long blocks = (n + 255) / 256;
-    if (blocks > 4096) blocks = 4096;
-    if (blocks < 1) blocks = 1;
+    kri_ct3_dev *d = (kri_ct3_dev *)dev;
+    pthread_mutex_lock(&d->lock);
+    kr_status s = kri_cuda_set_device(p->ctx);
     if (s == KR_OK) {
-        if (t == KR_F64)
-            k_count_nonfinite<double><<<(unsigned)blocks, 256, 0, st>>>(n, (const double *)x, d);
+        if (adjoint && d->gather) /* set for Joseph plans only */
+            s = kri_cuda_ct3d_adjoint_gather(p, d, in, out);
+        else if (p->opts.dtype == KR_F64)
+            s = kri_run3<double>(p, d, adjoint, in, out);
         else
-            k_count_nonfinite<float><<<(unsigned)blocks, 256, 0, st>>>(n, (const float *)x, d);
-        s = kri_cu_err(cudaGetLastError(), "counting non-finite values: kernel launch");
+            s = kri_run3<float>(p, d, adjoint, in, out);
     }
-    if (s == KR_OK)
-        s = kri_cu_err(cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, st),
-                       "counting non-finite values: copy back");
-    if (s == KR_OK) s = kri_cu_finish(ctx, "counting non-finite values");
-    cudaFree(d);
-    if (s != KR_OK) return s;
-    *nnan = (int64_t)h[0];
-    *ninf = (int64_t)h[1];
-    *first = h[2] == ~0ull ? -1 : (int64_t)h[2];
+    pthread_mutex_unlock(&d->lock);
+    return s;
+}
+
+static kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, void *dev, const void *vol,
+                                       void *proj, int64_t nb)
+{
+    return kri_cuda_ct3d(p, dev, 0, vol, proj);
+}
+
+static kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, void *dev, const void *proj,
+                                       void *vol, int64_t nb)
+{
+    return kri_cuda_ct3d(p, dev, 1, proj, vol);
+}
+
+/* ---- the plan's state on the device ------------------------------------------------------- */
+static void kri_cuda_ct3d_destroy(void *dev)
+{
+    kri_ct3_dev *d = (kri_ct3_dev *)dev;
+    if (!d) return;
+    kri_device_free(d->d_views);
+    kri_device_free(d->d_pad[0]);
+    kri_device_free(d->d_pad[1]);
+    for (int i = 0; i < 3; i++) kri_device_free(d->d_quad[i]);
+    kri_device_free(d->d_gtab);
+    kri_device_free(d->d_gcol);
+    kri_device_free(d->d_gint);
+    if (d->lock_init) pthread_mutex_destroy(&d->lock);
+    kri_free(d);
+}
+
+/* The views on the device; for Joseph the padded volumes, the quad layout when there is room
+ * (f32) and the gather's tables when the geometry lets the adjoint gather. */
+static kr_status kri_cuda_ct3d_fill(const kr_ct_projector *p, kri_ct3_dev *d)
+{
+    const kri_ct3_plan *q = p->p3;
+    const kri_ct3p_f64 *P = &q->p64;
+    const int nv = P->nviews, dev = kr_ctx_device(p->ctx);
+    const int f64 = p->opts.dtype == KR_F64;
+    if (pthread_mutex_init(&d->lock, NULL) != 0)
+        return kri_fail(KR_ERR_INTERNAL, "cone-beam projector: cannot create a mutex");
+    d->lock_init = 1;
+    size_t bytes = (size_t)nv * (f64 ? sizeof(kri_ct3v_f64) : sizeof(kri_ct3v_f32));
+    KRI_TRY(kri_device_alloc(&d->d_views, bytes, dev, "cone-beam projector view parameters"));
+    KRI_TRY(kri_memcpy(d->d_views, KR_DEVICE, q->views, KR_HOST, bytes, p->ctx));
+    if (p->opts.method != KR_CT_JOSEPH) return KR_OK;
+    d->pad_elems = (size_t)(P->n[0] + 2) * (size_t)(P->n[1] + 2) * (size_t)(P->n[2] + 2);
+    size_t pb = d->pad_elems * (f64 ? sizeof(double) : sizeof(float));
+    for (int i = 0; i < 2; i++)
+        KRI_TRY(kri_device_alloc(&d->d_pad[i], pb, dev,
+                                 "the cone-beam projector's padded volume copies"));
+    /* f32: the quad layout of the forward, optional (four times the padded size each, 6.5 GB in
+     * all at 512^3) */
+    for (int i = 0; !f64 && i < 3; i++)
+        if (kri_device_alloc(&d->d_quad[i], 4 * pb, dev, "quad layout") != KR_OK) {
+            for (int e = 0; e < 3; e++) kri_device_free(d->d_quad[e]);
+            memset(d->d_quad, 0, sizeof d->d_quad);
+            kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the quad layout; the "
+                   "forward reads the plain padded volumes");
+            break;
+        }
+    int gathers = P->k == 1;
+    for (int v = 0; gathers && v < nv; v++) {
+        kri_ct3v_f64 w;
+        kri_ct3_view_params(p->geom, v, &w);
+        gathers = kri_ct3_view_gathers(&w, P);
+    }
+    if (!gathers) return KR_OK;
+    /* the gather adjoint's tables for batches of up to 32 views (or 512 MB) */
+    const size_t e4 = 4 * (f64 ? sizeof(double) : sizeof(float));
+    const size_t per = (size_t)P->nu * (size_t)P->nv * e4;
+    int nb = nv < 32 ? nv : 32;
+    while (nb > 1 && (size_t)nb * per > ((size_t)512 << 20)) nb--;
+    d->gather_nvb = nb;
+    d->gather = kri_device_alloc(&d->d_gtab, (size_t)nb * per, dev, "gather tables") == KR_OK &&
+                kri_device_alloc(&d->d_gcol, (size_t)nb * (size_t)P->nu * e4, dev,
+                                 "gather tables") == KR_OK &&
+                kri_device_alloc(&d->d_gint, (size_t)nb * sizeof(int), dev, "gather tables") ==
+                    KR_OK;
+    if (d->gather)
+        kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: adjoint by gather (batches of %d views)", nb);
+    else
+        kr_log(p->ctx, KR_LOG_DEBUG, "CT projector: no room for the gather adjoint's tables; "
+               "the adjoint scatters with atomics");
     return KR_OK;
 }
+
+static kr_status kri_cuda_ct3d_create(const kr_ct_projector *p, void **out)
+{
+    return kri_cu_state<kri_ct3_dev>(p, out, kri_cuda_ct3d_fill, kri_cuda_ct3d_destroy,
+                                     "a cone-beam projector plan");
+}
+
+extern "C" const kri_ct_backend kri_ct3_cuda = {{"cuda", true}, kri_cuda_ct3d_create,
+                                                kri_cuda_ct3d_destroy, kri_cuda_ct3d_forward,
+                                                kri_cuda_ct3d_adjoint};

@@ -1,6 +1,6 @@
 /* The cone-beam Joseph adjoint as a voxel-driven gather: the exact transpose of the forward
  * projector without atomics, for geometries whose detector rows run along z and columns across
- * it (every circular scan kray builds; project3d.c decides, kri_ct3_plan.gather).
+ * it (every circular scan kray builds; kri_ct3_view_gathers below decides, kri_ct3_dev.gather).
  *
  * The forward's ray through pixel (iu, iv) samples, at plane m of its major axis M (x or y), the
  * minor coordinates fa = fma(m, ta, ca) (the other of x, y) and fb = fma(m, tb, cb) (z), and adds
@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(KRI_GX *KRI_GY)
 }
 
 template <typename T>
-static kr_status kri_gather_run(const kri_ct3_plan *q, const typename kri_t3<T>::P &prm,
+static kr_status kri_gather_run(const kri_ct3_dev *q, const typename kri_t3<T>::P &prm,
                                 const T *proj, T *vol, cudaStream_t st)
 {
     typedef typename kri_t4<T>::V V4;
@@ -238,12 +238,30 @@ static kr_status kri_gather_run(const kri_ct3_plan *q, const typename kri_t3<T>:
     return kri_cu_err(cudaStreamSynchronize(st), "gather adjoint");
 }
 
-extern "C" kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector *p, const void *proj,
-                                                  void *vol)
+kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector *p, const kri_ct3_dev *d,
+                                        const void *proj, void *vol)
 {
     const kri_ct3_plan *q = p->p3;
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
     return p->opts.dtype == KR_F64
-               ? kri_gather_run<double>(q, q->p64, (const double *)proj, (double *)vol, st)
-               : kri_gather_run<float>(q, q->p32, (const float *)proj, (float *)vol, st);
+               ? kri_gather_run<double>(d, q->p64, (const double *)proj, (double *)vol, st)
+               : kri_gather_run<float>(d, q->p32, (const float *)proj, (float *)vol, st);
+}
+
+/* Does view d let the Joseph adjoint gather? Its detector rows run along z (v = (0, 0, v_z),
+ * v_z != 0) and its columns across it (u_z = 0), so that a ray's x and y direction components
+ * depend on its column only; and it has no z-major ray (its largest |w_z| below its smallest
+ * max(|w_x|, |w_y|), with a margin against rounding). The plan gathers when every view does and
+ * the ray factor is 1. */
+int kri_ct3_view_gathers(const kri_ct3v_f64 *d, const kri_ct3p_f64 *P)
+{
+    if (d->v[0] != 0 || d->v[1] != 0 || d->v[2] == 0 || d->u[2] != 0) return 0;
+    const double wz = fmax(fabs(d->w[2] - P->cv * d->v[2]),
+                           fabs(d->w[2] + ((double)P->nv - 1 - P->cv) * d->v[2]));
+    double wxy = INFINITY;
+    for (int iu = 0; iu < P->nu; iu++) {
+        const double a = (double)iu - P->cu;
+        wxy = fmin(wxy, fmax(fabs(d->w[0] + a * d->u[0]), fabs(d->w[1] + a * d->u[1])));
+    }
+    return wz < 0.999 * wxy;
 }

@@ -9,15 +9,13 @@
 #ifndef KRAY_CT_PROJECT3D_INTERNAL_H
 #define KRAY_CT_PROJECT3D_INTERNAL_H
 
-#include "project2d_internal.h"
+#include "project_internal.h"
 
 #include <pthread.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define KRI_CT3_MAXK 16 /* largest ray factor */
 
 /* Plan-wide constants: volume size n, detector nu x nv, views, ray factor k, voxel sizes (mm),
  * detector centre indices cu = (nu - 1) / 2, cv and 1 / k^2. */
@@ -35,13 +33,18 @@ typedef struct kri_ct3p_f64 { KRI_CT3P_FIELDS(double) } kri_ct3p_f64;
 typedef struct kri_ct3v_f32 { KRI_CT3V_FIELDS(float) } kri_ct3v_f32;
 typedef struct kri_ct3v_f64 { KRI_CT3V_FIELDS(double) } kri_ct3v_f64;
 
-/* The 3-D part of a kr_ct_projector (p->p3). */
+/* The 3-D part of a kr_ct_projector (p->p3). Its tables (kri_ct3_cpu, kri_ct3_cuda) are
+ * declared in project_internal.h; the CUDA one's state (p->dev) is a kri_ct3_dev. */
 typedef struct kri_ct3_plan {
     kri_ct3p_f32 p32;
     kri_ct3p_f64 p64;
-    void *views;   /* host: nviews kri_ct3v_f32 or kri_ct3v_f64 (opts.dtype) */
-    void *d_views; /* device copy (CUDA plans) */
-    /* CUDA Joseph work space: two zero-padded volumes of (n0+2)(n1+2)(n2+2) elements, one in
+    void *views; /* host: nviews kri_ct3v_f32 or kri_ct3v_f64 (opts.dtype) */
+} kri_ct3_plan;
+
+/* The state of the CUDA backend on its device. */
+typedef struct kri_ct3_dev {
+    void *d_views; /* the per-view parameters */
+    /* Joseph work space: two zero-padded volumes of (n0+2)(n1+2)(n2+2) elements, one in
      * [x, y, z] order ("P") and one in [y, x, z] order ("T", for x-major rays); the forward
      * projector reads them, the adjoint accumulates into them. */
     void *d_pad[2];
@@ -52,37 +55,18 @@ typedef struct kri_ct3_plan {
      * plan; NULL when the device had no room for them: the forward reads d_pad instead. The
      * f32 adjoint accumulates into them (one 16-byte atomic per sample) when they are there. */
     void *d_quad[3];
-    /* CUDA Joseph adjoint as a gather (project3d_gather.cu), when kri_ct3_plan_create found the
-     * geometry fit for it: per batch of gather_nvb views, (c, tb, cb) per pixel (d_gtab), (ta,
-     * ca, major axis, 1 / w_M) per column (d_gcol), 4 elements of the dtype each, and
-     * gather_nvb ints (the major axes present in each view: d_gint). */
+    /* Joseph adjoint as a gather (project3d_gather.cu), when the create verb found the geometry
+     * fit for it: per batch of gather_nvb views, (c, tb, cb) per pixel (d_gtab), (ta, ca, major
+     * axis, 1 / w_M) per column (d_gcol), 4 elements of the dtype each, and gather_nvb ints (the
+     * major axes present in each view: d_gint). */
     int gather, gather_nvb;
     void *d_gtab, *d_gcol, *d_gint;
-    pthread_mutex_t lock; /* serialises calls on a CUDA plan (work space) */
+    pthread_mutex_t lock; /* serialises the calls on the plan (work space) */
     int lock_init;
-} kri_ct3_plan;
+} kri_ct3_dev;
 
-/* Plan creation / teardown and dispatch (project3d.c), called by project2d.c for 3-D
- * geometries: p already holds ctx, backend, opts and the cloned geometry. */
-kr_status kri_ct3_plan_create(kr_ct_projector *p);
-void kri_ct3_plan_destroy(kri_ct3_plan *q); /* accepts NULL */
-kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj);
-kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol);
-
-/* CPU twins (project3d_cpu.c). */
-void kri_cpu_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj, int nthreads);
-kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol,
-                               int nthreads);
-
-/* CUDA launchers (project3d_cuda.cu); they return when the result is ready. */
-kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, const void *vol, void *proj);
-kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, const void *proj, void *vol);
-/* The gather adjoint (project3d_gather.cu). Returns when the result is ready. */
-kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector *p, const void *proj, void *vol);
-/* Count NaN and infinite values of a device array (f32 or f64, n elements) and the index of the
- * first non-finite one (-1 when none). */
-kr_status kri_cuda_count_nonfinite(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
-                                   int64_t *nnan, int64_t *ninf, int64_t *first);
+/* Per-view parameters of view i in double (project3d.c). */
+void kri_ct3_view_params(const kr_ct_geom *g, int64_t i, kri_ct3v_f64 *o);
 
 #ifdef __cplusplus
 }

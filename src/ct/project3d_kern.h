@@ -156,33 +156,8 @@ KHD KT KFN(kri_bilerp)(KT v00, KT v10, KT v01, KT v11, KT wa, KT wb)
     return KFMA(wb, KSUB(t1, t0), t0);
 }
 
-/* ---- Siddon ---------------------------------------------------------------------------------
- * Parameter t (mm along the ray from its source) where it crosses the faces of voxel i along
- * one axis: [*lo, *hi]. T = len / w_axis (mm per index unit); zero: the ray is parallel to the
- * axis and lies in voxel floor(P + 1/2) for all t. */
-KHD void KFN(kri_sid3_axis)(KT P, KT T, int zero, int i, KT *lo, KT *hi)
-{
-    if (zero) {
-        KT c = KFLOOR(KADD(P, (KT)0.5));
-        if (c == (KT)i) {
-            *lo = -KBIG3;
-            *hi = KBIG3;
-        } else {
-            *lo = KBIG3;
-            *hi = -KBIG3;
-        }
-        return;
-    }
-    KT t0 = KMUL(KSUB(KSUB((KT)i, (KT)0.5), P), T);
-    KT t1 = KMUL(KSUB(KADD((KT)i, (KT)0.5), P), T);
-    if (t0 <= t1) {
-        *lo = t0;
-        *hi = t1;
-    } else {
-        *lo = t1;
-        *hi = t0;
-    }
-}
+/* ---- Siddon (kri_sid_axis: project_kern.h) ---------------------------------------------- */
+#include "project_kern.h"
 
 /* Walk the voxels of the ray in order. acc == NULL: return sum len_i * vol[i] (forward).
  * acc != NULL: add c * len_i to acc[i] for the voxels with z index in [z0, z1) (adjoint; the
@@ -208,8 +183,8 @@ KHD KT KFN(kri_sid3_walk)(const KP *p, const KFN(kri_ray3) *r, const KT *vol, KT
         }
         /* the outer faces, in increasing t */
         KT a0, a1, b0, b1;
-        KFN(kri_sid3_axis)(r->s[d], T[d], 0, T[d] > 0 ? 0 : p->n[d] - 1, &a0, &a1);
-        KFN(kri_sid3_axis)(r->s[d], T[d], 0, T[d] > 0 ? p->n[d] - 1 : 0, &b0, &b1);
+        KFN(kri_sid_axis)(r->s[d], T[d], 0, T[d] > 0 ? 0 : p->n[d] - 1, &a0, &a1);
+        KFN(kri_sid_axis)(r->s[d], T[d], 0, T[d] > 0 ? p->n[d] - 1 : 0, &b0, &b1);
         if (a0 > tmin) {
             tmin = a0;
             entry = d;
@@ -234,7 +209,7 @@ KHD KT KFN(kri_sid3_walk)(const KP *p, const KFN(kri_ray3) *r, const KT *vol, KT
     for (int it = 0; it < cap; it++) {
         KUNROLL
         for (int d = 0; d < 3; d++)
-            KFN(kri_sid3_axis)(r->s[d], T[d], zero[d], idx[d], &lo[d], &hi[d]);
+            KFN(kri_sid_axis)(r->s[d], T[d], zero[d], idx[d], &lo[d], &hi[d]);
         KT h = hi[0] < hi[1] ? hi[0] : hi[1];
         h = hi[2] < h ? hi[2] : h;
         KT l = lo[0] > lo[1] ? lo[0] : lo[1];

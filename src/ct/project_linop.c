@@ -1,17 +1,17 @@
-/* The 2-D projector as a kr_linop (forward = projection, adjoint = matched backprojection). */
-#include "project2d_internal.h"
+/* The CT projector as a kr_linop (forward = projection, adjoint = matched backprojection). */
+#include "project_internal.h"
 
-static kr_status kri_ct2_linop_fwd(void *data, const kr_array *in, kr_array *out)
+static kr_status kri_ct_linop_fwd(void *data, const kr_array *in, kr_array *out)
 {
     return kr_ct_projector_forward((const kr_ct_projector *)data, in, out);
 }
 
-static kr_status kri_ct2_linop_adj(void *data, const kr_array *in, kr_array *out)
+static kr_status kri_ct_linop_adj(void *data, const kr_array *in, kr_array *out)
 {
     return kr_ct_projector_adjoint((const kr_ct_projector *)data, in, out);
 }
 
-static void kri_ct2_linop_free(void *data) { kr_ct_projector_destroy((kr_ct_projector *)data); }
+static void kri_ct_linop_free(void *data) { kr_ct_projector_destroy((kr_ct_projector *)data); }
 
 kr_status kr_ct_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom *g,
                              const kr_ct_projector_opts *o)
@@ -26,12 +26,12 @@ kr_status kr_ct_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom 
     else
         d.name = p->opts.method == KR_CT_SIDDON ? "ct2d-siddon" : "ct2d-joseph";
     d.dtype = p->opts.dtype;
-    d.loc = p->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    d.loc = p->loc;
     d.in_ndim = kr_ct_geom_image_dims(p->geom, d.in_dims);
     d.out_ndim = kr_ct_geom_sino_dims(p->geom, d.out_dims);
-    d.forward = kri_ct2_linop_fwd;
-    d.adjoint = kri_ct2_linop_adj;
-    d.destroy = kri_ct2_linop_free;
+    d.forward = kri_ct_linop_fwd;
+    d.adjoint = kri_ct_linop_adj;
+    d.destroy = kri_ct_linop_free;
     d.data = p;
     kr_status st = kr_linop_create(op, ctx, &d);
     if (st != KR_OK) kr_ct_projector_destroy(p);

@@ -1,0 +1,4 @@
+/* The 2-D projector in a build without CUDA: the CUDA table says so (core/backend.h). */
+#include "project2d_internal.h"
+
+KRI_CUDA_STUB(kri_ct_backend, kri_ct2_cuda);
