@@ -2,7 +2,7 @@
  * random 2-D/3-D trajectories, box basis, weights, Q on the 2x grid and its Toeplitz property),
  * the dot-product adjoint test, float-vs-double error bounds, thread-count independence, and
  * dumb inputs with their exact statuses. */
-#include "mri/mri_internal.h"
+#include "mri/drft/drft_internal.h"
 #include "kt.h"
 
 #include <math.h>

@@ -3,6 +3,7 @@
  * kernels, batches, determinism, device NaN checks and wrong locations. Prints the Parboil
  * mri-q "large" (2048 samples -> 64^3 voxels) and a 512^2 spiral at their benchmark sizes, for
  * accuracy (their timings are `kray drft --bench`). */
+#include "mri/drft/drft_bench.h"
 #include "mri/mri_internal.h"
 #include "kt.h"
 
@@ -198,7 +199,7 @@ static void test_reference_sizes(void)
     kr_drft_plan *p = NULL;
     KT_OK(kr_drft_plan_create(&p, gpu, n3, t, NULL, NULL));
     double sec = 0, err = 0;
-    KT_OK(kr_drft_bench(p, 0, KR_C64, 1, 1, 64, &sec, &err));
+    KT_OK(kri_drft_bench(p, 0, KR_C64, 1, 1, 64, &sec, &err));
     printf("  %s: Parboil mri-q large (2048 samples -> 64^3 voxels) adjoint: rel err %.2g\n", name,
            err);
     KT_LE(err, 1e-5);
@@ -213,11 +214,11 @@ static void test_reference_sizes(void)
     KT_OK(kr_traj_spiral(&t, &so, &info));
     const int64_t n2[3] = {512, 512, 1};
     KT_OK(kr_drft_plan_create(&p, gpu, n2, t, NULL, NULL));
-    KT_OK(kr_drft_bench(p, 0, KR_C64, 1, 1, 32, &sec, &err));
+    KT_OK(kri_drft_bench(p, 0, KR_C64, 1, 1, 32, &sec, &err));
     printf("  %s: 512^2 adjoint from a 16-interleave spiral (%lld samples): rel err %.2g\n", name,
            (long long)(16 * info.samples), err);
     KT_LE(err, 1e-5);
-    KT_OK(kr_drft_bench(p, 1, KR_C64, 1, 1, 32, &sec, &err));
+    KT_OK(kri_drft_bench(p, 1, KR_C64, 1, 1, 32, &sec, &err));
     printf("  %s: 512^2 forward to the same spiral: rel err %.2g\n", name, err);
     KT_LE(err, 1e-5);
     kr_drft_plan_destroy(p);

@@ -89,13 +89,6 @@ kr_status kr_drft_linop_create(struct kr_linop **op, const kr_ctx *ctx, const in
                                const kr_array *traj, const kr_array *weights,
                                const kr_drft_opts *opts, kr_dtype dtype, int64_t batch);
 
-/* Benchmark hook: time `reps` adjoint (forward = 0) or forward (1) transforms of random data on
- * the plan's context (after one warm-up run; device arrays for CUDA) and report the mean seconds
- * and the error against the float64 CPU reference evaluated on `check` voxels or samples spread
- * over the output (0 = skip): max |err| / max |ref|. */
-kr_status kr_drft_bench(kr_drft_plan *plan, int forward, kr_dtype dtype, int64_t batch, int reps,
-                        int64_t check, double *seconds, double *rel_err);
-
 #ifdef __cplusplus
 }
 #endif

@@ -120,11 +120,6 @@ kr_status kr_lsq_normal_linop(kr_linop **op, kr_lsq *p);
  * method, so kr_linop_normal_op(A) equals kr_lsq_normal_linop. Borrows p. */
 kr_status kr_lsq_linop(kr_linop **op, kr_lsq *p);
 
-/* Timing hook for benchmarks: mean seconds of `reps` applications (after one warm-up) of the
- * rhs (what = 0) or the normal operator (what = 1) on random data in the plan's memory
- * (synchronised for CUDA). */
-kr_status kr_lsq_bench(kr_lsq *p, int what, int reps, double *seconds);
-
 #ifdef __cplusplus
 }
 #endif

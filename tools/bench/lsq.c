@@ -4,6 +4,7 @@
 #include "bench.h"
 
 #include "kray/lsq.h"
+#include "mri/lsq/lsq_bench.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -117,14 +118,14 @@ int kc_bench_lsq(int argc, char **argv)
         double sec = 0;
         s = kr_lsq_create(&p, ctx, n, tr, NULL, &o);
         if (s == KR_OK && meth == KR_LSQ_NORMAL_TOEPLITZ) {
-            s = kr_lsq_bench(p, 0, reps, &sec);
+            s = kri_lsq_bench(p, 0, reps, &sec);
             if (s == KR_OK) kc_lsq_line(&c, "fhd-nufft", be, dev, n, m, t, reps, sec);
         }
         if (s == KR_OK && meth == KR_LSQ_NORMAL_DRFT) {
-            s = kr_lsq_bench(p, 0, 1, &sec);
+            s = kri_lsq_bench(p, 0, 1, &sec);
             if (s == KR_OK) kc_lsq_line(&c, "fhd-drft", be, dev, n, m, t, 1, sec);
         }
-        if (s == KR_OK) s = kr_lsq_bench(p, 1, meth == KR_LSQ_NORMAL_DRFT ? 1 : reps, &sec);
+        if (s == KR_OK) s = kri_lsq_bench(p, 1, meth == KR_LSQ_NORMAL_DRFT ? 1 : reps, &sec);
         const char *cs = meth == KR_LSQ_NORMAL_TOEPLITZ
                              ? "normal-toeplitz"
                              : (meth == KR_LSQ_NORMAL_NUFFT ? "normal-nufft" : "normal-drft");

@@ -2,6 +2,7 @@
  * its benchmark. */
 #include "cli.h"
 #include "kray/drft.h"
+#include "mri/drft/drft_bench.h"
 #include "kray/traj.h"
 
 #include <stdlib.h>
@@ -168,7 +169,7 @@ int kc_tool_drft(int argc, char **argv)
     if (s == KR_OK) s = kr_drft_plan_create(&p, ctx, n, t, wr, &o);
     if (s == KR_OK && bench) {
         double sec = 0, err = 0;
-        s = kr_drft_bench(p, mode == M_FORWARD, cdt, batch, reps, check, &sec, &err);
+        s = kri_drft_bench(p, mode == M_FORWARD, cdt, batch, reps, check, &sec, &err);
         if (s == KR_OK) {
             char dev[256] = "cpu";
             if (loc == KR_DEVICE) kr_cuda_device_name(kr_ctx_device(ctx), dev, sizeof dev);

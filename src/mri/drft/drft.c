@@ -1,6 +1,8 @@
 /* DrFT plan: trajectory preprocessing (k / n in double and 32-bit fixed point, basis and weight
- * factors), argument validation with exact statuses, and dispatch to the CPU twins
- * (drft_cpu.c) or the CUDA kernels (drft_cuda.cu) by the location of the arrays. */
+ * factors), argument validation with exact statuses, and dispatch through the backend table
+ * (drft_internal.h) picked by the location of the arrays. */
+#include "mri/drft/drft_bench.h"
+#include "mri/drft/drft_internal.h"
 #include "mri/mri_internal.h"
 
 #include <math.h>
@@ -20,8 +22,9 @@ struct kr_drft_plan {
     double *basis64;              /* m: phi of the voxel basis */
     int symmetric;                /* linop form: both factors sqrt(W) phi */
     float *phi32, *adj32;
-    kri_drft_dev *dev;            /* device copy, made on first CUDA use */
-    int dev_stale;
+    const kri_drft_backend *be;   /* the backend that made dev (NULL: none yet) */
+    kri_drft_dev *dev;            /* its copy of the sample data, made on first use */
+    int dev_stale;                /* the factors changed since */
 };
 
 void kr_drft_opts_default(kr_drft_opts *o)
@@ -38,9 +41,7 @@ void kr_drft_opts_default(kr_drft_opts *o)
 void kr_drft_plan_destroy(kr_drft_plan *p)
 {
     if (!p) return;
-#ifdef KRAY_HAVE_CUDA
-    kri_cuda_drft_free(p->dev);
-#endif
+    if (p->be) p->be->release(p->dev);
     kri_free(p->k64);
     kri_free(p->kf);
     kri_free(p->phi64);
@@ -58,15 +59,11 @@ static double kri_sinc(double u)
     return sin(KRI_PI * u) / (KRI_PI * u);
 }
 
-/* A real array on the host (copied from the device when needed) as doubles. */
+/* A real array (f32 or f64, checked) on the host (copied from the device when needed) as
+ * doubles. */
 static kr_status kri_host_real(const kr_array *a, const kr_ctx *ctx, const char *what, double **out,
                                int64_t *count)
 {
-    if (a->dtype != KR_F32 && a->dtype != KR_F64)
-        return kri_fail(KR_ERR_DTYPE, "%s must be f32 or f64, got %s", what, kr_dtype_name(a->dtype));
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "%s has no data", what);
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s is not contiguous", what);
     kr_array *h = NULL;
     const kr_array *src = a;
     if (a->loc == KR_DEVICE) {
@@ -103,15 +100,16 @@ kr_status kri_drft_plan_symmetric(kr_drft_plan *p)
     return KR_OK;
 }
 
-const kr_ctx *kri_drft_plan_ctx(const kr_drft_plan *p) { return p->ctx; }
-
 kr_status kr_drft_set_weights(kr_drft_plan *p, const kr_array *w)
 {
     KRI_ARG_NOT_NULL(p);
     double *wd = NULL;
     if (w) {
         int64_t n = 0;
-        KRI_TRY(kr_dims_check(w->ndim, w->dims, "weights"));
+        KRI_TRY(kri_check_operand("kr_drft_set_weights", "weights", w, KRI_ANY_DTYPE, KRI_ANY_LOC));
+        if (w->dtype != KR_F32 && w->dtype != KR_F64)
+            return kri_fail(KR_ERR_DTYPE, "kr_drft_set_weights: weights must be f32 or f64, got %s",
+                            kr_dtype_name(w->dtype));
         int wr = kr_array_rank(w);
         int same = wr <= p->sdim;
         for (int i = 0; same && i < p->sdim; i++) same = (i < w->ndim ? w->dims[i] : 1) == p->sdims[i];
@@ -169,7 +167,7 @@ kr_status kr_drft_plan_create(kr_drft_plan **plan, const kr_ctx *ctx, const int6
         return kri_fail(KR_ERR_INVALID_ARG, "kr_drft_plan_create: voxels_per_thread %d is not 0, "
                         "1, 2, 4 or 8", o.voxels_per_thread);
     int64_t m = 0;
-    KRI_TRY(kri_traj_shape(traj, __func__, &m));
+    KRI_TRY(kri_traj_shape(traj, __func__, KRI_ANY_LOC, &m));
     /* host copy of the trajectory */
     kr_array *th = NULL;
     const kr_array *t = traj;
@@ -235,20 +233,15 @@ int kr_drft_sample_dims(const kr_drft_plan *p, int64_t *dims)
 }
 
 /* ---- argument checks ---------------------------------------------------------------------------- */
-static kr_status kri_drft_check_array(const kr_drft_plan *p, const kr_array *a, const char *fn,
-                                      const char *what)
+/* The one operand check, then: complex (c64 or c128; `dtype` when not KRI_ANY_DTYPE) and on
+ * the context's device. */
+static kr_status kri_drft_check_array(const kr_drft_plan *p, const kr_array *a, kr_dtype dtype,
+                                      const char *fn, const char *what)
 {
-    if (!a) return kri_fail(KR_ERR_INVALID_ARG, "%s: argument '%s' is NULL", fn, what);
+    KRI_TRY(kri_check_operand(fn, what, a, dtype, kri_ctx_loc(p->ctx)));
     if (a->dtype != KR_C64 && a->dtype != KR_C128)
         return kri_fail(KR_ERR_DTYPE, "%s: %s must be c64 or c128, got %s", fn, what,
                         kr_dtype_name(a->dtype));
-    kr_status s = kr_dims_check(a->ndim, a->dims, what);
-    if (s != KR_OK) return kri_fail_prefix(s, "%s", fn);
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: %s has no data", fn, what);
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %s is not contiguous", fn, what);
-    s = kri_check_loc(p->ctx, a->loc, what);
-    if (s != KR_OK) return kri_fail_prefix(s, "%s", fn);
     if (a->loc == KR_DEVICE && a->device != kr_ctx_device(p->ctx))
         return kri_fail(KR_ERR_LOCATION, "%s: %s is on CUDA device %d but the context uses %d", fn,
                         what, a->device, kr_ctx_device(p->ctx));
@@ -319,68 +312,72 @@ static kri_drft_data kri_drft_view(const kr_drft_plan *p)
     return d;
 }
 
-#ifdef KRAY_HAVE_CUDA
-static kr_status kri_drft_dev_ready(kr_drft_plan *p)
+/* The backend for arrays at loc, with its copy of the sample data up to date. */
+static kr_status kri_drft_ready(kr_drft_plan *p, kr_loc loc, const kri_drft_backend **be)
 {
-    if (p->dev && !p->dev_stale) return KR_OK;
-    kri_cuda_drft_free(p->dev);
+    KRI_TRY(kri_backend_pick(be, loc, &kri_drft_cpu, &kri_drft_cuda, "DrFT"));
+    if (p->be == *be && !p->dev_stale) return KR_OK;
+    if (p->be) p->be->release(p->dev);
+    p->be = NULL;
     p->dev = NULL;
     kri_drft_data d = kri_drft_view(p);
-    KRI_TRY(kri_cuda_drft_upload(p->ctx, &d, &p->dev));
+    KRI_TRY((*be)->prepare(p->ctx, &d, &p->dev));
+    p->be = *be;
     p->dev_stale = 0;
     return KR_OK;
 }
-#endif
 
 /* Adjoint-type evaluation (data or Q) on grid g. */
 static kr_status kri_drft_run_adjoint(kr_drft_plan *p, const kri_drft_grid *g, int mode,
                                       const kr_array *in, kr_array *out, int64_t batch)
 {
+    const kri_drft_backend *be;
+    KRI_TRY(kri_drft_ready(p, out->loc, &be));
     kri_drft_data d = kri_drft_view(p);
-    const void *src = in ? in->data : NULL;
-    if (out->loc == KR_HOST) {
-        int nt = kri_threads(p->ctx);
-        if (out->dtype == KR_C128)
-            return kri_cpu_drft_adjoint_f64(&d, g, mode, (const double *)src, batch,
-                                            (double *)out->data, nt);
-        return kri_cpu_drft_adjoint_f32(&d, g, mode, (const float *)src, batch, (float *)out->data,
-                                        nt);
-    }
-#ifdef KRAY_HAVE_CUDA
-    KRI_TRY(kri_drft_dev_ready(p));
-    return kri_cuda_drft_adjoint(p->ctx, p->dev, g, mode, out->dtype, src, batch, out->data,
-                                 p->opts.fast_sincos, p->opts.voxels_per_thread);
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "DrFT on device arrays: kray was built without CUDA");
-#endif
+    return be->adjoint(p->ctx, p->dev, &d, g, mode, out->dtype, in ? in->data : NULL, batch,
+                       out->data, &p->opts);
+}
+
+/* The operands of a transform: the input (ksp for the adjoint, img for the forward) complex, the
+ * output of its type, equal batches of k-space and image (*batch), a finite input. */
+static kr_status kri_drft_check_pair(const kr_drft_plan *p, const char *fn, int adjoint,
+                                     const kr_array *ksp, const kr_array *img, int64_t *batch)
+{
+    const kr_array *in = adjoint ? ksp : img, *out = adjoint ? img : ksp;
+    KRI_TRY(kri_drft_check_array(p, in, KRI_ANY_DTYPE, fn, adjoint ? "ksp" : "img"));
+    KRI_TRY(kri_drft_check_array(p, out, in->dtype, fn, adjoint ? "img" : "ksp"));
+    int64_t bk = 0, bi = 0;
+    KRI_TRY(kri_drft_ksp_batch(p, ksp, fn, &bk));
+    KRI_TRY(kri_drft_image_batch(img, p->n, fn, "img", &bi));
+    if (bk != bi)
+        return kri_fail(KR_ERR_DIM, "%s: k-space holds %lld batch items but the image %lld", fn,
+                        (long long)bk, (long long)bi);
+    KRI_TRY(kri_drft_finite(p, in, fn, adjoint ? "k-space" : "image"));
+    *batch = bk;
+    return KR_OK;
+}
+
+/* The image grid: g = n, origin at n/2. */
+static kri_drft_grid kri_drft_image_grid(const kr_drft_plan *p)
+{
+    kri_drft_grid g;
+    for (int d = 0; d < 3; d++) g.n[d] = g.g[d] = p->n[d], g.o[d] = p->n[d] / 2;
+    return g;
 }
 
 kr_status kr_drft_adjoint(kr_drft_plan *p, const kr_array *ksp, kr_array *img)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_TRY(kri_drft_check_array(p, ksp, __func__, "ksp"));
-    KRI_TRY(kri_drft_check_array(p, img, __func__, "img"));
-    if (ksp->dtype != img->dtype)
-        return kri_fail(KR_ERR_DTYPE, "kr_drft_adjoint: ksp is %s but img is %s",
-                        kr_dtype_name(ksp->dtype), kr_dtype_name(img->dtype));
-    if (ksp->loc != img->loc)
-        return kri_fail(KR_ERR_LOCATION, "kr_drft_adjoint: ksp and img are in different memories");
-    int64_t bk = 0, bi = 0;
-    KRI_TRY(kri_drft_ksp_batch(p, ksp, __func__, &bk));
-    KRI_TRY(kri_drft_image_batch(img, p->n, __func__, "img", &bi));
-    if (bk != bi)
-        return kri_fail(KR_ERR_DIM, "kr_drft_adjoint: k-space holds %lld batch items but the "
-                        "image %lld", (long long)bk, (long long)bi);
-    KRI_TRY(kri_drft_finite(p, ksp, __func__, "k-space"));
-    kri_drft_grid g;
-    for (int d = 0; d < 3; d++) g.n[d] = g.g[d] = p->n[d], g.o[d] = p->n[d] / 2;
-    return kri_drft_run_adjoint(p, &g, KRI_DRFT_DATA, ksp, img, bk);
+    int64_t batch = 0;
+    KRI_TRY(kri_drft_check_pair(p, __func__, 1, ksp, img, &batch));
+    kri_drft_grid g = kri_drft_image_grid(p);
+    return kri_drft_run_adjoint(p, &g, KRI_DRFT_DATA, ksp, img, batch);
 }
 
 kr_status kr_drft_q(kr_drft_plan *p, kr_array *q)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_TRY(kri_drft_check_array(p, q, __func__, "q"));
+    KRI_TRY(kri_drft_check_array(p, q, KRI_ANY_DTYPE, __func__, "q"));
     kri_drft_grid g;
     int two = 1, one = 1;
     for (int d = 0; d < 3; d++) {
@@ -405,58 +402,33 @@ kr_status kr_drft_q(kr_drft_plan *p, kr_array *q)
 kr_status kr_drft_forward(kr_drft_plan *p, const kr_array *img, kr_array *ksp)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_TRY(kri_drft_check_array(p, img, __func__, "img"));
-    KRI_TRY(kri_drft_check_array(p, ksp, __func__, "ksp"));
-    if (ksp->dtype != img->dtype)
-        return kri_fail(KR_ERR_DTYPE, "kr_drft_forward: img is %s but ksp is %s",
-                        kr_dtype_name(img->dtype), kr_dtype_name(ksp->dtype));
-    if (ksp->loc != img->loc)
-        return kri_fail(KR_ERR_LOCATION, "kr_drft_forward: img and ksp are in different memories");
-    int64_t bk = 0, bi = 0;
-    KRI_TRY(kri_drft_ksp_batch(p, ksp, __func__, &bk));
-    KRI_TRY(kri_drft_image_batch(img, p->n, __func__, "img", &bi));
-    if (bk != bi)
-        return kri_fail(KR_ERR_DIM, "kr_drft_forward: the image holds %lld batch items but "
-                        "k-space %lld", (long long)bi, (long long)bk);
-    KRI_TRY(kri_drft_finite(p, img, __func__, "image"));
-    kri_drft_grid g;
-    for (int d = 0; d < 3; d++) g.n[d] = g.g[d] = p->n[d], g.o[d] = p->n[d] / 2;
+    int64_t batch = 0;
+    KRI_TRY(kri_drft_check_pair(p, __func__, 0, ksp, img, &batch));
+    kri_drft_grid g = kri_drft_image_grid(p);
+    const kri_drft_backend *be;
+    KRI_TRY(kri_drft_ready(p, ksp->loc, &be));
     kri_drft_data d = kri_drft_view(p);
-    if (ksp->loc == KR_HOST) {
-        int nt = kri_threads(p->ctx);
-        if (ksp->dtype == KR_C128)
-            return kri_cpu_drft_forward_f64(&d, &g, (const double *)img->data, bk,
-                                            (double *)ksp->data, nt);
-        return kri_cpu_drft_forward_f32(&d, &g, (const float *)img->data, bk, (float *)ksp->data,
-                                        nt);
-    }
-#ifdef KRAY_HAVE_CUDA
-    KRI_TRY(kri_drft_dev_ready(p));
-    return kri_cuda_drft_forward(p->ctx, p->dev, &g, ksp->dtype, img->data, bk, ksp->data,
-                                 p->opts.fast_sincos, p->opts.voxels_per_thread);
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "DrFT on device arrays: kray was built without CUDA");
-#endif
+    return be->forward(p->ctx, p->dev, &d, &g, ksp->dtype, img->data, batch, ksp->data, &p->opts);
 }
 
-/* ---- benchmark hook ---------------------------------------------------------------------------- */
-kr_status kr_drft_bench(kr_drft_plan *p, int forward, kr_dtype dtype, int64_t batch, int reps,
+/* ---- benchmark hook (drft_bench.h) --------------------------------------------------------------- */
+kr_status kri_drft_bench(kr_drft_plan *p, int forward, kr_dtype dtype, int64_t batch, int reps,
                         int64_t check, double *seconds, double *rel_err)
 {
     KRI_ARG_NOT_NULL(p);
     KRI_ARG_NOT_NULL(seconds);
     if (dtype != KR_C64 && dtype != KR_C128)
-        return kri_fail(KR_ERR_DTYPE, "kr_drft_bench: dtype must be c64 or c128");
+        return kri_fail(KR_ERR_DTYPE, "kri_drft_bench: dtype must be c64 or c128");
     if (batch < 1 || reps < 1 || check < 0)
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_drft_bench: batch %lld and reps %d must be >= 1, "
+        return kri_fail(KR_ERR_INVALID_ARG, "kri_drft_bench: batch %lld and reps %d must be >= 1, "
                         "check %lld >= 0", (long long)batch, reps, (long long)check);
     const int64_t nvox = p->n[0] * p->n[1] * p->n[2];
     int64_t idims[4] = {p->n[0], p->n[1], p->n[2], batch}, kdims[KR_MAX_DIMS];
     for (int i = 0; i < p->sdim; i++) kdims[i] = p->sdims[i];
     kdims[p->sdim] = batch;
     if (p->sdim + 1 > KR_MAX_DIMS)
-        return kri_fail(KR_ERR_DIM, "kr_drft_bench: too many sample dims");
-    kr_loc loc = kr_ctx_backend(p->ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+        return kri_fail(KR_ERR_DIM, "kri_drft_bench: too many sample dims");
+    kr_loc loc = kri_ctx_loc(p->ctx);
     kr_array *hin = NULL, *din = NULL, *dout = NULL, *hout = NULL;
     kr_status s = forward ? kr_array_create(&hin, dtype, 4, idims, KR_HOST, NULL)
                           : kr_array_create(&hin, dtype, p->sdim + 1, kdims, KR_HOST, NULL);
@@ -481,8 +453,7 @@ kr_status kr_drft_bench(kr_drft_plan *p, int forward, kr_dtype dtype, int64_t ba
     if (s == KR_OK && check > 0 && rel_err) s = kr_array_clone(&hout, dout, KR_HOST, p->ctx);
     if (s == KR_OK && check > 0 && rel_err) {
         kri_drft_data d = kri_drft_view(p);
-        kri_drft_grid g;
-        for (int a = 0; a < 3; a++) g.n[a] = g.g[a] = p->n[a], g.o[a] = p->n[a] / 2;
+        kri_drft_grid g = kri_drft_image_grid(p);
         int64_t nin = 2 * kr_array_numel(hin) / batch, nout = forward ? p->m : nvox;
         double *x = NULL;
         s = kri_alloc((void **)&x, (size_t)nin * sizeof(double), "benchmark reference");

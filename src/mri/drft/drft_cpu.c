@@ -9,7 +9,7 @@
  * the sum grows with sqrt(chunk) rather than with M.
  * Every output is computed by one thread in a fixed order: bits do not depend on thread count.
  */
-#include "mri/mri_internal.h"
+#include "mri/drft/drft_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -80,8 +80,9 @@ void kri_cpu_drft_adjoint_point(const kri_drft_data *d, const kri_drft_grid *g, 
     out[0] = re, out[1] = im;
 }
 
-kr_status kri_cpu_drft_adjoint_f64(const kri_drft_data *d, const kri_drft_grid *g, int mode,
-                                   const double *in, int64_t batch, double *out, int nthreads)
+static kr_status kri_cpu_drft_adjoint_f64(const kri_drft_data *d, const kri_drft_grid *g,
+                                          int mode, const double *in, int64_t batch, double *out,
+                                          int nthreads)
 {
     const int64_t nvox = kri_numel(g), rows = g->g[1] * g->g[2];
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
@@ -117,8 +118,9 @@ void kri_cpu_drft_forward_point(const kri_drft_data *d, const kri_drft_grid *g, 
     out[0] = re * f, out[1] = im * f;
 }
 
-kr_status kri_cpu_drft_forward_f64(const kri_drft_data *d, const kri_drft_grid *g, const double *in,
-                                   int64_t batch, double *out, int nthreads)
+static kr_status kri_cpu_drft_forward_f64(const kri_drft_data *d, const kri_drft_grid *g,
+                                          const double *in, int64_t batch, double *out,
+                                          int nthreads)
 {
     const int64_t nvox = kri_numel(g), m = d->m;
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 16)
@@ -159,8 +161,9 @@ static kr_status kri_rowbufs(kri_rowbuf **rb, int nt, int64_t len)
 #define KRI_TID() 0
 #endif
 
-kr_status kri_cpu_drft_adjoint_f32(const kri_drft_data *d, const kri_drft_grid *g, int mode,
-                                   const float *in, int64_t batch, float *out, int nthreads)
+static kr_status kri_cpu_drft_adjoint_f32(const kri_drft_data *d, const kri_drft_grid *g,
+                                          int mode, const float *in, int64_t batch, float *out,
+                                          int nthreads)
 {
     const int64_t nvox = kri_numel(g), rows = g->g[1] * g->g[2], gx = g->g[0], m = d->m;
     kri_rowbuf *rb = NULL;
@@ -200,8 +203,9 @@ kr_status kri_cpu_drft_adjoint_f32(const kri_drft_data *d, const kri_drft_grid *
     return KR_OK;
 }
 
-kr_status kri_cpu_drft_forward_f32(const kri_drft_data *d, const kri_drft_grid *g, const float *in,
-                                   int64_t batch, float *out, int nthreads)
+static kr_status kri_cpu_drft_forward_f32(const kri_drft_data *d, const kri_drft_grid *g,
+                                          const float *in, int64_t batch, float *out,
+                                          int nthreads)
 {
     const int64_t nvox = kri_numel(g), rows = g->g[1] * g->g[2], gx = g->g[0], m = d->m;
     const uint32_t x0 = (uint32_t)(-g->o[0]);
@@ -234,3 +238,40 @@ kr_status kri_cpu_drft_forward_f32(const kri_drft_data *d, const kri_drft_grid *
     }
     return KR_OK;
 }
+
+/* ---- the CPU table -------------------------------------------------------------------------- */
+static kr_status kri_cpu_drft_prepare(const kr_ctx *ctx, const kri_drft_data *d,
+                                      kri_drft_dev **dev)
+{
+    (void)ctx, (void)d;
+    *dev = NULL; /* the CPU reads the plan's host arrays */
+    return KR_OK;
+}
+
+static void kri_cpu_drft_release(kri_drft_dev *dev) { (void)dev; }
+
+static kr_status kri_cpu_drft_adjoint(const kr_ctx *ctx, kri_drft_dev *dev, const kri_drft_data *d,
+                                      const kri_drft_grid *g, int mode, kr_dtype dtype,
+                                      const void *in, int64_t batch, void *out,
+                                      const kr_drft_opts *o)
+{
+    (void)dev, (void)o;
+    int nt = kri_threads(ctx);
+    if (dtype == KR_C128)
+        return kri_cpu_drft_adjoint_f64(d, g, mode, (const double *)in, batch, (double *)out, nt);
+    return kri_cpu_drft_adjoint_f32(d, g, mode, (const float *)in, batch, (float *)out, nt);
+}
+
+static kr_status kri_cpu_drft_forward(const kr_ctx *ctx, kri_drft_dev *dev, const kri_drft_data *d,
+                                      const kri_drft_grid *g, kr_dtype dtype, const void *in,
+                                      int64_t batch, void *out, const kr_drft_opts *o)
+{
+    (void)dev, (void)o;
+    int nt = kri_threads(ctx);
+    if (dtype == KR_C128)
+        return kri_cpu_drft_forward_f64(d, g, (const double *)in, batch, (double *)out, nt);
+    return kri_cpu_drft_forward_f32(d, g, (const float *)in, batch, (float *)out, nt);
+}
+
+const kri_drft_backend kri_drft_cpu = {{"cpu", true}, kri_cpu_drft_prepare, kri_cpu_drft_release,
+                                       kri_cpu_drft_adjoint, kri_cpu_drft_forward};

@@ -21,7 +21,8 @@
  * Sums: each thread accumulates one tile in float and adds it to its running float sum.
  * float64 kernels: phase in double, r = p - rint(p), sincospi(2 r).
  * Every output is computed by one thread in a fixed order (deterministic). */
-#include "mri/mri_internal.h"
+#include "core/cplx_cuda.cuh"
+#include "mri/drft/drft_internal.h"
 
 #include <cuda_runtime.h>
 
@@ -45,13 +46,6 @@ constexpr int kTileAdj = 256; /* adjoint: samples per tile */
 constexpr int kTile64 = 256;
 constexpr int kMaxGridY = 65535;
 constexpr long long kFwdBlocks = 1024; /* forward: split the image until this many blocks */
-
-#define KRI_CU(call, what)                                                                         \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess)                                                                     \
-            return kri_fail(KR_ERR_CUDA, "DrFT: %s failed: %s", what, cudaGetErrorString(e_));     \
-    } while (0)
 
 template <bool FAST>
 __device__ __forceinline__ void kd_sincos(unsigned p, float *s, float *c)
@@ -117,15 +111,14 @@ __global__ void __launch_bounds__(kThreads)
             if (mode == KRI_DRFT_Q) {
                 c = make_float2(a * fwd[s], 0.0f);
             } else {
-                const float2 d = src[s];
-                c = make_float2(a * d.x, a * d.y);
+                c = kri_cscale(src[s], a);
             }
             sc[i * CV] = c;
 #pragma unroll
             for (int j = 1; j < CV; j++) {
                 float sn, cs;
                 kd_sincos<false>((unsigned)j * k.x, &sn, &cs);
-                sc[i * CV + j] = make_float2(c.x * cs - c.y * sn, c.x * sn + c.y * cs);
+                sc[i * CV + j] = kri_cmul(c, make_float2(cs, sn));
             }
         }
         __syncthreads();
@@ -264,7 +257,7 @@ __global__ void __launch_bounds__(kThreads)
         if (m0 + j < m) {
             if (S.nsplit == 1) {
                 const float f = fwd[m0 + j];
-                out[b * m + m0 + j] = make_float2(ar[j] * f, ai[j] * f);
+                out[b * m + m0 + j] = kri_cscale(make_float2(ar[j], ai[j]), f);
             } else {
                 out[(z * nb + b) * m + m0 + j] = make_float2(ar[j], ai[j]);
             }
@@ -282,7 +275,7 @@ __global__ void k_drft_fwd_reduce(const float2 *__restrict__ part, const float *
         const float2 v = part[z * m * nb + i];
         re += v.x, im += v.y;
     }
-    out[i] = make_float2(re * fwd[s], im * fwd[s]);
+    out[i] = kri_cscale(make_float2(re, im), fwd[s]);
 }
 
 /* ---- float64 ----------------------------------------------------------------------------------- */
@@ -312,8 +305,7 @@ __global__ void __launch_bounds__(kThreads)
             if (mode == KRI_DRFT_Q) {
                 sc[i] = make_double2(a * fwd[s], 0.0);
             } else {
-                const double2 d = src[s];
-                sc[i] = make_double2(a * d.x, a * d.y);
+                sc[i] = kri_cscale(src[s], a);
             }
         }
         __syncthreads();
@@ -321,9 +313,9 @@ __global__ void __launch_bounds__(kThreads)
             const double p = sk[3 * i] * x + sk[3 * i + 1] * y + sk[3 * i + 2] * z;
             double sn, cs;
             sincospi(2.0 * (p - rint(p)), &sn, &cs);
-            const double2 c = sc[i];
-            re += c.x * cs - c.y * sn;
-            im += c.x * sn + c.y * cs;
+            const double2 prod = kri_cmul(sc[i], make_double2(cs, sn));
+            re += prod.x;
+            im += prod.y;
         }
     }
     if (n < G.nvox) dst[n] = make_double2(re, im);
@@ -354,20 +346,12 @@ __global__ void __launch_bounds__(kThreads)
             const double p = kx * x + ky * y + kz * z;
             double sn, cs;
             sincospi(2.0 * (p - rint(p)), &sn, &cs);
-            const double2 c = sv[i];
-            re += c.x * cs + c.y * sn;
-            im += c.y * cs - c.x * sn;
+            const double2 prod = kri_cmulc(make_double2(cs, sn), sv[i]); /* times exp(-i r) */
+            re += prod.x;
+            im += prod.y;
         }
     }
-    if (s < m) out[s] = make_double2(re * fwd[s], im * fwd[s]);
-}
-
-template <typename T>
-__global__ void k_first_nonfinite(const T *__restrict__ p, long long n, unsigned long long *first)
-{
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        if (!isfinite(p[i])) atomicMin(first, (unsigned long long)i);
+    if (s < m) out[s] = kri_cscale(make_double2(re, im), fwd[s]);
 }
 
 kd_grid kd_make_grid(const kri_drft_grid *g)
@@ -420,10 +404,6 @@ int kd_auto_vpt(long long targets)
         if (targets / v >= 65536) return v;
     return 1;
 }
-
-} // namespace
-
-extern "C" {
 
 void kri_cuda_drft_free(kri_drft_dev *d)
 {
@@ -479,9 +459,9 @@ kr_status kri_cuda_drft_upload(const kr_ctx *ctx, const kri_drft_data *h, kri_dr
     return KR_OK;
 }
 
-kr_status kri_cuda_drft_adjoint(const kr_ctx *ctx, const kri_drft_dev *d, const kri_drft_grid *g,
-                                int mode, kr_dtype dtype, const void *in, int64_t batch, void *out,
-                                int fast_sincos, int vpt)
+kr_status kri_cuda_drft_adjoint(const kr_ctx *ctx, kri_drft_dev *d, const kri_drft_data *,
+                                const kri_drft_grid *g, int mode, kr_dtype dtype, const void *in,
+                                int64_t batch, void *out, const kr_drft_opts *o)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
@@ -497,11 +477,11 @@ kr_status kri_cuda_drft_adjoint(const kr_ctx *ctx, const kri_drft_dev *d, const 
         } else {
             const float2 *src = in ? (const float2 *)in + b0 * d->m : nullptr;
             float2 *dst = (float2 *)out + b0 * G.nvox;
-            int v = vpt > 0 ? vpt : kd_auto_vpt(G.nvox);
+            int v = o->voxels_per_thread > 0 ? o->voxels_per_thread : kd_auto_vpt(G.nvox);
             const bool row = G.g[0] % v == 0;
             dim3 grid((unsigned)((G.nvox + (long long)kThreads * v - 1) / ((long long)kThreads * v)),
                       (unsigned)nb);
-            const bool f = fast_sincos != 0;
+            const bool f = o->fast_sincos != 0;
             switch (v * 2 + (row ? 1 : 0)) {
             case 2: case 3: kd_launch_adj<1, true>(f, grid, st, d, src, mode, G, dst); break;
             case 4: kd_launch_adj<2, false>(f, grid, st, d, src, mode, G, dst); break;
@@ -517,10 +497,11 @@ kr_status kri_cuda_drft_adjoint(const kr_ctx *ctx, const kri_drft_dev *d, const 
     return KR_OK;
 }
 
-kr_status kri_cuda_drft_forward(const kr_ctx *ctx, kri_drft_dev *d, const kri_drft_grid *g,
-                                kr_dtype dtype, const void *in, int64_t batch, void *out,
-                                int fast_sincos, int vpt)
+kr_status kri_cuda_drft_forward(const kr_ctx *ctx, kri_drft_dev *d, const kri_drft_data *,
+                                const kri_drft_grid *g, kr_dtype dtype, const void *in,
+                                int64_t batch, void *out, const kr_drft_opts *o)
 {
+    const int vpt = o->voxels_per_thread;
     KRI_TRY(kri_cuda_set_device(ctx));
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
     const kd_grid G = kd_make_grid(g);
@@ -569,7 +550,7 @@ kr_status kri_cuda_drft_forward(const kr_ctx *ctx, kri_drft_dev *d, const kri_dr
             tgt = d->scratch;
         }
         dim3 grid((unsigned)bx, (unsigned)nb, (unsigned)S.nsplit);
-        const bool f = fast_sincos != 0;
+        const bool f = o->fast_sincos != 0;
         const bool g8 = G.g[0] % 8 == 0;
         switch (v * 2 + (g8 ? 1 : 0)) {
         case 2: kd_launch_fwd<1, 1>(f, grid, st, d, src, G, S, tgt); break;
@@ -589,33 +570,8 @@ kr_status kri_cuda_drft_forward(const kr_ctx *ctx, kri_drft_dev *d, const kri_dr
     return KR_OK;
 }
 
-kr_status kri_cuda_first_nonfinite(const kr_ctx *ctx, kr_dtype rt, const void *p, int64_t n,
-                                   int64_t *first)
-{
-    *first = -1;
-    KRI_TRY(kri_cuda_set_device(ctx));
-    cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
-    unsigned long long *dflag = nullptr, h = ~0ull;
-    KRI_CU(cudaMalloc((void **)&dflag, sizeof h), "cudaMalloc(flag)");
-    cudaError_t e = cudaMemcpyAsync(dflag, &h, sizeof h, cudaMemcpyHostToDevice, st);
-    if (e == cudaSuccess) {
-        long long blocks = (n + 255) / 256;
-        if (blocks > 4096) blocks = 4096;
-        if (blocks < 1) blocks = 1;
-        if (rt == KR_F64)
-            k_first_nonfinite<double><<<(unsigned)blocks, 256, 0, st>>>((const double *)p, n, dflag);
-        else
-            k_first_nonfinite<float><<<(unsigned)blocks, 256, 0, st>>>((const float *)p, n, dflag);
-        e = cudaGetLastError();
-    }
-    if (e == cudaSuccess) e = cudaMemcpyAsync(&h, dflag, sizeof h, cudaMemcpyDeviceToHost, st);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
-    cudaFree(dflag);
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "DrFT: checking the data for NaN failed: %s",
-                        cudaGetErrorString(e));
-    *first = h == ~0ull ? -1 : (int64_t)h;
-    return KR_OK;
-}
+} // namespace
 
-} // extern "C"
+extern "C" const kri_drft_backend kri_drft_cuda = {{"cuda", true}, kri_cuda_drft_upload,
+                                                  kri_cuda_drft_free, kri_cuda_drft_adjoint,
+                                                  kri_cuda_drft_forward};

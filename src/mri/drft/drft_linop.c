@@ -3,7 +3,7 @@
  * an adjoint pair (kr_linop_adjoint_test), so CG / CGLS on A solve the weighted least-squares
  * problem min ||sqrt(W) (phi F0 x - d)||^2 when the data are pre-multiplied by sqrt(W). The
  * normal operator is A^H A = F0^H diag(W phi^2) F0, whose Toeplitz kernel is kr_drft_q. */
-#include "mri/mri_internal.h"
+#include "mri/drft/drft_internal.h"
 
 #include "kray/linop.h"
 
@@ -37,7 +37,7 @@ kr_status kr_drft_linop_create(kr_linop **op, const kr_ctx *ctx, const int64_t n
     kr_linop_def d = {0};
     d.name = "drft";
     d.dtype = dtype;
-    d.loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    d.loc = kri_ctx_loc(ctx);
     d.in_ndim = batch > 1 ? 4 : 3;
     for (int i = 0; i < 3; i++) d.in_dims[i] = n[i];
     d.in_dims[3] = batch;

@@ -10,16 +10,13 @@
 #include <math.h>
 #include <string.h>
 
-#define KRI_PI 3.14159265358979323846
-
 kr_status kri_fve_host_real(const char *fn, const kr_array *a, const char *what, int64_t m,
                             double **out)
 {
-    if (a->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "%s: %s must be a host array", fn, what);
-    if ((a->dtype != KR_F32 && a->dtype != KR_F64) || !kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_DTYPE, "%s: %s must be contiguous f32 or f64, got %s",
-                        fn, what, kr_dtype_name(a->dtype));
+    KRI_TRY(kri_check_operand(fn, what, a, KRI_ANY_DTYPE, KR_HOST));
+    if (a->dtype != KR_F32 && a->dtype != KR_F64)
+        return kri_fail(KR_ERR_DTYPE, "%s: %s must be f32 or f64, got %s", fn, what,
+                        kr_dtype_name(a->dtype));
     if (kr_array_numel(a) != m)
         return kri_fail(KR_ERR_DIM, "%s: %s has %lld values, the trajectory %lld samples",
                         fn, what, (long long)kr_array_numel(a), (long long)m);
@@ -33,25 +30,13 @@ kr_status kri_fve_check_args(const char *fn, const kr_ctx *ctx, const kr_array *
                              const kr_array *data, int64_t n, int64_t nvox, const double *vox,
                              const kr_array *out, int64_t *Mp, int64_t dd[6])
 {
-    KRI_ARG_NOT_NULL(traj);
-    KRI_ARG_NOT_NULL(data);
     KRI_ARG_NOT_NULL(vox);
-    KRI_ARG_NOT_NULL(out);
     if (nvox < 1) return kri_fail(KR_ERR_INVALID_ARG, "%s: no voxels (nvox = %lld)", fn, (long long)nvox);
     if (n < 2) return kri_fail(KR_ERR_DIM, "%s: image size %lld; need >= 2", fn, (long long)n);
-    if (traj->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "%s: the trajectory must be a host array", fn);
     int64_t M = 0;
-    KRI_TRY(kri_traj_shape(traj, fn, &M));
-    if (data->dtype != KR_C64 || !kr_array_is_contiguous(data) || !data->data)
-        return kri_fail(KR_ERR_DTYPE, "%s: data must be contiguous c64, got %s", fn,
-                        kr_dtype_name(data->dtype));
-    if (out->dtype != KR_C64 || !kr_array_is_contiguous(out) || !out->data)
-        return kri_fail(KR_ERR_DTYPE, "%s: output must be contiguous c64, got %s", fn,
-                        kr_dtype_name(out->dtype));
-    if (data->loc != out->loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: data and output are in different memories", fn);
-    KRI_TRY(kri_check_loc(ctx, data->loc, "FVE data"));
+    KRI_TRY(kri_traj_shape(traj, fn, KR_HOST, &M));
+    KRI_TRY(kri_check_operand(fn, "data", data, KR_C64, kri_ctx_loc(ctx)));
+    KRI_TRY(kri_check_operand(fn, "output", out, KR_C64, kri_ctx_loc(ctx)));
     const int64_t dm = data->dims[0] * (data->ndim > 1 ? data->dims[1] : 1);
     if (dm != M) {
         char b[128];
@@ -94,8 +79,8 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
     int64_t M = 0, dd[6];
     KRI_TRY(kri_fve_check_args("kr_fve_voxels", ctx, traj, data, n, nvox, vox, out, &M, dd));
     const int64_t S = dd[2], E = dd[3], T = dd[4], C = dd[5];
-    double *k = NULL, *w = NULL, *ph = NULL;
-    int dev_bad = 0;
+    double *k = NULL, *w = NULL;
+    int bad_out = 0;
     int64_t *slc = NULL;
     kr_status s = kri_traj_to_f64(traj, &k, &M);
     if (s == KR_OK && weights) s = kri_fve_host_real("kr_fve_voxels", weights, "weights", M, &w);
@@ -107,87 +92,37 @@ kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array 
         if (!isfinite(k[i]))
             s = kri_fail(KR_ERR_GEOMETRY, "kr_fve_voxels: trajectory sample %lld is not finite",
                          (long long)(i / 3));
-    const int host = data->loc == KR_HOST; /* the device computes its own phases */
-    if (s == KR_OK && host)
-        s = kri_alloc((void **)&ph, (size_t)(nvox * M) * 2 * sizeof(double), "FVE phases");
     if (s == KR_OK) s = kri_alloc((void **)&slc, (size_t)nvox * sizeof(int64_t), "FVE slices");
     for (int64_t v = 0; s == KR_OK && v < nvox; v++) slc[v] = (int64_t)vox[3 * v + 2];
-    if (s == KR_OK && host) {
-        const double inv = 1.0 / ((double)n * (double)n);
-        const int nt0 = kri_threads(ctx);
-        /* one flat loop over (voxel, sample): one voxel still spreads over the threads */
-#pragma omp parallel for schedule(static) num_threads(nt0) if (nvox * M > 4096)
-        for (int64_t q = 0; q < nvox * M; q++) {
-            const int64_t v = q / M, m = q % M;
-            /* phase in cycles, reduced before the multiplication by 2 pi */
-            double c = fmod((k[3 * m] * vox[3 * v] + k[3 * m + 1] * vox[3 * v + 1]) / (double)n, 1.0);
-            double a = (w ? w[m] : 1.0) * inv;
-            ph[2 * q] = a * cos(2 * KRI_PI * c);
-            ph[2 * q + 1] = a * sin(2 * KRI_PI * c);
-        }
-    }
-    if (s == KR_OK && data->loc == KR_HOST) {
-        const int64_t nout = E * T * C * nvox;
-        const float *d = (const float *)data->data;
-        float *o = (float *)out->data;
-        const int nt = kri_threads(ctx);
-#pragma omp parallel for schedule(static) num_threads(nt)
-        for (int64_t j = 0; j < nout; j++) {
-            const int64_t ev = j % E, t = (j / E) % T, c = (j / (E * T)) % C, v = j / (E * T * C);
-            const float *col = d + 2 * M * (slc[v] + S * (ev + E * (t + T * c)));
-            const double *p = ph + 2 * v * M;
-            double ar = 0, ai = 0;
-            for (int64_t m = 0; m < M; m++) {
-                ar += p[2 * m] * col[2 * m] - p[2 * m + 1] * col[2 * m + 1];
-                ai += p[2 * m] * col[2 * m + 1] + p[2 * m + 1] * col[2 * m];
-            }
-            o[2 * j] = (float)ar, o[2 * j + 1] = (float)ai;
-        }
-    } else if (s == KR_OK) {
-#ifdef KRAY_HAVE_CUDA
-        s = kri_cuda_fve_voxels(ctx, k, w, vox, n, slc, nvox, M, S, E, T, C, data->data,
-                                out->data, &dev_bad);
-#else
-        s = kri_fail(KR_ERR_NO_DEVICE, "kr_fve_voxels: this build has no CUDA support");
-#endif
-    }
+    const kri_fve_backend *be = NULL;
+    if (s == KR_OK) s = kri_backend_pick(&be, data->loc, &kri_fve_cpu, &kri_fve_cuda, "FVE voxels");
+    if (s == KR_OK)
+        s = be->voxels(ctx, k, w, vox, n, slc, nvox, M, S, E, T, C, data->data, out->data,
+                       &bad_out);
     /* Non-finite samples: a voxel value is finite unless a sample it sums is not (the phases
-     * are finite), so the small output is checked and the data are searched only on failure;
-     * the check costs nothing when the data are clean (one voxel: read once, not twice). */
-    if (s == KR_OK) {
+     * are finite), so the backends check the small output and the data are searched only on
+     * failure; the check costs nothing when the data are clean (one voxel: read once, not
+     * twice). */
+    if (s == KR_OK && bad_out) {
         int64_t bad = -1;
-        if (data->loc == KR_HOST)
-            s = kri_first_nonfinite(ctx, out->loc, KR_F32, out->data, 2 * kr_array_numel(out),
-                                    &bad);
-        else
-            bad = dev_bad ? 0 : -1; /* the kernel flags non-finite outputs */
-        if (s == KR_OK && bad >= 0) {
-            s = kri_first_nonfinite(ctx, data->loc, KR_F32, data->data,
-                                    2 * kr_array_numel(data), &bad);
-            if (s == KR_OK)
-                s = bad >= 0 ? kri_fail(KR_ERR_INVALID_ARG,
-                                        "kr_fve_voxels: data sample %lld is not finite",
-                                        (long long)(bad / 2))
-                             : kri_fail(KR_ERR_INVALID_ARG,
-                                        "kr_fve_voxels: the voxel sums overflow (data values "
-                                        "too large for float)");
-        }
+        s = kri_first_nonfinite(ctx, data->loc, KR_F32, data->data, 2 * kr_array_numel(data),
+                                &bad);
+        if (s == KR_OK)
+            s = bad >= 0 ? kri_fail(KR_ERR_INVALID_ARG,
+                                    "kr_fve_voxels: data sample %lld is not finite",
+                                    (long long)(bad / 2))
+                         : kri_fail(KR_ERR_INVALID_ARG,
+                                    "kr_fve_voxels: the voxel sums overflow (data values "
+                                    "too large for float)");
     }
-    kri_free(k), kri_free(w), kri_free(ph), kri_free(slc);
+    kri_free(k), kri_free(w), kri_free(slc);
     return s;
 }
 
 kr_status kr_fve_spectra(const kr_ctx *ctx, const kr_array *img, kr_array *spec)
 {
-    KRI_ARG_NOT_NULL(img);
-    KRI_ARG_NOT_NULL(spec);
-    if (img->dtype != KR_C64 || spec->dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "kr_fve_spectra: arrays must be c64 (got %s and %s)",
-                        kr_dtype_name(img->dtype), kr_dtype_name(spec->dtype));
-    if (img->loc != KR_HOST || spec->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "kr_fve_spectra: arrays must be host arrays");
-    if (!kr_array_is_contiguous(img) || !kr_array_is_contiguous(spec))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "kr_fve_spectra: arrays must be contiguous");
+    KRI_TRY(kri_check_operand("kr_fve_spectra", "image", img, KR_C64, KR_HOST));
+    KRI_TRY(kri_check_operand("kr_fve_spectra", "spectra", spec, KR_C64, KR_HOST));
     int64_t d[4];
     for (int i = 0; i < 4; i++) d[i] = i < img->ndim ? img->dims[i] : 1;
     const int64_t E = d[0], T = d[1], C = d[2], V = kr_array_numel(img) / (E * T * C);

@@ -1,6 +1,7 @@
 /* FVE single voxels on the GPU (kray/fve.h): one 256-thread block per output (encode, frame,
  * coil, voxel); threads stride over the samples of the voxel's slice column (coalesced reads),
  * accumulate in double and reduce in shared memory by a fixed tree (deterministic). */
+#include "core/cplx_cuda.cuh"
 #include "core/internal.h"
 #include "mri/fve/fve_internal.h"
 
@@ -21,10 +22,9 @@ __global__ void k_fve_voxels(const double2 *ph, const int64_t *slice, int64_t nv
     const double2 *p = ph + v * M;
     double ar = 0, ai = 0;
     for (int64_t m = threadIdx.x; m < M; m += KRI_FVE_THREADS) {
-        const double2 a = p[m];
-        const float2 b = col[m];
-        ar += a.x * (double)b.x - a.y * (double)b.y;
-        ai += a.x * (double)b.y + a.y * (double)b.x;
+        const double2 t = kri_cmul(p[m], kri_cload_d(col, m));
+        ar += t.x;
+        ai += t.y;
     }
     sr[threadIdx.x] = ar;
     si[threadIdx.x] = ai;
@@ -54,13 +54,13 @@ __global__ void k_fve_phases(const double *k, const double *w, const double *vox
     const double a = (w ? w[m] : 1.0) / (n * n);
     double sn, cs;
     sincospi(2.0 * c, &sn, &cs);
-    ph[q] = make_double2(a * cs, a * sn);
+    ph[q] = kri_cscale(make_double2(cs, sn), a);
 }
 
-extern "C" kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *k, const double *w,
-                                         const double *vox, int64_t n, const int64_t *slice,
-                                         int64_t nvox, int64_t M, int64_t S, int64_t E, int64_t T,
-                                         int64_t C, const void *data, void *out, int *nonfinite)
+static kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *k, const double *w,
+                                     const double *vox, int64_t n, const int64_t *slice,
+                                     int64_t nvox, int64_t M, int64_t S, int64_t E, int64_t T,
+                                     int64_t C, const void *data, void *out, int *nonfinite)
 {
     kr_status s = KR_OK;
     double2 *dph = nullptr;
@@ -116,3 +116,5 @@ extern "C" kr_status kri_cuda_fve_voxels(const kr_ctx *ctx, const double *k, con
     *nonfinite = hflag;
     return s;
 }
+
+extern "C" const kri_fve_backend kri_fve_cuda = {{"cuda", true}, kri_cuda_fve_voxels};

@@ -43,23 +43,11 @@ static void kri_gz_plan_free(kri_gz_plan *p)
 static kr_status kri_gz_check(const kr_ctx *ctx, const kr_array *ksp, const kr_array *out,
                               const char *fn, kri_gz_plan *p)
 {
-    KRI_ARG_NOT_NULL(ksp);
-    KRI_ARG_NOT_NULL(out);
+    KRI_TRY(kri_check_operand(fn, "k-space", ksp, KRI_ANY_DTYPE, kri_ctx_loc(ctx)));
     if (ksp->dtype != KR_C64 && ksp->dtype != KR_C128)
         return kri_fail(KR_ERR_DTYPE, "%s: k-space must be c64 or c128, got %s", fn,
                         kr_dtype_name(ksp->dtype));
-    if (out->dtype != ksp->dtype)
-        return kri_fail(KR_ERR_DTYPE, "%s: output is %s but k-space is %s", fn,
-                        kr_dtype_name(out->dtype), kr_dtype_name(ksp->dtype));
-    if (!ksp->data || !out->data)
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: an array has no data", fn);
-    if (!kr_array_is_contiguous(ksp) || !kr_array_is_contiguous(out))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: arrays must be contiguous", fn);
-    if (ksp->loc != out->loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: k-space is in %s memory but the output in %s memory",
-                        fn, ksp->loc == KR_HOST ? "host" : "device",
-                        out->loc == KR_HOST ? "host" : "device");
-    KRI_TRY(kri_check_loc(ctx, ksp->loc, "Goertzel k-space"));
+    KRI_TRY(kri_check_operand(fn, "output", out, ksp->dtype, kri_ctx_loc(ctx)));
     p->nx = ksp->dims[0];
     p->ny = ksp->ndim > 1 ? ksp->dims[1] : 1;
     int64_t nk = kr_array_numel(ksp);

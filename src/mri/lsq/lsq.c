@@ -1,8 +1,10 @@
 /* Least-squares plan (kray/lsq.h): F^H W d and F^H W F by DrFT, Toeplitz or NUFFT, and the
  * operators for the solvers. */
+#include "mri/lsq/lsq_bench.h"
 #include "mri/lsq/lsq_internal.h"
 #include "mri/mri_internal.h"
 
+#include "kray/drft.h"
 #include "kray/linop.h"
 #include "kray/lsq.h"
 #include "kray/nufft.h"
@@ -13,6 +15,7 @@
 
 struct kr_lsq {
     const kr_ctx *ctx;
+    const kri_toep_backend *be; /* the k-space weighting at loc */
     kr_dtype t;
     kr_loc loc;
     kr_lsq_normal method;
@@ -87,7 +90,7 @@ kr_status kr_lsq_create(kr_lsq **out, const kr_ctx *ctx, const int64_t n[3], con
     memset(p, 0, sizeof *p);
     p->ctx = ctx;
     p->t = o.dtype;
-    p->loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    p->loc = kri_ctx_loc(ctx);
     p->method = o.normal;
     p->opts = o;
     p->batch = o.batch;
@@ -95,7 +98,9 @@ kr_status kr_lsq_create(kr_lsq **out, const kr_ctx *ctx, const int64_t n[3], con
     p->N = n[0] * n[1] * n[2];
     p->M = tv.dims[1];
     int64_t td[2] = {3, p->M}, kd[2] = {p->M, p->batch};
-    kr_status s = kr_array_create(&p->traj, KR_F64, 2, td, KR_HOST, NULL);
+    kr_status s = kri_backend_pick(&p->be, p->loc, &kri_toep_cpu, &kri_toep_cuda,
+                                   "least squares");
+    if (s == KR_OK) s = kr_array_create(&p->traj, KR_F64, 2, td, KR_HOST, NULL);
     if (s == KR_OK) s = kr_array_convert(p->traj, &tv);
     if (s == KR_OK && weights) {
         s = kr_array_create(&p->wh, KR_F64, 1, &p->M, KR_HOST, NULL);
@@ -144,48 +149,47 @@ static kr_status kri_lsq_view(const kr_lsq *p, const kr_array *a, int img, const
     return KR_OK;
 }
 
+/* The plan and flat views of an operation's operands, `in` then `out` (img: an image, else
+ * k-space). */
+static kr_status kri_lsq_views(const kr_lsq *p, const char *fn, const char *in_what,
+                               const kr_array *in, int in_img, const char *out_what,
+                               const kr_array *out, int out_img, kr_array v[2])
+{
+    if (!p) return kri_fail(KR_ERR_INVALID_ARG, "%s: the plan is NULL", fn);
+    KRI_TRY(kri_lsq_view(p, in, in_img, fn, in_what, &v[0]));
+    return kri_lsq_view(p, out, out_img, fn, out_what, &v[1]);
+}
+
 static kr_status kri_lsq_wmul(kr_lsq *p, const kr_array *w, const kr_array *d, kr_array *out)
 {
-    if (p->loc == KR_DEVICE) {
-#ifdef KRAY_HAVE_CUDA
-        return kri_cuda_lsq_wmul(p->ctx, p->t, p->M, p->batch, d->data, w->data, out->data);
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "kr_lsq: built without CUDA");
-#endif
-    }
-    kri_cpu_lsq_wmul(kri_threads(p->ctx), p->t, p->M, p->batch, d->data, w->data, out->data);
-    return KR_OK;
+    return p->be->wmul(p->ctx, p->t, p->M, p->batch, d->data, w->data, out->data);
 }
 
 kr_status kr_lsq_rhs(kr_lsq *p, const kr_array *d, kr_array *rhs)
 {
-    KRI_ARG_NOT_NULL(p);
-    kr_array dv, rv;
-    KRI_TRY(kri_lsq_view(p, d, 0, "kr_lsq_rhs", "data", &dv));
-    KRI_TRY(kri_lsq_view(p, rhs, 1, "kr_lsq_rhs", "right-hand side", &rv));
-    if (p->drft) return kr_drft_adjoint(p->drft, &dv, &rv);
-    if (!p->w) return kr_nufft_adjoint(p->nufft, &dv, &rv);
-    KRI_TRY(kri_lsq_wmul(p, p->w, &dv, p->ks));
-    return kr_nufft_adjoint(p->nufft, p->ks, &rv);
+    kr_array v[2];
+    KRI_TRY(kri_lsq_views(p, "kr_lsq_rhs", "data", d, 0, "right-hand side", rhs, 1, v));
+    if (p->drft) return kr_drft_adjoint(p->drft, &v[0], &v[1]);
+    if (!p->w) return kr_nufft_adjoint(p->nufft, &v[0], &v[1]);
+    KRI_TRY(kri_lsq_wmul(p, p->w, &v[0], p->ks));
+    return kr_nufft_adjoint(p->nufft, p->ks, &v[1]);
 }
 
 kr_status kr_lsq_normal_apply(kr_lsq *p, const kr_array *in, kr_array *out)
 {
-    KRI_ARG_NOT_NULL(p);
-    kr_array iv, ov;
-    KRI_TRY(kri_lsq_view(p, in, 1, "kr_lsq_normal_apply", "input", &iv));
-    KRI_TRY(kri_lsq_view(p, out, 1, "kr_lsq_normal_apply", "output", &ov));
-    if (p->toep) return kr_toeplitz_apply(p->toep, &iv, &ov);
+    kr_array v[2];
+    KRI_TRY(kri_lsq_views(p, "kr_lsq_normal_apply", "input", in, 1, "output", out, 1, v));
+    if (p->toep) return kr_toeplitz_apply(p->toep, &v[0], &v[1]);
     if (in->data == out->data)
         return kri_fail(KR_ERR_INVALID_ARG, "kr_lsq_normal_apply: input and output are the same "
                                             "array");
     if (p->drft) {
-        KRI_TRY(kr_drft_forward(p->drft, &iv, p->ks));
-        return kr_drft_adjoint(p->drft, p->ks, &ov);
+        KRI_TRY(kr_drft_forward(p->drft, &v[0], p->ks));
+        return kr_drft_adjoint(p->drft, p->ks, &v[1]);
     }
-    KRI_TRY(kr_nufft_forward(p->nufft, &iv, p->ks));
+    KRI_TRY(kr_nufft_forward(p->nufft, &v[0], p->ks));
     if (p->w) KRI_TRY(kri_lsq_wmul(p, p->w, p->ks, p->ks));
-    return kr_nufft_adjoint(p->nufft, p->ks, &ov);
+    return kr_nufft_adjoint(p->nufft, p->ks, &v[1]);
 }
 
 /* ---- operators --------------------------------------------------------------------------- */
@@ -197,22 +201,20 @@ static kr_status kri_lsq_op_normal(void *d, const kr_array *in, kr_array *out)
 static kr_status kri_lsq_op_fwd(void *d, const kr_array *in, kr_array *out)
 {
     kr_lsq *p = (kr_lsq *)d;
-    kr_array iv, ov;
-    KRI_TRY(kri_lsq_view(p, in, 1, "forward", "input", &iv));
-    KRI_TRY(kri_lsq_view(p, out, 0, "forward", "output", &ov));
-    KRI_TRY(kr_nufft_forward(p->nufft, &iv, &ov));
-    return p->sw ? kri_lsq_wmul(p, p->sw, &ov, &ov) : KR_OK;
+    kr_array v[2];
+    KRI_TRY(kri_lsq_views(p, "forward", "input", in, 1, "output", out, 0, v));
+    KRI_TRY(kr_nufft_forward(p->nufft, &v[0], &v[1]));
+    return p->sw ? kri_lsq_wmul(p, p->sw, &v[1], &v[1]) : KR_OK;
 }
 
 static kr_status kri_lsq_op_adj(void *d, const kr_array *in, kr_array *out)
 {
     kr_lsq *p = (kr_lsq *)d;
-    kr_array iv, ov;
-    KRI_TRY(kri_lsq_view(p, in, 0, "adjoint", "input", &iv));
-    KRI_TRY(kri_lsq_view(p, out, 1, "adjoint", "output", &ov));
-    if (!p->sw) return kr_nufft_adjoint(p->nufft, &iv, &ov);
-    KRI_TRY(kri_lsq_wmul(p, p->sw, &iv, p->ks));
-    return kr_nufft_adjoint(p->nufft, p->ks, &ov);
+    kr_array v[2];
+    KRI_TRY(kri_lsq_views(p, "adjoint", "input", in, 0, "output", out, 1, v));
+    if (!p->sw) return kr_nufft_adjoint(p->nufft, &v[0], &v[1]);
+    KRI_TRY(kri_lsq_wmul(p, p->sw, &v[0], p->ks));
+    return kr_nufft_adjoint(p->nufft, p->ks, &v[1]);
 }
 
 static void kri_lsq_def(const kr_lsq *p, kr_linop_def *d, int square)
@@ -277,11 +279,12 @@ kr_status kr_lsq_linop(kr_linop **op, kr_lsq *p)
     return kr_linop_create(op, p->ctx, &d);
 }
 
-kr_status kr_lsq_bench(kr_lsq *p, int what, int reps, double *seconds)
+/* ---- benchmark hook (lsq_bench.h) ---------------------------------------------------------- */
+kr_status kri_lsq_bench(kr_lsq *p, int what, int reps, double *seconds)
 {
     KRI_ARG_NOT_NULL(p);
     KRI_ARG_NOT_NULL(seconds);
-    if (reps < 1) return kri_fail(KR_ERR_INVALID_ARG, "kr_lsq_bench: reps %d must be >= 1", reps);
+    if (reps < 1) return kri_fail(KR_ERR_INVALID_ARG, "kri_lsq_bench: reps %d must be >= 1", reps);
     int64_t id[4] = {p->n[0], p->n[1], p->n[2], p->batch}, kd[2] = {p->M, p->batch};
     kr_array *x = NULL, *y = NULL;
     kr_status s = kr_array_create(&y, p->t, 4, id, p->loc, p->ctx);

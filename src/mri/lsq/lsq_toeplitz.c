@@ -7,6 +7,7 @@
 #include "mri/lsq/lsq_internal.h"
 #include "mri/mri_internal.h"
 
+#include "kray/drft.h"
 #include "kray/fft.h"
 #include "kray/linop.h"
 #include "kray/lsq.h"
@@ -17,6 +18,7 @@
 
 struct kr_toeplitz {
     const kr_ctx *ctx;
+    const kri_toep_backend *be; /* the elementwise steps at loc */
     kr_dtype t;
     kr_loc loc;
     int64_t n[3], g[3], N, G, batch;
@@ -36,121 +38,6 @@ void kr_lsq_opts_default(kr_lsq_opts *o)
     o->normal = KR_LSQ_NORMAL_TOEPLITZ;
     o->qmethod = KR_LSQ_Q_NUFFT;
     o->eps = 0;
-}
-
-/* ---- CPU twins ------------------------------------------------------------------------------ */
-#define KRI_TOEP_CPU(T)                                                                          \
-    static void kri_toep_pad_##T(int nt, const int64_t n[3], const int64_t g[3], int64_t nb,    \
-                                 const T *in, const T *maps, T *buf)                            \
-    {                                                                                            \
-        const int64_t G = g[0] * g[1] * g[2], N = n[0] * n[1] * n[2];                            \
-        const int64_t rows = g[1] * g[2] * nb;                                                   \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                             \
-        for (int64_t r = 0; r < rows; r++) {                                                     \
-            const int64_t b = r / (g[1] * g[2]), yz = r - b * g[1] * g[2];                       \
-            const int64_t y = yz % g[1], z = yz / g[1];                                          \
-            T *o = buf + 2 * (b * G + g[0] * yz);                                                \
-            int64_t x = 0;                                                                       \
-            if (y < n[1] && z < n[2]) {                                                          \
-                const int64_t i0 = n[0] * (y + n[1] * z);                                        \
-                const T *s = in + 2 * ((maps ? 0 : b * N) + i0);                                 \
-                const T *mp = maps ? maps + 2 * (b * N + i0) : NULL;                             \
-                for (; x < n[0]; x++) {                                                          \
-                    T re = s[2 * x], im = s[2 * x + 1];                                          \
-                    if (mp) {                                                                    \
-                        T mr = mp[2 * x], mi = mp[2 * x + 1];                                    \
-                        T a = re * mr - im * mi, c = re * mi + im * mr;                          \
-                        re = a, im = c;                                                          \
-                    }                                                                            \
-                    o[2 * x] = re, o[2 * x + 1] = im;                                            \
-                }                                                                                \
-            }                                                                                    \
-            for (; x < g[0]; x++) o[2 * x] = 0, o[2 * x + 1] = 0;                                \
-        }                                                                                        \
-    }                                                                                            \
-    static void kri_toep_mulq_##T(int nt, int64_t G, int64_t nb, T *buf, const T *q)            \
-    {                                                                                            \
-        const int64_t tot = G * nb;                                                              \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                             \
-        for (int64_t e = 0; e < tot; e++) {                                                      \
-            const T *p = q + 2 * (e % G);                                                        \
-            T re = buf[2 * e], im = buf[2 * e + 1];                                              \
-            buf[2 * e] = re * p[0] - im * p[1];                                                  \
-            buf[2 * e + 1] = re * p[1] + im * p[0];                                              \
-        }                                                                                        \
-    }                                                                                            \
-    static void kri_toep_crop_##T(int nt, const int64_t n[3], const int64_t g[3], int64_t nb,   \
-                                  const T *buf, const T *maps, T *out, int acc)                 \
-    {                                                                                            \
-        const int64_t G = g[0] * g[1] * g[2], N = n[0] * n[1] * n[2];                            \
-        const int64_t rows = n[1] * n[2] * (maps ? 1 : nb);                                      \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                             \
-        for (int64_t r = 0; r < rows; r++) {                                                     \
-            const int64_t b = r / (n[1] * n[2]), yz = r - b * n[1] * n[2];                       \
-            const int64_t y = yz % n[1], z = yz / n[1];                                          \
-            const int64_t j0 = g[0] * (y + g[1] * z), i0 = n[0] * yz;                            \
-            if (!maps) {                                                                         \
-                memcpy(out + 2 * (b * N + i0), buf + 2 * (b * G + j0),                           \
-                       (size_t)n[0] * 2 * sizeof(T));                                            \
-                continue;                                                                        \
-            }                                                                                    \
-            for (int64_t x = 0; x < n[0]; x++) {                                                 \
-                T ar = acc ? out[2 * (i0 + x)] : 0, ai = acc ? out[2 * (i0 + x) + 1] : 0;        \
-                for (int64_t c = 0; c < nb; c++) {                                               \
-                    const T *m = maps + 2 * (c * N + i0 + x), *v = buf + 2 * (c * G + j0 + x);   \
-                    ar += m[0] * v[0] + m[1] * v[1];                                             \
-                    ai += m[0] * v[1] - m[1] * v[0];                                             \
-                }                                                                                \
-                out[2 * (i0 + x)] = ar, out[2 * (i0 + x) + 1] = ai;                              \
-            }                                                                                    \
-        }                                                                                        \
-    }                                                                                            \
-    static void kri_lsq_wmul_##T(int nt, int64_t M, int64_t nb, const T *d, const T *w, T *out) \
-    {                                                                                            \
-        const int64_t tot = M * nb;                                                              \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                             \
-        for (int64_t e = 0; e < tot; e++) {                                                      \
-            const T s = w[e % M];                                                                \
-            out[2 * e] = d[2 * e] * s, out[2 * e + 1] = d[2 * e + 1] * s;                        \
-        }                                                                                        \
-    }
-
-KRI_TOEP_CPU(float)
-KRI_TOEP_CPU(double)
-
-void kri_cpu_toep_pad(int nt, kr_dtype t, const int64_t n[3], const int64_t g[3], int64_t nb,
-                      const void *in, const void *maps, void *buf)
-{
-    if (t == KR_C64)
-        kri_toep_pad_float(nt, n, g, nb, in, maps, buf);
-    else
-        kri_toep_pad_double(nt, n, g, nb, in, maps, buf);
-}
-
-void kri_cpu_toep_mulq(int nt, kr_dtype t, int64_t G, int64_t nb, void *buf, const void *q)
-{
-    if (t == KR_C64)
-        kri_toep_mulq_float(nt, G, nb, buf, q);
-    else
-        kri_toep_mulq_double(nt, G, nb, buf, q);
-}
-
-void kri_cpu_toep_crop(int nt, kr_dtype t, const int64_t n[3], const int64_t g[3], int64_t nb,
-                       const void *buf, const void *maps, void *out, int acc)
-{
-    if (t == KR_C64)
-        kri_toep_crop_float(nt, n, g, nb, buf, maps, out, acc);
-    else
-        kri_toep_crop_double(nt, n, g, nb, buf, maps, out, acc);
-}
-
-void kri_cpu_lsq_wmul(int nt, kr_dtype t, int64_t M, int64_t nb, const void *d, const void *w,
-                      void *out)
-{
-    if (t == KR_C64)
-        kri_lsq_wmul_float(nt, M, nb, d, w, out);
-    else
-        kri_lsq_wmul_double(nt, M, nb, d, w, out);
 }
 
 /* ---- shared validation ------------------------------------------------------------------- */
@@ -176,7 +63,6 @@ kr_status kri_lsq_check_inputs(const char *fn, const kr_ctx *ctx, const int64_t 
 {
     KRI_ARG_NOT_NULL(ctx);
     KRI_ARG_NOT_NULL(n);
-    KRI_ARG_NOT_NULL(traj);
     if (t != KR_C64 && t != KR_C128)
         return kri_fail(KR_ERR_DTYPE, "%s: dtype must be c64 or c128, got %s", fn,
                         kr_dtype_name(t));
@@ -185,10 +71,8 @@ kr_status kri_lsq_check_inputs(const char *fn, const kr_ctx *ctx, const int64_t 
         return kri_fail(KR_ERR_DIM,
                         "%s: image dims %lldx%lldx%lld not allowed (nx, ny >= 2, nz >= 1)", fn,
                         (long long)n[0], (long long)n[1], (long long)n[2]);
-    if (traj->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "%s: the trajectory must be in host memory", fn);
     int64_t m = 0;
-    KRI_TRY(kri_traj_shape(traj, fn, &m));
+    KRI_TRY(kri_traj_shape(traj, fn, KR_HOST, &m));
     int64_t td[2] = {3, m};
     KRI_TRY(kr_array_wrap(tv, traj->dtype, 2, td, traj->data, KR_HOST));
     for (int64_t i = 0; i < m; i++) {
@@ -209,13 +93,10 @@ kr_status kri_lsq_check_inputs(const char *fn, const kr_ctx *ctx, const int64_t 
         }
     }
     if (weights) {
-        if (weights->loc != KR_HOST)
-            return kri_fail(KR_ERR_LOCATION, "%s: the weights must be in host memory", fn);
+        KRI_TRY(kri_check_operand(fn, "weights", weights, KRI_ANY_DTYPE, KR_HOST));
         if (weights->dtype != KR_F32 && weights->dtype != KR_F64)
             return kri_fail(KR_ERR_DTYPE, "%s: weights must be f32 or f64, got %s", fn,
                             kr_dtype_name(weights->dtype));
-        if (!kr_array_is_contiguous(weights))
-            return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: weights must be contiguous", fn);
         if (kr_array_numel(weights) != m)
             return kri_fail(KR_ERR_DIM, "%s: %lld weights for %lld trajectory samples", fn,
                             (long long)kr_array_numel(weights), (long long)m);
@@ -320,13 +201,14 @@ kr_status kr_toeplitz_create(kr_toeplitz **out, const kr_ctx *ctx, const int64_t
     memset(t, 0, sizeof *t);
     t->ctx = ctx;
     t->t = o.dtype;
-    t->loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    t->loc = kri_ctx_loc(ctx);
     t->batch = o.batch;
     for (int a = 0; a < 3; a++) t->n[a] = n[a], t->g[a] = n[a] > 1 ? 2 * n[a] : 1;
     t->N = n[0] * n[1] * n[2];
     t->G = t->g[0] * t->g[1] * t->g[2];
     int64_t bd[4] = {t->g[0], t->g[1], t->g[2], t->batch};
-    kr_status s = kr_array_create(&t->qhat, t->t, 3, t->g, t->loc, ctx);
+    kr_status s = kri_backend_pick(&t->be, t->loc, &kri_toep_cpu, &kri_toep_cuda, "Toeplitz");
+    if (s == KR_OK) s = kr_array_create(&t->qhat, t->t, 3, t->g, t->loc, ctx);
     if (s == KR_OK)
         s = o.qmethod == KR_LSQ_Q_DRFT
                 ? kri_toep_q_drft(ctx, n, &tv, &wv, t->qhat)
@@ -384,25 +266,11 @@ static kr_status kri_toep_fft(kr_toeplitz *t, int64_t nb, int fwd)
 static kr_status kri_toep_chunk(kr_toeplitz *t, int64_t nb, const void *in, const void *maps,
                                 void *out, int acc)
 {
-    if (t->loc == KR_DEVICE) {
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_toep_pad(t->ctx, t->t, t->n, t->g, nb, in, maps, t->buf->data));
-        KRI_TRY(kri_toep_fft(t, nb, 1));
-        KRI_TRY(kri_cuda_toep_mulq(t->ctx, t->t, t->G, nb, t->buf->data, t->qhat->data));
-        KRI_TRY(kri_toep_fft(t, nb, 0));
-        return kri_cuda_toep_crop(t->ctx, t->t, t->n, t->g, nb, t->buf->data, maps, out, acc);
-#else
-        (void)acc;
-        return kri_fail(KR_ERR_NO_DEVICE, "kr_toeplitz_apply: built without CUDA");
-#endif
-    }
-    int nt = kri_threads(t->ctx);
-    kri_cpu_toep_pad(nt, t->t, t->n, t->g, nb, in, maps, t->buf->data);
+    KRI_TRY(t->be->pad(t->ctx, t->t, t->n, t->g, nb, in, maps, t->buf->data));
     KRI_TRY(kri_toep_fft(t, nb, 1));
-    kri_cpu_toep_mulq(nt, t->t, t->G, nb, t->buf->data, t->qhat->data);
+    KRI_TRY(t->be->mulq(t->ctx, t->t, t->G, nb, t->buf->data, t->qhat->data));
     KRI_TRY(kri_toep_fft(t, nb, 0));
-    kri_cpu_toep_crop(nt, t->t, t->n, t->g, nb, t->buf->data, maps, out, acc);
-    return KR_OK;
+    return t->be->crop(t->ctx, t->t, t->n, t->g, nb, t->buf->data, maps, out, acc);
 }
 
 kr_status kr_toeplitz_apply(kr_toeplitz *t, const kr_array *in, kr_array *out)
@@ -455,12 +323,7 @@ kr_status kr_toeplitz_apply_maps(kr_toeplitz *t, const kr_array *maps, const kr_
 kr_status kr_toeplitz_q(const kr_toeplitz *t, kr_array *q)
 {
     KRI_ARG_NOT_NULL(t);
-    KRI_ARG_NOT_NULL(q);
-    if (!kr_array_same_shape(q, t->qhat) || q->loc != t->loc)
-        return kri_fail(KR_ERR_DIM,
-                        "kr_toeplitz_q: q must be %s %lldx%lldx%lld in the plan's memory",
-                        kr_dtype_name(t->t), (long long)t->g[0], (long long)t->g[1],
-                        (long long)t->g[2]);
+    KRI_TRY(kri_check_operand_dims("kr_toeplitz_q", "q", q, t->t, t->loc, 3, t->g));
     KRI_TRY(kr_array_copy(q, t->qhat, t->ctx));
     KRI_TRY(kr_fft(t->ctx, q, q, 0, KR_FFT_BACKWARD, 0));
     return kr_fftshift(t->ctx, q, q, 0);

@@ -22,99 +22,6 @@ void kr_offres_opts_default(kr_offres_opts *o)
     o->dtype = KR_C64;
 }
 
-/* ---- CPU twins ----------------------------------------------------------------------------- */
-static inline double complex ld(kr_dtype t, const void *p, int64_t i)
-{
-    if (t == KR_C64) {
-        const float *f = (const float *)p;
-        return CMPLX((double)f[2 * i], (double)f[2 * i + 1]);
-    }
-    const double *d = (const double *)p;
-    return CMPLX(d[2 * i], d[2 * i + 1]);
-}
-
-static inline void st(kr_dtype t, void *p, int64_t i, double complex v)
-{
-    if (t == KR_C64) {
-        float *f = (float *)p;
-        f[2 * i] = (float)creal(v);
-        f[2 * i + 1] = (float)cimag(v);
-    } else {
-        double *d = (double *)p;
-        d[2 * i] = creal(v);
-        d[2 * i + 1] = cimag(v);
-    }
-}
-
-void kri_cpu_offres_expand(int nthreads, kr_dtype t, int64_t P, int L, const void *x,
-                           const void *w, int cj, void *X)
-{
-    int64_t tot = P * L;
-#pragma omp parallel for num_threads(nthreads) schedule(static)
-    for (int64_t j = 0; j < tot; j++) {
-        double complex a = ld(t, w, j);
-        st(t, X, j, (cj ? conj(a) : a) * ld(t, x, j % P));
-    }
-}
-
-void kri_cpu_offres_combine(int nthreads, kr_dtype t, int64_t P, int L, const void *X,
-                            const void *w, int cj, void *x)
-{
-#pragma omp parallel for num_threads(nthreads) schedule(static)
-    for (int64_t p = 0; p < P; p++) {
-        double complex s = 0;
-        for (int l = 0; l < L; l++) {
-            double complex a = ld(t, w, (int64_t)l * P + p);
-            s += (cj ? conj(a) : a) * ld(t, X, (int64_t)l * P + p);
-        }
-        st(t, x, p, s);
-    }
-}
-
-static inline double phase_of(const int64_t n[3], const double *k, int64_t m, int64_t i,
-                              const double *f, const double *tm)
-{
-    double c0 = (double)(i % n[0] - n[0] / 2), c1 = (double)((i / n[0]) % n[1] - n[1] / 2);
-    double c2 = (double)(i / (n[0] * n[1]) - n[2] / 2);
-    double p = k[3 * m] * c0 / (double)n[0] + k[3 * m + 1] * c1 / (double)n[1] +
-               k[3 * m + 2] * c2 / (double)n[2] + f[i] * tm[m];
-    return p - rint(p);
-}
-
-void kri_cpu_offres_exact(int nthreads, kr_dtype t, const int64_t n[3], int64_t M,
-                          const double *k, const double *f, const double *tm, int adj,
-                          const void *in, void *out)
-{
-    int64_t N = n[0] * n[1] * n[2];
-    if (!adj) {
-#pragma omp parallel for num_threads(nthreads) schedule(static)
-        for (int64_t m = 0; m < M; m++) {
-            double sr = 0, si = 0;
-            for (int64_t i = 0; i < N; i++) {
-                double p = TWO_PI * phase_of(n, k, m, i, f, tm);
-                double c = cos(p), s = -sin(p);
-                double complex v = ld(t, in, i);
-                sr += creal(v) * c - cimag(v) * s;
-                si += creal(v) * s + cimag(v) * c;
-            }
-            st(t, out, m, CMPLX(sr, si));
-        }
-    } else {
-#pragma omp parallel for num_threads(nthreads) schedule(static)
-        for (int64_t i = 0; i < N; i++) {
-            double sr = 0, si = 0;
-            for (int64_t m = 0; m < M; m++) {
-                double p = TWO_PI * phase_of(n, k, m, i, f, tm);
-                double c = cos(p), s = sin(p);
-                double complex v = ld(t, in, m);
-                sr += creal(v) * c - cimag(v) * s;
-                si += creal(v) * s + cimag(v) * c;
-            }
-            st(t, out, i, CMPLX(sr, si));
-        }
-    }
-}
-
 /* ---- least-squares interpolators ----------------------------------------------------------- */
 /* In-place Cholesky of the Hermitian positive definite g (L x L, row-major): lower factor. */
 static int chol(int L, double complex *g)
@@ -265,6 +172,7 @@ static kr_status interp_error(int L, double t0, double t1, int nb, const double 
 /* ---- the operator -------------------------------------------------------------------------- */
 typedef struct offres_op {
     const kr_ctx *ctx;
+    const kri_offres_backend *be; /* the steps at loc */
     kr_dtype t;
     kr_loc loc;
     int exact, L;
@@ -293,45 +201,20 @@ static void offres_free(void *data)
 static kr_status expand(offres_op *o, int64_t P, const void *x, const kr_array *w, int cj,
                         void *X)
 {
-    if (o->loc == KR_HOST) {
-        kri_cpu_offres_expand(kri_threads(o->ctx), o->t, P, o->L, x, w->data, cj, X);
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_offres_expand(o->ctx, o->t, P, o->L, x, w->data, cj, X);
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "this build has no CUDA support");
-#endif
+    return o->be->expand(o->ctx, o->t, P, o->L, x, w->data, cj, X);
 }
 
 static kr_status combine(offres_op *o, int64_t P, const void *X, const kr_array *w, int cj,
                          void *x)
 {
-    if (o->loc == KR_HOST) {
-        kri_cpu_offres_combine(kri_threads(o->ctx), o->t, P, o->L, X, w->data, cj, x);
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_offres_combine(o->ctx, o->t, P, o->L, X, w->data, cj, x);
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "this build has no CUDA support");
-#endif
+    return o->be->combine(o->ctx, o->t, P, o->L, X, w->data, cj, x);
 }
 
 static kr_status exact_apply(offres_op *o, int adj, const kr_array *in, kr_array *out)
 {
     const double *k = (const double *)o->k->data, *f = (const double *)o->f->data;
     const double *tm = (const double *)o->tm->data;
-    if (o->loc == KR_HOST) {
-        kri_cpu_offres_exact(kri_threads(o->ctx), o->t, o->n, o->M, k, f, tm, adj, in->data,
-                             out->data);
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_offres_exact(o->ctx, o->t, o->n, o->M, k, f, tm, adj, in->data, out->data);
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "this build has no CUDA support");
-#endif
+    return o->be->exact(o->ctx, o->t, o->n, o->M, k, f, tm, adj, in->data, out->data);
 }
 
 static kr_status offres_fwd(void *data, const kr_array *in, kr_array *out)
@@ -355,10 +238,15 @@ static kr_status offres_adj(void *data, const kr_array *in, kr_array *out)
 /* host complex [P, L] array of the element type from interleaved double values, moved to loc */
 static kr_status to_loc(offres_op *o, int64_t P, const double *v, kr_array **out)
 {
-    kr_array *h = NULL;
+    kr_array *h = NULL, vv;
     int64_t d[2] = {P, o->L};
+    KRI_TRY(kr_array_wrap(&vv, KR_C128, 2, d, (void *)v, KR_HOST));
     KRI_TRY(kr_array_create(&h, o->t, 2, d, KR_HOST, NULL));
-    for (int64_t i = 0; i < P * o->L; i++) st(o->t, h->data, i, CMPLX(v[2 * i], v[2 * i + 1]));
+    kr_status s0 = kr_array_convert(h, &vv);
+    if (s0 != KR_OK) {
+        kr_array_destroy(h);
+        return s0;
+    }
     if (o->loc == KR_HOST) {
         *out = h;
         return KR_OK;
@@ -378,14 +266,10 @@ static kr_status f64_at(offres_op *o, int64_t cnt, const double *v, kr_array **o
 static kr_status check_real(const char *what, const kr_array *a, int64_t want, int dims_n,
                             const int64_t n[3])
 {
-    if (a->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "kr_offres_linop: the %s must be in host memory", what);
+    KRI_TRY(kri_check_operand("kr_offres_linop", what, a, KRI_ANY_DTYPE, KR_HOST));
     if (a->dtype != KR_F32 && a->dtype != KR_F64)
         return kri_fail(KR_ERR_DTYPE, "kr_offres_linop: the %s must be f32 or f64, got %s",
                         what, kr_dtype_name(a->dtype));
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "kr_offres_linop: the %s must be contiguous",
-                        what);
     int ok = kr_array_numel(a) == want;
     if (ok && dims_n) {
         for (int d = 0; d < a->ndim; d++)
@@ -504,8 +388,6 @@ kr_status kr_offres_linop(kr_linop **op, const kr_ctx *ctx, const int64_t n[3],
 {
     KRI_ARG_NOT_NULL(op);
     *op = NULL;
-    KRI_ARG_NOT_NULL(fieldmap);
-    KRI_ARG_NOT_NULL(times);
     kr_offres_opts opt;
     if (opts)
         opt = *opts;
@@ -528,7 +410,7 @@ kr_status kr_offres_linop(kr_linop **op, const kr_ctx *ctx, const int64_t n[3],
     memset(o, 0, sizeof *o);
     o->ctx = ctx;
     o->t = opt.dtype;
-    o->loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    o->loc = kri_ctx_loc(ctx);
     o->exact = opt.exact != 0;
     for (int a = 0; a < 3; a++) o->n[a] = n[a];
     o->N = N;
@@ -536,7 +418,9 @@ kr_status kr_offres_linop(kr_linop **op, const kr_ctx *ctx, const int64_t n[3],
     kr_offres_info inf;
     memset(&inf, 0, sizeof inf);
     double *kf = NULL, *f, *tm;
-    kr_status s = kri_alloc((void **)&kf, sizeof *kf * (size_t)(4 * M + N), "field map copy");
+    kr_status s = kri_backend_pick(&o->be, o->loc, &kri_offres_cpu, &kri_offres_cuda,
+                                   "kr_offres_linop");
+    if (s == KR_OK) s = kri_alloc((void **)&kf, sizeof *kf * (size_t)(4 * M + N), "field map copy");
     if (s == KR_OK) {
         f = kf + 3 * M;
         tm = f + N;

@@ -4,36 +4,20 @@
 // index order in double, so results are deterministic.
 #include <cuda_runtime.h>
 
+#include "core/cplx_cuda.cuh"
 #include "cuda_util.cuh"
 #include "internal.h"
 #include "mri/lsq/offres_internal.h"
+#include "mri/lsq/offres_kern.h"
 
 namespace {
 
 constexpr int kThreads = 256;
 
-
-template <typename C> __device__ __forceinline__ double2 ld(const C *p, int64_t i)
-{
-    C v = p[i];
-    return make_double2((double)v.x, (double)v.y);
-}
-
-template <typename C> __device__ __forceinline__ void st(C *p, int64_t i, double2 v);
-template <> __device__ __forceinline__ void st<float2>(float2 *p, int64_t i, double2 v)
-{
-    p[i] = make_float2((float)v.x, (float)v.y);
-}
-template <> __device__ __forceinline__ void st<double2>(double2 *p, int64_t i, double2 v)
-{
-    p[i] = v;
-}
-
 // w' x with w' = conj(w) when cj
 __device__ __forceinline__ double2 wmul(double2 w, int cj, double2 x)
 {
-    double wy = cj ? -w.y : w.y;
-    return make_double2(w.x * x.x - wy * x.y, w.x * x.y + wy * x.x);
+    return kri_cmul(make_double2(w.x, cj ? -w.y : w.y), x);
 }
 
 template <typename C>
@@ -42,7 +26,7 @@ __global__ void k_offres_expand(int64_t P, int L, const C *x, const C *w, int cj
     int64_t tot = P * (int64_t)L;
     for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < tot;
          j += (int64_t)gridDim.x * blockDim.x)
-        st<C>(X, j, wmul(ld(w, j), cj, ld(x, j % P)));
+        kri_cstore_d(X, j, wmul(kri_cload_d(w, j), cj, kri_cload_d(x, j % P)));
 }
 
 template <typename C>
@@ -51,28 +35,16 @@ __global__ void k_offres_combine(int64_t P, int L, const C *X, const C *w, int c
     for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < P;
          p += (int64_t)gridDim.x * blockDim.x) {
         double2 s = make_double2(0.0, 0.0);
-        for (int l = 0; l < L; l++) {
-            double2 v = wmul(ld(w, (int64_t)l * P + p), cj, ld(X, (int64_t)l * P + p));
-            s.x += v.x;
-            s.y += v.y;
-        }
-        st<C>(x, p, s);
+        for (int l = 0; l < L; l++)
+            s = kri_cadd(s, wmul(kri_cload_d(w, (int64_t)l * P + p), cj,
+                                 kri_cload_d(X, (int64_t)l * P + p)));
+        kri_cstore_d(x, p, s);
     }
 }
 
 struct geom {
     int64_t n0, n1, n2, N, M;
 };
-
-__device__ __forceinline__ double phase_of(geom g, const double *k, int64_t m, int64_t i,
-                                           const double *f, const double *tm)
-{
-    double c0 = (double)(i % g.n0 - g.n0 / 2), c1 = (double)((i / g.n0) % g.n1 - g.n1 / 2);
-    double c2 = (double)(i / (g.n0 * g.n1) - g.n2 / 2);
-    double p = k[3 * m] * c0 / (double)g.n0 + k[3 * m + 1] * c1 / (double)g.n1 +
-               k[3 * m + 2] * c2 / (double)g.n2 + f[i] * tm[m];
-    return p - rint(p);
-}
 
 // adj = 0: one thread per sample m, sum over voxels; adj = 1: one thread per voxel, sum over m
 template <typename C>
@@ -87,20 +59,20 @@ __global__ void k_offres_exact(geom g, const double *k, const double *f, const d
         for (int64_t q = 0; q < nin; q++) {
             int64_t m = adj ? q : o, i = adj ? o : q;
             double s, c;
-            sincospi(2.0 * phase_of(g, k, m, i, f, tm), &s, &c);
+            sincospi(2.0 * kri_offres_phase(g.n0, g.n1, g.n2, k, m, i, f, tm), &s, &c);
             s *= sgn;
-            double2 v = ld(in, q);
-            sr += v.x * c - v.y * s;
-            si += v.x * s + v.y * c;
+            const double2 v = kri_cmul(kri_cload_d(in, q), make_double2(c, s));
+            sr += v.x;
+            si += v.y;
         }
-        st<C>(out, o, make_double2(sr, si));
+        kri_cstore_d(out, o, make_double2(sr, si));
     }
 }
 
 } // namespace
 
-extern "C" kr_status kri_cuda_offres_expand(const kr_ctx *ctx, kr_dtype t, int64_t P, int L,
-                                            const void *x, const void *w, int cj, void *X)
+static kr_status kri_cuda_offres_expand(const kr_ctx *ctx, kr_dtype t, int64_t P, int L,
+                                        const void *x, const void *w, int cj, void *X)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     if (t == KR_C64)
@@ -112,8 +84,8 @@ extern "C" kr_status kri_cuda_offres_expand(const kr_ctx *ctx, kr_dtype t, int64
     return kri_cu_launched("k_offres_expand");
 }
 
-extern "C" kr_status kri_cuda_offres_combine(const kr_ctx *ctx, kr_dtype t, int64_t P, int L,
-                                             const void *X, const void *w, int cj, void *x)
+static kr_status kri_cuda_offres_combine(const kr_ctx *ctx, kr_dtype t, int64_t P, int L,
+                                         const void *X, const void *w, int cj, void *x)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     if (t == KR_C64)
@@ -125,9 +97,9 @@ extern "C" kr_status kri_cuda_offres_combine(const kr_ctx *ctx, kr_dtype t, int6
     return kri_cu_launched("k_offres_combine");
 }
 
-extern "C" kr_status kri_cuda_offres_exact(const kr_ctx *ctx, kr_dtype t, const int64_t n[3],
-                                           int64_t M, const double *k, const double *f,
-                                           const double *tm, int adj, const void *in, void *out)
+static kr_status kri_cuda_offres_exact(const kr_ctx *ctx, kr_dtype t, const int64_t n[3],
+                                       int64_t M, const double *k, const double *f,
+                                       const double *tm, int adj, const void *in, void *out)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     geom g = {n[0], n[1], n[2], n[0] * n[1] * n[2], M};
@@ -140,3 +112,7 @@ extern "C" kr_status kri_cuda_offres_exact(const kr_ctx *ctx, kr_dtype t, const 
             g, k, f, tm, adj, (const double2 *)in, (double2 *)out);
     return kri_cu_launched("k_offres_exact");
 }
+
+extern "C" const kri_offres_backend kri_offres_cuda = {{"cuda", true}, kri_cuda_offres_expand,
+                                                      kri_cuda_offres_combine,
+                                                      kri_cuda_offres_exact};

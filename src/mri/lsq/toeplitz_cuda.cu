@@ -3,6 +3,7 @@
 // is written by exactly one thread (no atomics), so results are deterministic.
 #include <cuda_runtime.h>
 
+#include "core/cplx_cuda.cuh"
 #include "cuda_util.cuh"
 #include "internal.h"
 #include "mri/lsq/lsq_internal.h"
@@ -10,27 +11,6 @@
 namespace {
 
 constexpr int kThreads = 256;
-
-
-template <typename C> struct real_of;
-template <> struct real_of<float2> { typedef float type; };
-template <> struct real_of<double2> { typedef double type; };
-
-template <typename C> __device__ __forceinline__ C cmul(C a, C b)
-{
-    C r;
-    r.x = a.x * b.x - a.y * b.y;
-    r.y = a.x * b.y + a.y * b.x;
-    return r;
-}
-// conj(a) b
-template <typename C> __device__ __forceinline__ C cmulc(C a, C b)
-{
-    C r;
-    r.x = a.x * b.x + a.y * b.y;
-    r.y = a.x * b.y - a.y * b.x;
-    return r;
-}
 
 struct dims3 {
     int64_t nx, ny, nz, gx, gy, gz;
@@ -51,7 +31,7 @@ __global__ void k_toep_pad(dims3 d, int64_t nb, const C *__restrict__ in,
         if (x < d.nx && y < d.ny && z < d.nz) {
             const int64_t i = x + d.nx * (y + d.ny * z);
             v = in[(maps ? 0 : b * N) + i];
-            if (maps) v = cmul(v, maps[b * N + i]);
+            if (maps) v = kri_cmul(v, maps[b * N + i]);
         }
         buf[e] = v;
     }
@@ -62,7 +42,7 @@ __global__ void k_toep_mulq(int64_t G, int64_t nb, C *__restrict__ buf, const C 
 {
     const int64_t total = G * nb, stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride)
-        buf[e] = cmul(buf[e], q[e % G]);
+        buf[e] = kri_cmul(buf[e], q[e % G]);
 }
 
 template <typename C>
@@ -95,9 +75,7 @@ __global__ void k_toep_crop_maps(dims3 d, int64_t nb, const C *__restrict__ buf,
             acc.y = 0;
         }
         for (int64_t b = 0; b < nb; b++) {
-            const C t = cmulc(maps[b * N + i], buf[b * G + j]);
-            acc.x += t.x;
-            acc.y += t.y;
+            acc = kri_cadd(acc, kri_cmulc(maps[b * N + i], buf[b * G + j]));
         }
         out[i] = acc;
     }
@@ -105,15 +83,11 @@ __global__ void k_toep_crop_maps(dims3 d, int64_t nb, const C *__restrict__ buf,
 
 template <typename C>
 __global__ void k_lsq_wmul(int64_t M, int64_t nb, const C *d,
-                           const typename real_of<C>::type *__restrict__ w, C *out)
+                           const typename kri_real_of<C>::type *__restrict__ w, C *out)
 {
     const int64_t total = M * nb, stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
-        const typename real_of<C>::type s = w[e % M];
-        C v = d[e];
-        v.x *= s;
-        v.y *= s;
-        out[e] = v;
+        out[e] = kri_cscale(d[e], w[e % M]);
     }
 }
 
@@ -125,9 +99,9 @@ dims3 mk(const int64_t n[3], const int64_t g[3])
 
 } // namespace
 
-extern "C" kr_status kri_cuda_toep_pad(const kr_ctx *ctx, kr_dtype t, const int64_t n[3],
-                                       const int64_t g[3], int64_t nb, const void *in,
-                                       const void *maps, void *buf)
+static kr_status kri_cuda_toep_pad(const kr_ctx *ctx, kr_dtype t, const int64_t n[3],
+                                   const int64_t g[3], int64_t nb, const void *in,
+                                   const void *maps, void *buf)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     const int64_t total = g[0] * g[1] * g[2] * nb;
@@ -140,8 +114,8 @@ extern "C" kr_status kri_cuda_toep_pad(const kr_ctx *ctx, kr_dtype t, const int6
     return kri_cu_launched("k_toep_pad");
 }
 
-extern "C" kr_status kri_cuda_toep_mulq(const kr_ctx *ctx, kr_dtype t, int64_t G, int64_t nb,
-                                        void *buf, const void *qhat)
+static kr_status kri_cuda_toep_mulq(const kr_ctx *ctx, kr_dtype t, int64_t G, int64_t nb,
+                                    void *buf, const void *qhat)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     if (t == KR_C64)
@@ -153,9 +127,9 @@ extern "C" kr_status kri_cuda_toep_mulq(const kr_ctx *ctx, kr_dtype t, int64_t G
     return kri_cu_launched("k_toep_mulq");
 }
 
-extern "C" kr_status kri_cuda_toep_crop(const kr_ctx *ctx, kr_dtype t, const int64_t n[3],
-                                        const int64_t g[3], int64_t nb, const void *buf,
-                                        const void *maps, void *out, int accumulate)
+static kr_status kri_cuda_toep_crop(const kr_ctx *ctx, kr_dtype t, const int64_t n[3],
+                                    const int64_t g[3], int64_t nb, const void *buf,
+                                    const void *maps, void *out, int accumulate)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     const int64_t N = n[0] * n[1] * n[2];
@@ -179,8 +153,8 @@ extern "C" kr_status kri_cuda_toep_crop(const kr_ctx *ctx, kr_dtype t, const int
     return kri_cu_launched("k_toep_crop");
 }
 
-extern "C" kr_status kri_cuda_lsq_wmul(const kr_ctx *ctx, kr_dtype t, int64_t M, int64_t nb,
-                                       const void *d, const void *w, void *out)
+static kr_status kri_cuda_lsq_wmul(const kr_ctx *ctx, kr_dtype t, int64_t M, int64_t nb,
+                                   const void *d, const void *w, void *out)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     if (t == KR_C64)
@@ -191,3 +165,7 @@ extern "C" kr_status kri_cuda_lsq_wmul(const kr_ctx *ctx, kr_dtype t, int64_t M,
             M, nb, (const double2 *)d, (const double *)w, (double2 *)out);
     return kri_cu_launched("k_lsq_wmul");
 }
+
+extern "C" const kri_toep_backend kri_toep_cuda = {{"cuda", true}, kri_cuda_toep_pad,
+                                                  kri_cuda_toep_mulq, kri_cuda_toep_crop,
+                                                  kri_cuda_lsq_wmul};

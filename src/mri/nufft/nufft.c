@@ -1,5 +1,5 @@
-/* NUFFT plans: options, validation of every argument, per-point geometry, dispatch to the CPU
- * (nufft_cpu.c) and CUDA (nufft_cuda.cu) backends, and the kr_linop wrapper. */
+/* NUFFT plans: options, validation of every argument, dispatch through the backend table
+ * (nufft_internal.h) that the plan's context picks, and the kr_linop wrapper. */
 #include "mri/nufft/nufft_internal.h"
 
 #include <math.h>
@@ -21,10 +21,7 @@ void kr_nufft_opts_default(kr_nufft_opts *o)
 void kr_nufft_plan_destroy(kr_nufft_plan *p)
 {
     if (!p) return;
-    kri_cpu_nufft_free(p);
-#ifdef KRAY_HAVE_CUDA
-    kri_cuda_nufft_free(p);
-#endif
+    if (p->be) p->be->destroy(p);
     for (int d = 0; d < 3; d++) kri_free(p->deapod[d]);
     kri_free(p);
 }
@@ -129,17 +126,9 @@ kr_status kr_nufft_plan_create(kr_nufft_plan **plan, const kr_ctx *ctx, int ndim
         if (s == KR_OK && d < ndim) kri_nufft_deapod(&p->ker, N[d], n[d], p->deapod[d]);
         if (s == KR_OK && d >= ndim) p->deapod[d][0] = 1.0; /* unused dim of a 2-D plan */
     }
-    if (s == KR_OK) {
-        if (be == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-            s = kri_cuda_nufft_init(p);
-#else
-            s = kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
-        } else {
-            s = kri_cpu_nufft_init(p);
-        }
-    }
+    if (s == KR_OK) s = kri_backend_pick(&p->be, kri_ctx_loc(ctx), &kri_nufft_cpu, &kri_nufft_cuda,
+                                         "NUFFT");
+    if (s == KR_OK) s = p->be->create(p);
     if (s != KR_OK) {
         kr_nufft_plan_destroy(p);
         return s;
@@ -211,14 +200,11 @@ static kr_status kri_report_bad_coord(const kr_nufft_plan *p, const kri_nufft_tr
 kr_status kr_nufft_set_points(kr_nufft_plan *p, const kr_array *traj)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(traj);
+    KRI_TRY(kri_check_operand("kr_nufft_set_points", "trajectory", traj, KRI_ANY_DTYPE,
+                              KRI_ANY_LOC));
     if (traj->dtype != KR_F32 && traj->dtype != KR_F64)
         return kri_fail(KR_ERR_DTYPE, "NUFFT trajectory must be f32 or f64, got %s",
                         kr_dtype_name(traj->dtype));
-    if (!traj->data || traj->ndim < 1)
-        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT trajectory array has no data");
-    if (!kr_array_is_contiguous(traj))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "NUFFT trajectory must be contiguous");
     if (traj->loc == KR_DEVICE && p->backend != KR_BACKEND_CUDA)
         return kri_fail(KR_ERR_LOCATION, "NUFFT trajectory is in device memory but the plan's "
                         "backend is %s", kr_backend_name(p->backend));
@@ -238,42 +224,27 @@ kr_status kr_nufft_set_points(kr_nufft_plan *p, const kr_array *traj)
     p->M = 0; /* on failure the plan has no points */
     kri_nufft_traj tr = {traj->data, traj->dtype, nc, M, traj->loc};
     int64_t bad = -1;
-    kr_status s;
-    if (p->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        s = kri_cuda_nufft_set_points(p, &tr, &bad);
-#else
-        s = kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
-    } else {
-        s = kri_cpu_nufft_set_points(p, &tr, &bad);
-    }
+    kr_status s = p->be->set_points(p, &tr, &bad);
     if (s == KR_OK && bad >= 0) return kri_report_bad_coord(p, &tr, bad);
     if (s == KR_OK) p->M = M;
     return s;
 }
 
 /* ---- execution ------------------------------------------------------------------------------ */
-static kr_status kri_check_array(const kr_nufft_plan *p, const kr_array *a, const char *what)
+/* The one operand check (the plan's dtype, the context's memory), then the context's device. */
+static kr_status kri_check_array(const kr_nufft_plan *p, const kr_array *a, const char *fn,
+                                 const char *what)
 {
-    if (a->dtype != p->dtype)
-        return kri_fail(KR_ERR_DTYPE, "NUFFT %s is %s, the plan is %s", what,
-                        kr_dtype_name(a->dtype), kr_dtype_name(p->dtype));
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "NUFFT %s has no data", what);
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "NUFFT %s must be contiguous", what);
-    char buf[96];
-    snprintf(buf, sizeof buf, "NUFFT %s", what);
-    KRI_TRY(kri_check_loc(p->ctx, a->loc, buf));
+    KRI_TRY(kri_check_operand(fn, what, a, p->dtype, kri_ctx_loc(p->ctx)));
     if (a->loc == KR_DEVICE && a->device != kr_ctx_device(p->ctx))
         return kri_fail(KR_ERR_LOCATION, "NUFFT %s is on CUDA device %d, the plan's context uses "
                         "device %d", what, a->device, kr_ctx_device(p->ctx));
     return KR_OK;
 }
 
-static kr_status kri_check_image(const kr_nufft_plan *p, const kr_array *a)
+static kr_status kri_check_image(const kr_nufft_plan *p, const kr_array *a, const char *fn)
 {
-    KRI_TRY(kri_check_array(p, a, "image"));
+    KRI_TRY(kri_check_array(p, a, fn, "image"));
     int ok = 1;
     int64_t rest = 1;
     for (int d = 0; d < a->ndim; d++) {
@@ -297,9 +268,9 @@ static kr_status kri_check_image(const kr_nufft_plan *p, const kr_array *a)
     return KR_OK;
 }
 
-static kr_status kri_check_kspace(const kr_nufft_plan *p, const kr_array *a)
+static kr_status kri_check_kspace(const kr_nufft_plan *p, const kr_array *a, const char *fn)
 {
-    KRI_TRY(kri_check_array(p, a, "k-space data"));
+    KRI_TRY(kri_check_array(p, a, fn, "k-space data"));
     int64_t prod = 1;
     int d = 0;
     while (d < a->ndim && prod < p->M) prod *= a->dims[d++];
@@ -318,41 +289,21 @@ static kr_status kri_check_kspace(const kr_nufft_plan *p, const kr_array *a)
     return KR_OK;
 }
 
-static kr_status kri_check_common(const kr_nufft_plan *p, const kr_array *in, const kr_array *out)
+static kr_status kri_check_points(const kr_nufft_plan *p)
 {
     if (p->M == 0)
         return kri_fail(KR_ERR_INVALID_ARG, "NUFFT plan has no points: call kr_nufft_set_points "
                         "first");
-    if (in->data && out->data) {
-        const char *a = in->data, *b = out->data;
-        if (a < b + kr_array_bytes(out) && b < a + kr_array_bytes(in))
-            return kri_fail(KR_ERR_INVALID_ARG, "NUFFT input and output overlap; in-place "
-                            "transforms are not supported");
-    }
     return KR_OK;
 }
 
-/* First non-finite value of a host array of `n` complex values (-1: none). */
-static int64_t kri_first_nonfinite(const kr_nufft_plan *p, const void *data, int64_t n)
+static kr_status kri_check_overlap(const kr_array *in, const kr_array *out)
 {
-    int64_t first = INT64_MAX;
-    const int64_t chunk = 1 << 16;
-    int64_t nchunk = (n + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) reduction(min : first)
-    for (int64_t c = 0; c < nchunk; c++) {
-        int64_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n, f = -1;
-        if (p->dbl) {
-            const double *v = data;
-            for (int64_t i = lo; i < hi && f < 0; i++)
-                if (!isfinite(v[2 * i]) || !isfinite(v[2 * i + 1])) f = i;
-        } else {
-            const float *v = data;
-            for (int64_t i = lo; i < hi && f < 0; i++)
-                if (!isfinite(v[2 * i]) || !isfinite(v[2 * i + 1])) f = i;
-        }
-        if (f >= 0 && f < first) first = f;
-    }
-    return first == INT64_MAX ? -1 : first;
+    const char *a = in->data, *b = out->data;
+    if (a < b + kr_array_bytes(out) && b < a + kr_array_bytes(in))
+        return kri_fail(KR_ERR_INVALID_ARG, "NUFFT input and output overlap; in-place "
+                        "transforms are not supported");
+    return KR_OK;
 }
 
 static kr_status kri_report_bad_image(const kr_nufft_plan *p, int64_t bad)
@@ -373,54 +324,31 @@ static kr_status kri_report_bad_kspace(const kr_nufft_plan *p, int64_t bad)
                     "or infinite", (long long)(bad % p->M), (long long)(bad / p->M));
 }
 
-kr_status kr_nufft_forward(kr_nufft_plan *p, const kr_array *image, kr_array *kspace)
+/* Checks, the backend's transform (adjoint: k-space in, image out), and the sentence for a
+ * non-finite input. */
+static kr_status kri_nufft_execute(kr_nufft_plan *p, int adjoint, const kr_array *in,
+                                   kr_array *out, const char *fn)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(image);
-    KRI_ARG_NOT_NULL(kspace);
-    KRI_TRY(kri_check_common(p, image, kspace));
-    KRI_TRY(kri_check_image(p, image));
-    KRI_TRY(kri_check_kspace(p, kspace));
-    if (p->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        int64_t bad = -1;
-        KRI_TRY(kri_cuda_nufft_forward(p, image->data, kspace->data, &bad));
-        if (bad >= 0) return kri_report_bad_image(p, bad);
-        return KR_OK;
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
-    }
-    if (p->check_finite) {
-        int64_t bad = kri_first_nonfinite(p, image->data, p->nimg * p->batch);
-        if (bad >= 0) return kri_report_bad_image(p, bad);
-    }
-    return kri_cpu_nufft_forward(p, image->data, kspace->data);
+    KRI_TRY(kri_check_points(p));
+    KRI_TRY(adjoint ? kri_check_kspace(p, in, fn) : kri_check_image(p, in, fn));
+    KRI_TRY(adjoint ? kri_check_image(p, out, fn) : kri_check_kspace(p, out, fn));
+    KRI_TRY(kri_check_overlap(in, out));
+    int64_t bad = -1;
+    KRI_TRY(adjoint ? p->be->adjoint(p, in->data, out->data, &bad)
+                    : p->be->forward(p, in->data, out->data, &bad));
+    if (bad < 0) return KR_OK;
+    return adjoint ? kri_report_bad_kspace(p, bad) : kri_report_bad_image(p, bad);
+}
+
+kr_status kr_nufft_forward(kr_nufft_plan *p, const kr_array *image, kr_array *kspace)
+{
+    return kri_nufft_execute(p, 0, image, kspace, "kr_nufft_forward");
 }
 
 kr_status kr_nufft_adjoint(kr_nufft_plan *p, const kr_array *kspace, kr_array *image)
 {
-    KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(kspace);
-    KRI_ARG_NOT_NULL(image);
-    KRI_TRY(kri_check_common(p, kspace, image));
-    KRI_TRY(kri_check_kspace(p, kspace));
-    KRI_TRY(kri_check_image(p, image));
-    if (p->backend == KR_BACKEND_CUDA) {
-#ifdef KRAY_HAVE_CUDA
-        int64_t bad = -1;
-        KRI_TRY(kri_cuda_nufft_adjoint(p, kspace->data, image->data, &bad));
-        if (bad >= 0) return kri_report_bad_kspace(p, bad);
-        return KR_OK;
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
-    }
-    if (p->check_finite) {
-        int64_t bad = kri_first_nonfinite(p, kspace->data, p->M * p->batch);
-        if (bad >= 0) return kri_report_bad_kspace(p, bad);
-    }
-    return kri_cpu_nufft_adjoint(p, kspace->data, image->data);
+    return kri_nufft_execute(p, 1, kspace, image, "kr_nufft_adjoint");
 }
 
 /* ---- linear operator ------------------------------------------------------------------------ */
@@ -446,7 +374,7 @@ kr_status kr_nufft_linop(kr_linop **op, kr_nufft_plan *p)
     memset(&def, 0, sizeof def);
     def.name = "nufft";
     def.dtype = p->dtype;
-    def.loc = p->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    def.loc = kri_ctx_loc(p->ctx);
     def.in_ndim = p->ndim + 1;
     for (int d = 0; d < p->ndim; d++) def.in_dims[d] = p->N[d];
     def.in_dims[p->ndim] = p->batch;

@@ -2,6 +2,7 @@
  * tiles at least one kernel width wide), race-free interpolation, FFTW through kray/fft.h,
  * deapodisation with zero-padding / cropping. Results are bit-identical for every thread
  * count: every grid cell and every output value is computed by one thread, in a fixed order. */
+#include "mri/mri_internal.h"
 #include "mri/nufft/nufft_internal.h"
 
 #include <string.h>
@@ -30,7 +31,7 @@
 #undef KRI_COEF
 
 /* ---- plan-time state ------------------------------------------------------------------------ */
-kr_status kri_cpu_nufft_init(kr_nufft_plan *p)
+static kr_status kri_cpu_nufft_create(kr_nufft_plan *p)
 {
     size_t rs = p->dbl ? sizeof(double) : sizeof(float);
     p->nthreads = kri_threads(p->ctx);
@@ -77,7 +78,7 @@ kr_status kri_cpu_nufft_init(kr_nufft_plan *p)
     return KR_OK;
 }
 
-void kri_cpu_nufft_free(kr_nufft_plan *p)
+static void kri_cpu_nufft_destroy(kr_nufft_plan *p)
 {
     kri_free(p->perm);
     p->perm = NULL;
@@ -130,7 +131,8 @@ static int64_t kri_geometry(const kr_nufft_plan *p, const kri_nufft_traj *t, int
 /* Validate and compute the footprints (in parallel; the first invalid coordinate wins), then a
  * stable counting sort by tile (tile of the footprint's centre cell l0 + floor(w/2)); within a
  * tile the original order is kept. */
-kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad)
+static kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t,
+                                          int64_t *bad)
 {
     const int64_t M = t->M;
     const int nd = p->ndim, P = p->ker.w / 2;
@@ -238,34 +240,60 @@ static kr_status kri_grid_fft(kr_nufft_plan *p, kr_fft_plan *f)
     return kr_fft_execute(f, &g, &g);
 }
 
-kr_status kri_cpu_nufft_forward(kr_nufft_plan *p, const void *image, void *kspace)
+/* The first non-finite of n complex values of a host array (-1: none), when the plan checks. */
+static kr_status kri_cpu_nufft_finite(kr_nufft_plan *p, const void *data, int64_t n, int64_t *bad)
 {
+    *bad = -1;
+    if (!p->check_finite) return KR_OK;
+    int64_t r = -1;
+    KRI_TRY(kri_first_nonfinite(p->ctx, KR_HOST, p->dbl ? KR_F64 : KR_F32, data, 2 * n, &r));
+    *bad = r >= 0 ? r / 2 : -1;
+    return KR_OK;
+}
+
+/* Both directions, one batch member at a time on the plan's grid: forward pad + FFT +
+ * interpolation, adjoint spreading + FFT + crop. */
+static kr_status kri_cpu_nufft_execute(kr_nufft_plan *p, int adjoint, const void *in, void *out,
+                                       int64_t *bad)
+{
+    const int64_t nin = adjoint ? p->M : p->nimg, nout = adjoint ? p->nimg : p->M;
+    KRI_TRY(kri_cpu_nufft_finite(p, in, nin * p->batch, bad));
+    if (*bad >= 0) return KR_OK;
     size_t cs = p->dbl ? 2 * sizeof(double) : 2 * sizeof(float);
     for (int64_t b = 0; b < p->batch; b++) {
-        const char *f = (const char *)image + (size_t)(b * p->nimg) * cs;
-        char *y = (char *)kspace + (size_t)(b * p->M) * cs;
-        if (p->dbl)
-            kri_nf_pad_d(p, (const double *)f);
-        else
-            kri_nf_pad_f(p, (const float *)f);
-        KRI_TRY(kri_grid_fft(p, p->fft_fwd));
-        kri_cpu_nufft_interp(p, y);
+        const char *x = (const char *)in + (size_t)(b * nin) * cs;
+        char *y = (char *)out + (size_t)(b * nout) * cs;
+        if (adjoint) {
+            kri_cpu_nufft_spread(p, x);
+            KRI_TRY(kri_grid_fft(p, p->fft_bwd));
+            if (p->dbl)
+                kri_nf_crop_d(p, (double *)y);
+            else
+                kri_nf_crop_f(p, (float *)y);
+        } else {
+            if (p->dbl)
+                kri_nf_pad_d(p, (const double *)x);
+            else
+                kri_nf_pad_f(p, (const float *)x);
+            KRI_TRY(kri_grid_fft(p, p->fft_fwd));
+            kri_cpu_nufft_interp(p, y);
+        }
     }
     return KR_OK;
 }
 
-kr_status kri_cpu_nufft_adjoint(kr_nufft_plan *p, const void *kspace, void *image)
+static kr_status kri_cpu_nufft_forward(kr_nufft_plan *p, const void *image, void *kspace,
+                                       int64_t *bad)
 {
-    size_t cs = p->dbl ? 2 * sizeof(double) : 2 * sizeof(float);
-    for (int64_t b = 0; b < p->batch; b++) {
-        const char *y = (const char *)kspace + (size_t)(b * p->M) * cs;
-        char *f = (char *)image + (size_t)(b * p->nimg) * cs;
-        kri_cpu_nufft_spread(p, y);
-        KRI_TRY(kri_grid_fft(p, p->fft_bwd));
-        if (p->dbl)
-            kri_nf_crop_d(p, (double *)f);
-        else
-            kri_nf_crop_f(p, (float *)f);
-    }
-    return KR_OK;
+    return kri_cpu_nufft_execute(p, 0, image, kspace, bad);
 }
+
+static kr_status kri_cpu_nufft_adjoint(kr_nufft_plan *p, const void *kspace, void *image,
+                                       int64_t *bad)
+{
+    return kri_cpu_nufft_execute(p, 1, kspace, image, bad);
+}
+
+const kri_nufft_backend kri_nufft_cpu = {{"cpu", true},           kri_cpu_nufft_create,
+                                         kri_cpu_nufft_destroy,    kri_cpu_nufft_set_points,
+                                         kri_cpu_nufft_forward,    kri_cpu_nufft_adjoint};

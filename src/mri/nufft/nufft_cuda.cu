@@ -82,7 +82,7 @@ static void kri_dev_free_points(kri_nufft_dev *d)
     d->M = d->nsubs = 0;
 }
 
-extern "C" void kri_cuda_nufft_free(kr_nufft_plan *p)
+static void kri_cuda_nufft_destroy(kr_nufft_plan *p)
 {
     kri_nufft_dev *d = p->dev;
     if (!d) return;
@@ -102,7 +102,7 @@ extern "C" void kri_cuda_nufft_free(kr_nufft_plan *p)
     p->dev = NULL;
 }
 
-extern "C" kr_status kri_cuda_nufft_init(kr_nufft_plan *p)
+static kr_status kri_cuda_nufft_create(kr_nufft_plan *p)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
     kri_nufft_dev *d = (kri_nufft_dev *)kri_calloc(1, sizeof *d);
@@ -369,8 +369,8 @@ done:
     return s;
 }
 
-extern "C" kr_status kri_cuda_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t,
-                                               int64_t *bad)
+static kr_status kri_cuda_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t,
+                                           int64_t *bad)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
     return p->dbl ? kri_set_points_t<double>(p, t, bad) : kri_set_points_t<float>(p, t, bad);
@@ -485,73 +485,82 @@ static kr_status kri_bad_end(kr_nufft_plan *p, int64_t *bad)
     return KR_OK;
 }
 
+/* One pass of nb batch members (from b0; image and kspace point at member b0) on the cleared
+ * grids: zero-padding and deapodisation, FFT, interpolation. */
 template <typename T>
-static kr_status kri_forward_t(kr_nufft_plan *p, const void *image, void *kspace, int64_t *bad)
+static kr_status kri_forward_pass(kr_nufft_plan *p, const kri_coef<T> &c, const void *image,
+                                  void *kspace, long long b0, int nb)
+{
+    kri_nufft_dev *d = p->dev;
+    k_nufft_pad<T><<<kri_blocks(p->nimg * nb), kThreads, 0, d->stream>>>(
+        d->geo, (const typename kri_c2<T>::t *)image, p->nimg, nb, (const T *)d->D[0],
+        (const T *)d->D[1], (const T *)d->D[2], (typename kri_c2<T>::t *)d->grid, p->ngrid, b0,
+        p->check_finite, d->bad);
+    KRI_LAUNCHED("the NUFFT zero-padding kernel");
+    KRI_TRY(kri_grid_fft(p, nb == d->chunk ? d->fwd : d->fwd_rem, nb));
+    cudaError_t e = p->ndim == 2 ? kri_interp_w<T, 2>(p->ker.w, d, c, kspace, nb, p->ngrid)
+                                 : kri_interp_w<T, 3>(p->ker.w, d, c, kspace, nb, p->ngrid);
+    KRI_CU(e, "the NUFFT interpolation kernel");
+    return KR_OK;
+}
+
+/* The same for the adjoint: spreading, FFT, deapodisation and crop. */
+template <typename T>
+static kr_status kri_adjoint_pass(kr_nufft_plan *p, const kri_coef<T> &c, const void *kspace,
+                                  void *image, long long b0, int nb)
+{
+    kri_nufft_dev *d = p->dev;
+    const int chk = p->check_finite;
+    cudaError_t e = p->ndim == 2 ? kri_spread_w<T, 2>(p->ker.w, d, c, kspace, nb, p->ngrid, b0, chk)
+                                 : kri_spread_w<T, 3>(p->ker.w, d, c, kspace, nb, p->ngrid, b0, chk);
+    KRI_CU(e, "the NUFFT spreading kernel");
+    KRI_TRY(kri_grid_fft(p, nb == d->chunk ? d->bwd : d->bwd_rem, nb));
+    k_nufft_crop<T><<<kri_blocks(p->nimg * nb), kThreads, 0, d->stream>>>(
+        d->geo, (const typename kri_c2<T>::t *)d->grid, p->ngrid, nb, (const T *)d->D[0],
+        (const T *)d->D[1], (const T *)d->D[2], (typename kri_c2<T>::t *)image, p->nimg);
+    KRI_LAUNCHED("the NUFFT deapodisation kernel");
+    return KR_OK;
+}
+
+/* Both directions (adjoint: k-space in, image out), in passes of d->chunk batch members. */
+template <typename T>
+static kr_status kri_execute_t(kr_nufft_plan *p, int adjoint, const void *in, void *out,
+                               int64_t *bad)
 {
     kri_nufft_dev *d = p->dev;
     kri_coef<T> c;
     kri_coef_of<T>(p, &c);
-    const long long ngrid = p->ngrid, nimg = p->nimg, M = d->M;
     const size_t cs = 2 * sizeof(T);
+    const long long nin = adjoint ? d->M : p->nimg, nout = adjoint ? p->nimg : d->M;
     KRI_TRY(kri_bad_begin(p));
     for (long long b0 = 0; b0 < p->batch; b0 += d->chunk) {
         int nb = (int)(p->batch - b0 < d->chunk ? p->batch - b0 : d->chunk);
-        KRI_CU(cudaMemsetAsync(d->grid, 0, (size_t)(ngrid * nb) * cs, d->stream),
+        KRI_CU(cudaMemsetAsync(d->grid, 0, (size_t)(p->ngrid * nb) * cs, d->stream),
                "clearing the NUFFT grid");
-        k_nufft_pad<T><<<kri_blocks(nimg * nb), kThreads, 0, d->stream>>>(
-            d->geo, (const typename kri_c2<T>::t *)((const char *)image + (size_t)(b0 * nimg) * cs),
-            nimg, nb, (const T *)d->D[0], (const T *)d->D[1], (const T *)d->D[2],
-            (typename kri_c2<T>::t *)d->grid, ngrid, b0, p->check_finite, d->bad);
-        KRI_LAUNCHED("the NUFFT zero-padding kernel");
-        KRI_TRY(kri_grid_fft(p, nb == d->chunk ? d->fwd : d->fwd_rem, nb));
-        void *out = (char *)kspace + (size_t)(b0 * M) * cs;
-        cudaError_t e = p->ndim == 2 ? kri_interp_w<T, 2>(p->ker.w, d, c, out, nb, ngrid)
-                                     : kri_interp_w<T, 3>(p->ker.w, d, c, out, nb, ngrid);
-        KRI_CU(e, "the NUFFT interpolation kernel");
+        const void *x = (const char *)in + (size_t)(b0 * nin) * cs;
+        void *y = (char *)out + (size_t)(b0 * nout) * cs;
+        KRI_TRY(adjoint ? kri_adjoint_pass<T>(p, c, x, y, b0, nb)
+                        : kri_forward_pass<T>(p, c, x, y, b0, nb));
     }
     return kri_bad_end(p, bad);
 }
 
-template <typename T>
-static kr_status kri_adjoint_t(kr_nufft_plan *p, const void *kspace, void *image, int64_t *bad)
-{
-    kri_nufft_dev *d = p->dev;
-    kri_coef<T> c;
-    kri_coef_of<T>(p, &c);
-    const long long ngrid = p->ngrid, nimg = p->nimg, M = d->M;
-    const size_t cs = 2 * sizeof(T);
-    KRI_TRY(kri_bad_begin(p));
-    for (long long b0 = 0; b0 < p->batch; b0 += d->chunk) {
-        int nb = (int)(p->batch - b0 < d->chunk ? p->batch - b0 : d->chunk);
-        KRI_CU(cudaMemsetAsync(d->grid, 0, (size_t)(ngrid * nb) * cs, d->stream),
-               "clearing the NUFFT grid");
-        const void *y = (const char *)kspace + (size_t)(b0 * M) * cs;
-        cudaError_t e = p->ndim == 2
-                            ? kri_spread_w<T, 2>(p->ker.w, d, c, y, nb, ngrid, b0, p->check_finite)
-                            : kri_spread_w<T, 3>(p->ker.w, d, c, y, nb, ngrid, b0, p->check_finite);
-        KRI_CU(e, "the NUFFT spreading kernel");
-        KRI_TRY(kri_grid_fft(p, nb == d->chunk ? d->bwd : d->bwd_rem, nb));
-        k_nufft_crop<T><<<kri_blocks(nimg * nb), kThreads, 0, d->stream>>>(
-            d->geo, (const typename kri_c2<T>::t *)d->grid, ngrid, nb, (const T *)d->D[0],
-            (const T *)d->D[1], (const T *)d->D[2],
-            (typename kri_c2<T>::t *)((char *)image + (size_t)(b0 * nimg) * cs), nimg);
-        KRI_LAUNCHED("the NUFFT deapodisation kernel");
-    }
-    return kri_bad_end(p, bad);
-}
-
-extern "C" kr_status kri_cuda_nufft_forward(kr_nufft_plan *p, const void *image, void *kspace,
-                                            int64_t *bad)
+static kr_status kri_cuda_nufft_forward(kr_nufft_plan *p, const void *image, void *kspace,
+                                        int64_t *bad)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    return p->dbl ? kri_forward_t<double>(p, image, kspace, bad)
-                  : kri_forward_t<float>(p, image, kspace, bad);
+    return p->dbl ? kri_execute_t<double>(p, 0, image, kspace, bad)
+                  : kri_execute_t<float>(p, 0, image, kspace, bad);
 }
 
-extern "C" kr_status kri_cuda_nufft_adjoint(kr_nufft_plan *p, const void *kspace, void *image,
-                                            int64_t *bad)
+static kr_status kri_cuda_nufft_adjoint(kr_nufft_plan *p, const void *kspace, void *image,
+                                        int64_t *bad)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    return p->dbl ? kri_adjoint_t<double>(p, kspace, image, bad)
-                  : kri_adjoint_t<float>(p, kspace, image, bad);
+    return p->dbl ? kri_execute_t<double>(p, 1, kspace, image, bad)
+                  : kri_execute_t<float>(p, 1, kspace, image, bad);
 }
+
+extern "C" const kri_nufft_backend kri_nufft_cuda = {
+    {"cuda", true},           kri_cuda_nufft_create,  kri_cuda_nufft_destroy,
+    kri_cuda_nufft_set_points, kri_cuda_nufft_forward, kri_cuda_nufft_adjoint};

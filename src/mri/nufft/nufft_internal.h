@@ -4,6 +4,7 @@
 #ifndef KRAY_NUFFT_INTERNAL_H
 #define KRAY_NUFFT_INTERNAL_H
 
+#include "core/backend.h"
 #include "internal.h"
 #include "kray/fft.h"
 #include "kray/nufft.h"
@@ -59,10 +60,12 @@ void kri_nufft_deapod(const kri_nufft_kernel *k, int64_t N, int64_t n, double *D
 
 /* ---- plan ----------------------------------------------------------------------------------- */
 typedef struct kri_nufft_dev kri_nufft_dev;
+typedef struct kri_nufft_backend kri_nufft_backend;
 
 struct kr_nufft_plan {
     const kr_ctx *ctx;
     kr_backend backend;
+    const kri_nufft_backend *be; /* picked by the context (NULL only in a failed create) */
     kr_dtype dtype; /* KR_C64 or KR_C128 */
     int dbl;        /* dtype == KR_C128 */
     int ndim;
@@ -78,7 +81,7 @@ struct kr_nufft_plan {
 
     int64_t M; /* points set (0 before kr_nufft_set_points) */
 
-    /* CPU backend */
+    /* CPU backend (kri_nufft_cpu) */
     int nthreads;
     int32_t *perm;     /* sorted position -> original point index */
     int32_t *l0[3];    /* sorted order: first cell of the footprint, wrapped into [0, n) */
@@ -90,7 +93,7 @@ struct kr_nufft_plan {
     void *dpre[3];         /* deapod factors in the plan's real type */
     kr_fft_plan *fft_fwd, *fft_bwd;
 
-    /* CUDA backend */
+    /* CUDA backend (kri_nufft_cuda): its device state */
     kri_nufft_dev *dev;
 };
 
@@ -110,32 +113,33 @@ typedef struct kri_nufft_traj {
 #define KRI_NUFFT_COORD_OK(k, d, ndim, N) \
     (isfinite(k) && ((d) < (ndim) ? fabs(k) <= 0.5 * (double)(N) : (k) == 0.0))
 
-/* ---- CPU (nufft_cpu.c) ---------------------------------------------------------------------- */
-kr_status kri_cpu_nufft_init(kr_nufft_plan *p);                          /* grid, FFT plans */
-/* Validate the points (first invalid coordinate index m nc + d in *bad, -1 when all are valid;
- * nothing is changed then), compute their footprints and sort them into tiles. */
-kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad);
-void kri_cpu_nufft_free(kr_nufft_plan *p);
-/* Batched transforms of contiguous host arrays: image [nimg, batch], kspace [M, batch]. */
-kr_status kri_cpu_nufft_forward(kr_nufft_plan *p, const void *image, void *kspace);
-kr_status kri_cpu_nufft_adjoint(kr_nufft_plan *p, const void *kspace, void *image);
-/* Spreading and interpolation of one batch member on the plan's grid (no FFT): exposed so the
- * tests can check them against direct sums of the kernel. */
+/* ---- the backend seam (core/backend.h) -------------------------------------------------------
+ * The plan's context picks the table at creation: kri_nufft_cpu (nufft_cpu.c) for CPU contexts,
+ * kri_nufft_cuda (nufft_cuda.cu; nufft_nocuda.c without CUDA) for CUDA contexts.
+ * create: the backend's state for the plan (the CPU fields of kr_nufft_plan: host grid, tiles,
+ *   FFT plans; the CUDA backend's p->dev); destroy frees it (also after a failed create).
+ * set_points: validate the points (the first invalid coordinate index m nc + d in *bad, -1 when
+ *   all are valid; nothing is changed then), compute their footprints and sort them (the CUDA
+ *   backend uploads a host trajectory first).
+ * forward / adjoint: batched transforms of contiguous arrays in the backend's memory, image
+ *   [nimg, batch], kspace [M, batch]. When the plan checks finiteness, the first non-finite input
+ *   index (element of [nimg, batch] or [M, batch]) is returned in *bad (-1: none; the output is
+ *   then unspecified); the CUDA backend queues on the ctx stream and synchronises for that. */
+struct kri_nufft_backend {
+    kri_backend_hdr hdr;
+    kr_status (*create)(kr_nufft_plan *p);
+    void (*destroy)(kr_nufft_plan *p);
+    kr_status (*set_points)(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad);
+    kr_status (*forward)(kr_nufft_plan *p, const void *image, void *kspace, int64_t *bad);
+    kr_status (*adjoint)(kr_nufft_plan *p, const void *kspace, void *image, int64_t *bad);
+};
+extern const kri_nufft_backend kri_nufft_cpu, kri_nufft_cuda;
+
+/* Spreading and interpolation of one batch member on a CPU plan's grid (no FFT; nufft_cpu.c):
+ * exposed so the tests can check them against direct sums of the kernel, and for the gridded
+ * FVE (fve_grid.c). */
 void kri_cpu_nufft_spread(kr_nufft_plan *p, const void *kspace);
 void kri_cpu_nufft_interp(kr_nufft_plan *p, void *kspace);
-
-/* ---- CUDA (nufft_cuda.cu) ------------------------------------------------------------------- */
-kr_status kri_cuda_nufft_init(kr_nufft_plan *p);
-/* The same on the device (the trajectory is uploaded first when it is in host memory). */
-kr_status kri_cuda_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad);
-void kri_cuda_nufft_free(kr_nufft_plan *p);
-/* Device arrays as above; queued on the ctx stream. When the plan checks finiteness, the first
- * non-finite input index (element of [n, batch] or [M, batch]) is returned in *bad (-1: none);
- * this synchronises the stream. */
-kr_status kri_cuda_nufft_forward(kr_nufft_plan *p, const void *image, void *kspace,
-                                 int64_t *bad);
-kr_status kri_cuda_nufft_adjoint(kr_nufft_plan *p, const void *kspace, void *image,
-                                 int64_t *bad);
 
 #ifdef __cplusplus
 }

@@ -352,16 +352,13 @@ kr_status kr_dcf(kr_array **w, const kr_ctx *ctx, const kr_array *traj, const kr
 {
     KRI_ARG_NOT_NULL(w);
     *w = NULL;
-    KRI_ARG_NOT_NULL(traj);
     if (info) memset(info, 0, sizeof *info);
     kr_dcf_opts o;
     if (opts) o = *opts;
     else kr_dcf_opts_default(&o);
     KRI_TRY(kri_dcf_check_opts(&o));
     int64_t m;
-    KRI_TRY(kri_traj_shape(traj, __func__, &m));
-    if (traj->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "kr_dcf: trajectory must be in host memory");
+    KRI_TRY(kri_traj_shape(traj, __func__, KR_HOST, &m));
     KRI_TRY(kr_traj_check(traj, NULL));
     double *k = NULL, *wd = NULL;
     KRI_TRY(kri_traj_to_f64(traj, &k, &m));

@@ -5,38 +5,25 @@
 #include <math.h>
 #include <string.h>
 
-kr_status kri_traj_shape(const kr_array *traj, const char *fn, int64_t *m)
+kr_status kri_traj_shape(const kr_array *traj, const char *fn, kr_loc loc, int64_t *m)
 {
-    if (!traj) return kri_fail(KR_ERR_INVALID_ARG, "%s: argument 'traj' is NULL", fn);
+    KRI_TRY(kri_check_operand(fn, "trajectory", traj, KRI_ANY_DTYPE, loc));
     if (traj->dtype != KR_F32 && traj->dtype != KR_F64)
         return kri_fail(KR_ERR_DTYPE, "%s: trajectory must be f32 or f64, got %s", fn,
                         kr_dtype_name(traj->dtype));
-    kr_status s = kr_dims_check(traj->ndim, traj->dims, "trajectory");
-    if (s != KR_OK) return kri_fail_prefix(s, "%s", fn);
     if (traj->dims[0] != 3) {
         char d[160];
         return kri_fail(KR_ERR_DIM, "%s: trajectory has dims %s; expected [3, samples, ...] "
                         "(kx, ky, kz per sample)", fn,
                         kr_dims_string(traj->ndim, traj->dims, d, sizeof d));
     }
-    if (!traj->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: trajectory has no data", fn);
-    if (!kr_array_is_contiguous(traj))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: trajectory is not contiguous", fn);
     if (m) *m = kr_array_numel(traj) / 3;
-    return KR_OK;
-}
-
-static kr_status kri_traj_host(const kr_array *traj, const char *fn, int64_t *m)
-{
-    KRI_TRY(kri_traj_shape(traj, fn, m));
-    if (traj->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "%s: trajectory must be in host memory", fn);
     return KR_OK;
 }
 
 kr_status kri_traj_to_f64(const kr_array *traj, double **k, int64_t *m)
 {
-    KRI_TRY(kri_traj_host(traj, __func__, m));
+    KRI_TRY(kri_traj_shape(traj, __func__, KR_HOST, m));
     KRI_TRY(kri_alloc((void **)k, (size_t)(*m) * 3 * sizeof(double), "trajectory copy"));
     for (int64_t i = 0; i < *m; i++) kri_traj_get(traj, i, *k + 3 * i);
     return KR_OK;
@@ -54,7 +41,7 @@ static double kri_unit_factor(kr_kunits u, int64_t n)
 kr_status kr_traj_convert(kr_array *traj, kr_kunits from, kr_kunits to, const int64_t n[3])
 {
     int64_t m;
-    KRI_TRY(kri_traj_host(traj, __func__, &m));
+    KRI_TRY(kri_traj_shape(traj, __func__, KR_HOST, &m));
     if ((unsigned)from > KR_K_RADIANS || (unsigned)to > KR_K_RADIANS)
         return kri_fail(KR_ERR_INVALID_ARG, "kr_traj_convert: unknown k units %d -> %d", (int)from,
                         (int)to);
@@ -85,7 +72,7 @@ kr_status kr_traj_convert(kr_array *traj, kr_kunits from, kr_kunits to, const in
 kr_status kr_traj_check(const kr_array *traj, const int64_t n[3])
 {
     int64_t m;
-    KRI_TRY(kri_traj_host(traj, __func__, &m));
+    KRI_TRY(kri_traj_shape(traj, __func__, KR_HOST, &m));
     static const char ax[3] = {'x', 'y', 'z'};
     if (n)
         for (int d = 0; d < 3; d++)
@@ -114,7 +101,7 @@ kr_status kr_traj_check(const kr_array *traj, const int64_t n[3])
 kr_status kr_traj_extent(const kr_array *traj, double kmax_axis[3], double *kmax_radius)
 {
     int64_t m;
-    KRI_TRY(kri_traj_host(traj, __func__, &m));
+    KRI_TRY(kri_traj_shape(traj, __func__, KR_HOST, &m));
     double a[3] = {0, 0, 0}, r2 = 0.0;
     for (int64_t i = 0; i < m; i++) {
         double k[3];
@@ -172,7 +159,7 @@ kr_status kr_traj_read(const char *path, kr_array **out, kr_dtype dtype)
 kr_status kr_traj_write(const char *path, const kr_array *traj)
 {
     KRI_ARG_NOT_NULL(path);
-    KRI_TRY(kri_traj_host(traj, __func__, NULL));
+    KRI_TRY(kri_traj_shape(traj, __func__, KR_HOST, NULL));
     if (kr_format_from_path(path) != KR_FMT_CFL) return kr_write(path, traj, NULL);
     kr_array *c = NULL;
     KRI_TRY(kr_array_create(&c, KR_C64, traj->ndim, traj->dims, KR_HOST, NULL));
