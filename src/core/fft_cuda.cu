@@ -416,7 +416,8 @@ static kr_status kri_cuda_fft_shift_verb(const kr_ctx *ctx, size_t esize, int nd
  * plan serves one call at a time (busy); a second concurrent call with the same key makes a
  * second plan. Device work is asynchronous: each use records `done` on its stream, and the
  * next use (maybe on another stream) waits for it before touching the work area; a plan is
- * destroyed only after its last use has finished. */
+ * destroyed only after its last use has finished. A plan that does not fit in device memory is
+ * tried once more after the idle plans (and their work areas) are freed. */
 namespace {
 
 const int kri_cufft_cache_max = 16;
@@ -569,7 +570,14 @@ static kr_status kri_cuda_fft_run(const kr_ctx *ctx, const kri_fft_desc *d, cons
     const int device = kr_ctx_device(ctx);
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(ctx);
     kri_cufft_entry *e = kri_cufft_take(d, device);
-    if (!e) KRI_TRY(kri_cufft_make(&e, d, device));
+    if (!e) {
+        kr_status ms = kri_cufft_make(&e, d, device);
+        if (ms == KR_ERR_OOM_DEVICE) { /* the idle plans' work areas may be what is missing */
+            kri_cufft_clear();
+            ms = kri_cufft_make(&e, d, device);
+        }
+        KRI_TRY(ms);
+    }
     kr_status s = KR_OK;
     cudaError_t ce = cudaSetDevice(device);
     if (ce == cudaSuccess && e->recorded) ce = cudaStreamWaitEvent(st, e->done, 0);
