@@ -1,7 +1,7 @@
 /* Ramp filters: kernels against their formulas, every method against a brute-force linear
  * convolution written here, window responses against their definitions, thread-count
  * determinism, f32 vs f64, pre-weights, and dumb inputs with their exact statuses. */
-#include "ct/fbp_internal.h"
+#include "ct/filter_internal.h"
 #include "internal.h"
 #include "kray/fbp.h"
 #include "kt.h"

@@ -4,7 +4,7 @@
  * split execution; the FFT filter with and without cuFFT's store callbacks (the timings are
  * `kray bench fbp2d`). Exits 77 without a CUDA device. */
 #include "internal.h"
-#include "ct/fbp_internal.h"
+#include "ct/filter_internal.h"
 #include "test_fbp_util.h"
 
 #include <stdio.h>
@@ -233,23 +233,23 @@ static void test_filter_callbacks(void)
         KT_OK(kr_filter_plan_create(&fp[0], c, nd, nr, &fo));
         fo.fuse = -1;
         KT_OK(kr_filter_plan_create(&fp[1], c, nd, nr, &fo));
-        KT_CHECK(fp[0] && fp[0]->cb != NULL);
-        KT_CHECK(fp[1] && fp[1]->cb == NULL);
+        KT_CHECK(fp[0] && fp[0]->st->fused);
+        KT_CHECK(fp[1] && !fp[1]->st->fused);
         /* the environment overrides fuse, both ways; auto stays off at this size */
         kr_filter_plan *fe = NULL;
         setenv("KRAY_CUFFT_CALLBACKS", "1", 1);
         KT_OK(kr_filter_plan_create(&fe, c, nd, nr, &fo));
-        KT_CHECK(fe && fe->cb != NULL);
+        KT_CHECK(fe && fe->st->fused);
         kr_filter_plan_destroy(fe);
         fo.fuse = 1;
         setenv("KRAY_CUFFT_CALLBACKS", "0", 1);
         KT_OK(kr_filter_plan_create(&fe, c, nd, nr, &fo));
-        KT_CHECK(fe && fe->cb == NULL);
+        KT_CHECK(fe && !fe->st->fused);
         kr_filter_plan_destroy(fe);
         unsetenv("KRAY_CUFFT_CALLBACKS");
         fo.fuse = 0;
         KT_OK(kr_filter_plan_create(&fe, c, nd, nr, &fo));
-        KT_CHECK(fe && fe->cb == NULL);
+        KT_CHECK(fe && !fe->st->fused);
         kr_filter_plan_destroy(fe);
         int64_t pdims[2] = {2 * KRI_PAD_ROW(nd), nr};
         kr_array *hp[2] = {NULL, NULL};

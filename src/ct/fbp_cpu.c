@@ -1,9 +1,10 @@
-/* CPU backprojection of filtered pair rows (see fbp_internal.h), pixel-driven with linear
- * interpolation. OpenMP over fixed blocks of KRI_ROWS image rows; every pixel is summed over the
- * views in view order by the same code whatever the thread count, so the threaded result is
- * bit-identical to the serial one. Inside a block the loops run view by view over the block's
- * rows, so one filtered view (a few kB) stays in L1 while the block's rows accumulate. */
-#include "fbp_internal.h"
+/* 2-D FBP on the CPU (kri_fbp_cpu, fbp_internal.h): backprojection of filtered pair rows,
+ * pixel-driven with linear interpolation. OpenMP over fixed blocks of KRI_ROWS image rows; every
+ * pixel is summed over the views in view order by the same code whatever the thread count, so
+ * the threaded result is bit-identical to the serial one. Inside a block the loops run view by
+ * view over the block's rows, so one filtered view (a few kB) stays in L1 while the block's rows
+ * accumulate. */
+#include "ct/fbp_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -319,3 +320,40 @@ kr_status kri_cpu_fbp_backproject(int f64, kri_bp_kind kind, const kri_bp_view *
                      nthreads, kri_pick_f(simd));
     return KR_OK;
 }
+
+/* ---- the CPU table --------------------------------------------------------------------------- */
+static void kri_fbp_cpu_destroy(kri_fbp_state *st)
+{
+    if (!st) return;
+    kri_free(st->pairs);
+    kri_free(st);
+}
+
+static kr_status kri_fbp_cpu_create(const kr_fbp_plan *p, kri_fbp_state **out)
+{
+    *out = NULL;
+    kri_fbp_state *st = kri_calloc(1, sizeof *st);
+    if (!st) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FBP plan");
+    st->groups = 1;
+    st->kernel = "cpu";
+    const size_t es = kr_dtype_size(p->o.dtype);
+    const size_t pair_bytes = (size_t)(p->nviews * 2 * KRI_PAD_ROW(p->ndet)) * es;
+    kr_status s = kri_alloc(&st->pairs, pair_bytes + KRI_CPU_TAIL * es, "filtered sinogram");
+    if (s != KR_OK) {
+        kri_fbp_cpu_destroy(st);
+        return s;
+    }
+    memset((char *)st->pairs + pair_bytes, 0, KRI_CPU_TAIL * es);
+    *out = st;
+    return KR_OK;
+}
+
+static kr_status kri_fbp_cpu_backproject(const kr_fbp_plan *p, kri_fbp_state *st, void *image)
+{
+    return kri_cpu_fbp_backproject(p->o.dtype == KR_F64, p->kind, p->views, p->nviews, st->pairs,
+                                   p->ndet, image, p->nx, p->ny, p->o.clamp_negative,
+                                   kri_threads(p->ctx), 1);
+}
+
+const kri_fbp_backend kri_fbp_cpu = {{"cpu", true}, kri_fbp_cpu_create, kri_fbp_cpu_backproject,
+                                     kri_fbp_cpu_destroy};
