@@ -412,24 +412,15 @@ kr_status kr_fbp_plan_info(const kr_fbp_plan *p, kr_fbp_info *info)
 }
 
 /* ---- execution ----------------------------------------------------------------------------- */
-static kr_status kri_fbp_check(const kr_fbp_plan *p, const kr_array *a, int is_sino, int64_t *nb)
+/* The one operand check of a sinogram [det, view(, slices)] or image [x, y(, slices)] of the
+ * plan; *nb = its slices. */
+static kr_status kri_fbp_check(const char *fn, const kr_fbp_plan *p, const kr_array *a,
+                               int is_sino, int64_t *nb)
 {
-    const char *what = is_sino ? "sinogram" : "image";
-    char d[96];
-    if (a->dtype != p->o.dtype)
-        return kri_fail(KR_ERR_DTYPE, "fbp: the %s is %s, the plan is %s", what,
-                        kr_dtype_name(a->dtype), kr_dtype_name(p->o.dtype));
-    KRI_TRY(kri_check_loc(p->ctx, a->loc, is_sino ? "the sinogram" : "the image"));
-    if (!a->data || !kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_INVALID_ARG, "fbp: the %s is not a contiguous array", what);
-    int64_t d0 = is_sino ? p->ndet : p->nx, d1 = is_sino ? p->nviews : p->ny;
-    int64_t b = a->ndim > 2 ? a->dims[2] : 1;
-    int rank = kr_array_rank(a);
-    if (a->dims[0] != d0 || (a->ndim > 1 ? a->dims[1] : 1) != d1 || rank > 3)
-        return kri_fail(KR_ERR_DIM, "fbp: the %s has %s values, the geometry expects %lldx%lld%s",
-                        what, kr_dims_string(a->ndim, a->dims, d, sizeof d), (long long)d0,
-                        (long long)d1, is_sino ? " (detectors x views)" : " (x by y)");
-    *nb = b;
+    const int64_t dims[3] = {is_sino ? p->ndet : p->nx, is_sino ? p->nviews : p->ny, -1};
+    KRI_TRY(kri_check_operand_dims(fn, is_sino ? "the sinogram" : "the image", a, p->o.dtype,
+                                   p->loc, 3, dims));
+    *nb = a->ndim > 2 ? a->dims[2] : 1;
     return KR_OK;
 }
 
@@ -441,11 +432,9 @@ static kr_status kri_fbp_bp(kr_fbp_plan *p, void *image)
 kr_status kr_fbp_execute(kr_fbp_plan *p, const kr_array *sino, kr_array *image)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(sino);
-    KRI_ARG_NOT_NULL(image);
     int64_t nbs = 0, nbi = 0;
-    KRI_TRY(kri_fbp_check(p, sino, 1, &nbs));
-    KRI_TRY(kri_fbp_check(p, image, 0, &nbi));
+    KRI_TRY(kri_fbp_check("kr_fbp_execute", p, sino, 1, &nbs));
+    KRI_TRY(kri_fbp_check("kr_fbp_execute", p, image, 0, &nbi));
     if (nbs != nbi)
         return kri_fail(KR_ERR_DIM, "fbp: the sinogram has %lld slices, the image %lld",
                         (long long)nbs, (long long)nbi);
@@ -464,9 +453,8 @@ kr_status kr_fbp_execute(kr_fbp_plan *p, const kr_array *sino, kr_array *image)
 kr_status kr_fbp_filter(kr_fbp_plan *p, const kr_array *sino)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(sino);
     int64_t nb = 0;
-    KRI_TRY(kri_fbp_check(p, sino, 1, &nb));
+    KRI_TRY(kri_fbp_check("kr_fbp_filter", p, sino, 1, &nb));
     if (nb != 1)
         return kri_fail(KR_ERR_DIM, "kr_fbp_filter takes one sinogram slice, got %lld",
                         (long long)nb);
@@ -479,9 +467,8 @@ kr_status kr_fbp_filter(kr_fbp_plan *p, const kr_array *sino)
 kr_status kr_fbp_backproject(kr_fbp_plan *p, kr_array *image)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(image);
     int64_t nb = 0;
-    KRI_TRY(kri_fbp_check(p, image, 0, &nb));
+    KRI_TRY(kri_fbp_check("kr_fbp_backproject", p, image, 0, &nb));
     if (nb != 1)
         return kri_fail(KR_ERR_DIM, "kr_fbp_backproject writes one image slice, got %lld",
                         (long long)nb);

@@ -379,30 +379,24 @@ kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, v
     return p->be->run(p, p->st, in, in_stride, out, out_stride, mode);
 }
 
-/* A contiguous array of the plan's dtype, location and element count, dims[0] == ndet. */
+/* The one operand check of a filter input or output: the plan's dtype and location, contiguous,
+ * dims[0] == ndet and ndet * nrows values in all. */
 static kr_status kri_check_rows(const kr_filter_plan *p, const kr_array *a, const char *what)
 {
     char d[96];
-    if (a->dtype != p->o.dtype)
-        return kri_fail(KR_ERR_DTYPE, "filter: %s is %s, the plan is %s", what,
-                        kr_dtype_name(a->dtype), kr_dtype_name(p->o.dtype));
-    KRI_TRY(kri_check_loc(p->ctx, a->loc, what));
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_INVALID_ARG, "filter: %s is not contiguous", what);
+    KRI_TRY(kri_check_operand("kr_filter_execute", what, a, p->o.dtype, p->loc));
     if (a->dims[0] != p->ndet || kr_array_numel(a) != p->ndet * p->nrows)
-        return kri_fail(KR_ERR_DIM, "filter: %s has dims %s, the plan filters %lld rows of %lld",
+        return kri_fail(KR_ERR_DIM,
+                        "kr_filter_execute: %s has dims %s, the plan filters %lld rows of %lld",
                         what, kr_dims_string(a->ndim, a->dims, d, sizeof d), (long long)p->nrows,
                         (long long)p->ndet);
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "filter: %s has no data", what);
     return KR_OK;
 }
 
 kr_status kr_filter_execute(kr_filter_plan *p, const kr_array *in, kr_array *out)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(in);
-    KRI_ARG_NOT_NULL(out);
-    KRI_TRY(kri_check_rows(p, in, "filter input"));
-    KRI_TRY(kri_check_rows(p, out, "filter output"));
+    KRI_TRY(kri_check_rows(p, in, "the input"));
+    KRI_TRY(kri_check_rows(p, out, "the output"));
     return kri_filter_run(p, in->data, p->ndet, out->data, p->ndet, KRI_FILTER_PLAIN);
 }
