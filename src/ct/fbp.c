@@ -182,7 +182,8 @@ static kr_status kri_fbp_analyse(kr_fbp_plan *p, kri_tables *t)
             nh[0] = -uh[1];
             nh[1] = uh[0];
             if (dot2(nh, ds) < 0) nh[0] = -nh[0], nh[1] = -nh[1];
-            double sdd = dot2(ds, nh), D = dot2(o2, nh), du = dot2(ds, uh);
+            /* D, cu: the axis's depth and lateral offset as seen from the source */
+            double sdd = dot2(ds, nh), D = dot2(o2, nh), du = dot2(ds, uh), cu = dot2(o2, uh);
             if (!(D > 0) || !(D < sdd)) {
                 s = kri_fail(KR_ERR_GEOMETRY,
                              "view %lld: the rotation axis must lie between the source and the "
@@ -200,10 +201,14 @@ static kr_status kri_fbp_analyse(kr_fbp_plan *p, kri_tables *t)
             b->k0 = -du / ul + kc;
             double taup = ul * D / sdd; /* spacing on the virtual detector through the axis */
             t->rs[v] = (p->o.seed_raw ? 1.0 : 1.0 / taup) * D * D;
+            /* The cosine weight of the ray e through pixel k: R cos(gamma) / D, gamma its angle
+             * to the ray through the axis and R the source-axis distance (o2 . e / (D |e|)). With
+             * a centre-of-rotation offset (cu != 0) the source is off the detector's normal
+             * through the axis, and gamma is not the angle to that normal. */
             for (int64_t k = 0; k < N; k++) {
                 double xi = du + ((double)k - 0.5 * (double)(N - 1)) * ul;
                 double e[2] = {sdd * nh[0] + xi * uh[0], sdd * nh[1] + xi * uh[1]};
-                t->pre[k + N * v] = sdd / sqrt(sdd * sdd + xi * xi);
+                t->pre[k + N * v] = (sdd + cu / D * xi) / sqrt(sdd * sdd + xi * xi);
                 gam[k + N * v] = atan2(cross2(o2, e), dot2(o2, e));
             }
         } else {
