@@ -69,7 +69,8 @@ extern const kri_fbp_backend kri_fbp_cpu, kri_fbp_cuda;
 
 /* CPU backprojection of filtered pair rows (stride 2 * KRI_PAD_ROW(ndet) elements per view)
  * into image [nx, ny] (overwritten); OpenMP over fixed 16-row blocks. simd != 0 allows the
- * AVX2 row loops where the CPU has them (same bits as the scalar loops; tests compare). */
+ * AVX2 / AVX-512 parallel-beam row loops and the AVX2 build of the fan-beam coordinate pass
+ * where the CPU has them (same bits as the plain loops; tests compare). */
 kr_status kri_cpu_fbp_backproject(int f64, kri_bp_kind kind, const kri_bp_view *views,
                                   int64_t nviews, const void *pairs, int64_t ndet, void *image,
                                   int64_t nx, int64_t ny, int clamp, int nthreads, int simd);
