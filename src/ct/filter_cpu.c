@@ -48,10 +48,14 @@ static double kri_row_weight(const kr_filter_plan *p, int64_t r, int64_t m)
 KRI_DEFINE_STORE(float)
 KRI_DEFINE_STORE(double)
 
+/* The parameters of the CPU filters: rows in (stride is), out (stride os) in the layout of mode,
+ * nt threads. */
+#define KRI_FILTER_ARGS(T)                                                                         \
+    const kr_filter_plan *p, kri_filter_host *st, const T *in, int64_t is, T *out, int64_t os,     \
+        kri_filter_out mode, int nt
+
 #define KRI_DEFINE_CPU_FFT(T)                                                                      \
-    static kr_status kri_cpu_filter_fft_##T(const kr_filter_plan *p, kri_filter_host *st,          \
-                                            const T *in, int64_t is, T *out, int64_t os,           \
-                                            kri_filter_out mode, int nt)                           \
+    static kr_status kri_cpu_filter_fft_##T(KRI_FILTER_ARGS(T))                                    \
     {                                                                                              \
         const int64_t N = p->ndet, L = p->L, R = p->nrows, P = p->npairs;                          \
         T *w = (T *)st->work;                                                                      \
@@ -96,9 +100,7 @@ KRI_DEFINE_CPU_FFT(double)
 /* y[k] = sum_m kern[|k - m|] x[m] (lags < ndet) for k = 0 .. N-1, and in PAIRS mode also for
  * k = N (stored at index N) and k = -1 (index N + 1). */
 #define KRI_DEFINE_CPU_DIRECT(T)                                                                   \
-    static kr_status kri_cpu_filter_direct_##T(const kr_filter_plan *p, kri_filter_host *st,       \
-                                               const T *in, int64_t is, T *out, int64_t os,        \
-                                               kri_filter_out mode, int nt)                        \
+    static kr_status kri_cpu_filter_direct_##T(KRI_FILTER_ARGS(T))                                 \
     {                                                                                              \
         const int64_t N = p->ndet, R = p->nrows;                                                   \
         T *x = (T *)st->work; /* pre-weighted copy, [N, R] */                                      \

@@ -228,9 +228,16 @@ static kr_status kri_ct_check_view(const kr_ct_geom *g, int64_t vi)
     return KR_OK;
 }
 
-static kr_status kri_ct_validate(kr_ct_geom *g)
+/* Validate every view of g: then *out = g, else g is destroyed. */
+static kr_status kri_ct_finish(kr_ct_geom **out, kr_ct_geom *g)
 {
-    for (int64_t v = 0; v < g->nviews; v++) KRI_TRY(kri_ct_check_view(g, v));
+    kr_status s = KR_OK;
+    for (int64_t v = 0; s == KR_OK && v < g->nviews; v++) s = kri_ct_check_view(g, v);
+    if (s != KR_OK) {
+        kr_ct_geom_destroy(g);
+        return s;
+    }
+    *out = g;
     return KR_OK;
 }
 
@@ -300,13 +307,7 @@ kr_status kr_ct_geom_create_views(kr_ct_geom **out, kr_ct_type type, int64_t det
     kr_ct_geom *g;
     KRI_TRY(kri_ct_alloc(&g, type, det_count, 1, nviews, grid));
     memcpy(g->views, views, (size_t)nviews * sizeof *views);
-    kr_status s = kri_ct_validate(g);
-    if (s != KR_OK) {
-        kr_ct_geom_destroy(g);
-        return s;
-    }
-    *out = g;
-    return KR_OK;
+    return kri_ct_finish(out, g);
 }
 
 kr_status kr_ct_geom_create_views3d(kr_ct_geom **out, kr_ct_type type, int64_t det_count,
@@ -326,13 +327,7 @@ kr_status kr_ct_geom_create_views3d(kr_ct_geom **out, kr_ct_type type, int64_t d
     kr_ct_geom *g;
     KRI_TRY(kri_ct_alloc(&g, type, det_count, det_rows, nviews, grid));
     memcpy(g->views, views, (size_t)nviews * sizeof *views);
-    kr_status s = kri_ct_validate(g);
-    if (s != KR_OK) {
-        kr_ct_geom_destroy(g);
-        return s;
-    }
-    *out = g;
-    return KR_OK;
+    return kri_ct_finish(out, g);
 }
 
 static kr_status kri_ct_scan_check(const kr_ct_scan *s)
@@ -464,13 +459,7 @@ kr_status kr_ct_geom_create(kr_ct_geom **out, const kr_ct_scan *scan, const kr_c
         }
         }
     }
-    kr_status st = kri_ct_validate(g);
-    if (st != KR_OK) {
-        kr_ct_geom_destroy(g);
-        return st;
-    }
-    *out = g;
-    return KR_OK;
+    return kri_ct_finish(out, g);
 }
 
 kr_status kr_ct_geom_clone(kr_ct_geom **out, const kr_ct_geom *g)
