@@ -121,7 +121,10 @@ static kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim)
 }
 
 /* ---- view validation ------------------------------------------------------------------------- */
-static int kri_finite3(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
+static int kri_finite3(const double *a)
+{
+    return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
+}
 static double kri_cross2(const double *a, const double *b) { return a[0] * b[1] - a[1] * b[0]; }
 static double kri_dot2(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1]; }
 static double kri_norm2(const double *a) { return hypot(a[0], a[1]); }
@@ -408,7 +411,8 @@ kr_status kr_ct_geom_create(kr_ct_geom **out, const kr_ct_scan *scan, const kr_c
     g->scan.angles_deg = g->angles;
     if (g->uniform) {
         double step = (scan->stop_deg - scan->start_deg) / (double)scan->nviews;
-        for (int64_t i = 0; i < scan->nviews; i++) g->angles[i] = scan->start_deg + (double)i * step;
+        for (int64_t i = 0; i < scan->nviews; i++)
+            g->angles[i] = scan->start_deg + (double)i * step;
     } else {
         memcpy(g->angles, scan->angles_deg, (size_t)scan->nviews * sizeof *g->angles);
     }

@@ -119,7 +119,8 @@ int64_t kri_ct_fov_count(const kr_ct_view *views, int64_t nviews, const kr_ct_gr
 {
     const double hu = 0.5 * (double)det_count, hv = 0.5 * (double)det_rows;
     const double tol = 1e-9 * (hu + hv);
-    const double r = 0.5 * fmin((double)gr->n[0] * gr->voxel_mm[0], (double)gr->n[1] * gr->voxel_mm[1]);
+    const double r =
+        0.5 * fmin((double)gr->n[0] * gr->voxel_mm[0], (double)gr->n[1] * gr->voxel_mm[1]);
     const int npts = cylinder ? 32 : 8;
     int64_t count = 0;
     *first = -1;
@@ -132,7 +133,8 @@ int64_t kri_ct_fov_count(const kr_ct_view *views, int64_t nviews, const kr_ct_gr
                 const double t = 2 * M_PI * (double)(c % 16) / 16.0;
                 p[0] = gr->offset_mm[0] + r * cos(t);
                 p[1] = gr->offset_mm[1] + r * sin(t);
-                p[2] = gr->offset_mm[2] + (c < 16 ? -0.5 : 0.5) * (double)gr->n[2] * gr->voxel_mm[2];
+                p[2] = gr->offset_mm[2] +
+                       (c < 16 ? -0.5 : 0.5) * (double)gr->n[2] * gr->voxel_mm[2];
             } else { /* the 8 corners of the box */
                 for (int d = 0; d < 3; d++)
                     p[d] = gr->offset_mm[d] +

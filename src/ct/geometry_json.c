@@ -78,8 +78,9 @@ static kr_status kri_parse_angles(kri_json *root, const char *what, kr_ct_scan *
         return kri_json_check_unused(a, what, "angles_deg", "start, stop, count");
     }
     if (a->type != KRI_JSON_ARRAY || a->n < 1)
-        return kri_json_type_error(a, what, "", "angles_deg",
-                                   "a non-empty array of numbers or an object {start, stop, count}");
+        return kri_json_type_error(
+            a, what, "", "angles_deg",
+            "a non-empty array of numbers or an object {start, stop, count}");
     if (a->n > (size_t)KRI_CT_MAX_VIEWS)
         return kri_fail(KR_ERR_FORMAT, "%s: field 'angles_deg' has %zu angles (at most %lld)",
                         what, a->n, (long long)KRI_CT_MAX_VIEWS);
@@ -298,8 +299,10 @@ static kr_status kri_geom_from_json(kr_ct_geom **out, kri_json *root, const char
             st = kri_json_take_num(root, "det_offset_mm", 0, what, "", &scan.det_offset_mm, NULL);
         if (st == KR_OK)
             st = kri_json_take_num(root, "cor_offset_mm", 0, what, "", &scan.cor_offset_mm, NULL);
-        if (st == KR_OK && fan) st = kri_json_take_num(root, "sod_mm", 1, what, "", &scan.sod_mm, NULL);
-        if (st == KR_OK && fan) st = kri_json_take_num(root, "sdd_mm", 1, what, "", &scan.sdd_mm, NULL);
+        if (st == KR_OK && fan)
+            st = kri_json_take_num(root, "sod_mm", 1, what, "", &scan.sod_mm, NULL);
+        if (st == KR_OK && fan)
+            st = kri_json_take_num(root, "sdd_mm", 1, what, "", &scan.sdd_mm, NULL);
         if (st == KR_OK)
             st = kri_json_check_unused(root, what, "",
                                        fan ? "version, type, det_count, image, angles_deg, "
@@ -446,7 +449,8 @@ kr_status kr_ct_geom_to_json(const kr_ct_geom *g, int explicit_views, char *buf,
     if (needed) *needed = len;
     kr_status st = KR_OK;
     if (buf == NULL && cap == 0) {
-        if (!needed) st = kri_fail(KR_ERR_INVALID_ARG, "kr_ct_geom_to_json: buf and needed are NULL");
+        if (!needed)
+            st = kri_fail(KR_ERR_INVALID_ARG, "kr_ct_geom_to_json: buf and needed are NULL");
     } else if (!buf) {
         st = kri_fail(KR_ERR_INVALID_ARG, "kr_ct_geom_to_json: buf is NULL but cap is %zu", cap);
     } else if (cap < len + 1) {
