@@ -120,9 +120,11 @@ static inline tf_err tf_compare(const kr_array *x, const kr_array *ref, const kr
     return r;
 }
 
-static inline kr_ct_geom *tf_geom(kr_ct_type t, int64_t nviews, double start, double stop,
-                                  int64_t ndet, double pitch, double sod, double sdd, int64_t n,
-                                  double vox)
+/* A circular scan over [start, stop) degrees on an n x n grid of vox mm pixels, with the
+ * detector and the rotation axis offset by doff and cor mm along u. */
+static inline kr_ct_geom *tf_geom_offset(kr_ct_type t, int64_t nviews, double start, double stop,
+                                         int64_t ndet, double pitch, double sod, double sdd,
+                                         int64_t n, double vox, double cor, double doff)
 {
     kr_ct_scan s;
     kr_ct_scan_default(&s);
@@ -134,11 +136,36 @@ static inline kr_ct_geom *tf_geom(kr_ct_type t, int64_t nviews, double start, do
     s.det_spacing_mm = pitch;
     s.sod_mm = sod;
     s.sdd_mm = sdd;
+    s.cor_offset_mm = cor;
+    s.det_offset_mm = doff;
     kr_ct_grid gr;
     kr_ct_grid_2d(&gr, n, n, vox);
     kr_ct_geom *g = NULL;
     KT_OK(kr_ct_geom_create(&g, &s, &gr));
     return g;
+}
+
+static inline kr_ct_geom *tf_geom(kr_ct_type t, int64_t nviews, double start, double stop,
+                                  int64_t ndet, double pitch, double sod, double sdd, int64_t n,
+                                  double vox)
+{
+    return tf_geom_offset(t, nviews, start, stop, ndet, pitch, sod, sdd, n, vox, 0, 0);
+}
+
+/* Mean of img over the pixels within radius r of (cx, cy) mm (grid of g). */
+static inline double tf_disk_mean(const kr_array *img, const kr_ct_geom *g, double cx, double cy,
+                                  double r)
+{
+    const kr_ct_grid *gr = kr_ct_geom_grid(g);
+    double s = 0;
+    int64_t n = 0, nx = gr->n[0], ny = gr->n[1];
+    for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) {
+            double x = ((double)i - 0.5 * (double)(nx - 1)) * gr->voxel_mm[0] + gr->offset_mm[0];
+            double y = ((double)j - 0.5 * (double)(ny - 1)) * gr->voxel_mm[1] + gr->offset_mm[1];
+            if (hypot(x - cx, y - cy) < r) s += kr_array_get_f64(img, j * nx + i), n++;
+        }
+    return s / (double)n;
 }
 
 static inline kr_array *tf_fbp(kr_backend be, const kr_ct_geom *g, const kr_fbp_opts *o,

@@ -1,12 +1,13 @@
 /* Ramp filters: kernels against their formulas, every method against a brute-force linear
  * convolution written here, window responses against their definitions, thread-count
  * determinism, f32 vs f64, pre-weights, and dumb inputs with their exact statuses. */
-#include "ct/fbp_internal.h"
+#include "ct/filter_internal.h"
 #include "internal.h"
 #include "kray/fbp.h"
 #include "kt.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,8 +172,24 @@ static void test_direct_and_fft_vs_brute(void)
     KT_LE(run_vs_brute(KR_BACKEND_CPU_SERIAL, KR_FILTER_SEED, KR_F32, 50, 2, 1, 1, 0, 1), 2e-6);
 }
 
+/* Window W(nu) at nu = |frequency| / Nyquist with cutoff c, from the definitions in kray/fbp.h. */
+static double window_of(int win, double nu, double c)
+{
+    double x = nu / c;
+    if (nu > c) return 0;
+    if (win == KR_WINDOW_SHEPP_LOGAN) return x == 0 ? 1 : sin(M_PI * x / 2) / (M_PI * x / 2);
+    if (win == KR_WINDOW_COSINE) return cos(M_PI * x / 2);
+    if (win == KR_WINDOW_HAMMING) return 0.54 + 0.46 * cos(M_PI * x);
+    if (win == KR_WINDOW_HANN) return 0.5 + 0.5 * cos(M_PI * x);
+    return 1;
+}
+
 /* The response is the DFT of the band-limited kernel: ~|f| at mid frequencies, a small positive
- * DC (the kernel's sum, no DC bias), and each window multiplies it by its definition. */
+ * DC (the kernel's sum, no DC bias), and each window multiplies it by its definition. The
+ * responses are deterministic, so they are compared with closed forms: with L = 2 ndet the
+ * ramp is R[k] = sum over the L lags of tau h(lag) e^{-2 pi i k lag / L}, and the windowed
+ * kernel loses only its lag L / 2 (lags |n| >= ndet never reach the output), so its response is
+ * W(nu_k) R[k] - (-1)^k c with c = (1 / L) sum_j (-1)^j W(nu_j) R[j], that lag's value. */
 static void test_windows(void)
 {
     kr_ctx *c = ctx_cpu(KR_BACKEND_CPU, 0);
@@ -184,9 +201,27 @@ static void test_windows(void)
     kr_filter_plan *p = NULL;
     KT_OK(kr_filter_plan_create(&p, c, n, 2, &o));
     int64_t L = kr_filter_pad_len(p);
-    KT_CHECK(L == 512);
+    KT_CHECK(L == 2 * n);
     double *ramp = malloc(sizeof(double) * (size_t)L), *w = malloc(sizeof(double) * (size_t)L);
+    double *R = malloc(sizeof(double) * (size_t)L);
     KT_OK(kr_filter_response(p, ramp, L));
+    /* the closed form, in long double */
+    for (int64_t k = 0; k < L; k++) {
+        long double acc = 0;
+        for (int64_t m = 0; m < L; m++) {
+            int64_t lag = m <= L / 2 ? m : m - L;
+            acc += (long double)(tau * ramlak(lag, tau)) *
+                   cosl(2.0L * (long double)M_PI * (long double)((k * m) % L) / (long double)L);
+        }
+        R[k] = (double)acc;
+    }
+    double rmax = 0, eramp = 0;
+    for (int64_t k = 0; k < L; k++) {
+        rmax = fmax(rmax, fabs(R[k]));
+        eramp = fmax(eramp, fabs(ramp[k] - R[k]));
+    }
+    printf("  ramp: max |response - closed form| %.2e (max %.3g)\n", eramp, rmax);
+    KT_LE(eramp, 1e-12 * rmax);
     /* DC: sum of tau * h over the lags |n| < ndet (ramlak(n) * tau) */
     double dc = 0;
     for (int64_t k = -(n - 1); k <= n - 1; k++) dc += tau * ramlak(k, tau);
@@ -205,25 +240,25 @@ static void test_windows(void)
             o.cutoff = cuts[ci];
             KT_OK(kr_filter_plan_create(&p, c, n, 2, &o));
             KT_OK(kr_filter_response(p, w, L));
-            /* compare with ramp * W at bins where truncation of the windowed kernel to
-             * |lag| < ndet is negligible: a relative bound on the whole spectrum */
-            double emax = 0, hi_w = 0, hi_r = 0, whi = 0;
-            for (int64_t k = 0; k <= L / 2; k++) {
-                double nu = 2.0 * (double)k / (double)L, x = nu / cuts[ci], W;
-                if (nu > cuts[ci])
-                    W = 0;
-                else if (win == KR_WINDOW_SHEPP_LOGAN)
-                    W = x == 0 ? 1 : sin(M_PI * x / 2) / (M_PI * x / 2);
-                else if (win == KR_WINDOW_COSINE)
-                    W = cos(M_PI * x / 2);
-                else if (win == KR_WINDOW_HAMMING)
-                    W = 0.54 + 0.46 * cos(M_PI * x);
-                else
-                    W = 0.5 + 0.5 * cos(M_PI * x);
-                emax = fmax(emax, fabs(w[k] - W * ramp[k]));
-                if (nu > 0.8) hi_w += fabs(w[k]), hi_r += fabs(ramp[k]), whi = fmax(whi, W);
+            long double lag = 0; /* the windowed kernel at lag L / 2, which the plan drops */
+            for (int64_t k = 0; k < L; k++) {
+                int64_t kk = k <= L - k ? k : L - k;
+                lag += (k % 2 ? -1.0L : 1.0L) * window_of(win, 2.0 * (double)kk / (double)L,
+                                                          cuts[ci]) * R[k];
             }
-            KT_LE(emax, 0.02 * ramp[L / 2]);
+            lag /= (long double)L;
+            double emax = 0, hi_w = 0, hi_r = 0, whi = 0;
+            for (int64_t k = 0; k < L; k++) {
+                int64_t kk = k <= L - k ? k : L - k;
+                double nu = 2.0 * (double)kk / (double)L, W = window_of(win, nu, cuts[ci]);
+                double want = W * R[k] - (k % 2 ? -1.0 : 1.0) * (double)lag;
+                emax = fmax(emax, fabs(w[k] - want));
+                if (k <= L / 2 && nu > 0.8)
+                    hi_w += fabs(w[k]), hi_r += fabs(ramp[k]), whi = fmax(whi, W);
+            }
+            printf("  %s cutoff %.1f: max |response - closed form| %.2e\n",
+                   kr_filter_window_name((kr_filter_window)win), cuts[ci], emax);
+            KT_LE(emax, 1e-12 * rmax);
             /* high frequencies reduced: every window is below 0.77 of the ramp above 0.8 Nyquist */
             KT_LE(whi, 0.77);
             KT_LE(hi_w, (whi + 0.02) * hi_r);
@@ -231,6 +266,7 @@ static void test_windows(void)
         }
     free(ramp);
     free(w);
+    free(R);
     kr_ctx_destroy(c);
 }
 

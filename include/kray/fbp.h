@@ -73,9 +73,12 @@
  *     accepted with a warning (the weights then under-cover the edge rays).
  *   D is the distance from the source to the line through the rotation axis parallel to the
  *   detector (flat) or from the source to the axis (equiangular). Detector offsets (det_offset)
- *   are exact; a centre-of-rotation offset, which moves the source sideways, is exact in the
- *   backprojection geometry but the fan-beam filter assumes a centred source, an approximation
- *   of order (offset / D)^2.
+ *   and centre-of-rotation offsets are exact. A centre-of-rotation offset c moves the source
+ *   sideways, off the detector's normal through the axis: the cosine weight is then
+ *   R cos(gamma) / D, gamma the angle between the pixel's ray and the ray through the axis and
+ *   R the source-axis distance; on a flat detector (sdd + (c / D) s) / sqrt(sdd^2 + s^2), s the
+ *   pixel's position from the foot of the source's normal. (Weights for a centred source scale
+ *   the image by about 1 - (c / D)^2.)
  * Backprojection is pixel-driven with linear interpolation between the two nearest samples of
  * the filtered projection. The filtered projection is the linear convolution of the measured
  * row, so it is known (exactly, from the zero-padded FFT) one sample beyond each end of the

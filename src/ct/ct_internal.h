@@ -1,4 +1,5 @@
-/* Private parts of the CT module shared by its files (geometry, JSON, projectors). */
+/* Private parts of the CT module shared by its files (geometry, JSON, projectors, FDK): the
+ * geometry's struct and the cone-beam view mathematics. */
 #ifndef KRAY_CT_INTERNAL_H
 #define KRAY_CT_INTERNAL_H
 
@@ -27,18 +28,12 @@ struct kr_ct_geom {
     double *angles;     /* nviews angles in degrees (has_scan) */
 };
 
-/* sin and cos of an angle in degrees; exact at multiples of 90 degrees. */
-void kri_sincosd(double deg, double *s, double *c);
-
-/* Check a 2-D grid and normalise its unused z entries (n 1, voxel 1, offset 0). */
-kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim);
-
+/* ---- cone-beam view mathematics (geometry3d.c, which uses nothing of geometry.c) ------------- */
+/* Validation of view vi of a cone geometry; `where` names the view. */
+kr_status kri_ct_check_view3(const kr_ct_geom *g, int64_t vi, const char *where);
 /* Central projection of the point p (mm) onto the flat detector of cone view v: *a, *b receive
  * the detector coordinates in pixels from the detector centre (p's shadow is at det + a u +
  * b v). Returns 0 (a, b untouched) when p is not in front of the source. */
-/* Validation of view vi of a cone geometry (geometry3d.c); `where` names the view. */
-kr_status kri_ct_check_view3(const kr_ct_geom *g, int64_t vi, const char *where);
-
 int kri_ct_view_project(const kr_ct_view *v, const double p[3], double *a, double *b);
 /* Field of view of cone-beam views: the number of views in which the volume box (cylinder 0:
  * its 8 corners) or the cylinder inscribed in it (cylinder 1: 16 points on each end face's rim;

@@ -1,35 +1,16 @@
-/* 2-D FBP plans: geometry analysis (per-view backprojection parameters, view weights, fan-beam
- * cosine and Parker weights), filter plan, buffers, validation and backend dispatch.
- * The mathematics is documented in kray/fbp.h. */
-#include "fbp_internal.h"
+/* 2-D FBP, the front: geometry analysis (per-view backprojection parameters, view weights,
+ * fan-beam cosine and Parker weights), the filter plan, validation and the dispatch to the
+ * backend (fbp_internal.h), whose create verb makes the buffers. The mathematics is documented
+ * in kray/fbp.h. */
+#include "ct/fbp_internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-struct kr_fbp_plan {
-    const kr_ctx *ctx;
-    kr_backend backend;
-    kr_loc loc;
-    kr_fbp_opts o;
-    kr_ct_geom *g;
-    kri_bp_kind kind;
-    int64_t ndet, nviews, nx, ny;
-    kri_bp_view *views; /* host, nviews */
-    kr_filter_plan *filter;
-    void *pairs;     /* filtered pair rows at loc: nviews x 2 KRI_PAD_ROW(ndet) */
-    void *d_views;   /* CUDA: nviews x 8 values of the dtype */
-    void *d_partial; /* CUDA: groups x nx x ny when groups > 1 */
-    int groups, smem_w;
-    int filtered; /* kr_fbp_filter ran and kr_fbp_backproject has not consumed it */
-    kr_fbp_info info;
-    char kernel_name[48];
-};
 
 void kr_fbp_opts_default(kr_fbp_opts *o)
 {
@@ -45,15 +26,10 @@ void kr_fbp_opts_default(kr_fbp_opts *o)
 void kr_fbp_plan_destroy(kr_fbp_plan *p)
 {
     if (!p) return;
+    if (p->be) p->be->destroy(p->st);
     kr_filter_plan_destroy(p->filter);
     kr_ct_geom_destroy(p->g);
     kri_free(p->views);
-    if (p->loc == KR_HOST)
-        kri_free(p->pairs);
-    else
-        kri_device_free(p->pairs);
-    kri_device_free(p->d_views);
-    kri_device_free(p->d_partial);
     kri_free(p);
 }
 
@@ -206,7 +182,8 @@ static kr_status kri_fbp_analyse(kr_fbp_plan *p, kri_tables *t)
             nh[0] = -uh[1];
             nh[1] = uh[0];
             if (dot2(nh, ds) < 0) nh[0] = -nh[0], nh[1] = -nh[1];
-            double sdd = dot2(ds, nh), D = dot2(o2, nh), du = dot2(ds, uh);
+            /* D, cu: the axis's depth and lateral offset as seen from the source */
+            double sdd = dot2(ds, nh), D = dot2(o2, nh), du = dot2(ds, uh), cu = dot2(o2, uh);
             if (!(D > 0) || !(D < sdd)) {
                 s = kri_fail(KR_ERR_GEOMETRY,
                              "view %lld: the rotation axis must lie between the source and the "
@@ -224,10 +201,14 @@ static kr_status kri_fbp_analyse(kr_fbp_plan *p, kri_tables *t)
             b->k0 = -du / ul + kc;
             double taup = ul * D / sdd; /* spacing on the virtual detector through the axis */
             t->rs[v] = (p->o.seed_raw ? 1.0 : 1.0 / taup) * D * D;
+            /* The cosine weight of the ray e through pixel k: R cos(gamma) / D, gamma its angle
+             * to the ray through the axis and R the source-axis distance (o2 . e / (D |e|)). With
+             * a centre-of-rotation offset (cu != 0) the source is off the detector's normal
+             * through the axis, and gamma is not the angle to that normal. */
             for (int64_t k = 0; k < N; k++) {
                 double xi = du + ((double)k - 0.5 * (double)(N - 1)) * ul;
                 double e[2] = {sdd * nh[0] + xi * uh[0], sdd * nh[1] + xi * uh[1]};
-                t->pre[k + N * v] = sdd / sqrt(sdd * sdd + xi * xi);
+                t->pre[k + N * v] = (sdd + cu / D * xi) / sqrt(sdd * sdd + xi * xi);
                 gam[k + N * v] = atan2(cross2(o2, e), dot2(o2, e));
             }
         } else {
@@ -339,42 +320,6 @@ done:
     return s;
 }
 
-#ifdef KRAY_HAVE_CUDA
-/* Staged window width (pairs per view) of the tiled CUDA kernel: the largest spread of the
- * padded detector coordinate over the (image-clamped) corners of one tile, plus margins. */
-static int kri_fbp_window(const kr_fbp_plan *p)
-{
-    const int64_t TX = KRI_BP_TILE_X, TY = KRI_BP_TILE_Y;
-    double span = 0;
-    for (int64_t v = 0; v < p->nviews; v++) {
-        const kri_bp_view *b = &p->views[v];
-        for (int64_t y0 = 0; y0 < p->ny; y0 += TY)
-            for (int64_t x0 = 0; x0 < p->nx; x0 += TX) {
-                double xs[2] = {(double)x0, (double)(x0 + TX < p->nx ? x0 + TX - 1 : p->nx - 1)};
-                double ys[2] = {(double)y0, (double)(y0 + TY < p->ny ? y0 + TY - 1 : p->ny - 1)};
-                double kmin = INFINITY, kmax = -INFINITY;
-                for (int c = 0; c < 4; c++) {
-                    double x = xs[c & 1], y = ys[c >> 1], k;
-                    double A = b->a0 + b->a1 * x + b->a2 * y, B = b->b0 + b->b1 * x + b->b2 * y;
-                    if (p->kind == KRI_BP_PAR)
-                        k = A;
-                    else if (p->kind == KRI_BP_FLAT)
-                        k = A / B + b->k0;
-                    else
-                        k = atan2(A, B) * b->c + b->k0;
-                    kmin = fmin(kmin, k);
-                    kmax = fmax(kmax, k);
-                }
-                span = fmax(span, kmax - kmin);
-                if (p->kind == KRI_BP_PAR) goto next_view; /* same spread for every tile */
-            }
-    next_view:;
-    }
-    double w = ceil(span) + 6;
-    return w > 1e6 ? 1000000 : (int)w;
-}
-#endif
-
 kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
                              const kr_fbp_opts *o)
 {
@@ -397,11 +342,13 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
         return kri_fail(KR_ERR_INVALID_ARG,
                         "fbp: short-scan (Parker) weights are for fan beams, not parallel2d");
 
+    const kri_fbp_backend *be;
+    KRI_TRY(kri_backend_pick(&be, kri_ctx_loc(ctx), &kri_fbp_cpu, &kri_fbp_cuda, "fbp"));
+
     kr_fbp_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FBP plan");
     p->ctx = ctx;
-    p->backend = kr_ctx_backend(ctx);
-    p->loc = p->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    p->loc = kri_ctx_loc(ctx);
     p->o = *o;
     p->kind = type == KR_CT_PARALLEL2D   ? KRI_BP_PAR
               : type == KR_CT_FAN2D_FLAT ? KRI_BP_FLAT
@@ -440,64 +387,8 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
         else
             p->info.pad_len = kr_filter_pad_len(p->filter);
     }
-    const size_t es = kr_dtype_size(o->dtype);
-    const size_t pair_bytes = (size_t)(p->nviews * 2 * KRI_PAD_ROW(p->ndet)) * es;
-    snprintf(p->kernel_name, sizeof p->kernel_name, "cpu");
-    p->groups = 1;
-    if (s == KR_OK && p->loc == KR_HOST) {
-        s = kri_alloc(&p->pairs, pair_bytes + KRI_CPU_TAIL * es, "filtered sinogram");
-        if (s == KR_OK) memset((char *)p->pairs + pair_bytes, 0, KRI_CPU_TAIL * es);
-    } else if (s == KR_OK) {
-#ifdef KRAY_HAVE_CUDA
-        const int dev = kr_ctx_device(ctx);
-        KRI_CHECK(kri_cuda_set_device(ctx));
-        KRI_CHECK(kri_device_alloc(&p->pairs, pair_bytes, dev, "filtered sinogram"));
-        /* per-view parameters in the dtype */
-        void *tmp = NULL;
-        KRI_CHECK(kri_alloc(&tmp, (size_t)p->nviews * 8 * es, "FBP views"));
-        if (s == KR_OK) {
-            for (int64_t v = 0; v < p->nviews; v++) {
-                const double *src = &p->views[v].a0;
-                for (int k = 0; k < 8; k++) {
-                    if (o->dtype == KR_F32)
-                        ((float *)tmp)[8 * v + k] = (float)src[k];
-                    else
-                        ((double *)tmp)[8 * v + k] = src[k];
-                }
-            }
-        }
-        KRI_CHECK(kri_device_alloc(&p->d_views, (size_t)p->nviews * 8 * es, dev, "FBP views"));
-        KRI_CHECK(kri_memcpy(p->d_views, KR_DEVICE, tmp, KR_HOST, (size_t)p->nviews * 8 * es, ctx));
-        kri_free(tmp);
-        /* kernel choice: tiled shared-memory kernel for f32 when the window fits */
-        if (s == KR_OK && o->dtype == KR_F32) {
-            int w = kri_fbp_window(p);
-            if ((size_t)w * 8 * 8 + 64 * 8 <= KRI_BP_SMEM_MAX) p->smem_w = w;
-        }
-        int sms = 0;
-        KRI_CHECK(kri_cuda_sm_count(dev, &sms));
-        if (s == KR_OK) {
-            int64_t tiles = ((p->nx + KRI_BP_TILE_X - 1) / KRI_BP_TILE_X) *
-                            ((p->ny + KRI_BP_TILE_Y - 1) / KRI_BP_TILE_Y);
-            if (!p->smem_w) tiles = ((p->nx + 31) / 32) * ((p->ny + 7) / 8);
-            int64_t want = tiles > 0 ? (4 * (int64_t)sms + tiles - 1) / tiles : 1;
-            int64_t maxg = p->nviews / KRI_BP_CHUNK;
-            if (want > maxg) want = maxg;
-            if (want > 16) want = 16;
-            p->groups = want < 1 ? 1 : (int)want;
-        }
-        if (p->groups > 1)
-            KRI_CHECK(kri_device_alloc(&p->d_partial, (size_t)(p->groups * p->nx * p->ny) * es, dev,
-                                       "FBP partial sums"));
-        snprintf(p->kernel_name, sizeof p->kernel_name, "%s-%s-%s", p->smem_w ? "tiled" : "global",
-                 p->kind == KRI_BP_PAR    ? "parallel"
-                 : p->kind == KRI_BP_FLAT ? "flat"
-                                          : "equiangular",
-                 o->dtype == KR_F32 ? "f32" : "f64");
-#else
-        s = kri_fail(KR_ERR_NO_DEVICE, "fbp: kray was built without CUDA");
-#endif
-    }
+    KRI_CHECK(be->create(p, &p->st));
+    if (s == KR_OK) p->be = be;
 #undef KRI_CHECK
     kri_free(t.pre);
     kri_free(t.rs);
@@ -505,14 +396,14 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
         kr_fbp_plan_destroy(p);
         return s;
     }
-    p->info.view_groups = p->groups;
-    p->info.kernel = p->kernel_name;
+    p->info.view_groups = p->st->groups;
+    p->info.kernel = p->st->kernel;
     kr_log(ctx, KR_LOG_INFO,
            "fbp: %s, %lld views x %lld detectors -> %lldx%lld, filter %s/%s, %s%s, kernel %s",
            kr_ct_type_name(type), (long long)p->nviews, (long long)p->ndet, (long long)p->nx,
            (long long)p->ny, kr_filter_method_name(o->filter), kr_filter_window_name(o->window),
            kr_dtype_name(o->dtype), p->info.short_scan ? ", Parker short scan" : "",
-           p->kernel_name);
+           p->info.kernel);
     *plan = p;
     return KR_OK;
 }
@@ -526,52 +417,29 @@ kr_status kr_fbp_plan_info(const kr_fbp_plan *p, kr_fbp_info *info)
 }
 
 /* ---- execution ----------------------------------------------------------------------------- */
-static kr_status kri_fbp_check(const kr_fbp_plan *p, const kr_array *a, int is_sino, int64_t *nb)
+/* The one operand check of a sinogram [det, view(, slices)] or image [x, y(, slices)] of the
+ * plan; *nb = its slices, or, with nb NULL, one slice only. */
+static kr_status kri_fbp_check(const char *fn, const kr_fbp_plan *p, const kr_array *a,
+                               int is_sino, int64_t *nb)
 {
-    const char *what = is_sino ? "sinogram" : "image";
-    char d[96];
-    if (a->dtype != p->o.dtype)
-        return kri_fail(KR_ERR_DTYPE, "fbp: the %s is %s, the plan is %s", what,
-                        kr_dtype_name(a->dtype), kr_dtype_name(p->o.dtype));
-    KRI_TRY(kri_check_loc(p->ctx, a->loc, is_sino ? "the sinogram" : "the image"));
-    if (!a->data || !kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_INVALID_ARG, "fbp: the %s is not a contiguous array", what);
-    int64_t d0 = is_sino ? p->ndet : p->nx, d1 = is_sino ? p->nviews : p->ny;
-    int64_t b = a->ndim > 2 ? a->dims[2] : 1;
-    int rank = kr_array_rank(a);
-    if (a->dims[0] != d0 || (a->ndim > 1 ? a->dims[1] : 1) != d1 || rank > 3)
-        return kri_fail(KR_ERR_DIM, "fbp: the %s has %s values, the geometry expects %lldx%lld%s",
-                        what, kr_dims_string(a->ndim, a->dims, d, sizeof d), (long long)d0,
-                        (long long)d1, is_sino ? " (detectors x views)" : " (x by y)");
-    *nb = b;
+    const int64_t dims[3] = {is_sino ? p->ndet : p->nx, is_sino ? p->nviews : p->ny, nb ? -1 : 1};
+    const char *what = is_sino ? "the sinogram" : "the image";
+    KRI_TRY(kri_check_operand_dims(fn, what, a, p->o.dtype, p->loc, 3, dims));
+    if (nb) *nb = a->ndim > 2 ? a->dims[2] : 1;
     return KR_OK;
 }
 
 static kr_status kri_fbp_bp(kr_fbp_plan *p, void *image)
 {
-    int f64 = p->o.dtype == KR_F64;
-    if (p->loc == KR_HOST)
-        return kri_cpu_fbp_backproject(f64, p->kind, p->views, p->nviews, p->pairs, p->ndet, image,
-                                       p->nx, p->ny, p->o.clamp_negative, kri_threads(p->ctx), 1);
-#ifdef KRAY_HAVE_CUDA
-    KRI_TRY(kri_cuda_set_device(p->ctx));
-    return kri_cuda_fbp_backproject(kr_ctx_stream(p->ctx), f64, p->kind, p->d_views, p->nviews,
-                                    p->pairs, p->ndet, image, p->nx, p->ny, p->o.clamp_negative,
-                                    p->groups, p->d_partial, p->smem_w);
-#else
-    (void)f64;
-    return kri_fail(KR_ERR_NO_DEVICE, "fbp: kray was built without CUDA");
-#endif
+    return p->be->backproject(p, p->st, image);
 }
 
 kr_status kr_fbp_execute(kr_fbp_plan *p, const kr_array *sino, kr_array *image)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(sino);
-    KRI_ARG_NOT_NULL(image);
     int64_t nbs = 0, nbi = 0;
-    KRI_TRY(kri_fbp_check(p, sino, 1, &nbs));
-    KRI_TRY(kri_fbp_check(p, image, 0, &nbi));
+    KRI_TRY(kri_fbp_check("kr_fbp_execute", p, sino, 1, &nbs));
+    KRI_TRY(kri_fbp_check("kr_fbp_execute", p, image, 0, &nbi));
     if (nbs != nbi)
         return kri_fail(KR_ERR_DIM, "fbp: the sinogram has %lld slices, the image %lld",
                         (long long)nbs, (long long)nbi);
@@ -579,7 +447,7 @@ kr_status kr_fbp_execute(kr_fbp_plan *p, const kr_array *sino, kr_array *image)
     for (int64_t b = 0; b < nbs; b++) {
         const char *in = (const char *)sino->data + (size_t)(b * p->ndet * p->nviews) * es;
         char *out = (char *)image->data + (size_t)(b * p->nx * p->ny) * es;
-        KRI_TRY(kri_filter_run(p->filter, in, p->ndet, p->pairs, 2 * KRI_PAD_ROW(p->ndet),
+        KRI_TRY(kri_filter_run(p->filter, in, p->ndet, p->st->pairs, 2 * KRI_PAD_ROW(p->ndet),
                                KRI_FILTER_PAIRS));
         KRI_TRY(kri_fbp_bp(p, out));
     }
@@ -590,13 +458,8 @@ kr_status kr_fbp_execute(kr_fbp_plan *p, const kr_array *sino, kr_array *image)
 kr_status kr_fbp_filter(kr_fbp_plan *p, const kr_array *sino)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(sino);
-    int64_t nb = 0;
-    KRI_TRY(kri_fbp_check(p, sino, 1, &nb));
-    if (nb != 1)
-        return kri_fail(KR_ERR_DIM, "kr_fbp_filter takes one sinogram slice, got %lld",
-                        (long long)nb);
-    KRI_TRY(kri_filter_run(p->filter, sino->data, p->ndet, p->pairs, 2 * KRI_PAD_ROW(p->ndet),
+    KRI_TRY(kri_fbp_check("kr_fbp_filter", p, sino, 1, NULL));
+    KRI_TRY(kri_filter_run(p->filter, sino->data, p->ndet, p->st->pairs, 2 * KRI_PAD_ROW(p->ndet),
                            KRI_FILTER_PAIRS));
     p->filtered = 1;
     return KR_OK;
@@ -605,12 +468,7 @@ kr_status kr_fbp_filter(kr_fbp_plan *p, const kr_array *sino)
 kr_status kr_fbp_backproject(kr_fbp_plan *p, kr_array *image)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(image);
-    int64_t nb = 0;
-    KRI_TRY(kri_fbp_check(p, image, 0, &nb));
-    if (nb != 1)
-        return kri_fail(KR_ERR_DIM, "kr_fbp_backproject writes one image slice, got %lld",
-                        (long long)nb);
+    KRI_TRY(kri_fbp_check("kr_fbp_backproject", p, image, 0, NULL));
     if (!p->filtered)
         return kri_fail(KR_ERR_INVALID_ARG,
                         "kr_fbp_backproject: no filtered sinogram; call kr_fbp_filter first");

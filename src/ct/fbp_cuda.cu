@@ -1,6 +1,6 @@
 /* 2-D FBP backprojection on the GPU.
  *
- * Input: filtered sinogram as padded pair rows (q[j], q[j+1] - q[j]) (fbp_internal.h), so one
+ * Input: filtered sinogram as padded pair rows (q[j], q[j+1] - q[j]) (filter_internal.h), so one
  * 8-byte load gives both interpolation operands; per-view parameters (8 values per view).
  *
  * k_fbp_tiled (float): a block of 8 x 32 threads owns a 32 x 64 pixel tile; each thread
@@ -18,10 +18,24 @@
  * read-only cache with clamped coordinates; used for f64 and when the window would not fit.
  *
  * Views may be split into G groups (grid z) that write partial images, summed in group order by
- * k_fbp_reduce: results are deterministic run to run. */
-#include "fbp_internal.h"
+ * k_fbp_reduce: results are deterministic run to run.
+ *
+ * The backend table kri_fbp_cuda (fbp_internal.h): its create verb uploads the per-view
+ * parameters, picks the kernel, its window width and the view groups, and allocates the
+ * device buffers; backproject only launches. */
+#include "ct/fbp_internal.h"
 
 #include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "cuda_util.cuh"
+
+#define KRI_BP_TILE_X 32
+#define KRI_BP_TILE_Y 64
+#define KRI_BP_CHUNK 32 /* views staged per shared-memory pass */
+/* Largest dynamic shared memory a tiled kernel may use (bytes), to pick the window width. */
+#define KRI_BP_SMEM_MAX (48 * 1024)
 
 namespace
 {
@@ -31,14 +45,6 @@ constexpr int kPX = KRI_BP_TILE_X / kBX, kPY = KRI_BP_TILE_Y / kBY; /* pixels pe
 static_assert(kPX == 4 && kPY == 2, "tile shape");
 constexpr float kMagic = 12582912.0f; /* 1.5 * 2^23 */
 constexpr int kMagicBits = 0x4B400000;
-
-kr_status check_launch(const char *what)
-{
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "launching %s failed: %s", what, cudaGetErrorString(e));
-    return KR_OK;
-}
 
 /* Padded detector coordinate at local pixel (x, y) of a view whose parameters were made
  * tile-local (A0, B0 at the tile origin, k0 or a0 minus the window start). */
@@ -249,12 +255,13 @@ kr_status launch_global(cudaStream_t st, kri_bp_kind kind, const T *views, int v
         k_fbp_global<T, KRI_BP_EQUI>
             <<<grid, block, 0, st>>>(views, vps, nviews, pairs, ndet, nx, ny, out, gstride, clamp);
     }
-    return check_launch("k_fbp_global");
+    return kri_cu_launched("k_fbp_global");
 }
 
 } // namespace
 
-extern "C" kr_status kri_cuda_sm_count(int dev, int *count)
+/* Number of multiprocessors of CUDA device `dev`. */
+static kr_status kri_cuda_sm_count(int dev, int *count)
 {
     int n = 0;
     cudaError_t e = cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
@@ -265,10 +272,14 @@ extern "C" kr_status kri_cuda_sm_count(int dev, int *count)
     return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_fbp_backproject(void *stream, int f64, kri_bp_kind kind,
-                                              const void *views, int64_t nviews, const void *pairs,
-                                              int64_t ndet, void *image, int64_t nx, int64_t ny,
-                                              int clamp, int groups, void *partial, int smem_w)
+/* views: device array of nviews x 8 values of the dtype (a0, a1, a2, b0, b1, b2, k0, c); pairs:
+ * device pair rows; image: device [nx, ny]; partial: device [groups, nx, ny] scratch when
+ * groups > 1. smem_w > 0 selects the shared-memory tiled kernel with that staged window width
+ * (pairs per view), 0 the global fallback. On `stream`, no synchronisation. */
+static kr_status kri_cuda_fbp_backproject(void *stream, int f64, kri_bp_kind kind,
+                                          const void *views, int64_t nviews, const void *pairs,
+                                          int64_t ndet, void *image, int64_t nx, int64_t ny,
+                                          int clamp, int groups, void *partial, int smem_w)
 {
     cudaStream_t st = (cudaStream_t)stream;
     if (nviews > 0x7fffffff || ndet > (1 << 28) || nx > (1 << 24) || ny > (1 << 24))
@@ -322,7 +333,7 @@ extern "C" kr_status kri_cuda_fbp_backproject(void *stream, int f64, kri_bp_kind
             k_fbp_tiled<KRI_BP_EQUI><<<grid, block, bytes(CV), st>>>(
                 v, vps, (int)nviews, pr, rowlen, (int)nx, (int)ny, W, CV, o, gstride, cl);
         }
-        s = check_launch("k_fbp_tiled");
+        s = kri_cu_launched("k_fbp_tiled");
     }
     if (s != KR_OK || groups == 1) return s;
     int blocks = (int)((npix + 255) / 256);
@@ -333,5 +344,129 @@ extern "C" kr_status kri_cuda_fbp_backproject(void *stream, int f64, kri_bp_kind
     else
         k_fbp_reduce<float>
             <<<blocks, 256, 0, st>>>((const float *)partial, groups, npix, (float *)image, clamp);
-    return check_launch("k_fbp_reduce");
+    return kri_cu_launched("k_fbp_reduce");
 }
+
+/* ---- the CUDA table -------------------------------------------------------------------------- */
+/* The device state of a plan (kri_fbp_cuda.create). */
+typedef struct kri_fbp_dev {
+    kri_fbp_state base; /* pairs on the device */
+    void *d_views;      /* nviews x 8 values of the dtype */
+    void *d_partial;    /* groups x nx x ny when groups > 1 */
+    int smem_w;         /* staged window width of the tiled kernel, 0: the global kernel */
+    char kernel[48];
+} kri_fbp_dev;
+
+static void kri_fbp_cuda_destroy(kri_fbp_state *st)
+{
+    kri_fbp_dev *d = (kri_fbp_dev *)st;
+    if (!d) return;
+    kri_device_free(d->base.pairs);
+    kri_device_free(d->d_views);
+    kri_device_free(d->d_partial);
+    kri_free(d);
+}
+
+/* Staged window width (pairs per view) of the tiled CUDA kernel: the largest spread of the
+ * padded detector coordinate over the (image-clamped) corners of one tile, plus margins. */
+static int kri_fbp_window(const kr_fbp_plan *p)
+{
+    const int64_t TX = KRI_BP_TILE_X, TY = KRI_BP_TILE_Y;
+    double span = 0;
+    for (int64_t v = 0; v < p->nviews; v++) {
+        const kri_bp_view *b = &p->views[v];
+        for (int64_t y0 = 0; y0 < p->ny; y0 += TY)
+            for (int64_t x0 = 0; x0 < p->nx; x0 += TX) {
+                double xs[2] = {(double)x0, (double)(x0 + TX < p->nx ? x0 + TX - 1 : p->nx - 1)};
+                double ys[2] = {(double)y0, (double)(y0 + TY < p->ny ? y0 + TY - 1 : p->ny - 1)};
+                double kmin = INFINITY, kmax = -INFINITY;
+                for (int c = 0; c < 4; c++) {
+                    double x = xs[c & 1], y = ys[c >> 1], k;
+                    double A = b->a0 + b->a1 * x + b->a2 * y, B = b->b0 + b->b1 * x + b->b2 * y;
+                    if (p->kind == KRI_BP_PAR)
+                        k = A;
+                    else if (p->kind == KRI_BP_FLAT)
+                        k = A / B + b->k0;
+                    else
+                        k = atan2(A, B) * b->c + b->k0;
+                    kmin = fmin(kmin, k);
+                    kmax = fmax(kmax, k);
+                }
+                span = fmax(span, kmax - kmin);
+                if (p->kind == KRI_BP_PAR) goto next_view; /* same spread for every tile */
+            }
+    next_view:;
+    }
+    double w = ceil(span) + 6;
+    return w > 1e6 ? 1000000 : (int)w;
+}
+
+
+static kr_status kri_fbp_cuda_create(const kr_fbp_plan *p, kri_fbp_state **out)
+{
+    *out = NULL;
+    kri_fbp_dev *d = (kri_fbp_dev *)kri_calloc(1, sizeof *d);
+    if (!d) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FBP plan");
+    const kr_ctx *ctx = p->ctx;
+    const kr_dtype dt = p->o.dtype;
+    const int dev = kr_ctx_device(ctx);
+    const size_t es = kr_dtype_size(dt);
+    const size_t pair_bytes = (size_t)(p->nviews * 2 * KRI_PAD_ROW(p->ndet)) * es;
+    int sms = 0;
+    kr_status s = KR_OK;
+#define KRI_CHECK(expr)                                                                            \
+    do {                                                                                           \
+        if (s == KR_OK) s = (expr);                                                                \
+    } while (0)
+    d->base.groups = 1;
+    KRI_CHECK(kri_cuda_set_device(ctx));
+    KRI_CHECK(kri_device_alloc(&d->base.pairs, pair_bytes, dev, "filtered sinogram"));
+    /* per-view parameters in the dtype (kri_bp_view is 8 doubles) */
+    KRI_CHECK(kri_cuda_upload_as(ctx, dt, &d->d_views, &p->views[0].a0, p->nviews * 8,
+                                 "FBP views"));
+    /* kernel choice: tiled shared-memory kernel for f32 when the window fits */
+    if (s == KR_OK && dt == KR_F32) {
+        int w = kri_fbp_window(p);
+        if ((size_t)w * 8 * 8 + 64 * 8 <= KRI_BP_SMEM_MAX) d->smem_w = w;
+    }
+    KRI_CHECK(kri_cuda_sm_count(dev, &sms));
+    if (s == KR_OK) {
+        int64_t tiles = ((p->nx + KRI_BP_TILE_X - 1) / KRI_BP_TILE_X) *
+                        ((p->ny + KRI_BP_TILE_Y - 1) / KRI_BP_TILE_Y);
+        if (!d->smem_w) tiles = ((p->nx + 31) / 32) * ((p->ny + 7) / 8);
+        int64_t want = tiles > 0 ? (4 * (int64_t)sms + tiles - 1) / tiles : 1;
+        int64_t maxg = p->nviews / KRI_BP_CHUNK;
+        if (want > maxg) want = maxg;
+        if (want > 16) want = 16;
+        d->base.groups = want < 1 ? 1 : (int)want;
+    }
+    if (d->base.groups > 1)
+        KRI_CHECK(kri_device_alloc(&d->d_partial, (size_t)(d->base.groups * p->nx * p->ny) * es,
+                                   dev, "FBP partial sums"));
+#undef KRI_CHECK
+    if (s != KR_OK) {
+        kri_fbp_cuda_destroy(&d->base);
+        return s;
+    }
+    snprintf(d->kernel, sizeof d->kernel, "%s-%s-%s", d->smem_w ? "tiled" : "global",
+             p->kind == KRI_BP_PAR    ? "parallel"
+             : p->kind == KRI_BP_FLAT ? "flat"
+                                      : "equiangular",
+             dt == KR_F32 ? "f32" : "f64");
+    d->base.kernel = d->kernel;
+    *out = &d->base;
+    return KR_OK;
+}
+
+static kr_status kri_fbp_cuda_backproject(const kr_fbp_plan *p, kri_fbp_state *st, void *image)
+{
+    const kri_fbp_dev *d = (const kri_fbp_dev *)st;
+    KRI_TRY(kri_cuda_set_device(p->ctx));
+    return kri_cuda_fbp_backproject(kr_ctx_stream(p->ctx), p->o.dtype == KR_F64, p->kind,
+                                    d->d_views, p->nviews, d->base.pairs, p->ndet, image, p->nx,
+                                    p->ny, p->o.clamp_negative, d->base.groups, d->d_partial,
+                                    d->smem_w);
+}
+
+extern "C" const kri_fbp_backend kri_fbp_cuda = {
+    {"cuda", true}, kri_fbp_cuda_create, kri_fbp_cuda_backproject, kri_fbp_cuda_destroy};

@@ -1,6 +1,7 @@
-/* Ramp filters: plan (kernel, response, tables, buffers), validation, dispatch and the CPU twins.
- * See kray/fbp.h for the definitions. */
-#include "fbp_internal.h"
+/* Ramp filters, the front: names, kernels and responses (computed in double), validation, the
+ * plan's tables and the dispatch to its backend (filter_internal.h). See kray/fbp.h for the
+ * definitions. */
+#include "ct/filter_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -251,46 +252,13 @@ done:
 void kr_filter_plan_destroy(kr_filter_plan *p)
 {
     if (!p) return;
-    kr_fft_plan_destroy(p->fwd);
-    kr_fft_plan_destroy(p->bwd);
-    kr_ctx_destroy(p->serial);
+    if (p->be) p->be->destroy(p->st);
     kri_free(p->kern);
     kri_free(p->resp);
     kri_free(p->pre);
     kri_free(p->rs);
-    kri_free(p->work);
-    kri_free(p->kern_t);
-    kri_device_free(p->d_kern);
-    kri_device_free(p->d_resp);
-    kri_device_free(p->d_pre);
-    kri_device_free(p->d_rs);
-    kri_device_free(p->d_work);
-    kri_device_free(p->d_plain);
-    kri_device_free(p->d_in);
-#ifdef KRAY_HAVE_CUDA
-    kri_filter_cufft_destroy(p->cb);
-#endif
     kri_free(p);
 }
-
-#ifdef KRAY_HAVE_CUDA
-/* Copy a double table to the device in the plan's dtype. */
-static kr_status kri_upload(kr_filter_plan *p, void **dst, const double *src, int64_t n,
-                            const char *what)
-{
-    size_t es = kr_dtype_size(p->o.dtype);
-    KRI_TRY(kri_device_alloc(dst, (size_t)n * es, kr_ctx_device(p->ctx), what));
-    void *tmp;
-    KRI_TRY(kri_alloc(&tmp, (size_t)n * es, what));
-    if (p->o.dtype == KR_F32)
-        for (int64_t i = 0; i < n; i++) ((float *)tmp)[i] = (float)src[i];
-    else
-        memcpy(tmp, src, (size_t)n * es);
-    kr_status s = kri_memcpy(*dst, KR_DEVICE, tmp, KR_HOST, (size_t)n * es, p->ctx);
-    kri_free(tmp);
-    return s;
-}
-#endif
 
 kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_t ndet,
                                 int64_t nrows, const kr_filter_opts *o)
@@ -308,12 +276,13 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
         if (!isfinite(o->row_scale[i]))
             return kri_fail(KR_ERR_INVALID_ARG, "filter: row_scale[%lld] is not finite",
                             (long long)i);
+    const kri_filter_backend *be;
+    KRI_TRY(kri_backend_pick(&be, kri_ctx_loc(ctx), &kri_filter_cpu, &kri_filter_cuda, "filter"));
 
     kr_filter_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a filter plan");
     p->ctx = ctx;
-    p->backend = kr_ctx_backend(ctx);
-    p->loc = p->backend == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    p->loc = kri_ctx_loc(ctx);
     p->o = *o;
     p->ndet = ndet;
     p->nrows = nrows;
@@ -349,72 +318,8 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
     } else {
         for (int64_t n = 0; n < ndet; n++) p->kern[n] = kri_direct_kernel(&p->o, n);
     }
-
-    size_t es = kr_dtype_size(o->dtype);
-    kr_dtype ct = kr_dtype_complex(o->dtype);
-    int64_t wdims[2] = {p->L, p->npairs};
-    if (p->loc == KR_HOST) {
-        if (o->method == KR_FILTER_FFT) {
-            /* Below ~2^21 complex samples the whole FFT filter takes about a millisecond on
-             * one core; OpenMP regions would cost more than they save (results do not depend
-             * on the thread count either way). */
-            const kr_ctx *fctx = ctx;
-            if (p->L * p->npairs < ((int64_t)1 << 21)) {
-                KRI_CHECK(kr_ctx_create(&p->serial, KR_BACKEND_CPU_SERIAL));
-                fctx = p->serial;
-            }
-            KRI_CHECK(kri_alloc(&p->work, (size_t)(p->L * p->npairs) * 2 * es, "filter work"));
-            KRI_CHECK(
-                kr_fft_plan_create(&p->fwd, fctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0, KR_HOST));
-            KRI_CHECK(
-                kr_fft_plan_create(&p->bwd, fctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0, KR_HOST));
-        } else {
-            KRI_CHECK(kri_alloc(&p->work, (size_t)((2 * ndet + 2) * nrows) * es, "filter work"));
-            KRI_CHECK(kri_alloc(&p->kern_t, (size_t)ndet * es, "filter kernel"));
-            for (int64_t n = 0; n < ndet; n++) {
-                if (o->dtype == KR_F32)
-                    ((float *)p->kern_t)[n] = (float)p->kern[n];
-                else
-                    ((double *)p->kern_t)[n] = p->kern[n];
-            }
-        }
-    } else {
-#ifdef KRAY_HAVE_CUDA
-        KRI_CHECK(kri_cuda_set_device(ctx));
-        if (p->pre_rows)
-            KRI_CHECK(kri_upload(p, &p->d_pre, p->pre, ndet * p->pre_rows, "filter pre-weights"));
-        if (p->rs_count)
-            KRI_CHECK(kri_upload(p, &p->d_rs, p->rs, p->rs_count, "filter row scales"));
-        if (o->method == KR_FILTER_FFT) {
-            KRI_CHECK(kri_upload(p, &p->d_resp, p->resp, p->L, "filter response"));
-            KRI_CHECK(kri_device_alloc(&p->d_work, (size_t)(p->L * p->npairs) * 2 * es,
-                                       kr_ctx_device(ctx), "filter work"));
-            size_t ws = 0;
-            KRI_CHECK(kri_filter_cufft_create(&p->cb, ctx, o->dtype == KR_F64, o->fuse, p->L,
-                                              p->npairs, ndet, nrows, p->d_resp, &ws));
-            /* out of place forward from an input whose zero padding is written once: packing
-             * then writes ndet of L columns (the memory cuFFT's workspace would take) */
-            if (p->cb && ws == 0) {
-                const size_t wb = (size_t)(p->L * p->npairs) * 2 * es;
-                KRI_CHECK(kri_device_alloc(&p->d_in, wb, kr_ctx_device(ctx), "filter input"));
-                KRI_CHECK(kri_device_memset0(p->d_in, wb, ctx));
-            }
-            /* the plain transforms: both without the callbacks; with them the inverse one for
-             * PAIRS output (all planning here, none in a run) */
-            if (!p->cb)
-                KRI_CHECK(kr_fft_plan_create(&p->fwd, ctx, ct, 2, wdims, 1u, KR_FFT_FORWARD, 0,
-                                             KR_DEVICE));
-            KRI_CHECK(
-                kr_fft_plan_create(&p->bwd, ctx, ct, 2, wdims, 1u, KR_FFT_BACKWARD, 0, KR_DEVICE));
-        } else {
-            KRI_CHECK(kri_upload(p, &p->d_kern, p->kern, ndet, "filter kernel"));
-            KRI_CHECK(kri_device_alloc(&p->d_plain, (size_t)((ndet + 2) * nrows) * es,
-                                       kr_ctx_device(ctx), "filter work"));
-        }
-#else
-        KRI_CHECK(kri_fail(KR_ERR_NO_DEVICE, "filter: kray was built without CUDA"));
-#endif
-    }
+    KRI_CHECK(be->create(p, &p->st));
+    p->be = be;
 #undef KRI_CHECK
     *plan = p;
     return KR_OK;
@@ -452,219 +357,46 @@ kr_status kr_filter_response(const kr_filter_plan *p, double *resp, int64_t coun
     return KR_OK;
 }
 
-/* ---- CPU twins ----------------------------------------------------------------------------- */
-static double kri_row_weight(const kr_filter_plan *p, int64_t r, int64_t m)
-{
-    double w = 1.0;
-    if (p->pre) w = p->pre[m + p->ndet * ((r / p->pre_div) % p->pre_rows)];
-    if (p->rs) w *= p->rs[(r / p->rs_div) % p->rs_count];
-    return w;
-}
-
-/* Row r of the filtered output to the requested layout. q holds the filtered values at
- * positions 0 .. N (index * qs) and at position -1 (index ileft * qs). */
-#define KRI_DEFINE_STORE(T)                                                                        \
-    static inline T kri_at_##T(const T *q, int64_t qs, int64_t N, int64_t ileft, int64_t pos)      \
-    {                                                                                              \
-        if (pos >= 0 && pos <= N) return q[pos * qs];                                              \
-        return pos == -1 ? q[ileft * qs] : (T)0;                                                   \
-    }                                                                                              \
-    static void kri_store_##T(const T *q, int64_t qs, int64_t N, int64_t ileft, T *out,            \
-                              kri_filter_out mode)                                                 \
-    {                                                                                              \
-        if (mode == KRI_FILTER_PLAIN) {                                                            \
-            for (int64_t m = 0; m < N; m++) out[m] = q[m * qs];                                    \
-            return;                                                                                \
-        }                                                                                          \
-        for (int64_t j = 0; j < KRI_PAD_ROW(N); j++) {                                             \
-            T va = kri_at_##T(q, qs, N, ileft, j - KRI_PAD);                                       \
-            T vb = kri_at_##T(q, qs, N, ileft, j - KRI_PAD + 1);                                   \
-            out[2 * j] = va;                                                                       \
-            out[2 * j + 1] = vb - va;                                                              \
-        }                                                                                          \
-    }
-KRI_DEFINE_STORE(float)
-KRI_DEFINE_STORE(double)
-
-#define KRI_DEFINE_CPU_FFT(T)                                                                      \
-    static kr_status kri_cpu_filter_fft_##T(kr_filter_plan *p, const T *in, int64_t is, T *out,    \
-                                            int64_t os, kri_filter_out mode, int nt)               \
-    {                                                                                              \
-        const int64_t N = p->ndet, L = p->L, R = p->nrows, P = p->npairs;                          \
-        T *w = (T *)p->work;                                                                       \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t pr = 0; pr < P;  \
-                                                                          pr++)                    \
-        {                                                                                          \
-            T *c = w + 2 * L * pr;                                                                 \
-            int64_t r0 = 2 * pr, r1 = 2 * pr + 1;                                                  \
-            for (int64_t m = 0; m < N; m++) {                                                      \
-                c[2 * m] = (T)((double)in[r0 * is + m] * kri_row_weight(p, r0, m));                \
-                c[2 * m + 1] =                                                                     \
-                    r1 < R ? (T)((double)in[r1 * is + m] * kri_row_weight(p, r1, m)) : (T)0;       \
-            }                                                                                      \
-            for (int64_t m = 2 * N; m < 2 * L; m++) c[m] = (T)0;                                   \
-        }                                                                                          \
-        kr_array wa;                                                                               \
-        int64_t dims[2] = {L, P};                                                                  \
-        KRI_TRY(kr_array_wrap(&wa, kr_dtype_complex(p->o.dtype), 2, dims, w, KR_HOST));            \
-        KRI_TRY(kr_fft_execute(p->fwd, &wa, &wa));                                                 \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t pr = 0; pr < P;  \
-                                                                          pr++)                    \
-        {                                                                                          \
-            T *c = w + 2 * L * pr;                                                                 \
-            for (int64_t k = 0; k < L; k++) {                                                      \
-                T h = (T)p->resp[k];                                                               \
-                c[2 * k] *= h;                                                                     \
-                c[2 * k + 1] *= h;                                                                 \
-            }                                                                                      \
-        }                                                                                          \
-        KRI_TRY(kr_fft_execute(p->bwd, &wa, &wa));                                                 \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t r = 0; r < R;    \
-                                                                          r++)                     \
-        {                                                                                          \
-            const T *c = w + 2 * L * (r / 2) + (r % 2);                                            \
-            kri_store_##T(c, 2, N, L - 1, out + r * os, mode);                                     \
-        }                                                                                          \
-        return KR_OK;                                                                              \
-    }
-KRI_DEFINE_CPU_FFT(float)
-KRI_DEFINE_CPU_FFT(double)
-
-/* y[k] = sum_m kern[|k - m|] x[m] (lags < ndet) for k = 0 .. N-1, and in PAIRS mode also for
- * k = N (stored at index N) and k = -1 (index N + 1). */
-#define KRI_DEFINE_CPU_DIRECT(T)                                                                   \
-    static kr_status kri_cpu_filter_direct_##T(kr_filter_plan *p, const T *in, int64_t is, T *out, \
-                                               int64_t os, kri_filter_out mode, int nt)            \
-    {                                                                                              \
-        const int64_t N = p->ndet, R = p->nrows;                                                   \
-        T *x = (T *)p->work; /* pre-weighted copy, [N, R] */                                       \
-        T *y = x + N * R;    /* convolved rows, [N + 2, R] */                                      \
-        const T *h = (const T *)p->kern_t;                                                         \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t r = 0; r < R;    \
-                                                                          r++) for (int64_t m = 0; \
-                                                                                    m < N; m++)    \
-            x[r * N + m] = (T)((double)in[r * is + m] * kri_row_weight(p, r, m));                  \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t r = 0; r < R;    \
-                                                                          r++)                     \
-        {                                                                                          \
-            const T *xr = x + r * N;                                                               \
-            T *yr = y + r * (N + 2);                                                               \
-            for (int64_t k = 0; k < N; k++) {                                                      \
-                T acc = 0;                                                                         \
-                for (int64_t m = 0; m < k; m++) acc += h[k - m] * xr[m];                           \
-                for (int64_t m = k; m < N; m++) acc += h[m - k] * xr[m];                           \
-                yr[k] = acc;                                                                       \
-            }                                                                                      \
-            if (mode == KRI_FILTER_PAIRS) {                                                        \
-                T ar = 0, al = 0;                                                                  \
-                for (int64_t m = 1; m < N; m++) ar += h[N - m] * xr[m];     /* position N */       \
-                for (int64_t m = 0; m + 1 < N; m++) al += h[m + 1] * xr[m]; /* position -1 */      \
-                yr[N] = ar;                                                                        \
-                yr[N + 1] = al;                                                                    \
-            }                                                                                      \
-            kri_store_##T(yr, 1, N, N + 1, out + r * os, mode);                                    \
-        }                                                                                          \
-        return KR_OK;                                                                              \
-    }
-KRI_DEFINE_CPU_DIRECT(float)
-KRI_DEFINE_CPU_DIRECT(double)
-
 /* ---- dispatch ------------------------------------------------------------------------------ */
 void *kri_filter_packed_work(kr_filter_plan *p, int *pad_zero)
 {
-    *pad_zero = p->d_in != NULL;
-    if (p->loc != KR_DEVICE || p->o.method != KR_FILTER_FFT) return NULL;
-    return p->d_in ? p->d_in : p->d_work;
+    *pad_zero = 0;
+    return p->be->packed_work ? p->be->packed_work(p, p->st, pad_zero) : NULL;
 }
 
 kr_status kri_filter_run_packed(kr_filter_plan *p, void *out, int64_t out_stride,
                                 kri_filter_out mode)
 {
-#ifdef KRAY_HAVE_CUDA
-    void *st = kr_ctx_stream(p->ctx);
-    const int f64 = p->o.dtype == KR_F64;
-    kr_array wa;
-    int64_t dims[2] = {p->L, p->npairs};
-    KRI_TRY(kri_cuda_set_device(p->ctx));
-    KRI_TRY(kr_array_wrap(&wa, kr_dtype_complex(p->o.dtype), 2, dims, p->d_work, KR_DEVICE));
-    wa.device = kr_ctx_device(p->ctx);
-    if (p->cb) {
-        KRI_TRY(kri_filter_cufft_forward(p->cb, st, p->d_in ? p->d_in : p->d_work, p->d_work));
-        if (mode == KRI_FILTER_PLAIN)
-            return kri_filter_cufft_inverse_plain(p->cb, st, p->d_work, out, out_stride);
-    } else {
-        KRI_TRY(kr_fft_execute(p->fwd, &wa, &wa));
-        KRI_TRY(kri_cuda_filter_mul(st, f64, p->d_work, p->d_resp, p->L, p->npairs));
-    }
-    KRI_TRY(kr_fft_execute(p->bwd, &wa, &wa));
-    return kri_cuda_filter_unpack(st, f64, p->d_work, p->L, out, out_stride, (int)mode, p->ndet,
-                                  p->nrows);
-#else
-    (void)out;
-    (void)out_stride;
-    (void)mode;
-    return kri_fail(KR_ERR_NO_DEVICE, "filter: kray was built without CUDA");
-#endif
+    if (!p->be->run_packed)
+        return kri_fail(KR_ERR_INTERNAL, "filter: a %s plan has no packed input",
+                        p->be->hdr.name);
+    return p->be->run_packed(p, p->st, out, out_stride, mode);
 }
 
 kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, void *out,
                          int64_t out_stride, kri_filter_out mode)
 {
-    int f64 = p->o.dtype == KR_F64;
-    if (p->loc == KR_HOST) {
-        int nt = p->serial ? 1 : kri_threads(p->ctx);
-        if (p->o.method == KR_FILTER_FFT)
-            return f64 ? kri_cpu_filter_fft_double(p, in, in_stride, out, out_stride, mode, nt)
-                       : kri_cpu_filter_fft_float(p, in, in_stride, out, out_stride, mode, nt);
-        return f64 ? kri_cpu_filter_direct_double(p, in, in_stride, out, out_stride, mode, nt)
-                   : kri_cpu_filter_direct_float(p, in, in_stride, out, out_stride, mode, nt);
-    }
-#ifdef KRAY_HAVE_CUDA
-    void *st = kr_ctx_stream(p->ctx);
-    KRI_TRY(kri_cuda_set_device(p->ctx));
-    kri_rowweights rw = {p->d_pre, p->d_rs, p->pre_rows, p->pre_div, p->rs_count, p->rs_div};
-    if (p->o.method == KR_FILTER_FFT) {
-        KRI_TRY(kri_cuda_filter_pack(st, f64, in, in_stride, rw, p->d_in ? p->d_in : p->d_work,
-                                     p->ndet, p->nrows, p->L));
-        return kri_filter_run_packed(p, out, out_stride, mode);
-    }
-    if (mode == KRI_FILTER_PLAIN)
-        return kri_cuda_filter_direct(st, f64, in, in_stride, rw, p->d_kern, out, out_stride, 0,
-                                      p->ndet, p->nrows);
-    /* positions -1 .. N into rows of N + 2 (index = position + 1) */
-    KRI_TRY(kri_cuda_filter_direct(st, f64, in, in_stride, rw, p->d_kern, p->d_plain, p->ndet + 2,
-                                   1, p->ndet, p->nrows));
-    return kri_cuda_filter_pairs(st, f64, p->d_plain, out, out_stride, p->ndet, p->nrows);
-#else
-    (void)f64;
-    return kri_fail(KR_ERR_NO_DEVICE, "filter: kray was built without CUDA");
-#endif
+    return p->be->run(p, p->st, in, in_stride, out, out_stride, mode);
 }
 
-/* A contiguous array of the plan's dtype, location and element count, dims[0] == ndet. */
+/* The one operand check of a filter input or output: the plan's dtype and location, contiguous,
+ * dims[0] == ndet and ndet * nrows values in all. */
 static kr_status kri_check_rows(const kr_filter_plan *p, const kr_array *a, const char *what)
 {
     char d[96];
-    if (a->dtype != p->o.dtype)
-        return kri_fail(KR_ERR_DTYPE, "filter: %s is %s, the plan is %s", what,
-                        kr_dtype_name(a->dtype), kr_dtype_name(p->o.dtype));
-    KRI_TRY(kri_check_loc(p->ctx, a->loc, what));
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_INVALID_ARG, "filter: %s is not contiguous", what);
+    KRI_TRY(kri_check_operand("kr_filter_execute", what, a, p->o.dtype, p->loc));
     if (a->dims[0] != p->ndet || kr_array_numel(a) != p->ndet * p->nrows)
-        return kri_fail(KR_ERR_DIM, "filter: %s has dims %s, the plan filters %lld rows of %lld",
+        return kri_fail(KR_ERR_DIM,
+                        "kr_filter_execute: %s has dims %s, the plan filters %lld rows of %lld",
                         what, kr_dims_string(a->ndim, a->dims, d, sizeof d), (long long)p->nrows,
                         (long long)p->ndet);
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "filter: %s has no data", what);
     return KR_OK;
 }
 
 kr_status kr_filter_execute(kr_filter_plan *p, const kr_array *in, kr_array *out)
 {
     KRI_ARG_NOT_NULL(p);
-    KRI_ARG_NOT_NULL(in);
-    KRI_ARG_NOT_NULL(out);
-    KRI_TRY(kri_check_rows(p, in, "filter input"));
-    KRI_TRY(kri_check_rows(p, out, "filter output"));
+    KRI_TRY(kri_check_rows(p, in, "the input"));
+    KRI_TRY(kri_check_rows(p, out, "the output"));
     return kri_filter_run(p, in->data, p->ndet, out->data, p->ndet, KRI_FILTER_PLAIN);
 }

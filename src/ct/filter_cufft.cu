@@ -7,7 +7,7 @@
  * Where they are not wanted (fuse -1, or auto below KRI_FILTER_CB_MIN cells) or cuFFT cannot
  * link them (no nvJitLink, a GPU older than the LTO-IR) kri_filter_cufft_create gives NULL and
  * filter.c keeps the separate passes, with the same values. */
-#include "fbp_internal.h"
+#include "ct/filter_internal.h"
 
 #include <cuda_runtime.h>
 #include <cufftXt.h>

@@ -79,7 +79,8 @@ void kr_ct_scan_default(kr_ct_scan *s)
     s->det_spacing_mm = 1;
 }
 
-void kri_sincosd(double deg, double *s, double *c)
+/* sin and cos of an angle in degrees; exact at multiples of 90 degrees. */
+static void kri_sincosd(double deg, double *s, double *c)
 {
     double r = fmod(deg, 360.0); /* exact */
     if (r < 0) r += 360.0;
@@ -92,7 +93,8 @@ void kri_sincosd(double deg, double *s, double *c)
     *c = cos(a);
 }
 
-kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim)
+/* Check a 2-D grid and normalise its unused z entries (n 1, voxel 1, offset 0). */
+static kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim)
 {
     static const char ax[3] = {'x', 'y', 'z'};
     if (g->n[2] == 0 && ndim == 2) g->n[2] = 1;
@@ -118,8 +120,11 @@ kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim)
     return KR_OK;
 }
 
-/* ---- view validation ----------------------------------------------------------------------- */
-static int kri_finite3(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
+/* ---- view validation ------------------------------------------------------------------------- */
+static int kri_finite3(const double *a)
+{
+    return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
+}
 static double kri_cross2(const double *a, const double *b) { return a[0] * b[1] - a[1] * b[0]; }
 static double kri_dot2(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1]; }
 static double kri_norm2(const double *a) { return hypot(a[0], a[1]); }
@@ -226,9 +231,16 @@ static kr_status kri_ct_check_view(const kr_ct_geom *g, int64_t vi)
     return KR_OK;
 }
 
-static kr_status kri_ct_validate(kr_ct_geom *g)
+/* Validate every view of g: then *out = g, else g is destroyed. */
+static kr_status kri_ct_finish(kr_ct_geom **out, kr_ct_geom *g)
 {
-    for (int64_t v = 0; v < g->nviews; v++) KRI_TRY(kri_ct_check_view(g, v));
+    kr_status s = KR_OK;
+    for (int64_t v = 0; s == KR_OK && v < g->nviews; v++) s = kri_ct_check_view(g, v);
+    if (s != KR_OK) {
+        kr_ct_geom_destroy(g);
+        return s;
+    }
+    *out = g;
     return KR_OK;
 }
 
@@ -298,13 +310,7 @@ kr_status kr_ct_geom_create_views(kr_ct_geom **out, kr_ct_type type, int64_t det
     kr_ct_geom *g;
     KRI_TRY(kri_ct_alloc(&g, type, det_count, 1, nviews, grid));
     memcpy(g->views, views, (size_t)nviews * sizeof *views);
-    kr_status s = kri_ct_validate(g);
-    if (s != KR_OK) {
-        kr_ct_geom_destroy(g);
-        return s;
-    }
-    *out = g;
-    return KR_OK;
+    return kri_ct_finish(out, g);
 }
 
 kr_status kr_ct_geom_create_views3d(kr_ct_geom **out, kr_ct_type type, int64_t det_count,
@@ -324,13 +330,7 @@ kr_status kr_ct_geom_create_views3d(kr_ct_geom **out, kr_ct_type type, int64_t d
     kr_ct_geom *g;
     KRI_TRY(kri_ct_alloc(&g, type, det_count, det_rows, nviews, grid));
     memcpy(g->views, views, (size_t)nviews * sizeof *views);
-    kr_status s = kri_ct_validate(g);
-    if (s != KR_OK) {
-        kr_ct_geom_destroy(g);
-        return s;
-    }
-    *out = g;
-    return KR_OK;
+    return kri_ct_finish(out, g);
 }
 
 static kr_status kri_ct_scan_check(const kr_ct_scan *s)
@@ -411,7 +411,8 @@ kr_status kr_ct_geom_create(kr_ct_geom **out, const kr_ct_scan *scan, const kr_c
     g->scan.angles_deg = g->angles;
     if (g->uniform) {
         double step = (scan->stop_deg - scan->start_deg) / (double)scan->nviews;
-        for (int64_t i = 0; i < scan->nviews; i++) g->angles[i] = scan->start_deg + (double)i * step;
+        for (int64_t i = 0; i < scan->nviews; i++)
+            g->angles[i] = scan->start_deg + (double)i * step;
     } else {
         memcpy(g->angles, scan->angles_deg, (size_t)scan->nviews * sizeof *g->angles);
     }
@@ -462,13 +463,7 @@ kr_status kr_ct_geom_create(kr_ct_geom **out, const kr_ct_scan *scan, const kr_c
         }
         }
     }
-    kr_status st = kri_ct_validate(g);
-    if (st != KR_OK) {
-        kr_ct_geom_destroy(g);
-        return st;
-    }
-    *out = g;
-    return KR_OK;
+    return kri_ct_finish(out, g);
 }
 
 kr_status kr_ct_geom_clone(kr_ct_geom **out, const kr_ct_geom *g)
@@ -542,7 +537,7 @@ int kr_ct_geom_image_dims(const kr_ct_geom *g, int64_t *dims)
     return nd;
 }
 
-/* ---- "start:stop:count" -------------------------------------------------------------------- */
+/* ---- "start:stop:count" ---------------------------------------------------------------------- */
 static int kri_parse_double(const char *s, size_t n, double *out)
 {
     char buf[64];
@@ -600,5 +595,53 @@ kr_status kr_ct_angles_parse(const char *spec, double *start_deg, double *stop_d
     *start_deg = a;
     *stop_deg = b;
     *count = n;
+    return KR_OK;
+}
+
+/* ---- cone-beam checks (the mathematics in geometry3d.c) -------------------------------------- */
+kr_status kr_ct_geom_check_fov(const kr_ct_geom *g, const kr_ctx *ctx, int64_t *views_truncated)
+{
+    KRI_ARG_NOT_NULL(g);
+    if (views_truncated) *views_truncated = 0;
+    if (!kr_ct_type_is_cone(g->type))
+        return kri_fail(KR_ERR_NOT_SUPPORTED,
+                        "the field-of-view check is implemented for cone geometries, not %s",
+                        kr_ct_type_name(g->type));
+    int64_t first;
+    double ext[4] = {0, 0, 0, 0};
+    const int64_t count = kri_ct_fov_count(g->views, g->nviews, &g->grid, g->det_count,
+                                           g->det_rows, 0, &first, ext);
+    if (views_truncated) *views_truncated = count;
+    if (count > 0)
+        kr_log(ctx, KR_LOG_WARN,
+               "CT geometry: the volume is not entirely inside the field of view: in %lld of "
+               "%lld views part of it projects outside the detector (view %lld: columns "
+               "%.1f..%.1f, rows %.1f..%.1f pixels from the detector centre; the detector spans "
+               "+-%.1f x +-%.1f); those parts are not seen from every direction",
+               (long long)count, (long long)g->nviews, (long long)first, ext[0], ext[1], ext[2],
+               ext[3], 0.5 * (double)g->det_count, 0.5 * (double)g->det_rows);
+    return KR_OK;
+}
+
+kr_status kr_ct_scan_short_arc_deg(const kr_ct_scan *s, double *arc_deg)
+{
+    KRI_ARG_NOT_NULL(s);
+    KRI_ARG_NOT_NULL(arc_deg);
+    if (s->type != KR_CT_FAN2D_FLAT && s->type != KR_CT_FAN2D_EQUIANGULAR &&
+        s->type != KR_CT_CONE)
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "a short scan needs a fan or cone beam with a source, not type %s",
+                        kr_ct_type_name(s->type));
+    if (!(s->det_count >= 1) || !(isfinite(s->det_spacing_mm) && s->det_spacing_mm > 0) ||
+        !isfinite(s->det_offset_mm) || !(isfinite(s->sdd_mm) && s->sdd_mm > 0))
+        return kri_fail(KR_ERR_INVALID_ARG,
+                        "short-scan arc: det_count %lld, det_spacing_mm %g, det_offset_mm %g and "
+                        "sdd_mm %g must be valid",
+                        (long long)s->det_count, s->det_spacing_mm, s->det_offset_mm, s->sdd_mm);
+    double h = fabs(s->det_offset_mm) + 0.5 * (double)s->det_count * s->det_spacing_mm;
+    double half = s->type == KR_CT_FAN2D_EQUIANGULAR ? h / s->sdd_mm : atan(h / s->sdd_mm);
+    if (!(half < 1.5707963267948966))
+        return kri_fail(KR_ERR_INVALID_ARG, "short-scan arc: the fan spans 180 degrees or more");
+    *arc_deg = 180.0 + 2.0 * half * (180.0 / 3.14159265358979323846);
     return KR_OK;
 }

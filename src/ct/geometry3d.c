@@ -1,13 +1,14 @@
-/* Cone-beam geometry: validation of 3-D views, central projection onto a flat detector, the
- * field-of-view check and the short-scan arc. */
+/* Cone-beam view mathematics (ct_internal.h): validation of a 3-D view, central projection
+ * onto a flat detector and the field-of-view count. It builds on the geometry's struct only and
+ * calls nothing of geometry.c (which calls these). */
 #include "ct_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-#include <stdio.h>
 
 static int kri_finite3v(const double *a)
 {
@@ -118,7 +119,8 @@ int64_t kri_ct_fov_count(const kr_ct_view *views, int64_t nviews, const kr_ct_gr
 {
     const double hu = 0.5 * (double)det_count, hv = 0.5 * (double)det_rows;
     const double tol = 1e-9 * (hu + hv);
-    const double r = 0.5 * fmin((double)gr->n[0] * gr->voxel_mm[0], (double)gr->n[1] * gr->voxel_mm[1]);
+    const double r =
+        0.5 * fmin((double)gr->n[0] * gr->voxel_mm[0], (double)gr->n[1] * gr->voxel_mm[1]);
     const int npts = cylinder ? 32 : 8;
     int64_t count = 0;
     *first = -1;
@@ -131,7 +133,8 @@ int64_t kri_ct_fov_count(const kr_ct_view *views, int64_t nviews, const kr_ct_gr
                 const double t = 2 * M_PI * (double)(c % 16) / 16.0;
                 p[0] = gr->offset_mm[0] + r * cos(t);
                 p[1] = gr->offset_mm[1] + r * sin(t);
-                p[2] = gr->offset_mm[2] + (c < 16 ? -0.5 : 0.5) * (double)gr->n[2] * gr->voxel_mm[2];
+                p[2] = gr->offset_mm[2] +
+                       (c < 16 ? -0.5 : 0.5) * (double)gr->n[2] * gr->voxel_mm[2];
             } else { /* the 8 corners of the box */
                 for (int d = 0; d < 3; d++)
                     p[d] = gr->offset_mm[d] +
@@ -155,51 +158,4 @@ int64_t kri_ct_fov_count(const kr_ct_view *views, int64_t nviews, const kr_ct_gr
         }
     }
     return count;
-}
-
-kr_status kr_ct_geom_check_fov(const kr_ct_geom *g, const kr_ctx *ctx, int64_t *views_truncated)
-{
-    KRI_ARG_NOT_NULL(g);
-    if (views_truncated) *views_truncated = 0;
-    if (!kr_ct_type_is_cone(g->type))
-        return kri_fail(KR_ERR_NOT_SUPPORTED,
-                        "the field-of-view check is implemented for cone geometries, not %s",
-                        kr_ct_type_name(g->type));
-    int64_t first;
-    double ext[4] = {0, 0, 0, 0};
-    const int64_t count = kri_ct_fov_count(g->views, g->nviews, &g->grid, g->det_count,
-                                           g->det_rows, 0, &first, ext);
-    if (views_truncated) *views_truncated = count;
-    if (count > 0)
-        kr_log(ctx, KR_LOG_WARN,
-               "CT geometry: the volume is not entirely inside the field of view: in %lld of "
-               "%lld views part of it projects outside the detector (view %lld: columns "
-               "%.1f..%.1f, rows %.1f..%.1f pixels from the detector centre; the detector spans "
-               "+-%.1f x +-%.1f); those parts are not seen from every direction",
-               (long long)count, (long long)g->nviews, (long long)first, ext[0], ext[1], ext[2],
-               ext[3], 0.5 * (double)g->det_count, 0.5 * (double)g->det_rows);
-    return KR_OK;
-}
-
-kr_status kr_ct_scan_short_arc_deg(const kr_ct_scan *s, double *arc_deg)
-{
-    KRI_ARG_NOT_NULL(s);
-    KRI_ARG_NOT_NULL(arc_deg);
-    if (s->type != KR_CT_FAN2D_FLAT && s->type != KR_CT_FAN2D_EQUIANGULAR &&
-        s->type != KR_CT_CONE)
-        return kri_fail(KR_ERR_INVALID_ARG,
-                        "a short scan needs a fan or cone beam with a source, not type %s",
-                        kr_ct_type_name(s->type));
-    if (!(s->det_count >= 1) || !(isfinite(s->det_spacing_mm) && s->det_spacing_mm > 0) ||
-        !isfinite(s->det_offset_mm) || !(isfinite(s->sdd_mm) && s->sdd_mm > 0))
-        return kri_fail(KR_ERR_INVALID_ARG,
-                        "short-scan arc: det_count %lld, det_spacing_mm %g, det_offset_mm %g and "
-                        "sdd_mm %g must be valid",
-                        (long long)s->det_count, s->det_spacing_mm, s->det_offset_mm, s->sdd_mm);
-    double h = fabs(s->det_offset_mm) + 0.5 * (double)s->det_count * s->det_spacing_mm;
-    double half = s->type == KR_CT_FAN2D_EQUIANGULAR ? h / s->sdd_mm : atan(h / s->sdd_mm);
-    if (!(half < 1.5707963267948966))
-        return kri_fail(KR_ERR_INVALID_ARG, "short-scan arc: the fan spans 180 degrees or more");
-    *arc_deg = 180.0 + 2.0 * half * (180.0 / 3.14159265358979323846);
-    return KR_OK;
 }

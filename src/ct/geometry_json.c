@@ -78,8 +78,9 @@ static kr_status kri_parse_angles(kri_json *root, const char *what, kr_ct_scan *
         return kri_json_check_unused(a, what, "angles_deg", "start, stop, count");
     }
     if (a->type != KRI_JSON_ARRAY || a->n < 1)
-        return kri_json_type_error(a, what, "", "angles_deg",
-                                   "a non-empty array of numbers or an object {start, stop, count}");
+        return kri_json_type_error(
+            a, what, "", "angles_deg",
+            "a non-empty array of numbers or an object {start, stop, count}");
     if (a->n > (size_t)KRI_CT_MAX_VIEWS)
         return kri_fail(KR_ERR_FORMAT, "%s: field 'angles_deg' has %zu angles (at most %lld)",
                         what, a->n, (long long)KRI_CT_MAX_VIEWS);
@@ -150,32 +151,49 @@ static kr_status kri_parse_views(kri_json *root, const char *what, kr_ct_type ty
 static const char *const kri_scan_fields[] = {"angles_deg",    "det_spacing_mm", "det_offset_mm",
                                               "cor_offset_mm", "sod_mm",         "sdd_mm"};
 
+/* KR_ERR_FORMAT when root has one of the scan fields: "field 'X' at line L, column C <why>". */
+static kr_status kri_refuse_scan_fields(const kri_json *root, const char *what, const char *why)
+{
+    for (size_t i = 0; i < sizeof kri_scan_fields / sizeof *kri_scan_fields; i++) {
+        const kri_json *f = kri_json_get(root, kri_scan_fields[i]);
+        if (f)
+            return kri_fail(KR_ERR_FORMAT, "%s: field '%s' at line %d, column %d %s", what,
+                            kri_scan_fields[i], f->line, f->col, why);
+    }
+    return KR_OK;
+}
+
+/* A geometry given as 'views' (no scan fields: `why` says why not): 2-D types, or cone-vec with
+ * det_rows. */
+static kr_status kri_geom_from_views(kr_ct_geom **out, kri_json *root, const char *what,
+                                     kr_ct_type type, int64_t det_count, int64_t det_rows,
+                                     const kr_ct_grid *grid, const char *why)
+{
+    KRI_TRY(kri_refuse_scan_fields(root, what, why));
+    const int cone = type == KR_CT_CONE_VEC;
+    kr_ct_view *views;
+    int64_t nv = 0;
+    KRI_TRY(kri_parse_views(root, what, type, &views, &nv));
+    kr_status st = kri_json_check_unused(root, what, "",
+                                         cone ? "version, type, det_count, det_rows, image, views"
+                                              : "version, type, det_count, image, views");
+    if (st == KR_OK)
+        st = cone ? kr_ct_geom_create_views3d(out, type, det_count, det_rows, views, nv, grid)
+                  : kr_ct_geom_create_views(out, type, det_count, views, nv, grid);
+    kri_free(views);
+    return st;
+}
+
 /* The cone types: "cone" (physical description) or "cone-vec" (views). */
 static kr_status kri_cone_from_json(kr_ct_geom **out, kri_json *root, const char *what,
                                     kr_ct_type type, int64_t det_count, int64_t det_rows,
                                     const kr_ct_grid *grid)
 {
     kr_status st;
-    if (type == KR_CT_CONE_VEC) {
-        for (size_t i = 0; i < sizeof kri_scan_fields / sizeof *kri_scan_fields; i++) {
-            const kri_json *f = kri_json_get(root, kri_scan_fields[i]);
-            if (f)
-                return kri_fail(KR_ERR_FORMAT,
-                                "%s: field '%s' at line %d, column %d does not apply to type "
-                                "cone-vec (its geometry is the 'views'; use type \"cone\" for a "
-                                "circular scan)",
-                                what, kri_scan_fields[i], f->line, f->col);
-        }
-        kr_ct_view *views;
-        int64_t nv = 0;
-        KRI_TRY(kri_parse_views(root, what, type, &views, &nv));
-        st = kri_json_check_unused(root, what, "",
-                                   "version, type, det_count, det_rows, image, views");
-        if (st == KR_OK)
-            st = kr_ct_geom_create_views3d(out, type, det_count, det_rows, views, nv, grid);
-        kri_free(views);
-        return st;
-    }
+    if (type == KR_CT_CONE_VEC)
+        return kri_geom_from_views(out, root, what, type, det_count, det_rows, grid,
+                                   "does not apply to type cone-vec (its geometry is the "
+                                   "'views'; use type \"cone\" for a circular scan)");
     const kri_json *fv = kri_json_get(root, "views");
     if (fv)
         return kri_fail(KR_ERR_FORMAT,
@@ -254,20 +272,9 @@ static kr_status kri_geom_from_json(kr_ct_geom **out, kri_json *root, const char
     }
 
     if (kri_json_get(root, "views")) {
-        for (size_t i = 0; i < sizeof kri_scan_fields / sizeof *kri_scan_fields; i++) {
-            const kri_json *f = kri_json_get(root, kri_scan_fields[i]);
-            if (f)
-                return kri_fail(KR_ERR_FORMAT,
-                                "%s: field '%s' at line %d, column %d cannot be combined with "
-                                "'views' (give either the physical description or the views)",
-                                what, kri_scan_fields[i], f->line, f->col);
-        }
-        kr_ct_view *views;
-        int64_t nv = 0;
-        KRI_TRY(kri_parse_views(root, what, type, &views, &nv));
-        st = kri_json_check_unused(root, what, "", "version, type, det_count, image, views");
-        if (st == KR_OK) st = kr_ct_geom_create_views(out, type, det_count, views, nv, &grid);
-        kri_free(views);
+        st = kri_geom_from_views(out, root, what, type, det_count, 1, &grid,
+                                 "cannot be combined with 'views' (give either the physical "
+                                 "description or the views)");
     } else {
         kr_ct_scan scan;
         kr_ct_scan_default(&scan);
@@ -292,8 +299,10 @@ static kr_status kri_geom_from_json(kr_ct_geom **out, kri_json *root, const char
             st = kri_json_take_num(root, "det_offset_mm", 0, what, "", &scan.det_offset_mm, NULL);
         if (st == KR_OK)
             st = kri_json_take_num(root, "cor_offset_mm", 0, what, "", &scan.cor_offset_mm, NULL);
-        if (st == KR_OK && fan) st = kri_json_take_num(root, "sod_mm", 1, what, "", &scan.sod_mm, NULL);
-        if (st == KR_OK && fan) st = kri_json_take_num(root, "sdd_mm", 1, what, "", &scan.sdd_mm, NULL);
+        if (st == KR_OK && fan)
+            st = kri_json_take_num(root, "sod_mm", 1, what, "", &scan.sod_mm, NULL);
+        if (st == KR_OK && fan)
+            st = kri_json_take_num(root, "sdd_mm", 1, what, "", &scan.sdd_mm, NULL);
         if (st == KR_OK)
             st = kri_json_check_unused(root, what, "",
                                        fan ? "version, type, det_count, image, angles_deg, "
@@ -440,7 +449,8 @@ kr_status kr_ct_geom_to_json(const kr_ct_geom *g, int explicit_views, char *buf,
     if (needed) *needed = len;
     kr_status st = KR_OK;
     if (buf == NULL && cap == 0) {
-        if (!needed) st = kri_fail(KR_ERR_INVALID_ARG, "kr_ct_geom_to_json: buf and needed are NULL");
+        if (!needed)
+            st = kri_fail(KR_ERR_INVALID_ARG, "kr_ct_geom_to_json: buf and needed are NULL");
     } else if (!buf) {
         st = kri_fail(KR_ERR_INVALID_ARG, "kr_ct_geom_to_json: buf is NULL but cap is %zu", cap);
     } else if (cap < len + 1) {
