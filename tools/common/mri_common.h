@@ -4,7 +4,10 @@
 #define KRAY_TOOLS_TOOL_MRI_H
 
 #include "cli.h"
-#include "kray/recon.h"
+#include "kray/cartesian.h"
+#include "kray/coils.h"
+#include "kray/ismrmrd.h"
+#include "kray/noise.h"
 #include "kray/sense.h"
 
 typedef struct kc_mri_input {

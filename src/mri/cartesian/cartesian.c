@@ -1,8 +1,9 @@
 /* Cartesian multi-coil MRI: coil k-space by the image-domain route, coil images, root-sum-of-
  * squares and optimal (Roemer) coil combination, phase-encode line masks and undersampling. */
 #include "internal.h"
+#include "kray/cartesian.h"
+#include "kray/coils.h"
 #include "kray/fft.h"
-#include "kray/recon.h"
 #include "mri/cartesian/sense_internal.h"
 
 #include <math.h>

@@ -1,7 +1,8 @@
 /* Coil noise: complex Gaussian noise with covariance sigma^2 Psi (counter-based, Box-Muller),
  * sample covariance of noise scans, whitening matrices and coil-matrix application. */
 #include "internal.h"
-#include "kray/recon.h"
+#include "kray/coils.h"
+#include "kray/noise.h"
 #include "mri/cartesian/sense_internal.h"
 
 #include <math.h>

@@ -2,8 +2,8 @@
  * device dispatch, and the SENSE encoding operator E = M F S as a kr_linop. */
 #include "kray/sense.h"
 #include "internal.h"
+#include "kray/cartesian.h"
 #include "kray/fft.h"
-#include "kray/recon.h"
 #include "mri/cartesian/sense_internal.h"
 #include "solve/solve_internal.h"
 
