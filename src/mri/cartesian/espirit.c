@@ -116,9 +116,7 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
     KRI_ARG_NOT_NULL(maps);
     *maps = NULL;
     if (eigenvalues) *eigenvalues = NULL;
-    KRI_TRY(kri_check_c64(kspace, "kr_espirit: kspace"));
-    if (kspace->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "%s: kspace must be a host array", fn);
+    KRI_TRY(kri_check_operand(fn, "kspace", kspace, KR_C64, KR_HOST));
     kr_espirit_opts o;
     kr_espirit_opts_default(&o);
     if (opts) o = *opts;

@@ -1,6 +1,7 @@
-/* Host SENSE solvers: lattice unfolding (R x R systems per aliased pixel, rows of x vectorised)
- * and the general column-by-column solve (ny x ny systems), both in double precision with
- * OpenMP over independent systems (bit-identical for any thread count). */
+/* SENSE on the host (the CPU table of sense_internal.h): data preparation (line mask and
+ * pre-whitening), lattice unfolding (R x R systems per aliased pixel, rows of x vectorised) and
+ * the general column-by-column solve (ny x ny systems), both in double precision with OpenMP
+ * over independent systems (bit-identical for any thread count). */
 #include "internal.h"
 #include "mri/cartesian/sense_internal.h"
 
@@ -9,6 +10,18 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+/* One solve: maps c64 [nx, ny, nc] (whitened), aliased c64 [nx, ny, nc] (whitened zero-filled
+ * coil images, NULL = g-factor only), image c64 [nx, ny] or NULL, gfac f32 [nx, ny] or NULL. */
+typedef struct kri_sense_job {
+    int64_t nx, ny, nc;
+    int accel, offset;    /* lattice */
+    const uint8_t *lines; /* general: acquired flags [ny] */
+    double lambda;
+    const float *maps, *aliased;
+    float *image, *gfac;
+    int nthreads;
+} kri_sense_job;
 
 static int kri_tid(void)
 {
@@ -60,7 +73,7 @@ static int kri_sense_small_solve(int n, kri_zc *nmat, const double *n0d, double 
     return 0;
 }
 
-kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular)
+static kr_status kri_cpu_sense_lattice(const kri_sense_job *a, int64_t *singular)
 {
     const int64_t nx = a->nx, ny = a->ny, nc = a->nc;
     const int R = a->accel;
@@ -191,8 +204,9 @@ kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular)
     return KR_OK;
 }
 
-void kri_sense_psf(const uint8_t *lines, int64_t ny, kri_zc *psf)
+void kri_sense_psf(const uint8_t *lines, int64_t ny, double *psf_pairs)
 {
+    kri_zc *psf = (kri_zc *)psf_pairs;
     for (int64_t d = 0; d < ny; d++) {
         kri_zc s = 0;
         for (int64_t j = 0; j < ny; j++)
@@ -206,7 +220,7 @@ void kri_sense_psf(const uint8_t *lines, int64_t ny, kri_zc *psf)
     }
 }
 
-kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
+static kr_status kri_cpu_sense_general(const kri_sense_job *a, int64_t *singular)
 {
     const int64_t nx = a->nx, ny = a->ny, nc = a->nc, nxy = nx * ny;
     if (ny > 46340)
@@ -216,7 +230,7 @@ kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
     const double lambda = a->lambda;
     kri_zc *psf = NULL;
     KRI_TRY(kri_alloc((void **)&psf, sizeof(kri_zc) * (size_t)n, "SENSE point-spread function"));
-    kri_sense_psf(a->lines, ny, psf);
+    kri_sense_psf(a->lines, ny, (double *)psf);
     int nt = a->nthreads > 0 ? a->nthreads : 1;
     /* Per thread: column of maps and data (nc x ny complex each), N and Linv (ny^2 each), rhs,
      * diag, g, index. */
@@ -307,3 +321,71 @@ kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
     *singular = nsing;
     return KR_OK;
 }
+
+/* ---- the CPU table --------------------------------------------------------------------------- */
+typedef struct kri_sense_host {
+    kri_sense_desc d;
+    int64_t singular; /* of the last solve */
+} kri_sense_host;
+
+static kr_status kri_cpu_create(const kri_sense_desc *d, void **state)
+{
+    kri_sense_host *h = kri_calloc(1, sizeof *h);
+    if (!h) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a SENSE plan");
+    h->d = *d;
+    *state = h;
+    return KR_OK;
+}
+
+static void kri_cpu_destroy(void *state) { kri_free(state); }
+
+static kr_status kri_cpu_prepare(void *state, const float *s, float *b, int mask)
+{
+    const kri_sense_host *h = state;
+    const int64_t nx = h->d.nx, ny = h->d.ny, nc = h->d.nc, nxy = nx * ny;
+    const uint8_t *ln = h->d.lines;
+    const kri_zc *w = (const kri_zc *)h->d.w;
+#pragma omp parallel for num_threads(kri_threads(h->d.ctx)) schedule(static)
+    for (int64_t y = 0; y < ny; y++) {
+        for (int64_t c = 0; c < nc; c++) {
+            float *dst = b + 2 * (nx * y + nxy * c);
+            if (mask && !ln[y])
+                memset(dst, 0, sizeof(float) * 2 * (size_t)nx);
+            else
+                memcpy(dst, s + 2 * (nx * y + nxy * c), sizeof(float) * 2 * (size_t)nx);
+        }
+        if (w && !(mask && !ln[y]))
+            for (int64_t x = 0; x < nx; x++) kri_whiten_c64(nc, w, b + 2 * (x + nx * y), nxy);
+    }
+    return KR_OK;
+}
+
+static kr_status kri_cpu_solve(void *state, const float *maps, const float *aliased, float *image,
+                               float *gfac)
+{
+    kri_sense_host *h = state;
+    const kri_sense_desc *d = &h->d;
+    kri_sense_job a = {d->nx,    d->ny,   d->nc,   d->accel, d->offset,          d->lines,
+                       d->lambda, maps,   aliased, image,    gfac, kri_threads(d->ctx)};
+    int64_t sing = 0;
+    if (d->method == KR_SENSE_LATTICE)
+        KRI_TRY(kri_cpu_sense_lattice(&a, &sing));
+    else
+        KRI_TRY(kri_cpu_sense_general(&a, &sing));
+    h->singular = sing;
+    if (sing)
+        kr_log(d->ctx, KR_LOG_WARN,
+               "SENSE: %lld of the systems were singular (pixels set to 0, g = inf); "
+               "use lambda > 0",
+               (long long)sing);
+    return KR_OK;
+}
+
+static kr_status kri_cpu_singular(const void *state, int64_t *n)
+{
+    *n = ((const kri_sense_host *)state)->singular;
+    return KR_OK;
+}
+
+const kri_sense_backend kri_sense_cpu = {{"cpu", true}, kri_cpu_create,  kri_cpu_destroy,
+                                         kri_cpu_prepare, kri_cpu_solve, kri_cpu_singular};

@@ -1,23 +1,16 @@
-// SENSE on the GPU: data preparation (line mask + coil pre-whitening), batched unfolding of all
-// aliased pixels (one thread per R x R system, built, factorised and solved in double precision
-// in registers / local memory), and the elementwise pieces of the SENSE operator.
+// SENSE on the GPU (the CUDA table of sense_internal.h): data preparation (line mask + coil
+// pre-whitening), batched unfolding of all aliased pixels (one thread per R x R system, built,
+// factorised and solved in double precision in registers / local memory) and the general path
+// (one block per column).
 #include <cuda_runtime.h>
 
-#include "internal.h"
+#include "core/cuda_util.cuh"
 #include "mri/cartesian/sense_internal.h"
 
 namespace
 {
 
 constexpr int kThreads = 128;
-
-kr_status launch_check(const char *kernel)
-{
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "launching %s failed: %s", kernel, cudaGetErrorString(e));
-    return KR_OK;
-}
 
 unsigned grid_for(int64_t n)
 {
@@ -426,81 +419,20 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
     }
 }
 
-// ---- operator pieces ---------------------------------------------------------------------------
-__global__ void k_sense_mask(int64_t nx, int64_t ny, int64_t rest, float2 *data,
-                             const uint8_t *__restrict__ lines)
-{
-    const int64_t n = nx * ny * rest;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        if (!lines[(i / nx) % ny]) data[i] = make_float2(0.f, 0.f);
-}
-
-__global__ void k_coil_expand(int64_t nxy, int64_t nc, const float2 *__restrict__ maps,
-                              const float *__restrict__ img, int cplx, float2 *__restrict__ out)
-{
-    const int64_t n = nxy * nc;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t p = i % nxy;
-        const float ar = cplx ? img[2 * p] : img[p], ai = cplx ? img[2 * p + 1] : 0.f;
-        const float2 s = maps[i];
-        out[i] = make_float2(__fsub_rn(__fmul_rn(s.x, ar), __fmul_rn(s.y, ai)),
-                             __fadd_rn(__fmul_rn(s.x, ai), __fmul_rn(s.y, ar)));
-    }
-}
-
-__global__ void k_sense_reduce(int64_t nxy, int64_t nc, const float2 *__restrict__ maps,
-                               const float2 *__restrict__ coil, float2 *__restrict__ img)
-{
-    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < nxy;
-         p += (int64_t)gridDim.x * blockDim.x) {
-        double re = 0, im = 0;
-        for (int64_t c = 0; c < nc; c++) {
-            const float2 s = maps[p + nxy * c], a = coil[p + nxy * c];
-            re += (double)s.x * a.x + (double)s.y * a.y;
-            im += (double)s.x * a.y - (double)s.y * a.x;
-        }
-        img[p] = make_float2((float)re, (float)im);
-    }
-}
-
-unsigned grid_stride(int64_t n)
-{
-    int64_t b = (n + kThreads - 1) / kThreads;
-    if (b > 65536) b = 65536;
-    if (b < 1) b = 1;
-    return (unsigned)b;
-}
-
 template <int RM, bool EXACT>
-kr_status launch_unfold(const kri_sense_geom *g, const float *maps, const float *al, float *img,
+kr_status launch_unfold(const kri_sense_desc *g, const float *maps, const float *al, float *img,
                         float *gf, unsigned long long *sing, cudaStream_t s)
 {
     const int64_t n = g->nx * (g->ny / g->accel);
     k_sense_unfold<RM, EXACT><<<grid_for(n), kThreads, 0, s>>>(
         g->nx, g->ny, g->nc, g->accel, g->offset, g->lambda, (const float2 *)maps,
         (const float2 *)al, (float2 *)img, gf, sing);
-    return launch_check("k_sense_unfold");
+    return kri_cu_launched("k_sense_unfold");
 }
 
-} // namespace
-
-extern "C" kr_status kri_cuda_sense_prepare(const kri_sense_geom *g, const float *kspace,
-                                            float *buf, const uint8_t *lines, const float *w,
-                                            void *stream)
+kr_status sense_unfold(const kri_sense_desc *g, const float *maps, const float *aliased,
+                       float *image, float *gfac, unsigned long long *singular, cudaStream_t s)
 {
-    const int64_t nxy = g->nx * g->ny;
-    k_sense_prepare<<<grid_for(nxy), kThreads, 0, (cudaStream_t)stream>>>(
-        g->nx, g->ny, g->nc, (const float2 *)kspace, (float2 *)buf, lines, (const float2 *)w);
-    return launch_check("k_sense_prepare");
-}
-
-extern "C" kr_status kri_cuda_sense_unfold(const kri_sense_geom *g, const float *maps,
-                                           const float *aliased, float *image, float *gfac,
-                                           unsigned long long *singular, void *stream)
-{
-    cudaStream_t s = (cudaStream_t)stream;
     switch (g->accel) {
     case 1: return launch_unfold<1, true>(g, maps, aliased, image, gfac, singular, s);
     case 2: return launch_unfold<2, true>(g, maps, aliased, image, gfac, singular, s);
@@ -520,48 +452,158 @@ extern "C" kr_status kri_cuda_sense_unfold(const kri_sense_geom *g, const float 
                     KRI_SENSE_CUDA_MAX_R, g->accel);
 }
 
-extern "C" kr_status kri_cuda_sense_general(const kri_sense_geom *g, int64_t x0, int64_t ncols,
-                                            const double *psf, const float *maps,
-                                            const float *aliased, float *image, float *gfac,
-                                            double *scr, int *iscr, unsigned long long *singular,
-                                            void *stream)
+kr_status sense_general(const kri_sense_desc *g, int64_t x0, int64_t ncols, const double *psf,
+                        const float *maps, const float *aliased, float *image, float *gfac,
+                        double *scr, int *iscr, unsigned long long *singular, cudaStream_t s)
 {
     if (ncols < 1 || ncols > 2147483647LL)
         return kri_fail(KR_ERR_INTERNAL, "SENSE general path: %lld columns per launch",
                         (long long)ncols);
-    k_sense_general<<<(unsigned)ncols, 256, 0, (cudaStream_t)stream>>>(
+    k_sense_general<<<(unsigned)ncols, 256, 0, s>>>(
         g->nx, g->ny, g->nc, x0, g->lambda, (const double2 *)psf, (const float2 *)maps,
         (const float2 *)aliased, (float2 *)image, gfac, (double2 *)scr, iscr, singular);
-    return launch_check("k_sense_general");
+    return kri_cu_launched("k_sense_general");
 }
 
-extern "C" kr_status kri_cuda_sense_expand(int64_t nx, int64_t ny, int64_t nc, const float *maps,
-                                           const float *img, float *coil, void *stream)
+// ---- the CUDA table ------------------------------------------------------------------------------
+// The device state of one plan: the line flags, the whitener (c64 row-major W[r * nc + c]) and
+// the singular-system counter; the general path's PSF (double pairs [ny]) and per-column
+// scratch for `batch` columns per launch.
+struct sense_dev {
+    kri_sense_desc d;
+    int device;
+    uint8_t *lines;
+    float *w;
+    unsigned long long *singular;
+    double *psf, *scr;
+    int *iscr;
+    int64_t batch;
+};
+
+void cuda_destroy(void *state)
 {
-    return kri_cuda_coil_expand(nx, ny, nc, maps, img, 1, coil, stream);
+    sense_dev *s = (sense_dev *)state;
+    if (!s) return;
+    kri_device_free(s->lines);
+    kri_device_free(s->w);
+    kri_device_free(s->singular);
+    kri_device_free(s->psf);
+    kri_device_free(s->scr);
+    kri_device_free(s->iscr);
+    kri_free(s);
 }
 
-extern "C" kr_status kri_cuda_coil_expand(int64_t nx, int64_t ny, int64_t nc, const float *maps,
-                                          const float *img, int img_complex, float *coil,
-                                          void *stream)
+// Device copies of a host array (bytes).
+kr_status upload(void **dst, const void *src, size_t bytes, const sense_dev *s, const char *what)
 {
-    k_coil_expand<<<grid_stride(nx * ny * nc), kThreads, 0, (cudaStream_t)stream>>>(
-        nx * ny, nc, (const float2 *)maps, img, img_complex, (float2 *)coil);
-    return launch_check("k_coil_expand");
+    KRI_TRY(kri_device_alloc(dst, bytes, s->device, what));
+    return kri_memcpy(*dst, KR_DEVICE, src, KR_HOST, bytes, s->d.ctx);
 }
 
-extern "C" kr_status kri_cuda_sense_mask(int64_t nx, int64_t ny, int64_t nc, float *data,
-                                         const uint8_t *lines, void *stream)
+kr_status cuda_create(const kri_sense_desc *d, void **state)
 {
-    k_sense_mask<<<grid_stride(nx * ny * nc), kThreads, 0, (cudaStream_t)stream>>>(
-        nx, ny, nc, (float2 *)data, lines);
-    return launch_check("k_sense_mask");
+    const char *fn = "kr_sense_plan_create";
+    const int64_t nx = d->nx, ny = d->ny, nc = d->nc;
+    if (d->method == KR_SENSE_GENERAL && ny > 8192)
+        return kri_fail(KR_ERR_NOT_SUPPORTED,
+                        "%s: the CUDA general path handles up to 8192 lines (got %lld); use the "
+                        "CPU backend or CG-SENSE (kr_sense_linop)",
+                        fn, (long long)ny);
+    if (d->accel > KRI_SENSE_CUDA_MAX_R)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: the CUDA backend supports R <= %d (got %d)", fn,
+                        KRI_SENSE_CUDA_MAX_R, d->accel);
+    sense_dev *s = (sense_dev *)kri_calloc(1, sizeof *s);
+    if (!s) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a SENSE plan");
+    s->d = *d;
+    s->device = kr_ctx_device(d->ctx);
+    kr_status st = upload((void **)&s->lines, d->lines, (size_t)ny, s, "SENSE line mask");
+    if (st == KR_OK)
+        st = kri_device_alloc((void **)&s->singular, sizeof(unsigned long long), s->device,
+                              "SENSE counter");
+    if (st == KR_OK) st = kri_device_memset0(s->singular, sizeof(unsigned long long), d->ctx);
+    if (st == KR_OK && d->method == KR_SENSE_GENERAL) {
+        /* PSF and per-column scratch: batches of columns within ~512 MB */
+        double *psf = NULL;
+        st = kri_alloc((void **)&psf, 2 * sizeof(double) * (size_t)ny, "SENSE PSF");
+        if (st == KR_OK) {
+            kri_sense_psf(d->lines, ny, psf);
+            st = upload((void **)&s->psf, psf, 2 * sizeof(double) * (size_t)ny, s, "SENSE PSF");
+            kri_free(psf);
+        }
+        size_t per = (size_t)(ny * ny + 3 * ny) * 2 * sizeof(double);
+        int64_t b = (int64_t)(((size_t)512 << 20) / per);
+        s->batch = b < 1 ? 1 : (b > nx ? nx : b);
+        if (st == KR_OK)
+            st = kri_device_alloc((void **)&s->scr, per * (size_t)s->batch, s->device,
+                                  "SENSE scratch");
+        if (st == KR_OK)
+            st = kri_device_alloc((void **)&s->iscr, sizeof(int) * (size_t)(ny * s->batch),
+                                  s->device, "SENSE scratch");
+    }
+    if (st == KR_OK && d->w) {
+        /* row-major c64 W[r * nc + c] */
+        float *hw = NULL;
+        st = kri_alloc((void **)&hw, sizeof(float) * 2 * (size_t)(nc * nc), "whitener");
+        if (st == KR_OK) {
+            for (int64_t r = 0; r < nc; r++)
+                for (int64_t c = 0; c < nc; c++) {
+                    hw[2 * (r * nc + c)] = (float)d->w[2 * (r + nc * c)];
+                    hw[2 * (r * nc + c) + 1] = (float)d->w[2 * (r + nc * c) + 1];
+                }
+            st = upload((void **)&s->w, hw, sizeof(float) * 2 * (size_t)(nc * nc), s,
+                        "SENSE whitener");
+            kri_free(hw);
+        }
+    }
+    if (st != KR_OK) {
+        cuda_destroy(s);
+        return st;
+    }
+    *state = s;
+    return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_sense_reduce(int64_t nx, int64_t ny, int64_t nc, const float *maps,
-                                           const float *coil, float *img, void *stream)
+kr_status cuda_prepare(void *state, const float *src, float *buf, int mask)
 {
-    k_sense_reduce<<<grid_stride(nx * ny), kThreads, 0, (cudaStream_t)stream>>>(
-        nx * ny, nc, (const float2 *)maps, (const float2 *)coil, (float2 *)img);
-    return launch_check("k_sense_reduce");
+    const sense_dev *s = (const sense_dev *)state;
+    const kri_sense_desc *g = &s->d;
+    KRI_TRY(kri_cuda_set_device(g->ctx));
+    const int64_t nxy = g->nx * g->ny;
+    k_sense_prepare<<<grid_for(nxy), kThreads, 0, kri_cu_stream(g->ctx)>>>(
+        g->nx, g->ny, g->nc, (const float2 *)src, (float2 *)buf, mask ? s->lines : NULL,
+        (const float2 *)s->w);
+    return kri_cu_launched("k_sense_prepare");
 }
+
+kr_status cuda_solve(void *state, const float *maps, const float *aliased, float *image,
+                     float *gfac)
+{
+    const sense_dev *s = (const sense_dev *)state;
+    const kri_sense_desc *g = &s->d;
+    const cudaStream_t st = kri_cu_stream(g->ctx);
+    KRI_TRY(kri_cuda_set_device(g->ctx));
+    KRI_TRY(kri_device_memset0(s->singular, sizeof(unsigned long long), g->ctx));
+    if (g->method == KR_SENSE_GENERAL) {
+        for (int64_t x0 = 0; x0 < g->nx; x0 += s->batch) {
+            int64_t nb = g->nx - x0 < s->batch ? g->nx - x0 : s->batch;
+            KRI_TRY(sense_general(g, x0, nb, s->psf, maps, aliased, image, gfac, s->scr, s->iscr,
+                                  s->singular, st));
+        }
+        return KR_OK;
+    }
+    return sense_unfold(g, maps, aliased, image, gfac, s->singular, st);
+}
+
+kr_status cuda_singular(const void *state, int64_t *n)
+{
+    const sense_dev *s = (const sense_dev *)state;
+    unsigned long long c = 0;
+    KRI_TRY(kri_memcpy(&c, KR_HOST, s->singular, KR_DEVICE, sizeof c, s->d.ctx));
+    *n = (int64_t)c;
+    return KR_OK;
+}
+
+} // namespace
+
+extern "C" const kri_sense_backend kri_sense_cuda = {
+    {"cuda", true}, cuda_create, cuda_destroy, cuda_prepare, cuda_solve, cuda_singular};
