@@ -49,27 +49,7 @@ static int kri_sense_small_solve(int n, kri_zc *nmat, const double *n0d, double 
     for (int j = 0; j < n; j++)
         for (int i = j; i < n; i++) lx[i + (int64_t)n * j] = nmat[i + (int64_t)n * j];
     kri_ztrtri_lower(n, lx, n);
-    for (int i = 0; i < n; i++) {
-        double xii = 0;
-        for (int k = i; k < n; k++) {
-            kri_zc v = lx[k + (int64_t)n * i];
-            xii += creal(v) * creal(v) + cimag(v) * cimag(v);
-        }
-        double var = xii;
-        if (lambda > 0) {
-            double s2 = 0;
-            for (int j = 0; j < n; j++) {
-                kri_zc xij = 0;
-                int k0 = i > j ? i : j;
-                for (int k = k0; k < n; k++)
-                    xij += conj(lx[k + (int64_t)n * i]) * lx[k + (int64_t)n * j];
-                s2 += creal(xij) * creal(xij) + cimag(xij) * cimag(xij);
-            }
-            var -= lambda * s2;
-            if (var < 0) var = 0;
-        }
-        g[i] = sqrt(var * n0d[i]);
-    }
+    for (int i = 0; i < n; i++) g[i] = sqrt(kri_chol_gvar(lx, i, n, n, 0, lambda) * n0d[i]);
     return 0;
 }
 

@@ -1,10 +1,11 @@
 // SENSE on the GPU (the CUDA table of sense_internal.h): data preparation (line mask + coil
 // pre-whitening), batched unfolding of all aliased pixels (one thread per R x R system, built,
 // factorised and solved in double precision in registers / local memory) and the general path
-// (one block per column).
+// (one block per column). The Cholesky arithmetic is sense_chol.h's, shared with the host.
 #include <cuda_runtime.h>
 
 #include "core/cuda_util.cuh"
+#include "mri/cartesian/sense_chol.h"
 #include "mri/cartesian/sense_internal.h"
 
 namespace
@@ -20,23 +21,19 @@ unsigned grid_for(int64_t n)
     return (unsigned)b;
 }
 
-struct z2 {
-    double r, i;
-};
-__device__ __forceinline__ z2 zmk(double r, double i) { return z2{r, i}; }
-__device__ __forceinline__ z2 zadd(z2 a, z2 b) { return z2{a.r + b.r, a.i + b.i}; }
-__device__ __forceinline__ z2 zsub(z2 a, z2 b) { return z2{a.r - b.r, a.i - b.i}; }
-__device__ __forceinline__ z2 zmul(z2 a, z2 b)
+__device__ __forceinline__ double2 zmk(double r, double i) { return kri_cmk<double2>(r, i); }
+
+// (L^-1)[i, j], i > j, of the lower-triangular L being inverted in place column by column from
+// the last: columns right of j already hold L^-1, column j still holds L.
+__device__ __forceinline__ double2 linv_entry(const double2 *a, int i, int j, int64_t lda,
+                                              int packed, double ljj)
 {
-    return z2{a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r};
+    double2 s = zmk(0, 0);
+    for (int k = j + 1; k <= i; k++)
+        s = kri_cadd(s, kri_cmul(a[kri_chol_at(i, k, lda, packed)],
+                                 a[kri_chol_at(k, j, lda, packed)]));
+    return kri_cscale(s, -1.0 / ljj);
 }
-// conj(a) * b
-__device__ __forceinline__ z2 zcmul(z2 a, z2 b)
-{
-    return z2{a.r * b.r + a.i * b.i, a.r * b.i - a.i * b.r};
-}
-__device__ __forceinline__ z2 zscale(z2 a, double s) { return z2{a.r * s, a.i * s}; }
-__device__ __forceinline__ double zabs2(z2 a) { return a.r * a.r + a.i * a.i; }
 
 // ---- preparation -----------------------------------------------------------------------------
 __global__ void k_sense_prepare(int64_t nx, int64_t ny, int64_t nc, const float2 *__restrict__ in,
@@ -81,8 +78,8 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
     if (t >= nx * ny_r) return;
     const int64_t x = t % nx, y0 = t / nx;
 
-    z2 nm[RM * (RM + 1) / 2]; // lower triangle packed by rows: (m, n <= m) at m(m+1)/2 + n
-    z2 b[RM];
+    double2 nm[RM * (RM + 1) / 2]; // lower triangle packed by rows: (m, n <= m) at m(m+1)/2 + n
+    double2 b[RM];
     double n0[RM];
     bool act[RM];
 #pragma unroll
@@ -91,7 +88,7 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
     for (int i = 0; i < R; i++) b[i] = zmk(0, 0);
 
     for (int64_t c = 0; c < nc; c++) {
-        z2 s[RM];
+        double2 s[RM];
 #pragma unroll
         for (int m = 0; m < R; m++) {
             const int64_t q = x + nx * (y0 + ny_r * m) + nxy * c;
@@ -99,14 +96,14 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
             s[m] = zmk(v.x, v.y);
             if (al) {
                 const float2 a = al[q];
-                b[m] = zadd(b[m], zcmul(s[m], zmk(a.x, a.y)));
+                b[m] = kri_cadd(b[m], kri_cmulc(s[m], zmk(a.x, a.y)));
             }
         }
 #pragma unroll
         for (int m = 0; m < R; m++)
 #pragma unroll
             for (int n = 0; n <= m; n++)
-                nm[m * (m + 1) / 2 + n] = zadd(nm[m * (m + 1) / 2 + n], zcmul(s[m], s[n]));
+                nm[m * (m + 1) / 2 + n] = kri_cadd(nm[m * (m + 1) / 2 + n], kri_cmulc(s[m], s[n]));
     }
     // PSF phases and scale 1/R; inactive unknowns (zero sensitivity) become identity rows, which
     // leaves the other unknowns exactly as if they had been removed.
@@ -115,12 +112,12 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
     const double invr = 1.0 / R;
     double dmax = 0;
 #pragma unroll
-    for (int m = 0; m < R; m++) act[m] = nm[m * (m + 1) / 2 + m].r > 0;
+    for (int m = 0; m < R; m++) act[m] = nm[m * (m + 1) / 2 + m].x > 0;
 #pragma unroll
     for (int m = 0; m < R; m++) {
 #pragma unroll
         for (int n = 0; n <= m; n++) {
-            z2 v = nm[m * (m + 1) / 2 + n];
+            double2 v = nm[m * (m + 1) / 2 + n];
             if (!act[m] || !act[n]) {
                 v = zmk(m == n ? 1.0 : 0.0, 0.0);
                 if (m == n) n0[m] = 0;
@@ -128,11 +125,11 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
                 const double ang = 6.283185307179586 * (double)((hm * (m - n)) % R) * invr;
                 double sn, cs;
                 sincos(ang, &sn, &cs);
-                v = zscale(zmul(zmk(cs, sn), v), invr);
+                v = kri_cscale(kri_cmul(zmk(cs, sn), v), invr);
                 if (m == n) {
-                    n0[m] = v.r;
-                    v = zmk(v.r + lambda, 0.0);
-                    if (v.r > dmax) dmax = v.r;
+                    n0[m] = v.x;
+                    v = zmk(v.x + lambda, 0.0);
+                    if (v.x > dmax) dmax = v.x;
                 }
             }
             nm[m * (m + 1) / 2 + n] = v;
@@ -144,27 +141,14 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
     const double tol = 1e-12 * dmax;
 #pragma unroll
     for (int j = 0; j < R; j++) {
-        double d = nm[j * (j + 1) / 2 + j].r;
-#pragma unroll
-        for (int k = 0; k < j; k++) d -= zabs2(nm[j * (j + 1) / 2 + k]);
+        double d = kri_chol_pivot(nm, j, 0, 1);
         if (!act[j])
             d = 1.0; // identity row: exactly 1 (its L row entries are 0)
         else if (!(d > tol)) {
             bad = true;
             d = 1.0;
         }
-        const double ljj = sqrt(d), inv = 1.0 / ljj;
-        nm[j * (j + 1) / 2 + j] = zmk(ljj, 0);
-#pragma unroll
-        for (int i = j + 1; i < R; i++) {
-            z2 s = nm[i * (i + 1) / 2 + j];
-#pragma unroll
-            for (int k = 0; k < j; k++) {
-                const z2 ljk = nm[j * (j + 1) / 2 + k];
-                s = zsub(s, zmul(nm[i * (i + 1) / 2 + k], zmk(ljk.r, -ljk.i)));
-            }
-            nm[i * (i + 1) / 2 + j] = zscale(s, inv);
-        }
+        kri_chol_column(nm, j, R, 0, 1, sqrt(d));
     }
     if (bad) {
         if (singular) atomicAdd(singular, 1ull);
@@ -180,37 +164,33 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
         // forward L z = b, back L^H x = z
 #pragma unroll
         for (int i = 0; i < R; i++) {
-            z2 s = b[i];
+            double2 s = b[i];
 #pragma unroll
-            for (int k = 0; k < i; k++) s = zsub(s, zmul(nm[i * (i + 1) / 2 + k], b[k]));
-            b[i] = zscale(s, 1.0 / nm[i * (i + 1) / 2 + i].r);
+            for (int k = 0; k < i; k++) s = kri_csub(s, kri_cmul(nm[i * (i + 1) / 2 + k], b[k]));
+            b[i] = kri_cscale(s, 1.0 / nm[i * (i + 1) / 2 + i].x);
         }
 #pragma unroll
         for (int i = R - 1; i >= 0; i--) {
-            z2 s = b[i];
+            double2 s = b[i];
 #pragma unroll
-            for (int k = i + 1; k < R; k++) s = zsub(s, zcmul(nm[k * (k + 1) / 2 + i], b[k]));
-            b[i] = zscale(s, 1.0 / nm[i * (i + 1) / 2 + i].r);
+            for (int k = i + 1; k < R; k++)
+                s = kri_csub(s, kri_cmulc(nm[k * (k + 1) / 2 + i], b[k]));
+            b[i] = kri_cscale(s, 1.0 / nm[i * (i + 1) / 2 + i].x);
         }
 #pragma unroll
         for (int m = 0; m < R; m++) {
             const int64_t p = x + nx * (y0 + ny_r * m);
-            img[p] = act[m] ? make_float2((float)b[m].r, (float)b[m].i) : make_float2(0.f, 0.f);
+            img[p] = act[m] ? make_float2((float)b[m].x, (float)b[m].y) : make_float2(0.f, 0.f);
         }
     }
     if (gf) {
         // Linv in place (packed lower): columns from the last, rows from the bottom.
 #pragma unroll
         for (int j = R - 1; j >= 0; j--) {
-            const double ljj = nm[j * (j + 1) / 2 + j].r;
+            const double ljj = nm[j * (j + 1) / 2 + j].x;
 #pragma unroll
-            for (int i = R - 1; i > j; i--) {
-                z2 s = zmk(0, 0);
-#pragma unroll
-                for (int k = j + 1; k <= i; k++)
-                    s = zadd(s, zmul(nm[i * (i + 1) / 2 + k], nm[k * (k + 1) / 2 + j]));
-                nm[i * (i + 1) / 2 + j] = zscale(s, -1.0 / ljj);
-            }
+            for (int i = R - 1; i > j; i--)
+                nm[i * (i + 1) / 2 + j] = linv_entry(nm, i, j, 0, 1, ljj);
             nm[j * (j + 1) / 2 + j] = zmk(1.0 / ljj, 0);
         }
 #pragma unroll
@@ -220,43 +200,12 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
                 gf[p] = 0.f;
                 continue;
             }
-            double var = 0;
-#pragma unroll
-            for (int k = i; k < R; k++) var += zabs2(nm[k * (k + 1) / 2 + i]);
-            if (lambda > 0) {
-                double s2 = 0;
-#pragma unroll
-                for (int j = 0; j < R; j++) {
-                    z2 xij = zmk(0, 0);
-                    const int k0 = i > j ? i : j;
-#pragma unroll
-                    for (int k = k0; k < R; k++)
-                        xij = zadd(xij, zcmul(nm[k * (k + 1) / 2 + i], nm[k * (k + 1) / 2 + j]));
-                    s2 += zabs2(xij);
-                }
-                var -= lambda * s2;
-                if (var < 0) var = 0;
-            }
-            gf[p] = (float)sqrt(var * n0[i]);
+            gf[p] = (float)sqrt(kri_chol_gvar(nm, i, R, 0, 1, lambda) * n0[i]);
         }
     }
 }
 
 // ---- general path: one block per column --------------------------------------------------------
-__device__ __forceinline__ double2 d2(double r, double i) { return make_double2(r, i); }
-__device__ __forceinline__ double2 dadd(double2 a, double2 b) { return d2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ double2 dsub(double2 a, double2 b) { return d2(a.x - b.x, a.y - b.y); }
-__device__ __forceinline__ double2 dmul(double2 a, double2 b)
-{
-    return d2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-// conj(a) * b
-__device__ __forceinline__ double2 dcmul(double2 a, double2 b)
-{
-    return d2(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
-}
-__device__ __forceinline__ double2 dscale(double2 a, double s) { return d2(a.x * s, a.y * s); }
-
 __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, double lambda,
                                 const double2 *__restrict__ psf, const float2 *__restrict__ maps,
                                 const float2 *__restrict__ al, float2 *__restrict__ img,
@@ -296,27 +245,27 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
         const int i = (int)(q / na), j = (int)(q % na);
         if (j > i) continue;
         const int64_t yi = ix[i], yj = ix[j];
-        double2 s = d2(0, 0);
+        double2 s = zmk(0, 0);
         for (int64_t c = 0; c < nc; c++) {
             const float2 a = maps[x + nx * yi + nxy * c], e = maps[x + nx * yj + nxy * c];
-            s = dadd(s, dcmul(d2(a.x, a.y), d2(e.x, e.y)));
+            s = kri_cadd(s, kri_cmulc(zmk(a.x, a.y), zmk(e.x, e.y)));
         }
         int dd = (int)(yi - yj);
         if (dd < 0) dd += n;
-        double2 v = dmul(psf[dd], s);
+        double2 v = kri_cmul(psf[dd], s);
         if (i == j) {
-            d0[i] = d2(v.x, 0);
-            v = d2(v.x + lambda, 0);
+            d0[i] = zmk(v.x, 0);
+            v = zmk(v.x + lambda, 0);
         }
         N[i + (size_t)n * j] = v;
     }
     if (al)
         for (int i = tid; i < na; i += T) {
             const int64_t yi = ix[i];
-            double2 s = d2(0, 0);
+            double2 s = zmk(0, 0);
             for (int64_t c = 0; c < nc; c++) {
                 const float2 a = maps[x + nx * yi + nxy * c], e = al[x + nx * yi + nxy * c];
-                s = dadd(s, dcmul(d2(a.x, a.y), d2(e.x, e.y)));
+                s = kri_cadd(s, kri_cmulc(zmk(a.x, a.y), zmk(e.x, e.y)));
             }
             b[i] = s;
         }
@@ -327,7 +276,7 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
         s_dmax = m;
     }
     __syncthreads();
-    // right-looking Cholesky
+    // right-looking Cholesky: the updates and scaling of kri_chol_entry, a step at a time
     for (int k = 0; k < na; k++) {
         if (tid == 0) {
             double d = N[k + (size_t)n * k].x;
@@ -335,20 +284,20 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
                 s_bad = 1;
                 d = 1;
             }
-            N[k + (size_t)n * k] = d2(sqrt(d), 0);
+            N[k + (size_t)n * k] = kri_chol_real(sqrt(d));
         }
         __syncthreads();
         if (s_bad) break;
         const double inv = 1.0 / N[k + (size_t)n * k].x;
         for (int i = k + 1 + tid; i < na; i += T)
-            N[i + (size_t)n * k] = dscale(N[i + (size_t)n * k], inv);
+            N[i + (size_t)n * k] = kri_chol_scale(N[i + (size_t)n * k], inv);
         __syncthreads();
         const int m = na - k - 1;
         for (int64_t q = tid; q < (int64_t)m * m; q += T) {
             const int i = k + 1 + (int)(q / m), j = k + 1 + (int)(q % m);
             if (j > i) continue;
-            const double2 lik = N[i + (size_t)n * k], ljk = N[j + (size_t)n * k];
-            N[i + (size_t)n * j] = dsub(N[i + (size_t)n * j], dmul(lik, d2(ljk.x, -ljk.y)));
+            N[i + (size_t)n * j] =
+                kri_chol_fms(N[i + (size_t)n * j], N[i + (size_t)n * k], N[j + (size_t)n * k]);
         }
         __syncthreads();
     }
@@ -366,18 +315,18 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
     }
     if (img && al) {
         for (int k = 0; k < na; k++) { // forward: L z = b
-            if (tid == 0) b[k] = dscale(b[k], 1.0 / N[k + (size_t)n * k].x);
+            if (tid == 0) b[k] = kri_cscale(b[k], 1.0 / N[k + (size_t)n * k].x);
             __syncthreads();
             const double2 bk = b[k];
             for (int i = k + 1 + tid; i < na; i += T)
-                b[i] = dsub(b[i], dmul(N[i + (size_t)n * k], bk));
+                b[i] = kri_csub(b[i], kri_cmul(N[i + (size_t)n * k], bk));
             __syncthreads();
         }
         for (int k = na - 1; k >= 0; k--) { // back: L^H x = z
-            if (tid == 0) b[k] = dscale(b[k], 1.0 / N[k + (size_t)n * k].x);
+            if (tid == 0) b[k] = kri_cscale(b[k], 1.0 / N[k + (size_t)n * k].x);
             __syncthreads();
             const double2 bk = b[k];
-            for (int i = tid; i < k; i += T) b[i] = dsub(b[i], dcmul(N[k + (size_t)n * i], bk));
+            for (int i = tid; i < k; i += T) b[i] = kri_csub(b[i], kri_cmulc(N[k + (size_t)n * i], bk));
             __syncthreads();
         }
         for (int i = tid; i < na; i += T)
@@ -387,36 +336,14 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
     // Linv in place, column by column from the last (new column computed into t, then stored)
     for (int j = na - 1; j >= 0; j--) {
         const double ljj = N[j + (size_t)n * j].x;
-        for (int i = j + 1 + tid; i < na; i += T) {
-            double2 s = d2(0, 0);
-            for (int k = j + 1; k <= i; k++)
-                s = dadd(s, dmul(N[i + (size_t)n * k], N[k + (size_t)n * j]));
-            t[i] = dscale(s, -1.0 / ljj);
-        }
+        for (int i = j + 1 + tid; i < na; i += T) t[i] = linv_entry(N, i, j, n, 0, ljj);
         __syncthreads();
         for (int i = j + 1 + tid; i < na; i += T) N[i + (size_t)n * j] = t[i];
-        if (tid == 0) N[j + (size_t)n * j] = d2(1.0 / ljj, 0);
+        if (tid == 0) N[j + (size_t)n * j] = zmk(1.0 / ljj, 0);
         __syncthreads();
     }
-    for (int i = tid; i < na; i += T) {
-        double var = 0;
-        for (int k = i; k < na; k++) {
-            const double2 v = N[k + (size_t)n * i];
-            var += v.x * v.x + v.y * v.y;
-        }
-        if (lambda > 0) {
-            double s2 = 0;
-            for (int j = 0; j < na; j++) {
-                double2 xij = d2(0, 0);
-                for (int k = i > j ? i : j; k < na; k++)
-                    xij = dadd(xij, dcmul(N[k + (size_t)n * i], N[k + (size_t)n * j]));
-                s2 += xij.x * xij.x + xij.y * xij.y;
-            }
-            var -= lambda * s2;
-            if (var < 0) var = 0;
-        }
-        gf[x + nx * ix[i]] = (float)sqrt(var * d0[i].x);
-    }
+    for (int i = tid; i < na; i += T)
+        gf[x + nx * ix[i]] = (float)sqrt(kri_chol_gvar(N, i, na, n, 0, lambda) * d0[i].x);
 }
 
 template <int RM, bool EXACT>

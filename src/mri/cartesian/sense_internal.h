@@ -59,11 +59,11 @@ void kri_sense_psf(const uint8_t *lines, int64_t ny, double *psf);
 #endif
 
 #ifndef __cplusplus
-#include <complex.h>
+#include "mri/cartesian/sense_chol.h"
 
 /* ---- small dense complex linear algebra (sense_linalg.c), double precision -----------------
  * Matrices are column-major: A[i + lda * j] is row i, column j. */
-typedef double _Complex kri_zc;
+typedef kri_chol_z kri_zc;
 
 /* In-place Cholesky A = L L^H of the Hermitian n x n matrix (lower triangle read and
  * overwritten by L; upper triangle untouched). Returns 0, or k + 1 when pivot k is <= tol

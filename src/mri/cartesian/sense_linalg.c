@@ -12,21 +12,9 @@
 int kri_zpotrf(int n, kri_zc *a, int lda, double tol)
 {
     for (int j = 0; j < n; j++) {
-        double d = creal(a[j + (int64_t)lda * j]);
-        for (int k = 0; k < j; k++) {
-            kri_zc l = a[j + (int64_t)lda * k];
-            d -= creal(l) * creal(l) + cimag(l) * cimag(l);
-        }
+        double d = kri_chol_pivot(a, j, lda, 0);
         if (!(d > tol)) return j + 1;
-        double ljj = sqrt(d);
-        a[j + (int64_t)lda * j] = ljj;
-        double inv = 1.0 / ljj;
-        for (int i = j + 1; i < n; i++) {
-            kri_zc s = a[i + (int64_t)lda * j];
-            for (int k = 0; k < j; k++)
-                s -= a[i + (int64_t)lda * k] * conj(a[j + (int64_t)lda * k]);
-            a[i + (int64_t)lda * j] = s * inv;
-        }
+        kri_chol_column(a, j, n, lda, 0, sqrt(d));
     }
     return 0;
 }
