@@ -9,9 +9,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #define KRI_AXES_XY 3u
 
@@ -131,12 +128,7 @@ kr_status kr_coil_combine(const kr_ctx *ctx, const kr_array *images, const kr_ar
     }
 #pragma omp parallel num_threads(nt)
     {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
-        (void)tid;
+        const int tid = kri_omp_tid();
 #pragma omp for schedule(static)
         for (int64_t p = 0; p < nxy; p++) {
             double nr = 0, ni = 0, den = 0;

@@ -7,9 +7,6 @@
 
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* Samples per chunk of the covariance sum (fixed: the result does not depend on threads). */
 #define KRI_NOISE_CHUNK 4096
@@ -60,11 +57,7 @@ kr_status kr_noise_add(const kr_ctx *ctx, kr_array *data, int coil_axis, const k
     const double two_pi = 6.283185307179586476925286766559;
 #pragma omp parallel num_threads(nt)
     {
-#ifdef _OPENMP
-        double *w = wbuf + (size_t)omp_get_thread_num() * 2 * (size_t)nc;
-#else
-        double *w = wbuf;
-#endif
+        double *w = wbuf + (size_t)kri_omp_tid() * 2 * (size_t)nc;
 #pragma omp for schedule(static)
         for (int64_t p = 0; p < np; p++) {
             int64_t i = p % inner, o = p / inner;
@@ -211,11 +204,7 @@ kr_status kr_coil_apply(const kr_ctx *ctx, kr_array *data, int coil_axis, const 
     const int64_t np = l.inner * l.outer, inner = l.inner;
 #pragma omp parallel num_threads(nt)
     {
-#ifdef _OPENMP
-        double *t = tbuf + (size_t)omp_get_thread_num() * 2 * (size_t)nc;
-#else
-        double *t = tbuf;
-#endif
+        double *t = tbuf + (size_t)kri_omp_tid() * 2 * (size_t)nc;
 #pragma omp for schedule(static)
         for (int64_t p = 0; p < np; p++) {
             float *v = x + 2 * (p % inner + inner * nc * (p / inner));

@@ -7,9 +7,6 @@
 
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* One solve: maps c64 [nx, ny, nc] (whitened), aliased c64 [nx, ny, nc] (whitened zero-filled
  * coil images, NULL = g-factor only), image c64 [nx, ny] or NULL, gfac f32 [nx, ny] or NULL. */
@@ -22,15 +19,6 @@ typedef struct kri_sense_job {
     float *image, *gfac;
     int nthreads;
 } kri_sense_job;
-
-static int kri_tid(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
 
 /* Solve one Hermitian system of size n (column-major n x n in `nmat`, lower triangle; `n0d`
  * the diagonal without lambda) with right-hand side rhs (overwritten by the solution when rhs
@@ -51,6 +39,42 @@ static int kri_sense_small_solve(int n, kri_zc *nmat, const double *n0d, double 
     kri_ztrtri_lower(n, lx, n);
     for (int i = 0; i < n; i++) g[i] = sqrt(kri_chol_gvar(lx, i, n, n, 0, lambda) * n0d[i]);
     return 0;
+}
+
+/* The pixels of one system: unknown m (m < nu) at base + stride m; the active ones ix[0 .. na)
+ * get the solution rhs and g-factor gv (or 0 and g = inf when the system is singular), the
+ * others 0. */
+static void kri_sense_store(int64_t base, int64_t stride, int nu, const int *ix, int na, int bad,
+                            const kri_zc *rhs, const double *gv, float *img, float *gf)
+{
+    for (int m = 0; m < nu; m++) {
+        int64_t p = base + stride * m;
+        if (img) img[2 * p] = img[2 * p + 1] = 0.0f;
+        if (gf) gf[p] = 0.0f;
+    }
+    for (int i = 0; i < na; i++) {
+        int64_t p = base + stride * ix[i];
+        if (bad) {
+            if (gf) gf[p] = INFINITY;
+            continue;
+        }
+        if (img) {
+            img[2 * p] = (float)creal(rhs[i]);
+            img[2 * p + 1] = (float)cimag(rhs[i]);
+        }
+        if (gf) gf[p] = (float)gv[i];
+    }
+}
+
+/* acc[x] += conj(a[x]) b[x] for x < nx (complex float rows, double accumulators). */
+static void kri_acc_conj(int64_t nx, const float *a, const float *b, double *acc)
+{
+    for (int64_t x = 0; x < nx; x++) {
+        double mr = a[2 * x], mi = a[2 * x + 1];
+        double nr = b[2 * x], ni = b[2 * x + 1];
+        acc[2 * x] += mr * nr + mi * ni;
+        acc[2 * x + 1] += mr * ni - mi * nr;
+    }
 }
 
 static kr_status kri_cpu_sense_lattice(const kri_sense_job *a, int64_t *singular)
@@ -87,7 +111,7 @@ static kr_status kri_cpu_sense_lattice(const kri_sense_job *a, int64_t *singular
     float *img = a->image, *gf = a->gfac;
 #pragma omp parallel num_threads(nt) reduction(+ : nsing)
     {
-        double *base = scr + per * (size_t)kri_tid();
+        double *base = scr + per * (size_t)kri_omp_tid();
         double *gacc = base;                                  /* [npair][nx][2] */
         double *bacc = gacc + (size_t)npair * (size_t)nx * 2; /* [R][nx][2] */
         kri_zc *nmat = (kri_zc *)(bacc + (size_t)R * (size_t)nx * 2);
@@ -106,24 +130,12 @@ static kr_status kri_cpu_sense_lattice(const kri_sense_job *a, int64_t *singular
                     const float *sm = maps + 2 * (nx * (y0 + ny_r * m) + nxy * c);
                     for (int n = 0; n <= m; n++, pi++) {
                         const float *sn = maps + 2 * (nx * (y0 + ny_r * n) + nxy * c);
-                        double *acc = gacc + (size_t)pi * (size_t)nx * 2;
                         /* G[m, n] += conj(S_m) S_n */
-                        for (int64_t x = 0; x < nx; x++) {
-                            double mr = sm[2 * x], mi = sm[2 * x + 1];
-                            double nr = sn[2 * x], ni = sn[2 * x + 1];
-                            acc[2 * x] += mr * nr + mi * ni;
-                            acc[2 * x + 1] += mr * ni - mi * nr;
-                        }
+                        kri_acc_conj(nx, sm, sn, gacc + (size_t)pi * (size_t)nx * 2);
                     }
                     if (al) {
                         const float *am = al + 2 * (nx * (y0 + ny_r * m) + nxy * c);
-                        double *acc = bacc + (size_t)m * (size_t)nx * 2;
-                        for (int64_t x = 0; x < nx; x++) {
-                            double mr = sm[2 * x], mi = sm[2 * x + 1];
-                            double ar = am[2 * x], ai = am[2 * x + 1];
-                            acc[2 * x] += mr * ar + mi * ai;
-                            acc[2 * x + 1] += mr * ai - mi * ar;
-                        }
+                        kri_acc_conj(nx, sm, am, bacc + (size_t)m * (size_t)nx * 2);
                     }
                 }
             }
@@ -158,23 +170,7 @@ static kr_status kri_cpu_sense_lattice(const kri_sense_job *a, int64_t *singular
                                                          gf ? gv : NULL, lx)
                                  : 0;
                 nsing += bad;
-                for (int m = 0; m < R; m++) {
-                    int64_t p = x + nx * (y0 + ny_r * m);
-                    if (img) img[2 * p] = img[2 * p + 1] = 0.0f;
-                    if (gf) gf[p] = 0.0f;
-                }
-                for (int i = 0; i < na; i++) {
-                    int64_t p = x + nx * (y0 + ny_r * ix[i]);
-                    if (bad) {
-                        if (gf) gf[p] = INFINITY;
-                        continue;
-                    }
-                    if (img) {
-                        img[2 * p] = (float)creal(rhs[i]);
-                        img[2 * p + 1] = (float)cimag(rhs[i]);
-                    }
-                    if (gf) gf[p] = (float)gv[i];
-                }
+                kri_sense_store(x + nx * y0, nx * ny_r, R, ix, na, bad, rhs, gv, img, gf);
             }
         }
     }
@@ -227,7 +223,7 @@ static kr_status kri_cpu_sense_general(const kri_sense_job *a, int64_t *singular
     float *img = a->image, *gf = a->gfac;
 #pragma omp parallel num_threads(nt) reduction(+ : nsing)
     {
-        kri_zc *s = scr + per * (size_t)kri_tid(); /* s[c * n + y] */
+        kri_zc *s = scr + per * (size_t)kri_omp_tid(); /* s[c * n + y] */
         kri_zc *d = s + (size_t)nc * n;            /* data column */
         kri_zc *nmat = d + (size_t)nc * n;
         kri_zc *lx = nmat + (size_t)n * n;
@@ -277,23 +273,7 @@ static kr_status kri_cpu_sense_general(const kri_sense_job *a, int64_t *singular
                                                      gf ? gv : NULL, lx)
                              : 0;
             nsing += bad;
-            for (int y = 0; y < n; y++) {
-                int64_t p = x + nx * y;
-                if (img) img[2 * p] = img[2 * p + 1] = 0.0f;
-                if (gf) gf[p] = 0.0f;
-            }
-            for (int i = 0; i < na; i++) {
-                int64_t p = x + nx * ix[i];
-                if (bad) {
-                    if (gf) gf[p] = INFINITY;
-                    continue;
-                }
-                if (img) {
-                    img[2 * p] = (float)creal(rhs[i]);
-                    img[2 * p + 1] = (float)cimag(rhs[i]);
-                }
-                if (gf) gf[p] = (float)gv[i];
-            }
+            kri_sense_store(x, nx, n, ix, na, bad, rhs, gv, img, gf);
         }
     }
     kri_free(scr);

@@ -61,6 +61,20 @@ void kri_sense_psf(const uint8_t *lines, int64_t ny, double *psf);
 #ifndef __cplusplus
 #include "mri/cartesian/sense_chol.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* The calling thread's number in an OpenMP region (0 without OpenMP): its slot of scratch. */
+static inline int kri_omp_tid(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 /* ---- small dense complex linear algebra (sense_linalg.c), double precision -----------------
  * Matrices are column-major: A[i + lda * j] is row i, column j. */
 typedef kri_chol_z kri_zc;
