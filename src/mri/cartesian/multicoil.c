@@ -33,6 +33,13 @@ static kr_status kri_dims_mismatch(const char *fn, const char *wa, const kr_arra
                     kr_dims_string(b->ndim, b->dims, y, sizeof y));
 }
 
+/* The centred unitary FFT over x and y (coils.h), forward or backward. */
+static kr_status kri_coil_fft(const kr_ctx *ctx, const kr_array *in, kr_array *out,
+                              kr_fft_dir dir)
+{
+    return kr_fft(ctx, in, out, KRI_AXES_XY, dir, KR_FFT_CENTERED | KR_FFT_UNITARY);
+}
+
 kr_status kr_coil_kspace(const kr_ctx *ctx, const kr_array *image, const kr_array *maps,
                          kr_array *kspace)
 {
@@ -57,8 +64,7 @@ kr_status kr_coil_kspace(const kr_ctx *ctx, const kr_array *image, const kr_arra
     KRI_TRY(kri_backend_pick(&be, maps->loc, &kri_coilop_cpu, &kri_coilop_cuda, fn));
     KRI_TRY(be->expand(ctx, dm[0] * dm[1], dm[2], maps->data, image->data,
                        image->dtype == KR_C64, kspace->data));
-    return kr_fft(ctx, kspace, kspace, KRI_AXES_XY, KR_FFT_FORWARD,
-                  KR_FFT_CENTERED | KR_FFT_UNITARY);
+    return kri_coil_fft(ctx, kspace, kspace, KR_FFT_FORWARD);
 }
 
 kr_status kr_coil_images(const kr_ctx *ctx, const kr_array *kspace, kr_array *images)
@@ -69,8 +75,7 @@ kr_status kr_coil_images(const kr_ctx *ctx, const kr_array *kspace, kr_array *im
     if (!kr_array_same_shape(kspace, images))
         return kri_dims_mismatch(fn, "kspace", kspace, "images", images);
     KRI_TRY(kri_same_loc(ctx, kspace, images, fn));
-    return kr_fft(ctx, kspace, images, KRI_AXES_XY, KR_FFT_BACKWARD,
-                  KR_FFT_CENTERED | KR_FFT_UNITARY);
+    return kri_coil_fft(ctx, kspace, images, KR_FFT_BACKWARD);
 }
 
 kr_status kr_coil_rss(const kr_ctx *ctx, const kr_array *images, kr_array *out)

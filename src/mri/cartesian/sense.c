@@ -214,35 +214,30 @@ static kr_status kri_sense_solve(kr_sense_plan *p, int with_data, kr_array *imag
                         image ? image->data : NULL, gfac ? gfac->data : NULL);
 }
 
-/* buf = W * (lines ? src : 0) for k-space (mask != 0) or W * src for images. */
-static kr_status kri_sense_prepare(kr_sense_plan *p, const kr_array *src, int mask)
+/* Execute (kspace != 0: src is k-space, masked, whitened and transformed) or unfold (src holds
+ * the aliased coil images, whitened only). */
+static kr_status kri_sense_run(kr_sense_plan *p, const char *fn, const char *what,
+                               const kr_array *src, kr_array *image, kr_array *gfactor, int kspace)
 {
-    return p->be->prepare(p->state, src->data, p->buf->data, mask);
+    KRI_ARG_NOT_NULL(p);
+    KRI_TRY(kri_sense_operand(p, src, KR_C64, 1, fn, what));
+    KRI_TRY(kri_sense_operand(p, image, KR_C64, 0, fn, "image"));
+    if (gfactor) KRI_TRY(kri_sense_operand(p, gfactor, KR_F32, 0, fn, "gfactor"));
+    KRI_TRY(p->be->prepare(p->state, src->data, p->buf->data, kspace));
+    if (kspace) KRI_TRY(kr_fft_execute(p->ifft, p->buf, p->buf));
+    return kri_sense_solve(p, 1, image, gfactor);
 }
 
 kr_status kr_sense_execute(kr_sense_plan *p, const kr_array *kspace, kr_array *image,
                            kr_array *gfactor)
 {
-    const char *fn = "kr_sense_execute";
-    KRI_ARG_NOT_NULL(p);
-    KRI_TRY(kri_sense_operand(p, kspace, KR_C64, 1, fn, "kspace"));
-    KRI_TRY(kri_sense_operand(p, image, KR_C64, 0, fn, "image"));
-    if (gfactor) KRI_TRY(kri_sense_operand(p, gfactor, KR_F32, 0, fn, "gfactor"));
-    KRI_TRY(kri_sense_prepare(p, kspace, 1));
-    KRI_TRY(kr_fft_execute(p->ifft, p->buf, p->buf));
-    return kri_sense_solve(p, 1, image, gfactor);
+    return kri_sense_run(p, "kr_sense_execute", "kspace", kspace, image, gfactor, 1);
 }
 
 kr_status kr_sense_unfold(kr_sense_plan *p, const kr_array *aliased, kr_array *image,
                           kr_array *gfactor)
 {
-    const char *fn = "kr_sense_unfold";
-    KRI_ARG_NOT_NULL(p);
-    KRI_TRY(kri_sense_operand(p, aliased, KR_C64, 1, fn, "aliased"));
-    KRI_TRY(kri_sense_operand(p, image, KR_C64, 0, fn, "image"));
-    if (gfactor) KRI_TRY(kri_sense_operand(p, gfactor, KR_F32, 0, fn, "gfactor"));
-    KRI_TRY(kri_sense_prepare(p, aliased, 0));
-    return kri_sense_solve(p, 1, image, gfactor);
+    return kri_sense_run(p, "kr_sense_unfold", "aliased", aliased, image, gfactor, 0);
 }
 
 kr_status kr_sense_gfactor(kr_sense_plan *p, kr_array *gfactor)
@@ -308,7 +303,8 @@ static kr_status kri_sense_op_adjoint_locked(kri_sense_op *o, const kr_array *in
     kr_status st = kr_array_copy(t, in, o->ctx);
     if (st == KR_OK) st = kri_sense_mask_apply(o, t);
     if (st == KR_OK) st = kr_fft_execute(o->bwd, t, t);
-    if (st == KR_OK) st = o->be->reduce(o->ctx, o->nx * o->ny, o->nc, o->maps->data, t->data, out->data);
+    if (st == KR_OK)
+        st = o->be->reduce(o->ctx, o->nx * o->ny, o->nc, o->maps->data, t->data, out->data);
     kri_scratch_put(&o->tmp, t);
     return st;
 }

@@ -326,7 +326,8 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
             if (tid == 0) b[k] = kri_cscale(b[k], 1.0 / N[k + (size_t)n * k].x);
             __syncthreads();
             const double2 bk = b[k];
-            for (int i = tid; i < k; i += T) b[i] = kri_csub(b[i], kri_cmulc(N[k + (size_t)n * i], bk));
+            for (int i = tid; i < k; i += T)
+                b[i] = kri_csub(b[i], kri_cmulc(N[k + (size_t)n * i], bk));
             __syncthreads();
         }
         for (int i = tid; i < na; i += T)
@@ -392,7 +393,7 @@ kr_status sense_general(const kri_sense_desc *g, int64_t x0, int64_t ncols, cons
     return kri_cu_launched("k_sense_general");
 }
 
-// ---- the CUDA table ------------------------------------------------------------------------------
+// ---- the CUDA table ----------------------------------------------------------------------------
 // The device state of one plan: the line flags, the whitener (c64 row-major W[r * nc + c]) and
 // the singular-system counter; the general path's PSF (double pairs [ny]) and per-column
 // scratch for `batch` columns per launch.

@@ -92,7 +92,7 @@ static kr_status kri_rhs_locked(kr_cgsense_plan *p, const kr_array *y, kr_array 
     return kri_reduce(p, p->coil->data, out->data);
 }
 
-/* ---- the encoding operator D^{1/2} E ---------------------------------------------------------- */
+/* ---- the encoding operator D^{1/2} E ------------------------------------------------------ */
 static kr_status kri_op_forward(void *data, const kr_array *in, kr_array *out)
 {
     kr_cgsense_plan *p = data;
@@ -210,7 +210,7 @@ kr_status kr_cgsense_normal_linop(kr_linop **op, kr_cgsense_plan *p)
     return kr_linop_create(op, p->ctx, &def);
 }
 
-/* ---- plan --------------------------------------------------------------------------------------- */
+/* ---- plan ----------------------------------------------------------------------------------- */
 
 static kr_status kri_plan_weights(kr_cgsense_plan *p, const kr_array *dcf)
 {
