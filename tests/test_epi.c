@@ -5,8 +5,8 @@
  * expected image (T2 very long), the image by kr_coil_images; the spin echo at TE seen by an
  * off-resonant isochromat; bad inputs with their exact statuses. */
 #include "internal.h"
+#include "kray/coils.h"
 #include "kray/phantom.h"
-#include "kray/recon.h"
 #include "kray/sim.h"
 #include "kt.h"
 

@@ -5,6 +5,7 @@
  * (interleaved calibration, embedded ACS lines, noise scans -> Psi, R = 3 on 128 lines);
  * round trip of kr_ismrmrd_write (and the reference tool reading kray's files); damaged and
  * inconsistent files. Skips (77) without libismrmrd or the tools. */
+#include "kray/ismrmrd.h"
 #include "test_sense_util.h"
 
 #include <stdio.h>

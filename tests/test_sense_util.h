@@ -3,7 +3,9 @@
 #ifndef KRAY_TEST_SENSE_UTIL_H
 #define KRAY_TEST_SENSE_UTIL_H
 
-#include "kray/recon.h"
+#include "kray/cartesian.h"
+#include "kray/coils.h"
+#include "kray/noise.h"
 #include "kray/sense.h"
 #include "kt.h"
 

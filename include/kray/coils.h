@@ -37,6 +37,34 @@
  * as sum S Mxy (no conjugate). |S| is the transverse field, arg S = -atan2(By, Bx).
  * Normalisation: KR_COIL_NORM_NONE gives microtesla per ampere; KR_COIL_NORM_RSS_CENTRE
  * scales every coil by one factor so that sqrt(sum_c |S_c|^2) = 1 at (0, 0, z_mm).
+ *
+ * MULTI-COIL DATA (kr_coil_kspace .. kr_coil_apply).
+ *
+ * AXES. Images are [x, y] (x = readout, fastest); coil images, coil sensitivity maps and
+ * Cartesian k-space are [x | kx, y | ky, coil]. Phase encoding is axis 1 (y); undersampling
+ * along it is kray/cartesian.h.
+ *
+ * GRIDS AND TRANSFORMS. Everything uses the centred unitary FFT of fft.h (KR_FFT_CENTERED |
+ * KR_FFT_UNITARY over axes 0 and 1): k-space index j of an axis of N samples holds the
+ * frequency k = j - floor(N/2) cycles per FOV, image index i the position p = i - floor(N/2)
+ * pixels, and
+ *     kspace_c = F (S_c image),   F X[k] = N^-1/2 sum_p x[p] exp(-2 pi i k p / N) per axis,
+ * the image-domain ("fast") route of multi-coil simulation: image x coil map, then FFT. The
+ * inverse, images = F^H kspace, is what `kray recon` computes. Unitary means a fully sampled
+ * k-space and its image have the same sum of |.|^2; noise of variance s^2 per k-space sample
+ * has variance s^2 per image pixel.
+ *
+ * COIL COMBINATION.
+ *   root-sum-of-squares  rss(p) = sqrt(sum_c |I_c(p)|^2)                     (f32)
+ *   optimal (Roemer, "sensitivity-weighted", optimal B1)
+ *       rho(p) = S(p)^H Psi^-1 I(p) / (S(p)^H Psi^-1 S(p))                   (c64)
+ *     the unbiased, SNR-optimal estimate when S is the true sensitivity; 0 where S(p) = 0.
+ *     Psi is the noise covariance of kray/noise.h.
+ *
+ * Statuses of these functions: KR_ERR_INVALID_ARG (NULL, bad option), KR_ERR_DTYPE (e.g.
+ * k-space not c64), KR_ERR_DIM (shapes that disagree, naming both), KR_ERR_LOCATION (arrays at
+ * another location than the function or ctx accepts), KR_ERR_NOT_SUPPORTED (non-contiguous
+ * arrays).
  */
 #ifndef KRAY_COILS_H
 #define KRAY_COILS_H
@@ -106,6 +134,26 @@ kr_status kr_coil_maps(const kr_ctx *ctx, const kr_coil *coils, int ncoils,
 kr_status kr_coil_sens_points(const kr_ctx *ctx, const kr_coil *coils, int ncoils,
                               const double *xyz_mm, int64_t npts, const kr_coil_map_opts *opts,
                               kr_array **out);
+
+/* ---- multi-coil data ------------------------------------------------------------------------ */
+/* kspace[:, :, c] = F(maps[:, :, c] * image): image f32 or c64 [nx, ny]; maps c64 [nx, ny, nc];
+ * kspace c64 [nx, ny, nc], created by the caller. Host arrays with a CPU ctx (or ctx NULL), or
+ * device arrays with a CUDA ctx. */
+kr_status kr_coil_kspace(const kr_ctx *ctx, const kr_array *image, const kr_array *maps,
+                         kr_array *kspace);
+/* images = F^H kspace over axes 0 and 1 (c64 [nx, ny, nc] -> c64 [nx, ny, nc]; any trailing
+ * dims are batched). in == out allowed. Locations as kr_coil_kspace. */
+kr_status kr_coil_images(const kr_ctx *ctx, const kr_array *kspace, kr_array *images);
+/* Root-sum-of-squares over the coil axis: images c64 [nx, ny, nc] -> out f32 [nx, ny]. Host. */
+kr_status kr_coil_rss(const kr_ctx *ctx, const kr_array *images, kr_array *out);
+/* Optimal (Roemer) combination with maps c64 [nx, ny, nc] -> out c64 [nx, ny]. psi may be NULL
+ * (identity, or data and maps already whitened). Host. */
+kr_status kr_coil_combine(const kr_ctx *ctx, const kr_array *images, const kr_array *maps,
+                          const kr_array *psi, kr_array *out);
+/* Apply an nc x nc coil matrix in place along coil_axis: data[p, r] <- sum_c M[r, c] data[p, c]
+ * (host c64 data; M c64 or c128 [nc, nc], element (r, c) at r + nc c). With M = W, the
+ * whitener of kr_noise_whitener (noise.h), this pre-whitens data or maps. */
+kr_status kr_coil_apply(const kr_ctx *ctx, kr_array *data, int coil_axis, const kr_array *m);
 
 #ifdef __cplusplus
 }

@@ -2,11 +2,11 @@
  * (Pruessmann et al., MRM 42:952-962, 1999), g-factor maps, the SENSE encoding operator for
  * CG-SENSE, and coil sensitivity estimation with ESPIRiT (Uecker et al., MRM 71:990, 2014).
  *
- * Axes, grids and the centred unitary FFT F are those of recon.h: maps and k-space are
+ * Axes, grids and the centred unitary FFT F are those of coils.h: maps and k-space are
  * [x, y, coil], images [x, y], phase encoding along y (axis 1).
  *
  * MODEL. Coil c sees S_c x; the scanner acquires the lines A = {j : lines[j] != 0} of the
- * centred k-space F(S_c x). With noise covariance Psi (recon.h), SENSE is the (Tikhonov
+ * centred k-space F(S_c x). With noise covariance Psi (noise.h), SENSE is the (Tikhonov
  * regularised) weighted least-squares solution
  *     x = argmin ||Psi^-1/2 (M F S x - y)||^2 + lambda ||x||^2,
  *     (E^H Psi^-1 E + lambda I) x = E^H Psi^-1 y,   E = M F S,
@@ -48,7 +48,7 @@
  * g >= 1 for lambda = 0 (g == 1 at R = 1); regularisation lowers it (at R = 1, g = N/(N +
  * lambda)). Computed in double, returned as f32.
  *
- * PRE-WHITENING. With psi set, the plan whitens the maps once (W S, recon.h) and every execute
+ * PRE-WHITENING. With psi set, the plan whitens the maps once (W S, noise.h) and every execute
  * whitens the data (W y), then solves with Psi = I. Nothing else changes.
  *
  * BACKENDS. CPU (ctx CPU or CPU_SERIAL): OpenMP over systems, each system solved by one thread

@@ -6,7 +6,8 @@
 #include "internal.h"
 #include "ismrmrd_internal.h"
 #include "kray/fft.h"
-#include "kray/recon.h"
+#include "kray/ismrmrd.h"
+#include "kray/noise.h"
 
 #include <math.h>
 #include <stdio.h>

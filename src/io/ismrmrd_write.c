@@ -2,7 +2,7 @@
  * ismrmrd.c for reading acquisitions). */
 #include "internal.h"
 #include "ismrmrd_internal.h"
-#include "kray/recon.h"
+#include "kray/ismrmrd.h"
 
 #include <stdio.h>
 #include <stdlib.h>

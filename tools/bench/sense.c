@@ -12,8 +12,8 @@
  *               ny x ny system per column (execute, and execute with the g-factor)
  * Each time is the best over 3 rounds of the mean over --reps calls (the general path: best of
  * 3 single calls). The NRMSE of the image against the object on its support is printed too. */
+#include "kray/cartesian.h"
 #include "kray/coils.h"
-#include "kray/recon.h"
 #include "kray/sense.h"
 #include "bench.h"
 

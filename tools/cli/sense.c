@@ -65,9 +65,7 @@ int kc_tool_sense(int argc, char **argv)
          NULL, 0, 0, NULL},
         {"lambda", 'l', KC_DOUBLE, &lambda, "0", "L",
          "Tikhonov weight: (E^H Psi^-1 E + L I) x = E^H Psi^-1 y", NULL, 0, 0, NULL},
-        {"psi", 0, KC_STRING, &psi_path, NULL, "FILE",
-         "noise covariance [coil,coil] (default: from the ISMRMRD noise scans, else identity)",
-         NULL, 0, 0, NULL},
+        KC_MRI_PSI_OPT(psi_path),
         {"no-psi", 0, KC_FLAG, &no_psi, NULL, NULL, "ignore the file's noise scans", NULL, 0, 0,
          NULL},
         {"gfactor", 'g', KC_STRING, &g_path, NULL, "FILE",
@@ -77,15 +75,9 @@ int kc_tool_sense(int argc, char **argv)
          0, NULL},
         {"iter", 0, KC_INT, &iters, "100", "N", "CG-SENSE: iterations", NULL, 1, 100000, NULL},
         {"tol", 0, KC_DOUBLE, &tol, "1e-6", "T", "CG-SENSE: relative residual", NULL, 0, 1, NULL},
-        {"maps-out", 0, KC_STRING, &maps_out, NULL, "FILE", "write the sensitivity maps used", NULL,
-         0, 0, NULL},
+        KC_MRI_MAPS_OUT_OPT(maps_out),
         {"magnitude", 0, KC_FLAG, &magnitude, NULL, NULL, "write |image| as f32", NULL, 0, 0, NULL},
-        {"kernel", 0, KC_INT, &kernel, "6", "N", "ESPIRiT kernel width", NULL, 0, 0, NULL},
-        {"calib", 0, KC_INT, &calib, "24", "N", "ESPIRiT largest calibration width", NULL, 0, 0,
-         NULL},
-        {"crop", 0, KC_DOUBLE, &crop, "0.8", "C", "ESPIRiT eigenvalue crop", NULL, 0, 0, NULL},
-        {"dataset", 0, KC_STRING, &dataset, "dataset", "NAME", "ISMRMRD: HDF5 group", NULL, 0, 0,
-         NULL},
+        KC_MRI_ESPIRIT_OPTS(kernel, calib, crop, dataset),
         {"repetition", 0, KC_INT, &repetition, "0", "N", "ISMRMRD: repetition", NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"kspace", &in_path,
@@ -138,7 +130,7 @@ int kc_tool_sense(int argc, char **argv)
     }
     kc_mri_input in;
     kr_array *psi = NULL, *maps = NULL, *img = NULL, *g = NULL, *dk = NULL, *dimg = NULL,
-             *dg = NULL, *mag = NULL, *b = NULL, *wk = NULL, *wm = NULL, *w = NULL;
+             *dg = NULL, *b = NULL, *wk = NULL, *wm = NULL, *w = NULL;
     uint8_t *use = NULL;
     kr_sense_plan *plan = NULL;
     kr_linop *E = NULL, *N = NULL;
@@ -155,12 +147,8 @@ int kc_tool_sense(int argc, char **argv)
         psi = in.psi;
         in.psi = NULL;
     }
-    if (maps_path) {
-        if ((r = kc_mri_read_c64("sense", maps_path, "maps", want, &maps)) != 0) goto done;
-    } else if ((r = kc_mri_espirit("sense", hctx, &in, kernel, calib, crop, &maps)) != 0) {
-        goto done;
-    }
-    if (maps_out && (r = kc_mri_write("sense", maps_out, maps)) != 0) goto done;
+    r = kc_mri_maps("sense", hctx, &in, maps_path, want, kernel, calib, crop, maps_out, &maps);
+    if (r != 0) goto done;
     use = malloc((size_t)ny);
     if (!use) {
         s = KR_ERR_OOM_HOST;
@@ -223,14 +211,7 @@ int kc_tool_sense(int argc, char **argv)
         if (s == KR_OK) s = kr_sense_plan_info(plan, &info);
         if (s != KR_OK) goto fail;
     }
-    if (magnitude) {
-        s = kr_array_create(&mag, KR_F32, 2, d2, KR_HOST, NULL);
-        if (s != KR_OK) goto fail;
-        const float *v = img->data;
-        float *m = mag->data;
-        for (int64_t i = 0; i < nx * ny; i++) m[i] = (float)hypot(v[2 * i], v[2 * i + 1]);
-    }
-    if ((r = kc_mri_write("sense", out_path, magnitude ? mag : img)) != 0) goto done;
+    if ((r = kc_mri_write_image("sense", out_path, img, magnitude)) != 0) goto done;
     if (g && (r = kc_mri_write("sense", g_path, g)) != 0) goto done;
     {
         int64_t nl = kr_cartesian_count(use, ny, 0xff);
@@ -270,7 +251,6 @@ done:
     kr_array_destroy(dk);
     kr_array_destroy(dimg);
     kr_array_destroy(dg);
-    kr_array_destroy(mag);
     kr_array_destroy(b);
     kr_array_destroy(wk);
     kr_array_destroy(wm);

@@ -1,11 +1,32 @@
-/* Helpers shared by `kray recon` and `kray sense` (tools/cli/recon.c): multi-coil input from
- * array files or ISMRMRD, line detection, sensitivity maps, writing outputs. */
+/* Helpers shared by `kray recon` and `kray sense` (mri_common.c): multi-coil input from array
+ * files or ISMRMRD, line detection, sensitivity maps, writing outputs. */
 #ifndef KRAY_TOOLS_TOOL_MRI_H
 #define KRAY_TOOLS_TOOL_MRI_H
 
 #include "cli.h"
-#include "kray/recon.h"
+#include "kray/cartesian.h"
+#include "kray/coils.h"
+#include "kray/ismrmrd.h"
+#include "kray/noise.h"
 #include "kray/sense.h"
+
+/* Option entries (kc_opt) that `kray recon` and `kray sense` share, with the same defaults and
+ * help: the noise covariance file, the file the maps are written to, the ESPIRiT settings and
+ * the ISMRMRD group. */
+#define KC_MRI_PSI_OPT(path)                                                                       \
+    {"psi", 0, KC_STRING, &(path), NULL, "FILE",                                                   \
+     "noise covariance [coil,coil] (default: from the ISMRMRD noise scans, else identity)", NULL,  \
+     0, 0, NULL}
+#define KC_MRI_MAPS_OUT_OPT(path)                                                                  \
+    {"maps-out", 0, KC_STRING, &(path), NULL, "FILE", "write the sensitivity maps used", NULL, 0,  \
+     0, NULL}
+#define KC_MRI_ESPIRIT_OPTS(kernel, calib, crop, dataset)                                          \
+    {"kernel", 0, KC_INT, &(kernel), "6", "N", "ESPIRiT kernel width", NULL, 0, 0, NULL},          \
+        {"calib", 0, KC_INT, &(calib), "24", "N", "ESPIRiT largest calibration width", NULL, 0, 0, \
+         NULL},                                                                                    \
+        {"crop", 0, KC_DOUBLE, &(crop), "0.8", "C", "ESPIRiT eigenvalue crop", NULL, 0, 0, NULL},  \
+        {"dataset", 0, KC_STRING, &(dataset), "dataset", "NAME", "ISMRMRD: HDF5 group", NULL, 0,   \
+         0, NULL}
 
 typedef struct kc_mri_input {
     kr_array *kspace; /* c64 [nx, ny, nc], host */
@@ -32,8 +53,12 @@ int kc_mri_read_c64(const char *tool, const char *path, const char *what, const 
 int kc_mri_read_psi(const char *tool, const char *path, int64_t nc, kr_array **out);
 /* Write an array (format by extension); 0 or exit code. */
 int kc_mri_write(const char *tool, const char *path, const kr_array *a);
-/* ESPIRiT maps from calib (or kspace); 0 or exit code. */
-int kc_mri_espirit(const char *tool, const kr_ctx *ctx, const kc_mri_input *in, int kernel,
-                   int calib, double crop, kr_array **maps);
+/* Sensitivity maps: read from `path` (shape checked against want), or ESPIRiT from calib (or
+ * kspace) when path is NULL; written to out_path when it is not NULL. 0 or exit code. */
+int kc_mri_maps(const char *tool, const kr_ctx *ctx, const kc_mri_input *in, const char *path,
+                const int64_t *want, int kernel, int calib, double crop, const char *out_path,
+                kr_array **maps);
+/* Write a c64 image, or its magnitude as f32 when magnitude != 0; 0 or exit code. */
+int kc_mri_write_image(const char *tool, const char *path, const kr_array *img, int magnitude);
 
 #endif

@@ -5,7 +5,7 @@
 #include "demo.h"
 
 #include "kray/coils.h"
-#include "kray/recon.h"
+#include "kray/noise.h"
 #include "kray/sense.h"
 #include "kray/sim.h"
 

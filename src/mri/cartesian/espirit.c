@@ -8,9 +8,6 @@
 
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #define KRI_TWO_PI 6.283185307179586476925286766559
 
@@ -116,9 +113,7 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
     KRI_ARG_NOT_NULL(maps);
     *maps = NULL;
     if (eigenvalues) *eigenvalues = NULL;
-    KRI_TRY(kri_check_c64(kspace, "kr_espirit: kspace"));
-    if (kspace->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "%s: kspace must be a host array", fn);
+    KRI_TRY(kri_check_operand(fn, "kspace", kspace, KR_C64, KR_HOST));
     kr_espirit_opts o;
     kr_espirit_opts_default(&o);
     if (opts) o = *opts;
@@ -348,11 +343,7 @@ kr_status kr_espirit(const kr_ctx *ctx, const kr_array *kspace, const kr_espirit
         const int rot = o.rotate_phase;
 #pragma omp parallel num_threads(nt)
         {
-#ifdef _OPENMP
-            int tid = omp_get_thread_num();
-#else
-            int tid = 0;
-#endif
+            const int tid = kri_omp_tid();
             kri_zc *g = work + per * (size_t)tid, *v = g + (size_t)n * n, *tmp = v + n,
                    *gz = tmp + n, *zv = gz + (size_t)n * n;
             double *wz = wtmp + (size_t)n * (size_t)tid;

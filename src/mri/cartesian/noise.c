@@ -1,15 +1,12 @@
 /* Coil noise: complex Gaussian noise with covariance sigma^2 Psi (counter-based, Box-Muller),
  * sample covariance of noise scans, whitening matrices and coil-matrix application. */
 #include "internal.h"
-#include "kray/recon.h"
+#include "kray/coils.h"
+#include "kray/noise.h"
 #include "mri/cartesian/sense_internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* Samples per chunk of the covariance sum (fixed: the result does not depend on threads). */
 #define KRI_NOISE_CHUNK 4096
@@ -32,26 +29,17 @@ static kr_status kri_coil_layout_of(const kr_array *a, int coil_axis, const char
     return KR_OK;
 }
 
-static kr_status kri_noise_data_check(const kr_array *a, const char *fn, const char *what)
-{
-    char w[96];
-    snprintf(w, sizeof w, "%s: %s", fn, what);
-    KRI_TRY(kri_check_c64(a, w));
-    if (a->loc != KR_HOST) return kri_fail(KR_ERR_LOCATION, "%s must be a host array", w);
-    return KR_OK;
-}
-
 kr_status kr_noise_add(const kr_ctx *ctx, kr_array *data, int coil_axis, const kr_array *psi,
                        double sigma, uint64_t seed)
 {
     const char *fn = "kr_noise_add";
-    KRI_TRY(kri_noise_data_check(data, fn, "data"));
+    KRI_TRY(kri_check_operand(fn, "data", data, KR_C64, KR_HOST));
     if (!(sigma >= 0) || !isfinite(sigma))
         return kri_fail(KR_ERR_INVALID_ARG, "%s: sigma %g must be finite and >= 0", fn, sigma);
     kri_coil_layout l = {1, 1, 1};
     KRI_TRY(kri_coil_layout_of(data, coil_axis, fn, &l));
     kri_zc *lf = NULL;
-    if (psi) KRI_TRY(kri_psi_factor(psi, l.nc, "kr_noise_add: psi", 0, &lf));
+    if (psi) KRI_TRY(kri_psi_factor(psi, l.nc, fn, 0, &lf));
     if (sigma == 0) {
         kri_free(lf);
         return KR_OK;
@@ -69,11 +57,7 @@ kr_status kr_noise_add(const kr_ctx *ctx, kr_array *data, int coil_axis, const k
     const double two_pi = 6.283185307179586476925286766559;
 #pragma omp parallel num_threads(nt)
     {
-#ifdef _OPENMP
-        double *w = wbuf + (size_t)omp_get_thread_num() * 2 * (size_t)nc;
-#else
-        double *w = wbuf;
-#endif
+        double *w = wbuf + (size_t)kri_omp_tid() * 2 * (size_t)nc;
 #pragma omp for schedule(static)
         for (int64_t p = 0; p < np; p++) {
             int64_t i = p % inner, o = p / inner;
@@ -115,7 +99,7 @@ kr_status kr_noise_covariance(const kr_ctx *ctx, const kr_array *noise, int coil
     const char *fn = "kr_noise_covariance";
     KRI_ARG_NOT_NULL(psi);
     *psi = NULL;
-    KRI_TRY(kri_noise_data_check(noise, fn, "noise"));
+    KRI_TRY(kri_check_operand(fn, "noise", noise, KR_C64, KR_HOST));
     kri_coil_layout l = {1, 1, 1};
     KRI_TRY(kri_coil_layout_of(noise, coil_axis, fn, &l));
     const int64_t np = l.inner * l.outer, nc = l.nc, inner = l.inner;
@@ -167,12 +151,13 @@ kr_status kr_noise_covariance(const kr_ctx *ctx, const kr_array *noise, int coil
 
 kr_status kr_noise_whitener(const kr_array *psi, kr_array **w)
 {
+    const char *fn = "kr_noise_whitener";
     KRI_ARG_NOT_NULL(w);
     *w = NULL;
-    KRI_ARG_NOT_NULL(psi);
+    KRI_TRY(kri_check_operand(fn, "psi", psi, KRI_ANY_DTYPE, KR_HOST));
     int64_t nc = psi->dims[0];
     kri_zc *l = NULL;
-    KRI_TRY(kri_psi_factor(psi, nc, "kr_noise_whitener: psi", 1, &l));
+    KRI_TRY(kri_psi_factor(psi, nc, fn, 1, &l));
     int64_t dims[2] = {nc, nc};
     kr_status st = kr_array_create(w, KR_C128, 2, dims, KR_HOST, NULL);
     if (st == KR_OK) {
@@ -189,17 +174,13 @@ kr_status kr_noise_whitener(const kr_array *psi, kr_array **w)
 kr_status kr_coil_apply(const kr_ctx *ctx, kr_array *data, int coil_axis, const kr_array *m)
 {
     const char *fn = "kr_coil_apply";
-    KRI_TRY(kri_noise_data_check(data, fn, "data"));
-    KRI_ARG_NOT_NULL(m);
+    KRI_TRY(kri_check_operand(fn, "data", data, KR_C64, KR_HOST));
+    KRI_TRY(kri_check_operand(fn, "matrix", m, KRI_ANY_DTYPE, KR_HOST));
     kri_coil_layout l = {1, 1, 1};
     KRI_TRY(kri_coil_layout_of(data, coil_axis, fn, &l));
-    if (!m->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: matrix has no data", fn);
     if (m->dtype != KR_C64 && m->dtype != KR_C128)
         return kri_fail(KR_ERR_DTYPE, "%s: matrix has element type %s; expected c64 or c128", fn,
                         kr_dtype_name(m->dtype));
-    if (m->loc != KR_HOST) return kri_fail(KR_ERR_LOCATION, "%s: matrix must be a host array", fn);
-    if (!kr_array_is_contiguous(m))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: matrix is not contiguous", fn);
     const int64_t nc = l.nc;
     if (kr_array_rank(m) > 2 || m->dims[0] != nc || (m->ndim > 1 ? m->dims[1] : 1) != nc) {
         char b[96];
@@ -223,11 +204,7 @@ kr_status kr_coil_apply(const kr_ctx *ctx, kr_array *data, int coil_axis, const 
     const int64_t np = l.inner * l.outer, inner = l.inner;
 #pragma omp parallel num_threads(nt)
     {
-#ifdef _OPENMP
-        double *t = tbuf + (size_t)omp_get_thread_num() * 2 * (size_t)nc;
-#else
-        double *t = tbuf;
-#endif
+        double *t = tbuf + (size_t)kri_omp_tid() * 2 * (size_t)nc;
 #pragma omp for schedule(static)
         for (int64_t p = 0; p < np; p++) {
             float *v = x + 2 * (p % inner + inner * nc * (p / inner));

@@ -1,9 +1,10 @@
-/* SENSE plans: validation, whitening of the maps, path selection (lattice / general), host and
- * device dispatch, and the SENSE encoding operator E = M F S as a kr_linop. */
+/* SENSE plans: validation, whitening of the maps, path selection (lattice / general) and the
+ * backend (sense_internal.h), and the SENSE encoding operator E = M F S as a kr_linop. */
 #include "kray/sense.h"
 #include "internal.h"
+#include "kray/cartesian.h"
 #include "kray/fft.h"
-#include "kray/recon.h"
+#include "mri/cartesian/coilop_internal.h"
 #include "mri/cartesian/sense_internal.h"
 #include "solve/solve_internal.h"
 
@@ -25,14 +26,8 @@ struct kr_sense_plan {
     kr_array *maps;    /* whitened maps at loc */
     kr_array *buf;     /* coil-image scratch [nx, ny, nc] at loc */
     kr_fft_plan *ifft; /* backward centred unitary over x, y */
-    /* device */
-    void *dlines;       /* [ny] bytes */
-    void *dw;           /* whitener c64 row-major, or NULL */
-    void *dsingular;    /* unsigned long long counter */
-    void *dpsf;         /* general path: PSF, double pairs [ny] */
-    void *dscr, *discr; /* general path: per-column scratch */
-    int64_t batch;      /* general path: columns per launch */
-    int64_t singular;   /* host path: last count */
+    const kri_sense_backend *be;
+    void *state; /* the backend's, for this plan's device */
 };
 
 void kr_sense_opts_default(kr_sense_opts *o)
@@ -50,14 +45,7 @@ void kr_sense_plan_destroy(kr_sense_plan *p)
     kr_array_destroy(p->maps);
     kr_array_destroy(p->buf);
     kr_fft_plan_destroy(p->ifft);
-#ifdef KRAY_HAVE_CUDA
-    kri_device_free(p->dlines);
-    kri_device_free(p->dw);
-    kri_device_free(p->dsingular);
-    kri_device_free(p->dpsf);
-    kri_device_free(p->dscr);
-    kri_device_free(p->discr);
-#endif
+    if (p->state) p->be->destroy(p->state);
     kri_free(p);
 }
 
@@ -77,14 +65,14 @@ kr_status kr_sense_plan_create(kr_sense_plan **out, const kr_ctx *ctx, const kr_
     *out = NULL;
     KRI_ARG_NOT_NULL(ctx);
     KRI_ARG_NOT_NULL(opts);
-    KRI_TRY(kri_check_c64(maps, "kr_sense_plan_create: maps"));
+    KRI_TRY(kri_check_operand(fn, "maps", maps, KR_C64, KRI_ANY_LOC));
     int64_t d[3];
     KRI_TRY(kri_shape3(maps, 3, "kr_sense_plan_create: maps", d));
     const int64_t nx = d[0], ny = d[1], nc = d[2];
     if (!(opts->lambda >= 0) || !isfinite(opts->lambda))
         return kri_fail(KR_ERR_INVALID_ARG, "%s: lambda %g must be finite and >= 0", fn,
                         opts->lambda);
-    kr_loc loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    kr_loc loc = kri_ctx_loc(ctx);
     if (maps->loc == KR_DEVICE && loc == KR_HOST)
         return kri_fail(KR_ERR_LOCATION, "%s: maps are in GPU memory but the ctx is a CPU ctx", fn);
     kr_sense_plan *p = kri_calloc(1, sizeof *p);
@@ -144,22 +132,14 @@ kr_status kr_sense_plan_create(kr_sense_plan **out, const kr_ctx *ctx, const kr_
         goto fail;
     }
     if (p->method == KR_SENSE_GENERAL) p->accel = 0;
-    if (loc == KR_DEVICE && p->method == KR_SENSE_GENERAL && ny > 8192) {
-        st = kri_fail(KR_ERR_NOT_SUPPORTED,
-                      "%s: the CUDA general path handles up to 8192 lines (got %lld); use the "
-                      "CPU backend or CG-SENSE (kr_sense_linop)",
-                      fn, (long long)ny);
-        goto fail;
+    st = kri_backend_pick(&p->be, loc, &kri_sense_cpu, &kri_sense_cuda, fn);
+    if (st == KR_OK && opts->psi) st = kri_psi_whitener(opts->psi, nc, fn, &p->w);
+    if (st == KR_OK) {
+        kri_sense_desc desc = {ctx,       nx,       ny,       nc,       p->method, p->accel,
+                               p->offset, p->lambda, p->lines, (const double *)p->w};
+        st = p->be->create(&desc, &p->state);
     }
-    if (loc == KR_DEVICE && p->accel > KRI_SENSE_CUDA_MAX_R) {
-        st = kri_fail(KR_ERR_NOT_SUPPORTED, "%s: the CUDA backend supports R <= %d (got %d)", fn,
-                      KRI_SENSE_CUDA_MAX_R, p->accel);
-        goto fail;
-    }
-    if (opts->psi) {
-        st = kri_psi_whitener(opts->psi, nc, "kr_sense_plan_create: psi", &p->w);
-        if (st != KR_OK) goto fail;
-    }
+    if (st != KR_OK) goto fail;
     /* Whitened maps, on the host first. */
     kr_array *hm = NULL;
     st = kr_array_create(&hm, KR_C64, 3, d, KR_HOST, NULL);
@@ -190,57 +170,6 @@ kr_status kr_sense_plan_create(kr_sense_plan **out, const kr_ctx *ctx, const kr_
     st = kr_fft_plan_create(&p->ifft, ctx, KR_C64, 3, d, 3u, KR_FFT_BACKWARD,
                             KR_FFT_CENTERED | KR_FFT_UNITARY, loc);
     if (st != KR_OK) goto fail;
-#ifdef KRAY_HAVE_CUDA
-    if (loc == KR_DEVICE) {
-        st = kri_device_alloc(&p->dlines, (size_t)ny, p->device, "SENSE line mask");
-        if (st == KR_OK) st = kri_memcpy(p->dlines, KR_DEVICE, p->lines, KR_HOST, (size_t)ny, ctx);
-        if (st == KR_OK)
-            st = kri_device_alloc(&p->dsingular, sizeof(unsigned long long), p->device,
-                                  "SENSE counter");
-        if (st == KR_OK) st = kri_device_memset0(p->dsingular, sizeof(unsigned long long), ctx);
-        if (st == KR_OK && p->method == KR_SENSE_GENERAL) {
-            /* PSF and per-column scratch: batches of columns within ~512 MB */
-            kri_zc *psf = NULL;
-            st = kri_alloc((void **)&psf, sizeof(kri_zc) * (size_t)ny, "SENSE PSF");
-            if (st == KR_OK) {
-                kri_sense_psf(p->lines, ny, psf);
-                st =
-                    kri_device_alloc(&p->dpsf, sizeof(kri_zc) * (size_t)ny, p->device, "SENSE PSF");
-                if (st == KR_OK)
-                    st = kri_memcpy(p->dpsf, KR_DEVICE, psf, KR_HOST, sizeof(kri_zc) * (size_t)ny,
-                                    ctx);
-                kri_free(psf);
-            }
-            size_t per = (size_t)(ny * ny + 3 * ny) * 2 * sizeof(double);
-            int64_t b = (int64_t)(((size_t)512 << 20) / per);
-            p->batch = b < 1 ? 1 : (b > nx ? nx : b);
-            if (st == KR_OK)
-                st = kri_device_alloc(&p->dscr, per * (size_t)p->batch, p->device, "SENSE scratch");
-            if (st == KR_OK)
-                st = kri_device_alloc(&p->discr, sizeof(int) * (size_t)(ny * p->batch), p->device,
-                                      "SENSE scratch");
-        }
-        if (st == KR_OK && p->w) {
-            /* row-major c64 W[r * nc + c] */
-            float *hw = NULL;
-            st = kri_alloc((void **)&hw, sizeof(float) * 2 * (size_t)(nc * nc), "whitener");
-            if (st == KR_OK) {
-                for (int64_t r = 0; r < nc; r++)
-                    for (int64_t c = 0; c < nc; c++) {
-                        hw[2 * (r * nc + c)] = (float)creal(p->w[r + nc * c]);
-                        hw[2 * (r * nc + c) + 1] = (float)cimag(p->w[r + nc * c]);
-                    }
-                st = kri_device_alloc(&p->dw, sizeof(float) * 2 * (size_t)(nc * nc), p->device,
-                                      "SENSE whitener");
-                if (st == KR_OK)
-                    st = kri_memcpy(p->dw, KR_DEVICE, hw, KR_HOST,
-                                    sizeof(float) * 2 * (size_t)(nc * nc), ctx);
-                kri_free(hw);
-            }
-        }
-        if (st != KR_OK) goto fail;
-    }
-#endif
     kr_log(ctx, KR_LOG_INFO, "SENSE plan: %lldx%lld, %lld coils, %s path (%lld lines%s)",
            (long long)nx, (long long)ny, (long long)nc,
            p->method == KR_SENSE_LATTICE ? "lattice" : "general", (long long)p->nlines,
@@ -262,46 +191,16 @@ kr_status kr_sense_plan_info(const kr_sense_plan *p, kr_sense_info *info)
     info->fold = p->method == KR_SENSE_LATTICE ? p->accel : (int)p->ny;
     info->systems = p->method == KR_SENSE_LATTICE ? p->nx * (p->ny / p->accel) : p->nx;
     info->lines = p->nlines;
-    info->singular = p->singular;
-#ifdef KRAY_HAVE_CUDA
-    if (p->loc == KR_DEVICE) {
-        unsigned long long c = 0;
-        KRI_TRY(kri_memcpy(&c, KR_HOST, p->dsingular, KR_DEVICE, sizeof c, p->ctx));
-        info->singular = (int64_t)c;
-    }
-#endif
-    return KR_OK;
+    return p->be->singular(p->state, &info->singular);
 }
 
-/* Check an execute operand: c64 / f32, dims, location. */
+/* Check an execute operand: c64 [nx, ny, nc] (with_coils) or c64 / f32 [nx, ny] at the plan's
+ * location and device. */
 static kr_status kri_sense_operand(const kr_sense_plan *p, const kr_array *a, kr_dtype t,
                                    int with_coils, const char *fn, const char *what)
 {
-    if (!a) return kri_fail(KR_ERR_INVALID_ARG, "%s: %s is NULL", fn, what);
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: %s has no data", fn, what);
-    if (a->dtype != t)
-        return kri_fail(KR_ERR_DTYPE, "%s: %s has element type %s; expected %s", fn, what,
-                        kr_dtype_name(a->dtype), kr_dtype_name(t));
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %s is not contiguous", fn, what);
-    int64_t d[3];
-    char w[128];
-    snprintf(w, sizeof w, "%s: %s", fn, what);
-    KRI_TRY(kri_shape3(a, with_coils ? 3 : 2, w, d));
-    if (d[0] != p->nx || d[1] != p->ny || (with_coils && d[2] != p->nc)) {
-        char b[96];
-        if (with_coils)
-            return kri_fail(KR_ERR_DIM, "%s: %s has %s values, the plan expects %lldx%lldx%lld", fn,
-                            what, kr_dims_string(a->ndim, a->dims, b, sizeof b), (long long)p->nx,
-                            (long long)p->ny, (long long)p->nc);
-        return kri_fail(KR_ERR_DIM, "%s: %s has %s values, the plan expects %lldx%lld", fn, what,
-                        kr_dims_string(a->ndim, a->dims, b, sizeof b), (long long)p->nx,
-                        (long long)p->ny);
-    }
-    if (a->loc != p->loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory, the plan works in %s memory", fn,
-                        what, a->loc == KR_HOST ? "host" : "GPU",
-                        p->loc == KR_HOST ? "host" : "GPU");
+    const int64_t d[3] = {p->nx, p->ny, p->nc};
+    KRI_TRY(kri_check_operand_dims(fn, what, a, t, p->loc, with_coils ? 3 : 2, d));
     if (a->loc == KR_DEVICE && a->device != p->device)
         return kri_fail(KR_ERR_LOCATION, "%s: %s is on CUDA device %d, the plan on device %d", fn,
                         what, a->device, p->device);
@@ -311,113 +210,34 @@ static kr_status kri_sense_operand(const kr_sense_plan *p, const kr_array *a, kr
 /* Solve from p->buf (whitened zero-filled coil images) or without data. */
 static kr_status kri_sense_solve(kr_sense_plan *p, int with_data, kr_array *image, kr_array *gfac)
 {
-    if (p->loc == KR_HOST) {
-        kri_sense_cpu a = {p->nx,
-                           p->ny,
-                           p->nc,
-                           p->accel,
-                           p->offset,
-                           p->lines,
-                           p->lambda,
-                           p->maps->data,
-                           with_data ? p->buf->data : NULL,
-                           image ? image->data : NULL,
-                           gfac ? gfac->data : NULL,
-                           kri_threads(p->ctx)};
-        int64_t sing = 0;
-        if (p->method == KR_SENSE_LATTICE)
-            KRI_TRY(kri_cpu_sense_lattice(&a, &sing));
-        else
-            KRI_TRY(kri_cpu_sense_general(&a, &sing));
-        p->singular = sing;
-        if (sing)
-            kr_log(p->ctx, KR_LOG_WARN,
-                   "SENSE: %lld of the systems were singular (pixels set to 0, g = inf); "
-                   "use lambda > 0",
-                   (long long)sing);
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    KRI_TRY(kri_cuda_set_device(p->ctx));
-    kri_sense_geom g = {p->nx, p->ny, p->nc, p->accel, p->offset, p->lambda};
-    KRI_TRY(kri_device_memset0(p->dsingular, sizeof(unsigned long long), p->ctx));
-    if (p->method == KR_SENSE_GENERAL) {
-        for (int64_t x0 = 0; x0 < p->nx; x0 += p->batch) {
-            int64_t nb = p->nx - x0 < p->batch ? p->nx - x0 : p->batch;
-            KRI_TRY(kri_cuda_sense_general(&g, x0, nb, p->dpsf, p->maps->data,
-                                           with_data ? p->buf->data : NULL,
-                                           image ? image->data : NULL, gfac ? gfac->data : NULL,
-                                           p->dscr, p->discr, p->dsingular, kr_ctx_stream(p->ctx)));
-        }
-        return KR_OK;
-    }
-    return kri_cuda_sense_unfold(&g, p->maps->data, with_data ? p->buf->data : NULL,
-                                 image ? image->data : NULL, gfac ? gfac->data : NULL, p->dsingular,
-                                 kr_ctx_stream(p->ctx));
-#else
-    (void)image;
-    (void)gfac;
-    (void)with_data;
-    return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
+    return p->be->solve(p->state, p->maps->data, with_data ? p->buf->data : NULL,
+                        image ? image->data : NULL, gfac ? gfac->data : NULL);
 }
 
-/* buf = W * (lines ? src : 0) for k-space (mask != 0) or W * src for images. */
-static kr_status kri_sense_prepare(kr_sense_plan *p, const kr_array *src, int mask)
+/* Execute (kspace != 0: src is k-space, masked, whitened and transformed) or unfold (src holds
+ * the aliased coil images, whitened only). */
+static kr_status kri_sense_run(kr_sense_plan *p, const char *fn, const char *what,
+                               const kr_array *src, kr_array *image, kr_array *gfactor, int kspace)
 {
-    const int64_t nx = p->nx, ny = p->ny, nc = p->nc, nxy = nx * ny;
-    if (p->loc == KR_HOST) {
-        const float *s = src->data;
-        float *b = p->buf->data;
-        const uint8_t *ln = p->lines;
-        const kri_zc *w = p->w;
-#pragma omp parallel for num_threads(kri_threads(p->ctx)) schedule(static)
-        for (int64_t y = 0; y < ny; y++) {
-            for (int64_t c = 0; c < nc; c++) {
-                float *dst = b + 2 * (nx * y + nxy * c);
-                if (mask && !ln[y])
-                    memset(dst, 0, sizeof(float) * 2 * (size_t)nx);
-                else
-                    memcpy(dst, s + 2 * (nx * y + nxy * c), sizeof(float) * 2 * (size_t)nx);
-            }
-            if (w && !(mask && !ln[y]))
-                for (int64_t x = 0; x < nx; x++) kri_whiten_c64(nc, w, b + 2 * (x + nx * y), nxy);
-        }
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    KRI_TRY(kri_cuda_set_device(p->ctx));
-    kri_sense_geom g = {nx, ny, nc, p->accel, p->offset, p->lambda};
-    return kri_cuda_sense_prepare(&g, src->data, p->buf->data, mask ? p->dlines : NULL, p->dw,
-                                  kr_ctx_stream(p->ctx));
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
+    KRI_ARG_NOT_NULL(p);
+    KRI_TRY(kri_sense_operand(p, src, KR_C64, 1, fn, what));
+    KRI_TRY(kri_sense_operand(p, image, KR_C64, 0, fn, "image"));
+    if (gfactor) KRI_TRY(kri_sense_operand(p, gfactor, KR_F32, 0, fn, "gfactor"));
+    KRI_TRY(p->be->prepare(p->state, src->data, p->buf->data, kspace));
+    if (kspace) KRI_TRY(kr_fft_execute(p->ifft, p->buf, p->buf));
+    return kri_sense_solve(p, 1, image, gfactor);
 }
 
 kr_status kr_sense_execute(kr_sense_plan *p, const kr_array *kspace, kr_array *image,
                            kr_array *gfactor)
 {
-    const char *fn = "kr_sense_execute";
-    KRI_ARG_NOT_NULL(p);
-    KRI_TRY(kri_sense_operand(p, kspace, KR_C64, 1, fn, "kspace"));
-    KRI_TRY(kri_sense_operand(p, image, KR_C64, 0, fn, "image"));
-    if (gfactor) KRI_TRY(kri_sense_operand(p, gfactor, KR_F32, 0, fn, "gfactor"));
-    KRI_TRY(kri_sense_prepare(p, kspace, 1));
-    KRI_TRY(kr_fft_execute(p->ifft, p->buf, p->buf));
-    return kri_sense_solve(p, 1, image, gfactor);
+    return kri_sense_run(p, "kr_sense_execute", "kspace", kspace, image, gfactor, 1);
 }
 
 kr_status kr_sense_unfold(kr_sense_plan *p, const kr_array *aliased, kr_array *image,
                           kr_array *gfactor)
 {
-    const char *fn = "kr_sense_unfold";
-    KRI_ARG_NOT_NULL(p);
-    KRI_TRY(kri_sense_operand(p, aliased, KR_C64, 1, fn, "aliased"));
-    KRI_TRY(kri_sense_operand(p, image, KR_C64, 0, fn, "image"));
-    if (gfactor) KRI_TRY(kri_sense_operand(p, gfactor, KR_F32, 0, fn, "gfactor"));
-    KRI_TRY(kri_sense_prepare(p, aliased, 0));
-    return kri_sense_solve(p, 1, image, gfactor);
+    return kri_sense_run(p, "kr_sense_unfold", "aliased", aliased, image, gfactor, 0);
 }
 
 kr_status kr_sense_gfactor(kr_sense_plan *p, kr_array *gfactor)
@@ -432,9 +252,9 @@ typedef struct kri_sense_op {
     const kr_ctx *ctx;
     int64_t nx, ny, nc;
     kr_loc loc;
+    const kri_coilop_backend *be;
     kr_array *maps;
-    uint8_t *lines; /* host */
-    void *dlines;   /* device copy */
+    kr_array *lines; /* u8 [ny] at loc, 0 or 1, or NULL (all lines) */
     kr_fft_plan *fwd, *bwd;
     kri_scratch tmp;
     pthread_mutex_t lock; /* FFT plans are not reentrant */
@@ -445,10 +265,7 @@ static void kri_sense_op_free(void *data)
     kri_sense_op *o = data;
     if (!o) return;
     kr_array_destroy(o->maps);
-    kri_free(o->lines);
-#ifdef KRAY_HAVE_CUDA
-    kri_device_free(o->dlines);
-#endif
+    kr_array_destroy(o->lines);
     kr_fft_plan_destroy(o->fwd);
     kr_fft_plan_destroy(o->bwd);
     kri_scratch_free(&o->tmp);
@@ -459,45 +276,12 @@ static void kri_sense_op_free(void *data)
 static kr_status kri_sense_mask_apply(kri_sense_op *o, kr_array *a)
 {
     if (!o->lines) return KR_OK;
-    if (o->loc == KR_HOST) {
-        float *k = a->data;
-        const int64_t nx = o->nx, ny = o->ny, nc = o->nc;
-#pragma omp parallel for num_threads(kri_threads(o->ctx)) schedule(static)
-        for (int64_t c = 0; c < nc; c++)
-            for (int64_t j = 0; j < ny; j++)
-                if (!o->lines[j])
-                    memset(k + 2 * nx * (j + ny * c), 0, sizeof(float) * 2 * (size_t)nx);
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_sense_mask(o->nx, o->ny, o->nc, a->data, o->dlines, kr_ctx_stream(o->ctx));
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
+    return o->be->mask(o->ctx, o->nx, o->ny, o->nc, a->data, o->lines->data);
 }
 
 static kr_status kri_sense_op_forward_locked(kri_sense_op *o, const kr_array *in, kr_array *out)
 {
-    const int64_t nxy = o->nx * o->ny, nc = o->nc;
-    if (o->loc == KR_HOST) {
-        const float *s = o->maps->data, *x = in->data;
-        float *y = out->data;
-        int64_t n = nxy * nc;
-#pragma omp parallel for num_threads(kri_threads(o->ctx)) schedule(static)
-        for (int64_t i = 0; i < n; i++) {
-            int64_t p = i % nxy;
-            float sr = s[2 * i], si = s[2 * i + 1], xr = x[2 * p], xi = x[2 * p + 1];
-            y[2 * i] = sr * xr - si * xi;
-            y[2 * i + 1] = sr * xi + si * xr;
-        }
-    } else {
-#ifdef KRAY_HAVE_CUDA
-        KRI_TRY(kri_cuda_sense_expand(o->nx, o->ny, nc, o->maps->data, in->data, out->data,
-                                      kr_ctx_stream(o->ctx)));
-#else
-        return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
-    }
+    KRI_TRY(o->be->expand(o->ctx, o->nx * o->ny, o->nc, o->maps->data, in->data, 1, out->data));
     KRI_TRY(kr_fft_execute(o->fwd, out, out));
     return kri_sense_mask_apply(o, out);
 }
@@ -513,37 +297,14 @@ static kr_status kri_sense_op_forward(void *data, const kr_array *in, kr_array *
 
 static kr_status kri_sense_op_adjoint_locked(kri_sense_op *o, const kr_array *in, kr_array *out)
 {
-    const int64_t nxy = o->nx * o->ny, nc = o->nc;
-    int64_t d[3] = {o->nx, o->ny, nc};
+    int64_t d[3] = {o->nx, o->ny, o->nc};
     kr_array *t = NULL;
     KRI_TRY(kri_scratch_get(&o->tmp, o->ctx, KR_C64, 3, d, o->loc, &t));
     kr_status st = kr_array_copy(t, in, o->ctx);
     if (st == KR_OK) st = kri_sense_mask_apply(o, t);
     if (st == KR_OK) st = kr_fft_execute(o->bwd, t, t);
-    if (st == KR_OK) {
-        if (o->loc == KR_HOST) {
-            const float *s = o->maps->data, *a = t->data;
-            float *x = out->data;
-#pragma omp parallel for num_threads(kri_threads(o->ctx)) schedule(static)
-            for (int64_t p = 0; p < nxy; p++) {
-                double re = 0, im = 0;
-                for (int64_t c = 0; c < nc; c++) {
-                    int64_t q = 2 * (p + nxy * c);
-                    re += (double)s[q] * a[q] + (double)s[q + 1] * a[q + 1];
-                    im += (double)s[q] * a[q + 1] - (double)s[q + 1] * a[q];
-                }
-                x[2 * p] = (float)re;
-                x[2 * p + 1] = (float)im;
-            }
-        } else {
-#ifdef KRAY_HAVE_CUDA
-            st = kri_cuda_sense_reduce(o->nx, o->ny, nc, o->maps->data, t->data, out->data,
-                                       kr_ctx_stream(o->ctx));
-#else
-            st = kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
-        }
-    }
+    if (st == KR_OK)
+        st = o->be->reduce(o->ctx, o->nx * o->ny, o->nc, o->maps->data, t->data, out->data);
     kri_scratch_put(&o->tmp, t);
     return st;
 }
@@ -564,10 +325,12 @@ kr_status kr_sense_linop(kr_linop **op, const kr_ctx *ctx, const kr_array *maps,
     KRI_ARG_NOT_NULL(op);
     *op = NULL;
     KRI_ARG_NOT_NULL(ctx);
-    KRI_TRY(kri_check_c64(maps, "kr_sense_linop: maps"));
+    KRI_TRY(kri_check_operand(fn, "maps", maps, KR_C64, KRI_ANY_LOC));
     if (loc != KR_HOST && loc != KR_DEVICE)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: invalid location %d", fn, (int)loc);
     KRI_TRY(kri_check_loc(ctx, loc, fn));
+    const kri_coilop_backend *be;
+    KRI_TRY(kri_backend_pick(&be, loc, &kri_coilop_cpu, &kri_coilop_cuda, fn));
     int64_t d[3];
     KRI_TRY(kri_shape3(maps, 3, "kr_sense_linop: maps", d));
     kri_sense_op *o = kri_calloc(1, sizeof *o);
@@ -577,20 +340,19 @@ kr_status kr_sense_linop(kr_linop **op, const kr_ctx *ctx, const kr_array *maps,
     o->ny = d[1];
     o->nc = d[2];
     o->loc = loc;
+    o->be = be;
     kri_scratch_init(&o->tmp);
     pthread_mutex_init(&o->lock, NULL);
     kr_status st = kr_array_clone(&o->maps, maps, loc, ctx);
     if (st == KR_OK && lines) {
-        st = kri_alloc((void **)&o->lines, (size_t)d[1], "SENSE operator lines");
-        if (st == KR_OK)
-            for (int64_t j = 0; j < d[1]; j++) o->lines[j] = lines[j] != 0;
-#ifdef KRAY_HAVE_CUDA
-        if (st == KR_OK && loc == KR_DEVICE) {
-            st = kri_device_alloc(&o->dlines, (size_t)d[1], kr_ctx_device(ctx), "line mask");
-            if (st == KR_OK)
-                st = kri_memcpy(o->dlines, KR_DEVICE, o->lines, KR_HOST, (size_t)d[1], ctx);
+        kr_array *h = NULL; /* the flags as 0 / 1, then where the operator works */
+        st = kr_array_create(&h, KR_U8, 1, &d[1], KR_HOST, NULL);
+        if (st == KR_OK) {
+            uint8_t *f = h->data;
+            for (int64_t j = 0; j < d[1]; j++) f[j] = lines[j] != 0;
+            st = kr_array_clone(&o->lines, h, loc, ctx);
         }
-#endif
+        kr_array_destroy(h);
     }
     if (st == KR_OK)
         st = kr_fft_plan_create(&o->fwd, ctx, KR_C64, 3, d, 3u, KR_FFT_FORWARD,

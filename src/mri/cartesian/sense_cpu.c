@@ -1,23 +1,24 @@
-/* Host SENSE solvers: lattice unfolding (R x R systems per aliased pixel, rows of x vectorised)
- * and the general column-by-column solve (ny x ny systems), both in double precision with
- * OpenMP over independent systems (bit-identical for any thread count). */
+/* SENSE on the host (the CPU table of sense_internal.h): data preparation (line mask and
+ * pre-whitening), lattice unfolding (R x R systems per aliased pixel, rows of x vectorised) and
+ * the general column-by-column solve (ny x ny systems), both in double precision with OpenMP
+ * over independent systems (bit-identical for any thread count). */
 #include "internal.h"
 #include "mri/cartesian/sense_internal.h"
 
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-static int kri_tid(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
+/* One solve: maps c64 [nx, ny, nc] (whitened), aliased c64 [nx, ny, nc] (whitened zero-filled
+ * coil images, NULL = g-factor only), image c64 [nx, ny] or NULL, gfac f32 [nx, ny] or NULL. */
+typedef struct kri_sense_job {
+    int64_t nx, ny, nc;
+    int accel, offset;    /* lattice */
+    const uint8_t *lines; /* general: acquired flags [ny] */
+    double lambda;
+    const float *maps, *aliased;
+    float *image, *gfac;
+    int nthreads;
+} kri_sense_job;
 
 /* Solve one Hermitian system of size n (column-major n x n in `nmat`, lower triangle; `n0d`
  * the diagonal without lambda) with right-hand side rhs (overwritten by the solution when rhs
@@ -36,31 +37,47 @@ static int kri_sense_small_solve(int n, kri_zc *nmat, const double *n0d, double 
     for (int j = 0; j < n; j++)
         for (int i = j; i < n; i++) lx[i + (int64_t)n * j] = nmat[i + (int64_t)n * j];
     kri_ztrtri_lower(n, lx, n);
-    for (int i = 0; i < n; i++) {
-        double xii = 0;
-        for (int k = i; k < n; k++) {
-            kri_zc v = lx[k + (int64_t)n * i];
-            xii += creal(v) * creal(v) + cimag(v) * cimag(v);
-        }
-        double var = xii;
-        if (lambda > 0) {
-            double s2 = 0;
-            for (int j = 0; j < n; j++) {
-                kri_zc xij = 0;
-                int k0 = i > j ? i : j;
-                for (int k = k0; k < n; k++)
-                    xij += conj(lx[k + (int64_t)n * i]) * lx[k + (int64_t)n * j];
-                s2 += creal(xij) * creal(xij) + cimag(xij) * cimag(xij);
-            }
-            var -= lambda * s2;
-            if (var < 0) var = 0;
-        }
-        g[i] = sqrt(var * n0d[i]);
-    }
+    for (int i = 0; i < n; i++) g[i] = sqrt(kri_chol_gvar(lx, i, n, n, 0, lambda) * n0d[i]);
     return 0;
 }
 
-kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular)
+/* The pixels of one system: unknown m (m < nu) at base + stride m; the active ones ix[0 .. na)
+ * get the solution rhs and g-factor gv (or 0 and g = inf when the system is singular), the
+ * others 0. */
+static void kri_sense_store(int64_t base, int64_t stride, int nu, const int *ix, int na, int bad,
+                            const kri_zc *rhs, const double *gv, float *img, float *gf)
+{
+    for (int m = 0; m < nu; m++) {
+        int64_t p = base + stride * m;
+        if (img) img[2 * p] = img[2 * p + 1] = 0.0f;
+        if (gf) gf[p] = 0.0f;
+    }
+    for (int i = 0; i < na; i++) {
+        int64_t p = base + stride * ix[i];
+        if (bad) {
+            if (gf) gf[p] = INFINITY;
+            continue;
+        }
+        if (img) {
+            img[2 * p] = (float)creal(rhs[i]);
+            img[2 * p + 1] = (float)cimag(rhs[i]);
+        }
+        if (gf) gf[p] = (float)gv[i];
+    }
+}
+
+/* acc[x] += conj(a[x]) b[x] for x < nx (complex float rows, double accumulators). */
+static void kri_acc_conj(int64_t nx, const float *a, const float *b, double *acc)
+{
+    for (int64_t x = 0; x < nx; x++) {
+        double mr = a[2 * x], mi = a[2 * x + 1];
+        double nr = b[2 * x], ni = b[2 * x + 1];
+        acc[2 * x] += mr * nr + mi * ni;
+        acc[2 * x + 1] += mr * ni - mi * nr;
+    }
+}
+
+static kr_status kri_cpu_sense_lattice(const kri_sense_job *a, int64_t *singular)
 {
     const int64_t nx = a->nx, ny = a->ny, nc = a->nc;
     const int R = a->accel;
@@ -94,7 +111,7 @@ kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular)
     float *img = a->image, *gf = a->gfac;
 #pragma omp parallel num_threads(nt) reduction(+ : nsing)
     {
-        double *base = scr + per * (size_t)kri_tid();
+        double *base = scr + per * (size_t)kri_omp_tid();
         double *gacc = base;                                  /* [npair][nx][2] */
         double *bacc = gacc + (size_t)npair * (size_t)nx * 2; /* [R][nx][2] */
         kri_zc *nmat = (kri_zc *)(bacc + (size_t)R * (size_t)nx * 2);
@@ -113,24 +130,12 @@ kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular)
                     const float *sm = maps + 2 * (nx * (y0 + ny_r * m) + nxy * c);
                     for (int n = 0; n <= m; n++, pi++) {
                         const float *sn = maps + 2 * (nx * (y0 + ny_r * n) + nxy * c);
-                        double *acc = gacc + (size_t)pi * (size_t)nx * 2;
                         /* G[m, n] += conj(S_m) S_n */
-                        for (int64_t x = 0; x < nx; x++) {
-                            double mr = sm[2 * x], mi = sm[2 * x + 1];
-                            double nr = sn[2 * x], ni = sn[2 * x + 1];
-                            acc[2 * x] += mr * nr + mi * ni;
-                            acc[2 * x + 1] += mr * ni - mi * nr;
-                        }
+                        kri_acc_conj(nx, sm, sn, gacc + (size_t)pi * (size_t)nx * 2);
                     }
                     if (al) {
                         const float *am = al + 2 * (nx * (y0 + ny_r * m) + nxy * c);
-                        double *acc = bacc + (size_t)m * (size_t)nx * 2;
-                        for (int64_t x = 0; x < nx; x++) {
-                            double mr = sm[2 * x], mi = sm[2 * x + 1];
-                            double ar = am[2 * x], ai = am[2 * x + 1];
-                            acc[2 * x] += mr * ar + mi * ai;
-                            acc[2 * x + 1] += mr * ai - mi * ar;
-                        }
+                        kri_acc_conj(nx, sm, am, bacc + (size_t)m * (size_t)nx * 2);
                     }
                 }
             }
@@ -165,23 +170,7 @@ kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular)
                                                          gf ? gv : NULL, lx)
                                  : 0;
                 nsing += bad;
-                for (int m = 0; m < R; m++) {
-                    int64_t p = x + nx * (y0 + ny_r * m);
-                    if (img) img[2 * p] = img[2 * p + 1] = 0.0f;
-                    if (gf) gf[p] = 0.0f;
-                }
-                for (int i = 0; i < na; i++) {
-                    int64_t p = x + nx * (y0 + ny_r * ix[i]);
-                    if (bad) {
-                        if (gf) gf[p] = INFINITY;
-                        continue;
-                    }
-                    if (img) {
-                        img[2 * p] = (float)creal(rhs[i]);
-                        img[2 * p + 1] = (float)cimag(rhs[i]);
-                    }
-                    if (gf) gf[p] = (float)gv[i];
-                }
+                kri_sense_store(x + nx * y0, nx * ny_r, R, ix, na, bad, rhs, gv, img, gf);
             }
         }
     }
@@ -191,8 +180,9 @@ kr_status kri_cpu_sense_lattice(const kri_sense_cpu *a, int64_t *singular)
     return KR_OK;
 }
 
-void kri_sense_psf(const uint8_t *lines, int64_t ny, kri_zc *psf)
+void kri_sense_psf(const uint8_t *lines, int64_t ny, double *psf_pairs)
 {
+    kri_zc *psf = (kri_zc *)psf_pairs;
     for (int64_t d = 0; d < ny; d++) {
         kri_zc s = 0;
         for (int64_t j = 0; j < ny; j++)
@@ -206,7 +196,7 @@ void kri_sense_psf(const uint8_t *lines, int64_t ny, kri_zc *psf)
     }
 }
 
-kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
+static kr_status kri_cpu_sense_general(const kri_sense_job *a, int64_t *singular)
 {
     const int64_t nx = a->nx, ny = a->ny, nc = a->nc, nxy = nx * ny;
     if (ny > 46340)
@@ -216,7 +206,7 @@ kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
     const double lambda = a->lambda;
     kri_zc *psf = NULL;
     KRI_TRY(kri_alloc((void **)&psf, sizeof(kri_zc) * (size_t)n, "SENSE point-spread function"));
-    kri_sense_psf(a->lines, ny, psf);
+    kri_sense_psf(a->lines, ny, (double *)psf);
     int nt = a->nthreads > 0 ? a->nthreads : 1;
     /* Per thread: column of maps and data (nc x ny complex each), N and Linv (ny^2 each), rhs,
      * diag, g, index. */
@@ -233,7 +223,7 @@ kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
     float *img = a->image, *gf = a->gfac;
 #pragma omp parallel num_threads(nt) reduction(+ : nsing)
     {
-        kri_zc *s = scr + per * (size_t)kri_tid(); /* s[c * n + y] */
+        kri_zc *s = scr + per * (size_t)kri_omp_tid(); /* s[c * n + y] */
         kri_zc *d = s + (size_t)nc * n;            /* data column */
         kri_zc *nmat = d + (size_t)nc * n;
         kri_zc *lx = nmat + (size_t)n * n;
@@ -283,23 +273,7 @@ kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
                                                      gf ? gv : NULL, lx)
                              : 0;
             nsing += bad;
-            for (int y = 0; y < n; y++) {
-                int64_t p = x + nx * y;
-                if (img) img[2 * p] = img[2 * p + 1] = 0.0f;
-                if (gf) gf[p] = 0.0f;
-            }
-            for (int i = 0; i < na; i++) {
-                int64_t p = x + nx * ix[i];
-                if (bad) {
-                    if (gf) gf[p] = INFINITY;
-                    continue;
-                }
-                if (img) {
-                    img[2 * p] = (float)creal(rhs[i]);
-                    img[2 * p + 1] = (float)cimag(rhs[i]);
-                }
-                if (gf) gf[p] = (float)gv[i];
-            }
+            kri_sense_store(x, nx, n, ix, na, bad, rhs, gv, img, gf);
         }
     }
     kri_free(scr);
@@ -307,3 +281,71 @@ kr_status kri_cpu_sense_general(const kri_sense_cpu *a, int64_t *singular)
     *singular = nsing;
     return KR_OK;
 }
+
+/* ---- the CPU table --------------------------------------------------------------------------- */
+typedef struct kri_sense_host {
+    kri_sense_desc d;
+    int64_t singular; /* of the last solve */
+} kri_sense_host;
+
+static kr_status kri_cpu_create(const kri_sense_desc *d, void **state)
+{
+    kri_sense_host *h = kri_calloc(1, sizeof *h);
+    if (!h) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a SENSE plan");
+    h->d = *d;
+    *state = h;
+    return KR_OK;
+}
+
+static void kri_cpu_destroy(void *state) { kri_free(state); }
+
+static kr_status kri_cpu_prepare(void *state, const float *s, float *b, int mask)
+{
+    const kri_sense_host *h = state;
+    const int64_t nx = h->d.nx, ny = h->d.ny, nc = h->d.nc, nxy = nx * ny;
+    const uint8_t *ln = h->d.lines;
+    const kri_zc *w = (const kri_zc *)h->d.w;
+#pragma omp parallel for num_threads(kri_threads(h->d.ctx)) schedule(static)
+    for (int64_t y = 0; y < ny; y++) {
+        for (int64_t c = 0; c < nc; c++) {
+            float *dst = b + 2 * (nx * y + nxy * c);
+            if (mask && !ln[y])
+                memset(dst, 0, sizeof(float) * 2 * (size_t)nx);
+            else
+                memcpy(dst, s + 2 * (nx * y + nxy * c), sizeof(float) * 2 * (size_t)nx);
+        }
+        if (w && !(mask && !ln[y]))
+            for (int64_t x = 0; x < nx; x++) kri_whiten_c64(nc, w, b + 2 * (x + nx * y), nxy);
+    }
+    return KR_OK;
+}
+
+static kr_status kri_cpu_solve(void *state, const float *maps, const float *aliased, float *image,
+                               float *gfac)
+{
+    kri_sense_host *h = state;
+    const kri_sense_desc *d = &h->d;
+    kri_sense_job a = {d->nx,    d->ny,   d->nc,   d->accel, d->offset,          d->lines,
+                       d->lambda, maps,   aliased, image,    gfac, kri_threads(d->ctx)};
+    int64_t sing = 0;
+    if (d->method == KR_SENSE_LATTICE)
+        KRI_TRY(kri_cpu_sense_lattice(&a, &sing));
+    else
+        KRI_TRY(kri_cpu_sense_general(&a, &sing));
+    h->singular = sing;
+    if (sing)
+        kr_log(d->ctx, KR_LOG_WARN,
+               "SENSE: %lld of the systems were singular (pixels set to 0, g = inf); "
+               "use lambda > 0",
+               (long long)sing);
+    return KR_OK;
+}
+
+static kr_status kri_cpu_singular(const void *state, int64_t *n)
+{
+    *n = ((const kri_sense_host *)state)->singular;
+    return KR_OK;
+}
+
+const kri_sense_backend kri_sense_cpu = {{"cpu", true}, kri_cpu_create,  kri_cpu_destroy,
+                                         kri_cpu_prepare, kri_cpu_solve, kri_cpu_singular};

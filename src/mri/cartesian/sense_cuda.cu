@@ -1,23 +1,17 @@
-// SENSE on the GPU: data preparation (line mask + coil pre-whitening), batched unfolding of all
-// aliased pixels (one thread per R x R system, built, factorised and solved in double precision
-// in registers / local memory), and the elementwise pieces of the SENSE operator.
+// SENSE on the GPU (the CUDA table of sense_internal.h): data preparation (line mask + coil
+// pre-whitening), batched unfolding of all aliased pixels (one thread per R x R system, built,
+// factorised and solved in double precision in registers / local memory) and the general path
+// (one block per column). The Cholesky arithmetic is sense_chol.h's, shared with the host.
 #include <cuda_runtime.h>
 
-#include "internal.h"
+#include "core/cuda_util.cuh"
+#include "mri/cartesian/sense_chol.h"
 #include "mri/cartesian/sense_internal.h"
 
 namespace
 {
 
 constexpr int kThreads = 128;
-
-kr_status launch_check(const char *kernel)
-{
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "launching %s failed: %s", kernel, cudaGetErrorString(e));
-    return KR_OK;
-}
 
 unsigned grid_for(int64_t n)
 {
@@ -27,23 +21,19 @@ unsigned grid_for(int64_t n)
     return (unsigned)b;
 }
 
-struct z2 {
-    double r, i;
-};
-__device__ __forceinline__ z2 zmk(double r, double i) { return z2{r, i}; }
-__device__ __forceinline__ z2 zadd(z2 a, z2 b) { return z2{a.r + b.r, a.i + b.i}; }
-__device__ __forceinline__ z2 zsub(z2 a, z2 b) { return z2{a.r - b.r, a.i - b.i}; }
-__device__ __forceinline__ z2 zmul(z2 a, z2 b)
+__device__ __forceinline__ double2 zmk(double r, double i) { return kri_cmk<double2>(r, i); }
+
+// (L^-1)[i, j], i > j, of the lower-triangular L being inverted in place column by column from
+// the last: columns right of j already hold L^-1, column j still holds L.
+__device__ __forceinline__ double2 linv_entry(const double2 *a, int i, int j, int64_t lda,
+                                              int packed, double ljj)
 {
-    return z2{a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r};
+    double2 s = zmk(0, 0);
+    for (int k = j + 1; k <= i; k++)
+        s = kri_cadd(s, kri_cmul(a[kri_chol_at(i, k, lda, packed)],
+                                 a[kri_chol_at(k, j, lda, packed)]));
+    return kri_cscale(s, -1.0 / ljj);
 }
-// conj(a) * b
-__device__ __forceinline__ z2 zcmul(z2 a, z2 b)
-{
-    return z2{a.r * b.r + a.i * b.i, a.r * b.i - a.i * b.r};
-}
-__device__ __forceinline__ z2 zscale(z2 a, double s) { return z2{a.r * s, a.i * s}; }
-__device__ __forceinline__ double zabs2(z2 a) { return a.r * a.r + a.i * a.i; }
 
 // ---- preparation -----------------------------------------------------------------------------
 __global__ void k_sense_prepare(int64_t nx, int64_t ny, int64_t nc, const float2 *__restrict__ in,
@@ -88,8 +78,8 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
     if (t >= nx * ny_r) return;
     const int64_t x = t % nx, y0 = t / nx;
 
-    z2 nm[RM * (RM + 1) / 2]; // lower triangle packed by rows: (m, n <= m) at m(m+1)/2 + n
-    z2 b[RM];
+    double2 nm[RM * (RM + 1) / 2]; // lower triangle packed by rows: (m, n <= m) at m(m+1)/2 + n
+    double2 b[RM];
     double n0[RM];
     bool act[RM];
 #pragma unroll
@@ -98,7 +88,7 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
     for (int i = 0; i < R; i++) b[i] = zmk(0, 0);
 
     for (int64_t c = 0; c < nc; c++) {
-        z2 s[RM];
+        double2 s[RM];
 #pragma unroll
         for (int m = 0; m < R; m++) {
             const int64_t q = x + nx * (y0 + ny_r * m) + nxy * c;
@@ -106,14 +96,14 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
             s[m] = zmk(v.x, v.y);
             if (al) {
                 const float2 a = al[q];
-                b[m] = zadd(b[m], zcmul(s[m], zmk(a.x, a.y)));
+                b[m] = kri_cadd(b[m], kri_cmulc(s[m], zmk(a.x, a.y)));
             }
         }
 #pragma unroll
         for (int m = 0; m < R; m++)
 #pragma unroll
             for (int n = 0; n <= m; n++)
-                nm[m * (m + 1) / 2 + n] = zadd(nm[m * (m + 1) / 2 + n], zcmul(s[m], s[n]));
+                nm[m * (m + 1) / 2 + n] = kri_cadd(nm[m * (m + 1) / 2 + n], kri_cmulc(s[m], s[n]));
     }
     // PSF phases and scale 1/R; inactive unknowns (zero sensitivity) become identity rows, which
     // leaves the other unknowns exactly as if they had been removed.
@@ -122,12 +112,12 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
     const double invr = 1.0 / R;
     double dmax = 0;
 #pragma unroll
-    for (int m = 0; m < R; m++) act[m] = nm[m * (m + 1) / 2 + m].r > 0;
+    for (int m = 0; m < R; m++) act[m] = nm[m * (m + 1) / 2 + m].x > 0;
 #pragma unroll
     for (int m = 0; m < R; m++) {
 #pragma unroll
         for (int n = 0; n <= m; n++) {
-            z2 v = nm[m * (m + 1) / 2 + n];
+            double2 v = nm[m * (m + 1) / 2 + n];
             if (!act[m] || !act[n]) {
                 v = zmk(m == n ? 1.0 : 0.0, 0.0);
                 if (m == n) n0[m] = 0;
@@ -135,11 +125,11 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
                 const double ang = 6.283185307179586 * (double)((hm * (m - n)) % R) * invr;
                 double sn, cs;
                 sincos(ang, &sn, &cs);
-                v = zscale(zmul(zmk(cs, sn), v), invr);
+                v = kri_cscale(kri_cmul(zmk(cs, sn), v), invr);
                 if (m == n) {
-                    n0[m] = v.r;
-                    v = zmk(v.r + lambda, 0.0);
-                    if (v.r > dmax) dmax = v.r;
+                    n0[m] = v.x;
+                    v = zmk(v.x + lambda, 0.0);
+                    if (v.x > dmax) dmax = v.x;
                 }
             }
             nm[m * (m + 1) / 2 + n] = v;
@@ -151,27 +141,14 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
     const double tol = 1e-12 * dmax;
 #pragma unroll
     for (int j = 0; j < R; j++) {
-        double d = nm[j * (j + 1) / 2 + j].r;
-#pragma unroll
-        for (int k = 0; k < j; k++) d -= zabs2(nm[j * (j + 1) / 2 + k]);
+        double d = kri_chol_pivot(nm, j, 0, 1);
         if (!act[j])
             d = 1.0; // identity row: exactly 1 (its L row entries are 0)
         else if (!(d > tol)) {
             bad = true;
             d = 1.0;
         }
-        const double ljj = sqrt(d), inv = 1.0 / ljj;
-        nm[j * (j + 1) / 2 + j] = zmk(ljj, 0);
-#pragma unroll
-        for (int i = j + 1; i < R; i++) {
-            z2 s = nm[i * (i + 1) / 2 + j];
-#pragma unroll
-            for (int k = 0; k < j; k++) {
-                const z2 ljk = nm[j * (j + 1) / 2 + k];
-                s = zsub(s, zmul(nm[i * (i + 1) / 2 + k], zmk(ljk.r, -ljk.i)));
-            }
-            nm[i * (i + 1) / 2 + j] = zscale(s, inv);
-        }
+        kri_chol_column(nm, j, R, 0, 1, sqrt(d));
     }
     if (bad) {
         if (singular) atomicAdd(singular, 1ull);
@@ -187,37 +164,33 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
         // forward L z = b, back L^H x = z
 #pragma unroll
         for (int i = 0; i < R; i++) {
-            z2 s = b[i];
+            double2 s = b[i];
 #pragma unroll
-            for (int k = 0; k < i; k++) s = zsub(s, zmul(nm[i * (i + 1) / 2 + k], b[k]));
-            b[i] = zscale(s, 1.0 / nm[i * (i + 1) / 2 + i].r);
+            for (int k = 0; k < i; k++) s = kri_csub(s, kri_cmul(nm[i * (i + 1) / 2 + k], b[k]));
+            b[i] = kri_cscale(s, 1.0 / nm[i * (i + 1) / 2 + i].x);
         }
 #pragma unroll
         for (int i = R - 1; i >= 0; i--) {
-            z2 s = b[i];
+            double2 s = b[i];
 #pragma unroll
-            for (int k = i + 1; k < R; k++) s = zsub(s, zcmul(nm[k * (k + 1) / 2 + i], b[k]));
-            b[i] = zscale(s, 1.0 / nm[i * (i + 1) / 2 + i].r);
+            for (int k = i + 1; k < R; k++)
+                s = kri_csub(s, kri_cmulc(nm[k * (k + 1) / 2 + i], b[k]));
+            b[i] = kri_cscale(s, 1.0 / nm[i * (i + 1) / 2 + i].x);
         }
 #pragma unroll
         for (int m = 0; m < R; m++) {
             const int64_t p = x + nx * (y0 + ny_r * m);
-            img[p] = act[m] ? make_float2((float)b[m].r, (float)b[m].i) : make_float2(0.f, 0.f);
+            img[p] = act[m] ? make_float2((float)b[m].x, (float)b[m].y) : make_float2(0.f, 0.f);
         }
     }
     if (gf) {
         // Linv in place (packed lower): columns from the last, rows from the bottom.
 #pragma unroll
         for (int j = R - 1; j >= 0; j--) {
-            const double ljj = nm[j * (j + 1) / 2 + j].r;
+            const double ljj = nm[j * (j + 1) / 2 + j].x;
 #pragma unroll
-            for (int i = R - 1; i > j; i--) {
-                z2 s = zmk(0, 0);
-#pragma unroll
-                for (int k = j + 1; k <= i; k++)
-                    s = zadd(s, zmul(nm[i * (i + 1) / 2 + k], nm[k * (k + 1) / 2 + j]));
-                nm[i * (i + 1) / 2 + j] = zscale(s, -1.0 / ljj);
-            }
+            for (int i = R - 1; i > j; i--)
+                nm[i * (i + 1) / 2 + j] = linv_entry(nm, i, j, 0, 1, ljj);
             nm[j * (j + 1) / 2 + j] = zmk(1.0 / ljj, 0);
         }
 #pragma unroll
@@ -227,43 +200,12 @@ __global__ void k_sense_unfold(int64_t nx, int64_t ny, int64_t nc, int rt_r, int
                 gf[p] = 0.f;
                 continue;
             }
-            double var = 0;
-#pragma unroll
-            for (int k = i; k < R; k++) var += zabs2(nm[k * (k + 1) / 2 + i]);
-            if (lambda > 0) {
-                double s2 = 0;
-#pragma unroll
-                for (int j = 0; j < R; j++) {
-                    z2 xij = zmk(0, 0);
-                    const int k0 = i > j ? i : j;
-#pragma unroll
-                    for (int k = k0; k < R; k++)
-                        xij = zadd(xij, zcmul(nm[k * (k + 1) / 2 + i], nm[k * (k + 1) / 2 + j]));
-                    s2 += zabs2(xij);
-                }
-                var -= lambda * s2;
-                if (var < 0) var = 0;
-            }
-            gf[p] = (float)sqrt(var * n0[i]);
+            gf[p] = (float)sqrt(kri_chol_gvar(nm, i, R, 0, 1, lambda) * n0[i]);
         }
     }
 }
 
 // ---- general path: one block per column --------------------------------------------------------
-__device__ __forceinline__ double2 d2(double r, double i) { return make_double2(r, i); }
-__device__ __forceinline__ double2 dadd(double2 a, double2 b) { return d2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ double2 dsub(double2 a, double2 b) { return d2(a.x - b.x, a.y - b.y); }
-__device__ __forceinline__ double2 dmul(double2 a, double2 b)
-{
-    return d2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-// conj(a) * b
-__device__ __forceinline__ double2 dcmul(double2 a, double2 b)
-{
-    return d2(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
-}
-__device__ __forceinline__ double2 dscale(double2 a, double s) { return d2(a.x * s, a.y * s); }
-
 __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, double lambda,
                                 const double2 *__restrict__ psf, const float2 *__restrict__ maps,
                                 const float2 *__restrict__ al, float2 *__restrict__ img,
@@ -303,27 +245,27 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
         const int i = (int)(q / na), j = (int)(q % na);
         if (j > i) continue;
         const int64_t yi = ix[i], yj = ix[j];
-        double2 s = d2(0, 0);
+        double2 s = zmk(0, 0);
         for (int64_t c = 0; c < nc; c++) {
             const float2 a = maps[x + nx * yi + nxy * c], e = maps[x + nx * yj + nxy * c];
-            s = dadd(s, dcmul(d2(a.x, a.y), d2(e.x, e.y)));
+            s = kri_cadd(s, kri_cmulc(zmk(a.x, a.y), zmk(e.x, e.y)));
         }
         int dd = (int)(yi - yj);
         if (dd < 0) dd += n;
-        double2 v = dmul(psf[dd], s);
+        double2 v = kri_cmul(psf[dd], s);
         if (i == j) {
-            d0[i] = d2(v.x, 0);
-            v = d2(v.x + lambda, 0);
+            d0[i] = zmk(v.x, 0);
+            v = zmk(v.x + lambda, 0);
         }
         N[i + (size_t)n * j] = v;
     }
     if (al)
         for (int i = tid; i < na; i += T) {
             const int64_t yi = ix[i];
-            double2 s = d2(0, 0);
+            double2 s = zmk(0, 0);
             for (int64_t c = 0; c < nc; c++) {
                 const float2 a = maps[x + nx * yi + nxy * c], e = al[x + nx * yi + nxy * c];
-                s = dadd(s, dcmul(d2(a.x, a.y), d2(e.x, e.y)));
+                s = kri_cadd(s, kri_cmulc(zmk(a.x, a.y), zmk(e.x, e.y)));
             }
             b[i] = s;
         }
@@ -334,7 +276,7 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
         s_dmax = m;
     }
     __syncthreads();
-    // right-looking Cholesky
+    // right-looking Cholesky: the updates and scaling of kri_chol_entry, a step at a time
     for (int k = 0; k < na; k++) {
         if (tid == 0) {
             double d = N[k + (size_t)n * k].x;
@@ -342,20 +284,20 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
                 s_bad = 1;
                 d = 1;
             }
-            N[k + (size_t)n * k] = d2(sqrt(d), 0);
+            N[k + (size_t)n * k] = kri_chol_real(sqrt(d));
         }
         __syncthreads();
         if (s_bad) break;
         const double inv = 1.0 / N[k + (size_t)n * k].x;
         for (int i = k + 1 + tid; i < na; i += T)
-            N[i + (size_t)n * k] = dscale(N[i + (size_t)n * k], inv);
+            N[i + (size_t)n * k] = kri_chol_scale(N[i + (size_t)n * k], inv);
         __syncthreads();
         const int m = na - k - 1;
         for (int64_t q = tid; q < (int64_t)m * m; q += T) {
             const int i = k + 1 + (int)(q / m), j = k + 1 + (int)(q % m);
             if (j > i) continue;
-            const double2 lik = N[i + (size_t)n * k], ljk = N[j + (size_t)n * k];
-            N[i + (size_t)n * j] = dsub(N[i + (size_t)n * j], dmul(lik, d2(ljk.x, -ljk.y)));
+            N[i + (size_t)n * j] =
+                kri_chol_fms(N[i + (size_t)n * j], N[i + (size_t)n * k], N[j + (size_t)n * k]);
         }
         __syncthreads();
     }
@@ -373,18 +315,19 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
     }
     if (img && al) {
         for (int k = 0; k < na; k++) { // forward: L z = b
-            if (tid == 0) b[k] = dscale(b[k], 1.0 / N[k + (size_t)n * k].x);
+            if (tid == 0) b[k] = kri_cscale(b[k], 1.0 / N[k + (size_t)n * k].x);
             __syncthreads();
             const double2 bk = b[k];
             for (int i = k + 1 + tid; i < na; i += T)
-                b[i] = dsub(b[i], dmul(N[i + (size_t)n * k], bk));
+                b[i] = kri_csub(b[i], kri_cmul(N[i + (size_t)n * k], bk));
             __syncthreads();
         }
         for (int k = na - 1; k >= 0; k--) { // back: L^H x = z
-            if (tid == 0) b[k] = dscale(b[k], 1.0 / N[k + (size_t)n * k].x);
+            if (tid == 0) b[k] = kri_cscale(b[k], 1.0 / N[k + (size_t)n * k].x);
             __syncthreads();
             const double2 bk = b[k];
-            for (int i = tid; i < k; i += T) b[i] = dsub(b[i], dcmul(N[k + (size_t)n * i], bk));
+            for (int i = tid; i < k; i += T)
+                b[i] = kri_csub(b[i], kri_cmulc(N[k + (size_t)n * i], bk));
             __syncthreads();
         }
         for (int i = tid; i < na; i += T)
@@ -394,113 +337,30 @@ __global__ void k_sense_general(int64_t nx, int64_t ny, int64_t nc, int64_t x0, 
     // Linv in place, column by column from the last (new column computed into t, then stored)
     for (int j = na - 1; j >= 0; j--) {
         const double ljj = N[j + (size_t)n * j].x;
-        for (int i = j + 1 + tid; i < na; i += T) {
-            double2 s = d2(0, 0);
-            for (int k = j + 1; k <= i; k++)
-                s = dadd(s, dmul(N[i + (size_t)n * k], N[k + (size_t)n * j]));
-            t[i] = dscale(s, -1.0 / ljj);
-        }
+        for (int i = j + 1 + tid; i < na; i += T) t[i] = linv_entry(N, i, j, n, 0, ljj);
         __syncthreads();
         for (int i = j + 1 + tid; i < na; i += T) N[i + (size_t)n * j] = t[i];
-        if (tid == 0) N[j + (size_t)n * j] = d2(1.0 / ljj, 0);
+        if (tid == 0) N[j + (size_t)n * j] = zmk(1.0 / ljj, 0);
         __syncthreads();
     }
-    for (int i = tid; i < na; i += T) {
-        double var = 0;
-        for (int k = i; k < na; k++) {
-            const double2 v = N[k + (size_t)n * i];
-            var += v.x * v.x + v.y * v.y;
-        }
-        if (lambda > 0) {
-            double s2 = 0;
-            for (int j = 0; j < na; j++) {
-                double2 xij = d2(0, 0);
-                for (int k = i > j ? i : j; k < na; k++)
-                    xij = dadd(xij, dcmul(N[k + (size_t)n * i], N[k + (size_t)n * j]));
-                s2 += xij.x * xij.x + xij.y * xij.y;
-            }
-            var -= lambda * s2;
-            if (var < 0) var = 0;
-        }
-        gf[x + nx * ix[i]] = (float)sqrt(var * d0[i].x);
-    }
-}
-
-// ---- operator pieces ---------------------------------------------------------------------------
-__global__ void k_sense_mask(int64_t nx, int64_t ny, int64_t rest, float2 *data,
-                             const uint8_t *__restrict__ lines)
-{
-    const int64_t n = nx * ny * rest;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        if (!lines[(i / nx) % ny]) data[i] = make_float2(0.f, 0.f);
-}
-
-__global__ void k_coil_expand(int64_t nxy, int64_t nc, const float2 *__restrict__ maps,
-                              const float *__restrict__ img, int cplx, float2 *__restrict__ out)
-{
-    const int64_t n = nxy * nc;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t p = i % nxy;
-        const float ar = cplx ? img[2 * p] : img[p], ai = cplx ? img[2 * p + 1] : 0.f;
-        const float2 s = maps[i];
-        out[i] = make_float2(__fsub_rn(__fmul_rn(s.x, ar), __fmul_rn(s.y, ai)),
-                             __fadd_rn(__fmul_rn(s.x, ai), __fmul_rn(s.y, ar)));
-    }
-}
-
-__global__ void k_sense_reduce(int64_t nxy, int64_t nc, const float2 *__restrict__ maps,
-                               const float2 *__restrict__ coil, float2 *__restrict__ img)
-{
-    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < nxy;
-         p += (int64_t)gridDim.x * blockDim.x) {
-        double re = 0, im = 0;
-        for (int64_t c = 0; c < nc; c++) {
-            const float2 s = maps[p + nxy * c], a = coil[p + nxy * c];
-            re += (double)s.x * a.x + (double)s.y * a.y;
-            im += (double)s.x * a.y - (double)s.y * a.x;
-        }
-        img[p] = make_float2((float)re, (float)im);
-    }
-}
-
-unsigned grid_stride(int64_t n)
-{
-    int64_t b = (n + kThreads - 1) / kThreads;
-    if (b > 65536) b = 65536;
-    if (b < 1) b = 1;
-    return (unsigned)b;
+    for (int i = tid; i < na; i += T)
+        gf[x + nx * ix[i]] = (float)sqrt(kri_chol_gvar(N, i, na, n, 0, lambda) * d0[i].x);
 }
 
 template <int RM, bool EXACT>
-kr_status launch_unfold(const kri_sense_geom *g, const float *maps, const float *al, float *img,
+kr_status launch_unfold(const kri_sense_desc *g, const float *maps, const float *al, float *img,
                         float *gf, unsigned long long *sing, cudaStream_t s)
 {
     const int64_t n = g->nx * (g->ny / g->accel);
     k_sense_unfold<RM, EXACT><<<grid_for(n), kThreads, 0, s>>>(
         g->nx, g->ny, g->nc, g->accel, g->offset, g->lambda, (const float2 *)maps,
         (const float2 *)al, (float2 *)img, gf, sing);
-    return launch_check("k_sense_unfold");
+    return kri_cu_launched("k_sense_unfold");
 }
 
-} // namespace
-
-extern "C" kr_status kri_cuda_sense_prepare(const kri_sense_geom *g, const float *kspace,
-                                            float *buf, const uint8_t *lines, const float *w,
-                                            void *stream)
+kr_status sense_unfold(const kri_sense_desc *g, const float *maps, const float *aliased,
+                       float *image, float *gfac, unsigned long long *singular, cudaStream_t s)
 {
-    const int64_t nxy = g->nx * g->ny;
-    k_sense_prepare<<<grid_for(nxy), kThreads, 0, (cudaStream_t)stream>>>(
-        g->nx, g->ny, g->nc, (const float2 *)kspace, (float2 *)buf, lines, (const float2 *)w);
-    return launch_check("k_sense_prepare");
-}
-
-extern "C" kr_status kri_cuda_sense_unfold(const kri_sense_geom *g, const float *maps,
-                                           const float *aliased, float *image, float *gfac,
-                                           unsigned long long *singular, void *stream)
-{
-    cudaStream_t s = (cudaStream_t)stream;
     switch (g->accel) {
     case 1: return launch_unfold<1, true>(g, maps, aliased, image, gfac, singular, s);
     case 2: return launch_unfold<2, true>(g, maps, aliased, image, gfac, singular, s);
@@ -520,48 +380,158 @@ extern "C" kr_status kri_cuda_sense_unfold(const kri_sense_geom *g, const float 
                     KRI_SENSE_CUDA_MAX_R, g->accel);
 }
 
-extern "C" kr_status kri_cuda_sense_general(const kri_sense_geom *g, int64_t x0, int64_t ncols,
-                                            const double *psf, const float *maps,
-                                            const float *aliased, float *image, float *gfac,
-                                            double *scr, int *iscr, unsigned long long *singular,
-                                            void *stream)
+kr_status sense_general(const kri_sense_desc *g, int64_t x0, int64_t ncols, const double *psf,
+                        const float *maps, const float *aliased, float *image, float *gfac,
+                        double *scr, int *iscr, unsigned long long *singular, cudaStream_t s)
 {
     if (ncols < 1 || ncols > 2147483647LL)
         return kri_fail(KR_ERR_INTERNAL, "SENSE general path: %lld columns per launch",
                         (long long)ncols);
-    k_sense_general<<<(unsigned)ncols, 256, 0, (cudaStream_t)stream>>>(
+    k_sense_general<<<(unsigned)ncols, 256, 0, s>>>(
         g->nx, g->ny, g->nc, x0, g->lambda, (const double2 *)psf, (const float2 *)maps,
         (const float2 *)aliased, (float2 *)image, gfac, (double2 *)scr, iscr, singular);
-    return launch_check("k_sense_general");
+    return kri_cu_launched("k_sense_general");
 }
 
-extern "C" kr_status kri_cuda_sense_expand(int64_t nx, int64_t ny, int64_t nc, const float *maps,
-                                           const float *img, float *coil, void *stream)
+// ---- the CUDA table ----------------------------------------------------------------------------
+// The device state of one plan: the line flags, the whitener (c64 row-major W[r * nc + c]) and
+// the singular-system counter; the general path's PSF (double pairs [ny]) and per-column
+// scratch for `batch` columns per launch.
+struct sense_dev {
+    kri_sense_desc d;
+    int device;
+    uint8_t *lines;
+    float *w;
+    unsigned long long *singular;
+    double *psf, *scr;
+    int *iscr;
+    int64_t batch;
+};
+
+void cuda_destroy(void *state)
 {
-    return kri_cuda_coil_expand(nx, ny, nc, maps, img, 1, coil, stream);
+    sense_dev *s = (sense_dev *)state;
+    if (!s) return;
+    kri_device_free(s->lines);
+    kri_device_free(s->w);
+    kri_device_free(s->singular);
+    kri_device_free(s->psf);
+    kri_device_free(s->scr);
+    kri_device_free(s->iscr);
+    kri_free(s);
 }
 
-extern "C" kr_status kri_cuda_coil_expand(int64_t nx, int64_t ny, int64_t nc, const float *maps,
-                                          const float *img, int img_complex, float *coil,
-                                          void *stream)
+// Device copies of a host array (bytes).
+kr_status upload(void **dst, const void *src, size_t bytes, const sense_dev *s, const char *what)
 {
-    k_coil_expand<<<grid_stride(nx * ny * nc), kThreads, 0, (cudaStream_t)stream>>>(
-        nx * ny, nc, (const float2 *)maps, img, img_complex, (float2 *)coil);
-    return launch_check("k_coil_expand");
+    KRI_TRY(kri_device_alloc(dst, bytes, s->device, what));
+    return kri_memcpy(*dst, KR_DEVICE, src, KR_HOST, bytes, s->d.ctx);
 }
 
-extern "C" kr_status kri_cuda_sense_mask(int64_t nx, int64_t ny, int64_t nc, float *data,
-                                         const uint8_t *lines, void *stream)
+kr_status cuda_create(const kri_sense_desc *d, void **state)
 {
-    k_sense_mask<<<grid_stride(nx * ny * nc), kThreads, 0, (cudaStream_t)stream>>>(
-        nx, ny, nc, (float2 *)data, lines);
-    return launch_check("k_sense_mask");
+    const char *fn = "kr_sense_plan_create";
+    const int64_t nx = d->nx, ny = d->ny, nc = d->nc;
+    if (d->method == KR_SENSE_GENERAL && ny > 8192)
+        return kri_fail(KR_ERR_NOT_SUPPORTED,
+                        "%s: the CUDA general path handles up to 8192 lines (got %lld); use the "
+                        "CPU backend or CG-SENSE (kr_sense_linop)",
+                        fn, (long long)ny);
+    if (d->accel > KRI_SENSE_CUDA_MAX_R)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: the CUDA backend supports R <= %d (got %d)", fn,
+                        KRI_SENSE_CUDA_MAX_R, d->accel);
+    sense_dev *s = (sense_dev *)kri_calloc(1, sizeof *s);
+    if (!s) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a SENSE plan");
+    s->d = *d;
+    s->device = kr_ctx_device(d->ctx);
+    kr_status st = upload((void **)&s->lines, d->lines, (size_t)ny, s, "SENSE line mask");
+    if (st == KR_OK)
+        st = kri_device_alloc((void **)&s->singular, sizeof(unsigned long long), s->device,
+                              "SENSE counter");
+    if (st == KR_OK) st = kri_device_memset0(s->singular, sizeof(unsigned long long), d->ctx);
+    if (st == KR_OK && d->method == KR_SENSE_GENERAL) {
+        /* PSF and per-column scratch: batches of columns within ~512 MB */
+        double *psf = NULL;
+        st = kri_alloc((void **)&psf, 2 * sizeof(double) * (size_t)ny, "SENSE PSF");
+        if (st == KR_OK) {
+            kri_sense_psf(d->lines, ny, psf);
+            st = upload((void **)&s->psf, psf, 2 * sizeof(double) * (size_t)ny, s, "SENSE PSF");
+            kri_free(psf);
+        }
+        size_t per = (size_t)(ny * ny + 3 * ny) * 2 * sizeof(double);
+        int64_t b = (int64_t)(((size_t)512 << 20) / per);
+        s->batch = b < 1 ? 1 : (b > nx ? nx : b);
+        if (st == KR_OK)
+            st = kri_device_alloc((void **)&s->scr, per * (size_t)s->batch, s->device,
+                                  "SENSE scratch");
+        if (st == KR_OK)
+            st = kri_device_alloc((void **)&s->iscr, sizeof(int) * (size_t)(ny * s->batch),
+                                  s->device, "SENSE scratch");
+    }
+    if (st == KR_OK && d->w) {
+        /* row-major c64 W[r * nc + c] */
+        float *hw = NULL;
+        st = kri_alloc((void **)&hw, sizeof(float) * 2 * (size_t)(nc * nc), "whitener");
+        if (st == KR_OK) {
+            for (int64_t r = 0; r < nc; r++)
+                for (int64_t c = 0; c < nc; c++) {
+                    hw[2 * (r * nc + c)] = (float)d->w[2 * (r + nc * c)];
+                    hw[2 * (r * nc + c) + 1] = (float)d->w[2 * (r + nc * c) + 1];
+                }
+            st = upload((void **)&s->w, hw, sizeof(float) * 2 * (size_t)(nc * nc), s,
+                        "SENSE whitener");
+            kri_free(hw);
+        }
+    }
+    if (st != KR_OK) {
+        cuda_destroy(s);
+        return st;
+    }
+    *state = s;
+    return KR_OK;
 }
 
-extern "C" kr_status kri_cuda_sense_reduce(int64_t nx, int64_t ny, int64_t nc, const float *maps,
-                                           const float *coil, float *img, void *stream)
+kr_status cuda_prepare(void *state, const float *src, float *buf, int mask)
 {
-    k_sense_reduce<<<grid_stride(nx * ny), kThreads, 0, (cudaStream_t)stream>>>(
-        nx * ny, nc, (const float2 *)maps, (const float2 *)coil, (float2 *)img);
-    return launch_check("k_sense_reduce");
+    const sense_dev *s = (const sense_dev *)state;
+    const kri_sense_desc *g = &s->d;
+    KRI_TRY(kri_cuda_set_device(g->ctx));
+    const int64_t nxy = g->nx * g->ny;
+    k_sense_prepare<<<grid_for(nxy), kThreads, 0, kri_cu_stream(g->ctx)>>>(
+        g->nx, g->ny, g->nc, (const float2 *)src, (float2 *)buf, mask ? s->lines : NULL,
+        (const float2 *)s->w);
+    return kri_cu_launched("k_sense_prepare");
 }
+
+kr_status cuda_solve(void *state, const float *maps, const float *aliased, float *image,
+                     float *gfac)
+{
+    const sense_dev *s = (const sense_dev *)state;
+    const kri_sense_desc *g = &s->d;
+    const cudaStream_t st = kri_cu_stream(g->ctx);
+    KRI_TRY(kri_cuda_set_device(g->ctx));
+    KRI_TRY(kri_device_memset0(s->singular, sizeof(unsigned long long), g->ctx));
+    if (g->method == KR_SENSE_GENERAL) {
+        for (int64_t x0 = 0; x0 < g->nx; x0 += s->batch) {
+            int64_t nb = g->nx - x0 < s->batch ? g->nx - x0 : s->batch;
+            KRI_TRY(sense_general(g, x0, nb, s->psf, maps, aliased, image, gfac, s->scr, s->iscr,
+                                  s->singular, st));
+        }
+        return KR_OK;
+    }
+    return sense_unfold(g, maps, aliased, image, gfac, s->singular, st);
+}
+
+kr_status cuda_singular(const void *state, int64_t *n)
+{
+    const sense_dev *s = (const sense_dev *)state;
+    unsigned long long c = 0;
+    KRI_TRY(kri_memcpy(&c, KR_HOST, s->singular, KR_DEVICE, sizeof c, s->d.ctx));
+    *n = (int64_t)c;
+    return KR_OK;
+}
+
+} // namespace
+
+extern "C" const kri_sense_backend kri_sense_cuda = {
+    {"cuda", true}, cuda_create, cuda_destroy, cuda_prepare, cuda_solve, cuda_singular};

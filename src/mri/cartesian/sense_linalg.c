@@ -6,26 +6,15 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 int kri_zpotrf(int n, kri_zc *a, int lda, double tol)
 {
     for (int j = 0; j < n; j++) {
-        double d = creal(a[j + (int64_t)lda * j]);
-        for (int k = 0; k < j; k++) {
-            kri_zc l = a[j + (int64_t)lda * k];
-            d -= creal(l) * creal(l) + cimag(l) * cimag(l);
-        }
+        double d = kri_chol_pivot(a, j, lda, 0);
         if (!(d > tol)) return j + 1;
-        double ljj = sqrt(d);
-        a[j + (int64_t)lda * j] = ljj;
-        double inv = 1.0 / ljj;
-        for (int i = j + 1; i < n; i++) {
-            kri_zc s = a[i + (int64_t)lda * j];
-            for (int k = 0; k < j; k++)
-                s -= a[i + (int64_t)lda * k] * conj(a[j + (int64_t)lda * k]);
-            a[i + (int64_t)lda * j] = s * inv;
-        }
+        kri_chol_column(a, j, n, lda, 0, sqrt(d));
     }
     return 0;
 }
@@ -229,37 +218,22 @@ int kri_zheev(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv)
     return rc;
 }
 
-/* ---- shared helpers ---------------------------------------------------------------------------
- */
-kr_status kri_check_c64(const kr_array *a, const char *what)
+/* ---- shared helpers ---------------------------------------------------------------------- */
+kr_status kri_psi_whitener(const kr_array *psi, int64_t nc, const char *fn, kri_zc **wout)
 {
-    if (!a) return kri_fail(KR_ERR_INVALID_ARG, "%s is NULL", what);
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "%s has no data", what);
-    if (a->dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "%s has element type %s; expected c64", what,
-                        kr_dtype_name(a->dtype));
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s is not contiguous", what);
-    return KR_OK;
+    return kri_psi_factor(psi, nc, fn, 1, wout);
 }
 
-kr_status kri_psi_whitener(const kr_array *psi, int64_t nc, const char *what, kri_zc **wout)
-{
-    return kri_psi_factor(psi, nc, what, 1, wout);
-}
-
-kr_status kri_psi_factor(const kr_array *psi, int64_t nc, const char *what, int invert,
+kr_status kri_psi_factor(const kr_array *psi, int64_t nc, const char *fn, int invert,
                          kri_zc **wout)
 {
     *wout = NULL;
-    if (!psi) return kri_fail(KR_ERR_INVALID_ARG, "%s is NULL", what);
-    if (!psi->data) return kri_fail(KR_ERR_INVALID_ARG, "%s has no data", what);
+    KRI_TRY(kri_check_operand(fn, "psi", psi, KRI_ANY_DTYPE, KR_HOST));
     if (psi->dtype != KR_C64 && psi->dtype != KR_C128)
-        return kri_fail(KR_ERR_DTYPE, "%s has element type %s; expected c64 or c128", what,
+        return kri_fail(KR_ERR_DTYPE, "%s: psi has element type %s; expected c64 or c128", fn,
                         kr_dtype_name(psi->dtype));
-    if (psi->loc != KR_HOST) return kri_fail(KR_ERR_LOCATION, "%s must be a host array", what);
-    if (!kr_array_is_contiguous(psi))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s is not contiguous", what);
+    char what[96];
+    snprintf(what, sizeof what, "%s: psi", fn);
     int64_t d0 = psi->dims[0], d1 = psi->ndim > 1 ? psi->dims[1] : 1;
     if (kr_array_rank(psi) > 2 || d0 != nc || d1 != nc) {
         char b[96];

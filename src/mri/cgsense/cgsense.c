@@ -4,9 +4,9 @@
 #include "kray/lsq.h"
 #include "internal.h"
 #include "kray/nufft.h"
+#include "mri/cartesian/coilop_internal.h"
 #include "mri/cgsense/cgsense_internal.h"
 #include "mri/mri_internal.h"
-#include "mri/cartesian/sense_internal.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -15,7 +15,8 @@
 struct kr_cgsense_plan {
     const kr_ctx *ctx;
     kr_loc loc;
-    int device;
+    const kri_cgsense_backend *be;
+    const kri_coilop_backend *ops;
     int ndim;
     int64_t dims[3], nvox, nc, M;
     kr_nufft_plan *nufft;
@@ -67,70 +68,19 @@ static void kri_view(kr_array *v, const kr_array *a, int ndim, const int64_t *di
 static kr_status kri_weight(const kr_cgsense_plan *p, const kr_array *s, int64_t n, int64_t reps,
                             float *x)
 {
-    if (p->loc == KR_HOST) {
-        const float *w = s->data;
-        const int64_t total = n * reps;
-#pragma omp parallel for num_threads(kri_threads(p->ctx)) schedule(static)
-        for (int64_t i = 0; i < total; i++) {
-            const float f = w[i % n];
-            x[2 * i] *= f;
-            x[2 * i + 1] *= f;
-        }
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_cgsense_weight(n, reps, s->data, x, kr_ctx_stream(p->ctx));
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
+    return p->be->weight(p->ctx, n, reps, s->data, x);
 }
 
 /* coil[p, c] = S[p, c] x[p] */
 static kr_status kri_expand(const kr_cgsense_plan *p, const float *x, float *coil)
 {
-    const int64_t nvox = p->nvox, n = nvox * p->nc;
-    if (p->loc == KR_HOST) {
-        const float *s = p->maps->data;
-#pragma omp parallel for num_threads(kri_threads(p->ctx)) schedule(static)
-        for (int64_t i = 0; i < n; i++) {
-            const int64_t q = i % nvox;
-            const float sr = s[2 * i], si = s[2 * i + 1], xr = x[2 * q], xi = x[2 * q + 1];
-            coil[2 * i] = sr * xr - si * xi;
-            coil[2 * i + 1] = sr * xi + si * xr;
-        }
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_sense_expand(nvox, 1, p->nc, p->maps->data, x, coil, kr_ctx_stream(p->ctx));
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
+    return p->ops->expand(p->ctx, p->nvox, p->nc, p->maps->data, x, 1, coil);
 }
 
 /* x[p] = sum_c conj(S[p, c]) coil[p, c], accumulated in double in coil order */
 static kr_status kri_reduce(const kr_cgsense_plan *p, const float *coil, float *x)
 {
-    const int64_t nvox = p->nvox, nc = p->nc;
-    if (p->loc == KR_HOST) {
-        const float *s = p->maps->data;
-#pragma omp parallel for num_threads(kri_threads(p->ctx)) schedule(static)
-        for (int64_t q = 0; q < nvox; q++) {
-            double re = 0, im = 0;
-            for (int64_t c = 0; c < nc; c++) {
-                const int64_t k = 2 * (q + nvox * c);
-                re += (double)s[k] * coil[k] + (double)s[k + 1] * coil[k + 1];
-                im += (double)s[k] * coil[k + 1] - (double)s[k + 1] * coil[k];
-            }
-            x[2 * q] = (float)re;
-            x[2 * q + 1] = (float)im;
-        }
-        return KR_OK;
-    }
-#ifdef KRAY_HAVE_CUDA
-    return kri_cuda_sense_reduce(nvox, 1, nc, p->maps->data, coil, x, kr_ctx_stream(p->ctx));
-#else
-    return kri_fail(KR_ERR_NO_DEVICE, "no CUDA device: kray was built without CUDA");
-#endif
+    return p->ops->reduce(p->ctx, p->nvox, p->nc, p->maps->data, coil, x);
 }
 
 /* out = E^H D y (y [M, C] as a view; y is not modified: copied to the k-space scratch). */
@@ -142,7 +92,7 @@ static kr_status kri_rhs_locked(kr_cgsense_plan *p, const kr_array *y, kr_array 
     return kri_reduce(p, p->coil->data, out->data);
 }
 
-/* ---- the encoding operator D^{1/2} E ---------------------------------------------------------- */
+/* ---- the encoding operator D^{1/2} E ------------------------------------------------------ */
 static kr_status kri_op_forward(void *data, const kr_array *in, kr_array *out)
 {
     kr_cgsense_plan *p = data;
@@ -260,17 +210,15 @@ kr_status kr_cgsense_normal_linop(kr_linop **op, kr_cgsense_plan *p)
     return kr_linop_create(op, p->ctx, &def);
 }
 
-/* ---- plan --------------------------------------------------------------------------------------- */
+/* ---- plan ----------------------------------------------------------------------------------- */
 
 static kr_status kri_plan_weights(kr_cgsense_plan *p, const kr_array *dcf)
 {
     const char *fn = "kr_cgsense_plan_create";
+    KRI_TRY(kri_check_operand(fn, "density weights", dcf, KRI_ANY_DTYPE, KRI_ANY_LOC));
     if (dcf->dtype != KR_F32 && dcf->dtype != KR_F64)
         return kri_fail(KR_ERR_DTYPE, "%s: density weights are %s; expected f32 or f64", fn,
                         kr_dtype_name(dcf->dtype));
-    if (!dcf->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: density weights have no data", fn);
-    if (!kr_array_is_contiguous(dcf))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: density weights are not contiguous", fn);
     if (kr_array_numel(dcf) != p->M)
         return kri_fail(KR_ERR_DIM, "%s: density weights have %lld values, the trajectory %lld "
                         "samples", fn, (long long)kr_array_numel(dcf), (long long)p->M);
@@ -336,7 +284,7 @@ kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int n
     *out = NULL;
     KRI_ARG_NOT_NULL(ctx);
     KRI_ARG_NOT_NULL(dims);
-    KRI_ARG_NOT_NULL(traj);
+    KRI_TRY(kri_check_operand(fn, "trajectory", traj, KRI_ANY_DTYPE, KRI_ANY_LOC));
     KRI_ARG_NOT_NULL(maps);
     kr_cgsense_opts o;
     kr_cgsense_opts_default(&o);
@@ -350,17 +298,15 @@ kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int n
     if (o.normal != KR_CGSENSE_NORMAL_NUFFT && o.normal != KR_CGSENSE_NORMAL_TOEPLITZ)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: unknown normal-operator choice %d", fn,
                         (int)o.normal);
-    if (maps->dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "%s: coil maps are %s; expected c64", fn,
-                        kr_dtype_name(maps->dtype));
-    if (!maps->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: coil maps have no data", fn);
-    if (!kr_array_is_contiguous(maps))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: coil maps are not contiguous", fn);
-    const kr_backend be = kr_ctx_backend(ctx);
-    const kr_loc loc = be == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
+    KRI_TRY(kri_check_operand(fn, "coil maps", maps, KR_C64, KRI_ANY_LOC));
+    const kr_loc loc = kri_ctx_loc(ctx);
     if (maps->loc != KR_HOST && maps->loc != loc)
         return kri_fail(KR_ERR_LOCATION, "%s: coil maps are in GPU memory but the ctx is %s", fn,
-                        kr_backend_name(be));
+                        kr_backend_name(kr_ctx_backend(ctx)));
+    const kri_cgsense_backend *be;
+    const kri_coilop_backend *ops;
+    KRI_TRY(kri_backend_pick(&be, loc, &kri_cgsense_cpu, &kri_cgsense_cuda, fn));
+    KRI_TRY(kri_backend_pick(&ops, loc, &kri_coilop_cpu, &kri_coilop_cuda, fn));
     int64_t nvox = 1, nc = 1;
     int ok = maps->ndim >= ndim;
     for (int d = 0; d < ndim && ok; d++) {
@@ -380,7 +326,8 @@ kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int n
     pthread_mutex_init(&p->lock, NULL);
     p->ctx = ctx;
     p->loc = loc;
-    p->device = loc == KR_DEVICE ? kr_ctx_device(ctx) : 0;
+    p->be = be;
+    p->ops = ops;
     p->ndim = ndim;
     p->dims[0] = p->dims[1] = p->dims[2] = 1;
     for (int d = 0; d < ndim; d++) p->dims[d] = dims[d];
@@ -468,21 +415,11 @@ kr_status kr_cgsense_set_fhf(kr_cgsense_plan *p, kr_linop *fhf)
 static kr_status kri_kspace_view(const kr_cgsense_plan *p, const kr_array *y, kr_array *v,
                                  const char *fn)
 {
-    if (!y) return kri_fail(KR_ERR_INVALID_ARG, "%s: k-space is NULL", fn);
-    if (!y->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: k-space has no data", fn);
-    if (y->dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "%s: k-space is %s; expected c64", fn,
-                        kr_dtype_name(y->dtype));
-    if (!kr_array_is_contiguous(y))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: k-space is not contiguous", fn);
+    KRI_TRY(kri_check_operand(fn, "k-space", y, KR_C64, p->loc));
     if (kr_array_numel(y) != p->M * p->nc)
         return kri_fail(KR_ERR_DIM, "%s: k-space has %lld values, expected %lld samples x %lld "
                         "coils", fn, (long long)kr_array_numel(y), (long long)p->M,
                         (long long)p->nc);
-    if (y->loc != p->loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: k-space is in %s memory, the plan works in %s "
-                        "memory", fn, y->loc == KR_HOST ? "host" : "device",
-                        p->loc == KR_HOST ? "host" : "device");
     int64_t kd[2] = {p->M, p->nc};
     kri_view(v, y, 2, kd);
     return KR_OK;
@@ -490,27 +427,7 @@ static kr_status kri_kspace_view(const kr_cgsense_plan *p, const kr_array *y, kr
 
 static kr_status kri_image_check(const kr_cgsense_plan *p, const kr_array *x, const char *fn)
 {
-    if (!x) return kri_fail(KR_ERR_INVALID_ARG, "%s: image is NULL", fn);
-    if (!x->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: image has no data", fn);
-    if (x->dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "%s: image is %s; expected c64", fn,
-                        kr_dtype_name(x->dtype));
-    if (!kr_array_is_contiguous(x))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: image is not contiguous", fn);
-    int ok = x->ndim >= p->ndim;
-    for (int d = 0; d < p->ndim && ok; d++) ok = x->dims[d] == p->dims[d];
-    for (int d = p->ndim; d < x->ndim && ok; d++) ok = x->dims[d] == 1;
-    if (!ok) {
-        char a[96], b[96];
-        return kri_fail(KR_ERR_DIM, "%s: image has %s values, the plan %s", fn,
-                        kr_dims_string(x->ndim, x->dims, a, sizeof a),
-                        kr_dims_string(p->ndim, p->dims, b, sizeof b));
-    }
-    if (x->loc != p->loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: image is in %s memory, the plan works in %s memory",
-                        fn, x->loc == KR_HOST ? "host" : "device",
-                        p->loc == KR_HOST ? "host" : "device");
-    return KR_OK;
+    return kri_check_operand_dims(fn, "image", x, KR_C64, p->loc, p->ndim, p->dims);
 }
 
 kr_status kr_cgsense_rhs(kr_cgsense_plan *p, const kr_array *kspace, kr_array *b)

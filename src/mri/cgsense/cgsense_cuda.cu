@@ -1,8 +1,8 @@
-// CG-SENSE device pieces: the per-sample weighting of multi-coil k-space.
-#include "mri/cgsense/cgsense_internal.h"
-#include "internal.h"
-
+// CG-SENSE on the GPU: the per-sample weighting of multi-coil k-space (cgsense_internal.h).
 #include <cuda_runtime.h>
+
+#include "core/cuda_util.cuh"
+#include "mri/cgsense/cgsense_internal.h"
 
 namespace {
 
@@ -20,20 +20,17 @@ __global__ void k_cgsense_weight(int64_t M, int64_t nc, const float *__restrict_
     }
 }
 
-} // namespace
-
-extern "C" kr_status kri_cuda_cgsense_weight(int64_t M, int64_t nc, const float *w, float *y,
-                                             void *stream)
+kr_status cuda_weight(const kr_ctx *ctx, int64_t M, int64_t nc, const float *w, float *y)
 {
     const int64_t n = M * nc;
     if (n <= 0) return KR_OK;
     int64_t blocks = (n + kThreads - 1) / kThreads;
     if (blocks > 65535 * 4) blocks = 65535 * 4;
-    k_cgsense_weight<<<(unsigned)blocks, kThreads, 0, (cudaStream_t)stream>>>(M, nc, w,
-                                                                             (float2 *)y);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        return kri_fail(KR_ERR_CUDA, "launching k_cgsense_weight failed: %s",
-                        cudaGetErrorString(e));
-    return KR_OK;
+    k_cgsense_weight<<<(unsigned)blocks, kThreads, 0, kri_cu_stream(ctx)>>>(M, nc, w,
+                                                                           (float2 *)y);
+    return kri_cu_launched("k_cgsense_weight");
 }
+
+} // namespace
+
+extern "C" const kri_cgsense_backend kri_cgsense_cuda = {{"cuda", true}, cuda_weight};

@@ -50,8 +50,9 @@ kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *d
     KRI_ARG_NOT_NULL(maps);
     *maps = NULL;
     KRI_ARG_NOT_NULL(dims);
-    KRI_ARG_NOT_NULL(traj);
-    KRI_ARG_NOT_NULL(kspace);
+    KRI_TRY(kri_check_operand(fn, "trajectory", traj, KRI_ANY_DTYPE, KR_HOST));
+    KRI_TRY(kri_check_operand(fn, "k-space", kspace, KR_C64, KR_HOST));
+    if (dcf) KRI_TRY(kri_check_operand(fn, "density weights", dcf, KRI_ANY_DTYPE, KR_HOST));
     kr_cgsense_maps_opts o;
     kr_cgsense_maps_opts_default(&o);
     if (opts) o = *opts;
@@ -66,14 +67,6 @@ kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *d
     if (o.espirit && (ndim != 2 || !dcf))
         return kri_fail(KR_ERR_INVALID_ARG, "%s: the ESPIRiT estimate needs a 2-D image and "
                         "density weights (got %d-D, %s)", fn, ndim, dcf ? "weights" : "no weights");
-    if (traj->loc != KR_HOST || kspace->loc != KR_HOST || (dcf && dcf->loc != KR_HOST))
-        return kri_fail(KR_ERR_LOCATION, "%s: trajectory, k-space and weights must be host "
-                        "arrays", fn);
-    if (kspace->dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "%s: k-space is %s; expected c64", fn,
-                        kr_dtype_name(kspace->dtype));
-    if (!kspace->data || !kr_array_is_contiguous(kspace))
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: k-space has no data or is not contiguous", fn);
     double *k = NULL;
     int64_t M = 0;
     KRI_TRY(kri_traj_to_f64(traj, &k, &M));
