@@ -321,12 +321,34 @@ kr_status kri_inflate_exact(const char *path, const char *what, const unsigned c
     return s;
 }
 
+int kri_inflate_cannot_hold(size_t csize, size_t bytes) { return bytes / 1100 > csize + 64; }
+
+kr_status kri_samples_from_zfile(FILE *f, const char *path, const char *dpath, size_t csize,
+                                 size_t bytes, const char *fmt, const char *what, kri_stype t,
+                                 int big, kr_array *a)
+{
+    char zname[64], rname[64];
+    snprintf(zname, sizeof zname, "compressed %s data", fmt);
+    snprintf(rname, sizeof rname, "%s data", fmt);
+    unsigned char *z = NULL, *raw = NULL;
+    kr_status s = kri_alloc((void **)&z, csize, zname);
+    if (s == KR_OK && fread(z, 1, csize, f) != csize)
+        s = kri_fail(KR_ERR_IO, "%s: cannot read %zu bytes from %s", path, csize, dpath);
+    if (s == KR_OK) s = kri_alloc((void **)&raw, bytes, rname);
+    if (s == KR_OK) s = kri_inflate_exact(path, what, z, csize, raw, bytes);
+    if (s == KR_OK) kri_samples_from_mem(raw, t, big, a);
+    kri_free(z);
+    kri_free(raw);
+    return s;
+}
+
 static int kri_is_sep(char c, const char *seps)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || (seps && c && strchr(seps, c));
 }
 
-int kri_parse_i64s(const char *s, const char *seps, int64_t *v, int max)
+/* Whole numbers into iv (strtoll; out of range is malformed) or, with iv NULL, reals into fv. */
+static int kri_parse_nums(const char *s, const char *seps, int64_t *iv, double *fv, int max)
 {
     int n = 0;
     for (;;) {
@@ -334,29 +356,31 @@ int kri_parse_i64s(const char *s, const char *seps, int64_t *v, int max)
             s++;
         if (!*s) return n;
         char *end;
+        long long x = 0;
+        double d = 0;
         errno = 0;
-        long long x = strtoll(s, &end, 10);
-        if (end == s || errno == ERANGE || (*end && !kri_is_sep(*end, seps))) return -1;
+        if (iv)
+            x = strtoll(s, &end, 10);
+        else
+            d = strtod(s, &end);
+        if (end == s || (iv && errno == ERANGE) || (*end && !kri_is_sep(*end, seps))) return -1;
         if (n == max) return -2;
-        v[n++] = (int64_t)x;
+        if (iv)
+            iv[n++] = (int64_t)x;
+        else
+            fv[n++] = d;
         s = end;
     }
 }
 
+int kri_parse_i64s(const char *s, const char *seps, int64_t *v, int max)
+{
+    return kri_parse_nums(s, seps, v, NULL, max);
+}
+
 int kri_parse_f64s(const char *s, const char *seps, double *v, int max)
 {
-    int n = 0;
-    for (;;) {
-        while (*s && kri_is_sep(*s, seps))
-            s++;
-        if (!*s) return n;
-        char *end;
-        double x = strtod(s, &end);
-        if (end == s || (*end && !kri_is_sep(*end, seps))) return -1;
-        if (n == max) return -2;
-        v[n++] = x;
-        s = end;
-    }
+    return kri_parse_nums(s, seps, NULL, v, max);
 }
 
 kr_status kri_sibling_path(const char *header, const char *name, char *out, size_t len)

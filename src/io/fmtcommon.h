@@ -1,5 +1,6 @@
-/* Helpers shared by the NIfTI, MetaImage and NRRD readers/writers: stored sample types with an
- * explicit byte order, lossless widening into kray dtypes, zlib/gzip streams, header numbers. */
+/* Helpers shared by the format readers/writers (NIfTI, MetaImage, NRRD; the sample writer also
+ * by .npy and raw): stored sample types with an explicit byte order, lossless widening into kray
+ * dtypes, zlib/gzip streams, header numbers. */
 #ifndef KRAY_IO_FMTCOMMON_H
 #define KRAY_IO_FMTCOMMON_H
 
@@ -50,6 +51,17 @@ kr_status kri_gzip_write(kri_wfile *w, const void *head, size_t nhead, const kr_
  * naming `path` and `what`. */
 kr_status kri_inflate_exact(const char *path, const char *what, const unsigned char *src, size_t n,
                             void *dst, size_t want);
+
+/* Whether `csize` bytes of a deflate stream cannot hold `bytes` (its largest expansion is about
+ * 1032:1; room is left for the zlib or gzip wrapper). */
+int kri_inflate_cannot_hold(size_t csize, size_t bytes);
+/* The next `csize` bytes of `f`, a zlib or gzip stream of exactly `bytes` bytes of samples
+ * (type t, byte order `big`), decoded into `a`. `path` names the header and `dpath` the data
+ * file in the sentences, `fmt` the format ("NRRD") in out-of-memory ones and `what` the stream
+ * ("gzip data") in those of kri_inflate_exact. */
+kr_status kri_samples_from_zfile(FILE *f, const char *path, const char *dpath, size_t csize,
+                                 size_t bytes, const char *fmt, const char *what, kri_stype t,
+                                 int big, kr_array *a);
 
 /* Whitespace-separated numbers (other separators given in `seps` are skipped too). Returns the
  * count read, -1 on a malformed token, -2 when there are more than `max`. Non-finite values

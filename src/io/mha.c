@@ -17,8 +17,8 @@
  * A .mhd writes "<name>.raw" beside it (the data first, then the header, each through a
  * temporary file). */
 #include "fmtcommon.h"
+#include "kv_header.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -50,16 +50,6 @@ typedef struct mha_hdr {
     size_t header_len; /* bytes up to the end of the ElementDataFile line */
 } mha_hdr;
 
-static char *mha_trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        s[--n] = 0;
-    return s;
-}
-
 static kr_status mha_bool(const char *path, const char *key, const char *v, int *out)
 {
     if (!strcasecmp(v, "true") || !strcmp(v, "1"))
@@ -68,23 +58,6 @@ static kr_status mha_bool(const char *path, const char *key, const char *v, int 
         *out = 0;
     else
         return kri_fail(KR_ERR_FORMAT, "%s: %s is '%s', expected True or False", path, key, v);
-    return KR_OK;
-}
-
-static kr_status mha_int(const char *path, const char *key, const char *v, int64_t lo, int64_t hi,
-                         int64_t *out)
-{
-    int64_t x = 0;
-    if (kri_parse_i64s(v, NULL, &x, 1) != 1)
-        return kri_fail(KR_ERR_FORMAT, "%s: %s is '%s', expected one whole number", path, key, v);
-    if (x < lo || x > hi) {
-        if (hi == INT64_MAX)
-            return kri_fail(KR_ERR_FORMAT, "%s: %s is %lld, must be at least %lld", path, key,
-                            (long long)x, (long long)lo);
-        return kri_fail(KR_ERR_FORMAT, "%s: %s is %lld, must be %lld to %lld", path, key,
-                        (long long)x, (long long)lo, (long long)hi);
-    }
-    *out = x;
     return KR_OK;
 }
 
@@ -112,7 +85,7 @@ static kr_status mha_line(const char *path, char *key, char *v, mha_hdr *h, int 
         if (strcasecmp(v, "Image") != 0)
             return kri_fail(KR_ERR_FORMAT, "%s: ObjectType is '%s', kray reads 'Image'", path, v);
     } else if (!strcasecmp(key, "NDims")) {
-        KRI_TRY(mha_int(path, key, v, 1, KR_MAX_DIMS, &x));
+        KRI_TRY(kri_kv_int(path, key, v, 1, KR_MAX_DIMS, &x));
         h->ndims = (int)x;
     } else if (!strcasecmp(key, "DimSize")) {
         int n = kri_parse_i64s(v, NULL, h->dims, KR_MAX_DIMS);
@@ -130,7 +103,7 @@ static kr_status mha_line(const char *path, char *key, char *v, mha_hdr *h, int 
                             "MET_DOUBLE)",
                             path, v);
     } else if (!strcasecmp(key, "ElementNumberOfChannels")) {
-        KRI_TRY(mha_int(path, key, v, 1, 1 << 20, &x));
+        KRI_TRY(kri_kv_int(path, key, v, 1, 1 << 20, &x));
         h->channels = (int)x;
     } else if (!strcasecmp(key, "ElementSpacing")) {
         KRI_TRY(mha_reals(path, key, v, h->spacing, nspacing));
@@ -161,9 +134,9 @@ static kr_status mha_line(const char *path, char *key, char *v, mha_hdr *h, int 
     } else if (!strcasecmp(key, "CompressedData")) {
         KRI_TRY(mha_bool(path, key, v, &h->compressed));
     } else if (!strcasecmp(key, "CompressedDataSize")) {
-        KRI_TRY(mha_int(path, key, v, 1, INT64_MAX, &h->compressed_size));
+        KRI_TRY(kri_kv_int(path, key, v, 1, INT64_MAX, &h->compressed_size));
     } else if (!strcasecmp(key, "HeaderSize")) {
-        KRI_TRY(mha_int(path, key, v, -1, INT64_MAX, &h->header_size));
+        KRI_TRY(kri_kv_int(path, key, v, -1, INT64_MAX, &h->header_size));
     } else if (!strcasecmp(key, "Comment")) {
         snprintf(h->comment, sizeof h->comment, "%s", v);
     } else if (!strcasecmp(key, "ElementDataFile")) {
@@ -184,31 +157,25 @@ static kr_status mha_parse(const char *path, char *text, size_t len, mha_hdr *h)
 {
     memset(h, 0, sizeof *h);
     h->channels = 1;
-    int nspacing = 0, noffset = 0, msb_seen = 0, lineno = 0;
-    size_t pos = 0;
-    while (pos < len && !h->datafile[0]) {
-        char *line = text + pos;
-        char *nl = memchr(line, '\n', len - pos);
-        size_t ll = nl ? (size_t)(nl - line) : len - pos;
-        if (memchr(line, 0, ll))
+    int nspacing = 0, noffset = 0, msb_seen = 0;
+    kri_kv_lines r;
+    kri_kv_begin(&r, text, len);
+    char *t;
+    int got;
+    while (!h->datafile[0] && (got = kri_kv_next(&r, &t)) != 0) {
+        if (got < 0)
             return kri_fail(KR_ERR_FORMAT,
                             "%s: not a MetaImage header: binary bytes in line %d, before the "
                             "ElementDataFile key that must end the header",
-                            path, lineno + 1);
-        lineno++;
-        line[ll] = 0;
-        pos += ll + (nl ? 1 : 0);
-        char *t = mha_trim(line);
+                            path, r.lineno);
         if (!*t) continue;
-        char *eq = strchr(t, '=');
-        if (!eq)
+        char *key, *val;
+        if (!kri_kv_split(t, "=", &key, &val))
             return kri_fail(KR_ERR_FORMAT,
                             "%s: line %d is not 'Key = Value'; not a MetaImage header", path,
-                            lineno);
-        *eq = 0;
-        char *key = mha_trim(t), *val = mha_trim(eq + 1);
+                            r.lineno);
         KRI_TRY(mha_line(path, key, val, h, &nspacing, &noffset, &msb_seen));
-        if (h->datafile[0]) h->header_len = pos;
+        if (h->datafile[0]) h->header_len = r.pos;
     }
     if (!h->datafile[0])
         return kri_fail(KR_ERR_FORMAT,
@@ -248,12 +215,6 @@ static kr_status mha_header(const char *path, mha_hdr *h)
     kr_status s = mha_parse(path, text, n, h);
     kri_free(text);
     return s;
-}
-
-/* Largest expansion of a deflate stream (about 1032:1), with room for its wrapper. */
-static int mha_cannot_expand(size_t csize, size_t bytes)
-{
-    return bytes / 1100 > csize + 64;
 }
 
 kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
@@ -302,7 +263,7 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
             return kri_fail(KR_ERR_FORMAT,
                             "%s: CompressedDataSize %zu is more than the %zu bytes %s holds", path,
                             csize, avail, dpath);
-        if (mha_cannot_expand(csize, bytes))
+        if (kri_inflate_cannot_hold(csize, bytes))
             return kri_fail(KR_ERR_FORMAT,
                             "%s: %zu bytes of compressed data cannot hold the %zu bytes the "
                             "header promises",
@@ -320,15 +281,8 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
     if (s == KR_OK && !h.compressed) {
         s = kri_samples_from_file(f, dpath, h.st, h.big, a);
     } else if (s == KR_OK) {
-        unsigned char *z = NULL, *raw = NULL;
-        s = kri_alloc((void **)&z, csize, "compressed MetaImage data");
-        if (s == KR_OK && fread(z, 1, csize, f) != csize)
-            s = kri_fail(KR_ERR_IO, "%s: cannot read %zu bytes from %s", path, csize, dpath);
-        if (s == KR_OK) s = kri_alloc((void **)&raw, bytes, "MetaImage data");
-        if (s == KR_OK) s = kri_inflate_exact(path, "compressed data", z, csize, raw, bytes);
-        if (s == KR_OK) kri_samples_from_mem(raw, h.st, h.big, a);
-        kri_free(z);
-        kri_free(raw);
+        s = kri_samples_from_zfile(f, path, dpath, csize, bytes, "MetaImage", "compressed data",
+                                   h.st, h.big, a);
     }
     if (f) fclose(f);
     if (s != KR_OK) {

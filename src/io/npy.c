@@ -14,7 +14,7 @@
  * 16 dims always fit its 16-bit header length). The header is padded with spaces so the data
  * start at a multiple of 64 bytes, as numpy does.
  */
-#include "io_internal.h"
+#include "fmtcommon.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -371,19 +371,7 @@ kr_status kri_write_npy(const char *path, const kr_array *a, const kr_io_opts *o
     }
     kri_wfile_write(&w, pre, sizeof pre);
     kri_wfile_write(&w, header, hlen);
-    size_t esize = kr_dtype_size(c->dtype), bytes = kr_array_bytes(c);
-    if (kri_host_little_endian() || esize == 1) {
-        kri_wfile_write(&w, c->data, bytes);
-    } else {
-        size_t unit = kr_dtype_is_complex(c->dtype) ? esize / 2 : esize;
-        unsigned char buf[8192];
-        for (size_t off = 0; off < bytes; off += sizeof buf) {
-            size_t m = bytes - off < sizeof buf ? bytes - off : sizeof buf;
-            memcpy(buf, (const unsigned char *)c->data + off, m);
-            kri_byteswap(buf, m / unit, unit);
-            kri_wfile_write(&w, buf, m);
-        }
-    }
+    kri_samples_write(&w, c, 0); /* little-endian; errors are kept for the commit */
     kr_array_destroy(tmp);
     return kri_wfile_commit(&w);
 }

@@ -18,6 +18,7 @@
  * directions" from kr_meta spacing (unknown = 1; "none" for the complex axis and axes past the
  * third), "space origin" from kr_meta, "content" from kr_meta.description. */
 #include "fmtcommon.h"
+#include "kv_header.h"
 
 #include <errno.h>
 #include <math.h>
@@ -74,32 +75,12 @@ typedef struct nrrd_hdr {
     char enc[32];
 } nrrd_hdr;
 
-static char *nrrd_trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        s[--n] = 0;
-    return s;
-}
-
 static kr_status nrrd_int(const char *path, const char *key, const char *v, int64_t lo, int64_t hi,
                           int64_t *out)
 {
-    int64_t x = 0;
-    if (kri_parse_i64s(v, NULL, &x, 1) != 1)
-        return kri_fail(KR_ERR_FORMAT, "%s: field '%s' is '%s', expected one whole number", path,
-                        key, v);
-    if (x < lo || x > hi) {
-        if (hi == INT64_MAX)
-            return kri_fail(KR_ERR_FORMAT, "%s: field '%s' is %lld, must be at least %lld", path,
-                            key, (long long)x, (long long)lo);
-        return kri_fail(KR_ERR_FORMAT, "%s: field '%s' is %lld, must be %lld to %lld", path, key,
-                        (long long)x, (long long)lo, (long long)hi);
-    }
-    *out = x;
-    return KR_OK;
+    char name[96];
+    snprintf(name, sizeof name, "field '%s'", key);
+    return kri_kv_int(path, name, v, lo, hi, out);
 }
 
 /* "(a,b,c)" -> vector of n finite numbers */
@@ -334,39 +315,35 @@ static kr_status nrrd_parse(const char *path, char *text, size_t len, nrrd_hdr *
     kinds_text = dirs_text + 4096;
     dirs_text[0] = kinds_text[0] = 0;
     kr_status s = KR_OK;
-    size_t pos = 0;
-    int lineno = 0, ended = 0;
-    while (s == KR_OK && pos < len) {
-        char *line = text + pos;
-        char *nl = memchr(line, '\n', len - pos);
-        size_t ll = nl ? (size_t)(nl - line) : len - pos; /* last line may lack '\n' */
-        lineno++;
-        if (memchr(line, 0, ll)) {
+    kri_kv_lines r;
+    kri_kv_begin(&r, text, len);
+    char *t;
+    int got, ended = 0;
+    while (s == KR_OK && (got = kri_kv_next(&r, &t)) != 0) {
+        if (got < 0) {
             s = kri_fail(KR_ERR_FORMAT,
                          "%s: header line %d holds binary bytes (is the blank line that ends "
                          "the header missing?)",
-                         path, lineno);
+                         path, r.lineno);
             break;
         }
-        line[ll] = 0;
-        pos += ll + (nl ? 1 : 0);
-        if (lineno == 1) continue; /* magic */
-        char *t = nrrd_trim(line);
+        if (r.lineno == 1) continue; /* magic */
         if (!*t) {
             ended = 1;
             break;
         }
         if (t[0] == '#') continue;
-        char *colon = strchr(t, ':');
+        const char *colon = strchr(t, ':');
         if (colon && colon[1] == '=') continue; /* key/value pair */
-        if (!colon || colon[1] != ' ') {
-            s = kri_fail(KR_ERR_FORMAT, "%s: header line %d is not 'field: value'", path, lineno);
+        char *key, *val;
+        if (!kri_kv_split(t, ": ", &key, &val)) {
+            s = kri_fail(KR_ERR_FORMAT, "%s: header line %d is not 'field: value'", path,
+                         r.lineno);
             break;
         }
-        *colon = 0;
-        s = nrrd_field(path, nrrd_trim(t), nrrd_trim(colon + 2), h, dirs_text, kinds_text);
+        s = nrrd_field(path, key, val, h, dirs_text, kinds_text);
     }
-    h->header_len = pos;
+    h->header_len = r.pos;
     if (s == KR_OK && !ended && !h->datafile[0])
         s = kri_fail(KR_ERR_FORMAT,
                      "%s: the header does not end with a blank line (file truncated?)", path);
@@ -399,12 +376,6 @@ static kr_status nrrd_skip_lines(const char *path, FILE *f, int64_t lines)
     return KR_OK;
 }
 
-/* Largest expansion of a deflate stream (about 1032:1), with room for its wrapper. */
-static int nrrd_cannot_expand(size_t csize, size_t bytes)
-{
-    return bytes / 1100 > csize + 64;
-}
-
 /* Locate the data in `f` (after line skip / byte skip), check that it can hold `bytes`, then
  * create the array and read it. */
 static kr_status nrrd_data(const char *path, const char *dpath, FILE *f, size_t dsize,
@@ -433,7 +404,7 @@ static kr_status nrrd_data(const char *path, const char *dpath, FILE *f, size_t 
                             path, bytes, skip, dpath, avail);
         if (fseek(f, (long)skip, SEEK_CUR) != 0)
             return kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
-    } else if (nrrd_cannot_expand(avail, bytes)) {
+    } else if (kri_inflate_cannot_hold(avail, bytes)) {
         return kri_fail(KR_ERR_FORMAT,
                         "%s: %zu bytes of gzip data cannot hold the %zu bytes the header "
                         "promises",
@@ -445,15 +416,8 @@ static kr_status nrrd_data(const char *path, const char *dpath, FILE *f, size_t 
     if (!h->gzip) {
         s = kri_samples_from_file(f, dpath, h->st, h->big, a);
     } else {
-        unsigned char *z = NULL, *raw = NULL;
-        s = kri_alloc((void **)&z, avail, "compressed NRRD data");
-        if (s == KR_OK && fread(z, 1, avail, f) != avail)
-            s = kri_fail(KR_ERR_IO, "%s: cannot read %zu bytes from %s", path, avail, dpath);
-        if (s == KR_OK) s = kri_alloc((void **)&raw, bytes, "NRRD data");
-        if (s == KR_OK) s = kri_inflate_exact(path, "gzip data", z, avail, raw, bytes);
-        if (s == KR_OK) kri_samples_from_mem(raw, h->st, h->big, a);
-        kri_free(z);
-        kri_free(raw);
+        s = kri_samples_from_zfile(f, path, dpath, avail, bytes, "NRRD", "gzip data", h->st,
+                                   h->big, a);
     }
     if (s != KR_OK) {
         kr_array_destroy(a);
