@@ -11,17 +11,12 @@
 
 kr_status kri_io_check_array(const kr_array *a, const char *path)
 {
-    if (!a) return kri_fail(KR_ERR_INVALID_ARG, "%s: array to write is NULL", path);
-    if (kr_dtype_size(a->dtype) == 0)
-        return kri_fail(KR_ERR_DTYPE, "%s: array has an invalid element type", path);
-    KRI_TRY(kr_dims_check(a->ndim, a->dims, path));
-    if (!a->data) return kri_fail(KR_ERR_INVALID_ARG, "%s: array has no data", path);
-    if (a->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "%s: array is in device memory; copy it to the host first",
-                        path);
-    if (!kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: array is not contiguous", path);
-    return KR_OK;
+    if (a) { /* a shape the writers can trust, before the operand check reads it */
+        if (kr_dtype_size(a->dtype) == 0)
+            return kri_fail(KR_ERR_DTYPE, "%s: array has an invalid element type", path);
+        KRI_TRY(kr_dims_check(a->ndim, a->dims, path));
+    }
+    return kri_check_operand(path, "array to write", a, KRI_ANY_DTYPE, KR_HOST);
 }
 
 kr_status kri_io_as_dtype(const kr_array *a, kr_dtype dtype, const kr_array **use,

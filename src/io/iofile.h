@@ -48,7 +48,8 @@ int kri_host_little_endian(void);
  * the caller destroys *tmp (which may be NULL). */
 kr_status kri_io_as_dtype(const kr_array *a, kr_dtype dtype, const kr_array **use,
                           kr_array **tmp);
-/* Check that an array handed to a writer is a valid contiguous host array. */
+/* Check that an array handed to a writer is a valid contiguous host array: a valid dtype and
+ * dims (KR_ERR_DTYPE / KR_ERR_DIM), then kri_check_operand (any dtype, host), naming path. */
 kr_status kri_io_check_array(const kr_array *a, const char *path);
 
 #endif

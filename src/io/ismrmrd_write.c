@@ -101,12 +101,7 @@ kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
 {
     const char *fn = "kr_ismrmrd_write";
     KRI_ARG_NOT_NULL(path);
-    KRI_ARG_NOT_NULL(kspace);
-    if (kspace->dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "%s: kspace has element type %s; expected c64", fn,
-                        kr_dtype_name(kspace->dtype));
-    if (kspace->loc != KR_HOST || !kspace->data || !kr_array_is_contiguous(kspace))
-        return kri_fail(KR_ERR_LOCATION, "%s: kspace must be a contiguous host array", fn);
+    KRI_TRY(kri_check_operand(fn, "kspace", kspace, KR_C64, KR_HOST));
     if (kr_array_rank(kspace) > 3)
         return kri_fail(KR_ERR_DIM, "%s: kspace must be [nx, ny, coils]", fn);
     kr_ismrmrd_write_opts o;
@@ -121,11 +116,7 @@ kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
         return kri_fail(KR_ERR_INVALID_ARG, "%s: dwell time %g us / acceleration %d invalid", fn,
                         o.dwell_us, o.accel);
     if (noise) {
-        if (noise->dtype != KR_C64)
-            return kri_fail(KR_ERR_DTYPE, "%s: noise has element type %s; expected c64", fn,
-                            kr_dtype_name(noise->dtype));
-        if (noise->loc != KR_HOST || !noise->data || !kr_array_is_contiguous(noise))
-            return kri_fail(KR_ERR_LOCATION, "%s: noise must be a contiguous host array", fn);
+        KRI_TRY(kri_check_operand(fn, "noise", noise, KR_C64, KR_HOST));
         if (kr_array_rank(noise) > 2 || (noise->ndim > 1 ? noise->dims[1] : 1) != nc)
             return kri_fail(KR_ERR_DIM, "%s: noise must be [samples, %lld coils]", fn,
                             (long long)nc);
