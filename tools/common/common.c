@@ -36,12 +36,7 @@ void kc_apply_threads(const kc_common *c)
 int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
 {
     kc_apply_threads(c);
-    char name[32];
-    kr_backend b;
-    kr_status s = kr_backend_from_name(
-        kc_choice_name("auto|cpu-serial|cpu|cuda", c->backend, name, sizeof name), &b);
-    if (s != KR_OK) return kc_fail(tool, s);
-    s = kr_ctx_create(ctx, b);
+    kr_status s = kr_ctx_create(ctx, (kr_backend)c->backend);
     if (s != KR_OK) return kc_fail(tool, s);
     kr_log_level lvl = c->verbose >= 2   ? KR_LOG_DEBUG
                        : c->verbose == 1 ? KR_LOG_INFO

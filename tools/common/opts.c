@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KC_CHOICES_BACKEND "auto|cpu-serial|cpu|cuda"
-
 static int kc_perr(const kc_spec *spec, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -43,6 +41,21 @@ const char *kc_choice_name(const char *choices, int index, char *buf, size_t len
     if (n >= len) n = len - 1;
     memcpy(buf, p, n);
     buf[n] = '\0';
+    return buf;
+}
+
+const char *kc_backend_choices(void)
+{
+    static char buf[128];
+    if (!buf[0]) {
+        size_t u = 0;
+        for (int i = 0; i < kr_backend_count() && u < sizeof buf; i++) {
+            int w = snprintf(buf + u, sizeof buf - u, "%s%s", i ? "|" : "",
+                             kr_backend_name((kr_backend)i));
+            if (w < 0) break;
+            u += (size_t)w;
+        }
+    }
     return buf;
 }
 
@@ -246,7 +259,7 @@ static int kc_collect(const kc_spec *spec, kc_common *c, kc_opt *all, int cap)
     for (const kc_opt *o = spec->opts; o && o->type != KC_END && n < cap; o++) all[n++] = *o;
     const kc_opt common[] = {
         {"backend", 0, KC_CHOICE, &c->backend, "auto", "B",
-         "compute backend (auto = CUDA when a GPU is usable, else CPU)", KC_CHOICES_BACKEND, 0, 0,
+         "compute backend (auto = CUDA when a GPU is usable, else CPU)", kc_backend_choices(), 0, 0,
          NULL},
         {"device", 0, KC_INT, &c->device, "0", "N", "CUDA device ordinal", NULL, 0, 1023, NULL},
         {"threads", 0, KC_INT, &c->threads, "0", "N",
