@@ -1,4 +1,5 @@
-/* kray command line: helpers shared by the tools (errors, context, files, statistics, JSON). */
+/* kray command line: helpers shared by the tools (errors, context, files, statistics); the JSON
+ * results are written by jsonout.c. */
 #include "cli.h"
 
 #include <math.h>
@@ -160,34 +161,6 @@ void kc_array_stats(const kr_array *a, kc_stats *st)
         ss += (v - st->mean) * (v - st->mean);
     }
     st->std = sqrt(ss / (double)st->nfinite);
-}
-
-void kc_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
-
-void kc_json_number(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.12g", v);
-    else
-        fputs("null", f);
 }
 
 const char *kc_fmt_seconds(double s, char *buf, size_t len)
