@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -393,6 +394,47 @@ kr_status kri_sibling_path(const char *header, const char *name, char *out, size
         k = snprintf(out, len, "%.*s/%s", (int)(slash - header), header, name);
     if (k < 0 || (size_t)k >= len)
         return kri_fail(KR_ERR_FORMAT, "%s: data file name '%s' is too long", header, name);
+    return KR_OK;
+}
+
+kr_status kri_data_file(const char *path, const char *field, const char *name, char *dpath,
+                        size_t len, size_t *size)
+{
+    if (!name) {
+        snprintf(dpath, len, "%s", path);
+        return kri_file_size(path, size);
+    }
+    KRI_TRY(kri_sibling_path(path, name, dpath, len));
+    kr_status s = kri_file_size(dpath, size);
+    return s == KR_OK ? KR_OK : kri_fail_prefix(s, "%s: %s %s", path, field, name);
+}
+
+kr_status kri_data_open(const char *path, const char *dpath, size_t start, FILE **f)
+{
+    *f = fopen(dpath, "rb");
+    if (!*f)
+        return kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath,
+                        strerror(errno));
+    if (fseek(*f, (long)start, SEEK_SET) != 0) {
+        fclose(*f);
+        *f = NULL;
+        return kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
+    }
+    return KR_OK;
+}
+
+kr_status kri_write_meta(const char *path, const kr_io_opts *o, kr_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    if (o->meta) *m = *o->meta;
+    for (int i = 0; i < 3; i++) {
+        if (!isfinite(m->spacing[i]) || m->spacing[i] < 0)
+            return kri_fail(KR_ERR_INVALID_ARG, "%s: spacing[%d] is %g, must be finite and >= 0",
+                            path, i, m->spacing[i]);
+        if (!isfinite(m->origin[i]))
+            return kri_fail(KR_ERR_INVALID_ARG, "%s: origin[%d] is %g, must be finite", path, i,
+                            m->origin[i]);
+    }
     return KR_OK;
 }
 

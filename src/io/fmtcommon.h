@@ -70,6 +70,15 @@ int kri_parse_i64s(const char *s, const char *seps, int64_t *v, int max);
 int kri_parse_f64s(const char *s, const char *seps, double *v, int max);
 /* `name` relative to the folder of `header` (or itself when absolute) into out. */
 kr_status kri_sibling_path(const char *header, const char *name, char *out, size_t len);
+/* The data file of the header file `path` and its size: `name` beside it (a failure names path,
+ * `field` and name) or, name NULL, the header file itself. */
+kr_status kri_data_file(const char *path, const char *field, const char *name, char *dpath,
+                        size_t len, size_t *size);
+/* The data file dpath opened for reading at byte `start` (KR_ERR_IO naming path and dpath). */
+kr_status kri_data_open(const char *path, const char *dpath, size_t start, FILE **f);
+/* The kr_meta a writer stores: o->meta, or zeros; spacing must be finite and >= 0 and origin
+ * finite (KR_ERR_INVALID_ARG naming path and the value otherwise). */
+kr_status kri_write_meta(const char *path, const kr_io_opts *o, kr_meta *m);
 /* Product of dims with the KR_MAX_ELEMENTS limit; KR_ERR_FORMAT naming path and field. */
 kr_status kri_dims_product(const char *path, const char *field, int n, const int64_t *dims,
                            int64_t *numel);

@@ -80,6 +80,30 @@ kr_status kri_wfile_commit(kri_wfile *w)
     return s;
 }
 
+kr_status kri_wfile_finish(kri_wfile *w, kr_status s)
+{
+    if (s == KR_OK) return kri_wfile_commit(w);
+    kri_wfile_abort(w);
+    return s;
+}
+
+kr_status kri_write_through(const char *path, const kr_array *a, kr_dtype dtype,
+                            kri_write_body_fn body, void *user)
+{
+    const kr_array *use;
+    kr_array *tmp;
+    KRI_TRY(kri_io_as_dtype(a, dtype, &use, &tmp));
+    kri_wfile w;
+    kr_status s = kri_wfile_open(&w, path);
+    if (s == KR_OK) {
+        s = body(&w, use, user);
+        if (s == KR_OK) s = w.status; /* writes the body did not check */
+        s = kri_wfile_finish(&w, s);
+    }
+    kr_array_destroy(tmp);
+    return s;
+}
+
 void kri_wfile_abort(kri_wfile *w)
 {
     if (w->f) {

@@ -1,6 +1,6 @@
-/* Helpers shared by the format files (iofile.c): safe writing through a temporary file, reading
- * whole files and headers, byte order, dtype conversion, and the check every writer's array
- * passes. */
+/* Helpers shared by the format files (iofile.c): safe writing through a temporary file (and the
+ * one-file writer skeleton), reading whole files and headers, byte order, dtype conversion, and
+ * the check every writer's array passes. */
 #ifndef KRAY_IO_IOFILE_H
 #define KRAY_IO_IOFILE_H
 
@@ -29,6 +29,13 @@ kr_status kri_wfile_printf(kri_wfile *w, const char *fmt, ...)
 kr_status kri_wfile_commit(kri_wfile *w);
 /* Close and remove the temporary file (safe to call after a failed commit). */
 void kri_wfile_abort(kri_wfile *w);
+/* Commit when s is KR_OK, else abort; returns the final status. */
+kr_status kri_wfile_finish(kri_wfile *w, kr_status s);
+/* A one-file writer: `a` converted to dtype (kri_io_as_dtype; KR_DTYPE_INVALID keeps a's own),
+ * path opened, body(w, converted array, user) writes the file, then commit or abort. */
+typedef kr_status (*kri_write_body_fn)(kri_wfile *w, const kr_array *a, void *user);
+kr_status kri_write_through(const char *path, const kr_array *a, kr_dtype dtype,
+                            kri_write_body_fn body, void *user);
 
 /* ---- reading ------------------------------------------------------------------------------ */
 /* Whole file into a new buffer (NUL-terminated one past *len for header parsing). Files larger

@@ -2,6 +2,7 @@
 #include "kv_header.h"
 
 #include "fmtcommon.h"
+#include "iofile.h"
 
 #include <string.h>
 
@@ -12,6 +13,17 @@ static char *kri_kv_trim(char *s)
     size_t n = strlen(s);
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
         s[--n] = 0;
+    return s;
+}
+
+kr_status kri_kv_read(const char *path, size_t max, const char *what, kri_kv_parse_fn parse,
+                      void *hdr)
+{
+    char *text;
+    size_t n;
+    KRI_TRY(kri_read_head(path, max, &text, &n, what));
+    kr_status s = parse(path, text, n, hdr);
+    kri_free(text);
     return s;
 }
 
@@ -46,6 +58,20 @@ int kri_kv_split(char *line, const char *sep, char **key, char **value)
     *key = kri_kv_trim(line);
     *value = kri_kv_trim(at + n);
     return 1;
+}
+
+kr_status kri_kv_datafile(const char *path, const char *field, const char *v, int multi,
+                          const char *single, char *out, size_t len)
+{
+    if (!*v) return kri_fail(KR_ERR_FORMAT, "%s: %s is empty", path, field);
+    if (multi)
+        return kri_fail(KR_ERR_NOT_SUPPORTED,
+                        "%s: %s '%s' (a list or pattern of files) is not supported; kray reads "
+                        "%s or one data file",
+                        path, field, v, single);
+    if (strlen(v) >= len) return kri_fail(KR_ERR_FORMAT, "%s: %s name is too long", path, field);
+    snprintf(out, len, "%s", v);
+    return KR_OK;
 }
 
 kr_status kri_kv_int(const char *path, const char *name, const char *v, int64_t lo, int64_t hi,

@@ -19,7 +19,6 @@
 #include "fmtcommon.h"
 #include "kv_header.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +44,7 @@ typedef struct mha_hdr {
     kri_stype st;
     int channels, big, compressed;
     int64_t compressed_size, header_size;
+    int64_t numel; /* product of DimSize */
     char datafile[1024];
     char comment[128];
     size_t header_len; /* bytes up to the end of the ElementDataFile line */
@@ -140,21 +140,16 @@ static kr_status mha_line(const char *path, char *key, char *v, mha_hdr *h, int 
     } else if (!strcasecmp(key, "Comment")) {
         snprintf(h->comment, sizeof h->comment, "%s", v);
     } else if (!strcasecmp(key, "ElementDataFile")) {
-        if (!*v) return kri_fail(KR_ERR_FORMAT, "%s: ElementDataFile is empty", path);
-        if (!strcasecmp(v, "LIST") || strchr(v, '%'))
-            return kri_fail(KR_ERR_NOT_SUPPORTED,
-                            "%s: ElementDataFile '%s' (a list or pattern of files) is not "
-                            "supported; kray reads LOCAL or one data file",
-                            path, v);
-        if (strlen(v) >= sizeof h->datafile)
-            return kri_fail(KR_ERR_FORMAT, "%s: ElementDataFile name is too long", path);
-        snprintf(h->datafile, sizeof h->datafile, "%s", v);
+        int multi = !strcasecmp(v, "LIST") || strchr(v, '%');
+        KRI_TRY(kri_kv_datafile(path, "ElementDataFile", v, multi, "LOCAL", h->datafile,
+                                sizeof h->datafile));
     }
     return KR_OK;
 }
 
-static kr_status mha_parse(const char *path, char *text, size_t len, mha_hdr *h)
+static kr_status mha_parse(const char *path, char *text, size_t len, void *hdr)
 {
+    mha_hdr *h = hdr;
     memset(h, 0, sizeof *h);
     h->channels = 1;
     int nspacing = 0, noffset = 0, msb_seen = 0;
@@ -203,37 +198,21 @@ static kr_status mha_parse(const char *path, char *text, size_t len, mha_hdr *h)
     if (h->header_size == -1 && h->compressed)
         return kri_fail(KR_ERR_FORMAT, "%s: HeaderSize -1 cannot be used with compressed data",
                         path);
-    return KR_OK;
-}
-
-/* Read the header text (at most MHA_MAX_HEADER bytes of the file). */
-static kr_status mha_header(const char *path, mha_hdr *h)
-{
-    char *text;
-    size_t n;
-    KRI_TRY(kri_read_head(path, MHA_MAX_HEADER, &text, &n, "MetaImage header"));
-    kr_status s = mha_parse(path, text, n, h);
-    kri_free(text);
-    return s;
+    return kri_dims_product(path, "DimSize", h->ndims, h->dims, &h->numel);
 }
 
 kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
 {
     (void)o;
-    size_t fsize;
-    KRI_TRY(kri_file_size(path, &fsize));
     mha_hdr h;
-    KRI_TRY(mha_header(path, &h));
-    int64_t numel;
-    KRI_TRY(kri_dims_product(path, "DimSize", h.ndims, h.dims, &numel));
-    size_t bytes = (size_t)numel * (size_t)h.channels * kri_stype_size(h.st);
+    KRI_TRY(kri_kv_read(path, MHA_MAX_HEADER, "MetaImage header", mha_parse, &h));
+    size_t bytes = (size_t)h.numel * (size_t)h.channels * kri_stype_size(h.st);
     int local = !strcasecmp(h.datafile, "LOCAL");
     char dpath[4096];
-    size_t dsize = fsize, start = h.header_len;
+    size_t dsize = 0, start = h.header_len;
+    KRI_TRY(kri_data_file(path, "ElementDataFile", local ? NULL : h.datafile, dpath, sizeof dpath,
+                          &dsize));
     if (!local) {
-        KRI_TRY(kri_sibling_path(path, h.datafile, dpath, sizeof dpath));
-        kr_status s = kri_file_size(dpath, &dsize);
-        if (s != KR_OK) return kri_fail_prefix(s, "%s: ElementDataFile %s", path, h.datafile);
         if (h.header_size == -1) {
             if (bytes > dsize)
                 return kri_fail(KR_ERR_FORMAT,
@@ -247,8 +226,6 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
                                 "%s: HeaderSize %zu is beyond the end of %s (%zu bytes)", path,
                                 start, dpath, dsize);
         }
-    } else {
-        snprintf(dpath, sizeof dpath, "%s", path);
     }
     /* check what the file can hold before allocating what the header asks for */
     size_t avail = dsize - start, csize = 0;
@@ -272,12 +249,8 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
     kr_array *a;
     KRI_TRY(kr_array_create(&a, kri_stype_dtype(h.st, h.channels == 2), h.ndims, h.dims, KR_HOST,
                             NULL));
-    FILE *f = fopen(dpath, "rb");
-    kr_status s = KR_OK;
-    if (!f)
-        s = kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath, strerror(errno));
-    if (s == KR_OK && fseek(f, (long)start, SEEK_SET) != 0)
-        s = kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
+    FILE *f;
+    kr_status s = kri_data_open(path, dpath, start, &f);
     if (s == KR_OK && !h.compressed) {
         s = kri_samples_from_file(f, dpath, h.st, h.big, a);
     } else if (s == KR_OK) {
@@ -301,18 +274,13 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
 }
 
 /* ---- writing ------------------------------------------------------------------------------ */
+/* ElementType of the stored component type of t (MET_FLOAT for c64, ...); NULL if none. */
 static const char *mha_type_name(kr_dtype t)
 {
-    switch (t) {
-    case KR_U8: return "MET_UCHAR";
-    case KR_I16: return "MET_SHORT";
-    case KR_U16: return "MET_USHORT";
-    case KR_F32:
-    case KR_C64: return "MET_FLOAT";
-    case KR_F64:
-    case KR_C128: return "MET_DOUBLE";
-    default: return NULL;
-    }
+    kri_stype st = kri_stype_of(t);
+    for (size_t i = 0; st != KRI_ST_NONE && i < sizeof mha_types / sizeof mha_types[0]; i++)
+        if (mha_types[i].st == st) return mha_types[i].name;
+    return NULL;
 }
 
 static kr_status mha_write_header(kri_wfile *w, const kr_array *a, const kr_meta *m,
@@ -355,13 +323,7 @@ kr_status kri_write_mha(const char *path, const kr_array *a, const kr_io_opts *o
         return kri_fail(KR_ERR_DTYPE, "%s: MetaImage cannot store element type %s", path,
                         kr_dtype_name(dt));
     kr_meta m;
-    memset(&m, 0, sizeof m);
-    if (o->meta) m = *o->meta;
-    for (int i = 0; i < 3; i++)
-        if (!isfinite(m.spacing[i]) || m.spacing[i] < 0 || !isfinite(m.origin[i]))
-            return kri_fail(KR_ERR_INVALID_ARG,
-                            "%s: spacing[%d] %g and origin[%d] %g must be finite (spacing >= 0)",
-                            path, i, m.spacing[i], i, m.origin[i]);
+    KRI_TRY(kri_write_meta(path, o, &m));
     size_t pl = strlen(path);
     int detached = pl > 4 && !strcasecmp(path + pl - 4, ".mhd");
     char rawpath[4096], rawname[1024];

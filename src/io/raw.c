@@ -73,18 +73,13 @@ kr_status kri_read_raw(const char *path, kr_array **out, kr_meta *meta, const kr
     return KR_OK;
 }
 
+static kr_status kri_raw_body(kri_wfile *w, const kr_array *a, void *user)
+{
+    (void)user;
+    return kri_samples_write(w, a, 0); /* little-endian */
+}
+
 kr_status kri_write_raw(const char *path, const kr_array *a, const kr_io_opts *o)
 {
-    const kr_array *c;
-    kr_array *tmp;
-    KRI_TRY(kri_io_as_dtype(a, o->write_dtype, &c, &tmp));
-    kri_wfile w;
-    kr_status s = kri_wfile_open(&w, path);
-    if (s != KR_OK) {
-        kr_array_destroy(tmp);
-        return s;
-    }
-    kri_samples_write(&w, c, 0); /* little-endian; errors are kept for the commit */
-    kr_array_destroy(tmp);
-    return kri_wfile_commit(&w);
+    return kri_write_through(path, a, o->write_dtype, kri_raw_body, NULL);
 }
