@@ -54,25 +54,31 @@ int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
     return 0;
 }
 
+/* *f = the format of path; a usage sentence naming `what` and `exts` when its extension names
+ * none. */
+static int kc_format_of(const char *tool, const char *path, const char *what, const char *exts,
+                        kr_format *f)
+{
+    *f = kr_format_from_path(path);
+    if (*f != KR_FMT_UNKNOWN) return 0;
+    return kc_usage(tool, "cannot tell the %s of '%s' from its extension (%s)", what, path, exts);
+}
+
 int kc_check_output(const char *tool, const char *path)
 {
-    kr_format f = kr_format_from_path(path);
-    if (f == KR_FMT_UNKNOWN)
-        return kc_usage(tool,
-                        "cannot tell the output format of '%s' from its extension (use .cfl, "
-                        ".npy, .nii, .nii.gz, .mha, .mhd, .nrrd, .png, .pgm or .raw)",
-                        path);
-    return 0;
+    kr_format f;
+    return kc_format_of(tool, path, "output format",
+                        "use .cfl, .npy, .nii, .nii.gz, .mha, .mhd, .nrrd, .png, .pgm or .raw",
+                        &f);
 }
 
 int kc_check_input(const char *tool, const char *path)
 {
-    kr_format f = kr_format_from_path(path);
-    if (f == KR_FMT_UNKNOWN)
-        return kc_usage(tool,
-                        "cannot tell the format of '%s' from its extension (kray reads .cfl, "
-                        ".npy, .nii, .nii.gz, .mha, .mhd, .nrrd, .pgm and .raw)",
-                        path);
+    kr_format f;
+    int r = kc_format_of(tool, path, "format",
+                         "kray reads .cfl, .npy, .nii, .nii.gz, .mha, .mhd, .nrrd, .pgm and .raw",
+                         &f);
+    if (r) return r;
     if (f == KR_FMT_PNG)
         return kc_usage(tool,
                         "'%s': PNG is an output-only format in kray (use .pgm to read "
@@ -105,23 +111,7 @@ int kc_raw_to_io(const char *tool, const char *path, const kc_raw *r, kr_io_opts
 
 void kc_elem(const kr_array *a, int64_t i, double *re, double *im)
 {
-    *im = 0.0;
-    switch (a->dtype) {
-    case KR_F32: *re = ((const float *)a->data)[i]; break;
-    case KR_F64: *re = ((const double *)a->data)[i]; break;
-    case KR_C64:
-        *re = ((const float *)a->data)[2 * i];
-        *im = ((const float *)a->data)[2 * i + 1];
-        break;
-    case KR_C128:
-        *re = ((const double *)a->data)[2 * i];
-        *im = ((const double *)a->data)[2 * i + 1];
-        break;
-    case KR_U8: *re = ((const uint8_t *)a->data)[i]; break;
-    case KR_U16: *re = ((const uint16_t *)a->data)[i]; break;
-    case KR_I16: *re = ((const int16_t *)a->data)[i]; break;
-    default: *re = 0.0; break;
-    }
+    kri_array_elem(a, i, re, im);
 }
 
 void kc_array_stats(const kr_array *a, kc_stats *st)

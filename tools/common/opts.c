@@ -158,6 +158,20 @@ static int kc_parse_list(const char *s, kc_list *l)
 
 static int kc_bounded(const kc_opt *o) { return o->min < o->max; }
 
+/* Each of the n values (iv, or dv when iv is NULL) within the option's bounds; else prints the
+ * sentence naming them "each <what>" and returns KC_EXIT_USAGE. */
+static int kc_each_bounded(const kc_spec *spec, const kc_opt *o, const char *nm, const char *what,
+                           int n, const int64_t *iv, const double *dv, const char *val)
+{
+    for (int i = 0; kc_bounded(o) && i < n; i++) {
+        double x = iv ? (double)iv[i] : dv[i];
+        if (x < o->min || x > o->max)
+            return kc_perr(spec, "option '%s': each %s must be between %.15g and %.15g, got '%s'",
+                           nm, what, o->min, o->max, val);
+    }
+    return 0;
+}
+
 static void kc_optname(const kc_opt *o, char *buf, size_t len)
 {
     snprintf(buf, len, "--%s", o->name);
@@ -213,13 +227,7 @@ static int kc_set(const kc_spec *spec, const kc_opt *o, const char *val)
                            "option '%s' expects sizes like 256 or 256x256 (integers >= 1, at "
                            "most %d), got '%s'",
                            nm, KR_MAX_DIMS, val);
-        if (kc_bounded(o))
-            for (int i = 0; i < d.n; i++)
-                if (d.d[i] < o->min || d.d[i] > o->max)
-                    return kc_perr(spec,
-                                   "option '%s': each size must be between %.15g and "
-                                   "%.15g, got '%s'",
-                                   nm, o->min, o->max, val);
+        if (kc_each_bounded(spec, o, nm, "size", d.n, d.d, NULL, val)) return KC_EXIT_USAGE;
         *(kc_dims *)o->ptr = d;
         return 0;
     }
@@ -229,13 +237,7 @@ static int kc_set(const kc_spec *spec, const kc_opt *o, const char *val)
             return kc_perr(spec,
                            "option '%s' expects comma-separated numbers (at most %d), got '%s'", nm,
                            KC_MAX_LIST, val);
-        if (kc_bounded(o))
-            for (int i = 0; i < l.n; i++)
-                if (l.v[i] < o->min || l.v[i] > o->max)
-                    return kc_perr(spec,
-                                   "option '%s': each value must be between %.15g and "
-                                   "%.15g, got '%s'",
-                                   nm, o->min, o->max, val);
+        if (kc_each_bounded(spec, o, nm, "value", l.n, NULL, l.v, val)) return KC_EXIT_USAGE;
         *(kc_list *)o->ptr = l;
         return 0;
     }
