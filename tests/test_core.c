@@ -70,7 +70,10 @@ static void test_ctx(void)
     KT_OK(kr_backend_from_name("cpu-serial", &bb));
     KT_CHECK(bb == KR_BACKEND_CPU_SERIAL);
     KT_STATUS(kr_backend_from_name("tpu", &bb), KR_ERR_INVALID_ARG);
+    KT_CHECK(strcmp(kr_last_error(), "unknown backend 'tpu' (expected auto, cpu-serial, cpu or "
+                                     "cuda)") == 0);
     KT_CHECK(strcmp(kr_backend_name(KR_BACKEND_CUDA), "cuda") == 0);
+    KT_CHECK(kr_backend_count() == KR_BACKEND_CUDA + 1);
 }
 
 static void test_arrays(void)

@@ -1,4 +1,4 @@
-/* Strict JSON reader/writer (src/core/json.c): RFC 8259 grammar, escapes, positions of errors,
+/* Strict JSON reader and writer (src/core/json_read.c, json_write.c): RFC 8259 grammar, escapes, positions of errors,
  * limits, and writer round trips. */
 #include "json.h"
 #include "kt.h"
@@ -205,6 +205,20 @@ static void test_writer(void)
     kri_jw_init(&w);
     kri_jw_begin_array(&w, 1);
     KT_STATUS(kri_jw_finish(&w, &text, &len), KR_ERR_INTERNAL);
+    /* a one-line object with values the caller formatted */
+    kri_jw_init(&w);
+    kri_jw_begin_object(&w, 1);
+    kri_jw_key(&w, "t");
+    kri_jw_raw(&w, "0.250000");
+    kri_jw_key(&w, "d");
+    kri_jw_begin_array(&w, 1);
+    kri_jw_int(&w, 4);
+    kri_jw_raw(&w, "5");
+    kri_jw_end_array(&w);
+    kri_jw_end_object(&w);
+    KT_OK(kri_jw_finish(&w, &text, &len));
+    KT_CHECK(strcmp(text, "{\"t\": 0.250000, \"d\": [4, 5]}\n") == 0);
+    kri_free(text);
 
     /* shortest round-trip formatting over many doubles */
     char buf[32];

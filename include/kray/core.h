@@ -117,6 +117,8 @@ kr_status kr_ctx_set_quiet(kr_ctx *ctx, int quiet);
 
 const char *kr_backend_name(kr_backend b);                 /* "auto", "cpu-serial", "cpu", "cuda" */
 kr_status kr_backend_from_name(const char *s, kr_backend *b);
+/* Number of backends: kr_backend_name(0 .. kr_backend_count() - 1) lists them (help texts). */
+int kr_backend_count(void);
 
 /* Number of usable CUDA devices. Returns KR_ERR_NO_DEVICE (count 0, reason in kr_last_error(),
  * e.g. "no CUDA device: built without CUDA" or "no CUDA device: CUDA driver not found") when

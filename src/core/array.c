@@ -308,6 +308,11 @@ static void kri_set(kr_array *a, int64_t i, double re, double im)
     }
 }
 
+void kri_array_elem(const kr_array *a, int64_t i, double *re, double *im)
+{
+    kri_get(a, i, re, im);
+}
+
 double kr_array_get_f64(const kr_array *a, int64_t i)
 {
     double re, im;

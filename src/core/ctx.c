@@ -7,11 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The one list of backend names, in kr_backend order. */
 static const char *const kri_backend_names[] = {"auto", "cpu-serial", "cpu", "cuda"};
+#define KRI_NBACKENDS ((int)(sizeof kri_backend_names / sizeof kri_backend_names[0]))
+
+int kr_backend_count(void) { return KRI_NBACKENDS; }
 
 const char *kr_backend_name(kr_backend b)
 {
-    if ((int)b < 0 || b > KR_BACKEND_CUDA) return "invalid";
+    if ((int)b < 0 || (int)b >= KRI_NBACKENDS) return "invalid";
     return kri_backend_names[b];
 }
 
@@ -19,7 +23,7 @@ kr_status kr_backend_from_name(const char *s, kr_backend *b)
 {
     KRI_ARG_NOT_NULL(s);
     KRI_ARG_NOT_NULL(b);
-    for (int i = 0; i <= KR_BACKEND_CUDA; i++)
+    for (int i = 0; i < KRI_NBACKENDS; i++)
         if (strcmp(s, kri_backend_names[i]) == 0) {
             *b = (kr_backend)i;
             return KR_OK;
@@ -32,8 +36,15 @@ kr_status kr_backend_from_name(const char *s, kr_backend *b)
         *b = KR_BACKEND_CPU_SERIAL;
         return KR_OK;
     }
-    return kri_fail(KR_ERR_INVALID_ARG,
-                    "unknown backend '%s' (expected auto, cpu-serial, cpu or cuda)", s);
+    char list[128] = ""; /* "auto, cpu-serial, cpu or cuda" */
+    size_t u = 0;
+    for (int i = 0; i < KRI_NBACKENDS && u < sizeof list; i++) {
+        const char *sep = i == 0 ? "" : i == KRI_NBACKENDS - 1 ? " or " : ", ";
+        int w = snprintf(list + u, sizeof list - u, "%s%s", sep, kri_backend_names[i]);
+        if (w < 0) break;
+        u += (size_t)w;
+    }
+    return kri_fail(KR_ERR_INVALID_ARG, "unknown backend '%s' (expected %s)", s, list);
 }
 
 kr_status kr_ctx_create(kr_ctx **out, kr_backend backend)

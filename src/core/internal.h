@@ -88,6 +88,8 @@ kr_status kri_check_operand_dims(const char *fn, const char *what, const kr_arra
 #define KRI_HD
 #endif
 
+/* Element i of a host array as (re, im) doubles, any dtype (im 0 for real ones). */
+void kri_array_elem(const kr_array *a, int64_t i, double *re, double *im);
 /* Deterministic counter-based random numbers (splitmix64): value i of stream `seed`. */
 static inline KRI_HD uint64_t kri_rand_u64(uint64_t seed, uint64_t i)
 {

@@ -12,8 +12,10 @@
  * `used` flag that the kri_json_take* helpers set, so callers can reject unknown fields with
  * kri_json_check_unused.
  *
- * Writer: kri_jw builds indented text into a growing buffer; numbers are written in the
- * shortest form that reads back to the same double; non-finite numbers are refused.
+ * Writer: kri_jw builds indented (or one-line) text into a growing buffer; numbers are written
+ * in the shortest form that reads back to the same double; non-finite numbers are refused.
+ *
+ * The reader is json_read.c, the writer json_write.c.
  */
 #ifndef KRAY_JSON_H
 #define KRAY_JSON_H
@@ -110,6 +112,8 @@ void kri_jw_int(kri_jw *w, int64_t v);
 void kri_jw_string(kri_jw *w, const char *s);
 void kri_jw_bool(kri_jw *w, int v);
 void kri_jw_null(kri_jw *w);
+/* A value whose text the caller formatted (a number in a fixed printf format), written as is. */
+void kri_jw_raw(kri_jw *w, const char *text);
 /* Finish (adds a final newline); on success *text (NUL-terminated, free with kri_free) and
  * *len receive the text and the writer no longer owns it. Returns the first error seen. */
 kr_status kri_jw_finish(kri_jw *w, char **text, size_t *len);
@@ -117,6 +121,9 @@ kr_status kri_jw_finish(kri_jw *w, char **text, size_t *len);
 /* Shortest "%.{15,16,17}g" text that reads back to v ('.' as decimal point whatever the
  * locale). buf must hold 32 bytes. */
 void kri_json_format_double(double v, char *buf);
+/* Locale-independent strtod of the n bytes of an RFC 8259 number text; *range_err set when it
+ * overflows. */
+double kri_json_strtod(const char *txt, size_t n, int *range_err);
 
 #ifdef __cplusplus
 }

@@ -56,14 +56,10 @@ static kr_status kri_dicom_check(const char *path, const kr_array *a, const kr_d
     if (o->series_number < 0)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: series_number %d must be >= 0", path,
                         o->series_number);
-    if (a->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "%s: the image is in device memory; copy it to the host",
-                        path);
+    KRI_TRY(kri_check_operand(path, "image", a, KRI_ANY_DTYPE, KR_HOST));
     if (a->dtype != KR_F32 && a->dtype != KR_F64)
         return kri_fail(KR_ERR_DTYPE, "%s: DICOM export takes f32 or f64 images, not %s", path,
                         kr_dtype_name(a->dtype));
-    if (!a->data || !kr_array_is_contiguous(a))
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: the image is not a contiguous array", path);
     char d[96];
     if (kr_array_rank(a) > 3 || a->dims[0] > 65535 || (a->ndim > 1 && a->dims[1] > 65535))
         return kri_fail(KR_ERR_DIM,
@@ -86,7 +82,6 @@ static double kri_hu(const kr_array *a, int64_t i, const kr_dicom_opts *o)
 kr_status kr_write_dicom(const char *path, const kr_array *image, const kr_dicom_opts *opts)
 {
     KRI_ARG_NOT_NULL(path);
-    KRI_ARG_NOT_NULL(image);
     kr_dicom_opts o;
     if (opts)
         o = *opts;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -321,12 +322,34 @@ kr_status kri_inflate_exact(const char *path, const char *what, const unsigned c
     return s;
 }
 
+int kri_inflate_cannot_hold(size_t csize, size_t bytes) { return bytes / 1100 > csize + 64; }
+
+kr_status kri_samples_from_zfile(FILE *f, const char *path, const char *dpath, size_t csize,
+                                 size_t bytes, const char *fmt, const char *what, kri_stype t,
+                                 int big, kr_array *a)
+{
+    char zname[64], rname[64];
+    snprintf(zname, sizeof zname, "compressed %s data", fmt);
+    snprintf(rname, sizeof rname, "%s data", fmt);
+    unsigned char *z = NULL, *raw = NULL;
+    kr_status s = kri_alloc((void **)&z, csize, zname);
+    if (s == KR_OK && fread(z, 1, csize, f) != csize)
+        s = kri_fail(KR_ERR_IO, "%s: cannot read %zu bytes from %s", path, csize, dpath);
+    if (s == KR_OK) s = kri_alloc((void **)&raw, bytes, rname);
+    if (s == KR_OK) s = kri_inflate_exact(path, what, z, csize, raw, bytes);
+    if (s == KR_OK) kri_samples_from_mem(raw, t, big, a);
+    kri_free(z);
+    kri_free(raw);
+    return s;
+}
+
 static int kri_is_sep(char c, const char *seps)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || (seps && c && strchr(seps, c));
 }
 
-int kri_parse_i64s(const char *s, const char *seps, int64_t *v, int max)
+/* Whole numbers into iv (strtoll; out of range is malformed) or, with iv NULL, reals into fv. */
+static int kri_parse_nums(const char *s, const char *seps, int64_t *iv, double *fv, int max)
 {
     int n = 0;
     for (;;) {
@@ -334,29 +357,31 @@ int kri_parse_i64s(const char *s, const char *seps, int64_t *v, int max)
             s++;
         if (!*s) return n;
         char *end;
+        long long x = 0;
+        double d = 0;
         errno = 0;
-        long long x = strtoll(s, &end, 10);
-        if (end == s || errno == ERANGE || (*end && !kri_is_sep(*end, seps))) return -1;
+        if (iv)
+            x = strtoll(s, &end, 10);
+        else
+            d = strtod(s, &end);
+        if (end == s || (iv && errno == ERANGE) || (*end && !kri_is_sep(*end, seps))) return -1;
         if (n == max) return -2;
-        v[n++] = (int64_t)x;
+        if (iv)
+            iv[n++] = (int64_t)x;
+        else
+            fv[n++] = d;
         s = end;
     }
 }
 
+int kri_parse_i64s(const char *s, const char *seps, int64_t *v, int max)
+{
+    return kri_parse_nums(s, seps, v, NULL, max);
+}
+
 int kri_parse_f64s(const char *s, const char *seps, double *v, int max)
 {
-    int n = 0;
-    for (;;) {
-        while (*s && kri_is_sep(*s, seps))
-            s++;
-        if (!*s) return n;
-        char *end;
-        double x = strtod(s, &end);
-        if (end == s || (*end && !kri_is_sep(*end, seps))) return -1;
-        if (n == max) return -2;
-        v[n++] = x;
-        s = end;
-    }
+    return kri_parse_nums(s, seps, NULL, v, max);
 }
 
 kr_status kri_sibling_path(const char *header, const char *name, char *out, size_t len)
@@ -369,6 +394,47 @@ kr_status kri_sibling_path(const char *header, const char *name, char *out, size
         k = snprintf(out, len, "%.*s/%s", (int)(slash - header), header, name);
     if (k < 0 || (size_t)k >= len)
         return kri_fail(KR_ERR_FORMAT, "%s: data file name '%s' is too long", header, name);
+    return KR_OK;
+}
+
+kr_status kri_data_file(const char *path, const char *field, const char *name, char *dpath,
+                        size_t len, size_t *size)
+{
+    if (!name) {
+        snprintf(dpath, len, "%s", path);
+        return kri_file_size(path, size);
+    }
+    KRI_TRY(kri_sibling_path(path, name, dpath, len));
+    kr_status s = kri_file_size(dpath, size);
+    return s == KR_OK ? KR_OK : kri_fail_prefix(s, "%s: %s %s", path, field, name);
+}
+
+kr_status kri_data_open(const char *path, const char *dpath, size_t start, FILE **f)
+{
+    *f = fopen(dpath, "rb");
+    if (!*f)
+        return kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath,
+                        strerror(errno));
+    if (fseek(*f, (long)start, SEEK_SET) != 0) {
+        fclose(*f);
+        *f = NULL;
+        return kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
+    }
+    return KR_OK;
+}
+
+kr_status kri_write_meta(const char *path, const kr_io_opts *o, kr_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    if (o->meta) *m = *o->meta;
+    for (int i = 0; i < 3; i++) {
+        if (!isfinite(m->spacing[i]) || m->spacing[i] < 0)
+            return kri_fail(KR_ERR_INVALID_ARG, "%s: spacing[%d] is %g, must be finite and >= 0",
+                            path, i, m->spacing[i]);
+        if (!isfinite(m->origin[i]))
+            return kri_fail(KR_ERR_INVALID_ARG, "%s: origin[%d] is %g, must be finite", path, i,
+                            m->origin[i]);
+    }
     return KR_OK;
 }
 

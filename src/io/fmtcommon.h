@@ -1,5 +1,6 @@
-/* Helpers shared by the NIfTI, MetaImage and NRRD readers/writers: stored sample types with an
- * explicit byte order, lossless widening into kray dtypes, zlib/gzip streams, header numbers. */
+/* Helpers shared by the format readers/writers (NIfTI, MetaImage, NRRD; the sample writer also
+ * by .npy and raw): stored sample types with an explicit byte order, lossless widening into kray
+ * dtypes, zlib/gzip streams, header numbers. */
 #ifndef KRAY_IO_FMTCOMMON_H
 #define KRAY_IO_FMTCOMMON_H
 
@@ -51,6 +52,17 @@ kr_status kri_gzip_write(kri_wfile *w, const void *head, size_t nhead, const kr_
 kr_status kri_inflate_exact(const char *path, const char *what, const unsigned char *src, size_t n,
                             void *dst, size_t want);
 
+/* Whether `csize` bytes of a deflate stream cannot hold `bytes` (its largest expansion is about
+ * 1032:1; room is left for the zlib or gzip wrapper). */
+int kri_inflate_cannot_hold(size_t csize, size_t bytes);
+/* The next `csize` bytes of `f`, a zlib or gzip stream of exactly `bytes` bytes of samples
+ * (type t, byte order `big`), decoded into `a`. `path` names the header and `dpath` the data
+ * file in the sentences, `fmt` the format ("NRRD") in out-of-memory ones and `what` the stream
+ * ("gzip data") in those of kri_inflate_exact. */
+kr_status kri_samples_from_zfile(FILE *f, const char *path, const char *dpath, size_t csize,
+                                 size_t bytes, const char *fmt, const char *what, kri_stype t,
+                                 int big, kr_array *a);
+
 /* Whitespace-separated numbers (other separators given in `seps` are skipped too). Returns the
  * count read, -1 on a malformed token, -2 when there are more than `max`. Non-finite values
  * ("nan", "inf") are returned as such for the caller to judge. */
@@ -58,6 +70,15 @@ int kri_parse_i64s(const char *s, const char *seps, int64_t *v, int max);
 int kri_parse_f64s(const char *s, const char *seps, double *v, int max);
 /* `name` relative to the folder of `header` (or itself when absolute) into out. */
 kr_status kri_sibling_path(const char *header, const char *name, char *out, size_t len);
+/* The data file of the header file `path` and its size: `name` beside it (a failure names path,
+ * `field` and name) or, name NULL, the header file itself. */
+kr_status kri_data_file(const char *path, const char *field, const char *name, char *dpath,
+                        size_t len, size_t *size);
+/* The data file dpath opened for reading at byte `start` (KR_ERR_IO naming path and dpath). */
+kr_status kri_data_open(const char *path, const char *dpath, size_t start, FILE **f);
+/* The kr_meta a writer stores: o->meta, or zeros; spacing must be finite and >= 0 and origin
+ * finite (KR_ERR_INVALID_ARG naming path and the value otherwise). */
+kr_status kri_write_meta(const char *path, const kr_io_opts *o, kr_meta *m);
 /* Product of dims with the KR_MAX_ELEMENTS limit; KR_ERR_FORMAT naming path and field. */
 kr_status kri_dims_product(const char *path, const char *field, int n, const int64_t *dims,
                            int64_t *numel);

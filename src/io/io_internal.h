@@ -1,53 +1,10 @@
-/* Internal contract between the I/O dispatcher (io.c) and the format files. */
+/* Entry points of the format files (one file per format), called by the dispatcher io.c; the
+ * format files include this header for their own declarations and, through it, the helpers they
+ * share (iofile.h). Nothing here is defined in io.c. */
 #ifndef KRAY_IO_INTERNAL_H
 #define KRAY_IO_INTERNAL_H
 
-#include "internal.h"
-#include "kray/io.h"
-
-#include <stdio.h>
-
-/* ---- safe writing: everything goes to "<path>.tmp.<pid>", renamed over <path> on commit ---- */
-typedef struct kri_wfile {
-    FILE *f;
-    char path[4096];
-    char tmp[4200];
-    kr_status status; /* first error seen by kri_wfile_write */
-} kri_wfile;
-
-kr_status kri_wfile_open(kri_wfile *w, const char *path);
-/* Append bytes; errors are remembered and reported by commit. */
-kr_status kri_wfile_write(kri_wfile *w, const void *p, size_t n);
-kr_status kri_wfile_printf(kri_wfile *w, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-/* Flush, close and rename into place; on any error the temporary file is removed. */
-kr_status kri_wfile_commit(kri_wfile *w);
-/* Close and remove the temporary file (safe to call after a failed commit). */
-void kri_wfile_abort(kri_wfile *w);
-
-/* ---- reading ------------------------------------------------------------------------------ */
-/* Whole file into a new buffer (NUL-terminated one past *len for header parsing). Files larger
- * than `limit` bytes fail with KR_ERR_FORMAT (0 = no limit). */
-kr_status kri_read_file(const char *path, unsigned char **buf, size_t *len, size_t limit);
-/* The first min(file size, max) bytes of a file into a new NUL-terminated buffer (headers of
- * formats whose data follows the text). */
-kr_status kri_read_head(const char *path, size_t max, char **buf, size_t *len, const char *what);
-/* Size of a file in bytes, or KR_ERR_IO naming it. */
-kr_status kri_file_size(const char *path, size_t *size);
-/* Byte-swap n elements of `size` bytes in place. */
-void kri_byteswap(void *p, size_t n, size_t size);
-/* True on a little-endian host. */
-int kri_host_little_endian(void);
-
-/* Convert `a` to `dtype` if it differs (returns a borrowed pointer to `a` itself when not);
- * the caller destroys *tmp (which may be NULL). */
-kr_status kri_io_as_dtype(const kr_array *a, kr_dtype dtype, const kr_array **use,
-                          kr_array **tmp);
-/* Check that an array handed to a writer is a valid contiguous host array. */
-kr_status kri_io_check_array(const kr_array *a, const char *path);
+#include "iofile.h"
 
 /* ---- formats: each implemented in its own file --------------------------------------------- */
 kr_status kri_read_cfl(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o);

@@ -1,6 +1,6 @@
-/* ISMRMRD raw data (HDF5) through Debian's libismrmrd C API: reading 2-D Cartesian acquisitions
- * (XML header fields, line placement, calibration and noise scans). Writing and stored images /
- * NDArrays are in ismrmrd_write.c. Without libismrmrd every function returns
+/* ISMRMRD raw data (HDF5) through Debian's libismrmrd C API, reading: 2-D Cartesian acquisitions
+ * (XML header fields, line placement, calibration and noise scans) and stored images / NDArrays.
+ * Writing is in ismrmrd_write.c. Without libismrmrd every function returns
  * KR_ERR_NOT_SUPPORTED. libismrmrd/HDF5 calls are serialised by one lock (the serial HDF5
  * build is not thread-safe); libismrmrd's error messages go to the caller's detail sentence. */
 #include "internal.h"
@@ -34,14 +34,26 @@ void kr_ismrmrd_data_free(kr_ismrmrd_data *d)
 
 #ifndef KRAY_HAVE_ISMRMRD
 
-#define KRI_NO_ISMRMRD                                                                             \
-    kri_fail(KR_ERR_NOT_SUPPORTED, "kray was built without ISMRMRD; install libismrmrd-dev")
-
 int kr_have_ismrmrd(void) { return 0; }
 kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr_ismrmrd_data *out)
 {
     (void)path, (void)opts;
     if (out) memset(out, 0, sizeof *out);
+    return KRI_NO_ISMRMRD;
+}
+
+kr_status kr_ismrmrd_read_image(const char *path, const char *dataset, const char *var, int index,
+                                kr_array **out)
+{
+    (void)path, (void)dataset, (void)var, (void)index;
+    if (out) *out = NULL;
+    return KRI_NO_ISMRMRD;
+}
+kr_status kr_ismrmrd_read_array(const char *path, const char *dataset, const char *var, int index,
+                                kr_array **out)
+{
+    (void)path, (void)dataset, (void)var, (void)index;
+    if (out) *out = NULL;
     return KRI_NO_ISMRMRD;
 }
 
@@ -517,6 +529,145 @@ done:
     kri_ismrmrd_leave();
     if (st != KR_OK) kr_ismrmrd_data_free(out);
     return st;
+}
+
+/* ---- images and arrays --------------------------------------------------------------------------
+ */
+static kr_status kri_to_array(const char *path, const char *var, int type, int ndim,
+                              const int64_t *dims, const void *data, kr_array **out)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) n *= dims[i];
+    kr_dtype t = KR_F32;
+    if (type == ISMRMRD_CXFLOAT || type == ISMRMRD_CXDOUBLE) t = KR_C64;
+    if (type == ISMRMRD_DOUBLE) t = KR_F64;
+    KRI_TRY(kr_array_create(out, t, ndim, dims, KR_HOST, NULL));
+    void *o = (*out)->data;
+    switch (type) {
+    case ISMRMRD_USHORT:
+        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = ((const uint16_t *)data)[i];
+        break;
+    case ISMRMRD_SHORT:
+        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = ((const int16_t *)data)[i];
+        break;
+    case ISMRMRD_UINT:
+        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = (float)((const uint32_t *)data)[i];
+        break;
+    case ISMRMRD_INT:
+        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = (float)((const int32_t *)data)[i];
+        break;
+    case ISMRMRD_FLOAT:
+    case ISMRMRD_CXFLOAT:
+    case ISMRMRD_DOUBLE: memcpy(o, data, kr_array_bytes(*out)); break;
+    case ISMRMRD_CXDOUBLE:
+        for (int64_t i = 0; i < 2 * n; i++) ((float *)o)[i] = (float)((const double *)data)[i];
+        break;
+    default:
+        kr_array_destroy(*out);
+        *out = NULL;
+        return kri_fail(KR_ERR_FORMAT, "'%s': variable '%s' has unknown data type %d", path, var,
+                        type);
+    }
+    return KR_OK;
+}
+
+/* Item `index` of the stored images / NDArrays `var` of an open dataset into *out. */
+static kr_status kri_image_item(ISMRMRD_Dataset *d, const char *path, const char *var,
+                                uint32_t index, kr_array **out)
+{
+    ISMRMRD_Image im;
+    ismrmrd_init_image(&im);
+    kr_status st;
+    if (ismrmrd_read_image(d, var, index, &im) != ISMRMRD_NOERROR) {
+        st = kri_fail(KR_ERR_FORMAT, "'%s': image '%s' %u cannot be read: %s", path, var, index,
+                      kri_ismrmrd_error());
+    } else {
+        int64_t dims[4] = {im.head.matrix_size[0], im.head.matrix_size[1], im.head.matrix_size[2],
+                           im.head.channels};
+        int nd = 4;
+        while (nd > 1 && dims[nd - 1] == 1) nd--;
+        st = kri_to_array(path, var, im.head.data_type, nd, dims, im.data, out);
+    }
+    ismrmrd_cleanup_image(&im);
+    return st;
+}
+
+static kr_status kri_array_item(ISMRMRD_Dataset *d, const char *path, const char *var,
+                                uint32_t index, kr_array **out)
+{
+    ISMRMRD_NDArray arr;
+    ismrmrd_init_ndarray(&arr);
+    kr_status st;
+    if (ismrmrd_read_array(d, var, index, &arr) != ISMRMRD_NOERROR) {
+        st = kri_fail(KR_ERR_FORMAT, "'%s': array '%s' %u cannot be read: %s", path, var, index,
+                      kri_ismrmrd_error());
+    } else if (arr.ndim < 1 || arr.ndim > ISMRMRD_NDARRAY_MAXDIM) {
+        st = kri_fail(KR_ERR_FORMAT, "'%s': array '%s' has %d dimensions", path, var,
+                      (int)arr.ndim);
+    } else {
+        int64_t dims[ISMRMRD_NDARRAY_MAXDIM];
+        int nd = (int)arr.ndim;
+        for (int i = 0; i < nd; i++) dims[i] = (int64_t)arr.dims[i];
+        st = kri_to_array(path, var, arr.data_type, nd, dims, arr.data, out);
+    }
+    ismrmrd_cleanup_ndarray(&arr);
+    return st;
+}
+
+/* The stored images or NDArrays of a file: their name in sentences, count and item reader. */
+typedef struct kri_stored {
+    const char *fn, *plural;
+    uint32_t (*count)(const ISMRMRD_Dataset *d, const char *var);
+    kr_status (*item)(ISMRMRD_Dataset *d, const char *path, const char *var, uint32_t index,
+                      kr_array **out);
+} kri_stored;
+
+static const kri_stored kri_images = {"kr_ismrmrd_read_image", "images",
+                                      ismrmrd_get_number_of_images, kri_image_item};
+static const kri_stored kri_arrays = {"kr_ismrmrd_read_array", "arrays",
+                                      ismrmrd_get_number_of_arrays, kri_array_item};
+
+/* Open the file, check the index against the count and read the item (path, var, out checked). */
+static kr_status kri_read_stored(const kri_stored *k, const char *path, const char *dataset,
+                                 const char *var, int index, kr_array **out)
+{
+    if (index < 0) return kri_fail(KR_ERR_INVALID_ARG, "%s: index %d < 0", k->fn, index);
+    kri_ismrmrd_enter();
+    ISMRMRD_Dataset d;
+    kr_status st = kri_ismrmrd_open(&d, path, dataset ? dataset : "dataset", 0);
+    if (st != KR_OK) {
+        kri_ismrmrd_leave();
+        return st;
+    }
+    uint32_t n = k->count(&d, var);
+    if ((uint32_t)index >= n)
+        st = kri_fail(KR_ERR_FORMAT, "'%s' has %u %s '%s'; index %d requested", path, n, k->plural,
+                      var, index);
+    else
+        st = k->item(&d, path, var, (uint32_t)index, out);
+    ismrmrd_close_dataset(&d);
+    kri_ismrmrd_leave();
+    return st;
+}
+
+kr_status kr_ismrmrd_read_image(const char *path, const char *dataset, const char *var, int index,
+                                kr_array **out)
+{
+    KRI_ARG_NOT_NULL(out);
+    *out = NULL;
+    KRI_ARG_NOT_NULL(path);
+    KRI_ARG_NOT_NULL(var);
+    return kri_read_stored(&kri_images, path, dataset, var, index, out);
+}
+
+kr_status kr_ismrmrd_read_array(const char *path, const char *dataset, const char *var, int index,
+                                kr_array **out)
+{
+    KRI_ARG_NOT_NULL(out);
+    *out = NULL;
+    KRI_ARG_NOT_NULL(path);
+    KRI_ARG_NOT_NULL(var);
+    return kri_read_stored(&kri_arrays, path, dataset, var, index, out);
 }
 
 #endif /* KRAY_HAVE_ISMRMRD */

@@ -1,9 +1,15 @@
-/* Private interface between src/io/ismrmrd.c and src/io/ismrmrd_write.c (libismrmrd builds). */
+/* Private interface between src/io/ismrmrd.c (reading, the library lock) and
+ * src/io/ismrmrd_write.c (writing). */
 #ifndef KRAY_ISMRMRD_INTERNAL_H
 #define KRAY_ISMRMRD_INTERNAL_H
 
+#include "internal.h"
+
+/* The one sentence of every entry point in builds without libismrmrd. */
+#define KRI_NO_ISMRMRD                                                                             \
+    kri_fail(KR_ERR_NOT_SUPPORTED, "kray was built without ISMRMRD; install libismrmrd-dev")
+
 #ifdef KRAY_HAVE_ISMRMRD
-#include "kray/core.h"
 
 #include <ismrmrd/dataset.h>
 

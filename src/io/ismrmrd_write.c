@@ -1,5 +1,5 @@
-/* ISMRMRD: writing simulated Cartesian data, and reading stored images and NDArrays (see
- * ismrmrd.c for reading acquisitions). */
+/* ISMRMRD: writing simulated 2-D Cartesian data (acquisitions, noise scans, the XML header);
+ * reading is in ismrmrd.c. */
 #include "internal.h"
 #include "ismrmrd_internal.h"
 #include "kray/ismrmrd.h"
@@ -21,27 +21,10 @@ void kr_ismrmrd_write_opts_default(kr_ismrmrd_write_opts *o)
 
 #ifndef KRAY_HAVE_ISMRMRD
 
-#define KRI_NO_ISMRMRD                                                                             \
-    kri_fail(KR_ERR_NOT_SUPPORTED, "kray was built without ISMRMRD; install libismrmrd-dev")
-
 kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
                            const kr_array *kspace, const uint8_t *lines, const kr_array *noise)
 {
     (void)path, (void)opts, (void)kspace, (void)lines, (void)noise;
-    return KRI_NO_ISMRMRD;
-}
-kr_status kr_ismrmrd_read_image(const char *path, const char *dataset, const char *var, int index,
-                                kr_array **out)
-{
-    (void)path, (void)dataset, (void)var, (void)index;
-    if (out) *out = NULL;
-    return KRI_NO_ISMRMRD;
-}
-kr_status kr_ismrmrd_read_array(const char *path, const char *dataset, const char *var, int index,
-                                kr_array **out)
-{
-    (void)path, (void)dataset, (void)var, (void)index;
-    if (out) *out = NULL;
     return KRI_NO_ISMRMRD;
 }
 
@@ -118,12 +101,7 @@ kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
 {
     const char *fn = "kr_ismrmrd_write";
     KRI_ARG_NOT_NULL(path);
-    KRI_ARG_NOT_NULL(kspace);
-    if (kspace->dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "%s: kspace has element type %s; expected c64", fn,
-                        kr_dtype_name(kspace->dtype));
-    if (kspace->loc != KR_HOST || !kspace->data || !kr_array_is_contiguous(kspace))
-        return kri_fail(KR_ERR_LOCATION, "%s: kspace must be a contiguous host array", fn);
+    KRI_TRY(kri_check_operand(fn, "kspace", kspace, KR_C64, KR_HOST));
     if (kr_array_rank(kspace) > 3)
         return kri_fail(KR_ERR_DIM, "%s: kspace must be [nx, ny, coils]", fn);
     kr_ismrmrd_write_opts o;
@@ -138,11 +116,7 @@ kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
         return kri_fail(KR_ERR_INVALID_ARG, "%s: dwell time %g us / acceleration %d invalid", fn,
                         o.dwell_us, o.accel);
     if (noise) {
-        if (noise->dtype != KR_C64)
-            return kri_fail(KR_ERR_DTYPE, "%s: noise has element type %s; expected c64", fn,
-                            kr_dtype_name(noise->dtype));
-        if (noise->loc != KR_HOST || !noise->data || !kr_array_is_contiguous(noise))
-            return kri_fail(KR_ERR_LOCATION, "%s: noise must be a contiguous host array", fn);
+        KRI_TRY(kri_check_operand(fn, "noise", noise, KR_C64, KR_HOST));
         if (kr_array_rank(noise) > 2 || (noise->ndim > 1 ? noise->dims[1] : 1) != nc)
             return kri_fail(KR_ERR_DIM, "%s: noise must be [samples, %lld coils]", fn,
                             (long long)nc);
@@ -231,124 +205,6 @@ done:
     if (st == KR_OK && rename(tmp, path) != 0)
         st = kri_fail(KR_ERR_IO, "%s: cannot rename '%s' to '%s'", fn, tmp, path);
     if (st != KR_OK) remove(tmp);
-    kri_ismrmrd_leave();
-    return st;
-}
-
-/* ---- images and arrays --------------------------------------------------------------------------
- */
-static kr_status kri_to_array(const char *path, const char *var, int type, int ndim,
-                              const int64_t *dims, const void *data, kr_array **out)
-{
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= dims[i];
-    kr_dtype t = KR_F32;
-    if (type == ISMRMRD_CXFLOAT || type == ISMRMRD_CXDOUBLE) t = KR_C64;
-    if (type == ISMRMRD_DOUBLE) t = KR_F64;
-    KRI_TRY(kr_array_create(out, t, ndim, dims, KR_HOST, NULL));
-    void *o = (*out)->data;
-    switch (type) {
-    case ISMRMRD_USHORT:
-        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = ((const uint16_t *)data)[i];
-        break;
-    case ISMRMRD_SHORT:
-        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = ((const int16_t *)data)[i];
-        break;
-    case ISMRMRD_UINT:
-        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = (float)((const uint32_t *)data)[i];
-        break;
-    case ISMRMRD_INT:
-        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = (float)((const int32_t *)data)[i];
-        break;
-    case ISMRMRD_FLOAT:
-    case ISMRMRD_CXFLOAT:
-    case ISMRMRD_DOUBLE: memcpy(o, data, kr_array_bytes(*out)); break;
-    case ISMRMRD_CXDOUBLE:
-        for (int64_t i = 0; i < 2 * n; i++) ((float *)o)[i] = (float)((const double *)data)[i];
-        break;
-    default:
-        kr_array_destroy(*out);
-        *out = NULL;
-        return kri_fail(KR_ERR_FORMAT, "'%s': variable '%s' has unknown data type %d", path, var,
-                        type);
-    }
-    return KR_OK;
-}
-
-kr_status kr_ismrmrd_read_image(const char *path, const char *dataset, const char *var, int index,
-                                kr_array **out)
-{
-    KRI_ARG_NOT_NULL(out);
-    *out = NULL;
-    KRI_ARG_NOT_NULL(path);
-    KRI_ARG_NOT_NULL(var);
-    if (index < 0)
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_ismrmrd_read_image: index %d < 0", index);
-    kri_ismrmrd_enter();
-    ISMRMRD_Dataset d;
-    kr_status st = kri_ismrmrd_open(&d, path, dataset ? dataset : "dataset", 0);
-    if (st != KR_OK) {
-        kri_ismrmrd_leave();
-        return st;
-    }
-    ISMRMRD_Image im;
-    ismrmrd_init_image(&im);
-    uint32_t n = ismrmrd_get_number_of_images(&d, var);
-    if ((uint32_t)index >= n) {
-        st = kri_fail(KR_ERR_FORMAT, "'%s' has %u images '%s'; index %d requested", path, n, var,
-                      index);
-    } else if (ismrmrd_read_image(&d, var, (uint32_t)index, &im) != ISMRMRD_NOERROR) {
-        st = kri_fail(KR_ERR_FORMAT, "'%s': image '%s' %d cannot be read: %s", path, var, index,
-                      kri_ismrmrd_error());
-    } else {
-        int64_t dims[4] = {im.head.matrix_size[0], im.head.matrix_size[1], im.head.matrix_size[2],
-                           im.head.channels};
-        int nd = 4;
-        while (nd > 1 && dims[nd - 1] == 1) nd--;
-        st = kri_to_array(path, var, im.head.data_type, nd, dims, im.data, out);
-    }
-    ismrmrd_cleanup_image(&im);
-    ismrmrd_close_dataset(&d);
-    kri_ismrmrd_leave();
-    return st;
-}
-
-kr_status kr_ismrmrd_read_array(const char *path, const char *dataset, const char *var, int index,
-                                kr_array **out)
-{
-    KRI_ARG_NOT_NULL(out);
-    *out = NULL;
-    KRI_ARG_NOT_NULL(path);
-    KRI_ARG_NOT_NULL(var);
-    if (index < 0)
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_ismrmrd_read_array: index %d < 0", index);
-    kri_ismrmrd_enter();
-    ISMRMRD_Dataset d;
-    kr_status st = kri_ismrmrd_open(&d, path, dataset ? dataset : "dataset", 0);
-    if (st != KR_OK) {
-        kri_ismrmrd_leave();
-        return st;
-    }
-    ISMRMRD_NDArray arr;
-    ismrmrd_init_ndarray(&arr);
-    uint32_t n = ismrmrd_get_number_of_arrays(&d, var);
-    if ((uint32_t)index >= n) {
-        st = kri_fail(KR_ERR_FORMAT, "'%s' has %u arrays '%s'; index %d requested", path, n, var,
-                      index);
-    } else if (ismrmrd_read_array(&d, var, (uint32_t)index, &arr) != ISMRMRD_NOERROR) {
-        st = kri_fail(KR_ERR_FORMAT, "'%s': array '%s' %d cannot be read: %s", path, var, index,
-                      kri_ismrmrd_error());
-    } else {
-        int64_t dims[ISMRMRD_NDARRAY_MAXDIM];
-        int nd = arr.ndim;
-        for (int i = 0; i < nd; i++) dims[i] = (int64_t)arr.dims[i];
-        if (nd < 1 || nd > ISMRMRD_NDARRAY_MAXDIM)
-            st = kri_fail(KR_ERR_FORMAT, "'%s': array '%s' has %d dimensions", path, var, nd);
-        else
-            st = kri_to_array(path, var, arr.data_type, nd, dims, arr.data, out);
-    }
-    ismrmrd_cleanup_ndarray(&arr);
-    ismrmrd_close_dataset(&d);
     kri_ismrmrd_leave();
     return st;
 }

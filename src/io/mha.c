@@ -17,9 +17,8 @@
  * A .mhd writes "<name>.raw" beside it (the data first, then the header, each through a
  * temporary file). */
 #include "fmtcommon.h"
+#include "kv_header.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,20 +44,11 @@ typedef struct mha_hdr {
     kri_stype st;
     int channels, big, compressed;
     int64_t compressed_size, header_size;
+    int64_t numel; /* product of DimSize */
     char datafile[1024];
     char comment[128];
     size_t header_len; /* bytes up to the end of the ElementDataFile line */
 } mha_hdr;
-
-static char *mha_trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        s[--n] = 0;
-    return s;
-}
 
 static kr_status mha_bool(const char *path, const char *key, const char *v, int *out)
 {
@@ -68,23 +58,6 @@ static kr_status mha_bool(const char *path, const char *key, const char *v, int 
         *out = 0;
     else
         return kri_fail(KR_ERR_FORMAT, "%s: %s is '%s', expected True or False", path, key, v);
-    return KR_OK;
-}
-
-static kr_status mha_int(const char *path, const char *key, const char *v, int64_t lo, int64_t hi,
-                         int64_t *out)
-{
-    int64_t x = 0;
-    if (kri_parse_i64s(v, NULL, &x, 1) != 1)
-        return kri_fail(KR_ERR_FORMAT, "%s: %s is '%s', expected one whole number", path, key, v);
-    if (x < lo || x > hi) {
-        if (hi == INT64_MAX)
-            return kri_fail(KR_ERR_FORMAT, "%s: %s is %lld, must be at least %lld", path, key,
-                            (long long)x, (long long)lo);
-        return kri_fail(KR_ERR_FORMAT, "%s: %s is %lld, must be %lld to %lld", path, key,
-                        (long long)x, (long long)lo, (long long)hi);
-    }
-    *out = x;
     return KR_OK;
 }
 
@@ -112,7 +85,7 @@ static kr_status mha_line(const char *path, char *key, char *v, mha_hdr *h, int 
         if (strcasecmp(v, "Image") != 0)
             return kri_fail(KR_ERR_FORMAT, "%s: ObjectType is '%s', kray reads 'Image'", path, v);
     } else if (!strcasecmp(key, "NDims")) {
-        KRI_TRY(mha_int(path, key, v, 1, KR_MAX_DIMS, &x));
+        KRI_TRY(kri_kv_int(path, key, v, 1, KR_MAX_DIMS, &x));
         h->ndims = (int)x;
     } else if (!strcasecmp(key, "DimSize")) {
         int n = kri_parse_i64s(v, NULL, h->dims, KR_MAX_DIMS);
@@ -130,7 +103,7 @@ static kr_status mha_line(const char *path, char *key, char *v, mha_hdr *h, int 
                             "MET_DOUBLE)",
                             path, v);
     } else if (!strcasecmp(key, "ElementNumberOfChannels")) {
-        KRI_TRY(mha_int(path, key, v, 1, 1 << 20, &x));
+        KRI_TRY(kri_kv_int(path, key, v, 1, 1 << 20, &x));
         h->channels = (int)x;
     } else if (!strcasecmp(key, "ElementSpacing")) {
         KRI_TRY(mha_reals(path, key, v, h->spacing, nspacing));
@@ -161,54 +134,43 @@ static kr_status mha_line(const char *path, char *key, char *v, mha_hdr *h, int 
     } else if (!strcasecmp(key, "CompressedData")) {
         KRI_TRY(mha_bool(path, key, v, &h->compressed));
     } else if (!strcasecmp(key, "CompressedDataSize")) {
-        KRI_TRY(mha_int(path, key, v, 1, INT64_MAX, &h->compressed_size));
+        KRI_TRY(kri_kv_int(path, key, v, 1, INT64_MAX, &h->compressed_size));
     } else if (!strcasecmp(key, "HeaderSize")) {
-        KRI_TRY(mha_int(path, key, v, -1, INT64_MAX, &h->header_size));
+        KRI_TRY(kri_kv_int(path, key, v, -1, INT64_MAX, &h->header_size));
     } else if (!strcasecmp(key, "Comment")) {
         snprintf(h->comment, sizeof h->comment, "%s", v);
     } else if (!strcasecmp(key, "ElementDataFile")) {
-        if (!*v) return kri_fail(KR_ERR_FORMAT, "%s: ElementDataFile is empty", path);
-        if (!strcasecmp(v, "LIST") || strchr(v, '%'))
-            return kri_fail(KR_ERR_NOT_SUPPORTED,
-                            "%s: ElementDataFile '%s' (a list or pattern of files) is not "
-                            "supported; kray reads LOCAL or one data file",
-                            path, v);
-        if (strlen(v) >= sizeof h->datafile)
-            return kri_fail(KR_ERR_FORMAT, "%s: ElementDataFile name is too long", path);
-        snprintf(h->datafile, sizeof h->datafile, "%s", v);
+        int multi = !strcasecmp(v, "LIST") || strchr(v, '%');
+        KRI_TRY(kri_kv_datafile(path, "ElementDataFile", v, multi, "LOCAL", h->datafile,
+                                sizeof h->datafile));
     }
     return KR_OK;
 }
 
-static kr_status mha_parse(const char *path, char *text, size_t len, mha_hdr *h)
+static kr_status mha_parse(const char *path, char *text, size_t len, void *hdr)
 {
+    mha_hdr *h = hdr;
     memset(h, 0, sizeof *h);
     h->channels = 1;
-    int nspacing = 0, noffset = 0, msb_seen = 0, lineno = 0;
-    size_t pos = 0;
-    while (pos < len && !h->datafile[0]) {
-        char *line = text + pos;
-        char *nl = memchr(line, '\n', len - pos);
-        size_t ll = nl ? (size_t)(nl - line) : len - pos;
-        if (memchr(line, 0, ll))
+    int nspacing = 0, noffset = 0, msb_seen = 0;
+    kri_kv_lines r;
+    kri_kv_begin(&r, text, len);
+    char *t;
+    int got;
+    while (!h->datafile[0] && (got = kri_kv_next(&r, &t)) != 0) {
+        if (got < 0)
             return kri_fail(KR_ERR_FORMAT,
                             "%s: not a MetaImage header: binary bytes in line %d, before the "
                             "ElementDataFile key that must end the header",
-                            path, lineno + 1);
-        lineno++;
-        line[ll] = 0;
-        pos += ll + (nl ? 1 : 0);
-        char *t = mha_trim(line);
+                            path, r.lineno);
         if (!*t) continue;
-        char *eq = strchr(t, '=');
-        if (!eq)
+        char *key, *val;
+        if (!kri_kv_split(t, "=", &key, &val))
             return kri_fail(KR_ERR_FORMAT,
                             "%s: line %d is not 'Key = Value'; not a MetaImage header", path,
-                            lineno);
-        *eq = 0;
-        char *key = mha_trim(t), *val = mha_trim(eq + 1);
+                            r.lineno);
         KRI_TRY(mha_line(path, key, val, h, &nspacing, &noffset, &msb_seen));
-        if (h->datafile[0]) h->header_len = pos;
+        if (h->datafile[0]) h->header_len = r.pos;
     }
     if (!h->datafile[0])
         return kri_fail(KR_ERR_FORMAT,
@@ -236,43 +198,21 @@ static kr_status mha_parse(const char *path, char *text, size_t len, mha_hdr *h)
     if (h->header_size == -1 && h->compressed)
         return kri_fail(KR_ERR_FORMAT, "%s: HeaderSize -1 cannot be used with compressed data",
                         path);
-    return KR_OK;
-}
-
-/* Read the header text (at most MHA_MAX_HEADER bytes of the file). */
-static kr_status mha_header(const char *path, mha_hdr *h)
-{
-    char *text;
-    size_t n;
-    KRI_TRY(kri_read_head(path, MHA_MAX_HEADER, &text, &n, "MetaImage header"));
-    kr_status s = mha_parse(path, text, n, h);
-    kri_free(text);
-    return s;
-}
-
-/* Largest expansion of a deflate stream (about 1032:1), with room for its wrapper. */
-static int mha_cannot_expand(size_t csize, size_t bytes)
-{
-    return bytes / 1100 > csize + 64;
+    return kri_dims_product(path, "DimSize", h->ndims, h->dims, &h->numel);
 }
 
 kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
 {
     (void)o;
-    size_t fsize;
-    KRI_TRY(kri_file_size(path, &fsize));
     mha_hdr h;
-    KRI_TRY(mha_header(path, &h));
-    int64_t numel;
-    KRI_TRY(kri_dims_product(path, "DimSize", h.ndims, h.dims, &numel));
-    size_t bytes = (size_t)numel * (size_t)h.channels * kri_stype_size(h.st);
+    KRI_TRY(kri_kv_read(path, MHA_MAX_HEADER, "MetaImage header", mha_parse, &h));
+    size_t bytes = (size_t)h.numel * (size_t)h.channels * kri_stype_size(h.st);
     int local = !strcasecmp(h.datafile, "LOCAL");
     char dpath[4096];
-    size_t dsize = fsize, start = h.header_len;
+    size_t dsize = 0, start = h.header_len;
+    KRI_TRY(kri_data_file(path, "ElementDataFile", local ? NULL : h.datafile, dpath, sizeof dpath,
+                          &dsize));
     if (!local) {
-        KRI_TRY(kri_sibling_path(path, h.datafile, dpath, sizeof dpath));
-        kr_status s = kri_file_size(dpath, &dsize);
-        if (s != KR_OK) return kri_fail_prefix(s, "%s: ElementDataFile %s", path, h.datafile);
         if (h.header_size == -1) {
             if (bytes > dsize)
                 return kri_fail(KR_ERR_FORMAT,
@@ -286,8 +226,6 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
                                 "%s: HeaderSize %zu is beyond the end of %s (%zu bytes)", path,
                                 start, dpath, dsize);
         }
-    } else {
-        snprintf(dpath, sizeof dpath, "%s", path);
     }
     /* check what the file can hold before allocating what the header asks for */
     size_t avail = dsize - start, csize = 0;
@@ -302,7 +240,7 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
             return kri_fail(KR_ERR_FORMAT,
                             "%s: CompressedDataSize %zu is more than the %zu bytes %s holds", path,
                             csize, avail, dpath);
-        if (mha_cannot_expand(csize, bytes))
+        if (kri_inflate_cannot_hold(csize, bytes))
             return kri_fail(KR_ERR_FORMAT,
                             "%s: %zu bytes of compressed data cannot hold the %zu bytes the "
                             "header promises",
@@ -311,24 +249,13 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
     kr_array *a;
     KRI_TRY(kr_array_create(&a, kri_stype_dtype(h.st, h.channels == 2), h.ndims, h.dims, KR_HOST,
                             NULL));
-    FILE *f = fopen(dpath, "rb");
-    kr_status s = KR_OK;
-    if (!f)
-        s = kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath, strerror(errno));
-    if (s == KR_OK && fseek(f, (long)start, SEEK_SET) != 0)
-        s = kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
+    FILE *f;
+    kr_status s = kri_data_open(path, dpath, start, &f);
     if (s == KR_OK && !h.compressed) {
         s = kri_samples_from_file(f, dpath, h.st, h.big, a);
     } else if (s == KR_OK) {
-        unsigned char *z = NULL, *raw = NULL;
-        s = kri_alloc((void **)&z, csize, "compressed MetaImage data");
-        if (s == KR_OK && fread(z, 1, csize, f) != csize)
-            s = kri_fail(KR_ERR_IO, "%s: cannot read %zu bytes from %s", path, csize, dpath);
-        if (s == KR_OK) s = kri_alloc((void **)&raw, bytes, "MetaImage data");
-        if (s == KR_OK) s = kri_inflate_exact(path, "compressed data", z, csize, raw, bytes);
-        if (s == KR_OK) kri_samples_from_mem(raw, h.st, h.big, a);
-        kri_free(z);
-        kri_free(raw);
+        s = kri_samples_from_zfile(f, path, dpath, csize, bytes, "MetaImage", "compressed data",
+                                   h.st, h.big, a);
     }
     if (f) fclose(f);
     if (s != KR_OK) {
@@ -347,18 +274,13 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
 }
 
 /* ---- writing ------------------------------------------------------------------------------ */
+/* ElementType of the stored component type of t (MET_FLOAT for c64, ...); NULL if none. */
 static const char *mha_type_name(kr_dtype t)
 {
-    switch (t) {
-    case KR_U8: return "MET_UCHAR";
-    case KR_I16: return "MET_SHORT";
-    case KR_U16: return "MET_USHORT";
-    case KR_F32:
-    case KR_C64: return "MET_FLOAT";
-    case KR_F64:
-    case KR_C128: return "MET_DOUBLE";
-    default: return NULL;
-    }
+    kri_stype st = kri_stype_of(t);
+    for (size_t i = 0; st != KRI_ST_NONE && i < sizeof mha_types / sizeof mha_types[0]; i++)
+        if (mha_types[i].st == st) return mha_types[i].name;
+    return NULL;
 }
 
 static kr_status mha_write_header(kri_wfile *w, const kr_array *a, const kr_meta *m,
@@ -401,13 +323,7 @@ kr_status kri_write_mha(const char *path, const kr_array *a, const kr_io_opts *o
         return kri_fail(KR_ERR_DTYPE, "%s: MetaImage cannot store element type %s", path,
                         kr_dtype_name(dt));
     kr_meta m;
-    memset(&m, 0, sizeof m);
-    if (o->meta) m = *o->meta;
-    for (int i = 0; i < 3; i++)
-        if (!isfinite(m.spacing[i]) || m.spacing[i] < 0 || !isfinite(m.origin[i]))
-            return kri_fail(KR_ERR_INVALID_ARG,
-                            "%s: spacing[%d] %g and origin[%d] %g must be finite (spacing >= 0)",
-                            path, i, m.spacing[i], i, m.origin[i]);
+    KRI_TRY(kri_write_meta(path, o, &m));
     size_t pl = strlen(path);
     int detached = pl > 4 && !strcasecmp(path + pl - 4, ".mhd");
     char rawpath[4096], rawname[1024];

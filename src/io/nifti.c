@@ -440,17 +440,17 @@ kr_status kri_read_nifti(const char *path, kr_array **out, kr_meta *meta, const 
 }
 
 /* ---- writing ------------------------------------------------------------------------------ */
-static kr_status nii_check_meta(const char *path, const kr_meta *m)
+/* The header (348 bytes and the 4-byte extension flag), then the samples; plain or one gzip
+ * member of both. */
+static kr_status nii_body(kri_wfile *w, const kr_array *a, void *head)
 {
-    for (int i = 0; i < 3; i++) {
-        if (!isfinite(m->spacing[i]) || m->spacing[i] < 0)
-            return kri_fail(KR_ERR_INVALID_ARG, "%s: spacing[%d] is %g, must be finite and >= 0",
-                            path, i, m->spacing[i]);
-        if (!isfinite(m->origin[i]))
-            return kri_fail(KR_ERR_INVALID_ARG, "%s: origin[%d] is %g, must be finite", path, i,
-                            m->origin[i]);
-    }
-    return KR_OK;
+    KRI_TRY(kri_wfile_write(w, head, NII_DATA));
+    return kri_samples_write(w, a, 0);
+}
+
+static kr_status nii_body_gz(kri_wfile *w, const kr_array *a, void *head)
+{
+    return kri_gzip_write(w, head, NII_DATA, a, 0);
 }
 
 kr_status kri_write_nifti(const char *path, const kr_array *a, const kr_io_opts *o)
@@ -475,9 +475,7 @@ kr_status kri_write_nifti(const char *path, const kr_array *a, const kr_io_opts 
                             path, i, kr_dims_string(a->ndim, a->dims, buf, sizeof buf),
                             (long long)a->dims[i]);
     kr_meta m;
-    memset(&m, 0, sizeof m);
-    if (o->meta) m = *o->meta;
-    KRI_TRY(nii_check_meta(path, &m));
+    KRI_TRY(kri_write_meta(path, o, &m));
 
     unsigned char h[NII_DATA];
     memset(h, 0, sizeof h);
@@ -512,23 +510,5 @@ kr_status kri_write_nifti(const char *path, const kr_array *a, const kr_io_opts 
     memcpy(h + O_MAGIC, "n+1\0", 4);
     /* bytes 348..351: extension flag 0 (no extensions) */
 
-    const kr_array *use;
-    kr_array *tmp;
-    KRI_TRY(kri_io_as_dtype(a, dt, &use, &tmp));
-    kri_wfile w;
-    kr_status s = kri_wfile_open(&w, path);
-    if (s == KR_OK) {
-        if (kri_nifti_gz(path)) {
-            s = kri_gzip_write(&w, h, sizeof h, use, 0);
-        } else {
-            s = kri_wfile_write(&w, h, sizeof h);
-            if (s == KR_OK) s = kri_samples_write(&w, use, 0);
-        }
-        if (s == KR_OK)
-            s = kri_wfile_commit(&w);
-        else
-            kri_wfile_abort(&w);
-    }
-    kr_array_destroy(tmp);
-    return s;
+    return kri_write_through(path, a, dt, kri_nifti_gz(path) ? nii_body_gz : nii_body, h);
 }

@@ -14,7 +14,7 @@
  * 16 dims always fit its 16-bit header length). The header is padded with spaces so the data
  * start at a multiple of 64 bytes, as numpy does.
  */
-#include "io_internal.h"
+#include "fmtcommon.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -328,19 +328,16 @@ done:
     return s;
 }
 
-kr_status kri_write_npy(const char *path, const kr_array *a, const kr_io_opts *o)
+/* Magic, version 1.0, the header dict padded to a multiple of 64 bytes, then the samples. */
+static kr_status kri_npy_body(kri_wfile *w, const kr_array *c, void *user)
 {
-    const kr_array *c;
-    kr_array *tmp;
-    KRI_TRY(kri_io_as_dtype(a, o->write_dtype, &c, &tmp));
+    (void)user;
     const char *code = NULL;
     for (size_t i = 0; i < sizeof kri_npy_types / sizeof kri_npy_types[0]; i++)
         if (kri_npy_types[i].dtype == c->dtype) code = kri_npy_types[i].code;
-    if (!code) { /* unreachable: every kray dtype has an npy code */
-        kr_array_destroy(tmp);
-        return kri_fail(KR_ERR_INTERNAL, "%s: no .npy code for dtype %s", path,
+    if (!code) /* unreachable: every kray dtype has an npy code */
+        return kri_fail(KR_ERR_INTERNAL, "%s: no .npy code for dtype %s", w->path,
                         kr_dtype_name(c->dtype));
-    }
     char dict[64 + 24 * KR_MAX_DIMS];
     int n = snprintf(dict, sizeof dict, "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
                      kr_dtype_size(c->dtype) == 1 ? '|' : '<', code);
@@ -362,28 +359,12 @@ kr_status kri_write_npy(const char *path, const kr_array *a, const kr_io_opts *o
     pre[7] = 0;
     pre[8] = (unsigned char)(hlen & 0xff);
     pre[9] = (unsigned char)(hlen >> 8);
+    kri_wfile_write(w, pre, sizeof pre);
+    kri_wfile_write(w, header, hlen);
+    return kri_samples_write(w, c, 0); /* little-endian */
+}
 
-    kri_wfile w;
-    kr_status s = kri_wfile_open(&w, path);
-    if (s != KR_OK) {
-        kr_array_destroy(tmp);
-        return s;
-    }
-    kri_wfile_write(&w, pre, sizeof pre);
-    kri_wfile_write(&w, header, hlen);
-    size_t esize = kr_dtype_size(c->dtype), bytes = kr_array_bytes(c);
-    if (kri_host_little_endian() || esize == 1) {
-        kri_wfile_write(&w, c->data, bytes);
-    } else {
-        size_t unit = kr_dtype_is_complex(c->dtype) ? esize / 2 : esize;
-        unsigned char buf[8192];
-        for (size_t off = 0; off < bytes; off += sizeof buf) {
-            size_t m = bytes - off < sizeof buf ? bytes - off : sizeof buf;
-            memcpy(buf, (const unsigned char *)c->data + off, m);
-            kri_byteswap(buf, m / unit, unit);
-            kri_wfile_write(&w, buf, m);
-        }
-    }
-    kr_array_destroy(tmp);
-    return kri_wfile_commit(&w);
+kr_status kri_write_npy(const char *path, const kr_array *a, const kr_io_opts *o)
+{
+    return kri_write_through(path, a, o->write_dtype, kri_npy_body, NULL);
 }

@@ -18,8 +18,8 @@
  * directions" from kr_meta spacing (unknown = 1; "none" for the complex axis and axes past the
  * third), "space origin" from kr_meta, "content" from kr_meta.description. */
 #include "fmtcommon.h"
+#include "kv_header.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +59,7 @@ static int nrrd_in_list(const char *list, const char *v)
 typedef struct nrrd_hdr {
     int dim, nsizes, have_type, have_endian, big, gzip, nkinds;
     int64_t sizes[KR_MAX_DIMS];
+    int64_t numel; /* product of sizes */
     kri_stype st;
     int space_dim;
     int have_spacings, have_dirs, have_origin;
@@ -74,32 +75,12 @@ typedef struct nrrd_hdr {
     char enc[32];
 } nrrd_hdr;
 
-static char *nrrd_trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        s[--n] = 0;
-    return s;
-}
-
 static kr_status nrrd_int(const char *path, const char *key, const char *v, int64_t lo, int64_t hi,
                           int64_t *out)
 {
-    int64_t x = 0;
-    if (kri_parse_i64s(v, NULL, &x, 1) != 1)
-        return kri_fail(KR_ERR_FORMAT, "%s: field '%s' is '%s', expected one whole number", path,
-                        key, v);
-    if (x < lo || x > hi) {
-        if (hi == INT64_MAX)
-            return kri_fail(KR_ERR_FORMAT, "%s: field '%s' is %lld, must be at least %lld", path,
-                            key, (long long)x, (long long)lo);
-        return kri_fail(KR_ERR_FORMAT, "%s: field '%s' is %lld, must be %lld to %lld", path, key,
-                        (long long)x, (long long)lo, (long long)hi);
-    }
-    *out = x;
-    return KR_OK;
+    char name[96];
+    snprintf(name, sizeof name, "field '%s'", key);
+    return kri_kv_int(path, name, v, lo, hi, out);
 }
 
 /* "(a,b,c)" -> vector of n finite numbers */
@@ -240,15 +221,9 @@ static kr_status nrrd_field(const char *path, const char *key, char *v, nrrd_hdr
     } else if (!strcasecmp(key, "content")) {
         snprintf(h->content, sizeof h->content, "%s", v);
     } else if (!strcasecmp(key, "data file") || !strcasecmp(key, "datafile")) {
-        if (!*v) return kri_fail(KR_ERR_FORMAT, "%s: field 'data file' is empty", path);
-        if (!strncasecmp(v, "LIST", 4) || strchr(v, ' ') || strchr(v, '%'))
-            return kri_fail(KR_ERR_NOT_SUPPORTED,
-                            "%s: 'data file: %s' (a list or pattern of files) is not supported; "
-                            "kray reads attached data or one data file",
-                            path, v);
-        if (strlen(v) >= sizeof h->datafile)
-            return kri_fail(KR_ERR_FORMAT, "%s: data file name is too long", path);
-        snprintf(h->datafile, sizeof h->datafile, "%s", v);
+        int multi = !strncasecmp(v, "LIST", 4) || strchr(v, ' ') || strchr(v, '%');
+        KRI_TRY(kri_kv_datafile(path, "data file", v, multi, "attached data", h->datafile,
+                                sizeof h->datafile));
     } else if (!strcasecmp(key, "line skip") || !strcasecmp(key, "lineskip")) {
         KRI_TRY(nrrd_int(path, key, v, 0, INT32_MAX, &h->line_skip));
     } else if (!strcasecmp(key, "byte skip") || !strcasecmp(key, "byteskip")) {
@@ -319,11 +294,12 @@ static kr_status nrrd_finish(const char *path, nrrd_hdr *h, const char *dirs_tex
                             "%s: field 'space directions' has %d entries but dimension is %d", path,
                             i, h->dim);
     }
-    return KR_OK;
+    return kri_dims_product(path, "sizes", h->dim, h->sizes, &h->numel);
 }
 
-static kr_status nrrd_parse(const char *path, char *text, size_t len, nrrd_hdr *h)
+static kr_status nrrd_parse(const char *path, char *text, size_t len, void *hdr)
 {
+    nrrd_hdr *h = hdr;
     memset(h, 0, sizeof *h);
     if (len < 8 || memcmp(text, "NRRD000", 7) != 0)
         return kri_fail(KR_ERR_FORMAT, "%s: not a NRRD file (no \"NRRD000N\" magic)", path);
@@ -334,54 +310,40 @@ static kr_status nrrd_parse(const char *path, char *text, size_t len, nrrd_hdr *
     kinds_text = dirs_text + 4096;
     dirs_text[0] = kinds_text[0] = 0;
     kr_status s = KR_OK;
-    size_t pos = 0;
-    int lineno = 0, ended = 0;
-    while (s == KR_OK && pos < len) {
-        char *line = text + pos;
-        char *nl = memchr(line, '\n', len - pos);
-        size_t ll = nl ? (size_t)(nl - line) : len - pos; /* last line may lack '\n' */
-        lineno++;
-        if (memchr(line, 0, ll)) {
+    kri_kv_lines r;
+    kri_kv_begin(&r, text, len);
+    char *t;
+    int got, ended = 0;
+    while (s == KR_OK && (got = kri_kv_next(&r, &t)) != 0) {
+        if (got < 0) {
             s = kri_fail(KR_ERR_FORMAT,
                          "%s: header line %d holds binary bytes (is the blank line that ends "
                          "the header missing?)",
-                         path, lineno);
+                         path, r.lineno);
             break;
         }
-        line[ll] = 0;
-        pos += ll + (nl ? 1 : 0);
-        if (lineno == 1) continue; /* magic */
-        char *t = nrrd_trim(line);
+        if (r.lineno == 1) continue; /* magic */
         if (!*t) {
             ended = 1;
             break;
         }
         if (t[0] == '#') continue;
-        char *colon = strchr(t, ':');
+        const char *colon = strchr(t, ':');
         if (colon && colon[1] == '=') continue; /* key/value pair */
-        if (!colon || colon[1] != ' ') {
-            s = kri_fail(KR_ERR_FORMAT, "%s: header line %d is not 'field: value'", path, lineno);
+        char *key, *val;
+        if (!kri_kv_split(t, ": ", &key, &val)) {
+            s = kri_fail(KR_ERR_FORMAT, "%s: header line %d is not 'field: value'", path,
+                         r.lineno);
             break;
         }
-        *colon = 0;
-        s = nrrd_field(path, nrrd_trim(t), nrrd_trim(colon + 2), h, dirs_text, kinds_text);
+        s = nrrd_field(path, key, val, h, dirs_text, kinds_text);
     }
-    h->header_len = pos;
+    h->header_len = r.pos;
     if (s == KR_OK && !ended && !h->datafile[0])
         s = kri_fail(KR_ERR_FORMAT,
                      "%s: the header does not end with a blank line (file truncated?)", path);
     if (s == KR_OK) s = nrrd_finish(path, h, dirs_text, kinds_text);
     kri_free(dirs_text);
-    return s;
-}
-
-static kr_status nrrd_header(const char *path, nrrd_hdr *h)
-{
-    char *text;
-    size_t n;
-    KRI_TRY(kri_read_head(path, NRRD_MAX_HEADER, &text, &n, "NRRD header"));
-    kr_status s = nrrd_parse(path, text, n, h);
-    kri_free(text);
     return s;
 }
 
@@ -397,12 +359,6 @@ static kr_status nrrd_skip_lines(const char *path, FILE *f, int64_t lines)
                             path, (long long)lines);
     }
     return KR_OK;
-}
-
-/* Largest expansion of a deflate stream (about 1032:1), with room for its wrapper. */
-static int nrrd_cannot_expand(size_t csize, size_t bytes)
-{
-    return bytes / 1100 > csize + 64;
 }
 
 /* Locate the data in `f` (after line skip / byte skip), check that it can hold `bytes`, then
@@ -433,7 +389,7 @@ static kr_status nrrd_data(const char *path, const char *dpath, FILE *f, size_t 
                             path, bytes, skip, dpath, avail);
         if (fseek(f, (long)skip, SEEK_CUR) != 0)
             return kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
-    } else if (nrrd_cannot_expand(avail, bytes)) {
+    } else if (kri_inflate_cannot_hold(avail, bytes)) {
         return kri_fail(KR_ERR_FORMAT,
                         "%s: %zu bytes of gzip data cannot hold the %zu bytes the header "
                         "promises",
@@ -445,15 +401,8 @@ static kr_status nrrd_data(const char *path, const char *dpath, FILE *f, size_t 
     if (!h->gzip) {
         s = kri_samples_from_file(f, dpath, h->st, h->big, a);
     } else {
-        unsigned char *z = NULL, *raw = NULL;
-        s = kri_alloc((void **)&z, avail, "compressed NRRD data");
-        if (s == KR_OK && fread(z, 1, avail, f) != avail)
-            s = kri_fail(KR_ERR_IO, "%s: cannot read %zu bytes from %s", path, avail, dpath);
-        if (s == KR_OK) s = kri_alloc((void **)&raw, bytes, "NRRD data");
-        if (s == KR_OK) s = kri_inflate_exact(path, "gzip data", z, avail, raw, bytes);
-        if (s == KR_OK) kri_samples_from_mem(raw, h->st, h->big, a);
-        kri_free(z);
-        kri_free(raw);
+        s = kri_samples_from_zfile(f, path, dpath, avail, bytes, "NRRD", "gzip data", h->st,
+                                   h->big, a);
     }
     if (s != KR_OK) {
         kr_array_destroy(a);
@@ -466,39 +415,23 @@ static kr_status nrrd_data(const char *path, const char *dpath, FILE *f, size_t 
 kr_status kri_read_nrrd(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
 {
     (void)o;
-    size_t fsize;
-    KRI_TRY(kri_file_size(path, &fsize));
     nrrd_hdr h;
-    KRI_TRY(nrrd_header(path, &h));
-    int64_t numel;
-    KRI_TRY(kri_dims_product(path, "sizes", h.dim, h.sizes, &numel));
-    size_t bytes = (size_t)numel * kri_stype_size(h.st);
+    KRI_TRY(kri_kv_read(path, NRRD_MAX_HEADER, "NRRD header", nrrd_parse, &h));
+    size_t bytes = (size_t)h.numel * kri_stype_size(h.st);
     int nd = h.dim - h.complex_axis;
     int64_t dims[KR_MAX_DIMS] = {1};
     for (int i = 0; i < nd; i++)
         dims[i] = h.sizes[i + h.complex_axis];
     if (nd == 0) nd = 1;
     char dpath[4096];
-    size_t dsize = fsize, start = h.header_len;
-    if (h.datafile[0]) {
-        KRI_TRY(kri_sibling_path(path, h.datafile, dpath, sizeof dpath));
-        kr_status s = kri_file_size(dpath, &dsize);
-        if (s != KR_OK) return kri_fail_prefix(s, "%s: data file %s", path, h.datafile);
-        start = 0;
-    } else {
-        snprintf(dpath, sizeof dpath, "%s", path);
-    }
-    FILE *f = fopen(dpath, "rb");
-    if (!f)
-        return kri_fail(KR_ERR_IO, "%s: cannot open data file %s: %s", path, dpath,
-                        strerror(errno));
+    size_t dsize = 0, start = h.datafile[0] ? 0 : h.header_len;
+    KRI_TRY(kri_data_file(path, "data file", h.datafile[0] ? h.datafile : NULL, dpath,
+                          sizeof dpath, &dsize));
+    FILE *f;
+    KRI_TRY(kri_data_open(path, dpath, start, &f));
     kr_array *a = NULL;
-    kr_status s = KR_OK;
-    if (fseek(f, (long)start, SEEK_SET) != 0)
-        s = kri_fail(KR_ERR_IO, "%s: cannot seek in %s", path, dpath);
-    if (s == KR_OK)
-        s = nrrd_data(path, dpath, f, dsize, &h, bytes, kri_stype_dtype(h.st, h.complex_axis), nd,
-                      dims, &a);
+    kr_status s = nrrd_data(path, dpath, f, dsize, &h, bytes,
+                            kri_stype_dtype(h.st, h.complex_axis), nd, dims, &a);
     fclose(f);
     KRI_TRY(s);
     if (meta) {
@@ -523,18 +456,14 @@ kr_status kri_read_nrrd(const char *path, kr_array **out, kr_meta *meta, const k
 }
 
 /* ---- writing ------------------------------------------------------------------------------ */
+/* "type" of the stored component type of t ("float" for c64, ...); NULL if none. */
 static const char *nrrd_type_name(kr_dtype t)
 {
-    switch (t) {
-    case KR_U8: return "uchar";
-    case KR_I16: return "short";
-    case KR_U16: return "ushort";
-    case KR_F32:
-    case KR_C64: return "float";
-    case KR_F64:
-    case KR_C128: return "double";
-    default: return NULL;
-    }
+    static const char *const names[] = {[KRI_ST_U8] = "uchar",  [KRI_ST_I16] = "short",
+                                        [KRI_ST_U16] = "ushort", [KRI_ST_F32] = "float",
+                                        [KRI_ST_F64] = "double"};
+    kri_stype st = kri_stype_of(t);
+    return (size_t)st < sizeof names / sizeof names[0] ? names[st] : NULL;
 }
 
 static void nrrd_write_header(kri_wfile *w, const kr_array *a, const kr_meta *m, int gzip)
@@ -578,6 +507,20 @@ static void nrrd_write_header(kri_wfile *w, const kr_array *a, const kr_meta *m,
     kri_wfile_printf(w, ")\n\n");
 }
 
+typedef struct nrrd_out {
+    int gzip;
+    kr_meta m;
+} nrrd_out;
+
+/* The text header, then the samples (raw or one gzip member). */
+static kr_status nrrd_body(kri_wfile *w, const kr_array *a, void *user)
+{
+    const nrrd_out *out = user;
+    nrrd_write_header(w, a, &out->m, out->gzip);
+    KRI_TRY(w->status);
+    return out->gzip ? kri_samples_write_gzip(w, a, 0) : kri_samples_write(w, a, 0);
+}
+
 kr_status kri_write_nrrd(const char *path, const kr_array *a, const kr_io_opts *o)
 {
     kr_dtype dt = o->write_dtype != KR_DTYPE_INVALID ? o->write_dtype : a->dtype;
@@ -589,29 +532,8 @@ kr_status kri_write_nrrd(const char *path, const kr_array *a, const kr_io_opts *
         return kri_fail(KR_ERR_DIM,
                         "%s: a complex array of %d dims needs %d NRRD axes (at most %d)", path,
                         a->ndim, a->ndim + 1, KR_MAX_DIMS);
-    kr_meta m;
-    memset(&m, 0, sizeof m);
-    if (o->meta) m = *o->meta;
-    for (int i = 0; i < 3; i++)
-        if (!isfinite(m.spacing[i]) || m.spacing[i] < 0 || !isfinite(m.origin[i]))
-            return kri_fail(KR_ERR_INVALID_ARG,
-                            "%s: spacing[%d] %g and origin[%d] %g must be finite (spacing >= 0)",
-                            path, i, m.spacing[i], i, m.origin[i]);
-    const kr_array *use;
-    kr_array *tmp;
-    KRI_TRY(kri_io_as_dtype(a, dt, &use, &tmp));
-    kri_wfile w;
-    kr_status s = kri_wfile_open(&w, path);
-    if (s == KR_OK) {
-        nrrd_write_header(&w, use, &m, o->nrrd_gzip);
-        s = w.status;
-        if (s == KR_OK)
-            s = o->nrrd_gzip ? kri_samples_write_gzip(&w, use, 0) : kri_samples_write(&w, use, 0);
-        if (s == KR_OK)
-            s = kri_wfile_commit(&w);
-        else
-            kri_wfile_abort(&w);
-    }
-    kr_array_destroy(tmp);
-    return s;
+    nrrd_out out;
+    out.gzip = o->nrrd_gzip;
+    KRI_TRY(kri_write_meta(path, o, &out.m));
+    return kri_write_through(path, a, dt, nrrd_body, &out);
 }

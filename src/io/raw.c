@@ -4,7 +4,7 @@
  * Writing stores the array's samples (converted to write_dtype when set) in little-endian order,
  * with no header and no offset; the raw_* fields are ignored when writing.
  * Complex samples are interleaved (re, im) pairs; byte order applies to each part. */
-#include "io_internal.h"
+#include "fmtcommon.h"
 
 #include <errno.h>
 #include <string.h>
@@ -73,29 +73,13 @@ kr_status kri_read_raw(const char *path, kr_array **out, kr_meta *meta, const kr
     return KR_OK;
 }
 
+static kr_status kri_raw_body(kri_wfile *w, const kr_array *a, void *user)
+{
+    (void)user;
+    return kri_samples_write(w, a, 0); /* little-endian */
+}
+
 kr_status kri_write_raw(const char *path, const kr_array *a, const kr_io_opts *o)
 {
-    const kr_array *c;
-    kr_array *tmp;
-    KRI_TRY(kri_io_as_dtype(a, o->write_dtype, &c, &tmp));
-    kri_wfile w;
-    kr_status s = kri_wfile_open(&w, path);
-    if (s != KR_OK) {
-        kr_array_destroy(tmp);
-        return s;
-    }
-    size_t unit = kri_raw_unit(c->dtype), bytes = kr_array_bytes(c);
-    if (kri_host_little_endian() || unit == 1) {
-        kri_wfile_write(&w, c->data, bytes);
-    } else {
-        unsigned char buf[8192];
-        for (size_t off = 0; off < bytes; off += sizeof buf) {
-            size_t m = bytes - off < sizeof buf ? bytes - off : sizeof buf;
-            memcpy(buf, (const unsigned char *)c->data + off, m);
-            kri_byteswap(buf, m / unit, unit);
-            kri_wfile_write(&w, buf, m);
-        }
-    }
-    kr_array_destroy(tmp);
-    return kri_wfile_commit(&w);
+    return kri_write_through(path, a, o->write_dtype, kri_raw_body, NULL);
 }

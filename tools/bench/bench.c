@@ -185,21 +185,23 @@ void kc_proj_line(int json, const kc_proj_case *pc, const kr_ctx *ctx, const cha
         fflush(stdout);
         return;
     }
-    printf("{\"case\": \"%s\", \"geometry\": \"%s\", \"method\": \"%s\", \"dtype\": \"%s\", "
-           "\"backend\": \"%s\", \"device\": ",
-           pc->bcase, pc->geom, pc->method, pc->dtype, be);
-    kc_json_string(stdout, dev);
-    printf(", \"volume\": [");
-    for (int d = 0; d < nd; d++) printf("%s%lld", d ? ", " : "", (long long)pc->vol[d]);
-    printf("], \"views\": %lld, \"detector\": [", (long long)pc->views);
-    for (int d = 0; d < nd - 1; d++) printf("%s%lld", d ? ", " : "", (long long)pc->det[d]);
-    printf("], \"reps\": %d, \"time_s\": ", n);
-    kc_json_number(stdout, best);
-    printf(", \"time_median_s\": ");
-    kc_json_number(stdout, med);
-    printf(", \"rays_per_s\": ");
-    kc_json_number(stdout, rays / best);
-    printf(", \"threads\": %d}\n", kr_ctx_threads(ctx));
+    kc_jo j;
+    kc_jo_begin(&j);
+    kc_jo_str(&j, "case", pc->bcase);
+    kc_jo_str(&j, "geometry", pc->geom);
+    kc_jo_str(&j, "method", pc->method);
+    kc_jo_str(&j, "dtype", pc->dtype);
+    kc_jo_str(&j, "backend", be);
+    kc_jo_str(&j, "device", dev);
+    kc_jo_ints(&j, "volume", nd, pc->vol);
+    kc_jo_int(&j, "views", pc->views);
+    kc_jo_ints(&j, "detector", nd - 1, pc->det);
+    kc_jo_int(&j, "reps", n);
+    kc_jo_num(&j, "time_s", best);
+    kc_jo_num(&j, "time_median_s", med);
+    kc_jo_num(&j, "rays_per_s", rays / best);
+    kc_jo_int(&j, "threads", kr_ctx_threads(ctx));
+    kc_jo_end(&j);
     fflush(stdout);
 }
 

@@ -71,22 +71,24 @@ static kr_status kc_bl_case(int json, const char *name, const kr_ctx *ctx, const
                 kc_times_sort(t, reps);
                 const double tm = t[reps / 2];
                 if (json) {
-                    printf("{\"bench\": \"bloch\", \"case\": \"%s\", \"backend\": \"%s\", "
-                           "\"device\": ",
-                           name, kr_backend_name(kr_ctx_backend(ctx)));
-                    kc_json_string(stdout, dev);
-                    printf(", \"fast_math\": %d, \"iso_per_thread\": %d, \"isochromats\": %lld, "
-                           "\"intervals\": %lld, \"steps\": %lld, \"samples\": %lld, "
-                           "\"threads\": %d, \"reps\": %d, \"time_median_s\": ",
-                           fast, o.iso_per_thread, (long long)info.niso,
-                           (long long)info.nintervals, (long long)info.nsteps,
-                           (long long)info.nsamples, kr_ctx_threads(ctx), reps);
-                    kc_json_number(stdout, tm);
-                    printf(", \"time_best_s\": ");
-                    kc_json_number(stdout, t[0]);
-                    printf(", \"iso_steps_per_s\": ");
-                    kc_json_number(stdout, info.iso_steps / tm);
-                    printf("}\n");
+                    kc_jo j;
+                    kc_jo_begin(&j);
+                    kc_jo_str(&j, "bench", "bloch");
+                    kc_jo_str(&j, "case", name);
+                    kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+                    kc_jo_str(&j, "device", dev);
+                    kc_jo_int(&j, "fast_math", fast);
+                    kc_jo_int(&j, "iso_per_thread", o.iso_per_thread);
+                    kc_jo_int(&j, "isochromats", info.niso);
+                    kc_jo_int(&j, "intervals", info.nintervals);
+                    kc_jo_int(&j, "steps", info.nsteps);
+                    kc_jo_int(&j, "samples", info.nsamples);
+                    kc_jo_int(&j, "threads", kr_ctx_threads(ctx));
+                    kc_jo_int(&j, "reps", reps);
+                    kc_jo_num(&j, "time_median_s", tm);
+                    kc_jo_num(&j, "time_best_s", t[0]);
+                    kc_jo_num(&j, "iso_steps_per_s", info.iso_steps / tm);
+                    kc_jo_end(&j);
                 } else {
                     printf("%-8s %-5s %-8s %d/thread %9lld iso %8lld intervals %10.3f ms "
                            "%10.3g iso-steps/s\n",

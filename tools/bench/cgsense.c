@@ -68,27 +68,25 @@ static void kc_cg_emit(int json, const kc_cgcase *c, const char *impl, const cha
                        double res, double vs_bart, const char *note)
 {
     if (json) {
-        printf("{\"bench\": \"cgsense\", \"impl\": \"%s\", \"backend\": \"%s\", \"n\": %lld, "
-               "\"coils\": %lld, \"samples\": %lld, \"iterations\": 10, \"eps\": ",
-               impl, backend, (long long)c->n, (long long)c->nc, (long long)c->M);
-        kc_json_number(stdout, eps);
-        printf(", \"plan_s\": ");
-        kc_json_number(stdout, plan);
-        printf(", \"solve_min_s\": ");
-        kc_json_number(stdout, solve ? solve->min : NAN);
-        printf(", \"solve_mean_s\": ");
-        kc_json_number(stdout, solve ? solve->mean : NAN);
-        printf(", \"e2e_min_s\": ");
-        kc_json_number(stdout, e2e->min);
-        printf(", \"e2e_mean_s\": ");
-        kc_json_number(stdout, e2e->mean);
-        printf(", \"rel_residual\": ");
-        kc_json_number(stdout, res);
-        printf(", \"nrmse_vs_bart\": ");
-        kc_json_number(stdout, vs_bart);
-        printf(", \"note\": ");
-        kc_json_string(stdout, note);
-        printf("}\n");
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "bench", "cgsense");
+        kc_jo_str(&j, "impl", impl);
+        kc_jo_str(&j, "backend", backend);
+        kc_jo_int(&j, "n", c->n);
+        kc_jo_int(&j, "coils", c->nc);
+        kc_jo_int(&j, "samples", c->M);
+        kc_jo_int(&j, "iterations", 10);
+        kc_jo_num(&j, "eps", eps);
+        kc_jo_num(&j, "plan_s", plan);
+        kc_jo_num(&j, "solve_min_s", solve ? solve->min : NAN);
+        kc_jo_num(&j, "solve_mean_s", solve ? solve->mean : NAN);
+        kc_jo_num(&j, "e2e_min_s", e2e->min);
+        kc_jo_num(&j, "e2e_mean_s", e2e->mean);
+        kc_jo_num(&j, "rel_residual", res);
+        kc_jo_num(&j, "nrmse_vs_bart", vs_bart);
+        kc_jo_str(&j, "note", note);
+        kc_jo_end(&j);
     } else {
         printf("%-6s %-5s %4lld^2 %3lld coils %7lld samples  plan %8.2f ms  solve %8.2f ms  "
                "e2e %8.2f ms (mean %8.2f)  res %.3g  vs bart %.2g  %s\n",

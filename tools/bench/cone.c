@@ -64,14 +64,22 @@ static kr_status kc_cone_iters(int json, kr_ctx *ctx, const kr_ct_geom *geo,
         if (st != KR_OK) break;
         per_iter[k] = (t2 - t1) / iters;
         if (json) {
-            printf("{\"case\": \"cone_%s\", \"method\": \"%s\", \"dtype\": \"f32\", "
-                   "\"backend\": \"%s\", \"volume\": [%lld, %lld, %lld], \"views\": %lld, "
-                   "\"iters\": %d, \"time_s\": %.6g, \"time_2x_s\": %.6g, \"per_iter_s\": %.6g",
-                   name[k], pc->method, kr_backend_name(kr_ctx_backend(ctx)),
-                   (long long)pc->vol[0], (long long)pc->vol[1], (long long)pc->vol[2],
-                   (long long)pc->views, iters, t1, t2, per_iter[k]);
-            if (k < 2) printf(", \"plan_s\": %.6g", plan);
-            printf("}\n");
+            char cs[64];
+            snprintf(cs, sizeof cs, "cone_%s", name[k]);
+            kc_jo j;
+            kc_jo_begin(&j);
+            kc_jo_str(&j, "case", cs);
+            kc_jo_str(&j, "method", pc->method);
+            kc_jo_str(&j, "dtype", "f32");
+            kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+            kc_jo_ints(&j, "volume", 3, pc->vol);
+            kc_jo_int(&j, "views", pc->views);
+            kc_jo_int(&j, "iters", iters);
+            kc_jo_fmt(&j, "time_s", "%.6g", t1);
+            kc_jo_fmt(&j, "time_2x_s", "%.6g", t2);
+            kc_jo_fmt(&j, "per_iter_s", "%.6g", per_iter[k]);
+            if (k < 2) kc_jo_fmt(&j, "plan_s", "%.6g", plan);
+            kc_jo_end(&j);
         } else {
             printf("cone_%-10s %-7s %d / %d iterations from zero: %.3f / %.3f s, %.1f ms per "
                    "iteration",
@@ -133,11 +141,17 @@ static void kc_cone_astra(int json, const char *peer, const char *tmpdir, const 
     for (int k = 0; k < 6; k++) {
         const double ta = kc_json_num(line, what[k][1]);
         if (!(ta > 0) || !(kray[k] > 0)) continue;
-        if (json)
-            printf("{\"case\": \"cone_%s_vs_astra\", \"kray_s\": %.6g, \"astra_s\": %.6g, "
-                   "\"speedup\": %.4g}\n",
-                   what[k][0], kray[k], ta, ta / kray[k]);
-        else
+        if (json) {
+            char cs[64];
+            snprintf(cs, sizeof cs, "cone_%s_vs_astra", what[k][0]);
+            kc_jo j;
+            kc_jo_begin(&j);
+            kc_jo_str(&j, "case", cs);
+            kc_jo_fmt(&j, "kray_s", "%.6g", kray[k]);
+            kc_jo_fmt(&j, "astra_s", "%.6g", ta);
+            kc_jo_fmt(&j, "speedup", "%.4g", ta / kray[k]);
+            kc_jo_end(&j);
+        } else
             printf("kray / astra     %s: %.4f s vs %.4f s: %.2fx\n", what[k][2], kray[k], ta,
                    ta / kray[k]);
     }

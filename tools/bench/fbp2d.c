@@ -591,20 +591,22 @@ int kc_bench_fbp2d(int argc, char **argv)
         if (cm.json) {
             for (int k = 0; k < S->nc; k++) {
                 const kc_case *c = &S->c[k];
+                kc_jo j;
+                kc_jo_begin(&j);
+                kc_jo_str(&j, "bench", "fbp2d");
+                kc_jo_str(&j, "case", S->name);
+                kc_jo_str(&j, "backend", kr_backend_name((kr_backend)c->backend));
+                kc_jo_str(&j, "precision", kr_dtype_name(c->dt));
                 if (!c->ok) {
-                    printf("{\"bench\": \"fbp2d\", \"case\": \"%s\", \"backend\": \"%s\", "
-                           "\"precision\": \"%s\", \"error\": ",
-                           S->name, kr_backend_name((kr_backend)c->backend), kr_dtype_name(c->dt));
-                    kc_json_string(stdout, c->err);
-                    printf("}\n");
+                    kc_jo_str(&j, "error", c->err);
+                    kc_jo_end(&j);
                     continue;
                 }
-                printf(
-                    "{\"bench\": \"fbp2d\", \"case\": \"%s\", \"backend\": \"%s\", \"precision\": "
-                    "\"%s\", \"size\": %lld, \"views\": %lld, \"det\": %lld, \"reps\": %d, "
-                    "\"batteries\": %d",
-                    S->name, kr_backend_name((kr_backend)c->backend), kr_dtype_name(c->dt),
-                    (long long)n, (long long)nv, (long long)nd, reps, bats);
+                kc_jo_int(&j, "size", n);
+                kc_jo_int(&j, "views", nv);
+                kc_jo_int(&j, "det", nd);
+                kc_jo_int(&j, "reps", reps);
+                kc_jo_int(&j, "batteries", bats);
                 const char *keys[] = {"plan_s", "mean_s",        "std_s",          "min_s",
                                       "max_s",  "battery_std_s", "filter_s",       "backproject_s",
                                       "h2d_s",  "d2h_s",         "host_to_host_s", "psnr_db",
@@ -625,42 +627,37 @@ int kc_bench_fbp2d(int argc, char **argv)
                                  c->m.ssim,
                                  c->m.nrmse,
                                  c->m.maxerr};
-                for (int v = 0; v < 15; v++) {
-                    printf(", \"%s\": ", keys[v]);
-                    kc_json_number(stdout, vals[v]);
-                }
-                printf(", \"cpu\": ");
-                kc_json_string(stdout, cpu);
-                printf(", \"gpu\": ");
-                kc_json_string(stdout, gpu);
-                printf("}\n");
+                for (int v = 0; v < 15; v++) kc_jo_num(&j, keys[v], vals[v]);
+                kc_jo_str(&j, "cpu", cpu);
+                kc_jo_str(&j, "gpu", gpu);
+                kc_jo_end(&j);
             }
             for (int k = 0; k < S->np; k++) {
                 const kc_peer *pe = &S->p[k];
-                printf("{\"bench\": \"fbp2d\", \"case\": \"%s\", \"peer\": \"%s\"", S->name,
-                       pe->name);
+                kc_jo j;
+                kc_jo_begin(&j);
+                kc_jo_str(&j, "bench", "fbp2d");
+                kc_jo_str(&j, "case", S->name);
+                kc_jo_str(&j, "peer", pe->name);
                 if (!pe->ok) {
-                    printf(", \"error\": ");
-                    kc_json_string(stdout, pe->err);
-                    printf("}\n");
+                    kc_jo_str(&j, "error", pe->err);
+                    kc_jo_end(&j);
                     continue;
                 }
                 const char *keys[] = {"setup_s", "mean_s", "std_s", "min_s",
                                       "psnr_db", "ssim",   "nrmse"};
                 double vals[] = {pe->setup_s, pe->t.mean, pe->t.std,  pe->t.min,
                                  pe->m.psnr,  pe->m.ssim, pe->m.nrmse};
-                printf(", \"reps\": %d", pe->t.n);
-                for (int v = 0; v < 7; v++) {
-                    printf(", \"%s\": ", keys[v]);
-                    kc_json_number(stdout, vals[v]);
-                }
+                kc_jo_int(&j, "reps", pe->t.n);
+                for (int v = 0; v < 7; v++) kc_jo_num(&j, keys[v], vals[v]);
                 for (int q = 0; q < S->nc; q++)
                     if (S->c[q].ok && S->c[q].t.mean > 0) {
+                        char key[80];
                         kc_case_label(&S->c[q], lab, sizeof lab);
-                        printf(", \"ratio_%s\": ", lab);
-                        kc_json_number(stdout, pe->t.mean / S->c[q].t.mean);
+                        snprintf(key, sizeof key, "ratio_%s", lab);
+                        kc_jo_num(&j, key, pe->t.mean / S->c[q].t.mean);
                     }
-                printf("}\n");
+                kc_jo_end(&j);
             }
         } else {
             printf("slice %s: %s\n", S->name, S->what);
@@ -720,15 +717,19 @@ int kc_bench_fbp2d(int argc, char **argv)
                                        &pm);
                     kc_case_label(x, lab, sizeof lab);
                     kc_case_label(y, lab2, sizeof lab2);
-                    printf("{\"bench\": \"fbp2d\", \"case\": \"%s\", \"pair\": [\"%s\", \"%s\"], "
-                           "\"psnr_db\": ",
-                           S->name, lab, lab2);
-                    kc_json_number(stdout, pm.psnr);
-                    printf(", \"identical\": %s, \"maxerr\": ", pm.maxerr == 0 ? "true" : "false");
-                    kc_json_number(stdout, pm.maxerr);
-                    printf(", \"ssim\": ");
-                    kc_json_number(stdout, pm.ssim);
-                    printf("}\n");
+                    kc_jo j;
+                    kc_jo_begin(&j);
+                    kc_jo_str(&j, "bench", "fbp2d");
+                    kc_jo_str(&j, "case", S->name);
+                    kc_jo_array(&j, "pair");
+                    kc_jo_str(&j, NULL, lab);
+                    kc_jo_str(&j, NULL, lab2);
+                    kc_jo_end_array(&j);
+                    kc_jo_num(&j, "psnr_db", pm.psnr);
+                    kc_jo_bool(&j, "identical", pm.maxerr == 0);
+                    kc_jo_num(&j, "maxerr", pm.maxerr);
+                    kc_jo_num(&j, "ssim", pm.ssim);
+                    kc_jo_end(&j);
                 }
         fflush(stdout);
     }

@@ -33,32 +33,29 @@ static void kc_bench_line(const kc_bcase *b, const kr_fdk_info *info, double *t,
         fflush(stdout);
         return;
     }
-    printf("{\"case\": ");
-    kc_json_string(stdout, b->name);
-    printf(", \"backend\": ");
-    kc_json_string(stdout, kr_backend_name(kr_ctx_backend(b->ctx)));
-    printf(", \"device\": ");
-    kc_json_string(stdout, b->device);
-    printf(", \"kernel\": ");
-    kc_json_string(stdout, info->kernel);
-    printf(", \"volume\": [%lld, %lld, %lld], \"views\": %lld, \"detector\": [%lld, %lld], "
-           "\"data\": \"%s\", \"reps\": %d, \"time_s\": ",
-           (long long)b->n, (long long)b->n, (long long)b->n, (long long)b->views,
-           (long long)b->nu, (long long)b->nv, b->data, b->reps);
-    kc_json_number(stdout, best);
-    printf(", \"time_median_s\": ");
-    kc_json_number(stdout, med);
-    printf(", \"wall_s\": ");
-    kc_json_number(stdout, w[0]);
-    printf(", \"voxel_updates_per_s\": ");
-    kc_json_number(stdout, upd / best);
-    printf(", \"filter_s\": ");
-    kc_json_number(stdout, info->t_filter_s);
-    printf(", \"backproject_s\": ");
-    kc_json_number(stdout, info->t_backproject_s);
-    printf(", \"slabs\": %lld, \"batch_views\": %lld, \"device_bytes\": %lld, \"threads\": %d}\n",
-           (long long)info->slabs, (long long)info->batch_views, (long long)info->device_bytes,
-           kr_ctx_threads(b->ctx));
+    const int64_t vol[3] = {b->n, b->n, b->n}, det[2] = {b->nu, b->nv};
+    kc_jo j;
+    kc_jo_begin(&j);
+    kc_jo_str(&j, "case", b->name);
+    kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(b->ctx)));
+    kc_jo_str(&j, "device", b->device);
+    kc_jo_str(&j, "kernel", info->kernel);
+    kc_jo_ints(&j, "volume", 3, vol);
+    kc_jo_int(&j, "views", b->views);
+    kc_jo_ints(&j, "detector", 2, det);
+    kc_jo_str(&j, "data", b->data);
+    kc_jo_int(&j, "reps", b->reps);
+    kc_jo_num(&j, "time_s", best);
+    kc_jo_num(&j, "time_median_s", med);
+    kc_jo_num(&j, "wall_s", w[0]);
+    kc_jo_num(&j, "voxel_updates_per_s", upd / best);
+    kc_jo_num(&j, "filter_s", info->t_filter_s);
+    kc_jo_num(&j, "backproject_s", info->t_backproject_s);
+    kc_jo_int(&j, "slabs", info->slabs);
+    kc_jo_int(&j, "batch_views", info->batch_views);
+    kc_jo_int(&j, "device_bytes", info->device_bytes);
+    kc_jo_int(&j, "threads", kr_ctx_threads(b->ctx));
+    kc_jo_end(&j);
     fflush(stdout);
 }
 
@@ -106,10 +103,18 @@ static void kc_bench_astra(const kc_bcase *b, const kr_ct_geom *g, const kr_arra
     const double ta = kc_json_num(line, "time_s");
     if (b->json) {
         printf("%s\n", line[0] ? line : "{\"peer\": \"astra\", \"error\": \"no output\"}");
-        if (ta > 0)
-            printf("{\"case\": \"fdk_vs_astra\", \"volume\": [%lld, %lld, %lld], \"data\": "
-                   "\"host\", \"kray_s\": %.6g, \"astra_s\": %.6g, \"speedup\": %.4g}\n",
-                   (long long)b->n, (long long)b->n, (long long)b->n, kray_s, ta, ta / kray_s);
+        if (ta > 0) {
+            const int64_t vol[3] = {b->n, b->n, b->n};
+            kc_jo j;
+            kc_jo_begin(&j);
+            kc_jo_str(&j, "case", "fdk_vs_astra");
+            kc_jo_ints(&j, "volume", 3, vol);
+            kc_jo_str(&j, "data", "host");
+            kc_jo_fmt(&j, "kray_s", "%.6g", kray_s);
+            kc_jo_fmt(&j, "astra_s", "%.6g", ta);
+            kc_jo_fmt(&j, "speedup", "%.4g", ta / kray_s);
+            kc_jo_end(&j);
+        }
     } else {
         printf("astra FDK_CUDA   %s\n", line[0] ? line : "(no output)");
         if (ta > 0)

@@ -16,18 +16,17 @@ static void kc_bf_line(int json, const char *bcase, const kr_ctx *ctx, const cha
 {
     const char *be = kr_backend_name(kr_ctx_backend(ctx));
     if (json) {
-        printf("{\"case\": \"%s\", \"backend\": \"%s\", \"size\": \"%s\", \"reps\": %d, \"seconds\": ",
-               bcase, be, size, t ? t->n : 0);
-        kc_json_number(stdout, t ? t->mean : NAN);
-        printf(", \"min\": ");
-        kc_json_number(stdout, t ? t->min : NAN);
-        printf(", \"max\": ");
-        kc_json_number(stdout, t ? t->max : NAN);
-        if (extra_key) {
-            printf(", \"%s\": ", extra_key);
-            kc_json_number(stdout, extra);
-        }
-        printf("}\n");
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "case", bcase);
+        kc_jo_str(&j, "backend", be);
+        kc_jo_str(&j, "size", size);
+        kc_jo_int(&j, "reps", t ? t->n : 0);
+        kc_jo_num(&j, "seconds", t ? t->mean : NAN);
+        kc_jo_num(&j, "min", t ? t->min : NAN);
+        kc_jo_num(&j, "max", t ? t->max : NAN);
+        if (extra_key) kc_jo_num(&j, extra_key, extra);
+        kc_jo_end(&j);
     } else if (t) {
         printf("%-18s %-5s %-34s mean %10.4f ms  min %10.4f ms  max %10.4f ms", bcase, be, size,
                t->mean * 1e3, t->min * 1e3, t->max * 1e3);

@@ -15,15 +15,18 @@ static void kc_lsq_line(const kc_common *c, const char *cs, const char *backend,
                         const int64_t n[3], int64_t m, kr_dtype t, int reps, double sec)
 {
     if (c->json) {
-        printf("{\"bench\": \"lsq\", \"case\": \"%s\", \"backend\": \"%s\", \"device\": ", cs,
-               backend);
-        kc_json_string(stdout, dev);
-        printf(", \"dims\": [%lld, %lld, %lld], \"samples\": %lld, \"dtype\": \"%s\", "
-               "\"reps\": %d, \"seconds\": ",
-               (long long)n[0], (long long)n[1], (long long)n[2], (long long)m, kr_dtype_name(t),
-               reps);
-        kc_json_number(stdout, sec);
-        printf("}\n");
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "bench", "lsq");
+        kc_jo_str(&j, "case", cs);
+        kc_jo_str(&j, "backend", backend);
+        kc_jo_str(&j, "device", dev);
+        kc_jo_ints(&j, "dims", 3, n);
+        kc_jo_int(&j, "samples", m);
+        kc_jo_str(&j, "dtype", kr_dtype_name(t));
+        kc_jo_int(&j, "reps", reps);
+        kc_jo_num(&j, "seconds", sec);
+        kc_jo_end(&j);
     } else {
         char b[64];
         printf("%-18s %-5s %lldx%lldx%lld, %lld samples, %s: %s\n", cs, backend, (long long)n[0],

@@ -152,23 +152,25 @@ static void kc_emit(int json, const kc_ncase *c, const char *dir, const char *im
                     double sec, double mean, double err, const char *note)
 {
     if (json) {
-        printf("{\"bench\": \"nufft\", \"case\": \"%s\", \"direction\": \"%s\", \"impl\": \"%s\", "
-               "\"backend\": \"%s\", \"dims\": [%lld, %lld, %lld], \"points\": %lld, \"batch\": "
-               "%lld, \"eps\": ",
-               c->name, dir, impl, backend, (long long)c->n[0], (long long)c->n[1],
-               (long long)c->n[2], (long long)c->M, (long long)B);
-        kc_json_number(stdout, eps);
-        printf(", \"width\": %d, \"set_points_s\": ", width);
-        kc_json_number(stdout, setpts);
-        printf(", \"min_s\": ");
-        kc_json_number(stdout, sec);
-        printf(", \"mean_s\": ");
-        kc_json_number(stdout, mean);
-        printf(", \"rel_err\": ");
-        kc_json_number(stdout, err);
-        printf(", \"checked\": %lld, \"note\": ", (long long)c->nchk);
-        kc_json_string(stdout, note ? note : "");
-        printf("}\n");
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "bench", "nufft");
+        kc_jo_str(&j, "case", c->name);
+        kc_jo_str(&j, "direction", dir);
+        kc_jo_str(&j, "impl", impl);
+        kc_jo_str(&j, "backend", backend);
+        kc_jo_ints(&j, "dims", 3, c->n);
+        kc_jo_int(&j, "points", c->M);
+        kc_jo_int(&j, "batch", B);
+        kc_jo_num(&j, "eps", eps);
+        kc_jo_int(&j, "width", width);
+        kc_jo_num(&j, "set_points_s", setpts);
+        kc_jo_num(&j, "min_s", sec);
+        kc_jo_num(&j, "mean_s", mean);
+        kc_jo_num(&j, "rel_err", err);
+        kc_jo_int(&j, "checked", c->nchk);
+        kc_jo_str(&j, "note", note);
+        kc_jo_end(&j);
     } else {
         printf("%-9s %-8s %-10s %-6s eps %-7.0e w %2d  set_points %8.3f ms  min %9.4f ms  "
                "mean %9.4f ms  rel.err %.2e %s\n",

@@ -82,15 +82,20 @@ static void kc_sn_emit(int json, const char *what, const kr_ctx *ctx, const char
         fflush(stdout);
         return;
     }
-    printf("{\"bench\": \"sense\", \"case\": \"%s\", \"backend\": \"%s\", \"device\": ", what, be);
-    kc_json_string(stdout, dev);
-    printf(", \"n\": %lld, \"coils\": %lld, \"accel\": %d, \"acs\": %lld, \"threads\": %d, "
-           "\"time_s\": ",
-           (long long)n, (long long)nc, accel, (long long)acs, kr_ctx_threads(ctx));
-    kc_json_number(stdout, t);
-    printf(", \"nrmse\": ");
-    kc_json_number(stdout, err);
-    printf("}\n");
+    kc_jo j;
+    kc_jo_begin(&j);
+    kc_jo_str(&j, "bench", "sense");
+    kc_jo_str(&j, "case", what);
+    kc_jo_str(&j, "backend", be);
+    kc_jo_str(&j, "device", dev);
+    kc_jo_int(&j, "n", n);
+    kc_jo_int(&j, "coils", nc);
+    kc_jo_int(&j, "accel", accel);
+    kc_jo_int(&j, "acs", acs);
+    kc_jo_int(&j, "threads", kr_ctx_threads(ctx));
+    kc_jo_num(&j, "time_s", t);
+    kc_jo_num(&j, "nrmse", err);
+    kc_jo_end(&j);
     fflush(stdout);
 }
 

@@ -196,21 +196,19 @@ int kc_tool_cgsense(int argc, char **argv)
         int64_t nc = 0, M = 0;
         kr_cgsense_plan_sizes(p, &nc, &M);
         if (c.json) {
-            printf("{\"tool\": \"cgsense\", \"backend\": \"%s\", \"coils\": %lld, \"samples\": "
-                   "%lld, \"iterations\": %d, \"converged\": %s, \"rel_residual\": ",
-                   kr_backend_name(kr_ctx_backend(ctx)), (long long)nc, (long long)M,
-                   info.iterations, info.converged ? "true" : "false");
-            kc_json_number(stdout, info.rel_residual);
-            printf(", \"plan_seconds\": ");
-            kc_json_number(stdout, t1 - t0);
-            printf(", \"solve_seconds\": ");
-            kc_json_number(stdout, t2 - t1);
-            printf(", \"history\": [");
-            for (int i = 0; i <= info.iterations; i++) {
-                if (i) printf(", ");
-                kc_json_number(stdout, hist[i]);
-            }
-            printf("]}\n");
+            kc_jo j;
+            kc_jo_begin(&j);
+            kc_jo_str(&j, "tool", "cgsense");
+            kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+            kc_jo_int(&j, "coils", nc);
+            kc_jo_int(&j, "samples", M);
+            kc_jo_int(&j, "iterations", info.iterations);
+            kc_jo_bool(&j, "converged", info.converged);
+            kc_jo_num(&j, "rel_residual", info.rel_residual);
+            kc_jo_num(&j, "plan_seconds", t1 - t0);
+            kc_jo_num(&j, "solve_seconds", t2 - t1);
+            kc_jo_nums(&j, "history", info.iterations + 1, hist);
+            kc_jo_end(&j);
         } else if (!c.quiet) {
             printf("cgsense: %lld coils, %lld samples, %d iterations, relative residual %.3e "
                    "(%s), solve %.3f s (%s)\n",

@@ -131,30 +131,27 @@ int kc_tool_coils(int argc, char **argv)
     io.meta = &meta;
     if ((s = kr_write(out, maps, &io)) != KR_OK) goto fail;
     if (c.json) {
-        printf("{\"tool\": \"coils\", \"coils\": %d, \"rings\": [", nc);
-        for (int k = 0; k < nrings; k++)
-            printf("%s%d", k ? ", " : "", rings[k]);
-        printf("], \"radius_mm\": ");
-        kc_json_number(stdout, coils[0].radius_mm);
-        printf(", \"backend\": \"%s\", \"seconds\": ", kr_backend_name(kr_ctx_backend(ctx)));
-        kc_json_number(stdout, t1 - t0);
-        printf(", \"layout\": [");
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "tool", "coils");
+        kc_jo_int(&j, "coils", nc);
+        kc_jo_array(&j, "rings");
+        for (int k = 0; k < nrings; k++) kc_jo_int(&j, NULL, rings[k]);
+        kc_jo_end_array(&j);
+        kc_jo_num(&j, "radius_mm", coils[0].radius_mm);
+        kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+        kc_jo_num(&j, "seconds", t1 - t0);
+        kc_jo_array(&j, "layout");
         for (int q = 0; q < nc; q++) {
-            printf("%s{\"ring\": %d, \"angle_deg\": ", q ? ", " : "", coils[q].ring);
-            kc_json_number(stdout, coils[q].angle_deg);
-            printf(", \"centre_mm\": [");
-            for (int k = 0; k < 3; k++) {
-                if (k) printf(", ");
-                kc_json_number(stdout, coils[q].centre_mm[k]);
-            }
-            printf("], \"normal\": [");
-            for (int k = 0; k < 3; k++) {
-                if (k) printf(", ");
-                kc_json_number(stdout, coils[q].normal[k]);
-            }
-            printf("]}");
+            kc_jo_object(&j, NULL);
+            kc_jo_int(&j, "ring", coils[q].ring);
+            kc_jo_num(&j, "angle_deg", coils[q].angle_deg);
+            kc_jo_nums(&j, "centre_mm", 3, coils[q].centre_mm);
+            kc_jo_nums(&j, "normal", 3, coils[q].normal);
+            kc_jo_end_object(&j);
         }
-        printf("]}\n");
+        kc_jo_end_array(&j);
+        kc_jo_end(&j);
     } else if (c.verbose && !c.quiet) {
         char tb[32];
         fprintf(stderr, "kray coils: %d rings (", nrings);

@@ -80,21 +80,20 @@ int kc_tool_dcf(int argc, char **argv)
     }
     static const char *names[] = {"voronoi", "pipe-menon", "radial", "spiral"};
     if (c.json) {
-        printf("{\"traj\": ");
-        kc_json_string(stdout, in);
-        printf(", \"weights\": ");
-        kc_json_string(stdout, out);
-        printf(", \"method\": \"%s\", \"samples\": %lld, \"total\": ", names[method],
-               (long long)kr_array_numel(w));
-        kc_json_number(stdout, info.total);
-        printf(", \"support\": ");
-        kc_json_number(stdout, info.support);
-        printf(", \"duplicates\": %lld, \"clipped\": %lld, \"iterations\": %d, \"flatness\": ",
-               (long long)info.duplicates, (long long)info.clipped, info.iterations);
-        kc_json_number(stdout, info.flatness);
-        printf(", \"seconds\": ");
-        kc_json_number(stdout, t1 - t0);
-        printf("}\n");
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "traj", in);
+        kc_jo_str(&j, "weights", out);
+        kc_jo_str(&j, "method", names[method]);
+        kc_jo_int(&j, "samples", kr_array_numel(w));
+        kc_jo_num(&j, "total", info.total);
+        kc_jo_num(&j, "support", info.support);
+        kc_jo_int(&j, "duplicates", info.duplicates);
+        kc_jo_int(&j, "clipped", info.clipped);
+        kc_jo_int(&j, "iterations", info.iterations);
+        kc_jo_num(&j, "flatness", info.flatness);
+        kc_jo_num(&j, "seconds", t1 - t0);
+        kc_jo_end(&j);
     } else if (!c.quiet) {
         printf("%s weights of %lld samples: sum %.6g", names[method],
                (long long)kr_array_numel(w), info.total);

@@ -175,19 +175,19 @@ int kc_tool_drft(int argc, char **argv)
             if (loc == KR_DEVICE) kr_cuda_device_name(kr_ctx_device(ctx), dev, sizeof dev);
             double terms = (double)kr_drft_samples(p) * (double)(n[0] * n[1] * n[2]) * (double)batch;
             if (c.json) {
-                printf("{\"case\": \"drft-%s\", \"backend\": \"%s\", \"device\": ",
-                       mode == M_FORWARD ? "forward" : "adjoint", kr_backend_name(kr_ctx_backend(ctx)));
-                kc_json_string(stdout, dev);
-                printf(", \"dtype\": \"%s\", \"samples\": %lld, \"dims\": [%lld, %lld, %lld], "
-                       "\"batch\": %lld, \"seconds\": ", kr_dtype_name(cdt),
-                       (long long)kr_drft_samples(p), (long long)n[0], (long long)n[1],
-                       (long long)n[2], (long long)batch);
-                kc_json_number(stdout, sec);
-                printf(", \"terms_per_second\": ");
-                kc_json_number(stdout, terms / sec);
-                printf(", \"rel_err\": ");
-                kc_json_number(stdout, err);
-                printf("}\n");
+                kc_jo j;
+                kc_jo_begin(&j);
+                kc_jo_str(&j, "case", mode == M_FORWARD ? "drft-forward" : "drft-adjoint");
+                kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+                kc_jo_str(&j, "device", dev);
+                kc_jo_str(&j, "dtype", kr_dtype_name(cdt));
+                kc_jo_int(&j, "samples", kr_drft_samples(p));
+                kc_jo_ints(&j, "dims", 3, n);
+                kc_jo_int(&j, "batch", batch);
+                kc_jo_num(&j, "seconds", sec);
+                kc_jo_num(&j, "terms_per_second", terms / sec);
+                kc_jo_num(&j, "rel_err", err);
+                kc_jo_end(&j);
             } else {
                 printf("drft %s %s on %s: %lld samples x %lldx%lldx%lld voxels x %lld: %.4f ms "
                        "(%.3g terms/s), max error vs float64 / max %.2g\n",
@@ -253,11 +253,13 @@ int kc_tool_drft(int argc, char **argv)
     if (s == KR_OK && !c.quiet) {
         char d[128];
         if (c.json) {
-            printf("{\"mode\": \"%s\", \"output\": ", mode == M_FORWARD ? "forward" : mode == M_Q ? "q" : "adjoint");
-            kc_json_string(stdout, outp);
-            printf(", \"backend\": \"%s\", \"seconds\": ", kr_backend_name(kr_ctx_backend(ctx)));
-            kc_json_number(stdout, t1 - t0);
-            printf("}\n");
+            kc_jo j;
+            kc_jo_begin(&j);
+            kc_jo_str(&j, "mode", mode == M_FORWARD ? "forward" : mode == M_Q ? "q" : "adjoint");
+            kc_jo_str(&j, "output", outp);
+            kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+            kc_jo_num(&j, "seconds", t1 - t0);
+            kc_jo_end(&j);
         } else {
             printf("drft %s: %s %s in %.3f s (%s)\n",
                    mode == M_FORWARD ? "forward" : mode == M_Q ? "Q" : "adjoint", outp,

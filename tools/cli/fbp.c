@@ -77,12 +77,6 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
     return s == KR_OK ? 0 : kc_fail(tool, s);
 }
 
-static void kc_json_time(const char *name, double v)
-{
-    printf(", \"%s\": ", name);
-    kc_json_number(stdout, v);
-}
-
 int kc_tool_fbp(int argc, char **argv)
 {
     const char *pin = NULL, *pout = NULL;
@@ -264,32 +258,30 @@ int kc_tool_fbp(int argc, char **argv)
     kr_fbp_info info;
     kr_fbp_plan_info(plan, &info);
     if (c.json) {
-        printf("{\"tool\": \"fbp\", \"sinogram\": ");
-        kc_json_string(stdout, pin);
-        printf(", \"image\": ");
-        kc_json_string(stdout, pout);
-        printf(
-            ", \"geometry\": \"%s\", \"views\": %lld, \"detectors\": %lld, \"size\": [%lld, %lld]"
-            ", \"slices\": %lld, \"backend\": \"%s\", \"precision\": \"%s\", \"filter\": \"%s\""
-            ", \"window\": \"%s\", \"cutoff\": ",
-            kr_ct_type_name(kr_ct_geom_type(g)), (long long)kr_ct_geom_nviews(g),
-            (long long)kr_ct_geom_det_count(g), (long long)idims[0], (long long)idims[1],
-            (long long)idims[2], kr_backend_name(kr_ctx_backend(ctx)), kr_dtype_name(dt),
-            kr_filter_method_name(fo.filter), kr_filter_window_name(fo.window));
-        kc_json_number(stdout, fo.cutoff);
-        printf(", \"short_scan\": %s, \"arc_deg\": ", info.short_scan ? "true" : "false");
-        kc_json_number(stdout, info.arc_deg);
-        printf(", \"fan_deg\": ");
-        kc_json_number(stdout, info.fan_deg);
-        printf(", \"pad_len\": %lld, \"kernel\": ", (long long)info.pad_len);
-        kc_json_string(stdout, info.kernel);
-        kc_json_time("read_s", t_read);
-        kc_json_time("plan_s", t_plan);
-        kc_json_time("h2d_s", t_h2d);
-        kc_json_time("execute_s", t_exec);
-        kc_json_time("d2h_s", t_d2h);
-        kc_json_time("write_s", t_write);
-        printf("}\n");
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "tool", "fbp");
+        kc_jo_str(&j, "sinogram", pin);
+        kc_jo_str(&j, "image", pout);
+        kc_jo_str(&j, "geometry", kr_ct_type_name(kr_ct_geom_type(g)));
+        kc_jo_int(&j, "views", kr_ct_geom_nviews(g));
+        kc_jo_int(&j, "detectors", kr_ct_geom_det_count(g));
+        kc_jo_ints(&j, "size", 2, idims);
+        kc_jo_int(&j, "slices", idims[2]);
+        kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+        kc_jo_str(&j, "precision", kr_dtype_name(dt));
+        kc_jo_str(&j, "filter", kr_filter_method_name(fo.filter));
+        kc_jo_str(&j, "window", kr_filter_window_name(fo.window));
+        kc_jo_num(&j, "cutoff", fo.cutoff);
+        kc_jo_bool(&j, "short_scan", info.short_scan);
+        kc_jo_num(&j, "arc_deg", info.arc_deg);
+        kc_jo_num(&j, "fan_deg", info.fan_deg);
+        kc_jo_int(&j, "pad_len", info.pad_len);
+        kc_jo_str(&j, "kernel", info.kernel);
+        const char *tk[] = {"read_s", "plan_s", "h2d_s", "execute_s", "d2h_s", "write_s"};
+        const double tv[] = {t_read, t_plan, t_h2d, t_exec, t_d2h, t_write};
+        for (int i = 0; i < 6; i++) kc_jo_num(&j, tk[i], tv[i]);
+        kc_jo_end(&j);
     } else if (c.verbose) {
         char b1[32], b2[32];
         fprintf(stderr,

@@ -177,21 +177,21 @@ int kc_tool_fdk(int argc, char **argv)
     kr_fdk_plan_info(plan, &info);
     if ((r = kc_cone_write("fdk", out, vol, g, 1, slice)) != 0) goto done;
     if (c.json) {
-        printf("{\"tool\": \"fdk\", \"backend\": ");
-        kc_json_string(stdout, kr_backend_name(kr_ctx_backend(ctx)));
-        printf(", \"kernel\": ");
-        kc_json_string(stdout, info.kernel);
-        printf(", \"volume\": [%lld, %lld, %lld], \"detector\": [%lld, %lld], \"views\": %lld, "
-               "\"short_scan\": %d, \"arc_deg\": ",
-               (long long)vd[0], (long long)vd[1], (long long)vd[2],
-               (long long)kr_ct_geom_det_count(g), (long long)kr_ct_geom_det_rows(g),
-               (long long)kr_ct_geom_nviews(g), info.short_scan);
-        kc_json_number(stdout, info.arc_deg);
-        printf(", \"fan_deg\": ");
-        kc_json_number(stdout, info.fan_deg);
-        printf(", \"slabs\": %lld, \"time_s\": ", (long long)info.slabs);
-        kc_json_number(stdout, t);
-        printf("}\n");
+        const int64_t det[2] = {kr_ct_geom_det_count(g), kr_ct_geom_det_rows(g)};
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "tool", "fdk");
+        kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+        kc_jo_str(&j, "kernel", info.kernel);
+        kc_jo_ints(&j, "volume", 3, vd);
+        kc_jo_ints(&j, "detector", 2, det);
+        kc_jo_int(&j, "views", kr_ct_geom_nviews(g));
+        kc_jo_int(&j, "short_scan", info.short_scan);
+        kc_jo_num(&j, "arc_deg", info.arc_deg);
+        kc_jo_num(&j, "fan_deg", info.fan_deg);
+        kc_jo_int(&j, "slabs", info.slabs);
+        kc_jo_num(&j, "time_s", t);
+        kc_jo_end(&j);
     } else if (c.verbose) {
         char tb[32];
         fprintf(stderr,

@@ -285,15 +285,17 @@ int kc_tool_fve(int argc, char **argv)
         if (s == KR_OK && !c.quiet) {
             double bin = par.vfov_cm_s / (double)E;
             if (c.json) {
-                printf("{\"mode\": \"voxels\", \"voxels\": %lld, \"bins\": %lld, \"v_min_cm_s\": ",
-                       (long long)nv, (long long)E);
-                kc_json_number(stdout, (double)(-(E / 2)) * bin);
-                printf(", \"bin_cm_s\": ");
-                kc_json_number(stdout, bin);
-                printf(", \"method\": \"%s\", \"backend\": \"%s\", \"seconds\": ",
-                       goertzel ? "goertzel" : "drft", kr_backend_name(kr_ctx_backend(vc)));
-                kc_json_number(stdout, t2 - t1);
-                printf("}\n");
+                kc_jo j;
+                kc_jo_begin(&j);
+                kc_jo_str(&j, "mode", "voxels");
+                kc_jo_int(&j, "voxels", nv);
+                kc_jo_int(&j, "bins", E);
+                kc_jo_num(&j, "v_min_cm_s", (double)(-(E / 2)) * bin);
+                kc_jo_num(&j, "bin_cm_s", bin);
+                kc_jo_str(&j, "method", goertzel ? "goertzel" : "drft");
+                kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(vc)));
+                kc_jo_num(&j, "seconds", t2 - t1);
+                kc_jo_end(&j);
             } else {
                 printf("fve: %lld voxel(s) x %lld encodes x %lld frames x %lld coils in %.4f s (%s, %s); "
                        "spectra %s, v_b = (b - %lld) x %.4g cm/s\n",
@@ -374,11 +376,14 @@ int kc_tool_fve(int argc, char **argv)
         if (s == KR_OK) s = kr_write(a3, di ? di : img, NULL);
         if (s == KR_OK && !c.quiet) {
             if (c.json) {
-                printf("{\"mode\": \"full\", \"method\": \"%s\", \"columns\": %lld, \"backend\": \"%s\", "
-                       "\"seconds\": ", method ? "drft" : "nufft", (long long)B,
-                       kr_backend_name(kr_ctx_backend(ctx)));
-                kc_json_number(stdout, t2 - t1);
-                printf("}\n");
+                kc_jo j;
+                kc_jo_begin(&j);
+                kc_jo_str(&j, "mode", "full");
+                kc_jo_str(&j, "method", method ? "drft" : "nufft");
+                kc_jo_int(&j, "columns", B);
+                kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+                kc_jo_num(&j, "seconds", t2 - t1);
+                kc_jo_end(&j);
             } else {
                 char b[128];
                 printf("fve full (%s): %s %s in %.3f s (%s)\n", method ? "drft" : "nufft", a3,

@@ -73,11 +73,13 @@ int kc_tool_goertzel(int argc, char **argv)
     if (s == KR_OK) s = kr_write(op, ho, NULL);
     if (s == KR_OK && !c.quiet) {
         if (c.json) {
-            printf("{\"points\": %lld, \"backend\": \"%s\", \"seconds\": ",
-                   (long long)(at.n ? at.n / 2 : kc->dims[0] * (kc->ndim > 1 ? kc->dims[1] : 1)),
-                   kr_backend_name(kr_ctx_backend(ctx)));
-            kc_json_number(stdout, t1 - t0);
-            printf("}\n");
+            kc_jo j;
+            kc_jo_begin(&j);
+            kc_jo_int(&j, "points",
+                      at.n ? at.n / 2 : kc->dims[0] * (kc->ndim > 1 ? kc->dims[1] : 1));
+            kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+            kc_jo_num(&j, "seconds", t1 - t0);
+            kc_jo_end(&j);
         } else {
             printf("goertzel: %s (%s) in %.4f s\n", op, at.n ? "points" : "full image", t1 - t0);
         }

@@ -41,41 +41,28 @@ static void kc_info_json(const char *path, const kr_array *a, const kr_meta *m)
 {
     kc_stats st;
     kc_array_stats(a, &st);
-    printf("{\"file\": ");
-    kc_json_string(stdout, path);
-    printf(", \"format\": ");
-    kc_json_string(stdout, kr_format_name(kr_format_from_path(path)));
-    printf(", \"dims\": [");
-    for (int i = 0; i < a->ndim; i++) printf("%s%lld", i ? ", " : "", (long long)a->dims[i]);
-    printf("], \"dtype\": ");
-    kc_json_string(stdout, kr_dtype_name(a->dtype));
-    printf(", \"elements\": %lld, \"bytes\": %zu", (long long)st.n, kr_array_bytes(a));
-    printf(", \"stats_of\": \"%s\"", kr_dtype_is_complex(a->dtype) ? "magnitude" : "value");
-    printf(", \"min\": ");
-    kc_json_number(stdout, st.min);
-    printf(", \"max\": ");
-    kc_json_number(stdout, st.max);
-    printf(", \"mean\": ");
-    kc_json_number(stdout, st.mean);
-    printf(", \"std\": ");
-    kc_json_number(stdout, st.std);
-    printf(", \"nan\": %lld, \"inf\": %lld", (long long)st.nnan, (long long)st.ninf);
-    printf(", \"spacing_mm\": [");
-    for (int i = 0; i < 3; i++) {
-        if (i) printf(", ");
-        kc_json_number(stdout, m->spacing[i]);
-    }
-    printf("], \"origin_mm\": [");
-    for (int i = 0; i < 3; i++) {
-        if (i) printf(", ");
-        kc_json_number(stdout, m->origin[i]);
-    }
     char desc[sizeof m->description + 1];
     memcpy(desc, m->description, sizeof m->description);
     desc[sizeof m->description] = '\0';
-    printf("], \"description\": ");
-    kc_json_string(stdout, desc);
-    printf("}\n");
+    kc_jo j;
+    kc_jo_begin(&j);
+    kc_jo_str(&j, "file", path);
+    kc_jo_str(&j, "format", kr_format_name(kr_format_from_path(path)));
+    kc_jo_ints(&j, "dims", a->ndim, a->dims);
+    kc_jo_str(&j, "dtype", kr_dtype_name(a->dtype));
+    kc_jo_int(&j, "elements", st.n);
+    kc_jo_int(&j, "bytes", (long long)kr_array_bytes(a));
+    kc_jo_str(&j, "stats_of", kr_dtype_is_complex(a->dtype) ? "magnitude" : "value");
+    kc_jo_num(&j, "min", st.min);
+    kc_jo_num(&j, "max", st.max);
+    kc_jo_num(&j, "mean", st.mean);
+    kc_jo_num(&j, "std", st.std);
+    kc_jo_int(&j, "nan", st.nnan);
+    kc_jo_int(&j, "inf", st.ninf);
+    kc_jo_nums(&j, "spacing_mm", 3, m->spacing);
+    kc_jo_nums(&j, "origin_mm", 3, m->origin);
+    kc_jo_str(&j, "description", desc);
+    kc_jo_end(&j);
 }
 
 int kc_tool_info(int argc, char **argv)

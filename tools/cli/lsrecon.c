@@ -222,22 +222,19 @@ int kc_tool_lsrecon(int argc, char **argv)
         const char *mn = fm ? (exact ? "offres-exact" : "offres-segmented")
                             : (normal == 1 ? "drft" : (normal == 2 ? "nufft" : "toeplitz"));
         if (c.json) {
-            printf("{\"normal\": \"%s\", \"iterations\": %d, \"converged\": %s, "
-                   "\"rel_residual\": ",
-                   mn, info.iterations, info.converged ? "true" : "false");
-            kc_json_number(stdout, info.rel_residual);
+            kc_jo j;
+            kc_jo_begin(&j);
+            kc_jo_str(&j, "normal", mn);
+            kc_jo_int(&j, "iterations", info.iterations);
+            kc_jo_bool(&j, "converged", info.converged);
+            kc_jo_num(&j, "rel_residual", info.rel_residual);
             if (fm) {
-                printf(", \"segments\": %d, \"interp_err\": ", oi.segments);
-                kc_json_number(stdout, oi.interp_err);
+                kc_jo_int(&j, "segments", oi.segments);
+                kc_jo_num(&j, "interp_err", oi.interp_err);
             }
-            printf(", \"seconds\": ");
-            kc_json_number(stdout, t1 - t0);
-            printf(", \"history\": [");
-            for (int i = 0; i <= info.iterations; i++) {
-                if (i) printf(", ");
-                kc_json_number(stdout, h[i]);
-            }
-            printf("]}\n");
+            kc_jo_num(&j, "seconds", t1 - t0);
+            kc_jo_nums(&j, "history", info.iterations + 1, h);
+            kc_jo_end(&j);
         } else if (!c.quiet) {
             printf("lsrecon: %s normal operator, %d iterations, relative residual %.3g (%s), "
                    "%.3f s\n",

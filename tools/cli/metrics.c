@@ -103,28 +103,20 @@ int kc_tool_metrics(int argc, char **argv)
     if (s != KR_OK) goto fail;
 
     if (c.json) {
-        printf("{\"x\": ");
-        kc_json_string(stdout, px);
-        printf(", \"ref\": ");
-        kc_json_string(stdout, pr);
-        printf(", \"dims\": [");
-        for (int i = 0; i < ref->ndim; i++)
-            printf("%s%lld", i ? ", " : "", (long long)ref->dims[i]);
-        printf("], \"range\": ");
-        kc_json_number(stdout, m.range);
-        printf(", \"mse\": ");
-        kc_json_number(stdout, m.mse);
-        printf(", \"psnr_db\": ");
-        kc_json_number(stdout, m.psnr);
-        printf(", \"ssim\": ");
-        kc_json_number(stdout, m.ssim);
-        printf(", \"nrmse\": ");
-        kc_json_number(stdout, m.nrmse);
-        printf(", \"maxerr\": ");
-        kc_json_number(stdout, m.maxerr);
-        printf(", \"backend\": \"%s\", \"seconds\": ", kr_backend_name(kr_ctx_backend(ctx)));
-        kc_json_number(stdout, t1 - t0);
-        printf("}\n");
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "x", px);
+        kc_jo_str(&j, "ref", pr);
+        kc_jo_ints(&j, "dims", ref->ndim, ref->dims);
+        kc_jo_num(&j, "range", m.range);
+        kc_jo_num(&j, "mse", m.mse);
+        kc_jo_num(&j, "psnr_db", m.psnr);
+        kc_jo_num(&j, "ssim", m.ssim);
+        kc_jo_num(&j, "nrmse", m.nrmse);
+        kc_jo_num(&j, "maxerr", m.maxerr);
+        kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+        kc_jo_num(&j, "seconds", t1 - t0);
+        kc_jo_end(&j);
     } else {
         char d[128];
         printf("x       %s\nref     %s\ndims    %s\n", px, pr,

@@ -161,31 +161,30 @@ static kr_status kc_nufft_bench(kr_ctx *ctx, const kc_common *c, int forward, in
         char dev[256] = "cpu";
         if (loc == KR_DEVICE) kr_cuda_device_name(kr_ctx_device(ctx), dev, sizeof dev);
         if (c->json) {
-            printf("{\"case\": \"nufft-%s\", \"backend\": \"%s\", \"device\": ",
-                   forward ? "forward" : "adjoint", kr_backend_name(kr_ctx_backend(ctx)));
-            kc_json_string(stdout, dev);
-            printf(", \"threads\": %d, \"dtype\": \"%s\", \"ndim\": %d, \"dims\": [%lld, %lld, "
-                   "%lld], \"samples\": %lld, \"batch\": %lld, \"eps\": ",
-                   kr_ctx_threads(ctx), kr_dtype_name(o->dtype), nd, (long long)n[0],
-                   (long long)n[1], (long long)n[2], (long long)M, (long long)B);
-            kc_json_number(stdout, o->eps);
-            printf(", \"width\": %d, \"sigma\": ", in.width);
-            kc_json_number(stdout, in.sigma);
-            printf(", \"grid\": [%lld, %lld, %lld], \"plan_seconds\": ", (long long)in.grid[0],
-                   (long long)in.grid[1], (long long)in.grid[2]);
-            kc_json_number(stdout, tp1 - tp0);
-            printf(", \"set_points_seconds\": ");
-            kc_json_number(stdout, tp2 - tp1);
-            printf(", \"seconds\": ");
-            kc_json_number(stdout, sec);
-            printf(", \"mean_seconds\": ");
-            kc_json_number(stdout, mean);
-            printf(", \"points_per_second\": ");
-            kc_json_number(stdout, (double)M * (double)B / sec);
-            printf(", \"rel_err\": ");
-            kc_json_number(stdout, err);
-            printf(", \"check\": %lld, \"check_finite\": %d}\n", (long long)check,
-                   o->check_finite);
+            kc_jo j;
+            kc_jo_begin(&j);
+            kc_jo_str(&j, "case", forward ? "nufft-forward" : "nufft-adjoint");
+            kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+            kc_jo_str(&j, "device", dev);
+            kc_jo_int(&j, "threads", kr_ctx_threads(ctx));
+            kc_jo_str(&j, "dtype", kr_dtype_name(o->dtype));
+            kc_jo_int(&j, "ndim", nd);
+            kc_jo_ints(&j, "dims", 3, n);
+            kc_jo_int(&j, "samples", M);
+            kc_jo_int(&j, "batch", B);
+            kc_jo_num(&j, "eps", o->eps);
+            kc_jo_int(&j, "width", in.width);
+            kc_jo_num(&j, "sigma", in.sigma);
+            kc_jo_ints(&j, "grid", 3, in.grid);
+            kc_jo_num(&j, "plan_seconds", tp1 - tp0);
+            kc_jo_num(&j, "set_points_seconds", tp2 - tp1);
+            kc_jo_num(&j, "seconds", sec);
+            kc_jo_num(&j, "mean_seconds", mean);
+            kc_jo_num(&j, "points_per_second", (double)M * (double)B / sec);
+            kc_jo_num(&j, "rel_err", err);
+            kc_jo_int(&j, "check", check);
+            kc_jo_int(&j, "check_finite", o->check_finite);
+            kc_jo_end(&j);
         } else {
             printf("nufft %s %s on %s: %lld points x %lld, image %lldx%lldx%lld, eps %g (w %d, "
                    "grid %lldx%lldx%lld): plan %.2f ms, set_points %.2f ms, transform %.4f ms "
@@ -396,12 +395,14 @@ int kc_tool_nufft(int argc, char **argv)
         kr_nufft_info in;
         kr_nufft_plan_info(p, &in);
         if (c.json) {
-            printf("{\"mode\": \"%s\", \"output\": ", fwd ? "forward" : "adjoint");
-            kc_json_string(stdout, op);
-            printf(", \"backend\": \"%s\", \"width\": %d, \"seconds\": ",
-                   kr_backend_name(kr_ctx_backend(ctx)), in.width);
-            kc_json_number(stdout, t1 - t0);
-            printf("}\n");
+            kc_jo j;
+            kc_jo_begin(&j);
+            kc_jo_str(&j, "mode", fwd ? "forward" : "adjoint");
+            kc_jo_str(&j, "output", op);
+            kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+            kc_jo_int(&j, "width", in.width);
+            kc_jo_num(&j, "seconds", t1 - t0);
+            kc_jo_end(&j);
         } else {
             printf("nufft %s: %s %s in %.3f s (%s, eps %g, kernel width %d)\n",
                    fwd ? "forward" : "adjoint", op, kr_dims_string(y->ndim, y->dims, d, sizeof d),

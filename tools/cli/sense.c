@@ -217,17 +217,21 @@ int kc_tool_sense(int argc, char **argv)
         int64_t nl = kr_cartesian_count(use, ny, 0xff);
         const char *method = cg ? "cg" : info.method == KR_SENSE_LATTICE ? "lattice" : "general";
         if (c.json) {
-            printf("{\"tool\": \"sense\", \"input\": ");
-            kc_json_string(stdout, in_path);
-            printf(", \"dims\": [%lld, %lld, %lld], \"method\": \"%s\", \"accel\": %d, "
-                   "\"lines\": %lld, \"lambda\": ",
-                   (long long)nx, (long long)ny, (long long)nc, method, cg ? 0 : info.accel,
-                   (long long)nl);
-            kc_json_number(stdout, lambda);
-            printf(", \"backend\": \"%s\", \"iterations\": %d, \"singular\": %lld, \"time_ms\": ",
-                   kr_backend_name(kr_ctx_backend(ctx)), iterations, (long long)info.singular);
-            kc_json_number(stdout, 1e3 * (t1 - t0));
-            printf("}\n");
+            const int64_t dims[3] = {nx, ny, nc};
+            kc_jo j;
+            kc_jo_begin(&j);
+            kc_jo_str(&j, "tool", "sense");
+            kc_jo_str(&j, "input", in_path);
+            kc_jo_ints(&j, "dims", 3, dims);
+            kc_jo_str(&j, "method", method);
+            kc_jo_int(&j, "accel", cg ? 0 : info.accel);
+            kc_jo_int(&j, "lines", nl);
+            kc_jo_num(&j, "lambda", lambda);
+            kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+            kc_jo_int(&j, "iterations", iterations);
+            kc_jo_int(&j, "singular", info.singular);
+            kc_jo_num(&j, "time_ms", 1e3 * (t1 - t0));
+            kc_jo_end(&j);
         } else if (c.verbose) {
             char tb[32];
             fprintf(stderr, "kray sense: %s, %lld of %lld lines (R %d), %s in %s\n", method,

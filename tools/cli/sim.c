@@ -289,17 +289,20 @@ int kc_tool_sim(int argc, char **argv)
     kr_sim_info info;
     kr_sim_get_info(plan, &info);
     if (c.json) {
-        printf("{\"tool\": \"sim\", \"backend\": \"%s\", \"sequence\": \"%s\", \"isochromats\": "
-               "%lld, \"coils\": %d, \"samples\": %lld, \"steps\": %lld, \"intervals\": %lld, "
-               "\"seconds\": ",
-               kr_backend_name(kr_ctx_backend(ctx)),
-               a.seqfile ? "pulseq" : a.seq == 0 ? "gre" : a.seq == 1 ? "se" : "se-epi",
-               (long long)info.niso, info.ncoils, (long long)info.nsamples, (long long)info.nsteps,
-               (long long)info.nintervals);
-        kc_json_number(stdout, t1 - t0);
-        printf(", \"iso_steps_per_s\": ");
-        kc_json_number(stdout, t1 > t0 ? info.iso_steps / (t1 - t0) : 0.0);
-        printf("}\n");
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "tool", "sim");
+        kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
+        kc_jo_str(&j, "sequence",
+                  a.seqfile ? "pulseq" : a.seq == 0 ? "gre" : a.seq == 1 ? "se" : "se-epi");
+        kc_jo_int(&j, "isochromats", info.niso);
+        kc_jo_int(&j, "coils", info.ncoils);
+        kc_jo_int(&j, "samples", info.nsamples);
+        kc_jo_int(&j, "steps", info.nsteps);
+        kc_jo_int(&j, "intervals", info.nintervals);
+        kc_jo_num(&j, "seconds", t1 - t0);
+        kc_jo_num(&j, "iso_steps_per_s", t1 > t0 ? info.iso_steps / (t1 - t0) : 0.0);
+        kc_jo_end(&j);
     } else if (c.verbose && !c.quiet) {
         char tb[32];
         fprintf(stderr,

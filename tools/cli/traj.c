@@ -139,24 +139,20 @@ int kc_tool_traj(int argc, char **argv)
     char d[128];
     kr_dims_string(t->ndim, t->dims, d, sizeof d);
     if (c.json) {
-        printf("{\"output\": ");
-        kc_json_string(stdout, out);
-        printf(", \"dims\": [");
-        for (int i = 0; i < t->ndim; i++) printf("%s%lld", i ? ", " : "", (long long)t->dims[i]);
-        printf("], \"kmax\": ");
-        kc_json_number(stdout, kr);
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "output", out);
+        kc_jo_ints(&j, "dims", t->ndim, t->dims);
+        kc_jo_num(&j, "kmax", kr);
         if (kind == T_SPIRAL) {
-            printf(", \"samples_per_interleave\": %lld, \"matrix\": %lld, \"readout_ms\": ",
-                   (long long)info.samples, (long long)info.matrix);
-            kc_json_number(stdout, info.readout_ms);
-            printf(", \"gmax_used_mT_m\": ");
-            kc_json_number(stdout, info.gmax_used_mT_m);
-            printf(", \"smax_used_T_m_s\": ");
-            kc_json_number(stdout, info.smax_used_T_m_s);
-            printf(", \"slew_limited_ms\": ");
-            kc_json_number(stdout, info.slew_limited_ms);
+            kc_jo_int(&j, "samples_per_interleave", info.samples);
+            kc_jo_int(&j, "matrix", info.matrix);
+            kc_jo_num(&j, "readout_ms", info.readout_ms);
+            kc_jo_num(&j, "gmax_used_mT_m", info.gmax_used_mT_m);
+            kc_jo_num(&j, "smax_used_T_m_s", info.smax_used_T_m_s);
+            kc_jo_num(&j, "slew_limited_ms", info.slew_limited_ms);
         }
-        printf("}\n");
+        kc_jo_end(&j);
     } else if (!c.quiet) {
         printf("trajectory %s: dims %s, max |k| %.4g (per axis %.4g %.4g %.4g)\n", out, d, kr,
                ax[0], ax[1], ax[2]);

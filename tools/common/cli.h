@@ -2,6 +2,7 @@
 #ifndef KRAY_TOOLS_CLI_H
 #define KRAY_TOOLS_CLI_H
 
+#include "jsonout.h" /* the tools' --json results */
 #include "opts.h"
 
 #include <stdio.h>
@@ -98,10 +99,6 @@ void kc_elem(const kr_array *a, int64_t i, double *re, double *im);
 /* Reverse axis 1 (y) of a contiguous host array in place, for every plane. 0, or -1 when out
  * of memory. */
 int kc_flip_y(kr_array *a);
-
-/* ---- JSON output --------------------------------------------------------------------------- */
-void kc_json_string(FILE *f, const char *s);
-void kc_json_number(FILE *f, double v); /* null when not finite */
 
 /* ---- misc ---------------------------------------------------------------------------------- */
 /* Human duration "12.3 ms" / "1.24 s". */

@@ -1,4 +1,5 @@
-/* kray command line: helpers shared by the tools (errors, context, files, statistics, JSON). */
+/* kray command line: helpers shared by the tools (errors, context, files, statistics); the JSON
+ * results are written by jsonout.c. */
 #include "cli.h"
 
 #include <math.h>
@@ -36,12 +37,7 @@ void kc_apply_threads(const kc_common *c)
 int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
 {
     kc_apply_threads(c);
-    char name[32];
-    kr_backend b;
-    kr_status s = kr_backend_from_name(
-        kc_choice_name("auto|cpu-serial|cpu|cuda", c->backend, name, sizeof name), &b);
-    if (s != KR_OK) return kc_fail(tool, s);
-    s = kr_ctx_create(ctx, b);
+    kr_status s = kr_ctx_create(ctx, (kr_backend)c->backend);
     if (s != KR_OK) return kc_fail(tool, s);
     kr_log_level lvl = c->verbose >= 2   ? KR_LOG_DEBUG
                        : c->verbose == 1 ? KR_LOG_INFO
@@ -58,25 +54,31 @@ int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
     return 0;
 }
 
+/* *f = the format of path; a usage sentence naming `what` and `exts` when its extension names
+ * none. */
+static int kc_format_of(const char *tool, const char *path, const char *what, const char *exts,
+                        kr_format *f)
+{
+    *f = kr_format_from_path(path);
+    if (*f != KR_FMT_UNKNOWN) return 0;
+    return kc_usage(tool, "cannot tell the %s of '%s' from its extension (%s)", what, path, exts);
+}
+
 int kc_check_output(const char *tool, const char *path)
 {
-    kr_format f = kr_format_from_path(path);
-    if (f == KR_FMT_UNKNOWN)
-        return kc_usage(tool,
-                        "cannot tell the output format of '%s' from its extension (use .cfl, "
-                        ".npy, .nii, .nii.gz, .mha, .mhd, .nrrd, .png, .pgm or .raw)",
-                        path);
-    return 0;
+    kr_format f;
+    return kc_format_of(tool, path, "output format",
+                        "use .cfl, .npy, .nii, .nii.gz, .mha, .mhd, .nrrd, .png, .pgm or .raw",
+                        &f);
 }
 
 int kc_check_input(const char *tool, const char *path)
 {
-    kr_format f = kr_format_from_path(path);
-    if (f == KR_FMT_UNKNOWN)
-        return kc_usage(tool,
-                        "cannot tell the format of '%s' from its extension (kray reads .cfl, "
-                        ".npy, .nii, .nii.gz, .mha, .mhd, .nrrd, .pgm and .raw)",
-                        path);
+    kr_format f;
+    int r = kc_format_of(tool, path, "format",
+                         "kray reads .cfl, .npy, .nii, .nii.gz, .mha, .mhd, .nrrd, .pgm and .raw",
+                         &f);
+    if (r) return r;
     if (f == KR_FMT_PNG)
         return kc_usage(tool,
                         "'%s': PNG is an output-only format in kray (use .pgm to read "
@@ -109,23 +111,7 @@ int kc_raw_to_io(const char *tool, const char *path, const kc_raw *r, kr_io_opts
 
 void kc_elem(const kr_array *a, int64_t i, double *re, double *im)
 {
-    *im = 0.0;
-    switch (a->dtype) {
-    case KR_F32: *re = ((const float *)a->data)[i]; break;
-    case KR_F64: *re = ((const double *)a->data)[i]; break;
-    case KR_C64:
-        *re = ((const float *)a->data)[2 * i];
-        *im = ((const float *)a->data)[2 * i + 1];
-        break;
-    case KR_C128:
-        *re = ((const double *)a->data)[2 * i];
-        *im = ((const double *)a->data)[2 * i + 1];
-        break;
-    case KR_U8: *re = ((const uint8_t *)a->data)[i]; break;
-    case KR_U16: *re = ((const uint16_t *)a->data)[i]; break;
-    case KR_I16: *re = ((const int16_t *)a->data)[i]; break;
-    default: *re = 0.0; break;
-    }
+    kri_array_elem(a, i, re, im);
 }
 
 void kc_array_stats(const kr_array *a, kc_stats *st)
@@ -165,34 +151,6 @@ void kc_array_stats(const kr_array *a, kc_stats *st)
         ss += (v - st->mean) * (v - st->mean);
     }
     st->std = sqrt(ss / (double)st->nfinite);
-}
-
-void kc_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
-
-void kc_json_number(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.12g", v);
-    else
-        fputs("null", f);
 }
 
 const char *kc_fmt_seconds(double s, char *buf, size_t len)

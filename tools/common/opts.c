@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KC_CHOICES_BACKEND "auto|cpu-serial|cpu|cuda"
-
 static int kc_perr(const kc_spec *spec, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -43,6 +41,21 @@ const char *kc_choice_name(const char *choices, int index, char *buf, size_t len
     if (n >= len) n = len - 1;
     memcpy(buf, p, n);
     buf[n] = '\0';
+    return buf;
+}
+
+const char *kc_backend_choices(void)
+{
+    static char buf[128];
+    if (!buf[0]) {
+        size_t u = 0;
+        for (int i = 0; i < kr_backend_count() && u < sizeof buf; i++) {
+            int w = snprintf(buf + u, sizeof buf - u, "%s%s", i ? "|" : "",
+                             kr_backend_name((kr_backend)i));
+            if (w < 0) break;
+            u += (size_t)w;
+        }
+    }
     return buf;
 }
 
@@ -145,6 +158,20 @@ static int kc_parse_list(const char *s, kc_list *l)
 
 static int kc_bounded(const kc_opt *o) { return o->min < o->max; }
 
+/* Each of the n values (iv, or dv when iv is NULL) within the option's bounds; else prints the
+ * sentence naming them "each <what>" and returns KC_EXIT_USAGE. */
+static int kc_each_bounded(const kc_spec *spec, const kc_opt *o, const char *nm, const char *what,
+                           int n, const int64_t *iv, const double *dv, const char *val)
+{
+    for (int i = 0; kc_bounded(o) && i < n; i++) {
+        double x = iv ? (double)iv[i] : dv[i];
+        if (x < o->min || x > o->max)
+            return kc_perr(spec, "option '%s': each %s must be between %.15g and %.15g, got '%s'",
+                           nm, what, o->min, o->max, val);
+    }
+    return 0;
+}
+
 static void kc_optname(const kc_opt *o, char *buf, size_t len)
 {
     snprintf(buf, len, "--%s", o->name);
@@ -200,13 +227,7 @@ static int kc_set(const kc_spec *spec, const kc_opt *o, const char *val)
                            "option '%s' expects sizes like 256 or 256x256 (integers >= 1, at "
                            "most %d), got '%s'",
                            nm, KR_MAX_DIMS, val);
-        if (kc_bounded(o))
-            for (int i = 0; i < d.n; i++)
-                if (d.d[i] < o->min || d.d[i] > o->max)
-                    return kc_perr(spec,
-                                   "option '%s': each size must be between %.15g and "
-                                   "%.15g, got '%s'",
-                                   nm, o->min, o->max, val);
+        if (kc_each_bounded(spec, o, nm, "size", d.n, d.d, NULL, val)) return KC_EXIT_USAGE;
         *(kc_dims *)o->ptr = d;
         return 0;
     }
@@ -216,13 +237,7 @@ static int kc_set(const kc_spec *spec, const kc_opt *o, const char *val)
             return kc_perr(spec,
                            "option '%s' expects comma-separated numbers (at most %d), got '%s'", nm,
                            KC_MAX_LIST, val);
-        if (kc_bounded(o))
-            for (int i = 0; i < l.n; i++)
-                if (l.v[i] < o->min || l.v[i] > o->max)
-                    return kc_perr(spec,
-                                   "option '%s': each value must be between %.15g and "
-                                   "%.15g, got '%s'",
-                                   nm, o->min, o->max, val);
+        if (kc_each_bounded(spec, o, nm, "value", l.n, NULL, l.v, val)) return KC_EXIT_USAGE;
         *(kc_list *)o->ptr = l;
         return 0;
     }
@@ -246,7 +261,7 @@ static int kc_collect(const kc_spec *spec, kc_common *c, kc_opt *all, int cap)
     for (const kc_opt *o = spec->opts; o && o->type != KC_END && n < cap; o++) all[n++] = *o;
     const kc_opt common[] = {
         {"backend", 0, KC_CHOICE, &c->backend, "auto", "B",
-         "compute backend (auto = CUDA when a GPU is usable, else CPU)", KC_CHOICES_BACKEND, 0, 0,
+         "compute backend (auto = CUDA when a GPU is usable, else CPU)", kc_backend_choices(), 0, 0,
          NULL},
         {"device", 0, KC_INT, &c->device, "0", "N", "CUDA device ordinal", NULL, 0, 1023, NULL},
         {"threads", 0, KC_INT, &c->threads, "0", "N",

@@ -11,7 +11,7 @@
  * what --help shows is exactly what the tool uses.
  *
  * Common options, accepted identically by every tool (added by kc_parse, see kc_common):
- *   --backend auto|cpu-serial|cpu|cuda, --device N, --threads N, --precision f32|f64,
+ *   --backend NAME (the library's backend names), --device N, --threads N, --precision f32|f64,
  *   -q/--quiet, -v/--verbose (repeatable), and --json for tools that measure (KC_JSON).
  */
 #ifndef KRAY_TOOLS_OPTS_H
@@ -85,7 +85,7 @@ enum {
 
 /* Common options (filled by kc_parse for every tool). */
 typedef struct kc_common {
-    int backend;   /* index into "auto|cpu-serial|cpu|cuda" (== kr_backend value) */
+    int backend;   /* a kr_backend value (the index into kc_backend_choices()) */
     int device;    /* CUDA device ordinal */
     int threads;   /* 0 = OpenMP default */
     int precision; /* 0 = f32, 1 = f64 */
@@ -112,6 +112,10 @@ typedef struct kc_spec {
  * exits 0). */
 int kc_parse(const kc_spec *spec, kc_common *common, int argc, char **argv);
 void kc_print_help(const kc_spec *spec, FILE *f);
+
+/* The --backend choices "auto|cpu-serial|...": the library's backend names (kr_backend_name) in
+ * kr_backend order, so the index a choice parses to is the kr_backend value itself. */
+const char *kc_backend_choices(void);
 
 /* Name of choice `index` in "a|b|c" into buf (returns buf). */
 const char *kc_choice_name(const char *choices, int index, char *buf, size_t len);

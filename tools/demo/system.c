@@ -9,9 +9,8 @@
 
 static kr_status kc_run_system(kc_demo *d)
 {
-    char backend[64], why[512], name[32];
-    const kc_common *c = d->common;
-    kc_choice_name("auto|cpu-serial|cpu|cuda", c->backend, name, sizeof name);
+    char backend[64], why[512];
+    const char *name = kr_backend_name((kr_backend)d->common->backend);
     int ndev = 0;
     kr_status sdev = kr_cuda_device_count(&ndev);
     if (sdev == KR_OK) {
