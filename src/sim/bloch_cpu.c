@@ -266,15 +266,6 @@ typedef struct kri_cpu_sim {
     int64_t ws_n;
 } kri_cpu_sim;
 
-static void kri_cpu_sim_destroy(void *state)
-{
-    kri_cpu_sim *s = state;
-    if (!s) return;
-    kri_free(s->acc);
-    kri_free(s->ws);
-    kri_free(s);
-}
-
 static kr_status kri_cpu_sim_create(void **state, const kr_ctx *ctx, const kri_sim_prog *prog,
                                     const kr_sim_opts *opts)
 {
@@ -329,6 +320,15 @@ static kr_status kri_cpu_sim_execute(void *state, double scale, float *out)
             out[2 * j + 1] = (float)(re * ci + im * cr);
         }
     return KR_OK;
+}
+
+static void kri_cpu_sim_destroy(void *state)
+{
+    kri_cpu_sim *s = state;
+    if (!s) return;
+    kri_free(s->acc);
+    kri_free(s->ws);
+    kri_free(s);
 }
 
 static kr_status kri_cpu_sim_get_state(const void *state, float *mx, float *my, float *mz)
