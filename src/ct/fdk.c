@@ -12,22 +12,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-/* ---- tuning (fdk_bench.h) ------------------------------------------------------------------ */
-static const char *const kri_fdk_kernel_names[KRI_FDK_KERNEL_COUNT] = {
-    "auto", "smem", "smem32", "global", "pipe", "pipe32", "align"};
-
-const char *kri_fdk_kernel_name(kri_fdk_kernel k)
-{
-    return (unsigned)k < KRI_FDK_KERNEL_COUNT ? kri_fdk_kernel_names[k] : "invalid";
-}
-
-void kri_fdk_tune_default(kri_fdk_tune *t)
-{
-    if (!t) return;
-    t->kernel = KRI_FDK_KERNEL_AUTO;
-    t->fuse = 0;
-}
-
 static kr_status kri_fdk_check_tune(const kri_fdk_tune *t)
 {
     if ((unsigned)t->kernel >= KRI_FDK_KERNEL_COUNT)

@@ -4,27 +4,6 @@
 
 #include <string.h>
 
-const char *kr_ct_method_name(kr_ct_method m)
-{
-    switch (m) {
-    case KR_CT_JOSEPH: return "joseph";
-    case KR_CT_SIDDON: return "siddon";
-    default: return "invalid";
-    }
-}
-
-kr_status kr_ct_method_from_name(const char *s, kr_ct_method *m)
-{
-    KRI_ARG_NOT_NULL(s);
-    KRI_ARG_NOT_NULL(m);
-    if (!strcmp(s, "joseph")) *m = KR_CT_JOSEPH;
-    else if (!strcmp(s, "siddon")) *m = KR_CT_SIDDON;
-    else
-        return kri_fail(KR_ERR_INVALID_ARG, "unknown projector method '%s' (expected joseph or "
-                        "siddon)", s);
-    return KR_OK;
-}
-
 void kr_ct_projector_opts_default(kr_ct_projector_opts *o)
 {
     if (!o) return;
@@ -89,16 +68,6 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
         return st;
     }
     *out = p;
-    return KR_OK;
-}
-
-kr_status kri_ct_operand(const kr_ct_projector *p, const char *fn, const char *what,
-                         const kr_array *a)
-{
-    KRI_TRY(kri_check_operand(fn, what, a, p->opts.dtype, p->loc));
-    if (a->loc == KR_DEVICE && a->device != kr_ctx_device(p->ctx))
-        return kri_fail(KR_ERR_LOCATION, "%s: %s is on device %d, the context uses device %d", fn,
-                        what, a->device, kr_ctx_device(p->ctx));
     return KR_OK;
 }
 
