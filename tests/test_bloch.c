@@ -568,7 +568,7 @@ static void test_bad_inputs(void)
     kr_iso *none = NULL;
     KT_STATUS(kr_iso_create(&none, 0), KR_ERR_INVALID_ARG);
     KT_CHECK(none == NULL);
-    KT_STATUS(kr_sim_run(g_ser, s, iso, NULL, NULL), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_sim(g_ser, s, iso, NULL, NULL), KR_ERR_INVALID_ARG);
     kr_sim_plan_destroy(p);
     kr_sim_plan_destroy(NULL);
     kr_iso_destroy(two);

@@ -22,7 +22,7 @@ static kr_ctx *g_ctx;
 static kr_array *sim(const kr_seq *seq, const kr_iso *iso)
 {
     kr_array *k = NULL;
-    KT_OK(kr_sim_run(g_ctx, seq, iso, NULL, &k));
+    KT_OK(kr_sim(g_ctx, seq, iso, NULL, &k));
     return k;
 }
 

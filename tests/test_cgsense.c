@@ -68,7 +68,7 @@ static void test_forward_direct(void)
     kr_cgsense_plan *p = NULL;
     KT_OK(kr_cgsense_plan_create(&p, c, 2, dims, s.traj, s.maps, NULL));
     kr_linop *E = NULL;
-    KT_OK(kr_cgsense_linop(&E, p));
+    KT_OK(kr_cgsense_linop_create(&E, p));
     kr_array *x = NULL, *y = NULL;
     int64_t yd[2] = {200, 3};
     KT_OK(kr_array_create(&x, KR_C64, 2, dims, KR_HOST, NULL));
@@ -119,7 +119,7 @@ static void test_forward_3d(void)
     kr_cgsense_plan *p = NULL;
     KT_OK(kr_cgsense_plan_create(&p, c, 3, dims, traj, maps, NULL));
     kr_linop *E = NULL;
-    KT_OK(kr_cgsense_linop(&E, p));
+    KT_OK(kr_cgsense_linop_create(&E, p));
     KT_OK(kr_linop_forward(E, x, y));
     const float *s = maps->data, *xv = x->data, *yv = y->data;
     double e = 0, r = 0;
@@ -164,8 +164,8 @@ static void test_weighted_adjoint_normal(void)
     kr_cgsense_plan *p = NULL;
     KT_OK(kr_cgsense_plan_create(&p, c, 2, dims, P.traj, P.maps, &o));
     kr_linop *E = NULL, *N = NULL;
-    KT_OK(kr_cgsense_linop(&E, p));
-    KT_OK(kr_cgsense_normal_linop(&N, p));
+    KT_OK(kr_cgsense_linop_create(&E, p));
+    KT_OK(kr_cgsense_normal_linop_create(&N, p));
     double rel = 1;
     KT_OK(kr_linop_adjoint_test(E, 11, &rel));
     KT_LE(rel, 1e-5);
@@ -366,8 +366,8 @@ static void test_fhf_hook(void)
         /* the plan's own T (kray/lsq.h Toeplitz engine, eps 1e-4) vs the NUFFT normal */
         kr_linop *N1 = NULL, *N2 = NULL;
         kr_array *a = NULL, *b = NULL;
-        KT_OK(kr_cgsense_normal_linop(&N1, pn));
-        KT_OK(kr_cgsense_normal_linop(&N2, pt));
+        KT_OK(kr_cgsense_normal_linop_create(&N1, pn));
+        KT_OK(kr_cgsense_normal_linop_create(&N2, pt));
         KT_OK(kr_array_create(&a, KR_C64, 2, dims, KR_HOST, NULL));
         KT_OK(kr_array_create(&b, KR_C64, 2, dims, KR_HOST, NULL));
         KT_OK(kr_vec_random(c, x, 3));
@@ -391,11 +391,11 @@ static void test_fhf_hook(void)
         KT_OK(kr_nufft_plan_create(&np, c, 2, dims, &no));
         KT_OK(kr_nufft_set_points(np, P.traj));
         kr_linop *F = NULL, *T = NULL, *N1 = NULL, *N2 = NULL;
-        KT_OK(kr_nufft_linop(&F, np));
+        KT_OK(kr_nufft_linop_create(&F, np));
         KT_OK(kr_linop_normal_op(&T, F));
         KT_OK(kr_cgsense_set_fhf(pt, T));
-        KT_OK(kr_cgsense_normal_linop(&N1, pn));
-        KT_OK(kr_cgsense_normal_linop(&N2, pt));
+        KT_OK(kr_cgsense_normal_linop_create(&N1, pn));
+        KT_OK(kr_cgsense_normal_linop_create(&N2, pt));
         kr_array *a = NULL, *b = NULL;
         KT_OK(kr_array_create(&a, KR_C64, 2, dims, KR_HOST, NULL));
         KT_OK(kr_array_create(&b, KR_C64, 2, dims, KR_HOST, NULL));

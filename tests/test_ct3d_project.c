@@ -112,7 +112,7 @@ static void fill_random(kr_array *a, uint64_t seed)
         set(a, i, 0.5 * (kri_rand_sym(seed, (uint64_t)i) + 1));
 }
 
-static kr_ct_projector *plan(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_dtype t,
+static kr_ct_projector_plan *plan(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_dtype t,
                              int k)
 {
     kr_ct_projector_opts o;
@@ -120,8 +120,8 @@ static kr_ct_projector *plan(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method 
     o.method = m;
     o.dtype = t;
     o.ray_factor = k;
-    kr_ct_projector *p = NULL;
-    KT_OK(kr_ct_projector_create(&p, c, g, &o));
+    kr_ct_projector_plan *p = NULL;
+    KT_OK(kr_ct_projector_plan_create(&p, c, g, &o));
     return p;
 }
 
@@ -247,7 +247,7 @@ static void test_hand_rays(void)
     kr_ct_geom *geo = circ(2, 0, 180, 5, 3, 1, 1, 0, 0, 0, 30, 50, &g);
     kr_ctx *c = mkctx(KR_BACKEND_CPU, 2);
     for (int m = 0; m < 2; m++) {
-        kr_ct_projector *p = plan(c, geo, m ? KR_CT_SIDDON : KR_CT_JOSEPH, KR_F64, 1);
+        kr_ct_projector_plan *p = plan(c, geo, m ? KR_CT_SIDDON : KR_CT_JOSEPH, KR_F64, 1);
         kr_array *vol = vol_for(geo, KR_F64), *pr = proj_for(geo, KR_F64);
         for (int64_t i = 0; i < 512; i++) set(vol, i, 1);
         KT_OK(kr_ct_projector_forward(p, vol, pr));
@@ -262,7 +262,7 @@ static void test_hand_rays(void)
         }
         kr_array_destroy(vol);
         kr_array_destroy(pr);
-        kr_ct_projector_destroy(p);
+        kr_ct_projector_plan_destroy(p);
     }
     kr_ctx_destroy(c);
     kr_ct_geom_destroy(geo);
@@ -280,7 +280,7 @@ static void test_brute_force(void)
             for (int k = 1; k <= 2; k++)
                 for (int t = 0; t < 2; t++) {
                     kr_dtype dt = t ? KR_F32 : KR_F64;
-                    kr_ct_projector *p = plan(c, geo, m ? KR_CT_SIDDON : KR_CT_JOSEPH, dt, k);
+                    kr_ct_projector_plan *p = plan(c, geo, m ? KR_CT_SIDDON : KR_CT_JOSEPH, dt, k);
                     kr_array *vol = vol_for(geo, dt), *pr = proj_for(geo, dt);
                     for (int64_t i = 0; i < kr_array_numel(vol); i++) set(vol, i, get(v64, i));
                     KT_OK(kr_ct_projector_forward(p, vol, pr));
@@ -304,7 +304,7 @@ static void test_brute_force(void)
                                m ? "siddon" : "joseph", t ? "f32" : "f64", rel);
                     kr_array_destroy(vol);
                     kr_array_destroy(pr);
-                    kr_ct_projector_destroy(p);
+                    kr_ct_projector_plan_destroy(p);
                 }
         kr_array_destroy(v64);
         kr_ct_geom_destroy(geo);
@@ -327,7 +327,7 @@ static void test_phantom(void)
     kr_array *raster = NULL, *exact = NULL;
     KT_OK(kr_phantom_3d(&raster, KR_PHANTOM_MODIFIED_SL, 20, 20, 16, 4, KR_F64));
     KT_OK(kr_ct_phantom_projections(&exact, c, geo, KR_PHANTOM_MODIFIED_SL, 1, KR_F64));
-    kr_ct_projector *p = plan(c, geo, KR_CT_SIDDON, KR_F64, 1);
+    kr_ct_projector_plan *p = plan(c, geo, KR_CT_SIDDON, KR_F64, 1);
     kr_array *pr = proj_for(geo, KR_F64);
     KT_OK(kr_ct_projector_forward(p, raster, pr));
     int ne = 0;
@@ -391,7 +391,7 @@ static void test_phantom(void)
     kr_array_destroy(raster);
     kr_array_destroy(exact);
     kr_array_destroy(pr);
-    kr_ct_projector_destroy(p);
+    kr_ct_projector_plan_destroy(p);
 
     /* the exact projections with sub-rays are the mean of the sub-ray integrals */
     kr_array *e2 = NULL;
@@ -437,7 +437,7 @@ static void test_transpose(void)
     const int64_t nvox = 60, nray = 6 * 4 * 3;
     for (int m = 0; m < 2; m++)
         for (int k = 1; k <= 3; k += 2) {
-            kr_ct_projector *p = plan(c, geo, m ? KR_CT_SIDDON : KR_CT_JOSEPH, KR_F64, k);
+            kr_ct_projector_plan *p = plan(c, geo, m ? KR_CT_SIDDON : KR_CT_JOSEPH, KR_F64, k);
             kr_array *vol = vol_for(geo, KR_F64), *pr = proj_for(geo, KR_F64);
             double *A = calloc((size_t)(nvox * nray), sizeof *A), maxa = 0, maxd = 0;
             for (int64_t q = 0; q < nvox; q++) {
@@ -460,7 +460,7 @@ static void test_transpose(void)
             free(A);
             kr_array_destroy(vol);
             kr_array_destroy(pr);
-            kr_ct_projector_destroy(p);
+            kr_ct_projector_plan_destroy(p);
         }
     kr_ctx_destroy(c);
     kr_ct_geom_destroy(geo);
@@ -514,7 +514,7 @@ static void test_threads_bitwise(void)
             fill_random(pr, 6);
             const kr_ctx *cs[3] = {c1, c2, c3};
             for (int i = 0; i < 3; i++) {
-                kr_ct_projector *p = plan(cs[i], geo, m ? KR_CT_SIDDON : KR_CT_JOSEPH, KR_F32, 2);
+                kr_ct_projector_plan *p = plan(cs[i], geo, m ? KR_CT_SIDDON : KR_CT_JOSEPH, KR_F32, 2);
                 kr_array *o = proj_for(geo, KR_F32), *b = vol_for(geo, KR_F32);
                 KT_OK(kr_ct_projector_forward(p, vol, o));
                 KT_OK(kr_ct_projector_adjoint(p, pr, b));
@@ -527,7 +527,7 @@ static void test_threads_bitwise(void)
                 }
                 kr_array_destroy(o);
                 kr_array_destroy(b);
-                kr_ct_projector_destroy(p);
+                kr_ct_projector_plan_destroy(p);
             }
             kr_array *all[4] = {vol, pr, o1, b1};
             for (int i = 0; i < 4; i++) kr_array_destroy(all[i]);
@@ -546,11 +546,11 @@ static void test_bad_input(void)
     kr_ctx *c = mkctx(KR_BACKEND_CPU, 2);
     kr_ct_projector_opts o;
     kr_ct_projector_opts_default(&o);
-    kr_ct_projector *p = NULL;
+    kr_ct_projector_plan *p = NULL;
     o.ray_factor = 17;
-    KT_STATUS(kr_ct_projector_create(&p, c, geo, &o), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_ct_projector_plan_create(&p, c, geo, &o), KR_ERR_INVALID_ARG);
     o.ray_factor = -1;
-    KT_STATUS(kr_ct_projector_create(&p, c, geo, &o), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_ct_projector_plan_create(&p, c, geo, &o), KR_ERR_INVALID_ARG);
     KT_CHECK(p == NULL);
     kr_ct_grid g2;
     kr_ct_grid_2d(&g2, 8, 8, 1);
@@ -560,10 +560,10 @@ static void test_bad_input(void)
     kr_ct_geom *geo2 = NULL;
     KT_OK(kr_ct_geom_create(&geo2, &s, &g2));
     o.ray_factor = 2;
-    KT_STATUS(kr_ct_projector_create(&p, c, geo2, &o), KR_ERR_NOT_SUPPORTED);
+    KT_STATUS(kr_ct_projector_plan_create(&p, c, geo2, &o), KR_ERR_NOT_SUPPORTED);
     o.ray_factor = 1;
-    KT_OK(kr_ct_projector_create(&p, c, geo2, &o)); /* 1 (and 0) are fine for 2-D */
-    kr_ct_projector_destroy(p);
+    KT_OK(kr_ct_projector_plan_create(&p, c, geo2, &o)); /* 1 (and 0) are fine for 2-D */
+    kr_ct_projector_plan_destroy(p);
 
     p = plan(c, geo, KR_CT_JOSEPH, KR_F32, 1);
     kr_array *vol = vol_for(geo, KR_F32), *pr = proj_for(geo, KR_F32);
@@ -618,7 +618,7 @@ static void test_bad_input(void)
                                      "det 5, view 3)") != NULL);
     kr_array *all[] = {vol, pr, v64, badv, bigp, fewv, cp, sino};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) kr_array_destroy(all[i]);
-    kr_ct_projector_destroy(p);
+    kr_ct_projector_plan_destroy(p);
     kr_ct_geom_destroy(geo2);
     kr_ct_geom_destroy(geo);
     kr_ctx_destroy(c);

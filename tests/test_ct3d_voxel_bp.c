@@ -1,5 +1,5 @@
-/* The voxel-driven backprojector (kr_ct_voxel_bp_create) and SIRT with it
- * (kr_sirt_create_pair), CPU: the ray-density weights against a direct double-precision
+/* The voxel-driven backprojector (kr_ct_voxel_bp_linop_create) and SIRT with it
+ * (kr_sirt_plan_create_pair), CPU: the ray-density weights against a direct double-precision
  * evaluation of the formula of kray/ct.h on circular and vector geometries (one that FDK
  * refuses among them), its distance from the matched adjoints of both projectors, SIRT with it
  * against SIRT on the matched pair, thread independence, and bad input. */
@@ -157,7 +157,7 @@ static void check_formula(const kr_ct_geom *g, const char *what)
 {
     kr_ctx *c = mkctx(2);
     kr_linop *B = NULL;
-    KT_OK(kr_ct_voxel_bp_create(&B, c, g, 0));
+    KT_OK(kr_ct_voxel_bp_linop_create(&B, c, g, 0));
     kr_array *y = projections(kr_ct_geom_nviews(g), 7), *x = volume(KR_F32);
     KT_OK(kr_linop_forward(B, y, x));
     double *ref = malloc(sizeof(double) * NX * NY * NZ), mx = 0, err = 0;
@@ -272,7 +272,7 @@ static void test_transpose_gap(void)
     kr_ctx *c = mkctx(2);
     kr_ct_geom *g = circ(60, 370);
     kr_linop *B = NULL;
-    KT_OK(kr_ct_voxel_bp_create(&B, c, g, 0));
+    KT_OK(kr_ct_voxel_bp_linop_create(&B, c, g, 0));
     kr_array *ph = NULL, *one = projections(60, 1);
     KT_OK(kr_ct_phantom_projections(&ph, c, g, KR_PHANTOM_MODIFIED_SL, 1, KR_F32));
     for (int64_t i = 0; i < kr_array_numel(one); i++) ((float *)one->data)[i] = 1;
@@ -316,7 +316,7 @@ static void test_sirt_pair(void)
     kr_ctx *c = mkctx(2);
     kr_ct_geom *g = circ(60, 370);
     kr_linop *B = NULL, *A = projector(c, g, KR_CT_JOSEPH, KR_F32);
-    KT_OK(kr_ct_voxel_bp_create(&B, c, g, 0));
+    KT_OK(kr_ct_voxel_bp_linop_create(&B, c, g, 0));
     kr_array *y = NULL, *ph = NULL, *xm = volume(KR_F32), *xp = volume(KR_F32);
     KT_OK(kr_ct_phantom_projections(&y, c, g, KR_PHANTOM_MODIFIED_SL, 1, KR_F32));
     KT_OK(kr_phantom_3d(&ph, KR_PHANTOM_MODIFIED_SL, NX, NY, NZ, 4, KR_F32));
@@ -324,9 +324,9 @@ static void test_sirt_pair(void)
     kr_sirt_opts o;
     kr_sirt_opts_default(&o);
     o.max_iter = IT;
-    kr_sirt *sm = NULL, *sp = NULL;
-    KT_OK(kr_sirt_create(&sm, c, A));
-    KT_OK(kr_sirt_create_pair(&sp, c, A, B));
+    kr_sirt_plan *sm = NULL, *sp = NULL;
+    KT_OK(kr_sirt_plan_create(&sm, c, A));
+    KT_OK(kr_sirt_plan_create_pair(&sp, c, A, B));
     o.history = hm;
     KT_OK(kr_sirt_execute(sm, y, xm, &o, NULL));
     o.history = hp;
@@ -341,8 +341,8 @@ static void test_sirt_pair(void)
     KT_CHECK(ep <= 1.1 * em);
     KT_CHECK(hp[IT] <= 1.1 * hm[IT]);
     KT_CHECK(d <= 0.1);
-    kr_sirt_destroy(sm);
-    kr_sirt_destroy(sp);
+    kr_sirt_plan_destroy(sm);
+    kr_sirt_plan_destroy(sp);
     kr_array_destroy(xm);
     kr_array_destroy(xp);
     kr_array_destroy(ph);
@@ -362,7 +362,7 @@ static void test_threads(void)
     for (int t = 1; t <= 2; t++) {
         kr_ctx *c = mkctx(t);
         kr_linop *B = NULL;
-        KT_OK(kr_ct_voxel_bp_create(&B, c, g, 0));
+        KT_OK(kr_ct_voxel_bp_linop_create(&B, c, g, 0));
         KT_OK(kr_linop_forward(B, y, t == 1 ? x1 : x2));
         kr_linop_destroy(B);
         kr_ctx_destroy(c);
@@ -388,12 +388,12 @@ static void test_bad_input(void)
     KT_OK(kr_ct_geom_create(&p2, &s, &gr));
     kr_linop *B = NULL, *B2 = NULL, *A = projector(c, g, KR_CT_JOSEPH, KR_F32);
     kr_linop *A64 = projector(c, g, KR_CT_JOSEPH, KR_F64);
-    KT_STATUS(kr_ct_voxel_bp_create(&B, c, p2, 0), KR_ERR_GEOMETRY);
+    KT_STATUS(kr_ct_voxel_bp_linop_create(&B, c, p2, 0), KR_ERR_GEOMETRY);
     KT_CHECK(B == NULL);
-    KT_STATUS(kr_ct_voxel_bp_create(&B, c, g, -1), KR_ERR_INVALID_ARG);
-    KT_STATUS(kr_ct_voxel_bp_create(&B, NULL, g, 0), KR_ERR_INVALID_ARG);
-    KT_OK(kr_ct_voxel_bp_create(&B, c, g, 0));
-    KT_OK(kr_ct_voxel_bp_create(&B2, c, g2, 0));
+    KT_STATUS(kr_ct_voxel_bp_linop_create(&B, c, g, -1), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_ct_voxel_bp_linop_create(&B, NULL, g, 0), KR_ERR_INVALID_ARG);
+    KT_OK(kr_ct_voxel_bp_linop_create(&B, c, g, 0));
+    KT_OK(kr_ct_voxel_bp_linop_create(&B2, c, g2, 0));
     /* its adjoint is refused, so is the dot-product test */
     kr_array *y = projections(20, 5), *x = volume(KR_F32);
     KT_STATUS(kr_linop_adjoint(B, x, y), KR_ERR_NOT_SUPPORTED);
@@ -401,11 +401,11 @@ static void test_bad_input(void)
     double rel;
     KT_STATUS(kr_linop_adjoint_test(B, 1, &rel), KR_ERR_NOT_SUPPORTED);
     /* pairs that do not fit */
-    kr_sirt *sp = NULL;
-    KT_STATUS(kr_sirt_create_pair(&sp, c, A64, B), KR_ERR_DTYPE);
-    KT_STATUS(kr_sirt_create_pair(&sp, c, A, B2), KR_ERR_DIM);
+    kr_sirt_plan *sp = NULL;
+    KT_STATUS(kr_sirt_plan_create_pair(&sp, c, A64, B), KR_ERR_DTYPE);
+    KT_STATUS(kr_sirt_plan_create_pair(&sp, c, A, B2), KR_ERR_DIM);
     KT_CHECK(strstr(kr_last_error(), "should map") != NULL);
-    KT_STATUS(kr_sirt_create_pair(&sp, c, A, A), KR_ERR_DIM);
+    KT_STATUS(kr_sirt_plan_create_pair(&sp, c, A, A), KR_ERR_DIM);
     KT_CHECK(sp == NULL);
     /* NaN in the projections: one sentence with the count */
     ((float *)y->data)[17] = NAN;

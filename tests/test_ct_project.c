@@ -69,8 +69,8 @@ static kr_array *run(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_dt
     kr_ct_projector_opts_default(&o);
     o.method = m;
     o.dtype = t;
-    kr_ct_projector *p = NULL;
-    KT_OK(kr_ct_projector_create(&p, c, g, &o));
+    kr_ct_projector_plan *p = NULL;
+    KT_OK(kr_ct_projector_plan_create(&p, c, g, &o));
     int64_t nb = in->ndim > 2 ? in->dims[2] : 1;
     kr_array *out = adjoint ? arr(t, kr_ct_geom_grid(g)->n[0], kr_ct_geom_grid(g)->n[1], nb)
                             : arr(t, kr_ct_geom_det_count(g), kr_ct_geom_nviews(g), nb);
@@ -78,7 +78,7 @@ static kr_array *run(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_dt
         KT_OK(kr_ct_projector_adjoint(p, in, out));
     else
         KT_OK(kr_ct_projector_forward(p, in, out));
-    kr_ct_projector_destroy(p);
+    kr_ct_projector_plan_destroy(p);
     return out;
 }
 
@@ -452,8 +452,8 @@ static void test_matrix_transpose(void)
             for (int t = 0; t < 2; t++) {
                 kr_dtype dt = t ? KR_F32 : KR_F64;
                 kr_ct_projector_opts o = {m ? KR_CT_SIDDON : KR_CT_JOSEPH, dt, 0};
-                kr_ct_projector *p = NULL;
-                KT_OK(kr_ct_projector_create(&p, c, geo, &o));
+                kr_ct_projector_plan *p = NULL;
+                KT_OK(kr_ct_projector_plan_create(&p, c, geo, &o));
                 double *A = calloc((size_t)(npix * nray), sizeof *A);
                 kr_array *img = arr(dt, g.n[0], g.n[1], 1);
                 kr_array *sino = arr(dt, kr_ct_geom_det_count(geo), kr_ct_geom_nviews(geo), 1);
@@ -484,7 +484,7 @@ static void test_matrix_transpose(void)
                 free(A);
                 kr_array_destroy(img);
                 kr_array_destroy(sino);
-                kr_ct_projector_destroy(p);
+                kr_ct_projector_plan_destroy(p);
             }
         kr_ct_geom_destroy(geo);
     }
@@ -633,20 +633,20 @@ static void test_bad_inputs(void)
     kr_ct_grid g;
     kr_ct_grid_2d(&g, 8, 6, 1);
     kr_ct_geom *geo = geom(KR_CT_PARALLEL2D, 5, 0, 180, 11, 1, 0, 0, 0, 0, &g);
-    kr_ct_projector *p = NULL;
+    kr_ct_projector_plan *p = NULL;
     kr_ct_projector_opts o;
     kr_ct_projector_opts_default(&o);
     KT_CHECK(o.method == KR_CT_JOSEPH && o.dtype == KR_F32);
-    KT_STATUS(kr_ct_projector_create(NULL, c, geo, &o), KR_ERR_INVALID_ARG);
-    KT_STATUS(kr_ct_projector_create(&p, NULL, geo, &o), KR_ERR_INVALID_ARG);
-    KT_STATUS(kr_ct_projector_create(&p, c, NULL, &o), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_ct_projector_plan_create(NULL, c, geo, &o), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_ct_projector_plan_create(&p, NULL, geo, &o), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_ct_projector_plan_create(&p, c, NULL, &o), KR_ERR_INVALID_ARG);
     o.method = (kr_ct_method)7;
-    KT_STATUS(kr_ct_projector_create(&p, c, geo, &o), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_ct_projector_plan_create(&p, c, geo, &o), KR_ERR_INVALID_ARG);
     o.method = KR_CT_SIDDON;
     o.dtype = KR_C64;
-    KT_STATUS(kr_ct_projector_create(&p, c, geo, &o), KR_ERR_DTYPE);
+    KT_STATUS(kr_ct_projector_plan_create(&p, c, geo, &o), KR_ERR_DTYPE);
     KT_CHECK(p == NULL);
-    KT_OK(kr_ct_projector_create(&p, c, geo, NULL)); /* NULL opts = defaults */
+    KT_OK(kr_ct_projector_plan_create(&p, c, geo, NULL)); /* NULL opts = defaults */
     KT_CHECK(kr_ct_projector_geom(p) != NULL && kr_ct_projector_geom(p) != geo);
     kr_ct_geom_destroy(geo); /* the plan keeps its own copy */
 
@@ -686,8 +686,8 @@ static void test_bad_inputs(void)
     int64_t ds[2] = {11, 5};
     KT_OK(kr_array_wrap(&alias, KR_F32, 2, ds, img->data, KR_HOST));
     KT_STATUS(kr_ct_projector_forward(p, img, &alias), KR_ERR_INVALID_ARG);
-    kr_ct_projector_destroy(p);
-    kr_ct_projector_destroy(NULL);
+    kr_ct_projector_plan_destroy(p);
+    kr_ct_projector_plan_destroy(NULL);
 
     /* CUDA plans without a device (or without CUDA) */
     kr_ctx *cu = NULL;

@@ -263,7 +263,7 @@ static void test_phantom_t2(void)
     KT_OK(kr_seq_se_epi(&s, &o));
     kr_iso *iso = phantom(n, dx);
     kr_array *smp = NULL, *k = NULL;
-    KT_OK(kr_sim_run(g_ctx, s, iso, NULL, &smp));
+    KT_OK(kr_sim(g_ctx, s, iso, NULL, &smp));
     KT_OK(kr_seq_sort_kspace(s, smp, n, n, &k));
     /* direct sum with each sample's own time from the excitation */
     const float *f = k->data;
@@ -317,7 +317,7 @@ static void image_route(int shots, kr_epi_order order)
     for (int64_t v = 0; v < iso->n; v++)
         iso->t2_ms[v] = 1e12f;
     kr_array *smp = NULL, *k = NULL;
-    KT_OK(kr_sim_run(g_ctx, s, iso, NULL, &smp));
+    KT_OK(kr_sim(g_ctx, s, iso, NULL, &smp));
     KT_OK(kr_seq_sort_kspace(s, smp, n, n, &k));
     /* expected image and its k-space by the image-domain route */
     int64_t d2[2] = {n, n}, d3[3] = {n, n, 1};
@@ -398,7 +398,7 @@ static void test_echo_time(void)
     iso->df_hz[0] = (float)df;
     KT_OK(kr_iso_equilibrium(iso));
     kr_array *smp = NULL, *k = NULL;
-    KT_OK(kr_sim_run(g_ctx, s, iso, NULL, &smp));
+    KT_OK(kr_sim(g_ctx, s, iso, NULL, &smp));
     KT_OK(kr_seq_sort_kspace(s, smp, 16, 16, &k));
     const float *f = k->data;
     double worst = 0;

@@ -68,7 +68,7 @@ static void test_parity(void)
     KT_OK(kr_cgsense_plan_create(&pc, cpu, 2, dims, P.traj, P.maps, &o));
     KT_OK(kr_cgsense_plan_create(&pg, gpu, 2, dims, P.traj, P.maps, &o));
     kr_linop *Eg = NULL;
-    KT_OK(kr_cgsense_linop(&Eg, pg));
+    KT_OK(kr_cgsense_linop_create(&Eg, pg));
     double rel = 1;
     KT_OK(kr_linop_adjoint_test(Eg, 21, &rel));
     printf("  device adjoint test %.2e\n", rel);
@@ -98,10 +98,10 @@ static void test_parity(void)
     KT_OK(kr_nufft_plan_create(&np, gpu, 2, dims, &no));
     KT_OK(kr_nufft_set_points(np, P.traj));
     kr_linop *F = NULL, *T = NULL, *N1 = NULL, *N2 = NULL;
-    KT_OK(kr_nufft_linop(&F, np));
+    KT_OK(kr_nufft_linop_create(&F, np));
     KT_OK(kr_linop_normal_op(&T, F));
-    KT_OK(kr_cgsense_normal_linop(&N1, pn));
-    KT_OK(kr_cgsense_normal_linop(&N2, pt));
+    KT_OK(kr_cgsense_normal_linop_create(&N1, pn));
+    KT_OK(kr_cgsense_normal_linop_create(&N2, pt));
     kr_array *y1 = NULL, *y2 = NULL, *h1 = NULL, *h2 = NULL;
     KT_OK(kr_array_create(&y1, KR_C64, 2, dims, KR_DEVICE, gpu));
     KT_OK(kr_array_create(&y2, KR_C64, 2, dims, KR_DEVICE, gpu));

@@ -56,17 +56,17 @@ static kr_array *solve(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_
     KT_OK(kr_array_clone(&dy, y, dev ? KR_DEVICE : KR_HOST, c));
     kr_solve_info info;
     if (solver != 1) {
-        kr_sirt *s = NULL;
+        kr_sirt_plan *s = NULL;
         kr_linop *B = NULL;
-        if (solver == 2) KT_OK(kr_ct_voxel_bp_create(&B, c, g, 0));
-        KT_OK(kr_sirt_create_pair(&s, c, A, B));
+        if (solver == 2) KT_OK(kr_ct_voxel_bp_linop_create(&B, c, g, 0));
+        KT_OK(kr_sirt_plan_create_pair(&s, c, A, B));
         kr_linop_destroy(B);
         kr_sirt_opts so;
         kr_sirt_opts_default(&so);
         so.max_iter = 15;
         so.nonneg = 1;
         KT_OK(kr_sirt_execute(s, dy, x, &so, &info));
-        kr_sirt_destroy(s);
+        kr_sirt_plan_destroy(s);
     } else {
         kr_solve_opts so;
         kr_solve_opts_default(&so);
@@ -137,7 +137,7 @@ static void test_voxel_bp(void)
         kr_linop *B = NULL;
         kr_array *dx = NULL;
         KT_OK(kr_array_create(&x[k], KR_F32, 3, d, KR_HOST, NULL));
-        KT_OK(kr_ct_voxel_bp_create(&B, k ? gpu : cpu, geo, k == 2 ? (int64_t)1 << 20 : 0));
+        KT_OK(kr_ct_voxel_bp_linop_create(&B, k ? gpu : cpu, geo, k == 2 ? (int64_t)1 << 20 : 0));
         if (k) {
             KT_OK(kr_array_create(&dx, KR_F32, 3, d, KR_DEVICE, gpu));
             KT_OK(kr_linop_forward(B, dy, dx));

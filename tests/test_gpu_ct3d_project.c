@@ -112,8 +112,8 @@ static kr_array *apply(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_
     o.method = m;
     o.dtype = t;
     o.ray_factor = k;
-    kr_ct_projector *p = NULL;
-    KT_OK(kr_ct_projector_create(&p, c, g, &o));
+    kr_ct_projector_plan *p = NULL;
+    KT_OK(kr_ct_projector_plan_create(&p, c, g, &o));
     kr_array *out = harr(g, adjoint, t, 0);
     if (kr_ctx_backend(c) == KR_BACKEND_CUDA) {
         kr_array *din = NULL, *dout = NULL;
@@ -131,7 +131,7 @@ static kr_array *apply(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_
     } else {
         KT_OK(kr_ct_projector_forward(p, in, out));
     }
-    kr_ct_projector_destroy(p);
+    kr_ct_projector_plan_destroy(p);
     return out;
 }
 
@@ -212,12 +212,12 @@ static void test_gather(void)
         kr_ct_projector_opts o;
         kr_ct_projector_opts_default(&o);
         o.dtype = dt;
-        kr_ct_projector *p = NULL;
-        KT_OK(kr_ct_projector_create(&p, gpu, geo, &o));
+        kr_ct_projector_plan *p = NULL;
+        KT_OK(kr_ct_projector_plan_create(&p, gpu, geo, &o));
         const kri_ct3_dev *d = p->dev;
         KT_CHECK_MSG(d->gather && d->gather_nvb == 32, "gather %d, batch %d", d->gather,
                      d->gather_nvb);
-        kr_ct_projector_destroy(p);
+        kr_ct_projector_plan_destroy(p);
         kr_array *pr = harr(geo, 0, dt, 11);
         kr_array *bc = apply(cpu, geo, KR_CT_JOSEPH, dt, 1, pr, 1);
         kr_array *bg = apply(gpu, geo, KR_CT_JOSEPH, dt, 1, pr, 1);
@@ -242,10 +242,10 @@ static void test_gather(void)
     kr_ct_projector_opts o;
     kr_ct_projector_opts_default(&o);
     o.ray_factor = 2;
-    kr_ct_projector *p = NULL;
-    KT_OK(kr_ct_projector_create(&p, gpu, geo, &o));
+    kr_ct_projector_plan *p = NULL;
+    KT_OK(kr_ct_projector_plan_create(&p, gpu, geo, &o));
     KT_CHECK(!((const kri_ct3_dev *)p->dev)->gather);
-    kr_ct_projector_destroy(p);
+    kr_ct_projector_plan_destroy(p);
     kr_ct_geom_destroy(geo);
     kr_ctx_destroy(cpu);
     kr_ctx_destroy(gpu);
@@ -268,14 +268,14 @@ static void test_checks_device(void)
     KT_STATUS(kr_ct_check_projections(geo, d, NULL), KR_ERR_INVALID_ARG);
     /* host arrays with a CUDA plan, device arrays with a CPU plan */
     kr_ctx *cpu = mkctx(KR_BACKEND_CPU);
-    kr_ct_projector *p = NULL;
-    KT_OK(kr_ct_projector_create(&p, gpu, geo, NULL));
+    kr_ct_projector_plan *p = NULL;
+    KT_OK(kr_ct_projector_plan_create(&p, gpu, geo, NULL));
     kr_array *vol = harr(geo, 1, KR_F32, 0);
     KT_STATUS(kr_ct_projector_forward(p, vol, d), KR_ERR_LOCATION);
-    kr_ct_projector_destroy(p);
-    KT_OK(kr_ct_projector_create(&p, cpu, geo, NULL));
+    kr_ct_projector_plan_destroy(p);
+    KT_OK(kr_ct_projector_plan_create(&p, cpu, geo, NULL));
     KT_STATUS(kr_ct_projector_adjoint(p, d, vol), KR_ERR_LOCATION);
-    kr_ct_projector_destroy(p);
+    kr_ct_projector_plan_destroy(p);
     kr_array_destroy(vol);
     kr_array_destroy(pr);
     kr_array_destroy(d);

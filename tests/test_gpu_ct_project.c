@@ -54,8 +54,8 @@ static kr_array *apply(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_
                        const kr_array *in, int adjoint)
 {
     kr_ct_projector_opts o = {m, t, 0};
-    kr_ct_projector *p = NULL;
-    KT_OK(kr_ct_projector_create(&p, c, g, &o));
+    kr_ct_projector_plan *p = NULL;
+    KT_OK(kr_ct_projector_plan_create(&p, c, g, &o));
     int64_t nb = in->ndim > 2 ? in->dims[2] : 1;
     kr_array *out = adjoint ? host(t, kr_ct_geom_grid(g)->n[0], kr_ct_geom_grid(g)->n[1], nb, 0)
                             : host(t, kr_ct_geom_det_count(g), kr_ct_geom_nviews(g), nb, 0);
@@ -74,7 +74,7 @@ static kr_array *apply(const kr_ctx *c, const kr_ct_geom *g, kr_ct_method m, kr_
     if (cuda) KT_OK(kr_array_copy(out, dout, c));
     kr_array_destroy(din);
     kr_array_destroy(dout);
-    kr_ct_projector_destroy(p);
+    kr_ct_projector_plan_destroy(p);
     return out;
 }
 
@@ -179,8 +179,8 @@ static void test_locations(void)
     KT_OK(kr_ctx_create(&gpu, KR_BACKEND_CUDA));
     kr_ct_grid g;
     kr_ct_geom *geo = make(0, &g);
-    kr_ct_projector *p = NULL;
-    KT_OK(kr_ct_projector_create(&p, gpu, geo, NULL));
+    kr_ct_projector_plan *p = NULL;
+    KT_OK(kr_ct_projector_plan_create(&p, gpu, geo, NULL));
     kr_array *x = host(KR_F32, g.n[0], g.n[1], 1, 1);
     kr_array *y = host(KR_F32, kr_ct_geom_det_count(geo), kr_ct_geom_nviews(geo), 1, 0);
     KT_STATUS(kr_ct_projector_forward(p, x, y), KR_ERR_LOCATION);
@@ -192,7 +192,7 @@ static void test_locations(void)
     kr_array_destroy(dx);
     kr_array_destroy(x);
     kr_array_destroy(y);
-    kr_ct_projector_destroy(p);
+    kr_ct_projector_plan_destroy(p);
     kr_ct_geom_destroy(geo);
     kr_ctx_destroy(gpu);
 }

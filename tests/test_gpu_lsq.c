@@ -55,14 +55,14 @@ static void parity(const int64_t n[3], int64_t m, int64_t batch, int64_t nimg)
         kr_lsq_opts o;
         kr_lsq_opts_default(&o);
         o.batch = batch;
-        o.normal = meth == 3 ? KR_LSQ_NORMAL_TOEPLITZ : (kr_lsq_normal)meth;
+        o.normal = meth == 3 ? KR_LSQ_NORMAL_TOEPLITZ : (kr_lsq_normal_method)meth;
         o.qmethod = meth == 3 ? KR_LSQ_Q_DRFT : KR_LSQ_Q_NUFFT;
-        kr_lsq *pc = NULL, *pg = NULL;
-        KT_OK(kr_lsq_create(&pc, g_cpu, n, t, w, &o));
-        KT_OK(kr_lsq_create(&pg, g_gpu, n, t, w, &o));
+        kr_lsq_plan *pc = NULL, *pg = NULL;
+        KT_OK(kr_lsq_plan_create(&pc, g_cpu, n, t, w, &o));
+        KT_OK(kr_lsq_plan_create(&pg, g_gpu, n, t, w, &o));
         if (!pc || !pg) {
-            kr_lsq_destroy(pc);
-            kr_lsq_destroy(pg);
+            kr_lsq_plan_destroy(pc);
+            kr_lsq_plan_destroy(pg);
             continue;
         }
         kr_array *x = NULL, *y = NULL, *xd = NULL, *yd = NULL, *d = NULL, *dd = NULL;
@@ -74,8 +74,8 @@ static void parity(const int64_t n[3], int64_t m, int64_t batch, int64_t nimg)
         KT_OK(kr_vec_random(g_cpu, d, 6));
         KT_OK(kr_array_clone(&xd, x, KR_DEVICE, g_gpu));
         KT_OK(kr_array_clone(&dd, d, KR_DEVICE, g_gpu));
-        KT_OK(kr_lsq_normal_apply(pc, x, y));
-        KT_OK(kr_lsq_normal_apply(pg, xd, yd));
+        KT_OK(kr_lsq_normal(pc, x, y));
+        KT_OK(kr_lsq_normal(pg, xd, yd));
         double e = rel_dev_host(yd, y);
         printf("n %lldx%lldx%lld batch %lld method %d: normal GPU vs CPU %.3g\n", (long long)n[0],
                (long long)n[1], (long long)n[2], (long long)batch, meth, e);
@@ -85,7 +85,7 @@ static void parity(const int64_t n[3], int64_t m, int64_t batch, int64_t nimg)
         e = rel_dev_host(yd, y);
         KT_LE(e, 2e-4);
         kr_linop *Ng = NULL;
-        KT_OK(kr_lsq_normal_linop(&Ng, pg));
+        KT_OK(kr_lsq_normal_linop_create(&Ng, pg));
         double ae = 1;
         KT_OK(kr_linop_adjoint_test(Ng, 3, &ae));
         KT_LE(ae, 1e-4);
@@ -96,16 +96,16 @@ static void parity(const int64_t n[3], int64_t m, int64_t batch, int64_t nimg)
         kr_array_destroy(yd);
         kr_array_destroy(d);
         kr_array_destroy(dd);
-        kr_lsq_destroy(pc);
-        kr_lsq_destroy(pg);
+        kr_lsq_plan_destroy(pc);
+        kr_lsq_plan_destroy(pg);
     }
     /* Toeplitz engine: Q, nimg images in chunks of `batch`, coil-map form */
     kr_lsq_opts o;
     kr_lsq_opts_default(&o);
     o.batch = batch;
-    kr_toeplitz *tc = NULL, *tg = NULL;
-    KT_OK(kr_toeplitz_create(&tc, g_cpu, n, t, w, &o));
-    KT_OK(kr_toeplitz_create(&tg, g_gpu, n, t, w, &o));
+    kr_toeplitz_plan *tc = NULL, *tg = NULL;
+    KT_OK(kr_toeplitz_plan_create(&tc, g_cpu, n, t, w, &o));
+    KT_OK(kr_toeplitz_plan_create(&tg, g_gpu, n, t, w, &o));
     int64_t g3[3] = {2 * n[0], 2 * n[1], n[2] > 1 ? 2 * n[2] : 1};
     int64_t md[4] = {n[0], n[1], n[2], nimg};
     kr_array *qc = NULL, *qg = NULL, *mc = NULL, *mg = NULL, *xc = NULL, *xg = NULL, *yc = NULL,
@@ -123,25 +123,25 @@ static void parity(const int64_t n[3], int64_t m, int64_t batch, int64_t nimg)
     KT_OK(kr_vec_random(g_cpu, xc, 10));
     KT_OK(kr_array_clone(&mg, mc, KR_DEVICE, g_gpu));
     KT_OK(kr_array_clone(&xg, xc, KR_DEVICE, g_gpu));
-    KT_OK(kr_toeplitz_apply(tc, xc, yc));
-    KT_OK(kr_toeplitz_apply(tg, xg, yg));
+    KT_OK(kr_toeplitz_execute(tc, xc, yc));
+    KT_OK(kr_toeplitz_execute(tg, xg, yg));
     KT_LE(rel_dev_host(yg, yc), 1e-5);
     KT_OK(kr_array_create(&x1, KR_C64, 3, n, KR_HOST, NULL));
     KT_OK(kr_array_create(&y1, KR_C64, 3, n, KR_HOST, NULL));
     KT_OK(kr_array_create(&y1g, KR_C64, 3, n, KR_DEVICE, g_gpu));
     KT_OK(kr_vec_random(g_cpu, x1, 11));
     KT_OK(kr_array_clone(&x1g, x1, KR_DEVICE, g_gpu));
-    KT_OK(kr_toeplitz_apply_maps(tc, mc, x1, y1));
-    KT_OK(kr_toeplitz_apply_maps(tg, mg, x1g, y1g));
+    KT_OK(kr_toeplitz_execute_maps(tc, mc, x1, y1));
+    KT_OK(kr_toeplitz_execute_maps(tg, mg, x1g, y1g));
     KT_LE(rel_dev_host(y1g, y1), 1e-5);
-    KT_OK(kr_toeplitz_apply_maps(tg, mg, x1g, x1g)); /* in place */
+    KT_OK(kr_toeplitz_execute_maps(tg, mg, x1g, x1g)); /* in place */
     KT_LE(rel_dev_host(x1g, y1), 1e-5);
     /* bad input: host arrays on the CUDA plan */
-    KT_STATUS(kr_toeplitz_apply(tg, xc, yg), KR_ERR_LOCATION);
+    KT_STATUS(kr_toeplitz_execute(tg, xc, yg), KR_ERR_LOCATION);
     kr_array *arrs[] = {qc, qg, mc, mg, xc, xg, yc, yg, x1, x1g, y1, y1g};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) kr_array_destroy(arrs[i]);
-    kr_toeplitz_destroy(tc);
-    kr_toeplitz_destroy(tg);
+    kr_toeplitz_plan_destroy(tc);
+    kr_toeplitz_plan_destroy(tg);
     kr_array_destroy(t);
     kr_array_destroy(w);
 }
@@ -164,9 +164,9 @@ static void test_cg_device(void)
     int64_t n[3] = {48, 48, 1};
     kr_array *t = NULL, *w = NULL;
     mk_traj(n, 4000, 77, &t, &w);
-    kr_lsq *pc = NULL, *pg = NULL;
-    KT_OK(kr_lsq_create(&pc, g_cpu, n, t, w, NULL));
-    KT_OK(kr_lsq_create(&pg, g_gpu, n, t, w, NULL));
+    kr_lsq_plan *pc = NULL, *pg = NULL;
+    KT_OK(kr_lsq_plan_create(&pc, g_cpu, n, t, w, NULL));
+    KT_OK(kr_lsq_plan_create(&pg, g_gpu, n, t, w, NULL));
     if (!pc || !pg) return;
     int64_t m = 4000;
     kr_array *d = NULL, *dd = NULL, *bc = NULL, *bg = NULL, *xc = NULL, *xg = NULL;
@@ -180,8 +180,8 @@ static void test_cg_device(void)
     KT_OK(kr_lsq_rhs(pc, d, bc));
     KT_OK(kr_lsq_rhs(pg, dd, bg));
     kr_linop *Nc = NULL, *Ng = NULL;
-    KT_OK(kr_lsq_normal_linop(&Nc, pc));
-    KT_OK(kr_lsq_normal_linop(&Ng, pg));
+    KT_OK(kr_lsq_normal_linop_create(&Nc, pc));
+    KT_OK(kr_lsq_normal_linop_create(&Ng, pg));
     kr_solve_opts so;
     kr_solve_opts_default(&so);
     so.max_iter = 20;
@@ -195,8 +195,8 @@ static void test_cg_device(void)
     kr_linop_destroy(Ng);
     kr_array *arrs[] = {d, dd, bc, bg, xc, xg, t, w};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) kr_array_destroy(arrs[i]);
-    kr_lsq_destroy(pc);
-    kr_lsq_destroy(pg);
+    kr_lsq_plan_destroy(pc);
+    kr_lsq_plan_destroy(pg);
 }
 
 int main(void)

@@ -179,7 +179,7 @@ static void test_adjoint_linop_and_device_traj(void)
     kr_array *t = nt_traj(2, N, 5000, 91), *td = to_dev(t);
     KT_OK(kr_nufft_set_points(p, td));
     kr_linop *op = NULL;
-    KT_OK(kr_nufft_linop(&op, p));
+    KT_OK(kr_nufft_linop_create(&op, p));
     double rel = 1;
     KT_OK(kr_linop_adjoint_test(op, 5, &rel));
     KT_LE(rel, 2e-6);

@@ -60,8 +60,8 @@ static void parity(kr_dtype dt, int exact, double tol)
     o.dtype = dt, o.exact = exact;
     kr_linop *Ac = NULL, *Ag = NULL;
     kr_offres_info ic, ig;
-    KT_OK(kr_offres_linop(&Ac, g_cpu, n, t, f, tm, &o, &ic));
-    kr_status s = kr_offres_linop(&Ag, g_gpu, n, t, f, tm, &o, &ig);
+    KT_OK(kr_offres_linop_create(&Ac, g_cpu, n, t, f, tm, &o, &ic));
+    kr_status s = kr_offres_linop_create(&Ag, g_gpu, n, t, f, tm, &o, &ig);
     if (s != KR_OK) {
         printf("  %s %s on CUDA: %s (%s)\n", kr_dtype_name(dt), exact ? "exact" : "segmented",
                kr_status_string(s), kr_last_error());
@@ -118,7 +118,7 @@ static void test_cg_device(void)
     KT_OK(kr_array_clone(&yd, y, KR_DEVICE, g_gpu));
     for (int q = 0; q < 2; q++) {
         kr_loc l = q ? KR_DEVICE : KR_HOST;
-        KT_OK(kr_offres_linop(&A[q], cx[q], n, t, f, tm, NULL, NULL));
+        KT_OK(kr_offres_linop_create(&A[q], cx[q], n, t, f, tm, NULL, NULL));
         KT_OK(kr_linop_normal_op(&N[q], A[q]));
         KT_OK(kr_array_create(&b[q], KR_C64, 3, n, l, q ? g_gpu : NULL));
         KT_OK(kr_array_create(&x[q], KR_C64, 3, n, l, q ? g_gpu : NULL));

@@ -199,8 +199,8 @@ static void test_operator(void)
     uint8_t lines[36];
     KT_OK(kr_cartesian_lines(lines, ny, 3, 1, 6));
     kr_linop *Eh = NULL, *Ed = NULL;
-    KT_OK(kr_sense_linop(&Eh, g_cpu, maps, lines, KR_HOST));
-    KT_OK(kr_sense_linop(&Ed, g_gpu, maps, lines, KR_DEVICE));
+    KT_OK(kr_sense_linop_create(&Eh, g_cpu, maps, lines, KR_HOST));
+    KT_OK(kr_sense_linop_create(&Ed, g_gpu, maps, lines, KR_DEVICE));
     double rel = 0;
     KT_OK(kr_linop_adjoint_test(Ed, 5, &rel));
     KT_LE(rel, 1e-5);

@@ -113,16 +113,16 @@ static void check_three(const int64_t n[3], int64_t m)
             kr_lsq_opts o;
             kr_lsq_opts_default(&o);
             o.dtype = dt;
-            o.normal = meth == 3 ? KR_LSQ_NORMAL_TOEPLITZ : (kr_lsq_normal)meth;
+            o.normal = meth == 3 ? KR_LSQ_NORMAL_TOEPLITZ : (kr_lsq_normal_method)meth;
             o.qmethod = meth == 3 ? KR_LSQ_Q_DRFT : KR_LSQ_Q_NUFFT;
             o.eps = prec ? 1e-10 : 1e-5;
-            kr_lsq *p = NULL;
-            KT_OK(kr_lsq_create(&p, c, n, t, w, &o));
+            kr_lsq_plan *p = NULL;
+            KT_OK(kr_lsq_plan_create(&p, c, n, t, w, &o));
             kr_array *xi = NULL, *yo = NULL;
             KT_OK(kr_array_create(&xi, dt, 3, n, KR_HOST, NULL));
             KT_OK(kr_array_create(&yo, dt, 3, n, KR_HOST, NULL));
             for (int64_t i = 0; i < N; i++) set_c(xi, i, x[i]);
-            KT_OK(kr_lsq_normal_apply(p, xi, yo));
+            KT_OK(kr_lsq_normal(p, xi, yo));
             double e = rel_err_arr(yo, ref, N);
             /* NUFFT eps 1e-5 (c64: plus float rounding); exact paths: rounding only */
             double tol = prec ? (meth == 1 || meth == 3 ? 1e-12 : 1e-8)
@@ -135,14 +135,14 @@ static void check_three(const int64_t n[3], int64_t m)
                          meth, e, tol);
             /* normal operator: self-adjoint (dot test) */
             kr_linop *Nop = NULL;
-            KT_OK(kr_lsq_normal_linop(&Nop, p));
+            KT_OK(kr_lsq_normal_linop_create(&Nop, p));
             double ae = 1;
             KT_OK(kr_linop_adjoint_test(Nop, 7, &ae));
             KT_LE(ae, prec ? 1e-9 : 1e-4);
             kr_linop_destroy(Nop);
             kr_array_destroy(xi);
             kr_array_destroy(yo);
-            kr_lsq_destroy(p);
+            kr_lsq_plan_destroy(p);
         }
     }
     free(x);
@@ -191,14 +191,14 @@ static void test_q_methods(void)
         o.dtype = KR_C128;
         o.qmethod = (kr_lsq_qmethod)qm;
         o.eps = 1e-10;
-        kr_toeplitz *tp = NULL;
-        KT_OK(kr_toeplitz_create(&tp, c, n, t, w, &o));
+        kr_toeplitz_plan *tp = NULL;
+        KT_OK(kr_toeplitz_plan_create(&tp, c, n, t, w, &o));
         kr_array *q = NULL;
         KT_OK(kr_array_create(&q, KR_C128, 3, g, KR_HOST, NULL));
         KT_OK(kr_toeplitz_q(tp, q));
         e[qm] = rel_err_arr(q, ref, G);
         kr_array_destroy(q);
-        kr_toeplitz_destroy(tp);
+        kr_toeplitz_plan_destroy(tp);
     }
     printf("Q vs direct sum: DrFT %.3g, NUFFT (eps 1e-10) %.3g\n", e[1], e[0]);
     KT_LE(e[KR_LSQ_Q_DRFT], 1e-12);
@@ -220,8 +220,8 @@ static void test_batch_and_maps(void)
     kr_lsq_opts_default(&o);
     o.dtype = KR_C128;
     o.batch = 2;
-    kr_toeplitz *tp = NULL;
-    KT_OK(kr_toeplitz_create(&tp, c, n, t, w, &o));
+    kr_toeplitz_plan *tp = NULL;
+    KT_OK(kr_toeplitz_plan_create(&tp, c, n, t, w, &o));
     int64_t dm[4] = {10, 12, 1, C};
     kr_array *maps = NULL, *xs = NULL, *ys = NULL, *x = NULL, *y = NULL, *one = NULL, *tone = NULL;
     KT_OK(kr_array_create(&maps, KR_C128, 4, dm, KR_HOST, NULL));
@@ -235,38 +235,38 @@ static void test_batch_and_maps(void)
     KT_OK(kr_vec_random(c, xs, 2));
     KT_OK(kr_vec_random(c, x, 3));
     /* batched: 5 images in chunks 2, 2, 1 vs one at a time */
-    KT_OK(kr_toeplitz_apply(tp, xs, ys));
+    KT_OK(kr_toeplitz_execute(tp, xs, ys));
     double emax = 0;
     double complex *acc = calloc((size_t)N, sizeof *acc);
     for (int64_t b = 0; b < C; b++) {
         for (int64_t i = 0; i < N; i++) set_c(one, i, get_c(xs, b * N + i));
-        KT_OK(kr_toeplitz_apply(tp, one, tone));
+        KT_OK(kr_toeplitz_execute(tp, one, tone));
         for (int64_t i = 0; i < N; i++)
             emax = fmax(emax, cabs(get_c(tone, i) - get_c(ys, b * N + i)));
         /* coil form reference: sum conj(S) T (S x) */
         for (int64_t i = 0; i < N; i++) set_c(one, i, get_c(maps, b * N + i) * get_c(x, i));
-        KT_OK(kr_toeplitz_apply(tp, one, tone));
+        KT_OK(kr_toeplitz_execute(tp, one, tone));
         for (int64_t i = 0; i < N; i++) acc[i] += conj(get_c(maps, b * N + i)) * get_c(tone, i);
     }
     KT_LE(emax, 1e-12);
-    KT_OK(kr_toeplitz_apply_maps(tp, maps, x, y));
+    KT_OK(kr_toeplitz_execute_maps(tp, maps, x, y));
     KT_LE(rel_err_arr(y, acc, N), 1e-13);
     /* in place */
-    KT_OK(kr_toeplitz_apply_maps(tp, maps, x, x));
+    KT_OK(kr_toeplitz_execute_maps(tp, maps, x, x));
     KT_LE(rel_err_arr(x, acc, N), 1e-13);
     /* bad maps */
     int64_t bd[4] = {10, 11, 1, C};
     kr_array *bad = NULL;
     KT_OK(kr_array_create(&bad, KR_C128, 4, bd, KR_HOST, NULL));
-    KT_STATUS(kr_toeplitz_apply_maps(tp, bad, x, y), KR_ERR_DIM);
-    KT_STATUS(kr_toeplitz_apply_maps(tp, maps, xs, y), KR_ERR_DIM);
-    KT_STATUS(kr_toeplitz_apply(tp, NULL, y), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_toeplitz_execute_maps(tp, bad, x, y), KR_ERR_DIM);
+    KT_STATUS(kr_toeplitz_execute_maps(tp, maps, xs, y), KR_ERR_DIM);
+    KT_STATUS(kr_toeplitz_execute(tp, NULL, y), KR_ERR_INVALID_ARG);
     kr_array *f = NULL;
     KT_OK(kr_array_create(&f, KR_C64, 3, n, KR_HOST, NULL));
-    KT_STATUS(kr_toeplitz_apply(tp, f, y), KR_ERR_DTYPE);
+    KT_STATUS(kr_toeplitz_execute(tp, f, y), KR_ERR_DTYPE);
     /* T as a linop: self-adjoint */
     kr_linop *T = NULL;
-    KT_OK(kr_toeplitz_linop(&T, tp, 1));
+    KT_OK(kr_toeplitz_linop_create(&T, tp, 1));
     double ae = 1;
     KT_OK(kr_linop_adjoint_test(T, 3, &ae));
     KT_LE(ae, 1e-10);
@@ -296,17 +296,17 @@ static void test_lsq_linop_adjoint(void)
     for (int meth = 0; meth < 3; meth++) {
         kr_lsq_opts o;
         kr_lsq_opts_default(&o);
-        o.normal = (kr_lsq_normal)meth;
+        o.normal = (kr_lsq_normal_method)meth;
         o.batch = 2;
-        kr_lsq *p = NULL;
-        KT_OK(kr_lsq_create(&p, c, n, t, w, &o));
+        kr_lsq_plan *p = NULL;
+        KT_OK(kr_lsq_plan_create(&p, c, n, t, w, &o));
         kr_linop *A = NULL;
-        KT_OK(kr_lsq_linop(&A, p));
+        KT_OK(kr_lsq_linop_create(&A, p));
         double ae = 1;
         KT_OK(kr_linop_adjoint_test(A, 21, &ae));
         KT_LE(ae, 1e-5);
         kr_linop_destroy(A);
-        kr_lsq_destroy(p);
+        kr_lsq_plan_destroy(p);
     }
     kr_array_destroy(t);
     kr_array_destroy(w);
@@ -373,11 +373,11 @@ static void test_cg_dense(void)
         kr_lsq_opts o;
         kr_lsq_opts_default(&o);
         o.dtype = KR_C128;
-        o.normal = meth == 3 ? KR_LSQ_NORMAL_TOEPLITZ : (kr_lsq_normal)meth;
+        o.normal = meth == 3 ? KR_LSQ_NORMAL_TOEPLITZ : (kr_lsq_normal_method)meth;
         o.qmethod = meth == 3 ? KR_LSQ_Q_DRFT : KR_LSQ_Q_NUFFT;
         o.eps = 1e-11;
-        kr_lsq *p = NULL;
-        KT_OK(kr_lsq_create(&p, c, n, t, w, &o));
+        kr_lsq_plan *p = NULL;
+        KT_OK(kr_lsq_plan_create(&p, c, n, t, w, &o));
         kr_array *dd = NULL, *rhs = NULL, *x = NULL;
         KT_OK(kr_array_create(&dd, KR_C128, 1, &M, KR_HOST, NULL));
         KT_OK(kr_array_create(&rhs, KR_C128, 3, n, KR_HOST, NULL));
@@ -385,7 +385,7 @@ static void test_cg_dense(void)
         for (int64_t j = 0; j < M; j++) set_c(dd, j, d[j]);
         KT_OK(kr_lsq_rhs(p, dd, rhs));
         kr_linop *Nop = NULL;
-        KT_OK(kr_lsq_normal_linop(&Nop, p));
+        KT_OK(kr_lsq_normal_linop_create(&Nop, p));
         kr_solve_opts so;
         kr_solve_opts_default(&so);
         so.lambda = lambda;
@@ -405,7 +405,7 @@ static void test_cg_dense(void)
         kr_array_destroy(dd);
         kr_array_destroy(rhs);
         kr_array_destroy(x);
-        kr_lsq_destroy(p);
+        kr_lsq_plan_destroy(p);
     }
     free(E);
     free(A);
@@ -451,9 +451,9 @@ static void test_phantom_nrmse(void)
     kr_lsq_opts_default(&o);
     o.dtype = KR_C128;
     o.eps = 1e-8;
-    kr_lsq *p = NULL, *pw = NULL;
-    KT_OK(kr_lsq_create(&p, c, n, t, NULL, &o));
-    KT_OK(kr_lsq_create(&pw, c, n, t, w, &o));
+    kr_lsq_plan *p = NULL, *pw = NULL;
+    KT_OK(kr_lsq_plan_create(&p, c, n, t, NULL, &o));
+    KT_OK(kr_lsq_plan_create(&pw, c, n, t, w, &o));
     kr_array *adj = NULL, *rhs = NULL, *x = NULL;
     KT_OK(kr_array_create(&adj, KR_C128, 3, n, KR_HOST, NULL));
     KT_OK(kr_array_create(&rhs, KR_C128, 3, n, KR_HOST, NULL));
@@ -461,7 +461,7 @@ static void test_phantom_nrmse(void)
     KT_OK(kr_lsq_rhs(pw, kd, adj));
     KT_OK(kr_lsq_rhs(p, kd, rhs));
     kr_linop *Nop = NULL;
-    KT_OK(kr_lsq_normal_linop(&Nop, p));
+    KT_OK(kr_lsq_normal_linop_create(&Nop, p));
     kr_solve_opts so;
     kr_solve_opts_default(&so);
     so.max_iter = 30;
@@ -488,8 +488,8 @@ static void test_phantom_nrmse(void)
            (long long)M, nrmse_adj, info.iterations, nrmse_cg);
     KT_LE(nrmse_cg, 0.8 * nrmse_adj);
     kr_linop_destroy(Nop);
-    kr_lsq_destroy(p);
-    kr_lsq_destroy(pw);
+    kr_lsq_plan_destroy(p);
+    kr_lsq_plan_destroy(pw);
     free(k2);
     kr_array_destroy(adj);
     kr_array_destroy(rhs);
@@ -507,49 +507,49 @@ static void test_bad_input(void)
     int64_t n[3] = {8, 8, 1};
     kr_array *t = NULL, *w = NULL;
     mk_traj(n, 50, 3, &t, &w);
-    kr_lsq *p = NULL;
-    kr_toeplitz *tp = NULL;
-    KT_STATUS(kr_lsq_create(NULL, c, n, t, w, NULL), KR_ERR_INVALID_ARG);
-    KT_STATUS(kr_lsq_create(&p, NULL, n, t, w, NULL), KR_ERR_INVALID_ARG);
-    KT_STATUS(kr_lsq_create(&p, c, n, NULL, w, NULL), KR_ERR_INVALID_ARG);
-    KT_STATUS(kr_toeplitz_create(&tp, c, NULL, t, w, NULL), KR_ERR_INVALID_ARG);
+    kr_lsq_plan *p = NULL;
+    kr_toeplitz_plan *tp = NULL;
+    KT_STATUS(kr_lsq_plan_create(NULL, c, n, t, w, NULL), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_lsq_plan_create(&p, NULL, n, t, w, NULL), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_lsq_plan_create(&p, c, n, NULL, w, NULL), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_toeplitz_plan_create(&tp, c, NULL, t, w, NULL), KR_ERR_INVALID_ARG);
     int64_t nb[3] = {1, 8, 1};
-    KT_STATUS(kr_lsq_create(&p, c, nb, t, w, NULL), KR_ERR_DIM);
+    KT_STATUS(kr_lsq_plan_create(&p, c, nb, t, w, NULL), KR_ERR_DIM);
     kr_lsq_opts o;
     kr_lsq_opts_default(&o);
     o.dtype = KR_F32;
-    KT_STATUS(kr_lsq_create(&p, c, n, t, w, &o), KR_ERR_DTYPE);
+    KT_STATUS(kr_lsq_plan_create(&p, c, n, t, w, &o), KR_ERR_DTYPE);
     kr_lsq_opts_default(&o);
     o.batch = -1;
-    KT_STATUS(kr_lsq_create(&p, c, n, t, w, &o), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_lsq_plan_create(&p, c, n, t, w, &o), KR_ERR_INVALID_ARG);
     kr_lsq_opts_default(&o);
-    o.normal = (kr_lsq_normal)9;
-    KT_STATUS(kr_lsq_create(&p, c, n, t, w, &o), KR_ERR_INVALID_ARG);
+    o.normal = (kr_lsq_normal_method)9;
+    KT_STATUS(kr_lsq_plan_create(&p, c, n, t, w, &o), KR_ERR_INVALID_ARG);
     double *k = (double *)t->data;
     k[4] = NAN;
-    KT_STATUS(kr_lsq_create(&p, c, n, t, w, NULL), KR_ERR_INVALID_ARG);
-    KT_STATUS(kr_toeplitz_create(&tp, c, n, t, w, NULL), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_lsq_plan_create(&p, c, n, t, w, NULL), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_toeplitz_plan_create(&tp, c, n, t, w, NULL), KR_ERR_INVALID_ARG);
     k[4] = 4.5;
-    KT_STATUS(kr_lsq_create(&p, c, n, t, w, NULL), KR_ERR_GEOMETRY);
+    KT_STATUS(kr_lsq_plan_create(&p, c, n, t, w, NULL), KR_ERR_GEOMETRY);
     k[4] = 0;
     ((double *)w->data)[3] = -1;
-    KT_STATUS(kr_lsq_create(&p, c, n, t, w, NULL), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_lsq_plan_create(&p, c, n, t, w, NULL), KR_ERR_INVALID_ARG);
     ((double *)w->data)[3] = 1;
     int64_t m2 = 49;
     kr_array *w2 = NULL;
     KT_OK(kr_array_create(&w2, KR_F64, 1, &m2, KR_HOST, NULL));
-    KT_STATUS(kr_lsq_create(&p, c, n, t, w2, NULL), KR_ERR_DIM);
-    KT_OK(kr_lsq_create(&p, c, n, t, w, NULL));
+    KT_STATUS(kr_lsq_plan_create(&p, c, n, t, w2, NULL), KR_ERR_DIM);
+    KT_OK(kr_lsq_plan_create(&p, c, n, t, w, NULL));
     kr_array *x = NULL, *y = NULL, *d = NULL;
     KT_OK(kr_array_create(&x, KR_C64, 3, n, KR_HOST, NULL));
     KT_OK(kr_array_create(&y, KR_C128, 3, n, KR_HOST, NULL));
     KT_OK(kr_array_create(&d, KR_C64, 1, &m2, KR_HOST, NULL));
-    KT_STATUS(kr_lsq_normal_apply(p, x, y), KR_ERR_DTYPE);
+    KT_STATUS(kr_lsq_normal(p, x, y), KR_ERR_DTYPE);
     KT_STATUS(kr_lsq_rhs(p, d, x), KR_ERR_DIM);
-    KT_STATUS(kr_lsq_normal_apply(p, NULL, x), KR_ERR_INVALID_ARG);
-    kr_lsq_destroy(p);
-    kr_lsq_destroy(NULL);
-    kr_toeplitz_destroy(NULL);
+    KT_STATUS(kr_lsq_normal(p, NULL, x), KR_ERR_INVALID_ARG);
+    kr_lsq_plan_destroy(p);
+    kr_lsq_plan_destroy(NULL);
+    kr_toeplitz_plan_destroy(NULL);
     kr_array_destroy(x);
     kr_array_destroy(y);
     kr_array_destroy(d);

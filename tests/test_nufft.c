@@ -289,7 +289,7 @@ static void test_adjointness(void)
         KT_LE(hypot(r1 - r2, i1 - i2) / scale, 2e-6);
         /* the kr_linop wrapper passes kray's own adjoint test */
         kr_linop *op = NULL;
-        KT_OK(kr_nufft_linop(&op, p));
+        KT_OK(kr_nufft_linop_create(&op, p));
         double rel = 1;
         KT_OK(kr_linop_adjoint_test(op, 99, &rel));
         KT_LE(rel, 2e-6);
@@ -471,7 +471,7 @@ static void test_bad_input(void)
     KT_STATUS(kr_nufft_adjoint(p, y, f), KR_ERR_INVALID_ARG); /* no points yet */
     KT_CHECK(strstr(kr_last_error(), "kr_nufft_set_points") != NULL);
     kr_linop *op = NULL;
-    KT_STATUS(kr_nufft_linop(&op, p), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_nufft_linop_create(&op, p), KR_ERR_INVALID_ARG);
     KT_STATUS(kr_nufft_set_points(NULL, t), KR_ERR_INVALID_ARG);
     KT_STATUS(kr_nufft_set_points(p, NULL), KR_ERR_INVALID_ARG);
     float *k = t->data;
@@ -533,7 +533,7 @@ static void test_bad_input(void)
     kr_nufft_info info;
     KT_STATUS(kr_nufft_plan_info(p, NULL), KR_ERR_INVALID_ARG);
     KT_STATUS(kr_nufft_plan_info(NULL, &info), KR_ERR_INVALID_ARG);
-    KT_STATUS(kr_nufft_linop(NULL, p), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_nufft_linop_create(NULL, p), KR_ERR_INVALID_ARG);
 
     /* check_finite = 0 lets NaN through */
     kr_nufft_plan *p2 = NULL;

@@ -179,7 +179,7 @@ static kr_array *simulate(const kr_seq *s)
         iso->df_hz[i] = (float)(5 * i);
     }
     KT_OK(kr_iso_equilibrium(iso));
-    KT_OK(kr_sim_run(ctx, s, iso, NULL, &k));
+    KT_OK(kr_sim(ctx, s, iso, NULL, &k));
     kr_iso_destroy(iso);
     kr_ctx_destroy(ctx);
     return k;

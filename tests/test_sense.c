@@ -120,7 +120,7 @@ static void test_cg_agrees(void)
         KT_OK(kr_sense_plan_create(&p, g_ctx, maps, &o));
         KT_OK(kr_sense_execute(p, k, direct, NULL));
         kr_linop *E = NULL, *N = NULL;
-        KT_OK(kr_sense_linop(&E, g_ctx, maps, lines, KR_HOST));
+        KT_OK(kr_sense_linop_create(&E, g_ctx, maps, lines, KR_HOST));
         KT_OK(kr_linop_normal_op(&N, E));
         KT_OK(kr_array_clone(&ky, k, KR_HOST, NULL));
         KT_OK(kr_cartesian_undersample(g_ctx, ky, lines));
@@ -536,9 +536,9 @@ static void test_bad_input(void)
     KT_STATUS(kr_sense_plan_create(&p2, g_ctx, &dev, &o), KR_ERR_LOCATION);
     KT_CHECK(p2 == NULL);
     kr_linop *E = NULL;
-    KT_STATUS(kr_sense_linop(&E, g_ctx, fmaps, NULL, KR_HOST), KR_ERR_DTYPE);
-    KT_STATUS(kr_sense_linop(&E, g_ctx, NULL, NULL, KR_HOST), KR_ERR_INVALID_ARG);
-    KT_STATUS(kr_sense_linop(&E, g_ctx, maps, NULL, KR_DEVICE), KR_ERR_LOCATION);
+    KT_STATUS(kr_sense_linop_create(&E, g_ctx, fmaps, NULL, KR_HOST), KR_ERR_DTYPE);
+    KT_STATUS(kr_sense_linop_create(&E, g_ctx, NULL, NULL, KR_HOST), KR_ERR_INVALID_ARG);
+    KT_STATUS(kr_sense_linop_create(&E, g_ctx, maps, NULL, KR_DEVICE), KR_ERR_LOCATION);
     kr_sense_plan_destroy(p);
     kr_sense_plan_destroy(NULL);
     kr_array_destroy(maps);

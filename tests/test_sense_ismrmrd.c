@@ -126,7 +126,7 @@ static void test_unaccelerated(void)
     kr_array_destroy(csm);
     kr_array_destroy(ph);
     kr_array_destroy(comb);
-    kr_ismrmrd_data_free(&d);
+    kr_ismrmrd_data_destroy(&d);
 }
 
 /* Accelerated files: repetitions with interleaved lines, embedded ACS, noise scans. */
@@ -225,7 +225,7 @@ static void test_accelerated(void)
         kr_array_destroy(a);
         kr_array_destroy(b);
         kr_array_destroy(pm);
-        kr_ismrmrd_data_free(&d);
+        kr_ismrmrd_data_destroy(&d);
     }
     /* another repetition and the readout kept oversampled */
     kr_ismrmrd_read_opts ro;
@@ -235,11 +235,11 @@ static void test_accelerated(void)
     kr_ismrmrd_data d1;
     KT_OK(kr_ismrmrd_read(kt_tmp("ismrmrd_r2.h5"), &ro, &d1));
     KT_CHECK(d1.nx == 256 && (d1.lines[1] & KR_LINE_IMAGING) && !(d1.lines[2] & KR_LINE_IMAGING));
-    kr_ismrmrd_data_free(&d1);
+    kr_ismrmrd_data_destroy(&d1);
     ro.repetition = 5;
     KT_STATUS(kr_ismrmrd_read(kt_tmp("ismrmrd_r2.h5"), &ro, &d1), KR_ERR_FORMAT);
     kr_array_destroy(ph);
-    kr_ismrmrd_data_free(&r);
+    kr_ismrmrd_data_destroy(&r);
 }
 
 /* kray writes, kray and the reference tools read. */
@@ -271,7 +271,7 @@ static void test_round_trip(void)
     kr_array *pref = NULL;
     KT_OK(kr_noise_covariance(g_ctx, noise, 1, &pref));
     if (d.psi) KT_CHECK(memcmp(d.psi->data, pref->data, kr_array_bytes(pref)) == 0);
-    kr_ismrmrd_data_free(&d);
+    kr_ismrmrd_data_destroy(&d);
     /* fully sampled file written by kray, reconstructed by the reference tool */
     kr_array *kf = kts_kspace(g_ctx, obj, maps), *ci = NULL, *ref = NULL;
     const char *g = kt_tmp("ismrmrd_rt_full.h5");
@@ -398,7 +398,7 @@ static void test_bad_files(void)
     craft(c, hdr("cartesian", 1, 1, 1), 3, 16, 2, 0);
     KT_OK(kr_ismrmrd_read(c, NULL, &d));
     KT_CHECK(d.nx == 16 && d.ny == 8 && d.nc == 2 && d.lines[3] == KR_LINE_IMAGING);
-    kr_ismrmrd_data_free(&d);
+    kr_ismrmrd_data_destroy(&d);
     craft(c, hdr("radial", 1, 1, 1), 3, 16, 2, 0);
     KT_STATUS(kr_ismrmrd_read(c, NULL, &d), KR_ERR_NOT_SUPPORTED);
     craft(c, hdr("cartesian", 2, 1, 1), 3, 16, 2, 0);

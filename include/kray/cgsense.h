@@ -88,9 +88,9 @@ kr_status kr_cgsense_set_fhf(kr_cgsense_plan *plan, kr_linop *fhf);
 
 /* The weighted encoding operator D^{1/2} E: domain [dims], codomain [M, C] (D = I without
  * weights). Its default normal is E^H D E by the NUFFT. Borrows the plan (keep it alive). */
-kr_status kr_cgsense_linop(kr_linop **op, kr_cgsense_plan *plan);
+kr_status kr_cgsense_linop_create(kr_linop **op, kr_cgsense_plan *plan);
 /* The normal operator E^H D E (square on [dims]; Hermitian), by the plan's `normal` choice. */
-kr_status kr_cgsense_normal_linop(kr_linop **op, kr_cgsense_plan *plan);
+kr_status kr_cgsense_normal_linop_create(kr_linop **op, kr_cgsense_plan *plan);
 
 /* b = E^H D y (k-space y [M, C] at the plan's location, b [dims]). */
 kr_status kr_cgsense_rhs(kr_cgsense_plan *plan, const kr_array *kspace, kr_array *b);

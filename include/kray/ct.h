@@ -79,7 +79,7 @@
  * CUDA calls run on the ctx's stream and return when the result is ready.
  *
  * ---- Cone-beam projectors (3-D geometries) ---------------------------------------------------
- * The same kr_ct_projector API, with volumes [x, y, z] and projections [u, v, view] (exactly
+ * The same kr_ct_projector_plan API, with volumes [x, y, z] and projections [u, v, view] (exactly
  * these three dims; no batch). Projection (a, b, view) is the mean of the line integrals (mm x
  * voxel value) along k x k sub-rays through the pixel, k = opts.ray_factor (0 or 1: the one
  * ray through the pixel centre); sub-ray (s, t) passes through the detector point at
@@ -323,24 +323,24 @@ typedef struct kr_ct_projector_opts {
 
 void kr_ct_projector_opts_default(kr_ct_projector_opts *o);
 
-typedef struct kr_ct_projector kr_ct_projector;
+typedef struct kr_ct_projector_plan kr_ct_projector_plan;
 
 /* Plan a projector for geometry g (copied) on the ctx's backend (the ctx must outlive the
  * plan). CUDA plans keep the per-view parameters on the device; their arrays must be device
  * arrays, CPU plans' host arrays (KR_ERR_LOCATION otherwise). */
-kr_status kr_ct_projector_create(kr_ct_projector **p, const kr_ctx *ctx, const kr_ct_geom *g,
+kr_status kr_ct_projector_plan_create(kr_ct_projector_plan **p, const kr_ctx *ctx, const kr_ct_geom *g,
                                  const kr_ct_projector_opts *o);
-void kr_ct_projector_destroy(kr_ct_projector *p); /* accepts NULL */
+void kr_ct_projector_plan_destroy(kr_ct_projector_plan *p); /* accepts NULL */
 
 /* sino = A image. image [nx, ny] or [nx, ny, nb]; sino [det, view] or [det, view, nb];
  * sino is overwritten. 3-D: image [nx, ny, nz], sino (projections) [u, v, view]. */
-kr_status kr_ct_projector_forward(const kr_ct_projector *p, const kr_array *image,
+kr_status kr_ct_projector_forward(const kr_ct_projector_plan *p, const kr_array *image,
                                   kr_array *sino);
 /* image = A^T sino (the matched backprojector; image is overwritten). */
-kr_status kr_ct_projector_adjoint(const kr_ct_projector *p, const kr_array *sino,
+kr_status kr_ct_projector_adjoint(const kr_ct_projector_plan *p, const kr_array *sino,
                                   kr_array *image);
 
-const kr_ct_geom *kr_ct_projector_geom(const kr_ct_projector *p);
+const kr_ct_geom *kr_ct_projector_geom(const kr_ct_projector_plan *p);
 
 /* The projector as a kr_linop (see kray/linop.h): domain [nx, ny] ([nx, ny, nz]), codomain
  * [det, view] ([u, v, view]), the dtype of opts and the location of the ctx's backend. Needs
@@ -348,7 +348,7 @@ const kr_ct_geom *kr_ct_projector_geom(const kr_ct_projector *p);
 kr_status kr_ct_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom *g,
                              const kr_ct_projector_opts *o);
 
-/* The voxel-driven backprojector B as an operator (for SIRT, kr_sirt_create_pair): domain
+/* The voxel-driven backprojector B as an operator (for SIRT, kr_sirt_plan_create_pair): domain
  * the projections [u, v, view], codomain the volume [x, y, z], f32, at the ctx's location, for
  * a cone geometry (KR_CT_CONE or KR_CT_CONE_VEC, else KR_ERR_GEOMETRY). For voxel centre X:
  *     (B y)(X) = sum over views  q(u(X), v(X)) * (D / t)^2,   q = y * (V / A) * |r| / D
@@ -365,7 +365,7 @@ kr_status kr_ct_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom 
  * gpu_mem: the CUDA budget as kr_fdk_opts.gpu_mem; 0 (auto) sizes the buffers at the first call
  * to fit in 90 % of the device memory free then, and keeps them with the operator (in core:
  * about one more copy of the projections). Calls are serialised (one plan's buffers). */
-kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom *g,
+kr_status kr_ct_voxel_bp_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom *g,
                                 int64_t gpu_mem);
 
 /* Exact projections of the 3-D Shepp-Logan phantom (kray/phantom.h) for a cone geometry: the
@@ -399,23 +399,23 @@ typedef struct kr_sirt_opts {
 
 void kr_sirt_opts_default(kr_sirt_opts *o);
 
-typedef struct kr_sirt kr_sirt;
+typedef struct kr_sirt_plan kr_sirt_plan;
 
 /* A: f32 or f64, host or device; ctx must match A's location. Fails with KR_ERR_INVALID_ARG
  * when A 1 or A^T 1 has a negative or non-finite entry (not a projector). */
-kr_status kr_sirt_create(kr_sirt **s, const kr_ctx *ctx, kr_linop *A);
+kr_status kr_sirt_plan_create(kr_sirt_plan **s, const kr_ctx *ctx, kr_linop *A);
 /* SIRT with a backprojector B in place of A^T: x <- x + relax C B R (y - A x), C = 1 / (B 1).
  * B's domain is A's codomain and its codomain A's domain, same dtype and location (only its
- * forward is applied); NULL: A^T, as kr_sirt_create. With B = kr_ct_voxel_bp_create of A's
+ * forward is applied); NULL: A^T, as kr_sirt_plan_create. With B = kr_ct_voxel_bp_linop_create of A's
  * geometry, an iteration costs A's forward and FDK's backprojection; the iteration no longer
  * minimises the R-weighted residual exactly (it converges to a nearby point; docs/ct.md). */
-kr_status kr_sirt_create_pair(kr_sirt **s, const kr_ctx *ctx, kr_linop *A, kr_linop *B);
-void kr_sirt_destroy(kr_sirt *s); /* accepts NULL */
+kr_status kr_sirt_plan_create_pair(kr_sirt_plan **s, const kr_ctx *ctx, kr_linop *A, kr_linop *B);
+void kr_sirt_plan_destroy(kr_sirt_plan *s); /* accepts NULL */
 /* y: codomain array, x: domain array (A's dtype and location). info may be NULL;
  * info->rel_residual is ||y - A x|| / ||y|| for the returned x, converged = (it <= tol).
  * y == 0 gives x = 0 (0 iterations). KR_ERR_NOT_CONVERGED when the iteration produced inf or
  * nan. */
-kr_status kr_sirt_execute(kr_sirt *s, const kr_array *y, kr_array *x, const kr_sirt_opts *o,
+kr_status kr_sirt_execute(kr_sirt_plan *s, const kr_array *y, kr_array *x, const kr_sirt_opts *o,
                           kr_solve_info *info);
 
 #ifdef __cplusplus

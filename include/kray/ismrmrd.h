@@ -53,12 +53,12 @@ typedef struct kr_ismrmrd_data {
 void kr_ismrmrd_read_opts_default(kr_ismrmrd_read_opts *o);
 /* 1 when built with libismrmrd. */
 int kr_have_ismrmrd(void);
-/* Read `path`; *out is filled (free with kr_ismrmrd_data_free). Statuses: KR_ERR_IO (cannot
+/* Read `path`; *out is filled (free with kr_ismrmrd_data_destroy). Statuses: KR_ERR_IO (cannot
  * open), KR_ERR_FORMAT (no header, header without the fields above, more than one encoding,
  * non-Cartesian trajectory, 3-D encoding, line indices or sample counts outside the encoded
  * matrix, acquisitions with differing channel counts, no imaging data for the repetition). */
 kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr_ismrmrd_data *out);
-void kr_ismrmrd_data_free(kr_ismrmrd_data *d); /* accepts NULL and a zeroed struct */
+void kr_ismrmrd_data_destroy(kr_ismrmrd_data *d); /* accepts NULL and a zeroed struct */
 
 typedef struct kr_ismrmrd_write_opts {
     const char *dataset; /* NULL = "dataset" */

@@ -116,7 +116,7 @@ kr_status kr_nufft_plan_info(const kr_nufft_plan *plan, kr_nufft_info *info);
  * solvers; forward/adjoint call kr_nufft_forward/adjoint. The operator borrows the plan: keep
  * the plan (and its points) alive and unchanged in M until the operator is destroyed. Needs
  * kr_nufft_set_points first. */
-kr_status kr_nufft_linop(kr_linop **op, kr_nufft_plan *plan);
+kr_status kr_nufft_linop_create(kr_linop **op, kr_nufft_plan *plan);
 
 #ifdef __cplusplus
 }

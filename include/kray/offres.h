@@ -68,7 +68,7 @@ typedef struct kr_offres_info {
 /* Build the operator A (exact or time-segmented per opts; NULL = defaults) for images n[3] on
  * the ctx's backend. The operator owns copies of everything it needs (traj, field map, times may
  * be freed afterwards). info may be NULL. */
-kr_status kr_offres_linop(kr_linop **op, const kr_ctx *ctx, const int64_t n[3],
+kr_status kr_offres_linop_create(kr_linop **op, const kr_ctx *ctx, const int64_t n[3],
                           const kr_array *traj, const kr_array *fieldmap, const kr_array *times,
                           const kr_offres_opts *opts, kr_offres_info *info);
 

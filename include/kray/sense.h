@@ -10,7 +10,7 @@
  * regularised) weighted least-squares solution
  *     x = argmin ||Psi^-1/2 (M F S x - y)||^2 + lambda ||x||^2,
  *     (E^H Psi^-1 E + lambda I) x = E^H Psi^-1 y,   E = M F S,
- * with M the line mask. This is exactly what kr_sense_linop + kr_cg (lambda in kr_solve_opts)
+ * with M the line mask. This is exactly what kr_sense_linop_create + kr_cg (lambda in kr_solve_opts)
  * solves iteratively (CG-SENSE); kr_sense_execute solves it directly:
  *
  * LATTICE PATH (Pruessmann's unfolding). When A is the regular lattice {j : j = offset mod R}
@@ -79,7 +79,7 @@ typedef struct kr_sense_opts {
                              kr_cartesian_lines; overrides accel/offset (the plan detects
                              whether it is a lattice with R dividing ny). Copied. */
     double lambda;        /* Tikhonov weight >= 0 (same units as kr_cg's lambda on the
-                             operator E of kr_sense_linop); default 0 */
+                             operator E of kr_sense_linop_create); default 0 */
     const kr_array *psi;  /* optional noise covariance c64/c128 [nc, nc] (host); NULL = I */
 } kr_sense_opts;
 
@@ -124,7 +124,7 @@ kr_status kr_sense_gfactor(kr_sense_plan *plan, kr_array *gfactor);
  * `loc`); lines [ny] flags (NULL = all lines). E^H y = sum_c conj(S_c) F^H (M y_c). For
  * Psi != I pass whitened maps and whitened data (kr_coil_apply with kr_noise_whitener). CG-SENSE:
  * kr_linop_normal_op(&N, E); kr_linop_adjoint(E, y, b); kr_cg(ctx, N, b, x, opts, info). */
-kr_status kr_sense_linop(kr_linop **op, const kr_ctx *ctx, const kr_array *maps,
+kr_status kr_sense_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_array *maps,
                          const uint8_t *lines, kr_loc loc);
 
 /* ---- ESPIRiT ---------------------------------------------------------------------------------

@@ -386,7 +386,7 @@ kr_status kr_sim_get_info(const kr_sim_plan *plan, kr_sim_info *info);
 
 /* One call: plan, object, execute. *kspace is created c64 [nsamples, ncoils] at the ctx's
  * location (device for a CUDA ctx). */
-kr_status kr_sim_run(const kr_ctx *ctx, const kr_seq *seq, const kr_iso *iso, const kr_array *sens,
+kr_status kr_sim(const kr_ctx *ctx, const kr_seq *seq, const kr_iso *iso, const kr_array *sens,
                      kr_array **kspace);
 
 #ifdef __cplusplus

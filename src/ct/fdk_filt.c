@@ -1,7 +1,7 @@
 /* FDK's ramp filter: the one entry into the kray filter module (kray/fbp.h). Rows are filtered
  * with unit sample spacing (FDK's pre-weights carry 1/tau), no pre-weights of the module's own,
  * output in plain rows. */
-#include "fbp_internal.h"
+#include "filter_internal.h"
 #include "fdk_internal.h"
 
 struct kri_fdk_filt {

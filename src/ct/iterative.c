@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-struct kr_sirt {
+struct kr_sirt_plan {
     const kr_ctx *ctx;
     kr_linop *A;
     kr_linop *B;     /* the backprojector, or NULL: A^T */
@@ -28,7 +28,7 @@ void kr_sirt_opts_default(kr_sirt_opts *o)
     o->relax = 1;
 }
 
-void kr_sirt_destroy(kr_sirt *s)
+void kr_sirt_plan_destroy(kr_sirt_plan *s)
 {
     if (!s) return;
     kr_array_destroy(s->R);
@@ -42,7 +42,7 @@ void kr_sirt_destroy(kr_sirt *s)
 
 /* ---- plan ------------------------------------------------------------------------------- */
 /* x = B y, or A^T y without a backprojector. */
-static kr_status kri_sirt_back(const kr_sirt *s, const kr_array *y, kr_array *x)
+static kr_status kri_sirt_back(const kr_sirt_plan *s, const kr_array *y, kr_array *x)
 {
     return s->B ? kr_linop_forward(s->B, y, x) : kr_linop_adjoint(s->A, y, x);
 }
@@ -74,14 +74,14 @@ static kr_status kri_sirt_check_pair(const kr_linop *A, const kr_linop *B)
 }
 
 /* x *= w, elementwise */
-static kr_status kri_sirt_mul(const kr_sirt *s, kr_array *x, const kr_array *w)
+static kr_status kri_sirt_mul(const kr_sirt_plan *s, kr_array *x, const kr_array *w)
 {
     return s->be->mul(s->ctx, x->dtype, kr_array_numel(x), x->data, w->data);
 }
 
 /* The weights: R = 1 / (A 1) (cols 0), or C = 1 / (B 1), B = A^T without a backprojector
  * (cols 1); a negative or non-finite sum is an error. */
-static kr_status kri_sirt_weights(kr_sirt *s, int cols)
+static kr_status kri_sirt_weights(kr_sirt_plan *s, int cols)
 {
     kr_array *one = cols ? s->r : s->g, *w = cols ? s->C : s->R;
     int64_t nbad = 0;
@@ -99,12 +99,12 @@ static kr_status kri_sirt_weights(kr_sirt *s, int cols)
     return KR_OK;
 }
 
-kr_status kr_sirt_create(kr_sirt **out, const kr_ctx *ctx, kr_linop *A)
+kr_status kr_sirt_plan_create(kr_sirt_plan **out, const kr_ctx *ctx, kr_linop *A)
 {
-    return kr_sirt_create_pair(out, ctx, A, NULL);
+    return kr_sirt_plan_create_pair(out, ctx, A, NULL);
 }
 
-kr_status kr_sirt_create_pair(kr_sirt **out, const kr_ctx *ctx, kr_linop *A, kr_linop *B)
+kr_status kr_sirt_plan_create_pair(kr_sirt_plan **out, const kr_ctx *ctx, kr_linop *A, kr_linop *B)
 {
     KRI_ARG_NOT_NULL(out);
     *out = NULL;
@@ -118,7 +118,7 @@ kr_status kr_sirt_create_pair(kr_sirt **out, const kr_ctx *ctx, kr_linop *A, kr_
     if (B) KRI_TRY(kri_sirt_check_pair(A, B));
     const kri_sirt_backend *be;
     KRI_TRY(kri_backend_pick(&be, kr_linop_loc(A), &kri_sirt_cpu, &kri_sirt_cuda, "SIRT"));
-    kr_sirt *s = kri_calloc(1, sizeof *s);
+    kr_sirt_plan *s = kri_calloc(1, sizeof *s);
     if (!s) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a SIRT plan");
     s->ctx = ctx;
     s->be = be;
@@ -139,13 +139,13 @@ kr_status kr_sirt_create_pair(kr_sirt **out, const kr_ctx *ctx, kr_linop *A, kr_
     *out = s;
     return KR_OK;
 fail:
-    kr_sirt_destroy(s);
+    kr_sirt_plan_destroy(s);
     return st;
 }
 
 /* An operand of kr_sirt_execute: of A's dtype and location, A's codomain (domain 0) or domain
  * (domain 1) in shape. (The device is checked by the vector operations that first use it.) */
-static kr_status kri_sirt_operand(const kr_sirt *s, const char *fn, const char *what,
+static kr_status kri_sirt_operand(const kr_sirt_plan *s, const char *fn, const char *what,
                                   const kr_array *a, int domain)
 {
     int64_t d[KR_MAX_DIMS];
@@ -153,7 +153,7 @@ static kr_status kri_sirt_operand(const kr_sirt *s, const char *fn, const char *
     return kri_check_operand_dims(fn, what, a, kr_linop_dtype(s->A), kr_linop_loc(s->A), nd, d);
 }
 
-kr_status kr_sirt_execute(kr_sirt *s, const kr_array *y, kr_array *x, const kr_sirt_opts *opts,
+kr_status kr_sirt_execute(kr_sirt_plan *s, const kr_array *y, kr_array *x, const kr_sirt_opts *opts,
                           kr_solve_info *info)
 {
     static const char fn[] = "kr_sirt_execute";

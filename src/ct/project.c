@@ -12,7 +12,7 @@ void kr_ct_projector_opts_default(kr_ct_projector_opts *o)
     o->dtype = KR_F32;
 }
 
-void kr_ct_projector_destroy(kr_ct_projector *p)
+void kr_ct_projector_plan_destroy(kr_ct_projector_plan *p)
 {
     if (!p) return;
     if (p->be && p->be->destroy) p->be->destroy(p->dev);
@@ -22,7 +22,7 @@ void kr_ct_projector_destroy(kr_ct_projector *p)
     kri_free(p);
 }
 
-kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const kr_ct_geom *g,
+kr_status kr_ct_projector_plan_create(kr_ct_projector_plan **out, const kr_ctx *ctx, const kr_ct_geom *g,
                                  const kr_ct_projector_opts *o)
 {
     KRI_ARG_NOT_NULL(out);
@@ -55,7 +55,7 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
     const kri_ct_backend *be;
     KRI_TRY(kri_backend_pick(&be, kri_ctx_loc(ctx), ndim == 3 ? &kri_ct3_cpu : &kri_ct2_cpu,
                              ndim == 3 ? &kri_ct3_cuda : &kri_ct2_cuda, "CT projector"));
-    kr_ct_projector *p = kri_calloc(1, sizeof *p);
+    kr_ct_projector_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a projector plan");
     p->ctx = ctx;
     p->loc = kri_ctx_loc(ctx);
@@ -64,23 +64,23 @@ kr_status kr_ct_projector_create(kr_ct_projector **out, const kr_ctx *ctx, const
     kr_status st = kr_ct_geom_clone(&p->geom, g);
     if (st == KR_OK) st = ndim == 3 ? kri_ct3_plan_create(p) : kri_ct2_plan_create(p);
     if (st != KR_OK) {
-        kr_ct_projector_destroy(p);
+        kr_ct_projector_plan_destroy(p);
         return st;
     }
     *out = p;
     return KR_OK;
 }
 
-const kr_ct_geom *kr_ct_projector_geom(const kr_ct_projector *p) { return p ? p->geom : NULL; }
+const kr_ct_geom *kr_ct_projector_geom(const kr_ct_projector_plan *p) { return p ? p->geom : NULL; }
 
-kr_status kr_ct_projector_forward(const kr_ct_projector *p, const kr_array *image,
+kr_status kr_ct_projector_forward(const kr_ct_projector_plan *p, const kr_array *image,
                                   kr_array *sino)
 {
     KRI_ARG_NOT_NULL(p);
     return p->p3 ? kri_ct3_forward(p, image, sino) : kri_ct2_forward(p, image, sino);
 }
 
-kr_status kr_ct_projector_adjoint(const kr_ct_projector *p, const kr_array *sino,
+kr_status kr_ct_projector_adjoint(const kr_ct_projector_plan *p, const kr_array *sino,
                                   kr_array *image)
 {
     KRI_ARG_NOT_NULL(p);

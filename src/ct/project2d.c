@@ -80,7 +80,7 @@ void kri_ct2_plan_destroy(kri_ct2_plan *q)
     kri_free(q);
 }
 
-kr_status kri_ct2_plan_create(kr_ct_projector *p)
+kr_status kri_ct2_plan_create(kr_ct_projector_plan *p)
 {
     kri_ct2_plan *q = kri_calloc(1, sizeof *q);
     if (!q) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a projector plan");
@@ -159,7 +159,7 @@ static kr_status kri_ct2_shape(const kr_array *a, const char *what, int64_t e0, 
     return KR_OK;
 }
 
-static kr_status kri_ct2_check(const kr_ct_projector *p, const char *fn, const kr_array *img,
+static kr_status kri_ct2_check(const kr_ct_projector_plan *p, const char *fn, const kr_array *img,
                                const kr_array *sino, int64_t *nb)
 {
     KRI_TRY(kri_ct_operand(p, fn, "image", img));
@@ -177,14 +177,14 @@ static kr_status kri_ct2_check(const kr_ct_projector *p, const char *fn, const k
     return KR_OK;
 }
 
-kr_status kri_ct2_forward(const kr_ct_projector *p, const kr_array *image, kr_array *sino)
+kr_status kri_ct2_forward(const kr_ct_projector_plan *p, const kr_array *image, kr_array *sino)
 {
     int64_t nb;
     KRI_TRY(kri_ct2_check(p, "kr_ct_projector_forward", image, sino, &nb));
     return p->be->forward(p, p->dev, image->data, sino->data, nb);
 }
 
-kr_status kri_ct2_adjoint(const kr_ct_projector *p, const kr_array *sino, kr_array *image)
+kr_status kri_ct2_adjoint(const kr_ct_projector_plan *p, const kr_array *sino, kr_array *image)
 {
     int64_t nb;
     KRI_TRY(kri_ct2_check(p, "kr_ct_projector_adjoint", image, sino, &nb));

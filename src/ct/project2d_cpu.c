@@ -101,7 +101,7 @@ KRI_CPU_ADJOINT(float, f32)
 KRI_CPU_ADJOINT(double, f64)
 
 /* sino = A img (adjoint 0) or img = A^T sino (adjoint 1). */
-static void kri_cpu_ct2d(const kr_ct_projector *p, int adjoint, const void *in, void *out,
+static void kri_cpu_ct2d(const kr_ct_projector_plan *p, int adjoint, const void *in, void *out,
                          int64_t nb)
 {
     const kri_ct2_plan *q = p->p2;
@@ -121,14 +121,14 @@ static void kri_cpu_ct2d(const kr_ct_projector *p, int adjoint, const void *in, 
     }
 }
 
-static kr_status kri_cpu_ct2d_forward(const kr_ct_projector *p, void *dev, const void *img,
+static kr_status kri_cpu_ct2d_forward(const kr_ct_projector_plan *p, void *dev, const void *img,
                                       void *sino, int64_t nb)
 {
     kri_cpu_ct2d(p, 0, img, sino, nb);
     return KR_OK;
 }
 
-static kr_status kri_cpu_ct2d_adjoint(const kr_ct_projector *p, void *dev, const void *sino,
+static kr_status kri_cpu_ct2d_adjoint(const kr_ct_projector_plan *p, void *dev, const void *sino,
                                       void *img, int64_t nb)
 {
     kri_cpu_ct2d(p, 1, sino, img, nb);

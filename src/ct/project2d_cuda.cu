@@ -134,7 +134,7 @@ __global__ void k_ct2d_adjoint(typename kri_types<T>::P p,
  * grid.y is limited to 65535 blocks: the forward launches per 65535 views, the adjoint per band
  * of rows. */
 template <typename T>
-static kr_status kri_run(const kr_ct_projector *p, const kri_ct2_dev *dev,
+static kr_status kri_run(const kr_ct_projector_plan *p, const kri_ct2_dev *dev,
                          const typename kri_types<T>::P &prm, int adjoint, const void *in,
                          void *out, int64_t nb)
 {
@@ -167,7 +167,7 @@ static kr_status kri_run(const kr_ct_projector *p, const kri_ct2_dev *dev,
     return kri_cu_finish(p->ctx, what);
 }
 
-static kr_status kri_cuda_ct2d(const kr_ct_projector *p, void *dev, int adjoint, const void *in,
+static kr_status kri_cuda_ct2d(const kr_ct_projector_plan *p, void *dev, int adjoint, const void *in,
                                void *out, int64_t nb)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
@@ -176,13 +176,13 @@ static kr_status kri_cuda_ct2d(const kr_ct_projector *p, void *dev, int adjoint,
     return kri_run<float>(p, d, p->p2->p32, adjoint, in, out, nb);
 }
 
-static kr_status kri_cuda_ct2d_forward(const kr_ct_projector *p, void *dev, const void *img,
+static kr_status kri_cuda_ct2d_forward(const kr_ct_projector_plan *p, void *dev, const void *img,
                                        void *sino, int64_t nb)
 {
     return kri_cuda_ct2d(p, dev, 0, img, sino, nb);
 }
 
-static kr_status kri_cuda_ct2d_adjoint(const kr_ct_projector *p, void *dev, const void *sino,
+static kr_status kri_cuda_ct2d_adjoint(const kr_ct_projector_plan *p, void *dev, const void *sino,
                                        void *img, int64_t nb)
 {
     return kri_cuda_ct2d(p, dev, 1, sino, img, nb);
@@ -197,7 +197,7 @@ static void kri_cuda_ct2d_destroy(void *state)
 }
 
 /* The plan's per-view parameters on the ctx's device. */
-static kr_status kri_cuda_ct2d_fill(const kr_ct_projector *p, kri_ct2_dev *dev)
+static kr_status kri_cuda_ct2d_fill(const kr_ct_projector_plan *p, kri_ct2_dev *dev)
 {
     const size_t bytes =
         (size_t)p->geom->nviews *
@@ -207,7 +207,7 @@ static kr_status kri_cuda_ct2d_fill(const kr_ct_projector *p, kri_ct2_dev *dev)
     return kri_memcpy(dev->views, KR_DEVICE, p->p2->views, KR_HOST, bytes, p->ctx);
 }
 
-static kr_status kri_cuda_ct2d_create(const kr_ct_projector *p, void **out)
+static kr_status kri_cuda_ct2d_create(const kr_ct_projector_plan *p, void **out)
 {
     return kri_cu_state<kri_ct2_dev>(p, out, kri_cuda_ct2d_fill, kri_cuda_ct2d_destroy,
                                      "a projector plan");

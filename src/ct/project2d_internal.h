@@ -38,7 +38,7 @@ typedef struct kri_ct2p_f64 { KRI_CT2P_FIELDS(double) } kri_ct2p_f64;
 typedef struct kri_ct2v_f32 { KRI_CT2V_FIELDS(float) } kri_ct2v_f32;
 typedef struct kri_ct2v_f64 { KRI_CT2V_FIELDS(double) } kri_ct2v_f64;
 
-/* The 2-D part of a kr_ct_projector (p->p2). Its tables (kri_ct2_cpu, kri_ct2_cuda) are
+/* The 2-D part of a kr_ct_projector_plan (p->p2). Its tables (kri_ct2_cpu, kri_ct2_cuda) are
  * declared in project_internal.h; the CUDA one's state (p->dev) is a kri_ct2_dev. */
 typedef struct kri_ct2_plan {
     kri_ct2p_f32 p32;

@@ -23,7 +23,7 @@ void kri_ct3_plan_destroy(kri_ct3_plan *q)
     kri_free(q);
 }
 
-kr_status kri_ct3_plan_create(kr_ct_projector *p)
+kr_status kri_ct3_plan_create(kr_ct_projector_plan *p)
 {
     const kr_ct_geom *G = p->geom;
     int k = p->opts.ray_factor == 0 ? 1 : p->opts.ray_factor;
@@ -79,7 +79,7 @@ kr_status kri_ct3_plan_create(kr_ct_projector *p)
     return KR_OK;
 }
 
-static kr_status kri_ct3_check(const kr_ct_projector *p, const char *fn, const kr_array *vol,
+static kr_status kri_ct3_check(const kr_ct_projector_plan *p, const char *fn, const kr_array *vol,
                                const kr_array *proj)
 {
     KRI_TRY(kri_ct_operand(p, fn, "volume", vol));
@@ -105,13 +105,13 @@ static kr_status kri_ct3_check(const kr_ct_projector *p, const char *fn, const k
     return KR_OK;
 }
 
-kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj)
+kr_status kri_ct3_forward(const kr_ct_projector_plan *p, const kr_array *vol, kr_array *proj)
 {
     KRI_TRY(kri_ct3_check(p, "kr_ct_projector_forward", vol, proj));
     return p->be->forward(p, p->dev, vol->data, proj->data, 1);
 }
 
-kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol)
+kr_status kri_ct3_adjoint(const kr_ct_projector_plan *p, const kr_array *proj, kr_array *vol)
 {
     KRI_TRY(kri_ct3_check(p, "kr_ct_projector_adjoint", vol, proj));
     return p->be->adjoint(p, p->dev, proj->data, vol->data, 1);

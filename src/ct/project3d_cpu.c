@@ -38,7 +38,7 @@
 /* Detector rows [*v0, *v1] and columns [*u0, *u1] whose rays can meet the volume's z range
  * [z0 - 1.5, z1 + 0.5] (index units: Joseph reaches one voxel beyond its samples); the full
  * detector when a corner cannot be projected. */
-static void kri_ct3_cull(const kr_ct_projector *p, int view, int z0, int z1, int *u0, int *u1,
+static void kri_ct3_cull(const kr_ct_projector_plan *p, int view, int z0, int z1, int *u0, int *u1,
                          int *v0, int *v1)
 {
     const kr_ct_geom *G = p->geom;
@@ -73,7 +73,7 @@ static void kri_ct3_cull(const kr_ct_projector *p, int view, int z0, int z1, int
 }
 
 #define KRI_CT3_CPU(T, SFX, FLD)                                                               \
-    static void kri_ct3_fwd_##SFX(const kr_ct_projector *pr, const T *vol, T *proj,           \
+    static void kri_ct3_fwd_##SFX(const kr_ct_projector_plan *pr, const T *vol, T *proj,           \
                                   int nthreads)                                                \
     {                                                                                          \
         const kri_ct3p_##SFX *p = &pr->p3->FLD;                                                \
@@ -101,7 +101,7 @@ static void kri_ct3_cull(const kr_ct_projector *p, int view, int z0, int z1, int
             }                                                                                  \
         }                                                                                      \
     }                                                                                          \
-    static void kri_ct3_adj_##SFX(const kr_ct_projector *pr, const T *proj, T *vol,           \
+    static void kri_ct3_adj_##SFX(const kr_ct_projector_plan *pr, const T *proj, T *vol,           \
                                   int nthreads, int slab)                                      \
     {                                                                                          \
         const kri_ct3p_##SFX *p = &pr->p3->FLD;                                                \
@@ -143,7 +143,7 @@ static void kri_ct3_cull(const kr_ct_projector *p, int view, int z0, int z1, int
 KRI_CT3_CPU(float, f32, p32)
 KRI_CT3_CPU(double, f64, p64)
 
-static kr_status kri_cpu_ct3d_forward(const kr_ct_projector *p, void *dev, const void *vol,
+static kr_status kri_cpu_ct3d_forward(const kr_ct_projector_plan *p, void *dev, const void *vol,
                                       void *proj, int64_t nb)
 {
     int nthreads = kri_threads(p->ctx);
@@ -155,7 +155,7 @@ static kr_status kri_cpu_ct3d_forward(const kr_ct_projector *p, void *dev, const
     return KR_OK;
 }
 
-static kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector *p, void *dev, const void *proj,
+static kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector_plan *p, void *dev, const void *proj,
                                       void *vol, int64_t nb)
 {
     int nthreads = kri_threads(p->ctx);

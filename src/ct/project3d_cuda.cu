@@ -379,7 +379,7 @@ static kr_status kri_ray_launches(int nu, int nv, int nviews, F body, const char
 }
 
 template <typename T>
-static kr_status kri_pad(const kr_ct_projector *p, const kri_ct3_dev *d, const T *vol, T *P,
+static kr_status kri_pad(const kr_ct_projector_plan *p, const kri_ct3_dev *d, const T *vol, T *P,
                          T *Tb, cudaStream_t st)
 {
     const kri_ct3_plan *q = p->p3;
@@ -430,7 +430,7 @@ static kr_status kri_ray_kernel(const P &prm, const V *dv, bool small, cudaStrea
 /* What the launches of one call share: the plan, its state, its constants and views in the
  * dtype T, the stream. */
 template <typename T> struct kri_call3 {
-    const kr_ct_projector *p;
+    const kr_ct_projector_plan *p;
     const kri_ct3_dev *d;
     typename kri_t3<T>::P prm;
     const typename kri_t3<T>::V *dv;
@@ -541,7 +541,7 @@ static kr_status kri_adj3(const kri_call3<T> &c, const T *proj, T *vol)
 
 /* out = A in (adjoint 0) or A^T in (adjoint 1). */
 template <typename T>
-static kr_status kri_run3(const kr_ct_projector *p, const kri_ct3_dev *d, int adjoint,
+static kr_status kri_run3(const kr_ct_projector_plan *p, const kri_ct3_dev *d, int adjoint,
                           const void *in, void *out)
 {
     const kri_call3<T> c = {p, d, kri_prm(p->p3, (T *)NULL),
@@ -552,7 +552,7 @@ static kr_status kri_run3(const kr_ct_projector *p, const kri_ct3_dev *d, int ad
 }
 
 /* Calls on a plan hold its lock (the work space is the plan's). */
-static kr_status kri_cuda_ct3d(const kr_ct_projector *p, void *dev, int adjoint, const void *in,
+static kr_status kri_cuda_ct3d(const kr_ct_projector_plan *p, void *dev, int adjoint, const void *in,
                                void *out)
 {
     kri_ct3_dev *d = (kri_ct3_dev *)dev;
@@ -570,13 +570,13 @@ static kr_status kri_cuda_ct3d(const kr_ct_projector *p, void *dev, int adjoint,
     return s;
 }
 
-static kr_status kri_cuda_ct3d_forward(const kr_ct_projector *p, void *dev, const void *vol,
+static kr_status kri_cuda_ct3d_forward(const kr_ct_projector_plan *p, void *dev, const void *vol,
                                        void *proj, int64_t nb)
 {
     return kri_cuda_ct3d(p, dev, 0, vol, proj);
 }
 
-static kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector *p, void *dev, const void *proj,
+static kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector_plan *p, void *dev, const void *proj,
                                        void *vol, int64_t nb)
 {
     return kri_cuda_ct3d(p, dev, 1, proj, vol);
@@ -600,7 +600,7 @@ static void kri_cuda_ct3d_destroy(void *dev)
 
 /* The views on the device; for Joseph the padded volumes, the quad layout when there is room
  * (f32) and the gather's tables when the geometry lets the adjoint gather. */
-static kr_status kri_cuda_ct3d_fill(const kr_ct_projector *p, kri_ct3_dev *d)
+static kr_status kri_cuda_ct3d_fill(const kr_ct_projector_plan *p, kri_ct3_dev *d)
 {
     const kri_ct3_plan *q = p->p3;
     const kri_ct3p_f64 *P = &q->p64;
@@ -654,7 +654,7 @@ static kr_status kri_cuda_ct3d_fill(const kr_ct_projector *p, kri_ct3_dev *d)
     return KR_OK;
 }
 
-static kr_status kri_cuda_ct3d_create(const kr_ct_projector *p, void **out)
+static kr_status kri_cuda_ct3d_create(const kr_ct_projector_plan *p, void **out)
 {
     return kri_cu_state<kri_ct3_dev>(p, out, kri_cuda_ct3d_fill, kri_cuda_ct3d_destroy,
                                      "a cone-beam projector plan");

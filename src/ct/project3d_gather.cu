@@ -238,7 +238,7 @@ static kr_status kri_gather_run(const kri_ct3_dev *q, const typename kri_t3<T>::
     return kri_cu_err(cudaStreamSynchronize(st), "gather adjoint");
 }
 
-kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector *p, const kri_ct3_dev *d,
+kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector_plan *p, const kri_ct3_dev *d,
                                         const void *proj, void *vol)
 {
     const kri_ct3_plan *q = p->p3;

@@ -33,7 +33,7 @@ typedef struct kri_ct3p_f64 { KRI_CT3P_FIELDS(double) } kri_ct3p_f64;
 typedef struct kri_ct3v_f32 { KRI_CT3V_FIELDS(float) } kri_ct3v_f32;
 typedef struct kri_ct3v_f64 { KRI_CT3V_FIELDS(double) } kri_ct3v_f64;
 
-/* The 3-D part of a kr_ct_projector (p->p3). Its tables (kri_ct3_cpu, kri_ct3_cuda) are
+/* The 3-D part of a kr_ct_projector_plan (p->p3). Its tables (kri_ct3_cpu, kri_ct3_cuda) are
  * declared in project_internal.h; the CUDA one's state (p->dev) is a kri_ct3_dev. */
 typedef struct kri_ct3_plan {
     kri_ct3p_f32 p32;

@@ -26,7 +26,7 @@ kr_status kr_ct_method_from_name(const char *s, kr_ct_method *m)
     return KR_OK;
 }
 
-kr_status kri_ct_operand(const kr_ct_projector *p, const char *fn, const char *what,
+kr_status kri_ct_operand(const kr_ct_projector_plan *p, const char *fn, const char *what,
                          const kr_array *a)
 {
     KRI_TRY(kri_check_operand(fn, what, a, p->opts.dtype, p->loc));

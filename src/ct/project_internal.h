@@ -1,4 +1,4 @@
-/* What the CT projector's files share: the plan (kr_ct_projector) with its 2-D part
+/* What the CT projector's files share: the plan (kr_ct_projector_plan) with its 2-D part
  * (project2d_internal.h) or its cone-beam part (project3d_internal.h), the entry points of the
  * two, and the checks both use. The public front is project.c; project2d.c and project3d.c
  * front the two projectors, projections.c the projection arrays. */
@@ -18,7 +18,7 @@ struct kri_ct2_plan; /* project2d_internal.h */
 struct kri_ct3_plan; /* project3d_internal.h */
 struct kri_ct_backend;
 
-struct kr_ct_projector {
+struct kr_ct_projector_plan {
     const kr_ctx *ctx;
     kr_loc loc; /* where the plan's arrays live: the ctx's (kri_ctx_loc) */
     kr_ct_geom *geom;
@@ -42,11 +42,11 @@ struct kr_ct_projector {
  *            arrays checked by the front; they return when the result is ready. */
 typedef struct kri_ct_backend {
     kri_backend_hdr hdr;
-    kr_status (*create)(const kr_ct_projector *p, void **dev);
+    kr_status (*create)(const kr_ct_projector_plan *p, void **dev);
     void (*destroy)(void *dev);
-    kr_status (*forward)(const kr_ct_projector *p, void *dev, const void *in, void *out,
+    kr_status (*forward)(const kr_ct_projector_plan *p, void *dev, const void *in, void *out,
                          int64_t nb);
-    kr_status (*adjoint)(const kr_ct_projector *p, void *dev, const void *in, void *out,
+    kr_status (*adjoint)(const kr_ct_projector_plan *p, void *dev, const void *in, void *out,
                          int64_t nb);
 } kri_ct_backend;
 extern const kri_ct_backend kri_ct2_cpu, kri_ct2_cuda, kri_ct3_cpu, kri_ct3_cuda;
@@ -54,20 +54,20 @@ extern const kri_ct_backend kri_ct2_cpu, kri_ct2_cuda, kri_ct3_cpu, kri_ct3_cuda
 /* The 2-D projector (project2d.c): the part of a plan for a 2-D geometry, its backend state
  * included (p holds ctx, loc, opts, the cloned geometry and the table; p->p2 is set even when
  * creation fails, for the destroy), and the checked forward and adjoint. */
-kr_status kri_ct2_plan_create(kr_ct_projector *p);
+kr_status kri_ct2_plan_create(kr_ct_projector_plan *p);
 void kri_ct2_plan_destroy(struct kri_ct2_plan *q); /* accepts NULL */
-kr_status kri_ct2_forward(const kr_ct_projector *p, const kr_array *img, kr_array *sino);
-kr_status kri_ct2_adjoint(const kr_ct_projector *p, const kr_array *sino, kr_array *img);
+kr_status kri_ct2_forward(const kr_ct_projector_plan *p, const kr_array *img, kr_array *sino);
+kr_status kri_ct2_adjoint(const kr_ct_projector_plan *p, const kr_array *sino, kr_array *img);
 
 /* The cone-beam projector (project3d.c), likewise. */
-kr_status kri_ct3_plan_create(kr_ct_projector *p);
+kr_status kri_ct3_plan_create(kr_ct_projector_plan *p);
 void kri_ct3_plan_destroy(struct kri_ct3_plan *q); /* accepts NULL */
-kr_status kri_ct3_forward(const kr_ct_projector *p, const kr_array *vol, kr_array *proj);
-kr_status kri_ct3_adjoint(const kr_ct_projector *p, const kr_array *proj, kr_array *vol);
+kr_status kri_ct3_forward(const kr_ct_projector_plan *p, const kr_array *vol, kr_array *proj);
+kr_status kri_ct3_adjoint(const kr_ct_projector_plan *p, const kr_array *proj, kr_array *vol);
 
 /* The operand check of the projectors (project.c): kri_check_operand against the plan's dtype
  * and location, and a device array on the ctx's device. */
-kr_status kri_ct_operand(const kr_ct_projector *p, const char *fn, const char *what,
+kr_status kri_ct_operand(const kr_ct_projector_plan *p, const char *fn, const char *what,
                          const kr_array *a);
 
 /* Projection (or sinogram) dims against the geometry (projections.c): KR_ERR_DIM naming both

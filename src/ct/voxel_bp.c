@@ -1,7 +1,7 @@
-/* The voxel-driven backprojector as an operator (kray/ct.h, kr_ct_voxel_bp_create): FDK's
+/* The voxel-driven backprojector as an operator (kray/ct.h, kr_ct_voxel_bp_linop_create): FDK's
  * backprojection kernels (fdk.c, fdk_cpu.c, fdk_cuda*.cu) on projections pre-weighted by the
  * density of rays through a voxel, an approximation of the cone projectors' transpose that SIRT
- * may use in place of it (kr_sirt_create_pair). */
+ * may use in place of it (kr_sirt_plan_create_pair). */
 #include "fdk_internal.h"
 #include "kray/linop.h"
 
@@ -39,7 +39,7 @@ static void kri_vbp_free(void *data)
     kri_free(b);
 }
 
-kr_status kr_ct_voxel_bp_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom *g,
+kr_status kr_ct_voxel_bp_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_ct_geom *g,
                                 int64_t gpu_mem)
 {
     KRI_ARG_NOT_NULL(op);

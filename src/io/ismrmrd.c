@@ -21,7 +21,7 @@ void kr_ismrmrd_read_opts_default(kr_ismrmrd_read_opts *o)
     o->remove_oversampling = 1;
 }
 
-void kr_ismrmrd_data_free(kr_ismrmrd_data *d)
+void kr_ismrmrd_data_destroy(kr_ismrmrd_data *d)
 {
     if (!d) return;
     kr_array_destroy(d->kspace);
@@ -527,7 +527,7 @@ done:
     ismrmrd_cleanup_acquisition(&acq);
     ismrmrd_close_dataset(&d);
     kri_ismrmrd_leave();
-    if (st != KR_OK) kr_ismrmrd_data_free(out);
+    if (st != KR_OK) kr_ismrmrd_data_destroy(out);
     return st;
 }
 

@@ -245,7 +245,7 @@ kr_status kr_sim_get_info(const kr_sim_plan *plan, kr_sim_info *info)
     return KR_OK;
 }
 
-kr_status kr_sim_run(const kr_ctx *ctx, const kr_seq *seq, const kr_iso *iso, const kr_array *sens,
+kr_status kr_sim(const kr_ctx *ctx, const kr_seq *seq, const kr_iso *iso, const kr_array *sens,
                      kr_array **kspace)
 {
     KRI_ARG_NOT_NULL(kspace);

@@ -11,7 +11,7 @@
 
 /* Run `iters` iterations from zero on y: SIRT with plan sp, or CGLS on A when sp is NULL; *t the
  * run's seconds. */
-static kr_status kc_cone_run(kr_ctx *ctx, kr_linop *A, kr_sirt *sp, const kr_array *y,
+static kr_status kc_cone_run(kr_ctx *ctx, kr_linop *A, kr_sirt_plan *sp, const kr_array *y,
                              kr_array *x, int iters, double *t)
 {
     const double t0 = kr_time_now();
@@ -49,17 +49,17 @@ static kr_status kc_cone_iters(int json, kr_ctx *ctx, const kr_ct_geom *geo,
     for (int k = 0; k < 3 && st == KR_OK; k++) {
         double t1 = 0, t2 = 0, plan = 0;
         kr_linop *B = NULL;
-        kr_sirt *sp = NULL;
+        kr_sirt_plan *sp = NULL;
         if (k < 2) { /* the SIRT plan, with its weights */
             const double t0 = kr_time_now();
-            if (k == 1) st = kr_ct_voxel_bp_create(&B, ctx, geo, 0);
-            if (st == KR_OK) st = kr_sirt_create_pair(&sp, ctx, A, B);
+            if (k == 1) st = kr_ct_voxel_bp_linop_create(&B, ctx, geo, 0);
+            if (st == KR_OK) st = kr_sirt_plan_create_pair(&sp, ctx, A, B);
             if (st == KR_OK) st = kc_bench_sync(ctx);
             plan = kr_time_now() - t0;
         }
         if (st == KR_OK) st = kc_cone_run(ctx, A, sp, y, x, iters, &t1);
         if (st == KR_OK) st = kc_cone_run(ctx, A, sp, y, x, 2 * iters, &t2);
-        kr_sirt_destroy(sp);
+        kr_sirt_plan_destroy(sp);
         kr_linop_destroy(B);
         if (st != KR_OK) break;
         per_iter[k] = (t2 - t1) / iters;
@@ -93,14 +93,14 @@ static kr_status kc_cone_iters(int json, kr_ctx *ctx, const kr_ct_geom *geo,
     return st;
 }
 
-/* The voxel-driven backprojector (kr_ct_voxel_bp_create) on the dense projections pr, `reps`
+/* The voxel-driven backprojector (kr_ct_voxel_bp_linop_create) on the dense projections pr, `reps`
  * timed runs after a warm-up, one line as the projectors' (method "voxel"); *best: seconds. */
 static kr_status kc_cone_voxel_bp(int json, kr_ctx *ctx, const char *dev, const kr_ct_geom *geo,
                                   kc_proj_case *pc, const kr_array *pr, kr_array *vol, int reps,
                                   double *t, double *best)
 {
     kr_linop *B = NULL;
-    kr_status st = kr_ct_voxel_bp_create(&B, ctx, geo, 0);
+    kr_status st = kr_ct_voxel_bp_linop_create(&B, ctx, geo, 0);
     for (int k = 0; st == KR_OK && k <= reps; k++) {
         double t0 = kr_time_now();
         st = kr_linop_forward(B, pr, vol);
@@ -251,8 +251,8 @@ int kc_bench_cone(int argc, char **argv)
         kr_ct_projector_opts_default(&o);
         o.method = m == 2 ? KR_CT_SIDDON : KR_CT_JOSEPH;
         const char *mn = m == 2 ? "siddon" : "joseph";
-        kr_ct_projector *p = NULL;
-        st = kr_ct_projector_create(&p, ctx, geo, &o);
+        kr_ct_projector_plan *p = NULL;
+        st = kr_ct_projector_plan_create(&p, ctx, geo, &o);
         for (int k = 0; st == KR_OK && k <= reps; k++) { /* k = 0 warms up */
             double t0 = kr_time_now();
             st = kr_ct_projector_forward(p, vol, pr); /* returns when the result is there */
@@ -285,7 +285,7 @@ int kc_bench_cone(int argc, char **argv)
             if (st == KR_OK) st = kc_cone_iters(c.json, ctx, geo, &o, &pc, pr, vol, iters, it);
             if (st == KR_OK) st = kr_array_copy(vol, hv, ctx);
         }
-        kr_ct_projector_destroy(p);
+        kr_ct_projector_plan_destroy(p);
         if (m == 1) kray[2] = it[0], kray[3] = it[2], kray[5] = it[1];
     }
     if (st == KR_OK && peer && cuda)

@@ -77,8 +77,8 @@ int kc_bench_ct2d(int argc, char **argv)
             kr_ct_projector_opts_default(&o);
             o.method = m == 2 ? KR_CT_SIDDON : KR_CT_JOSEPH;
             o.dtype = dt;
-            kr_ct_projector *p = NULL;
-            st = kr_ct_projector_create(&p, ctx, geo, &o);
+            kr_ct_projector_plan *p = NULL;
+            st = kr_ct_projector_plan_create(&p, ctx, geo, &o);
             kc_proj_case pc = {"ct2d_forward", kr_ct_type_name(types[gi]),
                                kr_ct_method_name(o.method), kr_dtype_name(dt), 2, g.n, pdim,
                                views};
@@ -93,7 +93,7 @@ int kc_bench_ct2d(int argc, char **argv)
                 if (st == KR_OK) kc_proj_line(c.json, &pc, ctx, dev, t, reps);
             }
             if (st == KR_OK) st = kr_array_copy(x, hx, ctx); /* the adjoint overwrote it */
-            kr_ct_projector_destroy(p);
+            kr_ct_projector_plan_destroy(p);
         }
         kr_ct_geom_destroy(geo);
     }

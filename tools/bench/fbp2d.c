@@ -189,16 +189,16 @@ static kr_status kc_make_slice(kc_slice *sl, const kr_ct_geom *g, const char *ct
      * projections are not truncated */
     kc_mask(sl->truth);
     kr_ctx *cpu = NULL;
-    kr_ct_projector *pr = NULL;
+    kr_ct_projector_plan *pr = NULL;
     kr_ct_projector_opts po;
     kr_ct_projector_opts_default(&po);
     po.dtype = KR_F64;
     int64_t sd[2] = {nd, nv};
     if ((s = kr_ctx_create(&cpu, KR_BACKEND_CPU)) == KR_OK &&
-        (s = kr_ct_projector_create(&pr, cpu, g, &po)) == KR_OK &&
+        (s = kr_ct_projector_plan_create(&pr, cpu, g, &po)) == KR_OK &&
         (s = kr_array_create(&sl->sino, KR_F64, 2, sd, KR_HOST, NULL)) == KR_OK)
         s = kr_ct_projector_forward(pr, sl->truth, sl->sino);
-    kr_ct_projector_destroy(pr);
+    kr_ct_projector_plan_destroy(pr);
     kr_ctx_destroy(cpu);
     return s;
 }

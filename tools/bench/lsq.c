@@ -107,19 +107,19 @@ int kc_bench_lsq(int argc, char **argv)
         double t0 = 0, sec = 0;
         for (int i = -1; s == KR_OK && i < reps; i++) {
             if (i == 0) t0 = kr_time_now();
-            kr_toeplitz *tp = NULL;
-            s = kr_toeplitz_create(&tp, ctx, n, tr, NULL, &o);
-            kr_toeplitz_destroy(tp);
+            kr_toeplitz_plan *tp = NULL;
+            s = kr_toeplitz_plan_create(&tp, ctx, n, tr, NULL, &o);
+            kr_toeplitz_plan_destroy(tp);
         }
         sec = (kr_time_now() - t0) / reps;
         if (s == KR_OK) kc_lsq_line(&c, "q-nufft", be, dev, n, m, t, reps, sec);
     }
     for (int meth = 0; s == KR_OK && meth < 3; meth++) {
         if (meth == KR_LSQ_NORMAL_DRFT && !drft) continue;
-        o.normal = (kr_lsq_normal)meth;
-        kr_lsq *p = NULL;
+        o.normal = (kr_lsq_normal_method)meth;
+        kr_lsq_plan *p = NULL;
         double sec = 0;
-        s = kr_lsq_create(&p, ctx, n, tr, NULL, &o);
+        s = kr_lsq_plan_create(&p, ctx, n, tr, NULL, &o);
         if (s == KR_OK && meth == KR_LSQ_NORMAL_TOEPLITZ) {
             s = kri_lsq_bench(p, 0, reps, &sec);
             if (s == KR_OK) kc_lsq_line(&c, "fhd-nufft", be, dev, n, m, t, reps, sec);
@@ -134,7 +134,7 @@ int kc_bench_lsq(int argc, char **argv)
                              : (meth == KR_LSQ_NORMAL_NUFFT ? "normal-nufft" : "normal-drft");
         if (s == KR_OK)
             kc_lsq_line(&c, cs, be, dev, n, m, t, meth == KR_LSQ_NORMAL_DRFT ? 1 : reps, sec);
-        kr_lsq_destroy(p);
+        kr_lsq_plan_destroy(p);
     }
     kr_array_destroy(tr);
     kr_ctx_destroy(ctx);

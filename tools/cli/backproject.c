@@ -1,6 +1,6 @@
 /* kray backproject: the matched cone-beam backprojector (the exact adjoint of the projector of
  * `kray project`), the FDK backprojector of the fdk module (--kind fdk), or the voxel-driven
- * approximation of the adjoint that SIRT may use (--kind voxel, kr_ct_voxel_bp_create). */
+ * approximation of the adjoint that SIRT may use (--kind voxel, kr_ct_voxel_bp_linop_create). */
 #include "cone_common.h"
 #include "fdk_common.h"
 
@@ -74,7 +74,7 @@ int kc_tool_backproject(int argc, char **argv)
     kr_array *proj = NULL, *vol = NULL, *dp = NULL, *dv = NULL;
     kr_ct_geom *g = NULL;
     kr_ctx *ctx = NULL;
-    kr_ct_projector *p = NULL;
+    kr_ct_projector_plan *p = NULL;
     kr_linop *B = NULL;
     int own_v = 0, own_p = 0;
     kr_status s;
@@ -101,8 +101,8 @@ int kc_tool_backproject(int argc, char **argv)
     } else {
         kr_ct_projector_opts o;
         kc_cone_popts(&a, t, &o);
-        if ((s = kind == 2 ? kr_ct_voxel_bp_create(&B, ctx, g, gpu_mem)
-                           : kr_ct_projector_create(&p, ctx, g, &o)) != KR_OK) {
+        if ((s = kind == 2 ? kr_ct_voxel_bp_linop_create(&B, ctx, g, gpu_mem)
+                           : kr_ct_projector_plan_create(&p, ctx, g, &o)) != KR_OK) {
             r = kc_fail("backproject", s);
             goto done;
         }
@@ -125,7 +125,7 @@ int kc_tool_backproject(int argc, char **argv)
 done:
     if (own_v) kr_array_destroy(dv);
     if (own_p) kr_array_destroy(dp);
-    kr_ct_projector_destroy(p);
+    kr_ct_projector_plan_destroy(p);
     kr_linop_destroy(B);
     kr_array_destroy(proj);
     kr_array_destroy(vol);

@@ -136,7 +136,7 @@ int kc_tool_lsrecon(int argc, char **argv)
     int64_t n[3] = {dims.d[0], dims.d[1], dims.n > 2 ? dims.d[2] : 1};
     kr_array *t = NULL, *w = NULL, *wr = NULL, *dh = NULL, *dd = NULL, *b = NULL, *x = NULL;
     kr_array *xh = NULL, *hist = NULL;
-    kr_lsq *p = NULL;
+    kr_lsq_plan *p = NULL;
     kr_linop *N = NULL, *A = NULL;
     kr_array *fmap = NULL, *tms = NULL;
     kr_offres_info oi;
@@ -167,9 +167,9 @@ int kc_tool_lsrecon(int argc, char **argv)
         fo.exact = exact;
         fo.segments = segments;
         fo.eps = eps;
-        if (s == KR_OK) s = kr_offres_linop(&A, ctx, n, t, fmap, tms, &fo, &oi);
+        if (s == KR_OK) s = kr_offres_linop_create(&A, ctx, n, t, fmap, tms, &fo, &oi);
     } else if (s == KR_OK) {
-        s = kr_lsq_create(&p, ctx, n, t, wr, &o);
+        s = kr_lsq_plan_create(&p, ctx, n, t, wr, &o);
     }
     int64_t msamp = s == KR_OK ? kr_array_numel(t) / t->dims[0] : 0;
     if (s == KR_OK) s = kc_read_complex(dp, cdt, msamp, "--data", &dh, &printed);
@@ -195,7 +195,7 @@ int kc_tool_lsrecon(int argc, char **argv)
         if (s == KR_OK) s = kr_linop_normal_op(&N, A);
     } else if (s == KR_OK) {
         s = kr_lsq_rhs(p, dd, b);
-        if (s == KR_OK) s = kr_lsq_normal_linop(&N, p);
+        if (s == KR_OK) s = kr_lsq_normal_linop_create(&N, p);
     }
     if (s == KR_OK && !(h = calloc((size_t)iters + 1, sizeof *h))) s = KR_ERR_OOM_HOST;
     if (s == KR_OK) {
@@ -259,7 +259,7 @@ int kc_tool_lsrecon(int argc, char **argv)
     kr_linop_destroy(A);
     kr_array_destroy(fmap);
     kr_array_destroy(tms);
-    kr_lsq_destroy(p);
+    kr_lsq_plan_destroy(p);
     kr_array_destroy(t);
     kr_array_destroy(w);
     kr_array_destroy(wr);

@@ -60,7 +60,7 @@ int kc_tool_project(int argc, char **argv)
     memset(&vmeta, 0, sizeof vmeta);
     kr_ct_geom *g = NULL;
     kr_ctx *ctx = NULL;
-    kr_ct_projector *p = NULL;
+    kr_ct_projector_plan *p = NULL;
     int own_v = 0, own_p = 0;
     if (in && (r = kc_cone_read("project", in, t, &vol, &vmeta)) != 0) goto done;
     if ((r = kc_cone_geometry("project", &a, NULL, vol, &vmeta, &g)) != 0) goto done;
@@ -81,7 +81,7 @@ int kc_tool_project(int argc, char **argv)
         kr_ct_projector_opts o;
         kc_cone_popts(&a, t, &o);
         if ((s = kr_array_create(&proj, t, 3, pd, KR_HOST, NULL)) != KR_OK ||
-            (s = kr_ct_projector_create(&p, ctx, g, &o)) != KR_OK) {
+            (s = kr_ct_projector_plan_create(&p, ctx, g, &o)) != KR_OK) {
             r = kc_fail("project", s);
             goto done;
         }
@@ -104,7 +104,7 @@ int kc_tool_project(int argc, char **argv)
 done:
     if (own_v) kr_array_destroy(dv);
     if (own_p) kr_array_destroy(dp);
-    kr_ct_projector_destroy(p);
+    kr_ct_projector_plan_destroy(p);
     kr_array_destroy(vol);
     kr_array_destroy(proj);
     kr_ct_geom_destroy(g);

@@ -169,7 +169,7 @@ int kc_tool_sense(int argc, char **argv)
             if (s == KR_OK) s = kr_coil_apply(hctx, wm, 2, w);
         }
         if (s == KR_OK) s = kr_cartesian_undersample(hctx, wk, use);
-        if (s == KR_OK) s = kr_sense_linop(&E, ctx, wm, use, loc);
+        if (s == KR_OK) s = kr_sense_linop_create(&E, ctx, wm, use, loc);
         if (s == KR_OK) s = kr_linop_normal_op(&N, E);
         if (s == KR_OK && gpu) s = kr_array_clone(&dk, wk, KR_DEVICE, ctx);
         if (s == KR_OK) s = kr_array_create(&b, KR_C64, 2, d2, loc, ctx);

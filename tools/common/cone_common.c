@@ -221,7 +221,7 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
     kr_ct_geom *g = NULL;
     kr_ctx *ctx = NULL;
     kr_linop *A = NULL, *B = NULL;
-    kr_sirt *sp = NULL;
+    kr_sirt_plan *sp = NULL;
     double *hist = NULL;
     int own_v = 0, own_p = 0;
     kr_status s;
@@ -254,7 +254,7 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
     kr_ct_projector_opts o;
     kc_cone_popts(a, t, &o);
     if ((s = kr_ct_linop_create(&A, ctx, g, &o)) != KR_OK ||
-        (it->voxel_bp && (s = kr_ct_voxel_bp_create(&B, ctx, g, it->gpu_mem)) != KR_OK)) {
+        (it->voxel_bp && (s = kr_ct_voxel_bp_linop_create(&B, ctx, g, it->gpu_mem)) != KR_OK)) {
         r = kc_fail(tool, s);
         goto done;
     }
@@ -287,7 +287,7 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
         so.warm_start = it->init != NULL;
         so.history = hist;
         so.show_progress = !c->quiet;
-        s = kr_sirt_create_pair(&sp, ctx, A, B);
+        s = kr_sirt_plan_create_pair(&sp, ctx, A, B);
         if (s == KR_OK) s = kr_sirt_execute(sp, dp, dv, &so, &info);
     }
     if (s == KR_OK && own_v) s = kr_array_copy(vol, dv, ctx);
@@ -309,7 +309,7 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
     }
 done:
     free(hist);
-    kr_sirt_destroy(sp);
+    kr_sirt_plan_destroy(sp);
     if (own_v) kr_array_destroy(dv);
     if (own_p) kr_array_destroy(dp);
     kr_linop_destroy(A);

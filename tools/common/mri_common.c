@@ -133,7 +133,7 @@ int kc_mri_load(const char *tool, const char *path, const char *dataset, int rep
         in->lines = malloc((size_t)d.ny);
         if (in->lines) memcpy(in->lines, d.lines, (size_t)d.ny);
         d.kspace = d.calib = d.psi = NULL;
-        kr_ismrmrd_data_free(&d);
+        kr_ismrmrd_data_destroy(&d);
         if (!in->lines) return kc_fail(tool, KR_ERR_OOM_HOST);
         return 0;
     }

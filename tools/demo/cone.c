@@ -39,11 +39,11 @@ static kr_status kc_cone_sirt_voxel(kc_demo *d, const kr_ct_geom *g, kr_linop *A
                                     int64_t k, int iters, kr_metrics *m, double *t)
 {
     kr_linop *B = NULL;
-    kr_sirt *sp = NULL;
+    kr_sirt_plan *sp = NULL;
     kr_array *x = NULL, *sl = NULL;
     const double t0 = kr_time_now();
-    kr_status s = kr_ct_voxel_bp_create(&B, d->ctx, g, 0);
-    if (s == KR_OK) s = kr_sirt_create_pair(&sp, d->ctx, A, B);
+    kr_status s = kr_ct_voxel_bp_linop_create(&B, d->ctx, g, 0);
+    if (s == KR_OK) s = kr_sirt_plan_create_pair(&sp, d->ctx, A, B);
     if (s == KR_OK) {
         kr_sirt_opts so;
         kr_sirt_opts_default(&so);
@@ -56,7 +56,7 @@ static kr_status kc_cone_sirt_voxel(kc_demo *d, const kr_ct_geom *g, kr_linop *A
     if (s == KR_OK) s = kr_metrics_compute(d->cpu, sl, ts, 1.0, m);
     kr_array_destroy(sl);
     kr_array_destroy(x);
-    kr_sirt_destroy(sp);
+    kr_sirt_plan_destroy(sp);
     kr_linop_destroy(B);
     return s;
 }

@@ -59,7 +59,7 @@ static kr_status kc_run_ct2d(kc_demo *d)
     kr_ct_geom *g = NULL, *gf = NULL;
     kr_array *truth = NULL, *exact = NULL, *proj = NULL, *fan = NULL, *err = NULL;
     kr_array *rec[4] = {NULL, NULL, NULL, NULL}, *rproj = NULL, *rhann = NULL, *rfan = NULL;
-    kr_ct_projector *pr = NULL, *pf = NULL;
+    kr_ct_projector_plan *pr = NULL, *pf = NULL;
     double tb[4] = {0, 0, 0, 0}, tp = 0, th = 0, tf = 0;
     char cap[320], b1[32];
     int ne;
@@ -92,7 +92,7 @@ static kr_status kc_run_ct2d(kc_demo *d)
     kr_ct_projector_opts_default(&po);
     po.dtype = KR_F64;
     int64_t sd[2] = {n, nv};
-    if ((s = kr_ct_projector_create(&pr, d->cpu, g, &po)) != KR_OK ||
+    if ((s = kr_ct_projector_plan_create(&pr, d->cpu, g, &po)) != KR_OK ||
         (s = kr_array_create(&proj, KR_F64, 2, sd, KR_HOST, NULL)) != KR_OK ||
         (s = kr_ct_projector_forward(pr, truth, proj)) != KR_OK)
         goto done;
@@ -131,7 +131,7 @@ static kr_status kc_run_ct2d(kc_demo *d)
     fs.det_spacing_mm = 2.0 * 2.0 * 0.75 * (double)n / (double)fs.det_count;
     int64_t fd[2] = {fs.det_count, fs.nviews};
     if ((s = kr_ct_geom_create(&gf, &fs, &gr)) != KR_OK ||
-        (s = kr_ct_projector_create(&pf, d->cpu, gf, &po)) != KR_OK ||
+        (s = kr_ct_projector_plan_create(&pf, d->cpu, gf, &po)) != KR_OK ||
         (s = kr_array_create(&fan, KR_F64, 2, fd, KR_HOST, NULL)) != KR_OK ||
         (s = kr_ct_projector_forward(pf, truth, fan)) != KR_OK)
         goto done;
@@ -232,8 +232,8 @@ done:
     kr_array_destroy(proj);
     kr_array_destroy(fan);
     kr_array_destroy(err);
-    kr_ct_projector_destroy(pr);
-    kr_ct_projector_destroy(pf);
+    kr_ct_projector_plan_destroy(pr);
+    kr_ct_projector_plan_destroy(pf);
     kr_ct_geom_destroy(g);
     kr_ct_geom_destroy(gf);
     return s;

@@ -160,7 +160,7 @@ static kr_status kc_run_sim(kc_demo *d)
         if (s != KR_OK) goto out;
     }
     double t0 = kr_time_now();
-    if ((s = kr_sim_run(d->cpu, seq, iso, sens, &samples)) != KR_OK) goto out;
+    if ((s = kr_sim(d->cpu, seq, iso, sens, &samples)) != KR_OK) goto out;
     const double tsim = kr_time_now() - t0;
     if ((s = kr_seq_sort_kspace(seq, samples, n, n, &k)) != KR_OK) goto out;
     if ((s = kc_sim_maps(d->cpu, 16, 6, 300.0, dx, n, &maps16)) != KR_OK) goto out;

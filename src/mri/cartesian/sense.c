@@ -318,10 +318,10 @@ static kr_status kri_sense_op_adjoint(void *data, const kr_array *in, kr_array *
     return st;
 }
 
-kr_status kr_sense_linop(kr_linop **op, const kr_ctx *ctx, const kr_array *maps,
+kr_status kr_sense_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_array *maps,
                          const uint8_t *lines, kr_loc loc)
 {
-    const char *fn = "kr_sense_linop";
+    const char *fn = "kr_sense_linop_create";
     KRI_ARG_NOT_NULL(op);
     *op = NULL;
     KRI_ARG_NOT_NULL(ctx);
@@ -332,7 +332,7 @@ kr_status kr_sense_linop(kr_linop **op, const kr_ctx *ctx, const kr_array *maps,
     const kri_coilop_backend *be;
     KRI_TRY(kri_backend_pick(&be, loc, &kri_coilop_cpu, &kri_coilop_cuda, fn));
     int64_t d[3];
-    KRI_TRY(kri_shape3(maps, 3, "kr_sense_linop: maps", d));
+    KRI_TRY(kri_shape3(maps, 3, "kr_sense_linop_create: maps", d));
     kri_sense_op *o = kri_calloc(1, sizeof *o);
     if (!o) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a SENSE operator");
     o->ctx = ctx;

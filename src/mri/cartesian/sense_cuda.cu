@@ -435,7 +435,7 @@ kr_status cuda_create(const kri_sense_desc *d, void **state)
     if (d->method == KR_SENSE_GENERAL && ny > 8192)
         return kri_fail(KR_ERR_NOT_SUPPORTED,
                         "%s: the CUDA general path handles up to 8192 lines (got %lld); use the "
-                        "CPU backend or CG-SENSE (kr_sense_linop)",
+                        "CPU backend or CG-SENSE (kr_sense_linop_create)",
                         fn, (long long)ny);
     if (d->accel > KRI_SENSE_CUDA_MAX_R)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: the CUDA backend supports R <= %d (got %d)", fn,

@@ -177,7 +177,7 @@ static void kri_def_shapes(const kr_cgsense_plan *p, kr_linop_def *def)
     def->data = (void *)p;
 }
 
-kr_status kr_cgsense_linop(kr_linop **op, kr_cgsense_plan *p)
+kr_status kr_cgsense_linop_create(kr_linop **op, kr_cgsense_plan *p)
 {
     KRI_ARG_NOT_NULL(op);
     *op = NULL;
@@ -194,7 +194,7 @@ kr_status kr_cgsense_linop(kr_linop **op, kr_cgsense_plan *p)
     return kr_linop_create(op, p->ctx, &def);
 }
 
-kr_status kr_cgsense_normal_linop(kr_linop **op, kr_cgsense_plan *p)
+kr_status kr_cgsense_normal_linop_create(kr_linop **op, kr_cgsense_plan *p)
 {
     KRI_ARG_NOT_NULL(op);
     *op = NULL;
@@ -261,14 +261,14 @@ static kr_status kri_plan_toeplitz(kr_cgsense_plan *p, const kr_array *traj,
     kr_array *wh = NULL;
     kr_status st = KR_OK;
     if (o->dcf && o->dcf->loc != KR_HOST) st = kr_array_clone(&wh, o->dcf, KR_HOST, p->ctx);
-    kr_toeplitz *t = NULL;
+    kr_toeplitz_plan *t = NULL;
     if (st == KR_OK)
-        st = kr_toeplitz_create(&t, p->ctx, n, traj, o->dcf ? (wh ? wh : o->dcf) : NULL, &lo);
+        st = kr_toeplitz_plan_create(&t, p->ctx, n, traj, o->dcf ? (wh ? wh : o->dcf) : NULL, &lo);
     kr_array_destroy(wh);
     kr_linop *op = NULL;
     if (st == KR_OK) {
-        st = kr_toeplitz_linop(&op, t, p->nc); /* the operator owns t */
-        if (st != KR_OK) kr_toeplitz_destroy(t);
+        st = kr_toeplitz_linop_create(&op, t, p->nc); /* the operator owns t */
+        if (st != KR_OK) kr_toeplitz_plan_destroy(t);
     }
     if (st == KR_OK) st = kr_cgsense_set_fhf(p, op);
     kr_linop_destroy(op); /* the plan keeps its own reference */
@@ -497,7 +497,7 @@ kr_status kr_cgsense_solve(kr_cgsense_plan *p, const kr_array *kspace, kr_array 
     kr_linop *N = NULL;
     KRI_TRY(kr_array_create_like(&b, x, p->loc, p->ctx));
     kr_status st = kr_cgsense_rhs(p, &v, b);
-    if (st == KR_OK) st = kr_cgsense_normal_linop(&N, p);
+    if (st == KR_OK) st = kr_cgsense_normal_linop_create(&N, p);
     if (st == KR_OK) st = kr_cg(p->ctx, N, b, x, opts, info);
     kr_linop_destroy(N);
     kr_array_destroy(b);

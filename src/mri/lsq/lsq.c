@@ -13,12 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 
-struct kr_lsq {
+struct kr_lsq_plan {
     const kr_ctx *ctx;
     const kri_toep_backend *be; /* the k-space weighting at loc */
     kr_dtype t;
     kr_loc loc;
-    kr_lsq_normal method;
+    kr_lsq_normal_method method;
     kr_lsq_opts opts;
     int64_t n[3], N, M, batch;
     kr_array *traj;      /* host f64 [3, M] copy */
@@ -27,10 +27,10 @@ struct kr_lsq {
     kr_array *ks;        /* k-space scratch [M, batch] at loc */
     kr_nufft_plan *nufft;
     kr_drft_plan *drft;  /* DrFT method: plain plan with weights W (adjoint = F^H W) */
-    kr_toeplitz *toep;
+    kr_toeplitz_plan *toep;
 };
 
-void kr_lsq_destroy(kr_lsq *p)
+void kr_lsq_plan_destroy(kr_lsq_plan *p)
 {
     if (!p) return;
     kr_array_destroy(p->traj);
@@ -40,14 +40,14 @@ void kr_lsq_destroy(kr_lsq *p)
     kr_array_destroy(p->ks);
     kr_nufft_plan_destroy(p->nufft);
     kr_drft_plan_destroy(p->drft);
-    kr_toeplitz_destroy(p->toep);
+    kr_toeplitz_plan_destroy(p->toep);
     kri_free(p);
 }
 
-int64_t kr_lsq_samples(const kr_lsq *p) { return p ? p->M : 0; }
+int64_t kr_lsq_samples(const kr_lsq_plan *p) { return p ? p->M : 0; }
 
 /* Real array of f(w_m) at loc in the element's real precision. */
-static kr_status kri_lsq_weights_at(kr_lsq *p, int sq, kr_array **out)
+static kr_status kri_lsq_weights_at(kr_lsq_plan *p, int sq, kr_array **out)
 {
     kr_array *h = NULL;
     kr_dtype rt = p->t == KR_C64 ? KR_F32 : KR_F64;
@@ -69,23 +69,23 @@ static kr_status kri_lsq_weights_at(kr_lsq *p, int sq, kr_array **out)
     return s;
 }
 
-kr_status kr_lsq_create(kr_lsq **out, const kr_ctx *ctx, const int64_t n[3], const kr_array *traj,
+kr_status kr_lsq_plan_create(kr_lsq_plan **out, const kr_ctx *ctx, const int64_t n[3], const kr_array *traj,
                         const kr_array *weights, const kr_lsq_opts *opts)
 {
     KRI_ARG_NOT_NULL(out);
     *out = NULL;
     kr_lsq_opts o;
-    KRI_TRY(kri_lsq_opts_resolve("kr_lsq_create", opts, &o));
+    KRI_TRY(kri_lsq_opts_resolve("kr_lsq_plan_create", opts, &o));
     if (o.normal != KR_LSQ_NORMAL_TOEPLITZ && o.normal != KR_LSQ_NORMAL_DRFT &&
         o.normal != KR_LSQ_NORMAL_NUFFT)
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_lsq_create: unknown normal method %d",
+        return kri_fail(KR_ERR_INVALID_ARG, "kr_lsq_plan_create: unknown normal method %d",
                         (int)o.normal);
     if (!(o.eps >= 0) || o.eps > 0.1)
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_lsq_create: eps %g must be in [0, 0.1]", o.eps);
+        return kri_fail(KR_ERR_INVALID_ARG, "kr_lsq_plan_create: eps %g must be in [0, 0.1]", o.eps);
     kr_array tv, wv;
     memset(&wv, 0, sizeof wv);
-    KRI_TRY(kri_lsq_check_inputs("kr_lsq_create", ctx, n, traj, weights, o.dtype, &tv, &wv));
-    kr_lsq *p = NULL;
+    KRI_TRY(kri_lsq_check_inputs("kr_lsq_plan_create", ctx, n, traj, weights, o.dtype, &tv, &wv));
+    kr_lsq_plan *p = NULL;
     KRI_TRY(kri_alloc((void **)&p, sizeof *p, "least-squares plan"));
     memset(p, 0, sizeof *p);
     p->ctx = ctx;
@@ -124,9 +124,9 @@ kr_status kr_lsq_create(kr_lsq **out, const kr_ctx *ctx, const int64_t n[3], con
         if (s == KR_OK) s = kr_nufft_set_points(p->nufft, p->traj);
     }
     if (s == KR_OK && p->method == KR_LSQ_NORMAL_TOEPLITZ)
-        s = kr_toeplitz_create(&p->toep, ctx, n, p->traj, p->wh, &o);
+        s = kr_toeplitz_plan_create(&p->toep, ctx, n, p->traj, p->wh, &o);
     if (s != KR_OK) {
-        kr_lsq_destroy(p);
+        kr_lsq_plan_destroy(p);
         return s;
     }
     *out = p;
@@ -134,7 +134,7 @@ kr_status kr_lsq_create(kr_lsq **out, const kr_ctx *ctx, const int64_t n[3], con
 }
 
 /* Flat views: images [n0, n1, n2, B], k-space [M, B] (B = plan batch). */
-static kr_status kri_lsq_view(const kr_lsq *p, const kr_array *a, int img, const char *fn,
+static kr_status kri_lsq_view(const kr_lsq_plan *p, const kr_array *a, int img, const char *fn,
                               const char *what, kr_array *v)
 {
     KRI_TRY(kri_check_operand(fn, what, a, p->t, p->loc));
@@ -151,7 +151,7 @@ static kr_status kri_lsq_view(const kr_lsq *p, const kr_array *a, int img, const
 
 /* The plan and flat views of an operation's operands, `in` then `out` (img: an image, else
  * k-space). */
-static kr_status kri_lsq_views(const kr_lsq *p, const char *fn, const char *in_what,
+static kr_status kri_lsq_views(const kr_lsq_plan *p, const char *fn, const char *in_what,
                                const kr_array *in, int in_img, const char *out_what,
                                const kr_array *out, int out_img, kr_array v[2])
 {
@@ -160,12 +160,12 @@ static kr_status kri_lsq_views(const kr_lsq *p, const char *fn, const char *in_w
     return kri_lsq_view(p, out, out_img, fn, out_what, &v[1]);
 }
 
-static kr_status kri_lsq_wmul(kr_lsq *p, const kr_array *w, const kr_array *d, kr_array *out)
+static kr_status kri_lsq_wmul(kr_lsq_plan *p, const kr_array *w, const kr_array *d, kr_array *out)
 {
     return p->be->wmul(p->ctx, p->t, p->M, p->batch, d->data, w->data, out->data);
 }
 
-kr_status kr_lsq_rhs(kr_lsq *p, const kr_array *d, kr_array *rhs)
+kr_status kr_lsq_rhs(kr_lsq_plan *p, const kr_array *d, kr_array *rhs)
 {
     kr_array v[2];
     KRI_TRY(kri_lsq_views(p, "kr_lsq_rhs", "data", d, 0, "right-hand side", rhs, 1, v));
@@ -175,13 +175,13 @@ kr_status kr_lsq_rhs(kr_lsq *p, const kr_array *d, kr_array *rhs)
     return kr_nufft_adjoint(p->nufft, p->ks, &v[1]);
 }
 
-kr_status kr_lsq_normal_apply(kr_lsq *p, const kr_array *in, kr_array *out)
+kr_status kr_lsq_normal(kr_lsq_plan *p, const kr_array *in, kr_array *out)
 {
     kr_array v[2];
-    KRI_TRY(kri_lsq_views(p, "kr_lsq_normal_apply", "input", in, 1, "output", out, 1, v));
-    if (p->toep) return kr_toeplitz_apply(p->toep, &v[0], &v[1]);
+    KRI_TRY(kri_lsq_views(p, "kr_lsq_normal_method", "input", in, 1, "output", out, 1, v));
+    if (p->toep) return kr_toeplitz_execute(p->toep, &v[0], &v[1]);
     if (in->data == out->data)
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_lsq_normal_apply: input and output are the same "
+        return kri_fail(KR_ERR_INVALID_ARG, "kr_lsq_normal_method: input and output are the same "
                                             "array");
     if (p->drft) {
         KRI_TRY(kr_drft_forward(p->drft, &v[0], p->ks));
@@ -195,12 +195,12 @@ kr_status kr_lsq_normal_apply(kr_lsq *p, const kr_array *in, kr_array *out)
 /* ---- operators --------------------------------------------------------------------------- */
 static kr_status kri_lsq_op_normal(void *d, const kr_array *in, kr_array *out)
 {
-    return kr_lsq_normal_apply((kr_lsq *)d, in, out);
+    return kr_lsq_normal((kr_lsq_plan *)d, in, out);
 }
 
 static kr_status kri_lsq_op_fwd(void *d, const kr_array *in, kr_array *out)
 {
-    kr_lsq *p = (kr_lsq *)d;
+    kr_lsq_plan *p = (kr_lsq_plan *)d;
     kr_array v[2];
     KRI_TRY(kri_lsq_views(p, "forward", "input", in, 1, "output", out, 0, v));
     KRI_TRY(kr_nufft_forward(p->nufft, &v[0], &v[1]));
@@ -209,7 +209,7 @@ static kr_status kri_lsq_op_fwd(void *d, const kr_array *in, kr_array *out)
 
 static kr_status kri_lsq_op_adj(void *d, const kr_array *in, kr_array *out)
 {
-    kr_lsq *p = (kr_lsq *)d;
+    kr_lsq_plan *p = (kr_lsq_plan *)d;
     kr_array v[2];
     KRI_TRY(kri_lsq_views(p, "adjoint", "input", in, 0, "output", out, 1, v));
     if (!p->sw) return kr_nufft_adjoint(p->nufft, &v[0], &v[1]);
@@ -217,7 +217,7 @@ static kr_status kri_lsq_op_adj(void *d, const kr_array *in, kr_array *out)
     return kr_nufft_adjoint(p->nufft, p->ks, &v[1]);
 }
 
-static void kri_lsq_def(const kr_lsq *p, kr_linop_def *d, int square)
+static void kri_lsq_def(const kr_lsq_plan *p, kr_linop_def *d, int square)
 {
     memset(d, 0, sizeof *d);
     d->dtype = p->t;
@@ -235,12 +235,12 @@ static void kri_lsq_def(const kr_lsq *p, kr_linop_def *d, int square)
     }
 }
 
-static const char *kri_lsq_method_name(kr_lsq_normal m)
+static const char *kri_lsq_method_name(kr_lsq_normal_method m)
 {
     return m == KR_LSQ_NORMAL_DRFT ? "drft" : (m == KR_LSQ_NORMAL_NUFFT ? "nufft" : "toeplitz");
 }
 
-kr_status kr_lsq_normal_linop(kr_linop **op, kr_lsq *p)
+kr_status kr_lsq_normal_linop_create(kr_linop **op, kr_lsq_plan *p)
 {
     KRI_ARG_NOT_NULL(op);
     *op = NULL;
@@ -255,7 +255,7 @@ kr_status kr_lsq_normal_linop(kr_linop **op, kr_lsq *p)
     return kr_linop_create(op, p->ctx, &d);
 }
 
-kr_status kr_lsq_linop(kr_linop **op, kr_lsq *p)
+kr_status kr_lsq_linop_create(kr_linop **op, kr_lsq_plan *p)
 {
     KRI_ARG_NOT_NULL(op);
     *op = NULL;
@@ -280,7 +280,7 @@ kr_status kr_lsq_linop(kr_linop **op, kr_lsq *p)
 }
 
 /* ---- benchmark hook (lsq_bench.h) ---------------------------------------------------------- */
-kr_status kri_lsq_bench(kr_lsq *p, int what, int reps, double *seconds)
+kr_status kri_lsq_bench(kr_lsq_plan *p, int what, int reps, double *seconds)
 {
     KRI_ARG_NOT_NULL(p);
     KRI_ARG_NOT_NULL(seconds);
@@ -298,7 +298,7 @@ kr_status kri_lsq_bench(kr_lsq *p, int what, int reps, double *seconds)
             if (p->loc == KR_DEVICE) s = kri_device_synchronize(p->ctx);
             t0 = kr_time_now();
         }
-        if (s == KR_OK) s = what ? kr_lsq_normal_apply(p, x, y) : kr_lsq_rhs(p, x, y);
+        if (s == KR_OK) s = what ? kr_lsq_normal(p, x, y) : kr_lsq_rhs(p, x, y);
     }
     if (s == KR_OK && p->loc == KR_DEVICE) s = kri_device_synchronize(p->ctx);
     *seconds = s == KR_OK ? (kr_time_now() - t0) / reps : NAN;

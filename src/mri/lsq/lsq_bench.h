@@ -11,7 +11,7 @@ extern "C" {
 
 /* Mean seconds of `reps` applications (after one warm-up) of the rhs (what = 0) or the normal
  * operator (what = 1) on random data in the plan's memory (synchronised for CUDA). */
-kr_status kri_lsq_bench(kr_lsq *p, int what, int reps, double *seconds);
+kr_status kri_lsq_bench(kr_lsq_plan *p, int what, int reps, double *seconds);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-struct kr_toeplitz {
+struct kr_toeplitz_plan {
     const kr_ctx *ctx;
     const kri_toep_backend *be; /* the elementwise steps at loc */
     kr_dtype t;
@@ -168,7 +168,7 @@ static kr_status kri_toep_q_drft(const kr_ctx *ctx, const int64_t n[3], const kr
     return s;
 }
 
-void kr_toeplitz_destroy(kr_toeplitz *t)
+void kr_toeplitz_plan_destroy(kr_toeplitz_plan *t)
 {
     if (!t) return;
     kr_array_destroy(t->qhat);
@@ -181,22 +181,22 @@ void kr_toeplitz_destroy(kr_toeplitz *t)
     kri_free(t);
 }
 
-kr_status kr_toeplitz_create(kr_toeplitz **out, const kr_ctx *ctx, const int64_t n[3],
+kr_status kr_toeplitz_plan_create(kr_toeplitz_plan **out, const kr_ctx *ctx, const int64_t n[3],
                              const kr_array *traj, const kr_array *weights,
                              const kr_lsq_opts *opts)
 {
     KRI_ARG_NOT_NULL(out);
     *out = NULL;
     kr_lsq_opts o;
-    KRI_TRY(kri_lsq_opts_resolve("kr_toeplitz_create", opts, &o));
+    KRI_TRY(kri_lsq_opts_resolve("kr_toeplitz_plan_create", opts, &o));
     if (o.qmethod != KR_LSQ_Q_NUFFT && o.qmethod != KR_LSQ_Q_DRFT)
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_toeplitz_create: unknown Q method %d",
+        return kri_fail(KR_ERR_INVALID_ARG, "kr_toeplitz_plan_create: unknown Q method %d",
                         (int)o.qmethod);
     kr_array tv, wv;
     memset(&wv, 0, sizeof wv);
-    KRI_TRY(kri_lsq_check_inputs("kr_toeplitz_create", ctx, n, traj, weights, o.dtype, &tv, &wv));
+    KRI_TRY(kri_lsq_check_inputs("kr_toeplitz_plan_create", ctx, n, traj, weights, o.dtype, &tv, &wv));
     double eps = o.eps > 0 ? o.eps : (o.dtype == KR_C64 ? 1e-4 : 1e-9);
-    kr_toeplitz *t = NULL;
+    kr_toeplitz_plan *t = NULL;
     KRI_TRY(kri_alloc((void **)&t, sizeof *t, "Toeplitz plan"));
     memset(t, 0, sizeof *t);
     t->ctx = ctx;
@@ -227,7 +227,7 @@ kr_status kr_toeplitz_create(kr_toeplitz **out, const kr_ctx *ctx, const int64_t
     if (s == KR_OK && t->batch > 1)
         s = kr_fft_plan_create(&t->bwd1, ctx, t->t, 3, t->g, 7u, KR_FFT_BACKWARD, 0, t->loc);
     if (s != KR_OK) {
-        kr_toeplitz_destroy(t);
+        kr_toeplitz_plan_destroy(t);
         return s;
     }
     *out = t;
@@ -235,7 +235,7 @@ kr_status kr_toeplitz_create(kr_toeplitz **out, const kr_ctx *ctx, const int64_t
 }
 
 /* Check an image array [n0, n1, n2, B...] against the plan; *nb gets B. */
-static kr_status kri_toep_check_img(const kr_toeplitz *t, const kr_array *a, const char *fn,
+static kr_status kri_toep_check_img(const kr_toeplitz_plan *t, const kr_array *a, const char *fn,
                                     const char *what, int64_t *nb)
 {
     KRI_TRY(kri_check_operand(fn, what, a, t->t, t->loc));
@@ -252,7 +252,7 @@ static kr_status kri_toep_check_img(const kr_toeplitz *t, const kr_array *a, con
     return KR_OK;
 }
 
-static kr_status kri_toep_fft(kr_toeplitz *t, int64_t nb, int fwd)
+static kr_status kri_toep_fft(kr_toeplitz_plan *t, int64_t nb, int fwd)
 {
     kr_array v;
     int64_t d[4] = {t->g[0], t->g[1], t->g[2], nb};
@@ -263,7 +263,7 @@ static kr_status kri_toep_fft(kr_toeplitz *t, int64_t nb, int fwd)
 }
 
 /* One chunk of nb images: in (nb images, or one image when maps) -> out. */
-static kr_status kri_toep_chunk(kr_toeplitz *t, int64_t nb, const void *in, const void *maps,
+static kr_status kri_toep_chunk(kr_toeplitz_plan *t, int64_t nb, const void *in, const void *maps,
                                 void *out, int acc)
 {
     KRI_TRY(t->be->pad(t->ctx, t->t, t->n, t->g, nb, in, maps, t->buf->data));
@@ -273,14 +273,14 @@ static kr_status kri_toep_chunk(kr_toeplitz *t, int64_t nb, const void *in, cons
     return t->be->crop(t->ctx, t->t, t->n, t->g, nb, t->buf->data, maps, out, acc);
 }
 
-kr_status kr_toeplitz_apply(kr_toeplitz *t, const kr_array *in, kr_array *out)
+kr_status kr_toeplitz_execute(kr_toeplitz_plan *t, const kr_array *in, kr_array *out)
 {
     KRI_ARG_NOT_NULL(t);
     int64_t bi = 0, bo = 0;
-    KRI_TRY(kri_toep_check_img(t, in, "kr_toeplitz_apply", "input", &bi));
-    KRI_TRY(kri_toep_check_img(t, out, "kr_toeplitz_apply", "output", &bo));
+    KRI_TRY(kri_toep_check_img(t, in, "kr_toeplitz_execute", "input", &bi));
+    KRI_TRY(kri_toep_check_img(t, out, "kr_toeplitz_execute", "output", &bo));
     if (bi != bo)
-        return kri_fail(KR_ERR_DIM, "kr_toeplitz_apply: input has %lld images, output %lld",
+        return kri_fail(KR_ERR_DIM, "kr_toeplitz_execute: input has %lld images, output %lld",
                         (long long)bi, (long long)bo);
     size_t es = kr_dtype_size(t->t), img = (size_t)t->N * es;
     for (int64_t b = 0; b < bi;) {
@@ -292,17 +292,17 @@ kr_status kr_toeplitz_apply(kr_toeplitz *t, const kr_array *in, kr_array *out)
     return KR_OK;
 }
 
-kr_status kr_toeplitz_apply_maps(kr_toeplitz *t, const kr_array *maps, const kr_array *in,
+kr_status kr_toeplitz_execute_maps(kr_toeplitz_plan *t, const kr_array *maps, const kr_array *in,
                                  kr_array *out)
 {
     KRI_ARG_NOT_NULL(t);
     int64_t nc = 0, bi = 0, bo = 0;
-    KRI_TRY(kri_toep_check_img(t, maps, "kr_toeplitz_apply_maps", "maps", &nc));
-    KRI_TRY(kri_toep_check_img(t, in, "kr_toeplitz_apply_maps", "input", &bi));
-    KRI_TRY(kri_toep_check_img(t, out, "kr_toeplitz_apply_maps", "output", &bo));
+    KRI_TRY(kri_toep_check_img(t, maps, "kr_toeplitz_execute_maps", "maps", &nc));
+    KRI_TRY(kri_toep_check_img(t, in, "kr_toeplitz_execute_maps", "input", &bi));
+    KRI_TRY(kri_toep_check_img(t, out, "kr_toeplitz_execute_maps", "output", &bo));
     if (bi != 1 || bo != 1)
         return kri_fail(KR_ERR_DIM,
-                        "kr_toeplitz_apply_maps: input and output must be one image each (got "
+                        "kr_toeplitz_execute_maps: input and output must be one image each (got "
                         "%lld and %lld)",
                         (long long)bi, (long long)bo);
     size_t img = (size_t)t->N * kr_dtype_size(t->t);
@@ -320,7 +320,7 @@ kr_status kr_toeplitz_apply_maps(kr_toeplitz *t, const kr_array *maps, const kr_
     return KR_OK;
 }
 
-kr_status kr_toeplitz_q(const kr_toeplitz *t, kr_array *q)
+kr_status kr_toeplitz_q(const kr_toeplitz_plan *t, kr_array *q)
 {
     KRI_ARG_NOT_NULL(t);
     KRI_TRY(kri_check_operand_dims("kr_toeplitz_q", "q", q, t->t, t->loc, 3, t->g));
@@ -332,18 +332,18 @@ kr_status kr_toeplitz_q(const kr_toeplitz *t, kr_array *q)
 /* ---- linop ------------------------------------------------------------------------------- */
 static kr_status kri_toep_op_apply(void *d, const kr_array *in, kr_array *out)
 {
-    return kr_toeplitz_apply((kr_toeplitz *)d, in, out);
+    return kr_toeplitz_execute((kr_toeplitz_plan *)d, in, out);
 }
 
-static void kri_toep_op_free(void *d) { kr_toeplitz_destroy((kr_toeplitz *)d); }
+static void kri_toep_op_free(void *d) { kr_toeplitz_plan_destroy((kr_toeplitz_plan *)d); }
 
-kr_status kr_toeplitz_linop(kr_linop **op, kr_toeplitz *t, int64_t batch)
+kr_status kr_toeplitz_linop_create(kr_linop **op, kr_toeplitz_plan *t, int64_t batch)
 {
     KRI_ARG_NOT_NULL(op);
     *op = NULL;
     KRI_ARG_NOT_NULL(t);
     if (batch < 1)
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_toeplitz_linop: batch %lld must be >= 1",
+        return kri_fail(KR_ERR_INVALID_ARG, "kr_toeplitz_linop_create: batch %lld must be >= 1",
                         (long long)batch);
     kr_linop_def d;
     memset(&d, 0, sizeof d);

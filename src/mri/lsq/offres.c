@@ -266,9 +266,9 @@ static kr_status f64_at(offres_op *o, int64_t cnt, const double *v, kr_array **o
 static kr_status check_real(const char *what, const kr_array *a, int64_t want, int dims_n,
                             const int64_t n[3])
 {
-    KRI_TRY(kri_check_operand("kr_offres_linop", what, a, KRI_ANY_DTYPE, KR_HOST));
+    KRI_TRY(kri_check_operand("kr_offres_linop_create", what, a, KRI_ANY_DTYPE, KR_HOST));
     if (a->dtype != KR_F32 && a->dtype != KR_F64)
-        return kri_fail(KR_ERR_DTYPE, "kr_offres_linop: the %s must be f32 or f64, got %s",
+        return kri_fail(KR_ERR_DTYPE, "kr_offres_linop_create: the %s must be f32 or f64, got %s",
                         what, kr_dtype_name(a->dtype));
     int ok = kr_array_numel(a) == want;
     if (ok && dims_n) {
@@ -278,19 +278,19 @@ static kr_status check_real(const char *what, const kr_array *a, int64_t want, i
     if (!ok) {
         if (dims_n)
             return kri_fail(KR_ERR_DIM,
-                            "kr_offres_linop: the field map has %lld values (%d dims, first "
+                            "kr_offres_linop_create: the field map has %lld values (%d dims, first "
                             "%lldx%lld), the image is %lldx%lldx%lld",
                             (long long)kr_array_numel(a), a->ndim, (long long)a->dims[0],
                             (long long)(a->ndim > 1 ? a->dims[1] : 1), (long long)n[0],
                             (long long)n[1], (long long)n[2]);
-        return kri_fail(KR_ERR_DIM, "kr_offres_linop: %lld %s for %lld trajectory samples",
+        return kri_fail(KR_ERR_DIM, "kr_offres_linop_create: %lld %s for %lld trajectory samples",
                         (long long)kr_array_numel(a), what, (long long)want);
     }
     for (int64_t i = 0; i < want; i++) {
         double v = kr_array_get_f64(a, i);
         if (!isfinite(v))
             return kri_fail(KR_ERR_INVALID_ARG,
-                            "kr_offres_linop: %s value %lld is %g; it must be finite", what,
+                            "kr_offres_linop_create: %s value %lld is %g; it must be finite", what,
                             (long long)i, v);
     }
     return KR_OK;
@@ -321,7 +321,7 @@ static kr_status build_segmented(offres_op *o, const kr_array *tv, const double 
 {
     int nb = opt->bins > 0 ? opt->bins : 256;
     if (nb > (1 << 16))
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_offres_linop: %d bins (at most 65536)", nb);
+        return kri_fail(KR_ERR_INVALID_ARG, "kr_offres_linop_create: %d bins (at most 65536)", nb);
     double tol = opt->tol > 0 ? opt->tol : (o->t == KR_C64 ? 1e-3 : 1e-5);
     double *fc = NULL, *h = NULL, *b = NULL, *ph = NULL;
     KRI_TRY(kri_alloc((void **)&fc, sizeof *fc * 2 * (size_t)nb, "field map histogram"));
@@ -340,7 +340,7 @@ static kr_status build_segmented(offres_op *o, const kr_array *tv, const double 
         if (s == KR_OK && L > 64) {
             L = 64;
             kr_log(o->ctx, KR_LOG_INFO,
-                   "kr_offres_linop: 64 segments reach only %.3g (tol %.3g)", e, tol);
+                   "kr_offres_linop_create: 64 segments reach only %.3g (tol %.3g)", e, tol);
         }
     }
     o->L = L;
@@ -382,7 +382,7 @@ static kr_status build_segmented(offres_op *o, const kr_array *tv, const double 
     return s;
 }
 
-kr_status kr_offres_linop(kr_linop **op, const kr_ctx *ctx, const int64_t n[3],
+kr_status kr_offres_linop_create(kr_linop **op, const kr_ctx *ctx, const int64_t n[3],
                           const kr_array *traj, const kr_array *fieldmap, const kr_array *times,
                           const kr_offres_opts *opts, kr_offres_info *info)
 {
@@ -394,14 +394,14 @@ kr_status kr_offres_linop(kr_linop **op, const kr_ctx *ctx, const int64_t n[3],
     else
         kr_offres_opts_default(&opt);
     if (!opt.exact && (opt.segments < 0 || opt.segments > 256))
-        return kri_fail(KR_ERR_INVALID_ARG, "kr_offres_linop: segments %d must be in [0, 256]",
+        return kri_fail(KR_ERR_INVALID_ARG, "kr_offres_linop_create: segments %d must be in [0, 256]",
                         opt.segments);
     if (!(opt.tol >= 0) || !(opt.eps >= 0) || opt.eps > 0.1 || opt.bins < 0)
         return kri_fail(KR_ERR_INVALID_ARG,
-                        "kr_offres_linop: tol %g, eps %g (<= 0.1) and bins %d must be >= 0",
+                        "kr_offres_linop_create: tol %g, eps %g (<= 0.1) and bins %d must be >= 0",
                         opt.tol, opt.eps, opt.bins);
     kr_array tv, wv;
-    KRI_TRY(kri_lsq_check_inputs("kr_offres_linop", ctx, n, traj, NULL, opt.dtype, &tv, &wv));
+    KRI_TRY(kri_lsq_check_inputs("kr_offres_linop_create", ctx, n, traj, NULL, opt.dtype, &tv, &wv));
     int64_t M = tv.dims[1], N = n[0] * n[1] * n[2];
     KRI_TRY(check_real("field map", fieldmap, N, 1, n));
     KRI_TRY(check_real("times", times, M, 0, n));
@@ -419,7 +419,7 @@ kr_status kr_offres_linop(kr_linop **op, const kr_ctx *ctx, const int64_t n[3],
     memset(&inf, 0, sizeof inf);
     double *kf = NULL, *f, *tm;
     kr_status s = kri_backend_pick(&o->be, o->loc, &kri_offres_cpu, &kri_offres_cuda,
-                                   "kr_offres_linop");
+                                   "kr_offres_linop_create");
     if (s == KR_OK) s = kri_alloc((void **)&kf, sizeof *kf * (size_t)(4 * M + N), "field map copy");
     if (s == KR_OK) {
         f = kf + 3 * M;

@@ -362,14 +362,14 @@ static kr_status kri_nufft_op_adj(void *data, const kr_array *in, kr_array *out)
     return kr_nufft_adjoint((kr_nufft_plan *)data, in, out);
 }
 
-kr_status kr_nufft_linop(kr_linop **op, kr_nufft_plan *p)
+kr_status kr_nufft_linop_create(kr_linop **op, kr_nufft_plan *p)
 {
     KRI_ARG_NOT_NULL(op);
     *op = NULL;
     KRI_ARG_NOT_NULL(p);
     if (p->M == 0)
         return kri_fail(KR_ERR_INVALID_ARG, "NUFFT plan has no points: call kr_nufft_set_points "
-                        "before kr_nufft_linop");
+                        "before kr_nufft_linop_create");
     kr_linop_def def;
     memset(&def, 0, sizeof def);
     def.name = "nufft";
