@@ -224,3 +224,14 @@ kr_status kr_ifftshift(const kr_ctx *ctx, const kr_array *in, kr_array *out, uns
 {
     return kri_shift(ctx, in, out, axes, 1, "kr_ifftshift");
 }
+
+int64_t kri_fft_good_size(int64_t n)
+{
+    for (int64_t m = n > 1 ? n : 1;; m++) {
+        int64_t r = m;
+        while (r % 2 == 0) r /= 2;
+        while (r % 3 == 0) r /= 3;
+        while (r % 5 == 0) r /= 5;
+        if (r == 1) return m;
+    }
+}

@@ -81,6 +81,8 @@ kr_status kri_check_operand_dims(const char *fn, const char *what, const kr_arra
                                  kr_dtype dtype, kr_loc loc, int ndim, const int64_t *dims);
 
 /* ---- misc ---------------------------------------------------------------------------------- */
+/* Smallest 2^a 3^b 5^c >= n (an FFT length FFTW and cuFFT transform fast; n < 1 gives 1). */
+int64_t kri_fft_good_size(int64_t n);
 /* Qualifiers of a small function that host and CUDA code both call. */
 #if defined(__CUDACC__)
 #define KRI_HD __host__ __device__

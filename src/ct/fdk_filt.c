@@ -47,23 +47,11 @@ kr_status kri_fdk_filt_run_packed(kri_fdk_filt *f, float *out, int64_t os)
     return kri_filter_run_packed(f->plan, out, os, KRI_FILTER_PLAIN);
 }
 
-/* Smallest 2^a 3^b 5^c >= n: the filter module's FFT length for 2 nu. */
-static int64_t kri_fdk_good_size(int64_t n)
-{
-    for (int64_t m = n > 1 ? n : 1;; m++) {
-        int64_t r = m;
-        while (r % 2 == 0) r /= 2;
-        while (r % 3 == 0) r /= 3;
-        while (r % 5 == 0) r /= 5;
-        if (r == 1) return m;
-    }
-}
-
 int64_t kri_fdk_filt_device_bytes(int64_t nu, int64_t nrows, const kr_fdk_opts *o)
 {
     if (o->filter != KR_FILTER_FFT) /* kernel + a plain row buffer */
         return nu * nrows * (int64_t)sizeof(float) + nu * 4 + ((int64_t)64 << 10);
-    const int64_t L = kri_fdk_good_size(2 * nu), pairs = (nrows + 1) / 2;
+    const int64_t L = kri_fft_good_size(2 * nu), pairs = (nrows + 1) / 2;
     /* complex work of row pairs, and as much again for cuFFT's own workspace or (with the
      * store callbacks, which need none) the separate packed input */
     return 2 * L * pairs * 8 + L * 4 + ((int64_t)64 << 10);

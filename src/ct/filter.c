@@ -71,18 +71,6 @@ void kr_filter_opts_default(kr_filter_opts *o)
 }
 
 /* ---- kernels and responses ----------------------------------------------------------------- */
-/* Smallest 2^a 3^b 5^c >= n. */
-static int64_t kri_good_size(int64_t n)
-{
-    for (int64_t m = n > 1 ? n : 1;; m++) {
-        int64_t r = m;
-        while (r % 2 == 0) r /= 2;
-        while (r % 3 == 0) r /= 3;
-        while (r % 5 == 0) r /= 5;
-        if (r == 1) return m;
-    }
-}
-
 /* Band-limited Ram-Lak kernel with tau = 1: 1/4, 0 (even), -1/(n^2 pi^2) (odd). */
 static double kri_ramlak1(int64_t n)
 {
@@ -311,7 +299,7 @@ kr_status kr_filter_plan_create(kr_filter_plan **plan, const kr_ctx *ctx, int64_
     p->o.row_scale = p->rs;
     KRI_CHECK(kri_alloc((void **)&p->kern, (size_t)ndet * sizeof(double), "filter kernel"));
     if (o->method == KR_FILTER_FFT) {
-        p->L = o->pad_len ? o->pad_len : kri_good_size(2 * ndet);
+        p->L = o->pad_len ? o->pad_len : kri_fft_good_size(2 * ndet);
         p->o.pad_len = p->L;
         KRI_CHECK(kri_alloc((void **)&p->resp, (size_t)p->L * sizeof(double), "filter response"));
         KRI_CHECK(kri_build_response(p));

@@ -240,17 +240,10 @@ kr_status kr_seq_sort_kspace(const kr_seq *seq, const kr_array *samples, int64_t
     KRI_ARG_NOT_NULL(kspace);
     *kspace = NULL;
     KRI_ARG_NOT_NULL(seq);
-    KRI_ARG_NOT_NULL(samples);
+    KRI_TRY(kri_check_operand("kr_seq_sort_kspace", "samples", samples, KR_C64, KR_HOST));
     if (nx < 1 || ny < 1)
         return kri_fail(KR_ERR_INVALID_ARG, "k-space size %lld x %lld must be >= 1",
                         (long long)nx, (long long)ny);
-    if (samples->dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "samples must be c64, not %s",
-                        kr_dtype_name(samples->dtype));
-    if (samples->loc != KR_HOST)
-        return kri_fail(KR_ERR_LOCATION, "samples must be on the host");
-    if (!kr_array_is_contiguous(samples))
-        return kri_fail(KR_ERR_INVALID_ARG, "samples must be contiguous");
     const int64_t ns = seq->nsamples, tot = kr_array_numel(samples);
     if (ns < 1 || tot % ns != 0)
         return kri_fail(KR_ERR_DIM,
