@@ -1,0 +1,302 @@
+"""Arrays across the boundary: NumPy, CuPy and PyTorch in, the same kind out.
+
+kray stores dimensions fastest-first (x, y, z, coil, ...); NumPy, CuPy and PyTorch use C order,
+slowest-first. The binding reverses the shape, so the same memory is a kray array of dims
+(x, y, z) and a NumPy array of shape (z, y, x): Python users see [z, y, x] / [coil, y, x]. No
+data moves: contiguous inputs are passed by pointer (host or device), and outputs are allocated
+by the caller's own library (numpy.empty, cupy.empty, torch.empty on the input's device).
+Non-contiguous inputs are copied once to C order first.
+"""
+import sys
+
+import numpy as np
+
+from ._lib import KR_MAX_DIMS, DTypeError, DimensionError, KrArray, LocationError, fn, lib, parr
+from ._ctx import cpu_context, cuda_context
+
+KR_F32, KR_F64, KR_C64, KR_C128, KR_U8, KR_U16, KR_I16 = 1, 2, 3, 4, 5, 6, 7
+KR_HOST, KR_DEVICE = 0, 1
+_NP2KR = {np.dtype(np.float32): KR_F32, np.dtype(np.float64): KR_F64,
+          np.dtype(np.complex64): KR_C64, np.dtype(np.complex128): KR_C128,
+          np.dtype(np.uint8): KR_U8, np.dtype(np.uint16): KR_U16, np.dtype(np.int16): KR_I16}
+_KR2NP = {v: k for k, v in _NP2KR.items()}
+NAMES = {KR_F32: "f32", KR_F64: "f64", KR_C64: "c64", KR_C128: "c128", KR_U8: "u8",
+         KR_U16: "u16", KR_I16: "i16"}
+
+fn("kr_array_destroy", [parr], None)
+
+
+def kr_dtype(dt):
+    """kray dtype code of a NumPy dtype (None when kray has no such type)."""
+    return _NP2KR.get(np.dtype(dt))
+
+
+def np_dtype(code):
+    return _KR2NP[code]
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def _cupy():
+    return sys.modules.get("cupy")
+
+
+class Arg:
+    """One array operand: `c` is its kr_array, `kind` where it lives ("numpy", "cupy",
+    "torch"), `device` its CUDA device (-1 on the host); `obj` keeps the memory alive."""
+    __slots__ = ("obj", "c", "kind", "device", "shape", "dtype")
+
+    def ref(self):
+        from ctypes import byref
+        return byref(self.c)
+
+
+def _fill(c, code, shape, ptr, loc, device):
+    n = len(shape)
+    if n > KR_MAX_DIMS:
+        raise DimensionError("kray: arrays have at most %d dimensions, not %d" %
+                             (KR_MAX_DIMS, n))
+    c.dtype = code
+    if n == 0:
+        c.ndim = 1
+        c.dims[0] = 1
+        c.strides[0] = 1
+    else:
+        c.ndim = n
+        stride = 1
+        for i in range(n):
+            d = shape[n - 1 - i]
+            c.dims[i] = d
+            c.strides[i] = stride
+            stride *= d
+    c.data = ptr
+    c.loc = loc
+    c.device = device
+
+
+def kind_of(x):
+    """'numpy', 'torch' or 'cupy' (anything with __cuda_array_interface__ counts as 'cupy'
+    for placement, but outputs are then CuPy arrays)."""
+    t = _torch()
+    if t is not None and isinstance(x, t.Tensor):
+        return "torch"
+    if hasattr(x, "__cuda_array_interface__"):
+        return "cupy"
+    return "numpy"
+
+
+def arg(x, what="array", dtypes=None, cast=None):
+    """Describe `x` for kray. dtypes: allowed kray dtype codes (None = any); when x's dtype is
+    not allowed and `cast` is a kray code, x is converted (a copy) to it, else DTypeError."""
+    a = Arg()
+    t = _torch()
+    if t is not None and isinstance(x, t.Tensor):
+        x = x.detach()
+        if x.is_cuda:
+            if not x.is_contiguous():
+                x = x.contiguous()
+            a.kind = "torch"
+            a.device = x.device.index if x.device.index is not None else t.cuda.current_device()
+            a.obj = x
+            np_dt = np.dtype(str(x.dtype).replace("torch.", ""))
+            code = kr_dtype(np_dt)
+            if code is None or (dtypes is not None and code not in dtypes):
+                if cast is None:
+                    raise _dtype_error(what, np_dt, dtypes)
+                x = x.to(getattr(t, np_dtype(cast).name))
+                a.obj = x
+                code = cast
+            a.shape = tuple(x.shape)
+            a.dtype = code
+            a.c = KrArray()
+            _fill(a.c, code, a.shape, x.data_ptr() or None, KR_DEVICE, a.device)
+            return a
+        if not x.is_contiguous():
+            x = x.contiguous()
+        tobj = x
+        x = x.numpy()
+        a.kind = "torch"
+    elif hasattr(x, "__cuda_array_interface__"):
+        cai = x.__cuda_array_interface__
+        np_dt = np.dtype(cai["typestr"])
+        code = kr_dtype(np_dt)
+        cp = _cupy()
+        contiguous = cai.get("strides") is None or _c_contiguous(cai["shape"], cai["strides"],
+                                                                   np_dt.itemsize)
+        if code is None or (dtypes is not None and code not in dtypes) or not contiguous:
+            if cp is None:
+                raise _dtype_error(what, np_dt, dtypes)
+            if code is None or (dtypes is not None and code not in dtypes):
+                if cast is None:
+                    raise _dtype_error(what, np_dt, dtypes)
+                code = cast
+            x = cp.ascontiguousarray(cp.asarray(x), dtype=np_dtype(code))
+            cai = x.__cuda_array_interface__
+        a.kind = "cupy"
+        a.obj = x
+        a.device = _cai_device(x, cai)
+        a.shape = tuple(cai["shape"])
+        a.dtype = code
+        a.c = KrArray()
+        _fill(a.c, code, a.shape, cai["data"][0] or None, KR_DEVICE, a.device)
+        return a
+    else:
+        a.kind = "numpy"
+        tobj = None
+    x = np.asarray(x)
+    code = kr_dtype(x.dtype)
+    if code is None or (dtypes is not None and code not in dtypes):
+        if cast is None:
+            raise _dtype_error(what, x.dtype, dtypes)
+        x = x.astype(np_dtype(cast))
+        code = cast
+        if tobj is not None:
+            tobj = _torch().from_numpy(x)
+    if not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x)
+    a.obj = x if tobj is None else tobj
+    a.device = -1
+    a.shape = x.shape
+    a.dtype = code
+    a.c = KrArray()
+    _fill(a.c, code, x.shape, x.ctypes.data or None, KR_HOST, 0)
+    return a
+
+
+def _c_contiguous(shape, strides, itemsize):
+    s = itemsize
+    for d, st in zip(reversed(shape), reversed(strides)):
+        if d != 1 and st != s:
+            return False
+        s *= d
+    return True
+
+
+def _cai_device(x, cai):
+    dev = getattr(x, "device", None)
+    idx = getattr(dev, "id", None)
+    if idx is not None:
+        return int(idx)
+    cp = _cupy()
+    if cp is not None and cai["data"][0]:
+        return int(cp.cuda.runtime.pointerGetAttributes(cai["data"][0]).device)
+    return 0
+
+
+def _dtype_error(what, dt, dtypes):
+    if dtypes is None:
+        return DTypeError("kray: %s has element type %s, which kray does not store (float32, "
+                          "float64, complex64, complex128, uint8, uint16, int16)" % (what, dt))
+    names = ", ".join(str(np_dtype(c)) for c in dtypes)
+    return DTypeError("kray: %s has element type %s; expected %s" % (what, dt, names))
+
+
+def out(like, shape, code, what="output"):
+    """A new zero-filled array of `shape` (Python order) and kray dtype `code`, of the same
+    kind and device as operand `like` (an Arg)."""
+    dt = np_dtype(code)
+    if like.kind == "numpy" or like.device < 0:
+        o = np.zeros(shape, dtype=dt)
+        if like.kind == "torch":
+            o = _torch().from_numpy(o)
+    elif like.kind == "torch":
+        t = _torch()
+        o = t.zeros(shape, dtype=getattr(t, dt.name), device="cuda:%d" % like.device)
+    else:
+        cp = _cupy()
+        with cp.cuda.Device(like.device):
+            o = cp.zeros(shape, dtype=dt)
+    return arg(o, what)
+
+
+def result(a):
+    """The Python object of an output Arg."""
+    return a.obj
+
+
+def context(*args, ctx=None):
+    """The context for operands `args` (Args): all on the host (CPU context) or all on one
+    CUDA device (that device's context, on the caller's current stream)."""
+    dev = None
+    kind = None
+    for a in args:
+        if a is None:
+            continue
+        if dev is None:
+            dev, kind = a.device, a.kind
+        elif a.device != dev:
+            raise LocationError("kray: operands live in different places (%s and %s); move "
+                                "them to one device first" % (_where(dev), _where(a.device)))
+    if ctx is not None:
+        return ctx
+    if dev is None or dev < 0:
+        return cpu_context()
+    c = cuda_context(dev)
+    c.set_stream(current_stream(kind, dev))
+    return c
+
+
+def _where(dev):
+    return "host memory" if dev < 0 else "CUDA device %d" % dev
+
+
+def current_stream(kind, dev):
+    """The caller's current CUDA stream handle for arrays of `kind` on `dev`."""
+    if kind == "torch":
+        t = _torch()
+        return t.cuda.current_stream(dev).cuda_stream
+    cp = _cupy()
+    if cp is not None:
+        with cp.cuda.Device(dev):
+            return cp.cuda.get_current_stream().ptr
+    return 0
+
+
+class _Owned:
+    """Host memory allocated by kray, handed to NumPy without a copy; freed with the array."""
+
+    def __init__(self, ptr):
+        self._ptr = ptr
+        c = ptr.contents
+        n = c.ndim
+        shape = tuple(c.dims[n - 1 - i] for i in range(n))
+        dt = np_dtype(c.dtype)
+        self.__array_interface__ = {"shape": shape, "typestr": dt.str,
+                                    "data": (c.data or 0, False), "version": 3}
+
+    def __del__(self):
+        if self._ptr:
+            lib.kr_array_destroy(self._ptr)
+            self._ptr = None
+
+
+def adopt(ptr, squeeze_to=None):
+    """NumPy view of a kray-allocated host kr_array (POINTER(KrArray)); kray's memory is freed
+    when the last view goes away."""
+    if not ptr:
+        return None
+    if ptr.contents.loc != KR_HOST:
+        lib.kr_array_destroy(ptr)
+        raise LocationError("kray: internal: a device array was returned where a host array "
+                            "was expected")
+    return np.asarray(_Owned(ptr))
+
+
+def to_kind(x, like):
+    """Convert NumPy array `x` to the kind of operand `like` (same device)."""
+    if like.kind == "numpy":
+        return x
+    if like.kind == "torch":
+        t = _torch()
+        o = t.from_numpy(np.ascontiguousarray(x))
+        return o if like.device < 0 else o.to("cuda:%d" % like.device)
+    cp = _cupy()
+    with cp.cuda.Device(like.device):
+        return cp.asarray(x)
+
+
+def copy_of(x):
+    """A copy of array x of any kind."""
+    return x.clone() if kind_of(x) == "torch" else x.copy()

@@ -1,0 +1,233 @@
+"""Linear operators (kr_linop) and the solvers that use them.
+
+Every projector, NUFFT, DrFT, SENSE/CG-SENSE encoding and Toeplitz operator of kray is a
+:class:`Linop`: ``A(x)`` / ``A.forward(x)``, ``A.adjoint(y)``, ``A.normal(x)``, composable with
+``@`` (chain), ``+`` (sum), scalar ``*`` and :func:`stack`, and usable by :func:`cg` and
+:func:`cgls`. Shapes are Python order (``A.shape_in``, ``A.shape_out``, slowest first). An
+operator lives in one place (host or one CUDA device) and takes arrays of its dtype there.
+:mod:`kray.torch` turns any Linop into a differentiable PyTorch function.
+"""
+from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_int, c_int64, c_uint64, \
+    c_void_p
+
+import numpy as np
+
+from ._lib import KR_MAX_DIMS, fn, lib, parr
+from . import _array as A
+
+fn("kr_linop_destroy", [c_void_p], None)
+fn("kr_linop_retain", [c_void_p])
+fn("kr_linop_dtype", [c_void_p], c_int)
+fn("kr_linop_loc", [c_void_p], c_int)
+fn("kr_linop_in_dims", [c_void_p, POINTER(c_int64)], c_int)
+fn("kr_linop_out_dims", [c_void_p, POINTER(c_int64)], c_int)
+fn("kr_linop_name", [c_void_p], c_char_p)
+fn("kr_linop_forward", [c_void_p, parr, parr])
+fn("kr_linop_adjoint", [c_void_p, parr, parr])
+fn("kr_linop_normal", [c_void_p, parr, parr])
+fn("kr_linop_chain", [POINTER(c_void_p), c_void_p, c_void_p])
+fn("kr_linop_stack", [POINTER(c_void_p), c_void_p, c_void_p])
+fn("kr_linop_sum", [POINTER(c_void_p), c_void_p, c_void_p])
+fn("kr_linop_scale", [POINTER(c_void_p), c_void_p, c_double, c_double])
+fn("kr_linop_normal_op", [POINTER(c_void_p), c_void_p])
+fn("kr_linop_identity", [POINTER(c_void_p), c_void_p, c_int, c_int, POINTER(c_int64), c_int])
+fn("kr_linop_matrix", [POINTER(c_void_p), c_void_p, c_int, c_int64, c_int64, c_void_p, c_int])
+fn("kr_linop_adjoint_test", [c_void_p, c_uint64, POINTER(c_double)])
+
+
+class SolveOpts(Structure):
+    _fields_ = [("max_iter", c_int), ("tol", c_double), ("lambda_", c_double),
+                ("warm_start", c_int), ("history", POINTER(c_double)),
+                ("show_progress", c_int)]
+
+
+class SolveInfo(Structure):
+    _fields_ = [("iterations", c_int), ("rel_residual", c_double), ("converged", c_int)]
+
+
+fn("kr_solve_opts_default", [POINTER(SolveOpts)], None)
+fn("kr_cg", [c_void_p, c_void_p, parr, parr, POINTER(SolveOpts), POINTER(SolveInfo)])
+fn("kr_cgls", [c_void_p, c_void_p, parr, parr, POINTER(SolveOpts), POINTER(SolveInfo)])
+
+
+def _dims(getter, ptr):
+    d = (c_int64 * KR_MAX_DIMS)()
+    n = getter(ptr, d)
+    return tuple(d[n - 1 - i] for i in range(n))
+
+
+class Linop:
+    """A kray linear operator. Made by the operator constructors of kray.ct, kray.mri, ...
+    (or :meth:`matrix`, :meth:`identity`); freed by :meth:`close`, ``with``, or the garbage
+    collector. `keep` holds the Python objects (plans, contexts) the operator borrows."""
+
+    def __init__(self, ptr, ctx, keep=()):
+        self._ptr = ptr
+        self.ctx = ctx
+        self._keep = tuple(keep)
+        self.dtype = A.np_dtype(lib.kr_linop_dtype(ptr))
+        self._code = lib.kr_linop_dtype(ptr)
+        self.on_device = lib.kr_linop_loc(ptr) == A.KR_DEVICE
+        self.device = ctx.device if self.on_device else -1
+        self.shape_in = _dims(lib.kr_linop_in_dims, ptr)
+        self.shape_out = _dims(lib.kr_linop_out_dims, ptr)
+        self.name = lib.kr_linop_name(ptr).decode()
+
+    @property
+    def ptr(self):
+        if not self._ptr:
+            raise ValueError("kray: operator '%s' is closed" % self.name)
+        return self._ptr
+
+    def close(self):
+        if getattr(self, "_ptr", None):
+            lib.kr_linop_destroy(self._ptr)
+            self._ptr = None
+            self._keep = ()
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        where = "cuda:%d" % self.device if self.on_device else "cpu"
+        return "kray.Linop(%r, %s -> %s, %s, %s)" % (self.name, self.shape_in, self.shape_out,
+                                                      self.dtype, where)
+
+    def _apply(self, f, x, shape, out, what):
+        xa = A.arg(x, what, dtypes=(self._code,))
+        if out is None:
+            oa = A.out(xa, shape, self._code)
+        else:
+            oa = A.arg(out, "out", dtypes=(self._code,))
+        if self.on_device:
+            self.ctx.set_stream(A.current_stream(xa.kind, self.device))
+        f(self.ptr, xa.ref(), oa.ref())
+        return out if out is not None else oa.obj
+
+    def forward(self, x, out=None):
+        """y = A x (x of shape shape_in; returns shape_out, same kind as x)."""
+        return self._apply(lib.kr_linop_forward, x, self.shape_out, out, "the operator's input")
+
+    __call__ = forward
+
+    def adjoint(self, y, out=None):
+        """x = A^H y."""
+        return self._apply(lib.kr_linop_adjoint, y, self.shape_in, out, "the adjoint's input")
+
+    def normal(self, x, out=None):
+        """z = A^H A x."""
+        return self._apply(lib.kr_linop_normal, x, self.shape_in, out, "the normal's input")
+
+    def _combine(self, f, other, *extra):
+        p = c_void_p()
+        f(byref(p), self.ptr, other.ptr, *extra) if other is not None else \
+            f(byref(p), self.ptr, *extra)
+        keep = (self,) + ((other,) if other is not None else ())
+        return Linop(p, self.ctx, keep)
+
+    def __matmul__(self, other):
+        """A @ B: x -> A(B(x))."""
+        return other._combine(lib.kr_linop_chain, self)
+
+    def __add__(self, other):
+        return self._combine(lib.kr_linop_sum, other)
+
+    def __mul__(self, s):
+        s = complex(s)
+        return self._combine(lib.kr_linop_scale, None, s.real, s.imag)
+
+    __rmul__ = __mul__
+
+    @property
+    def N(self):
+        """The normal operator A^H A as an operator (uses A's own normal, e.g. Toeplitz)."""
+        return self._combine(lib.kr_linop_normal_op, None)
+
+    def adjoint_test(self, seed=1):
+        """|<Ax, y> - <x, A^H y>| / max(|Ax||y|, |x||A^H y|) for random x, y."""
+        r = c_double()
+        lib.kr_linop_adjoint_test(self.ptr, seed, byref(r))
+        return r.value
+
+    @staticmethod
+    def matrix(m, device=None):
+        """A dense matrix (2-D array, any float or complex dtype) as an operator."""
+        m = np.ascontiguousarray(m)
+        code = A.kr_dtype(m.dtype)
+        from ._ctx import cpu_context, cuda_context
+        ctx = cpu_context() if device is None else cuda_context(device)
+        p = c_void_p()
+        lib.kr_linop_matrix(byref(p), ctx.ptr, code, m.shape[0], m.shape[1],
+                            m.ctypes.data, A.KR_HOST if device is None else A.KR_DEVICE)
+        return Linop(p, ctx)
+
+    @staticmethod
+    def identity(shape, dtype=np.float32, device=None):
+        from ._ctx import cpu_context, cuda_context
+        ctx = cpu_context() if device is None else cuda_context(device)
+        d = (c_int64 * KR_MAX_DIMS)(*reversed(tuple(shape)))
+        p = c_void_p()
+        lib.kr_linop_identity(byref(p), ctx.ptr, A.kr_dtype(dtype), len(shape), d,
+                              A.KR_HOST if device is None else A.KR_DEVICE)
+        return Linop(p, ctx)
+
+
+def stack(a, b):
+    """[A; B]: x -> concat(A x, B x) flattened (A's part first)."""
+    return a._combine(lib.kr_linop_stack, b)
+
+
+class SolveResult:
+    """x: the solution; iterations; rel_residual; converged; history (relative residual after
+    each iteration, from 0)."""
+
+    def __init__(self, x, info, hist):
+        self.x = x
+        self.iterations = info.iterations
+        self.rel_residual = info.rel_residual
+        self.converged = bool(info.converged)
+        self.history = np.array(hist[:info.iterations + 1])
+
+    def __repr__(self):
+        return ("SolveResult(iterations=%d, rel_residual=%.3g, converged=%s)" %
+                (self.iterations, self.rel_residual, self.converged))
+
+
+def _solve(f, op, rhs, x0, shape, max_iter, tol, lam, progress):
+    ra = A.arg(rhs, "the right-hand side", dtypes=(op._code,))
+    if x0 is None:
+        xa = A.out(ra, shape, op._code, "x")
+        warm = 0
+    else:
+        xa = A.arg(x0, "x0", dtypes=(op._code,))
+        xa = A.arg(A.copy_of(xa.obj), "x0")
+        warm = 1
+    ctx = op.ctx
+    if op.on_device:
+        ctx.set_stream(A.current_stream(ra.kind, op.device))
+    o = SolveOpts()
+    lib.kr_solve_opts_default(byref(o))
+    hist = (c_double * (max_iter + 1))()
+    o.max_iter, o.tol, o.lambda_, o.warm_start = max_iter, tol, lam, warm
+    o.history = hist
+    o.show_progress = 1 if progress else 0
+    info = SolveInfo()
+    f(ctx.ptr, op.ptr, ra.ref(), xa.ref(), byref(o), byref(info))
+    return SolveResult(xa.obj, info, hist)
+
+
+def cg(op, b, x0=None, max_iter=50, tol=1e-6, lam=0.0, progress=False):
+    """Conjugate gradients for (A + lam I) x = b, A Hermitian positive (semi-)definite
+    (e.g. ``B.N``). Returns a :class:`SolveResult`; x0 (not modified) warm-starts."""
+    return _solve(lib.kr_cg, op, b, x0, op.shape_in, max_iter, tol, lam, progress)
+
+
+def cgls(op, y, x0=None, max_iter=50, tol=1e-6, lam=0.0, progress=False):
+    """CGLS for min ||A x - y||^2 + lam ||x||^2. Returns a :class:`SolveResult`."""
+    return _solve(lib.kr_cgls, op, y, x0, op.shape_in, max_iter, tol, lam, progress)
