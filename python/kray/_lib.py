@@ -13,6 +13,20 @@ from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_int64, c_si
 KR_MAX_DIMS = 16
 
 
+STRUCTS = {}
+
+
+def struct(cname):
+    """Class decorator: register a ctypes Structure as the mirror of C struct `cname`, so the
+    test suite can compare every field's offset and the size with the C compiler's. Python
+    field names are the C names (a trailing underscore is dropped: ``lambda_`` is ``lambda``)."""
+    def reg(cls):
+        STRUCTS[cname] = cls
+        return cls
+    return reg
+
+
+@struct("kr_array")
 class KrArray(Structure):
     """kr_array: dims fastest-first, strides in elements."""
     _fields_ = [("dtype", c_int), ("ndim", c_int), ("dims", c_int64 * KR_MAX_DIMS),
@@ -170,7 +184,7 @@ pi64 = POINTER(c_int64)
 pdbl = POINTER(c_double)
 __all__ = ["lib", "fn", "check", "KrArray", "KrayError", "vp", "pvp", "parr", "pparr", "pi64",
            "pdbl", "c_int", "c_int64", "c_double", "c_char_p", "c_size_t", "c_uint64",
-           "POINTER", "Structure"]
+           "POINTER", "Structure", "struct"]
 
 fn("kr_version", [], c_char_p)
 fn("kr_build_features", [], c_char_p)

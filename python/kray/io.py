@@ -11,15 +11,17 @@ import os
 
 import numpy as np
 
-from ._lib import KR_MAX_DIMS, fn, lib, parr, pparr
+from ._lib import KR_MAX_DIMS, fn, lib, parr, pparr, struct
 from . import _array as A
 
 
+@struct("kr_meta")
 class Meta(Structure):
     _fields_ = [("spacing", c_double * 3), ("origin", c_double * 3),
                 ("description", c_char * 128)]
 
 
+@struct("kr_io_opts")
 class IoOpts(Structure):
     _fields_ = [("raw_dtype", c_int), ("raw_ndim", c_int), ("raw_dims", c_int64 * KR_MAX_DIMS),
                 ("raw_big_endian", c_int), ("raw_offset", c_int64), ("bits", c_int),

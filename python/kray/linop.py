@@ -12,7 +12,7 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_int, c_int64
 
 import numpy as np
 
-from ._lib import KR_MAX_DIMS, fn, lib, parr
+from ._lib import KR_MAX_DIMS, fn, lib, parr, struct
 from . import _array as A
 
 fn("kr_linop_destroy", [c_void_p], None)
@@ -35,12 +35,14 @@ fn("kr_linop_matrix", [POINTER(c_void_p), c_void_p, c_int, c_int64, c_int64, c_v
 fn("kr_linop_adjoint_test", [c_void_p, c_uint64, POINTER(c_double)])
 
 
+@struct("kr_solve_opts")
 class SolveOpts(Structure):
     _fields_ = [("max_iter", c_int), ("tol", c_double), ("lambda_", c_double),
                 ("warm_start", c_int), ("history", POINTER(c_double)),
                 ("show_progress", c_int)]
 
 
+@struct("kr_solve_info")
 class SolveInfo(Structure):
     _fields_ = [("iterations", c_int), ("rel_residual", c_double), ("converged", c_int)]
 
