@@ -174,10 +174,10 @@ kr_status kri_check_operand(const char *fn, const char *what, const kr_array *a,
     if (!a || !a->data)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: %s is NULL or has no data", fn, what);
     if (dtype != KRI_ANY_DTYPE && a->dtype != dtype)
-        return kri_fail(KR_ERR_DTYPE, "%s: %s is %s, the plan is %s", fn, what,
+        return kri_fail(KR_ERR_DTYPE, "%s: %s is %s; expected %s", fn, what,
                         kr_dtype_name(a->dtype), kr_dtype_name(dtype));
     if (loc != KRI_ANY_LOC && a->loc != loc)
-        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory, the plan's in %s memory", fn,
+        return kri_fail(KR_ERR_LOCATION, "%s: %s is in %s memory; expected %s memory", fn,
                         what, a->loc == KR_DEVICE ? "device" : "host",
                         loc == KR_DEVICE ? "device" : "host");
     if (!kr_array_is_contiguous(a))

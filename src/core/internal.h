@@ -69,8 +69,8 @@ int kri_threads(const kr_ctx *ctx);
 kr_status kri_check_loc(const kr_ctx *ctx, kr_loc loc, const char *what);
 /* The one operand check of every public entry point that takes arrays. An operand: not NULL
  * and with data (KR_ERR_INVALID_ARG), of `dtype` (KR_ERR_DTYPE), at `loc` (KR_ERR_LOCATION),
- * contiguous (KR_ERR_NOT_SUPPORTED); the sentence names fn and what ("kr_lsq_rhs: data is c128,
- * the plan is c64"). KRI_ANY_DTYPE / KRI_ANY_LOC skip that test. */
+ * contiguous (KR_ERR_NOT_SUPPORTED); the sentence names fn and what ("kr_lsq_rhs: data is c128;
+ * expected c64"). KRI_ANY_DTYPE / KRI_ANY_LOC skip that test. */
 #define KRI_ANY_DTYPE ((kr_dtype)-1)
 #define KRI_ANY_LOC ((kr_loc)-1)
 kr_status kri_check_operand(const char *fn, const char *what, const kr_array *a, kr_dtype dtype,
