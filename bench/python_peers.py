@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""kray from Python against the peers' own Python APIs, on one GPU, in one run.
+
+Cases (each prints one JSON line; --cases picks them):
+  overhead  per-call cost of the binding: a 1x1 matrix operator applied with a preallocated
+            output through kray.Linop, against the same C call made with ctypes directly on
+            prebuilt descriptors (the floor of any ctypes binding); medians of 20000 calls
+  fbp       2-D parallel FBP, 512^2 from 720 views of 768 pixels (ram-lak): kray.ct.FbpPlan on
+            device arrays and host to host, against ASTRA FBP_CUDA (host data, as ASTRA's
+            Python API keeps them)
+  fdk       FDK 256^3 from 360 views of 384^2: kray.ct.FdkPlan on device arrays and host to
+            host, against ASTRA FDK_CUDA (host data)
+  cone      cone-beam forward projection, same geometry: kray.ct.Projector (joseph) on device
+            arrays, against ASTRA FP3D_CUDA (host data objects; and device arrays through
+            astra.experimental.direct_FP3D when that API is there)
+  nufft     NUFFT 2-D radial (256^2, 402 spokes x 512) and 3-D (128^3, 2.1 M random points),
+            forward and adjoint, at 1e-3 and 1e-6, data on the device: kray.mri.NufftPlan
+            against cufinufft.Plan with its documented options swept (gpu_method 1/2(/3 for a
+            3-D adjoint), upsampfac 2.0/1.25; complex64 at 1e-3, complex128 at 1e-6 where
+            complex64 cannot reach it), the fastest setting at an error no worse than kray's
+            wins; errors against a complex128 kray plan at 1e-12
+Times: median and spread (min, max) of --reps runs after one warm-up, each run followed by a
+device synchronisation; the same steps on both sides. Needs CuPy, and astra / cufinufft for the
+peer lines (missing peers print an "error" line).
+"""
+import argparse
+import ctypes
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def stats(ts):
+    ts = sorted(ts)
+    return {"median_ms": 1e3 * ts[len(ts) // 2], "min_ms": 1e3 * ts[0], "max_ms": 1e3 * ts[-1],
+            "reps": len(ts)}
+
+
+def timed(run, sync, reps):
+    run()
+    sync()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        run()
+        sync()
+        ts.append(time.perf_counter() - t0)
+    return stats(ts)
+
+
+def emit(d):
+    print(json.dumps(d), flush=True)
+
+
+def case_overhead(a):
+    import kray
+    from kray import _lib
+    from kray._array import arg
+    op = kray.Linop.matrix(np.ones((1, 1), np.float32))
+    x = np.ones(1, np.float32)
+    y = np.zeros(1, np.float32)
+    n = 20000
+
+    def loop(f):
+        t = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                f()
+            t.append((time.perf_counter() - t0) / n)
+        t.sort()
+        return 1e6 * t[2]
+    xa, ya = arg(x), arg(y)
+    raw = _lib.lib.kr_linop_forward
+    p, xr, yr = op.ptr, ctypes.byref(xa.c), ctypes.byref(ya.c)
+    emit({"case": "overhead", "kray_call_us": loop(lambda: op.forward(x, out=y)),
+          "kray_call_new_output_us": loop(lambda: op.forward(x)),
+          "ctypes_floor_us": loop(lambda: raw(p, xr, yr))})
+
+
+def _cupy():
+    import cupy as cp
+    return cp, cp.cuda.runtime.deviceSynchronize
+
+
+def case_fbp(a):
+    import kray
+    import kray.ct
+    import kray.phantom
+    cp, sync = _cupy()
+    n, nviews, ndet = 512, 720, 768
+    g = kray.ct.Geometry.parallel(det_count=ndet, image_shape=(n, n), nviews=nviews,
+                                  stop_deg=180.0)
+    x = kray.phantom.shepp_logan((n, n))
+    sino = kray.ct.Projector(g).forward(x)
+    plan = kray.ct.FbpPlan(g, device=0)
+    sd = cp.asarray(sino)
+    out = cp.empty((n, n), cp.float32)
+    r = {"case": "fbp", "size": n, "views": nviews, "det": ndet}
+    r["kray_device"] = timed(lambda: plan.execute(sd, out=out), sync, a.reps)
+    r["kray_host_to_host"] = timed(lambda: cp.asnumpy(plan.execute(cp.asarray(sino))), sync,
+                                   a.reps)
+    try:
+        import astra
+        pg = astra.create_proj_geom("parallel", 1.0, ndet,
+                                    np.linspace(0, np.pi, nviews, endpoint=False))
+        vg = astra.create_vol_geom(n, n)
+        sid = astra.data2d.create("-sino", pg, sino)
+        rid = astra.data2d.create("-vol", vg, 0)
+        cfg = astra.astra_dict("FBP_CUDA")
+        cfg["ProjectionDataId"], cfg["ReconstructionDataId"] = sid, rid
+        cfg["option"] = {"FilterType": "ram-lak"}
+        alg = astra.algorithm.create(cfg)
+        r["astra_FBP_CUDA_host"] = timed(lambda: astra.algorithm.run(alg), sync, a.reps)
+        r["astra_version"] = astra.__version__
+    except Exception as e:  # noqa: BLE001
+        r["astra_error"] = "%s: %s" % (type(e).__name__, e)
+    emit(r)
+
+
+def _cone_setup(n=256, nviews=360, det=384):
+    import kray
+    import kray.ct
+    g = kray.ct.Geometry.cone(det_shape=(det, det), volume_shape=(n, n, n), sod_mm=1000.0,
+                              sdd_mm=1500.0, voxel_mm=1.0, det_spacing_mm=1.5 * 1.0 * 1.0,
+                              nviews=nviews)
+    return g
+
+
+def case_fdk(a):
+    import kray
+    import kray.ct
+    import kray.phantom
+    import astra_cone_geom
+    cp, sync = _cupy()
+    g = _cone_setup()
+    vol = kray.phantom.shepp_logan((256, 256, 256))
+    pj = kray.ct.Projector(g, device=0)
+    proj = cp.asnumpy(pj.forward(cp.asarray(vol)))
+    plan = kray.ct.FdkPlan(g, device=0)
+    pd = cp.asarray(proj)
+    out = cp.empty((256, 256, 256), cp.float32)
+    r = {"case": "fdk", "volume": 256, "views": 360, "det": 384}
+    r["kray_device"] = timed(lambda: plan.execute(pd, out=out), sync, a.reps)
+    r["kray_host_to_host"] = timed(lambda: plan.execute(proj), sync, a.reps)
+    path = "/tmp/kray_py_cone.json"
+    g.write(path, explicit_views=True)
+    try:
+        astra, _, pgeom, vgeom, size, nv, (nu, nvr) = astra_cone_geom.load(path)
+        p = np.ascontiguousarray(proj.transpose(1, 0, 2))
+        pid = astra.data3d.create("-proj3d", pgeom, p)
+        rid = astra.data3d.create("-vol", vgeom, 0)
+        cfg = astra.astra_dict("FDK_CUDA")
+        cfg["ProjectionDataId"], cfg["ReconstructionDataId"] = pid, rid
+        alg = astra.algorithm.create(cfg)
+        r["astra_FDK_CUDA_host"] = timed(lambda: astra.algorithm.run(alg), sync, a.reps)
+        rec = astra.data3d.get(rid)
+        k = cp.asnumpy(out)
+        r["agreement_rel_l2"] = float(np.linalg.norm(rec - k) / np.linalg.norm(k))
+    except Exception as e:  # noqa: BLE001
+        r["astra_error"] = "%s: %s" % (type(e).__name__, e)
+    emit(r)
+
+
+def case_cone(a):
+    import kray
+    import kray.ct
+    import kray.phantom
+    import astra_cone_geom
+    cp, sync = _cupy()
+    g = _cone_setup()
+    vol = kray.phantom.shepp_logan((256, 256, 256))
+    pj = kray.ct.Projector(g, device=0)
+    vd = cp.asarray(vol)
+    out = cp.empty(g.sino_shape, cp.float32)
+    r = {"case": "cone_forward", "volume": 256, "views": 360, "det": 384}
+    r["kray_device"] = timed(lambda: pj.forward(vd, out=out), sync, a.reps)
+    r["kray_adjoint_device"] = timed(lambda: pj.adjoint(out, out=vd), sync, a.reps)
+    path = "/tmp/kray_py_cone.json"
+    g.write(path, explicit_views=True)
+    try:
+        astra, _, pgeom, vgeom, size, nv, (nu, nvr) = astra_cone_geom.load(path)
+        vid = astra.data3d.create("-vol", vgeom, vol)
+        pid = astra.data3d.create("-proj3d", pgeom, 0)
+        cfg = astra.astra_dict("FP3D_CUDA")
+        cfg["VolumeDataId"], cfg["ProjectionDataId"] = vid, pid
+        alg = astra.algorithm.create(cfg)
+        r["astra_FP3D_CUDA_host"] = timed(lambda: astra.algorithm.run(alg), sync, a.reps)
+        try:
+            from astra import experimental as ex
+            vlink = astra.data3d.GPULink(vd.data.ptr, 256, 256, 256, 256 * 4)
+            po = cp.zeros((nvr, nv, nu), cp.float32)
+            plink = astra.data3d.GPULink(po.data.ptr, nu, nv, nvr, nu * 4)
+            vd[...] = cp.asarray(vol)
+            r["astra_direct_FP3D_device"] = timed(
+                lambda: ex.direct_FP3D(astra.create_projector("cuda3d", pgeom, vgeom), vlink,
+                                       plink), sync, a.reps)
+        except Exception as e:  # noqa: BLE001
+            r["astra_direct_error"] = "%s: %s" % (type(e).__name__, e)
+    except Exception as e:  # noqa: BLE001
+        r["astra_error"] = "%s: %s" % (type(e).__name__, e)
+    emit(r)
+
+
+def _nufft_points(ndim, rng):
+    if ndim == 2:
+        nsp, ns = 402, 512
+        ang = np.pi * np.arange(nsp) / nsp
+        rad = np.arange(ns) - ns // 2
+        k = np.zeros((nsp, ns, 3))
+        k[..., 0] = rad[None, :] * np.cos(ang)[:, None] * 256 / 512
+        k[..., 1] = rad[None, :] * np.sin(ang)[:, None] * 256 / 512
+        return (256, 256), k.reshape(-1, 3)
+    m = 2_100_000
+    k = rng.uniform(-64, 64, (m, 3))
+    return (128, 128, 128), k
+
+
+def case_nufft(a):
+    import kray.mri as mri
+    cp, sync = _cupy()
+    rng = np.random.default_rng(1)
+    try:
+        import cufinufft
+    except Exception as e:  # noqa: BLE001
+        cufinufft = None
+        cuf_err = "%s: %s" % (type(e).__name__, e)
+    for ndim in (2, 3):
+        shape, k = _nufft_points(ndim, rng)
+        M = k.shape[0]
+        kd = cp.asarray(k.astype(np.float32))
+        img = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
+        ksp = (rng.standard_normal(M) + 1j * rng.standard_normal(M))
+        ref = mri.NufftPlan(shape, cp.asarray(k), dtype=np.complex128, eps=1e-12, device=0)
+        ref_f = ref.forward(cp.asarray(img))
+        ref_a = ref.adjoint(cp.asarray(ksp))
+        ref.close()
+        for eps in (1e-3, 1e-6):
+            for direction in ("adjoint", "forward"):
+                r = {"case": "nufft", "ndim": ndim, "shape": list(shape), "points": M,
+                     "eps": eps, "direction": direction}
+                want = ref_a if direction == "adjoint" else ref_f
+                inp = ksp if direction == "adjoint" else img
+
+                def err(got):
+                    return float(cp.linalg.norm(got - want) / cp.linalg.norm(want))
+                best = None
+                for dt in (np.complex64, np.complex128):
+                    if dt == np.complex64 and eps < 1e-5:
+                        continue
+                    t0 = time.perf_counter()
+                    p = mri.NufftPlan(shape, kd if dt == np.complex64 else cp.asarray(k),
+                                      dtype=dt, eps=eps, device=0)
+                    sync()
+                    setup = time.perf_counter() - t0
+                    x = cp.asarray(inp.astype(dt))
+                    f = p.adjoint if direction == "adjoint" else p.forward
+                    o = f(x)
+                    tm = timed(lambda: f(x, out=o), sync, a.reps)
+                    res = {"dtype": np.dtype(dt).name, "time": tm, "setup_with_points_ms":
+                           1e3 * setup, "rel_err": err(o)}
+                    if best is None or tm["median_ms"] < best["time"]["median_ms"]:
+                        best = res
+                    p.close()
+                r["kray"] = best
+                if cufinufft is None:
+                    r["cufinufft_error"] = cuf_err
+                    emit(r)
+                    continue
+                nufft_type = 1 if direction == "adjoint" else 2
+                isign = 1 if direction == "adjoint" else -1
+                sweep = []
+                for dt in (np.complex64, np.complex128):
+                    for meth in ((1, 2, 3) if (nufft_type == 1 and ndim == 3) else (1, 2)):
+                        for up in (2.0, 1.25):
+                            try:
+                                rdt = np.float32 if dt == np.complex64 else np.float64
+                                coords = [cp.asarray(2 * np.pi * k[:, d] / shape[ndim - 1 - d],
+                                                     dtype=rdt) for d in range(ndim)]
+                                t0 = time.perf_counter()
+                                pl = cufinufft.Plan(nufft_type, tuple(shape), 1, eps, isign,
+                                                    dtype=np.dtype(dt).name, gpu_method=meth,
+                                                    upsampfac=up)
+                                # modes in C order (z, y, x): coordinates given slowest first
+                                pl.setpts(*reversed(coords))
+                                sync()
+                                setpts = time.perf_counter() - t0
+                                x = cp.asarray(inp.astype(dt))
+                                o = pl.execute(x)
+                                tm = timed(lambda: pl.execute(x, out=o), sync, a.reps)
+                                sweep.append({"dtype": np.dtype(dt).name, "gpu_method": meth,
+                                              "upsampfac": up, "time": tm,
+                                              "plan_setpts_ms": 1e3 * setpts,
+                                              "rel_err": err(o)})
+                                del pl
+                            except Exception as e:  # noqa: BLE001
+                                sweep.append({"dtype": np.dtype(dt).name, "gpu_method": meth,
+                                              "upsampfac": up,
+                                              "error": "%s: %s" % (type(e).__name__, e)})
+                ok = [s for s in sweep if "time" in s and s["rel_err"] <= max(
+                    best["rel_err"], eps) * 1.0001]
+                r["cufinufft_sweep"] = sweep
+                if ok:
+                    w = min(ok, key=lambda s: s["time"]["median_ms"])
+                    r["cufinufft_best"] = w
+                    r["kray_lead"] = w["time"]["median_ms"] / best["time"]["median_ms"]
+                emit(r)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cases", default="overhead,fbp,fdk,cone,nufft")
+    ap.add_argument("--reps", type=int, default=20)
+    a = ap.parse_args()
+    import kray
+    emit({"kray": kray.__version__, "features": kray.build_features,
+          "device": kray.cuda_device_name(0) if kray.has_cuda() else None,
+          "date": time.strftime("%Y-%m-%d")})
+    for c in a.cases.split(","):
+        try:
+            globals()["case_" + c](a)
+        except Exception as e:  # noqa: BLE001
+            emit({"case": c, "error": "%s: %s" % (type(e).__name__, e)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
