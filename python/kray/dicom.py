@@ -9,7 +9,6 @@ converted to HU = 1000 (mu - mu_water) / mu_water unless values_are_hu.
 import os
 from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_int
 
-import numpy as np
 
 from ._lib import fn, lib, parr, struct
 from . import _array as A

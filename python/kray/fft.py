@@ -13,7 +13,7 @@ import numpy as np
 
 from ._lib import KR_MAX_DIMS, fn, lib, parr, InvalidArgumentError
 from . import _array as A
-from ._ctx import cpu_context, cuda_context
+from ._plan import ctx_for, use_stream
 
 FORWARD, BACKWARD = -1, 1
 CENTERED, UNITARY = 1, 2
@@ -110,13 +110,13 @@ class FFTPlan:
                                np.dtype(dtype))
         shape = tuple(int(s) for s in shape)
         self.shape, self._code, self.dtype = shape, code, np.dtype(dtype)
-        self.ctx = cpu_context() if device is None else cuda_context(int(device))
+        self.ctx = ctx_for(device)
         d = (c_int64 * KR_MAX_DIMS)(*reversed(shape))
         self._ptr = c_void_p()
         lib.kr_fft_plan_create(byref(self._ptr), self.ctx.ptr, code, len(shape), d,
                                axis_mask(axes, len(shape)), BACKWARD if inverse else FORWARD,
                                _flags(centered, unitary),
-                               A.KR_HOST if device is None else A.KR_DEVICE)
+                               A.KR_DEVICE if self.ctx.is_cuda else A.KR_HOST)
 
     def execute(self, x, out=None):
         if not self._ptr:
@@ -125,8 +125,7 @@ class FFTPlan:
         oa = A.out(xa, xa.shape, self._code) if out is None else \
             A.arg(out, "out", dtypes=(self._code,))
         A.context(xa, oa, ctx=self.ctx)
-        if self.ctx.is_cuda:
-            self.ctx.set_stream(A.current_stream(xa.kind, xa.device))
+        use_stream(self.ctx, xa, oa)
         lib.kr_fft_execute(self._ptr, xa.ref(), oa.ref())
         return out if out is not None else oa.obj
 

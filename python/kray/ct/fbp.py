@@ -11,7 +11,7 @@ import numpy as np
 from .._lib import fn, lib, parr, struct, InvalidArgumentError
 from .. import _array as A
 from .geometry import as_geometry
-from .projector import ctx_for, float_code
+from .._plan import ctx_for, float_code, use_stream
 
 FILTERS = ("fft", "direct", "seed")
 WINDOWS = ("ramlak", "shepp-logan", "cosine", "hamming", "hann")
@@ -154,8 +154,7 @@ class FilterPlan:
         oa = A.out(xa, xa.shape, self._code) if out is None else \
             A.arg(out, "out", dtypes=(self._code,))
         A.context(xa, oa, ctx=self.ctx)
-        if self.ctx.is_cuda:
-            self.ctx.set_stream(A.current_stream(xa.kind, xa.device))
+        use_stream(self.ctx, xa, oa)
         lib.kr_filter_execute(self.ptr, xa.ref(), oa.ref())
         return out if out is not None else oa.obj
 
@@ -210,13 +209,6 @@ def fbp_opts(filter="fft", window="ramlak", cutoff=1.0, seed_raw=False, clamp=Fa
     return o
 
 
-def _image_shape(g, sa):
-    img = g.image_shape
-    if len(sa.shape) == 3:
-        return (sa.shape[0],) + tuple(img)
-    return tuple(img)
-
-
 class FbpPlan:
     """A 2-D FBP plan (kr_fbp_plan) for a parallel or fan geometry: filters, view weights and
     buffers made once; :meth:`execute` reconstructs a sinogram (nviews, det) or a batch (nb,
@@ -246,8 +238,7 @@ class FbpPlan:
     def _arg(self, x, what):
         a = A.arg(x, what, dtypes=(self._code,))
         A.context(a, ctx=self.ctx)
-        if self.ctx.is_cuda:
-            self.ctx.set_stream(A.current_stream(a.kind, a.device))
+        use_stream(self.ctx, a)
         return a
 
     def execute(self, sino, out=None):

@@ -8,11 +8,11 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_int, c_int64
 
 import numpy as np
 
-from .._lib import fn, lib, parr, struct, InvalidArgumentError
+from .._lib import fn, lib, parr, struct
 from .. import _array as A
-from .geometry import Geometry, View, _grid, _views, as_geometry
+from .geometry import View, _grid, _views, as_geometry
 from .fbp import filter_code, window_code, _short
-from .projector import ctx_for, float_code
+from .._plan import ctx_for, float_code, use_stream
 
 
 @struct("kr_fdk_opts")
@@ -99,11 +99,7 @@ class FdkPlan:
         pa = A.arg(proj, "the projections", dtypes=(A.KR_F32,))
         oa = A.out(pa, self.image_shape, A.KR_F32) if out is None else \
             A.arg(out, "out", dtypes=(A.KR_F32,))
-        if self.ctx.is_cuda:
-            dev = pa.device if pa.device >= 0 else oa.device
-            if dev >= 0:
-                self.ctx.set_stream(A.current_stream(pa.kind if pa.device >= 0 else oa.kind,
-                                                     dev))
+        use_stream(self.ctx, pa, oa)
         f(self.ptr, pa.ref(), oa.ref())
         return out if out is not None else oa.obj
 
@@ -162,8 +158,7 @@ def fdk(proj, geom, filter="fft", window="ramlak", cutoff=1.0, short_scan="auto"
     oa = A.out(pa, g.image_shape, A.KR_F32) if out is None else \
         A.arg(out, "out", dtypes=(A.KR_F32,))
     ctx = ctx_for(_device_of(pa, device))
-    if ctx.is_cuda and pa.device >= 0:
-        ctx.set_stream(A.current_stream(pa.kind, pa.device))
+    use_stream(ctx, pa, oa)
     lib.kr_fdk(ctx.ptr, g.ptr, byref(o), pa.ref(), oa.ref())
     return out if out is not None else oa.obj
 
@@ -183,8 +178,7 @@ def fdk_views(proj, src, det, u, v, volume_shape, voxel_mm=1.0, offset_mm=(0.0, 
     shape = tuple(grid.n[2 - i] for i in range(3))
     oa = A.out(pa, shape, A.KR_F32) if out is None else A.arg(out, "out", dtypes=(A.KR_F32,))
     ctx = ctx_for(_device_of(pa, device))
-    if ctx.is_cuda and pa.device >= 0:
-        ctx.set_stream(A.current_stream(pa.kind, pa.device))
+    use_stream(ctx, pa, oa)
     lib.kr_fdk_views(ctx.ptr, pa.shape[2], pa.shape[1], vs, n, byref(grid), byref(o), pa.ref(),
                      oa.ref())
     return out if out is not None else oa.obj

@@ -14,7 +14,7 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_int, c_int64
 
 import numpy as np
 
-from .._lib import KR_MAX_DIMS, fn, lib, parr, struct, GeometryError, InvalidArgumentError
+from .._lib import KR_MAX_DIMS, fn, lib, parr, struct, InvalidArgumentError
 from .. import _array as A
 
 TYPES = ("parallel2d", "fan2d-flat", "fan2d-equiangular", "cone", "cone-vec")

@@ -11,7 +11,8 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_int, c_int64
 import numpy as np
 
 from .._lib import fn, lib, parr, struct, InvalidArgumentError
-from .._ctx import cpu_context, cuda_context
+from .._ctx import cpu_context
+from .._plan import ctx_for, float_code, use_stream
 from .. import _array as A
 from ..linop import Linop, SolveInfo, SolveResult
 from .geometry import as_geometry
@@ -62,26 +63,6 @@ def method_name(code):
     return lib.kr_ct_method_name(code).decode()
 
 
-def float_code(dtype, what="dtype"):
-    """kray code of a float32/float64 NumPy dtype."""
-    c = A.kr_dtype(np.dtype(dtype)) if dtype is not None else None
-    if c not in (A.KR_F32, A.KR_F64):
-        raise A.DTypeError("kray: %s must be float32 or float64, not %s" % (what, dtype))
-    return c
-
-
-def ctx_for(device):
-    """The context of `device`: None = this thread's CPU context, an int = that CUDA device's."""
-    if device is None or device == "cpu":
-        return cpu_context()
-    if isinstance(device, str) and device.startswith("cuda"):
-        device = int(device.split(":")[1]) if ":" in device else 0
-    if not isinstance(device, (int, np.integer)) or isinstance(device, bool) or device < 0:
-        raise InvalidArgumentError("kray: device is None (the CPU), a CUDA ordinal or "
-                                   "'cuda:N', not %r" % (device,))
-    return cuda_context(int(device))
-
-
 def projector_opts(method="joseph", dtype=np.float32, ray_factor=1):
     o = ProjectorOpts()
     lib.kr_ct_projector_opts_default(byref(o))
@@ -125,9 +106,8 @@ class Projector:
         shape = tuple(batch) + tuple(out_shape)
         oa = A.out(xa, shape, self._code) if out is None else \
             A.arg(out, "out", dtypes=(self._code,))
-        ctx = A.context(xa, oa, ctx=self.ctx)
-        if self.ctx.is_cuda:
-            self.ctx.set_stream(A.current_stream(xa.kind, xa.device))
+        A.context(xa, oa, ctx=self.ctx)
+        use_stream(self.ctx, xa, oa)
         f(self.ptr, xa.ref(), oa.ref())
         return out if out is not None else oa.obj
 
@@ -238,8 +218,7 @@ class Sirt:
             xa = A.out(ya, op.shape_in, op._code, "x")
         else:
             xa = A.arg(A.copy_of(A.arg(x0, "x0", dtypes=(op._code,)).obj), "x0")
-        if op.on_device:
-            self.ctx.set_stream(A.current_stream(ya.kind, op.device))
+        use_stream(self.ctx, ya, xa)
         o = SirtOpts()
         lib.kr_sirt_opts_default(byref(o))
         hist = (c_double * (int(max_iter) + 1))()
