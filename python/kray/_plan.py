@@ -1,4 +1,4 @@
-"""Helpers shared by the plan classes: which context a plan runs on, and the CUDA stream a
+"""Code shared by the plan classes: which context a plan runs on, and the CUDA stream a
 call uses."""
 import numpy as np
 

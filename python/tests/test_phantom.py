@@ -110,13 +110,23 @@ def test_coil_maps_closed_form():
 
 
 def test_mr_phantom_values():
-    m = ph.mr(32)
-    assert m.shape == (3, 32, 32) and m.dtype == np.float32
-    # centre pixels lie in white matter? the centre (0, 0) is in ellipse 5's neighbourhood;
-    # check the CSF-free brain region near (0, -0.3): gray/white matter T2 80..100 ms
-    t2 = m[1][m[2] > 0]
-    assert set(np.unique(np.round(t2))) <= {70, 50, 1990, 100, 80}
-    assert ph.mr(32, b0_tesla=3.0)[0].max() == pytest.approx(4200)
+    # Gach et al.: T1 = A B0^C seconds (CSF fixed at 4200 ms), T2 and PD per tissue
+    A_C = [(0.324, 0.137), (0.533, 0.088), (0.857, 0.376), (0.583, 0.382), (0.926, 0.217)]
+    for b0 in (1.5, 3.0):
+        m = ph.mr(32, b0_tesla=b0)
+        assert m.shape == (3, 32, 32) and m.dtype == np.float32
+        inside = m[2] > 0
+        want_t1 = [1000 * a * b0 ** c for a, c in A_C] + [4200.0]
+        for t1 in np.unique(m[0][inside]):
+            assert np.min(np.abs(np.array(want_t1) - t1)) < 1e-3 * t1, (b0, t1)
+        assert set(np.unique(m[1][inside])) <= {70, 50, 1990, 100, 80}
+        assert set(np.unique(m[2][inside].astype(np.float64)).round(4)) <= {0.8, 0.12, 0.98, 0.745,
+                                                                          0.617, 0.95}
+        assert not m[:, ~inside].any()
+    # at 1.5 T the table's values
+    t1 = np.unique(ph.mr(64)[0])
+    for v in (342.5, 552.4, 4200, 998.1, 680.7, 1011.2):
+        assert np.min(np.abs(t1 - v)) < 0.06
 
 
 @pytest.mark.parametrize("args,make", [
