@@ -80,6 +80,13 @@ def test_filter_pre_weights_and_row_scales(rng):
         ct.FilterPlan(nd, rows, window="gauss")
 
 
+def test_names():
+    assert [ct.filter_name(i) for i in range(3)] == list(ct.FILTERS)
+    assert [ct.window_name(i) for i in range(5)] == list(ct.WINDOWS)
+    from kray.ct.fbp import window_code
+    assert window_code("ramp") == window_code("ramlak") == 0
+
+
 def test_fbp_agrees_with_iradon():
     iradon = pytest.importorskip("skimage.transform").iradon
     n, nv = 64, 90

@@ -116,6 +116,7 @@ def test_plan_operator_and_batches_agree(rng):
         P(x.astype(np.float32))
     with pytest.raises(kray.DimensionError):
         P(np.zeros((4, 4)))
+    assert P.geometry == g and P.geometry.to_json() == g.to_json()
     with P:
         pass
     with pytest.raises(ValueError):

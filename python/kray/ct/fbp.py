@@ -78,6 +78,16 @@ def window_code(name):
     return _name_code(lib.kr_filter_window_from_name, name, "the window", WINDOWS)
 
 
+def filter_name(code):
+    """The name of a kr_filter_method code ("fft", "direct", "seed")."""
+    return lib.kr_filter_method_name(code).decode()
+
+
+def window_name(code):
+    """The name of a kr_filter_window code ("ramlak", ..., "hann")."""
+    return lib.kr_filter_window_name(code).decode()
+
+
 def _short(short_scan):
     m = {None: -1, "auto": -1, False: 0, "off": 0, True: 1, "on": 1}
     try:

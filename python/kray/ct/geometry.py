@@ -145,13 +145,16 @@ def _grid(shape, voxel_mm, offset_mm, ndim):
                                    ("image" if ndim == 2 else "volume", ndim,
                                     "ny, nx" if ndim == 2 else "nz, ny, nx", shape))
     g = Grid()
-    n = tuple(reversed(shape)) + (1,) * (3 - ndim)
+    n = tuple(reversed(shape))
     vox = _vec(voxel_mm, ndim, "voxel_mm")
     off = _vec(offset_mm, ndim, "offset_mm")
-    for i in range(3):
-        g.n[i] = n[i]
-        g.voxel_mm[i] = vox[i] if i < ndim else (vox[0] if ndim == 2 else 1.0)
-        g.offset_mm[i] = off[i] if i < ndim else 0.0
+    if ndim == 2:
+        lib.kr_ct_grid_2d(byref(g), n[0], n[1], vox[0])
+    else:
+        lib.kr_ct_grid_3d(byref(g), n[0], n[1], n[2], vox[0])
+    for i in range(ndim):  # anisotropic voxels and off-centre grids
+        g.voxel_mm[i] = vox[i]
+        g.offset_mm[i] = off[i]
     return g
 
 

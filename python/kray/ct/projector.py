@@ -98,6 +98,14 @@ class Projector:
             raise ValueError("kray: the projector plan is closed")
         return self._ptr
 
+    @property
+    def geometry(self):
+        """A copy of the plan's geometry."""
+        from .geometry import Geometry
+        p = c_void_p()
+        lib.kr_ct_geom_clone(byref(p), lib.kr_ct_projector_geom(self.ptr))
+        return Geometry(p)
+
     def _run(self, f, x, in_shape, out_shape, out, what):
         xa = A.arg(x, what, dtypes=(self._code,))
         batch = xa.shape[:-len(in_shape)] if len(xa.shape) > len(in_shape) else ()
