@@ -221,3 +221,22 @@ def test_sirt_plan_reuse_and_warm_start(rng):
     assert z.iterations == 0 and not z.x.any()
     r = kray.cgls(op, y, max_iter=200, tol=1e-10)
     assert np.linalg.norm(op(r.x) - y) < 1e-5 * np.linalg.norm(y)
+
+
+@needs_torch
+def test_torch_cpu_tensors_in_and_out(rng):
+    import torch
+    g = geoms2d()[0]
+    x = rng.random(g.image_shape).astype(np.float32)
+    P = ct.Projector(g)
+    y = P(torch.from_numpy(x))
+    assert isinstance(y, torch.Tensor) and np.array_equal(y.numpy(), P(x))
+    r = ct.fbp(y, g)
+    assert isinstance(r, torch.Tensor) and np.array_equal(r.numpy(), ct.fbp(P(x), g))
+    c = cone()
+    p = ct.phantom_projections(c)
+    v = ct.fdk(torch.from_numpy(p), c)
+    assert isinstance(v, torch.Tensor) and np.array_equal(v.numpy(), ct.fdk(p, c))
+    # a non-contiguous view is copied once, not misread
+    xt = torch.from_numpy(np.ascontiguousarray(x.T)).T
+    assert np.array_equal(P(xt).numpy(), P(x))
