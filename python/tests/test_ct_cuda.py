@@ -64,9 +64,10 @@ def test_projectors_zero_copy_and_equal_to_cpu(kind, dt, tol, rng):
 def test_gradcheck_on_cuda():
     import torch
     import kray.torch as kt
-    for g in (ct.Geometry.fan(7, 5, 20, 40, nviews=4),
-              ct.Geometry.cone((3, 4), 3, 20, 40, nviews=3)):
-        op = ct.operator(g, "joseph", np.float64, device=0)
+    for g, method in ((ct.Geometry.fan(7, 5, 20, 40, nviews=4), "joseph"),
+                      (ct.Geometry.cone((3, 4), 3, 20, 40, nviews=3), "joseph"),
+                      (ct.Geometry.cone((3, 4), 3, 20, 40, nviews=3), "siddon")):
+        op = ct.operator(g, method, np.float64, device=0)
         x = torch.rand(g.image_shape, dtype=torch.float64, device="cuda", requires_grad=True)
         # the CUDA 3-D adjoint sums with atomics: a transpose to rounding
         assert torch.autograd.gradcheck(lambda t: kt.apply(op, t), (x,))

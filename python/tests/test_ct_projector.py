@@ -127,9 +127,11 @@ def test_plan_operator_and_batches_agree(rng):
 def test_gradcheck_2d_and_3d():
     import torch
     import kray.torch as kt
-    for g in (ct.Geometry.fan(7, 5, 20, 40, nviews=4),
-              ct.Geometry.cone((3, 4), 3, 20, 40, nviews=3)):
-        op = ct.operator(g, "joseph", np.float64)
+    for g, method in ((ct.Geometry.fan(7, 5, 20, 40, nviews=4), "joseph"),
+                      (ct.Geometry.parallel(7, 5, nviews=4), "siddon"),
+                      (ct.Geometry.cone((3, 4), 3, 20, 40, nviews=3), "joseph"),
+                      (ct.Geometry.cone((3, 4), 3, 20, 40, nviews=3), "siddon")):
+        op = ct.operator(g, method, np.float64, ray_factor=2 if g.ndim == 3 else 1)
         x = torch.rand(g.image_shape, dtype=torch.float64, requires_grad=True)
         assert torch.autograd.gradcheck(lambda t: kt.apply(op, t), (x,))
         y = torch.rand(g.sino_shape, dtype=torch.float64, requires_grad=True)
