@@ -64,16 +64,16 @@ class FdkPlan:
     One execute at a time per plan."""
 
     def __init__(self, geom=None, filter="fft", window="ramlak", cutoff=1.0, short_scan="auto",
-                 device=None, gpu_mem=0, batch_views=0, slab_z=0, _views=None):
+                 device=None, gpu_mem=0, batch_views=0, slab_z=0, _from_views=None):
         o = fdk_opts(filter, window, cutoff, short_scan, gpu_mem, batch_views, slab_z)
         self.ctx = ctx_for(device)
         self._ptr = c_void_p()
-        if _views is None:
+        if _from_views is None:
             g = as_geometry(geom)
             self.image_shape, self.sino_shape = g.image_shape, g.sino_shape
             lib.kr_fdk_plan_create(byref(self._ptr), self.ctx.ptr, g.ptr, byref(o))
         else:
-            nu, nv, vs, n, grid = _views
+            nu, nv, vs, n, grid = _from_views
             self.sino_shape = (n, nv, nu)
             self.image_shape = tuple(grid.n[2 - i] for i in range(3))
             lib.kr_fdk_plan_create_views(byref(self._ptr), self.ctx.ptr, nu, nv, vs, n,
@@ -87,7 +87,7 @@ class FdkPlan:
         rows, cols = (int(x) for x in det_shape)
         vs, n = _views("cone-vec", 3, {"src": src, "det": det, "u": u, "v": v})
         grid = _grid(volume_shape, voxel_mm, offset_mm, 3)
-        return cls(None, _views=(cols, rows, vs, n, grid), **opts)
+        return cls(None, _from_views=(cols, rows, vs, n, grid), **opts)
 
     @property
     def ptr(self):

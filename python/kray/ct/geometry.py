@@ -416,7 +416,7 @@ class Geometry:
         """dict of float64 arrays (nviews, 3): src, ray, det, u, v (unused vectors are 0)."""
         nv = self.nviews
         p = lib.kr_ct_geom_views(self.ptr)
-        a = np.ctypeslib.as_array(ctypes_cast(p, nv * 15), (nv * 15,)).reshape(nv, 5, 3).copy()
+        a = np.ctypeslib.as_array(_doubles(p, nv * 15), (nv * 15,)).reshape(nv, 5, 3).copy()
         return {k: a[:, i, :] for i, k in enumerate(("src", "ray", "det", "u", "v"))}
 
     @property
@@ -481,7 +481,7 @@ class Geometry:
             self.image_shape)
 
 
-def ctypes_cast(p, n):
+def _doubles(p, n):
     import ctypes
     return ctypes.cast(p, POINTER(c_double * n)).contents
 
