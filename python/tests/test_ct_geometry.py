@@ -73,6 +73,8 @@ def test_json_round_trip_is_bit_identical(tmp_path, make):
         assert p.read_text() == text
         r = ct.Geometry.read(str(p))
         assert r == g and r.to_json(explicit) == text
+        # every function taking a geometry takes a JSON path or JSON text as well
+        assert ct.Projector(str(p)).geometry == g and ct.Projector(text).geometry == g
     assert ct.Geometry.parse(g.to_json(True)).type in (g.type, "cone-vec")
 
 
