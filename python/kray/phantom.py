@@ -7,7 +7,8 @@ object: flip rows to display), a volume (nz, ny, nx). Pixel grids: "ct" (centres
 (2i + 1 - N) / N) or "fft" (origin at pixel N // 2, as MRI and BART). Kinds: "modified" (Toft
 in 2-D, Yu-Ye-Wang in 3-D; the default, as the CLI's) and "original" (Shepp & Logan 1974).
 Ellipse sets are (n, 6) arrays of (rho, a, b, x0, y0, phi_deg) rows; ellipsoids (n, 8) of
-(rho, a, b, c, x0, y0, z0, phi_deg).
+(rho, a, b, c, x0, y0, z0, phi_deg). Results are NumPy arrays (computed on the CPU; move
+them with cupy.asarray / torch.from_numpy).
 """
 from ctypes import POINTER, Structure, byref, c_double, c_int, c_int64
 
