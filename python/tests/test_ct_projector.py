@@ -242,3 +242,27 @@ def test_torch_cpu_tensors_in_and_out(rng):
     # a non-contiguous view is copied once, not misread
     xt = torch.from_numpy(np.ascontiguousarray(x.T)).T
     assert np.array_equal(P(xt).numpy(), P(x))
+
+
+@needs_torch
+def test_torch_module_gradient_is_the_backprojected_residual(rng):
+    import torch
+    import kray.torch as kt
+    c = cone()
+    A = kt.Operator(ct.operator(c, "joseph", np.float64))
+    y = torch.from_numpy(rng.random(c.sino_shape))
+    x = torch.zeros(c.image_shape, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.SGD([x], lr=2e-3)
+    losses = []
+    for _ in range(5):
+        opt.zero_grad()
+        loss = ((A(x) - y) ** 2).sum()
+        loss.backward()
+        if not losses:
+            P = ct.Projector(c, dtype=np.float64)
+            want = 2 * P.adjoint(P(x.detach().numpy()) - y.numpy())
+            np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12, atol=1e-12)
+        losses.append(loss.item())
+        opt.step()
+    assert all(b < a for a, b in zip(losses, losses[1:]))
+    assert isinstance(A.H(y), torch.Tensor) and A.H(y).shape == c.image_shape
