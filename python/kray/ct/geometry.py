@@ -188,13 +188,10 @@ def _views(type_, nd, arrays):
                                    (type_, ", ".join(names), ", ".join(extra)))
     if nv == 0:
         raise InvalidArgumentError("kray: a geometry needs at least one view")
-    vs = (View * nv)()
-    for i in range(nv):
-        for k in names:
-            f = getattr(vs[i], k)
-            for j in range(nd):
-                f[j] = vals[k][i, j]
-    return vs, nv
+    buf = np.zeros((nv, 5, 3))  # kr_ct_view: src, ray, det, u, v, 3 doubles each
+    for k in names:
+        buf[:, ("src", "ray", "det", "u", "v").index(k), :nd] = vals[k]
+    return (View * nv).from_buffer_copy(buf), nv
 
 
 class Geometry:
