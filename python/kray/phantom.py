@@ -130,11 +130,7 @@ def _set(e, cls):
         raise InvalidArgumentError("kray: %s are an (n, %d) array of rows (%s), not shape %s" %
                                    ("ellipses" if cls is Ellipse else "ellipsoids", w,
                                     ", ".join(f for f, _ in cls._fields_), a.shape))
-    arr = (cls * a.shape[0])()
-    for i in range(a.shape[0]):
-        for j, (f, _) in enumerate(cls._fields_):
-            setattr(arr[i], f, a[i, j])
-    return arr, a.shape[0]
+    return (cls * a.shape[0]).from_buffer_copy(np.ascontiguousarray(a)), a.shape[0]
 
 
 def shepp_logan(shape=256, kind="modified", supersample=1, dtype=np.float32, grid="ct",
