@@ -5,7 +5,10 @@ passed to kray without a copy when C-contiguous; results come back as the same k
 the same device. Shapes are Python order, slowest first: an image is (y, x), a volume (z, y, x),
 multi-coil data (coil, y, x). See docs/python.md.
 
-Modules: kray.io (files), kray.linop (operators, CG, CGLS), kray.torch (autograd), and the
+Modules: kray.io (files), kray.linop (operators, CG, CGLS), kray.torch (autograd), kray.ct
+(CT geometries, projectors, FBP, FDK, SIRT, CGLS), kray.phantom (analytic phantoms, exact
+projections, k-space, coil maps), kray.metrics (MSE, PSNR, SSIM, ...), kray.fft (FFT and
+shifts), kray.dicom (DICOM slices), kray.noise (coil noise and whitening), and the other
 domain modules listed in docs/python.md. Errors are subclasses of :class:`KrayError` carrying
 kray's one-sentence explanation.
 """
@@ -16,6 +19,7 @@ from ._lib import (KrayError, InvalidArgumentError, DimensionError, DTypeError, 
 from ._ctx import Context, cuda_device_count, cuda_device_name
 from .io import read, write
 from .linop import Linop, cg, cgls, stack
+from . import ct, dicom, fft, metrics, noise, phantom  # noqa: E402
 
 __version__ = _cdll.kr_version().decode()
 build_features = _cdll.kr_build_features().decode()
