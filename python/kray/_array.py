@@ -65,12 +65,12 @@ def _fill(c, code, shape, ptr, loc, device):
         c.strides[0] = 1
     else:
         c.ndim = n
-        stride = 1
-        for i in range(n):
-            d = shape[n - 1 - i]
-            c.dims[i] = d
-            c.strides[i] = stride
-            stride *= d
+        dims = shape[::-1]
+        c.dims[:n] = dims
+        st = [1] * n
+        for i in range(1, n):
+            st[i] = st[i - 1] * dims[i - 1]
+        c.strides[:n] = st
     c.data = ptr
     c.loc = loc
     c.device = device
@@ -91,6 +91,13 @@ def arg(x, what="array", dtypes=None, cast=None):
     """Describe `x` for kray. dtypes: allowed kray dtype codes (None = any); when x's dtype is
     not allowed and `cast` is a kray code, x is converted (a copy) to it, else DTypeError."""
     a = Arg()
+    if type(x) is np.ndarray and x.flags.c_contiguous:   # the fast path
+        code = _NP2KR.get(x.dtype)
+        if code is not None and (dtypes is None or code in dtypes):
+            a.kind, a.obj, a.device, a.shape, a.dtype = "numpy", x, -1, x.shape, code
+            a.c = KrArray()
+            _fill(a.c, code, x.shape, x.__array_interface__["data"][0] or None, KR_HOST, 0)
+            return a
     t = _torch()
     if t is not None and isinstance(x, t.Tensor):
         x = x.detach()
