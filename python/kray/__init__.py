@@ -5,8 +5,9 @@ passed to kray without a copy when C-contiguous; results come back as the same k
 the same device. Shapes are Python order, slowest first: an image is (y, x), a volume (z, y, x),
 multi-coil data (coil, y, x). See docs/python.md.
 
-Modules: kray.io (files), kray.linop (operators, CG, CGLS), kray.torch (autograd), and the
-domain modules listed in docs/python.md. Errors are subclasses of :class:`KrayError` carrying
+Modules: kray.io (files), kray.linop (operators, CG, CGLS), kray.torch (autograd), kray.mri
+(trajectories, DrFT, NUFFT, Goertzel, FVE, least squares, off-resonance, CG-SENSE, SENSE,
+ESPIRiT, coils, ISMRMRD, Bloch simulation), and the domain modules listed in docs/python.md. Errors are subclasses of :class:`KrayError` carrying
 kray's one-sentence explanation.
 """
 from ._lib import (KrayError, InvalidArgumentError, DimensionError, DTypeError, LocationError,
@@ -16,6 +17,7 @@ from ._lib import (KrayError, InvalidArgumentError, DimensionError, DTypeError, 
 from ._ctx import Context, cuda_device_count, cuda_device_name
 from .io import read, write
 from .linop import Linop, cg, cgls, stack
+from . import mri
 
 __version__ = _cdll.kr_version().decode()
 build_features = _cdll.kr_build_features().decode()
