@@ -32,6 +32,21 @@ def redim(a, kdims, what="array"):
     return a
 
 
+def device_kind():
+    """The array kind for device outputs made without a device input: CuPy when it is
+    imported (or importable), else PyTorch."""
+    import sys
+    if "cupy" in sys.modules:
+        return "cupy"
+    if "torch" in sys.modules:
+        return "torch"
+    try:
+        import cupy  # noqa: F401
+        return "cupy"
+    except ImportError:
+        return "torch"
+
+
 def like(kind, device):
     """An Arg-like placeholder for A.out: arrays of `kind` on `device` (-1 = host)."""
     a = A.Arg()
@@ -75,10 +90,11 @@ def place(device=None, ctx=None, args=()):
     where the array operands `args` (Args or None) live."""
     if ctx is not None:
         dev = ctx.device if ctx.is_cuda else -1
-        kind = next((a.kind for a in args if a is not None and a.device >= 0), "cupy")
-        return ctx, (kind if dev >= 0 else "numpy"), dev
+        kind = next((a.kind for a in args if a is not None and a.device >= 0), None)
+        return ctx, (kind or device_kind() if dev >= 0 else "numpy"), dev
     if device is not None and device >= 0:
-        kind = next((a.kind for a in args if a is not None and a.device >= 0), "cupy")
+        kind = next((a.kind for a in args if a is not None and a.device >= 0), None) or \
+            device_kind()
         c = cuda_context(device)
         c.set_stream(A.current_stream(kind, device))
         return c, kind, device

@@ -282,15 +282,15 @@ class SimPlan(Plan):
     _destroy = lib.kr_sim_plan_destroy
 
     def __init__(self, seq, device=None, fast_math=True, rf_max_dt_s=0.0, iso_per_thread=0,
-                 ctx=None, kind="cupy"):
-        ctx, k, dev = place(device, ctx, ())
+                 ctx=None):
+        ctx, kind, dev = place(device, ctx, ())
         o = SimOpts()
         lib.kr_sim_opts_default(byref(o))
         o.fast_math, o.rf_max_dt_s, o.iso_per_thread = int(bool(fast_math)), rf_max_dt_s, \
             iso_per_thread
         p = c_void_p()
         lib.kr_sim_plan_create(byref(p), ctx.ptr, seq.ptr, byref(o))
-        self._init(p, ctx, kind if dev >= 0 else "numpy", dev)
+        self._init(p, ctx, kind, dev)
 
     def set_object(self, iso, sens=None):
         """Set the object (copied): Isochromats and optional receive sensitivities sens

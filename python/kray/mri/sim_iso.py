@@ -1,4 +1,5 @@
 """Isochromat objects for the Bloch simulator (kr_iso of kray/sim.h)."""
+import ctypes
 from ctypes import POINTER, byref, c_float, c_int64
 
 import numpy as np
@@ -58,10 +59,10 @@ class Isochromats:
         self.n = _ptr.contents.n
         c = _ptr.contents
         for f in FIELDS:
-            p = getattr(c, f)
-            a = np.ctypeslib.as_array(p, (self.n,))
-            a.flags.writeable = True
-            object.__setattr__(self, "_" + f, a)
+            ct = c_int64 if f == "voxel" else c_float
+            buf = (ct * self.n).from_address(ctypes.addressof(getattr(c, f).contents))
+            buf._owner = self  # a view keeps kray's memory alive
+            object.__setattr__(self, "_" + f, np.frombuffer(buf, dtype=ct))
 
     def __getattr__(self, name):
         if name in FIELDS:
