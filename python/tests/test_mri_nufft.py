@@ -9,7 +9,7 @@ import pytest
 
 import kray
 from kray.mri import drft, goertzel, nufft, traj
-from conftest import needs_cupy, needs_torch, needs_torch_cuda, to_numpy
+from conftest import needs_cupy, needs_torch, needs_torch_cuda
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

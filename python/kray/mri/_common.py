@@ -109,7 +109,10 @@ def pyshape(shape, what="shape"):
     """A Python-order image shape (tuple of positive ints)."""
     if np.isscalar(shape):
         shape = (shape, shape)
-    shape = tuple(int(s) for s in shape)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError("kray: %s must be a tuple of sizes, not %r" % (what, shape))
     if not shape or any(s < 1 for s in shape):
         raise InvalidArgumentError("kray: %s must be positive sizes, not %r" % (what, shape))
     return shape

@@ -11,7 +11,7 @@ from ctypes import (POINTER, Structure, byref, c_double, c_int, c_int64, c_uint,
 
 import numpy as np
 
-from .._lib import fn, lib, parr, pparr, struct
+from .._lib import InvalidArgumentError, fn, lib, parr, pparr, struct
 from .. import _array as A
 from ..linop import Linop
 from ._common import C64, F32, Plan, host_out, lines_u8, matrix_arg, place
@@ -60,7 +60,9 @@ def _u8p(x):
 def lines(ny, accel=1, offset=0, nacs=0):
     """Phase-encode line flags (uint8 (ny,)): bit 0 for lines j with (j - offset) % accel == 0,
     bit 1 for the nacs central (calibration) lines."""
-    out = np.zeros(ny, np.uint8)
+    if int(ny) < 1:
+        raise InvalidArgumentError("kray: ny must be >= 1, not %d" % ny)
+    out = np.zeros(int(ny), np.uint8)
     lib.kr_cartesian_lines(_u8p(out), ny, accel, offset, nacs)
     return out
 

@@ -14,7 +14,7 @@ from .._lib import InvalidArgumentError, fn, lib, parr, pparr
 from .. import _array as A
 from ._common import C64, Plan, choice, like, place, redim
 from ._seqtypes import (Adc, Block, CartOpts, EpiOpts, Grad, Iso, Limits,
-                        PulseqWriteOpts, Rf, SeqInfo, SimInfo, SimOpts)
+                        PulseqWriteOpts, SeqInfo, SimInfo, SimOpts)
 
 GAMMA_BAR_HZ_PER_T = 42.577478518e6
 SPOIL = {"none": 0, "ideal": 1, "gradient": 2, "rf": 3}
@@ -272,7 +272,7 @@ class Sequence:
         return k.reshape((k.shape[0], ny, nx))
 
 
-from .sim_iso import Isochromats, iso_opts  # noqa: E402
+from .sim_iso import Isochromats, iso_opts  # noqa: E402, F401 (part of kray.mri.sim)
 
 
 class SimPlan(Plan):
