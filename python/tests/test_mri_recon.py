@@ -239,6 +239,15 @@ def test_gradcheck_cgsense_toeplitz(maps4):
         y = apply(E, x)
         y.abs().sum().backward()
         assert x.grad.shape == (6, 6)
+        # The same encoding in float64: coil maps, then a batched complex128 NUFFT.
+        F = nufft.NufftPlan((6, 6), t, dtype=np.complex128, eps=1e-12, batch=4).linop()
+        S = torch.from_numpy(m.astype(np.complex128))
+        enc = lambda v: apply(F, (S * v).reshape(F.shape_in))  # noqa: E731
+        x64 = x.detach().to(torch.complex128).requires_grad_()
+        ref = E(x.detach()).numpy()
+        assert np.abs(enc(x64).detach().numpy().reshape(ref.shape) - ref).max() < \
+            1e-5 * np.abs(ref).max()
+        assert torch.autograd.gradcheck(enc, (x64,), eps=1e-6, atol=1e-6)
     T = lsq.ToeplitzPlan((6, 6), t, dtype=np.complex128, qmethod="drft").linop()
     S = sense.operator(m.astype(np.complex64))
     x = torch.randn(6, 6, dtype=torch.complex128, requires_grad=True)
