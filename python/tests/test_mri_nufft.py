@@ -103,7 +103,7 @@ def test_nufft_against_drft_1e6(rng):
         info = p.info
         assert info["npoints"] == t.shape[0] * t.shape[1] and info["batch"] == 2
         assert info["shape"] == (32, 32) and info["grid"][0] >= 64
-    # One-shot helpers give the same bits as the plan.
+    # The one-shot functions give the same bits as the plan.
     np.testing.assert_array_equal(nufft.nufft(x, t, eps=1e-9), y)
     np.testing.assert_array_equal(nufft.nufft_adjoint(yr, t, (32, 32), eps=1e-9), a)
 

@@ -1,5 +1,7 @@
-"""Helpers shared by the MRI modules: kray dims on a described array, plan objects, options."""
+"""Shared code of the MRI modules: kray dims on a described array, plan objects, options."""
 from ctypes import c_int64
+
+from math import prod
 
 import numpy as np
 
@@ -16,8 +18,8 @@ def redim(a, kdims, what="array"):
     """Describe Arg `a` (contiguous) with kray dims `kdims` (fastest first) instead of its own;
     the element count must agree. No data moves."""
     kdims = [int(d) for d in kdims] or [1]
-    n = int(np.prod(kdims))
-    have = int(np.prod(a.shape)) if len(a.shape) else 1
+    n = prod(kdims)
+    have = prod(a.shape) if len(a.shape) else 1
     if n != have:
         raise DimensionError("kray: %s has %d elements, expected %d" % (what, have, n))
     if len(kdims) > KR_MAX_DIMS:

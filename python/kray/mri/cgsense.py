@@ -9,6 +9,8 @@ y = E x the solution is x itself; lambda is in the units of E^H D E.
 """
 from ctypes import POINTER, Structure, byref, pointer, c_double, c_int, c_int64, c_void_p
 
+from math import prod
+
 import numpy as np
 
 from .._lib import fn, lib, parr, pparr, struct
@@ -115,9 +117,9 @@ class CgsensePlan(Plan):
     def _ksp(self, kspace):
         y = A.arg(kspace, "the k-space", dtypes=(C64,))
         b = ksp_batch(y, self.sample_shape, "the k-space")
-        if int(np.prod(b)) != self.coils:
+        if prod(b) != self.coils:
             raise A.DimensionError("kray: the k-space has %d coils, the maps %d" %
-                                   (int(np.prod(b)), self.coils))
+                                   (prod(b), self.coils))
         redim(y, [self.samples, self.coils], "the k-space")
         return y
 
@@ -171,7 +173,7 @@ def estimate_maps(shape, traj, kspace, dcf=None, calib_radius=12.0, threshold=0.
     t = as_traj(traj)
     y = A.arg(kspace, "the k-space", dtypes=(C64,))
     b = ksp_batch(y, tuple(t.shape[:-1]), "the k-space")
-    redim(y, [int(np.prod(t.shape[:-1])), int(np.prod(b))], "the k-space")
+    redim(y, [prod(t.shape[:-1]), prod(b)], "the k-space")
     d = None if dcf is None else A.arg(dcf, "the density weights", dtypes=REAL)
     o = MapsOpts()
     lib.kr_cgsense_maps_opts_default(byref(o))
@@ -181,4 +183,4 @@ def estimate_maps(shape, traj, kspace, dcf=None, calib_radius=12.0, threshold=0.
                                  dims_arr(shape), t.ref(), y.ref(), d.ref() if d else None,
                                  byref(o), byref(p))
     m = host_out(p, y)
-    return m.reshape((int(np.prod(b)),) + shape)
+    return m.reshape((prod(b),) + shape)

@@ -13,6 +13,8 @@ float64 reference. Images are complex (batch..., *n); k-space (batch..., *traj.s
 """
 from ctypes import POINTER, Structure, byref, c_int, c_int64, c_void_p
 
+from math import prod
+
 import numpy as np
 
 from .._lib import fn, lib, parr, struct
@@ -71,7 +73,7 @@ def ksp_batch(y, sshape, what):
     k = len(sshape)
     if len(y.shape) >= k and tuple(y.shape[len(y.shape) - k:]) == tuple(sshape):
         return tuple(y.shape[:len(y.shape) - k])
-    m = int(np.prod(sshape))
+    m = prod(sshape)
     if len(y.shape) >= 1 and y.shape[-1] == m:
         return tuple(y.shape[:-1])
     raise A.DimensionError("kray: %s has shape %s, expected (batch..., %s)" %
@@ -97,6 +99,8 @@ class DrftPlan(Plan):
                                 w.ref() if w else None, byref(o))
         self._init(p, ctx, kind, dev)
         self.sample_shape = tuple(t.shape[:-1])
+        self._n = tuple(n3(self.shape))
+        self._m = lib.kr_drft_samples(p)
 
     @property
     def samples(self):
@@ -109,12 +113,12 @@ class DrftPlan(Plan):
         lib.kr_drft_set_weights(self.ptr, w.ref() if w else None)
 
     def _kimg(self, batch):
-        k = list(n3(self.shape))
-        return k + [int(np.prod(batch))] if batch else k
+        k = list(self._n)
+        return k + [prod(batch)] if batch else k
 
     def _kksp(self, batch):
         k = list(reversed(self.sample_shape)) or [1]
-        return k + [int(np.prod(batch))] if batch else k
+        return k + [prod(batch)] if batch else k
 
     def forward(self, image, out=None):
         """k-space (batch..., *sample_shape) of complex image (batch..., *shape)."""
@@ -123,8 +127,9 @@ class DrftPlan(Plan):
         oshape = b + self.sample_shape
         o = A.out(x, oshape, x.dtype) if out is None else A.arg(out, "out", dtypes=(x.dtype,))
         self._args(x, o)
-        redim(x, self._kimg(b), "the image")
-        redim(o, self._kksp(b), "out")
+        if b:  # batch dims after the (padded) image dims; else the shapes already agree
+            redim(x, self._kimg(b), "the image")
+            redim(o, self._kksp(b), "out")
         lib.kr_drft_forward(self.ptr, x.ref(), o.ref())
         return o.obj if out is None else out
 
@@ -135,8 +140,10 @@ class DrftPlan(Plan):
         o = A.out(y, b + self.shape, y.dtype) if out is None else \
             A.arg(out, "out", dtypes=(y.dtype,))
         self._args(y, o)
-        redim(y, self._kksp(b), "the k-space")
-        redim(o, self._kimg(b), "out")
+        if b or len(y.shape) != len(self.sample_shape):
+            redim(y, self._kksp(b), "the k-space")
+        if b:
+            redim(o, self._kimg(b), "out")
         lib.kr_drft_adjoint(self.ptr, y.ref(), o.ref())
         return o.obj if out is None else out
 

@@ -6,6 +6,8 @@ from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int
                     c_uint8)
 import os
 
+from math import prod
+
 import numpy as np
 
 from .._lib import fn, lib, parr, pparr, struct
@@ -61,7 +63,7 @@ def _copy(p):
         return None
     c = p.contents
     shape = tuple(c.dims[c.ndim - 1 - i] for i in range(c.ndim))
-    n = int(np.prod(shape))
+    n = prod(shape)
     dt = A.np_dtype(c.dtype)
     buf = (c_uint8 * (n * dt.itemsize)).from_address(c.data)
     return np.frombuffer(buf, dtype=dt).reshape(shape).copy()

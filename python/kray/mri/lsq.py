@@ -10,6 +10,8 @@ Images: complex (batch..., *shape), shape (ny, nx) or (nz, ny, nx); trajectories
 """
 from ctypes import POINTER, Structure, byref, c_double, c_int, c_int64, c_void_p
 
+from math import prod
+
 import numpy as np
 
 from .._lib import fn, lib, parr, struct
@@ -64,7 +66,7 @@ def _w(weights):
 
 class _ImagePlan(Plan):
     def _kimg(self, b):
-        return list(n3(self.shape)) + [int(np.prod(b)) if b else 1]
+        return list(n3(self.shape)) + [prod(b) if b else 1]
 
     def _img_in(self, x, what):
         a = A.arg(x, what, dtypes=(self._code,))
@@ -167,7 +169,7 @@ class LsqPlan(_ImagePlan):
         """F^H W d for k-space d of (batch, M) or (batch, *sample_shape) values."""
         y = A.arg(kspace, "the k-space", dtypes=(self._code,))
         m = self.samples
-        n = int(np.prod(y.shape)) if y.shape else 1
+        n = prod(y.shape) if y.shape else 1
         bsz = n // m if m else 0
         if bsz * m != n or bsz != self.batch:
             raise A.DimensionError("kray: the k-space has %d values, the plan expects %d "

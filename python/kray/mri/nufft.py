@@ -13,6 +13,8 @@ execute many times; `batch` transforms (coils, frames) share the points: images
 """
 from ctypes import POINTER, Structure, byref, c_double, c_int, c_int64, c_void_p
 
+from math import prod
+
 import numpy as np
 
 from .._lib import InvalidArgumentError, fn, lib, parr, struct
@@ -118,9 +120,9 @@ class NufftPlan(Plan):
                                        "first")
 
     def _bshape(self, b):
-        if int(np.prod(b)) != self.batch:
+        if prod(b) != self.batch:
             raise A.DimensionError("kray: the batch shape %s has %d members, the plan %d" %
-                                   (b, int(np.prod(b)), self.batch))
+                                   (b, prod(b), self.batch))
         return b
 
     def forward(self, image, out=None):
@@ -131,7 +133,8 @@ class NufftPlan(Plan):
         o = A.out(x, b + self.sample_shape, self._code) if out is None else \
             A.arg(out, "out", dtypes=(self._code,))
         self._args(x, o)
-        redim(o, list(reversed(self.sample_shape)) + [self.batch], "out")
+        if self.batch > 1 or out is not None:
+            redim(o, list(reversed(self.sample_shape)) + [self.batch], "out")
         lib.kr_nufft_forward(self.ptr, x.ref(), o.ref())
         return o.obj if out is None else out
 
@@ -164,7 +167,7 @@ def nufft(image, points, ndim=2, eps=1e-4, **kw):
     x = A.arg(image, "the image", dtypes=CPLX)
     nd = ndim
     shape = tuple(x.shape[-nd:])
-    b = int(np.prod(x.shape[:-nd]))
+    b = prod(x.shape[:-nd])
     with NufftPlan(shape, points, dtype=A.np_dtype(x.dtype), eps=eps, batch=b, **kw) as p:
         return p.forward(image)
 
@@ -173,6 +176,6 @@ def nufft_adjoint(kspace, points, shape, eps=1e-4, **kw):
     """One adjoint NUFFT (type 1): image (batch..., *shape) of `kspace` at `points`."""
     y = A.arg(kspace, "the k-space", dtypes=CPLX)
     t = as_traj(points, "the points")
-    b = int(np.prod(ksp_batch(y, tuple(t.shape[:-1]), "the k-space")))
+    b = prod(ksp_batch(y, tuple(t.shape[:-1]), "the k-space"))
     with NufftPlan(shape, points, dtype=A.np_dtype(y.dtype), eps=eps, batch=b, **kw) as p:
         return p.adjoint(kspace)

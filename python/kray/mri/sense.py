@@ -9,6 +9,8 @@ the imaging lattice, bit 1 the calibration block).
 from ctypes import (POINTER, Structure, byref, c_double, c_int, c_int64, c_uint, c_uint8,
                     c_void_p, pointer)
 
+from math import prod
+
 import numpy as np
 
 from .._lib import InvalidArgumentError, fn, lib, parr, pparr, struct
@@ -106,7 +108,7 @@ class SensePlan(Plan):
                  ctx=None):
         m = _coil_data(maps, "the coil maps")
         self.shape = tuple(m.shape[-2:])
-        self.ncoils = int(np.prod(m.shape[:-2]))
+        self.ncoils = prod(m.shape[:-2])
         ctx, kind, dev = place(device, ctx, (m,))
         o = SenseOpts()
         lib.kr_sense_opts_default(byref(o))

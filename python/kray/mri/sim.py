@@ -8,6 +8,8 @@ s(k) = sum M exp(-i 2 pi k.r). Simulated k-space comes back as complex64 (coils,
 from ctypes import POINTER, byref, c_char_p, c_double, c_float, c_int32, c_int64, c_void_p
 import os
 
+from math import prod
+
 import numpy as np
 
 from .._lib import InvalidArgumentError, fn, lib, parr, pparr
@@ -300,7 +302,7 @@ class SimPlan(Plan):
             s = A.arg(sens, "the sensitivities", dtypes=(C64,))
             if s.device >= 0:
                 raise A.LocationError("kray: sensitivities must be a host array")
-            nc = int(np.prod(s.shape)) // iso.n if iso.n else 0
+            nc = prod(s.shape) // iso.n if iso.n else 0
             redim(s, [iso.n, nc], "the sensitivities")
         lib.kr_sim_set_object(self.ptr, iso.ptr, s.ref() if s else None)
         return self
@@ -337,7 +339,7 @@ def simulate(seq, iso, sens=None, device=None, **opts):
         s = None
         if sens is not None:
             s = A.arg(sens, "the sensitivities", dtypes=(C64,))
-            nc = int(np.prod(s.shape)) // iso.n if iso.n else 0
+            nc = prod(s.shape) // iso.n if iso.n else 0
             redim(s, [iso.n, nc], "the sensitivities")
         p = POINTER(A.KrArray)()
         from .._ctx import cpu_context
