@@ -234,11 +234,11 @@ def test_cuda_cupy_zero_copy_and_cpu_agreement(t16, rng):
         yd = pg.forward(xd)
         assert isinstance(yd, cp.ndarray)
         y = pc.forward(x)
-        np.testing.assert_allclose(yd.get(), y, atol=1e-5 * np.abs(y).max())
+        np.testing.assert_allclose(yd.get(), y, atol=2e-4 * np.abs(y).max())
         out = cp.zeros_like(yd)
         assert pg.forward(xd, out=out) is out  # written in place: the same device pointer
         a = pg.adjoint(yd)
-        np.testing.assert_allclose(a.get(), pc.adjoint(y), atol=2e-5 * np.abs(a).max().get())
+        np.testing.assert_allclose(a.get(), pc.adjoint(y), atol=2e-4 * float(np.abs(a).max()))
     with drft.DrftPlan((16, 16), cp.asarray(t16)) as d, drft.DrftPlan((16, 16), t16) as h:
         np.testing.assert_allclose(d.forward(xd).get(), h.forward(x),
                                    atol=1e-4 * np.abs(h.forward(x)).max())
@@ -259,7 +259,7 @@ def test_cuda_torch_zero_copy_and_gradcheck():
         assert y.data_ptr() == ptr and y.is_cuda
         with nufft.NufftPlan((8, 8), t) as pc:
             np.testing.assert_allclose(y.cpu().numpy(), pc.forward(x.cpu()).numpy(),
-                                       atol=1e-5 * float(y.abs().max()))
+                                       atol=2e-4 * float(y.abs().max()))
     op = drft.operator((6, 6), traj.radial(6, 4, dtype=np.float64), dtype=np.complex128,
                        device=0)
     xd = torch.randn(6, 6, dtype=torch.complex128, device="cuda", requires_grad=True)
