@@ -98,7 +98,9 @@ class DrftPlan(Plan):
         lib.kr_drft_plan_create(byref(p), ctx.ptr, n3(self.shape), t.ref(),
                                 w.ref() if w else None, byref(o))
         self._init(p, ctx, kind, dev)
-        self.sample_shape = tuple(t.shape[:-1])
+        d = (c_int64 * 16)()
+        nd = lib.kr_drft_sample_dims(p, d)
+        self.sample_shape = tuple(d[nd - 1 - i] for i in range(nd))  # traj.shape[:-1]
         self._n = tuple(n3(self.shape))
         self._m = lib.kr_drft_samples(p)
 
