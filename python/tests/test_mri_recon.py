@@ -301,6 +301,21 @@ def test_cuda_cupy_sense_cgsense_coils(maps4, obj):
         r = h.solve(y, max_iter=10)
         np.testing.assert_allclose(rd.x.get(), r.x, atol=1e-3 * np.abs(r.x).max())
         assert g.linop().adjoint_test() < 1e-5
+    tr = traj.radial(samples=12, spokes=10, dtype=np.float64)
+    w = traj.dcf(tr, "radial")
+    x = (obj[6:18, 6:18] * 1).astype(np.complex64)
+    with lsq.ToeplitzPlan((12, 12), tr, w, device=0) as Td, lsq.ToeplitzPlan((12, 12), tr, w) as T:
+        ref = T(x)
+        np.testing.assert_allclose(Td(cp.asarray(x)).get(), ref, atol=1e-4 * np.abs(ref).max())
+    with lsq.LsqPlan((12, 12), tr, w, device=0) as Ld:
+        assert Ld.linop().adjoint_test() < 1e-5
+    fm = np.full((12, 12), 15.0)
+    tm = np.linspace(0, 2e-3, tr.size // 3)
+    Od = offres.operator((12, 12), tr, fm, tm, device=0)
+    Oh = offres.operator((12, 12), tr, fm, tm)
+    assert Od.adjoint_test() < 1e-5
+    ref = Oh(x)
+    np.testing.assert_allclose(Od(cp.asarray(x)).get(), ref, atol=1e-4 * np.abs(ref).max())
     cs, _ = coils.layout_mrxcat(4, 4, 40.0)
     np.testing.assert_allclose(coils.maps(cs, (24, 24), (2.0, 2.0, 5.0), norm="rss-centre",
                                           device=0).get(), maps4, atol=1e-4)
