@@ -91,6 +91,8 @@ def _coils(coils):
 
 def field(coil, p_mm, wire_mm=1.0):
     """B (tesla per ampere, (3,)) of one loop at point p_mm (x, y, z)."""
+    if not isinstance(coil, Coil):
+        raise InvalidArgumentError("kray: coil must be a kray.mri.coils.Coil")
     p = host_f64(p_mm, "the point").reshape(-1)
     if p.size != 3:
         raise A.DimensionError("kray: the point must have 3 coordinates")
