@@ -1,0 +1,186 @@
+"""CG-SENSE: iterative parallel imaging of non-Cartesian multi-coil data (kray/cgsense.h).
+
+Image x: complex64 (ny, nx) or (nz, ny, nx); coil maps S: complex64 (C, *shape); trajectory
+(..., 3) in cycles per FOV (host); k-space y: complex64 (C, *traj.shape[:-1]) (or (C, M)).
+The encoding operator is (E x)_c = F (S_c x) with kray's unscaled NUFFT F; with density
+weights D (M values >= 0, e.g. from kray.mri.traj.dcf) kray solves
+(E^H D E + lambda I) x = E^H D y by conjugate gradients (Pruessmann et al. 2001). For data
+y = E x the solution is x itself; lambda is in the units of E^H D E.
+"""
+from ctypes import POINTER, Structure, byref, pointer, c_double, c_int, c_int64, c_void_p
+
+from math import prod
+
+import numpy as np
+
+from .._lib import fn, lib, parr, pparr, struct
+from .. import _array as A
+from ..linop import Linop, SolveInfo, SolveOpts, SolveResult
+from ._common import C64, REAL, Plan, choice, dims_arr, host_out, place, pyshape, redim
+from .drft import image_batch, ksp_batch
+from .traj import as_traj
+
+NORMAL = {"nufft": 0, "toeplitz": 1}
+
+
+@struct("kr_cgsense_opts")
+class CgsenseOpts(Structure):
+    _fields_ = [("dcf", parr), ("normal", c_int), ("eps", c_double), ("sigma", c_double)]
+
+
+@struct("kr_cgsense_maps_opts")
+class MapsOpts(Structure):
+    _fields_ = [("calib_radius", c_double), ("threshold", c_double), ("espirit", c_int)]
+
+
+fn("kr_cgsense_opts_default", [POINTER(CgsenseOpts)], None)
+fn("kr_cgsense_plan_create", [POINTER(c_void_p), c_void_p, c_int, POINTER(c_int64), parr, parr,
+                              POINTER(CgsenseOpts)])
+fn("kr_cgsense_plan_destroy", [c_void_p], None)
+fn("kr_cgsense_plan_sizes", [c_void_p, POINTER(c_int64), POINTER(c_int64)])
+fn("kr_cgsense_set_fhf", [c_void_p, c_void_p])
+fn("kr_cgsense_linop_create", [POINTER(c_void_p), c_void_p])
+fn("kr_cgsense_normal_linop_create", [POINTER(c_void_p), c_void_p])
+fn("kr_cgsense_rhs", [c_void_p, parr, parr])
+fn("kr_cgsense_adjoint_image", [c_void_p, parr, parr])
+fn("kr_cgsense_solve", [c_void_p, parr, parr, POINTER(SolveOpts), POINTER(SolveInfo)])
+fn("kr_cgsense_maps_opts_default", [POINTER(MapsOpts)], None)
+fn("kr_cgsense_estimate_maps", [c_void_p, c_int, POINTER(c_int64), parr, parr, parr,
+                                POINTER(MapsOpts), pparr])
+
+
+class CgsensePlan(Plan):
+    """CG-SENSE plan for image `shape`, trajectory `traj` (host) and coil maps `maps`
+    (complex64 (C, *shape), host or the plan's device; copied). dcf: optional density weights
+    (M values); normal "nufft" (NUFFT forward, D, adjoint) or "toeplitz" (kernel Q on the 2x
+    grid); eps, sigma: NUFFT accuracy and oversampling. Runs where the maps live (or
+    `device`). Do not use one plan from two threads at once."""
+    _destroy = lib.kr_cgsense_plan_destroy
+
+    def __init__(self, shape, traj, maps, dcf=None, normal="nufft", eps=1e-4, sigma=0.0,
+                 device=None, ctx=None):
+        self.shape = pyshape(shape, "the image shape")
+        if len(self.shape) not in (2, 3):
+            raise A.DimensionError("kray: the image shape must be (ny, nx) or (nz, ny, nx)")
+        t = as_traj(traj)
+        m = A.arg(maps, "the coil maps", dtypes=(C64,))
+        cb = image_batch(m, self.shape, "the coil maps")
+        if len(cb) != 1:
+            raise A.DimensionError("kray: the coil maps must be (coils, %s), not %s" %
+                                   (", ".join(map(str, self.shape)), m.shape))
+        redim(m, list(reversed(self.shape)) + [cb[0]], "the coil maps")
+        d = None if dcf is None else A.arg(dcf, "the density weights", dtypes=REAL)
+        ctx, kind, dev = place(device, ctx, (m,))
+        o = CgsenseOpts()
+        lib.kr_cgsense_opts_default(byref(o))
+        if d is not None:
+            o.dcf = pointer(d.c)
+        o.normal = choice(normal, NORMAL, "normal")
+        o.eps, o.sigma = eps, sigma
+        p = c_void_p()
+        lib.kr_cgsense_plan_create(byref(p), ctx.ptr, len(self.shape), dims_arr(self.shape),
+                                   t.ref(), m.ref(), byref(o))
+        self._init(p, ctx, kind, dev)
+        self.sample_shape = tuple(t.shape[:-1])
+        self._fhf = None
+
+    @property
+    def coils(self):
+        c = c_int64()
+        lib.kr_cgsense_plan_sizes(self.ptr, byref(c), None)
+        return c.value
+
+    @property
+    def samples(self):
+        m = c_int64()
+        lib.kr_cgsense_plan_sizes(self.ptr, None, byref(m))
+        return m.value
+
+    def set_fhf(self, op):
+        """Attach T ~= F^H D F (a :class:`~kray.linop.Linop`, for normal="toeplitz"; e.g.
+        ``kray.mri.lsq.ToeplitzPlan(...).linop()``); None detaches."""
+        lib.kr_cgsense_set_fhf(self.ptr, op.ptr if op is not None else None)
+        self._fhf = op
+
+    def linop(self):
+        """The weighted encoding operator D^(1/2) E: domain `shape`, codomain (C, M)."""
+        p = c_void_p()
+        lib.kr_cgsense_linop_create(byref(p), self.ptr)
+        return Linop(p, self.ctx, keep=(self,))
+
+    def normal_linop(self):
+        """E^H D E (Hermitian, on `shape`) by the plan's normal method."""
+        p = c_void_p()
+        lib.kr_cgsense_normal_linop_create(byref(p), self.ptr)
+        return Linop(p, self.ctx, keep=(self,))
+
+    def _ksp(self, kspace):
+        y = A.arg(kspace, "the k-space", dtypes=(C64,))
+        b = ksp_batch(y, self.sample_shape, "the k-space")
+        if prod(b) != self.coils:
+            raise A.DimensionError("kray: the k-space has %d coils, the maps %d" %
+                                   (prod(b), self.coils))
+        redim(y, [self.samples, self.coils], "the k-space")
+        return y
+
+    def _img(self, y, x=None, what="x"):
+        o = A.out(y, self.shape, C64) if x is None else A.arg(x, what, dtypes=(C64,))
+        redim(o, list(reversed(self.shape)), what)
+        return o
+
+    def rhs(self, kspace):
+        """b = E^H D y (image `shape`)."""
+        y = self._ksp(kspace)
+        o = self._img(y)
+        self._args(y, o)
+        lib.kr_cgsense_rhs(self.ptr, y.ref(), o.ref())
+        return o.obj
+
+    def adjoint_image(self, kspace):
+        """The gridding reconstruction (E^H D y) / (prod(N) sum_c |S_c|^2)."""
+        y = self._ksp(kspace)
+        o = self._img(y)
+        self._args(y, o)
+        lib.kr_cgsense_adjoint_image(self.ptr, y.ref(), o.ref())
+        return o.obj
+
+    def solve(self, kspace, lam=0.0, max_iter=30, tol=1e-4, x0=None, progress=False):
+        """CG-SENSE: (E^H D E + lam I) x = E^H D y. Returns a
+        :class:`~kray.linop.SolveResult` (x, iterations, rel_residual, converged, history);
+        x0 (not modified) warm-starts."""
+        y = self._ksp(kspace)
+        o = self._img(y, None if x0 is None else A.copy_of(x0), "x0")
+        self._args(y, o)
+        so = SolveOpts()
+        lib.kr_solve_opts_default(byref(so))
+        hist = (c_double * (max_iter + 1))()
+        so.max_iter, so.tol, so.lambda_ = max_iter, tol, lam
+        so.warm_start = 0 if x0 is None else 1
+        so.history = hist
+        so.show_progress = int(bool(progress))
+        info = SolveInfo()
+        lib.kr_cgsense_solve(self.ptr, y.ref(), o.ref(), byref(so), byref(info))
+        return SolveResult(o.obj, info, hist)
+
+
+def estimate_maps(shape, traj, kspace, dcf=None, calib_radius=12.0, threshold=0.0,
+                  espirit=False, ctx=None):
+    """Coil maps (complex64 (C, *shape), host) from the data's own k-space centre:
+    low-resolution coil images (window radius `calib_radius` cycles per FOV) over their
+    root sum of squares, zero below threshold * max; espirit=True (2-D, needs dcf): ESPIRiT on
+    the gridded calibration square."""
+    shape = pyshape(shape, "the image shape")
+    t = as_traj(traj)
+    y = A.arg(kspace, "the k-space", dtypes=(C64,))
+    b = ksp_batch(y, tuple(t.shape[:-1]), "the k-space")
+    redim(y, [prod(t.shape[:-1]), prod(b)], "the k-space")
+    d = None if dcf is None else A.arg(dcf, "the density weights", dtypes=REAL)
+    o = MapsOpts()
+    lib.kr_cgsense_maps_opts_default(byref(o))
+    o.calib_radius, o.threshold, o.espirit = calib_radius, threshold, int(bool(espirit))
+    p = POINTER(A.KrArray)()
+    lib.kr_cgsense_estimate_maps(ctx.ptr if ctx is not None else None, len(shape),
+                                 dims_arr(shape), t.ref(), y.ref(), d.ref() if d else None,
+                                 byref(o), byref(p))
+    m = host_out(p, y)
+    return m.reshape((prod(b),) + shape)
