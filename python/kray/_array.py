@@ -8,11 +8,12 @@ by the caller's own library (numpy.empty, cupy.empty, torch.empty on the input's
 Non-contiguous inputs are copied once to C order first.
 """
 import sys
+from ctypes import byref, c_int64
+from math import prod
 
 import numpy as np
 
 from ._lib import KR_MAX_DIMS, DTypeError, DimensionError, KrArray, LocationError, fn, lib, parr
-from ._ctx import cpu_context, cuda_context
 
 KR_F32, KR_F64, KR_C64, KR_C128, KR_U8, KR_U16, KR_I16 = 1, 2, 3, 4, 5, 6, 7
 KR_HOST, KR_DEVICE = 0, 1
@@ -49,7 +50,6 @@ class Arg:
     __slots__ = ("obj", "c", "kind", "device", "shape", "dtype")
 
     def ref(self):
-        from ctypes import byref
         return byref(self.c)
 
 
@@ -59,21 +59,21 @@ def _fill(c, code, shape, ptr, loc, device):
         raise DimensionError("kray: arrays have at most %d dimensions, not %d" %
                              (KR_MAX_DIMS, n))
     c.dtype = code
-    if n == 0:
-        c.ndim = 1
-        c.dims[0] = 1
-        c.strides[0] = 1
-    else:
-        c.ndim = n
-        dims = shape[::-1]
-        c.dims[:n] = dims
-        st = [1] * n
-        for i in range(1, n):
-            st[i] = st[i - 1] * dims[i - 1]
-        c.strides[:n] = st
+    _set_dims(c, shape[::-1] if n else (1,))
     c.data = ptr
     c.loc = loc
     c.device = device
+
+
+def _set_dims(c, dims):
+    """Dims (fastest first) and contiguous strides of KrArray c."""
+    n = len(dims)
+    c.ndim = n
+    c.dims[:n] = dims
+    st = [1] * n
+    for i in range(1, n):
+        st[i] = st[i - 1] * dims[i - 1]
+    c.strides[:n] = st
 
 
 def kind_of(x):
@@ -218,47 +218,79 @@ def out(like, shape, code, what="output"):
     return arg(o, what)
 
 
-def result(a):
-    """The Python object of an output Arg."""
-    return a.obj
+def output(given, like, shape, code):
+    """The output Arg of a call: a new array of `shape` like operand `like` (see :func:`out`)
+    when the caller's `given` out is None, else that array (which must have dtype `code`)."""
+    return out(like, shape, code) if given is None else arg(given, "out", dtypes=(code,))
 
 
-def context(*args, ctx=None):
-    """The context for operands `args` (Args): all on the host (CPU context) or all on one
-    CUDA device (that device's context, on the caller's current stream)."""
-    dev = None
-    kind = None
-    for a in args:
-        if a is None:
-            continue
-        if dev is None:
-            dev, kind = a.device, a.kind
-        elif a.device != dev:
-            raise LocationError("kray: operands live in different places (%s and %s); move "
-                                "them to one device first" % (_where(dev), _where(a.device)))
-    if ctx is not None:
-        return ctx
-    if dev is None or dev < 0:
-        return cpu_context()
-    c = cuda_context(dev)
-    c.set_stream(current_stream(kind, dev))
-    return c
+def result(out, a):
+    """What a call returns: the caller's `out` when given, else the object of output Arg a."""
+    return out if out is not None else a.obj
 
 
-def _where(dev):
-    return "host memory" if dev < 0 else "CUDA device %d" % dev
+def dtype_code(dt, allowed, what="dtype"):
+    """kray code of NumPy dtype `dt`, which must be one of the `allowed` codes."""
+    try:
+        code = kr_dtype(np.dtype(dt)) if dt is not None else None
+    except TypeError:
+        code = None
+    if code not in allowed:
+        names = [str(np_dtype(c)) for c in allowed]
+        names = " or ".join(names) if len(names) < 3 else \
+            ", ".join(names[:-1]) + " or " + names[-1]
+        raise DTypeError("kray: %s must be %s, not %s" % (what, names, dt))
+    return code
 
 
-def current_stream(kind, dev):
-    """The caller's current CUDA stream handle for arrays of `kind` on `dev`."""
-    if kind == "torch":
-        t = _torch()
-        return t.cuda.current_stream(dev).cuda_stream
-    cp = _cupy()
-    if cp is not None:
-        with cp.cuda.Device(dev):
-            return cp.cuda.get_current_stream().ptr
-    return 0
+def kdims(shape):
+    """kray dims array (c_int64, fastest first) of a Python shape."""
+    return (c_int64 * max(len(shape), 1))(*reversed(tuple(int(s) for s in shape)))
+
+
+def shape_of(getter, ptr):
+    """The Python shape of the kray dims that C getter `getter(ptr, dims)` writes (it returns
+    their count)."""
+    d = (c_int64 * KR_MAX_DIMS)()
+    n = getter(ptr, d)
+    return tuple(d[n - 1 - i] for i in range(n))
+
+
+def c_shape(c):
+    """The Python shape of a KrArray."""
+    return tuple(c.dims[c.ndim - 1 - i] for i in range(c.ndim))
+
+
+def redim(a, dims, what="array"):
+    """Describe Arg `a` (contiguous) with kray dims `dims` (fastest first) instead of its own;
+    the element count must agree. No data moves."""
+    dims = [int(d) for d in dims] or [1]
+    have = prod(a.shape) if len(a.shape) else 1
+    if prod(dims) != have:
+        raise DimensionError("kray: %s has %d elements, expected %d" % (what, have, prod(dims)))
+    if len(dims) > KR_MAX_DIMS:
+        raise DimensionError("kray: %s has too many dimensions" % what)
+    _set_dims(a.c, dims)
+    return a
+
+
+def to_host(x):
+    """x (NumPy, PyTorch or CuPy) as a NumPy array on the host (a copy for device arrays)."""
+    k = kind_of(x)
+    if k == "torch":
+        return x.detach().cpu().numpy()
+    if k == "cupy":
+        return x.get() if hasattr(x, "get") else np.asarray(x)
+    return x
+
+
+def matrix_arg(m, what, dtypes, cast=None):
+    """Arg of a host (n, n) matrix m[r, c] (any kind) in kray's column-major layout (element
+    (r, c) at r + n c), i.e. m transposed into C order."""
+    m = np.asarray(to_host(m))
+    if m.ndim != 2 or m.shape[0] != m.shape[1]:
+        raise DimensionError("kray: %s must be a square (n, n) matrix, not %s" % (what, m.shape))
+    return arg(np.ascontiguousarray(m.T), what, dtypes=dtypes, cast=cast)
 
 
 class _Owned:
@@ -267,8 +299,7 @@ class _Owned:
     def __init__(self, ptr):
         self._ptr = ptr
         c = ptr.contents
-        n = c.ndim
-        shape = tuple(c.dims[n - 1 - i] for i in range(n))
+        shape = c_shape(c)
         dt = np_dtype(c.dtype)
         self.__array_interface__ = {"shape": shape, "typestr": dt.str,
                                     "data": (c.data or 0, False), "version": 3}
@@ -307,3 +338,8 @@ def to_kind(x, like):
 def copy_of(x):
     """A copy of array x of any kind."""
     return x.clone() if kind_of(x) == "torch" else x.copy()
+
+
+def device_of(a):
+    """The device argument of a plan that runs where Arg a lives (None: the host)."""
+    return None if a.device < 0 else a.device

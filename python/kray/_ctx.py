@@ -11,6 +11,7 @@ import threading
 from ctypes import byref, c_char_p, c_int, c_void_p, create_string_buffer, c_size_t
 
 from ._lib import fn, lib, KrayError, NoDeviceError
+from ._handle import Handle
 
 KR_BACKEND_AUTO, KR_BACKEND_CPU_SERIAL, KR_BACKEND_CPU, KR_BACKEND_CUDA = 0, 1, 2, 3
 _BACKENDS = {"auto": 0, "cpu-serial": 1, "cpu": 2, "cuda": 3}
@@ -29,15 +30,17 @@ fn("kr_cuda_device_count", [c_void_p])
 fn("kr_cuda_device_name", [c_int, c_char_p, c_size_t])
 
 
-class Context:
+class Context(Handle):
     """A kray context (kr_ctx): backend ("cpu", "cpu-serial", "cuda"), CUDA device, CPU
     threads (0 = OpenMP's default), log level (0 quiet .. 4 debug) and progress output.
 
     Most users never create one: every function picks the context that fits its arrays. Pass
     one explicitly (``ctx=``) to choose the thread count or the serial reference backend.
     """
+    _destroy = lib.kr_ctx_destroy
 
     def __init__(self, backend="cpu", device=0, threads=0, quiet=True, log_level=2):
+        self._stream = None
         if backend not in _BACKENDS:
             raise ValueError("kray: unknown backend %r (one of %s)" %
                              (backend, ", ".join(_BACKENDS)))
@@ -51,45 +54,31 @@ class Context:
             lib.kr_ctx_set_log_level(self._ptr, log_level)
             lib.kr_ctx_set_quiet(self._ptr, 1 if quiet else 0)
         except KrayError:
-            lib.kr_ctx_destroy(self._ptr)
-            self._ptr = None
+            self.close()
             raise
-        self._stream = None
-
-    @property
-    def ptr(self):
-        return self._ptr
 
     @property
     def backend(self):
-        b = lib.kr_ctx_backend(self._ptr)
+        b = lib.kr_ctx_backend(self.ptr)
         return {v: k for k, v in _BACKENDS.items()}[b]
 
     @property
     def is_cuda(self):
-        return lib.kr_ctx_backend(self._ptr) == KR_BACKEND_CUDA
+        return lib.kr_ctx_backend(self.ptr) == KR_BACKEND_CUDA
 
     @property
     def device(self):
-        return lib.kr_ctx_device(self._ptr)
+        return lib.kr_ctx_device(self.ptr)
 
     @property
     def threads(self):
-        return lib.kr_ctx_threads(self._ptr)
+        return lib.kr_ctx_threads(self.ptr)
 
     def set_stream(self, stream):
         """Run on CUDA stream `stream` (an integer handle; 0 = the legacy default stream)."""
         if stream != self._stream:
-            lib.kr_ctx_set_stream(self._ptr, c_void_p(stream or None))
+            lib.kr_ctx_set_stream(self.ptr, c_void_p(stream or None))
             self._stream = stream
-
-    def close(self):
-        if getattr(self, "_ptr", None):
-            lib.kr_ctx_destroy(self._ptr)
-            self._ptr = None
-
-    def __del__(self):
-        self.close()
 
     def __repr__(self):
         return "kray.Context(%r, device=%d, threads=%d)" % (self.backend, self.device,

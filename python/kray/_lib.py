@@ -26,6 +26,11 @@ def struct(cname):
     return reg
 
 
+def fields(s):
+    """The fields of ctypes Structure s as a dict (C names; nested structures as they are)."""
+    return {f[0]: getattr(s, f[0]) for f in type(s)._fields_}
+
+
 @struct("kr_array")
 class KrArray(Structure):
     """kr_array: dims fastest-first, strides in elements."""
@@ -184,7 +189,7 @@ pi64 = POINTER(c_int64)
 pdbl = POINTER(c_double)
 __all__ = ["lib", "fn", "check", "KrArray", "KrayError", "vp", "pvp", "parr", "pparr", "pi64",
            "pdbl", "c_int", "c_int64", "c_double", "c_char_p", "c_size_t", "c_uint64",
-           "POINTER", "Structure", "struct"]
+           "POINTER", "Structure", "struct", "fields"]
 
 fn("kr_version", [], c_char_p)
 fn("kr_build_features", [], c_char_p)

@@ -40,8 +40,7 @@ def write(path, image, mu_water=None, values_are_hu=False, pixel_spacing_mm=None
     to the host) as CT Image Storage file(s). mu_water in 1/mm (default 0.0193);
     pixel_spacing_mm (dx, dy); origin_mm (x, y, z) of the grid centre / slice 0; None keeps
     kray's defaults."""
-    from .io import _host
-    a = A.arg(_host(image), "the image", dtypes=(A.KR_F32, A.KR_F64))
+    a = A.arg(A.to_host(image), "the image", dtypes=(A.KR_F32, A.KR_F64))
     o = DicomOpts()
     lib.kr_dicom_opts_default(byref(o))
     if mu_water is not None:

@@ -11,9 +11,9 @@ from ctypes import POINTER, byref, c_int, c_int64, c_uint, c_void_p
 
 import numpy as np
 
-from ._lib import KR_MAX_DIMS, fn, lib, parr, InvalidArgumentError
+from ._lib import fn, lib, parr, InvalidArgumentError
 from . import _array as A
-from ._plan import ctx_for, use_stream
+from ._plan import Plan, context, ctx_for
 
 FORWARD, BACKWARD = -1, 1
 CENTERED, UNITARY = 1, 2
@@ -61,12 +61,11 @@ def fft(x, axes=None, inverse=False, centered=False, unitary=False, out=None):
     """The DFT of x over `axes` (Python axes; None = all). Returns a new array like x (or fills
     `out`, which may be x)."""
     xa = _complex_arg(x)
-    oa = A.out(xa, xa.shape, xa.dtype) if out is None else \
-        A.arg(out, "out", dtypes=(xa.dtype,))
-    ctx = A.context(xa, oa)
+    oa = A.output(out, xa, xa.shape, xa.dtype)
+    ctx = context(xa, oa)
     lib.kr_fft(ctx.ptr, xa.ref(), oa.ref(), axis_mask(axes, len(xa.shape)),
                BACKWARD if inverse else FORWARD, _flags(centered, unitary))
-    return out if out is not None else oa.obj
+    return A.result(out, oa)
 
 
 def ifft(x, axes=None, centered=False, unitary=False, out=None):
@@ -76,10 +75,10 @@ def ifft(x, axes=None, centered=False, unitary=False, out=None):
 
 def _shift(f, x, axes, out):
     xa = A.arg(x, "the array")
-    oa = A.out(xa, xa.shape, xa.dtype) if out is None else A.arg(out, "out", dtypes=(xa.dtype,))
-    ctx = A.context(xa, oa)
+    oa = A.output(out, xa, xa.shape, xa.dtype)
+    ctx = context(xa, oa)
     f(ctx.ptr, xa.ref(), oa.ref(), axis_mask(axes, len(xa.shape)))
-    return out if out is not None else oa.obj
+    return A.result(out, oa)
 
 
 def fftshift(x, axes=None, out=None):
@@ -97,50 +96,27 @@ def cache_clear():
     lib.kr_fft_cache_clear()
 
 
-class FFTPlan:
+class FFTPlan(Plan):
     """A reusable transform (kr_fft_plan) for arrays of `shape` (Python order) and dtype
     complex64/complex128 over `axes`; device None (host) or a CUDA ordinal. One execute at a
     time per plan."""
+    _destroy = lib.kr_fft_plan_destroy
 
     def __init__(self, shape, dtype=np.complex64, axes=None, inverse=False, centered=False,
                  unitary=False, device=None):
-        code = A.kr_dtype(np.dtype(dtype))
-        if code not in (A.KR_C64, A.KR_C128):
-            raise A.DTypeError("kray: FFT plans are complex64 or complex128, not %s" %
-                               np.dtype(dtype))
+        code = A.dtype_code(dtype, (A.KR_C64, A.KR_C128), "the dtype of an FFT plan")
         shape = tuple(int(s) for s in shape)
         self.shape, self._code, self.dtype = shape, code, np.dtype(dtype)
-        self.ctx = ctx_for(device)
-        d = (c_int64 * KR_MAX_DIMS)(*reversed(shape))
-        self._ptr = c_void_p()
-        lib.kr_fft_plan_create(byref(self._ptr), self.ctx.ptr, code, len(shape), d,
+        ctx = ctx_for(device)
+        p = c_void_p()
+        lib.kr_fft_plan_create(byref(p), ctx.ptr, code, len(shape), A.kdims(shape),
                                axis_mask(axes, len(shape)), BACKWARD if inverse else FORWARD,
                                _flags(centered, unitary),
-                               A.KR_DEVICE if self.ctx.is_cuda else A.KR_HOST)
+                               A.KR_DEVICE if ctx.is_cuda else A.KR_HOST)
+        self._init(p, ctx)
 
     def execute(self, x, out=None):
-        if not self._ptr:
-            raise ValueError("kray: the FFT plan is closed")
-        xa = A.arg(x, "the array", dtypes=(self._code,))
-        oa = A.out(xa, xa.shape, self._code) if out is None else \
-            A.arg(out, "out", dtypes=(self._code,))
-        A.context(xa, oa, ctx=self.ctx)
-        use_stream(self.ctx, xa, oa)
-        lib.kr_fft_execute(self._ptr, xa.ref(), oa.ref())
-        return out if out is not None else oa.obj
+        """The transform of x (the plan's shape and dtype), a new array like x or `out`."""
+        return self._run(lib.kr_fft_execute, x, "the array", lambda s: s, out, self._code)
 
     __call__ = execute
-
-    def close(self):
-        if getattr(self, "_ptr", None):
-            lib.kr_fft_plan_destroy(self._ptr)
-            self._ptr = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()

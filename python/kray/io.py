@@ -5,8 +5,7 @@
 NumPy/CuPy/PyTorch array (device arrays are copied to the host first). The format follows the
 extension (.npy, .cfl/.hdr, .nii, .nii.gz, .mha, .mhd, .nrrd, .png, .pgm, .raw, .dcm).
 """
-from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_int64, \
-    c_void_p
+from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_int64
 import os
 
 import numpy as np
@@ -77,8 +76,7 @@ def write(path, a, dtype=None, bits=8, window=None, slice=-1, part="magnitude", 
     ``window`` (lo, hi) or None for min..max, ``slice``: for a volume of shape (z, y, x), the
     index along z (-1 = central), ``part`` of complex data (magnitude, real, imag,
     phase). NRRD: ``gzip``. NIfTI/MHA/NRRD: ``spacing``/``origin`` in mm (x, y, z)."""
-    a = _host(a)
-    x = A.arg(a, "the array to write")
+    x = A.arg(A.to_host(a), "the array to write")
     o = IoOpts()
     lib.kr_io_opts_default(byref(o))
     if dtype is not None:
@@ -105,12 +103,3 @@ def write(path, a, dtype=None, bits=8, window=None, slice=-1, part="magnitude", 
             m.description = description.encode()[:127]
         o.meta = POINTER(Meta)(m)
     lib.kr_write(_path(path), x.ref(), byref(o))
-
-
-def _host(a):
-    k = A.kind_of(a)
-    if k == "torch":
-        return a.detach().cpu().numpy()
-    if k == "cupy":
-        return a.get() if hasattr(a, "get") else np.asarray(a)
-    return a

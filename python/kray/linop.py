@@ -12,8 +12,9 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_int, c_int64
 
 import numpy as np
 
-from ._lib import KR_MAX_DIMS, fn, lib, parr, struct
+from ._lib import fn, lib, parr, struct
 from . import _array as A
+from ._plan import Plan, ctx_for
 
 fn("kr_linop_destroy", [c_void_p], None)
 fn("kr_linop_retain", [c_void_p])
@@ -52,49 +53,20 @@ fn("kr_cg", [c_void_p, c_void_p, parr, parr, POINTER(SolveOpts), POINTER(SolveIn
 fn("kr_cgls", [c_void_p, c_void_p, parr, parr, POINTER(SolveOpts), POINTER(SolveInfo)])
 
 
-def _dims(getter, ptr):
-    d = (c_int64 * KR_MAX_DIMS)()
-    n = getter(ptr, d)
-    return tuple(d[n - 1 - i] for i in range(n))
-
-
-class Linop:
+class Linop(Plan):
     """A kray linear operator. Made by the operator constructors of kray.ct, kray.mri, ...
     (or :meth:`matrix`, :meth:`identity`); freed by :meth:`close`, ``with``, or the garbage
     collector. `keep` holds the Python objects (plans, contexts) the operator borrows."""
+    _destroy = lib.kr_linop_destroy
 
     def __init__(self, ptr, ctx, keep=()):
-        self._ptr = ptr
-        self.ctx = ctx
-        self._keep = tuple(keep)
-        self.dtype = A.np_dtype(lib.kr_linop_dtype(ptr))
+        on_device = lib.kr_linop_loc(ptr) == A.KR_DEVICE
+        self._init(ptr, ctx, None, ctx.device if on_device else -1, keep)
         self._code = lib.kr_linop_dtype(ptr)
-        self.on_device = lib.kr_linop_loc(ptr) == A.KR_DEVICE
-        self.device = ctx.device if self.on_device else -1
-        self.shape_in = _dims(lib.kr_linop_in_dims, ptr)
-        self.shape_out = _dims(lib.kr_linop_out_dims, ptr)
+        self.dtype = A.np_dtype(self._code)
+        self.shape_in = A.shape_of(lib.kr_linop_in_dims, ptr)
+        self.shape_out = A.shape_of(lib.kr_linop_out_dims, ptr)
         self.name = lib.kr_linop_name(ptr).decode()
-
-    @property
-    def ptr(self):
-        if not self._ptr:
-            raise ValueError("kray: operator '%s' is closed" % self.name)
-        return self._ptr
-
-    def close(self):
-        if getattr(self, "_ptr", None):
-            lib.kr_linop_destroy(self._ptr)
-            self._ptr = None
-            self._keep = ()
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         where = "cuda:%d" % self.device if self.on_device else "cpu"
@@ -102,15 +74,7 @@ class Linop:
                                                       self.dtype, where)
 
     def _apply(self, f, x, shape, out, what):
-        xa = A.arg(x, what, dtypes=(self._code,))
-        if out is None:
-            oa = A.out(xa, shape, self._code)
-        else:
-            oa = A.arg(out, "out", dtypes=(self._code,))
-        if self.on_device:
-            self.ctx.set_stream(A.current_stream(xa.kind, self.device))
-        f(self.ptr, xa.ref(), oa.ref())
-        return out if out is not None else oa.obj
+        return self._run(f, x, what, shape, out, self._code)
 
     def forward(self, x, out=None):
         """y = A x (x of shape shape_in; returns shape_out, same kind as x)."""
@@ -162,21 +126,19 @@ class Linop:
         """A dense matrix (2-D array, any float or complex dtype) as an operator."""
         m = np.ascontiguousarray(m)
         code = A.kr_dtype(m.dtype)
-        from ._ctx import cpu_context, cuda_context
-        ctx = cpu_context() if device is None else cuda_context(device)
+        ctx = ctx_for(device)
         p = c_void_p()
         lib.kr_linop_matrix(byref(p), ctx.ptr, code, m.shape[0], m.shape[1],
-                            m.ctypes.data, A.KR_HOST if device is None else A.KR_DEVICE)
+                            m.ctypes.data, A.KR_DEVICE if ctx.is_cuda else A.KR_HOST)
         return Linop(p, ctx)
 
     @staticmethod
     def identity(shape, dtype=np.float32, device=None):
-        from ._ctx import cpu_context, cuda_context
-        ctx = cpu_context() if device is None else cuda_context(device)
-        d = (c_int64 * KR_MAX_DIMS)(*reversed(tuple(shape)))
+        """The identity on arrays of `shape` (Python order) and `dtype`."""
+        ctx = ctx_for(device)
         p = c_void_p()
-        lib.kr_linop_identity(byref(p), ctx.ptr, A.kr_dtype(dtype), len(shape), d,
-                              A.KR_HOST if device is None else A.KR_DEVICE)
+        lib.kr_linop_identity(byref(p), ctx.ptr, A.kr_dtype(dtype), len(shape), A.kdims(shape),
+                              A.KR_DEVICE if ctx.is_cuda else A.KR_HOST)
         return Linop(p, ctx)
 
 
@@ -201,26 +163,35 @@ class SolveResult:
                 (self.iterations, self.rel_residual, self.converged))
 
 
-def _solve(f, op, rhs, x0, shape, max_iter, tol, lam, progress):
-    ra = A.arg(rhs, "the right-hand side", dtypes=(op._code,))
-    if x0 is None:
-        xa = A.out(ra, shape, op._code, "x")
-        warm = 0
-    else:
-        xa = A.arg(x0, "x0", dtypes=(op._code,))
-        xa = A.arg(A.copy_of(xa.obj), "x0")
-        warm = 1
-    ctx = op.ctx
-    if op.on_device:
-        ctx.set_stream(A.current_stream(ra.kind, op.device))
-    o = SolveOpts()
-    lib.kr_solve_opts_default(byref(o))
-    hist = (c_double * (max_iter + 1))()
-    o.max_iter, o.tol, o.lambda_, o.warm_start = max_iter, tol, lam, warm
+def solve_opts(o, max_iter, tol, warm, progress):
+    """Fill the fields kr_solve_opts and kr_sirt_opts share (max_iter, tol, warm_start,
+    show_progress) and point `history` at a new buffer, which is returned."""
+    hist = (c_double * (int(max_iter) + 1))()
+    o.max_iter, o.tol = int(max_iter), float(tol)
+    o.warm_start = 1 if warm else 0
     o.history = hist
     o.show_progress = 1 if progress else 0
+    return hist
+
+
+def start(like, x0, shape, code):
+    """The Arg an iterative solver writes its solution to: zeros of `shape` like Arg `like`,
+    or a copy of x0 (which is not modified)."""
+    if x0 is None:
+        return A.out(like, shape, code, "x")
+    return A.arg(A.copy_of(A.arg(x0, "x0", dtypes=(code,)).obj), "x0")
+
+
+def _solve(f, op, rhs, x0, shape, max_iter, tol, lam, progress):
+    ra = A.arg(rhs, "the right-hand side", dtypes=(op._code,))
+    xa = start(ra, x0, shape, op._code)
+    op._args(ra, xa)
+    o = SolveOpts()
+    lib.kr_solve_opts_default(byref(o))
+    hist = solve_opts(o, max_iter, tol, x0 is not None, progress)
+    o.lambda_ = lam
     info = SolveInfo()
-    f(ctx.ptr, op.ptr, ra.ref(), xa.ref(), byref(o), byref(info))
+    f(op.ctx.ptr, op.ptr, ra.ref(), xa.ref(), byref(o), byref(info))
     return SolveResult(xa.obj, info, hist)
 
 

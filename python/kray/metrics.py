@@ -11,8 +11,9 @@ types (complex values are compared by magnitude), both on the host or both on on
 """
 from ctypes import POINTER, Structure, byref, c_double, c_void_p
 
-from ._lib import fn, lib, parr, struct
+from ._lib import fields, fn, lib, parr, struct
 from . import _array as A
+from ._plan import context
 
 
 @struct("kr_metrics")
@@ -33,7 +34,7 @@ fn("kr_metrics_compute", [c_void_p, parr, parr, c_double, POINTER(Metrics)])
 def _pair(x, ref):
     xa = A.arg(x, "the image")
     ra = A.arg(ref, "the reference")
-    return xa, ra, A.context(xa, ra)
+    return xa, ra, context(xa, ra)
 
 
 def _one(f, x, ref, *extra):
@@ -74,4 +75,4 @@ def compute(x, ref, range=0.0):
     xa, ra, ctx = _pair(x, ref)
     m = Metrics()
     lib.kr_metrics_compute(ctx.ptr, xa.ref(), ra.ref(), float(range), byref(m))
-    return {k: getattr(m, k) for k, _ in Metrics._fields_}
+    return fields(m)

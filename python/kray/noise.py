@@ -28,13 +28,7 @@ def _axis(a, coil_axis):
 
 
 def _psi_arg(psi):
-    m = np.asarray(psi)
-    if m.ndim != 2 or m.shape[0] != m.shape[1]:
-        raise A.DimensionError("kray: Psi must be a square (nc, nc) matrix, not %s" %
-                               (m.shape,))
-    if not np.iscomplexobj(m):
-        m = m.astype(np.complex128)
-    return A.arg(np.ascontiguousarray(m.T), "Psi", dtypes=(A.KR_C64, A.KR_C128))
+    return A.matrix_arg(psi, "Psi", (A.KR_C64, A.KR_C128), cast=A.KR_C128)
 
 
 def add(data, sigma, psi=None, coil_axis=0, seed=1, inplace=False):

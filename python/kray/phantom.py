@@ -16,6 +16,7 @@ import numpy as np
 
 from ._lib import fn, lib, struct, InvalidArgumentError
 from . import _array as A
+from ._plan import choice, float_code
 
 pparr = POINTER(POINTER(A.KrArray))
 pd = POINTER(c_double)
@@ -61,23 +62,11 @@ MAX_SUPERSAMPLE = 64
 
 
 def _kind(kind):
-    if kind not in KINDS:
-        raise InvalidArgumentError("kray: the phantom kind is 'modified' or 'original', not %r"
-                                   % (kind,))
-    return KINDS[kind]
+    return choice(kind, KINDS, "the phantom kind")
 
 
 def _gridc(grid):
-    if grid not in GRIDS:
-        raise InvalidArgumentError("kray: the pixel grid is 'ct' or 'fft', not %r" % (grid,))
-    return GRIDS[grid]
-
-
-def _fcode(dtype):
-    c = A.kr_dtype(np.dtype(dtype))
-    if c not in (A.KR_F32, A.KR_F64):
-        raise A.DTypeError("kray: phantoms are float32 or float64, not %s" % np.dtype(dtype))
-    return c
+    return choice(grid, GRIDS, "the pixel grid")
 
 
 def _shape(shape, nd):
@@ -140,7 +129,7 @@ def shepp_logan(shape=256, kind="modified", supersample=1, dtype=np.float32, gri
     or, in 3-D, (n, 8) array) replaces the built-in set."""
     s = shape if np.ndim(shape) else (shape, shape)
     nd = len(tuple(np.atleast_1d(s)))
-    code = _fcode(dtype)
+    code = float_code(dtype, "the dtype of a phantom")
     ss = int(supersample)
     if nd == 2:
         ny, nx = _shape(s, 2)

@@ -10,8 +10,8 @@ import numpy as np
 
 from .._lib import fn, lib, parr, struct, InvalidArgumentError
 from .. import _array as A
-from .geometry import as_geometry
-from .._plan import ctx_for, float_code, use_stream
+from .geometry import as_geometry, name_code
+from .._plan import Plan, context, ctx_for, float_code
 
 FILTERS = ("fft", "direct", "seed")
 WINDOWS = ("ramlak", "shepp-logan", "cosine", "hamming", "hann")
@@ -61,21 +61,12 @@ fn("kr_fbp_plan_info", [c_void_p, POINTER(FbpInfo)])
 fn("kr_fbp", [c_void_p, c_void_p, POINTER(FbpOpts), parr, parr])
 
 
-def _name_code(f, name, what, choices):
-    if not isinstance(name, str):
-        raise InvalidArgumentError("kray: %s is one of %s, not %r" % (what, ", ".join(choices),
-                                                                      name))
-    c = c_int()
-    f(name.encode(), byref(c))
-    return c.value
-
-
 def filter_code(name):
-    return _name_code(lib.kr_filter_method_from_name, name, "the filter", FILTERS)
+    return name_code(lib.kr_filter_method_from_name, name, "the filter", FILTERS)
 
 
 def window_code(name):
-    return _name_code(lib.kr_filter_window_from_name, name, "the window", WINDOWS)
+    return name_code(lib.kr_filter_window_from_name, name, "the window", WINDOWS)
 
 
 def filter_name(code):
@@ -104,7 +95,7 @@ def _table(x, what):
     return a
 
 
-class FilterPlan:
+class FilterPlan(Plan):
     """A ramp-filter plan (kr_filter_plan) for nrows rows of ndet samples spaced tau_mm:
     out = scale * tau * (h * x) per row, h the band-limited Ram-Lak kernel (method "fft" with a
     window and cutoff, or "direct"), or the seed kernel (method "seed"). equiangular_rad > 0
@@ -112,6 +103,7 @@ class FilterPlan:
     table multiplying row r by table row (r // pre_row_div) % pre_rows; row_scale: optional
     per-row factors used as (r // row_scale_div) % len. dtype float32/float64; device: None
     (CPU) or a CUDA ordinal. fuse: CUDA cuFFT callbacks (-1 never, 0 auto, 1 always)."""
+    _destroy = lib.kr_filter_plan_destroy
 
     def __init__(self, ndet, nrows=1, method="fft", window="ramlak", cutoff=1.0, tau_mm=1.0,
                  scale=1.0, seed_raw=False, equiangular_rad=0.0, dtype=np.float32, pad_len=0,
@@ -143,30 +135,19 @@ class FilterPlan:
             o.row_scale = t.ctypes.data_as(POINTER(c_double))
             o.row_scale_count = t.size
             o.row_scale_div = int(row_scale_div)
-        self.ctx = ctx_for(device)
+        ctx = ctx_for(device)
         self._code = o.dtype
         self.dtype = A.np_dtype(o.dtype)
         self.ndet, self.nrows = int(ndet), int(nrows)
-        self._ptr = c_void_p()
-        lib.kr_filter_plan_create(byref(self._ptr), self.ctx.ptr, self.ndet, self.nrows,
-                                  byref(o))
-
-    @property
-    def ptr(self):
-        if not self._ptr:
-            raise ValueError("kray: the filter plan is closed")
-        return self._ptr
+        p = c_void_p()
+        lib.kr_filter_plan_create(byref(p), ctx.ptr, self.ndet, self.nrows, byref(o))
+        self._init(p, ctx)
 
     def execute(self, x, out=None):
         """Filter every row of x (last axis = ndet samples, ndet * nrows elements); returns a
         new array like x (or fills `out`, which may be x itself)."""
-        xa = A.arg(x, "the rows to filter", dtypes=(self._code,))
-        oa = A.out(xa, xa.shape, self._code) if out is None else \
-            A.arg(out, "out", dtypes=(self._code,))
-        A.context(xa, oa, ctx=self.ctx)
-        use_stream(self.ctx, xa, oa)
-        lib.kr_filter_execute(self.ptr, xa.ref(), oa.ref())
-        return out if out is not None else oa.obj
+        return self._run(lib.kr_filter_execute, x, "the rows to filter", lambda s: s, out,
+                         self._code)
 
     __call__ = execute
 
@@ -190,20 +171,6 @@ class FilterPlan:
         lib.kr_filter_response(self.ptr, r.ctypes.data_as(POINTER(c_double)), n)
         return r[:n]
 
-    def close(self):
-        if getattr(self, "_ptr", None):
-            lib.kr_filter_plan_destroy(self._ptr)
-            self._ptr = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
 
 def fbp_opts(filter="fft", window="ramlak", cutoff=1.0, seed_raw=False, clamp=False,
              short_scan="auto", dtype=np.float32):
@@ -219,36 +186,32 @@ def fbp_opts(filter="fft", window="ramlak", cutoff=1.0, seed_raw=False, clamp=Fa
     return o
 
 
-class FbpPlan:
+class FbpPlan(Plan):
     """A 2-D FBP plan (kr_fbp_plan) for a parallel or fan geometry: filters, view weights and
     buffers made once; :meth:`execute` reconstructs a sinogram (nviews, det) or a batch (nb,
     nviews, det) into an image (ny, nx) / (nb, ny, nx) in 1/mm. filter: "fft", "direct" or
     "seed"; window/cutoff for "fft"; clamp: negative pixels to 0; short_scan: "auto", "on"
     (Parker weights) or "off"; dtype float32/float64; device None (CPU) or a CUDA ordinal.
     One execute at a time per plan."""
+    _destroy = lib.kr_fbp_plan_destroy
+    _held = None
 
     def __init__(self, geom, filter="fft", window="ramlak", cutoff=1.0, seed_raw=False,
                  clamp=False, short_scan="auto", dtype=np.float32, device=None):
         g = as_geometry(geom)
         o = fbp_opts(filter, window, cutoff, seed_raw, clamp, short_scan, dtype)
-        self.ctx = ctx_for(device)
+        ctx = ctx_for(device)
         self._code = o.dtype
         self.dtype = A.np_dtype(o.dtype)
         self.image_shape = g.image_shape
         self.sino_shape = g.sino_shape
-        self._ptr = c_void_p()
-        lib.kr_fbp_plan_create(byref(self._ptr), self.ctx.ptr, g.ptr, byref(o))
-
-    @property
-    def ptr(self):
-        if not self._ptr:
-            raise ValueError("kray: the FBP plan is closed")
-        return self._ptr
+        p = c_void_p()
+        lib.kr_fbp_plan_create(byref(p), ctx.ptr, g.ptr, byref(o))
+        self._init(p, ctx)
 
     def _arg(self, x, what):
         a = A.arg(x, what, dtypes=(self._code,))
-        A.context(a, ctx=self.ctx)
-        use_stream(self.ctx, a)
+        self._args(a)
         return a
 
     def execute(self, sino, out=None):
@@ -257,7 +220,7 @@ class FbpPlan:
         shape = ((sa.shape[0],) if len(sa.shape) == 3 else ()) + tuple(self.image_shape)
         oa = A.out(sa, shape, self._code) if out is None else self._arg(out, "out")
         lib.kr_fbp_execute(self.ptr, sa.ref(), oa.ref())
-        return out if out is not None else oa.obj
+        return A.result(out, oa)
 
     __call__ = execute
 
@@ -279,7 +242,7 @@ class FbpPlan:
                 raise InvalidArgumentError("kray: call filter() before backproject()")
             oa = A.out(ref, tuple(self.image_shape), self._code)
         lib.kr_fbp_backproject(self.ptr, oa.ref())
-        return out if out is not None else oa.obj
+        return A.result(out, oa)
 
     @property
     def info(self):
@@ -291,19 +254,8 @@ class FbpPlan:
                 "kernel": (i.kernel or b"").decode()}
 
     def close(self):
-        if getattr(self, "_ptr", None):
-            lib.kr_fbp_plan_destroy(self._ptr)
-            self._ptr = None
-            self._held = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        super().close()
+        self._held = None
 
 
 def fbp(sino, geom, filter="fft", window="ramlak", cutoff=1.0, seed_raw=False, clamp=False,
@@ -316,8 +268,7 @@ def fbp(sino, geom, filter="fft", window="ramlak", cutoff=1.0, seed_raw=False, c
     sa = A.arg(sino, "the sinogram", dtypes=(A.KR_F32, A.KR_F64))
     o = fbp_opts(filter, window, cutoff, seed_raw, clamp, short_scan, A.np_dtype(sa.dtype))
     shape = ((sa.shape[0],) if len(sa.shape) == 3 else ()) + tuple(g.image_shape)
-    oa = A.out(sa, shape, sa.dtype) if out is None else \
-        A.arg(out, "out", dtypes=(sa.dtype,))
-    ctx = A.context(sa, oa)
+    oa = A.output(out, sa, shape, sa.dtype)
+    ctx = context(sa, oa)
     lib.kr_fbp(ctx.ptr, g.ptr, byref(o), sa.ref(), oa.ref())
-    return out if out is not None else oa.obj
+    return A.result(out, oa)

@@ -8,11 +8,11 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_int, c_int64
 
 import numpy as np
 
-from .._lib import fn, lib, parr, struct
+from .._lib import fields, fn, lib, parr, struct
 from .. import _array as A
 from .geometry import View, _grid, _views, as_geometry
 from .fbp import filter_code, window_code, _short
-from .._plan import ctx_for, float_code, use_stream
+from .._plan import Plan, bind, ctx_for, float_code
 
 
 @struct("kr_fdk_opts")
@@ -56,28 +56,31 @@ def fdk_opts(filter="fft", window="ramlak", cutoff=1.0, short_scan="auto", gpu_m
     return o
 
 
-class FdkPlan:
+class FdkPlan(Plan):
     """An FDK plan (kr_fdk_plan) for a cone geometry (types cone, cone-vec), or for views
     given as arrays with :meth:`from_views`. filter "fft" (window, cutoff), "direct" or
     "seed"; short_scan "auto", "on" (Parker) or "off"; device None (CPU) or a CUDA ordinal;
     gpu_mem (bytes, 0 = auto), batch_views and slab_z (0 = auto) bound the CUDA working set.
-    One execute at a time per plan."""
+    One execute at a time per plan. CUDA plans take host or device arrays."""
+    _destroy = lib.kr_fdk_plan_destroy
+    _host_ok = True
 
     def __init__(self, geom=None, filter="fft", window="ramlak", cutoff=1.0, short_scan="auto",
                  device=None, gpu_mem=0, batch_views=0, slab_z=0, _from_views=None):
         o = fdk_opts(filter, window, cutoff, short_scan, gpu_mem, batch_views, slab_z)
-        self.ctx = ctx_for(device)
-        self._ptr = c_void_p()
+        ctx = ctx_for(device)
+        p = c_void_p()
         if _from_views is None:
             g = as_geometry(geom)
             self.image_shape, self.sino_shape = g.image_shape, g.sino_shape
-            lib.kr_fdk_plan_create(byref(self._ptr), self.ctx.ptr, g.ptr, byref(o))
+            lib.kr_fdk_plan_create(byref(p), ctx.ptr, g.ptr, byref(o))
         else:
             nu, nv, vs, n, grid = _from_views
             self.sino_shape = (n, nv, nu)
-            self.image_shape = tuple(grid.n[2 - i] for i in range(3))
-            lib.kr_fdk_plan_create_views(byref(self._ptr), self.ctx.ptr, nu, nv, vs, n,
-                                         byref(grid), byref(o))
+            self.image_shape = _grid_shape(grid)
+            lib.kr_fdk_plan_create_views(byref(p), ctx.ptr, nu, nv, vs, n, byref(grid),
+                                         byref(o))
+        self._init(p, ctx)
 
     @classmethod
     def from_views(cls, det_shape, src, det, u, v, volume_shape, voxel_mm=1.0,
@@ -89,31 +92,20 @@ class FdkPlan:
         grid = _grid(volume_shape, voxel_mm, offset_mm, 3)
         return cls(None, _from_views=(cols, rows, vs, n, grid), **opts)
 
-    @property
-    def ptr(self):
-        if not self._ptr:
-            raise ValueError("kray: the FDK plan is closed")
-        return self._ptr
-
-    def _run(self, f, proj, out):
-        pa = A.arg(proj, "the projections", dtypes=(A.KR_F32,))
-        oa = A.out(pa, self.image_shape, A.KR_F32) if out is None else \
-            A.arg(out, "out", dtypes=(A.KR_F32,))
-        use_stream(self.ctx, pa, oa)
-        f(self.ptr, pa.ref(), oa.ref())
-        return out if out is not None else oa.obj
+    def _fdk(self, f, proj, out):
+        return self._run(f, proj, "the projections", self.image_shape, out, A.KR_F32)
 
     def execute(self, proj, out=None):
         """The volume (nz, ny, nx) in 1/mm from projections (nviews, rows, cols), float32,
         same kind as proj (or `out`, filled)."""
-        return self._run(lib.kr_fdk_execute, proj, out)
+        return self._fdk(lib.kr_fdk_execute, proj, out)
 
     __call__ = execute
 
     def backproject(self, proj, out=None):
         """FDK's distance-weighted voxel-driven backprojection of projections that are
         already weighted and filtered (no view weights, no scaling); not an adjoint."""
-        return self._run(lib.kr_fdk_backproject, proj, out)
+        return self._fdk(lib.kr_fdk_backproject, proj, out)
 
     @property
     def info(self):
@@ -121,30 +113,25 @@ class FdkPlan:
         batch_views, device_bytes, kernel, t_filter_s, t_backproject_s."""
         i = FdkInfo()
         lib.kr_fdk_plan_info(self.ptr, byref(i))
-        d = {k: getattr(i, k) for k, _ in FdkInfo._fields_}
+        d = fields(i)
         d["short_scan"], d["fast_path"] = bool(i.short_scan), bool(i.fast_path)
         d["kernel"] = (i.kernel or b"").decode()
         return d
 
-    def close(self):
-        if getattr(self, "_ptr", None):
-            lib.kr_fdk_plan_destroy(self._ptr)
-            self._ptr = None
 
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+def _grid_shape(grid):
+    return tuple(grid.n[2 - i] for i in range(3))
 
 
-def _device_of(pa, device):
-    if device is not None:
-        return device
-    return None if pa.device < 0 else pa.device
+def _one_call(f, proj, shape, device, out, args):
+    """FDK without a plan: f(ctx, *args(proj Arg), proj, vol) on `device`, else where proj
+    lives."""
+    pa = A.arg(proj, "the projections", dtypes=(A.KR_F32,))
+    oa = A.output(out, pa, shape, A.KR_F32)
+    ctx = ctx_for(device if device is not None else A.device_of(pa))
+    bind(ctx, ctx.device if ctx.is_cuda else -1, (pa, oa), "FDK", host_ok=True)
+    f(ctx.ptr, *args(pa), pa.ref(), oa.ref())
+    return A.result(out, oa)
 
 
 def fdk(proj, geom, filter="fft", window="ramlak", cutoff=1.0, short_scan="auto", device=None,
@@ -153,14 +140,9 @@ def fdk(proj, geom, filter="fft", window="ramlak", cutoff=1.0, short_scan="auto"
     returns the volume (nz, ny, nx) in 1/mm, same kind as proj. Runs where proj lives, or on
     CUDA device `device` (host projections are then streamed through the GPU)."""
     g = as_geometry(geom)
-    pa = A.arg(proj, "the projections", dtypes=(A.KR_F32,))
     o = fdk_opts(filter, window, cutoff, short_scan, gpu_mem, batch_views, slab_z)
-    oa = A.out(pa, g.image_shape, A.KR_F32) if out is None else \
-        A.arg(out, "out", dtypes=(A.KR_F32,))
-    ctx = ctx_for(_device_of(pa, device))
-    use_stream(ctx, pa, oa)
-    lib.kr_fdk(ctx.ptr, g.ptr, byref(o), pa.ref(), oa.ref())
-    return out if out is not None else oa.obj
+    return _one_call(lib.kr_fdk, proj, g.image_shape, device, out,
+                     lambda pa: (g.ptr, byref(o)))
 
 
 def fdk_views(proj, src, det, u, v, volume_shape, voxel_mm=1.0, offset_mm=(0.0, 0.0, 0.0),
@@ -168,17 +150,13 @@ def fdk_views(proj, src, det, u, v, volume_shape, voxel_mm=1.0, offset_mm=(0.0, 
               gpu_mem=0, batch_views=0, slab_z=0, out=None):
     """FDK for per-view vectors src, det, u, v ((nviews, 3) arrays, mm); the detector size is
     that of proj (nviews, rows, cols). Returns the volume (nz, ny, nx)."""
-    pa = A.arg(proj, "the projections", dtypes=(A.KR_F32,))
-    if len(pa.shape) != 3:
-        raise A.DimensionError("kray: FDK projections have shape (nviews, rows, cols), not %s"
-                               % (pa.shape,))
     vs, n = _views("cone-vec", 3, {"src": src, "det": det, "u": u, "v": v})
     grid = _grid(volume_shape, voxel_mm, offset_mm, 3)
     o = fdk_opts(filter, window, cutoff, short_scan, gpu_mem, batch_views, slab_z)
-    shape = tuple(grid.n[2 - i] for i in range(3))
-    oa = A.out(pa, shape, A.KR_F32) if out is None else A.arg(out, "out", dtypes=(A.KR_F32,))
-    ctx = ctx_for(_device_of(pa, device))
-    use_stream(ctx, pa, oa)
-    lib.kr_fdk_views(ctx.ptr, pa.shape[2], pa.shape[1], vs, n, byref(grid), byref(o), pa.ref(),
-                     oa.ref())
-    return out if out is not None else oa.obj
+
+    def args(pa):
+        if len(pa.shape) != 3:
+            raise A.DimensionError("kray: FDK projections have shape (nviews, rows, cols), "
+                                   "not %s" % (pa.shape,))
+        return pa.shape[2], pa.shape[1], vs, n, byref(grid), byref(o)
+    return _one_call(lib.kr_fdk_views, proj, _grid_shape(grid), device, out, args)

@@ -14,8 +14,10 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_int, c_int64
 
 import numpy as np
 
-from .._lib import KR_MAX_DIMS, fn, lib, parr, struct, InvalidArgumentError
+from .._lib import fn, lib, parr, struct, InvalidArgumentError
+from .._handle import Handle
 from .. import _array as A
+from .._plan import context
 
 TYPES = ("parallel2d", "fan2d-flat", "fan2d-equiangular", "cone", "cone-vec")
 
@@ -75,15 +77,21 @@ fn("kr_ct_geom_to_json", [c_void_p, c_int, c_char_p, c_size_t, POINTER(c_size_t)
 fn("kr_ct_angles_parse", [c_char_p, POINTER(c_double), POINTER(c_double), POINTER(c_int64)])
 
 
+def name_code(f, name, what, choices):
+    """The code C parser f(name, &code) gives a name (one of `choices`; kray's sentence for
+    an unknown name)."""
+    if not isinstance(name, str):
+        raise InvalidArgumentError("kray: %s is one of %s, not %r" % (what, ", ".join(choices),
+                                                                      name))
+    c = c_int()
+    f(name.encode(), byref(c))
+    return c.value
+
+
 def type_code(name):
     """kr_ct_type of a type name ("parallel2d", "fan2d-flat", "fan2d-equiangular", "cone",
     "cone-vec")."""
-    if not isinstance(name, str):
-        raise InvalidArgumentError("kray: a CT geometry type is a string (one of %s), not %r" %
-                                   (", ".join(TYPES), name))
-    t = c_int()
-    lib.kr_ct_type_from_name(name.encode(), byref(t))
-    return t.value
+    return name_code(lib.kr_ct_type_from_name, name, "a CT geometry type", TYPES)
 
 
 def type_name(code):
@@ -194,12 +202,13 @@ def _views(type_, nd, arrays):
     return (View * nv).from_buffer_copy(buf), nv
 
 
-class Geometry:
+class Geometry(Handle):
     """A CT geometry (kr_ct_geom): the views of a scan in vector form and the image grid.
 
     Build one with :meth:`parallel`, :meth:`fan`, :meth:`cone`, :meth:`from_views`,
     :meth:`read` or :meth:`parse`. Geometries are immutable; plans copy what they need, so a
     geometry may be dropped once a plan is made."""
+    _destroy = lib.kr_ct_geom_destroy
 
     def __init__(self, ptr):
         self._ptr = ptr
@@ -285,16 +294,8 @@ class Geometry:
     def from_scan(cls, scan, shape, voxel_mm=1.0, offset_mm=None):
         """From a dict of kr_ct_scan fields (as :attr:`scan` returns: type, angles_deg or
         nviews/start_deg/stop_deg, det_count, det_spacing_mm, ...) and a grid."""
-        s = Scan()
-        lib.kr_ct_scan_default(byref(s))
+        s = _scan_of(scan)
         angles_deg = scan.get("angles_deg")
-        for k, v in scan.items():
-            if k in ("type", "angles_deg"):
-                continue
-            if not hasattr(s, k) or k.startswith("_"):
-                raise InvalidArgumentError("kray: kr_ct_scan has no field %r" % k)
-            setattr(s, k, v)
-        s.type = type_code(scan.get("type", "parallel2d"))
         nd = lib.kr_ct_type_ndim(s.type)
         if offset_mm is None:
             offset_mm = (0.0,) * nd
@@ -359,12 +360,6 @@ class Geometry:
 
     # ---- queries ----------------------------------------------------------------------------
     @property
-    def ptr(self):
-        if not self._ptr:
-            raise ValueError("kray: the geometry is closed")
-        return self._ptr
-
-    @property
     def type(self):
         return type_name(lib.kr_ct_geom_type(self.ptr))
 
@@ -385,20 +380,15 @@ class Geometry:
     def det_rows(self):
         return lib.kr_ct_geom_det_rows(self.ptr)
 
-    def _dims(self, f):
-        d = (c_int64 * KR_MAX_DIMS)()
-        n = f(self.ptr, d)
-        return tuple(d[n - 1 - i] for i in range(n))
-
     @property
     def sino_shape(self):
         """Shape of the sinogram (nviews, det_count) or projections (nviews, rows, cols)."""
-        return self._dims(lib.kr_ct_geom_sino_dims)
+        return A.shape_of(lib.kr_ct_geom_sino_dims, self.ptr)
 
     @property
     def image_shape(self):
         """Shape of the image (ny, nx) or volume (nz, ny, nx)."""
-        return self._dims(lib.kr_ct_geom_image_dims)
+        return A.shape_of(lib.kr_ct_geom_image_dims, self.ptr)
 
     @property
     def grid(self):
@@ -449,22 +439,8 @@ class Geometry:
         """Raise when `proj` (any kind) does not fit this geometry (shape, dtype f32/f64) or
         holds NaN or infinite values (the sentence counts them)."""
         a = A.arg(proj, "the projections")
-        ctx = A.context(a)
+        ctx = context(a)
         lib.kr_ct_check_projections(self.ptr, a.ref(), ctx.ptr if a.device >= 0 else None)
-
-    def close(self):
-        if getattr(self, "_ptr", None):
-            lib.kr_ct_geom_destroy(self._ptr)
-            self._ptr = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __eq__(self, other):
         return isinstance(other, Geometry) and self.to_json(True) == other.to_json(True)
@@ -485,16 +461,25 @@ def _doubles(p, n):
 
 def short_arc_deg(scan):
     """Short-scan arc (degrees) of a scan dict (see :meth:`Geometry.from_scan`)."""
-    s = Scan()
-    lib.kr_ct_scan_default(byref(s))
-    for k, v in scan.items():
-        if k == "type":
-            s.type = type_code(v)
-        elif k != "angles_deg":
-            setattr(s, k, v)
+    s = _scan_of(scan)
     r = c_double()
     lib.kr_ct_scan_short_arc_deg(byref(s), byref(r))
     return r.value
+
+
+def _scan_of(scan):
+    """A Scan from a dict of its fields (type a name, default parallel2d; angles_deg is left
+    to the caller)."""
+    s = Scan()
+    lib.kr_ct_scan_default(byref(s))
+    for k, v in scan.items():
+        if k in ("type", "angles_deg"):
+            continue
+        if not hasattr(s, k) or k.startswith("_"):
+            raise InvalidArgumentError("kray: kr_ct_scan has no field %r" % k)
+        setattr(s, k, v)
+    s.type = type_code(scan.get("type", "parallel2d"))
+    return s
 
 
 def as_geometry(g):

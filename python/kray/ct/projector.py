@@ -12,10 +12,11 @@ import numpy as np
 
 from .._lib import fn, lib, parr, struct, InvalidArgumentError
 from .._ctx import cpu_context
-from .._plan import ctx_for, float_code, use_stream
+from .._plan import Plan, choice, ctx_for, float_code
 from .. import _array as A
-from ..linop import Linop, SolveInfo, SolveResult
-from .geometry import as_geometry
+from ..linop import Linop, SolveInfo, SolveResult, solve_opts, start
+from ..phantom import KINDS
+from .geometry import as_geometry, name_code
 
 METHODS = ("joseph", "siddon")
 
@@ -52,11 +53,7 @@ fn("kr_sirt_execute", [c_void_p, parr, parr, POINTER(SirtOpts), POINTER(SolveInf
 
 
 def method_code(name):
-    if not isinstance(name, str):
-        raise InvalidArgumentError("kray: method is 'joseph' or 'siddon', not %r" % (name,))
-    m = c_int()
-    lib.kr_ct_method_from_name(name.encode(), byref(m))
-    return m.value
+    return name_code(lib.kr_ct_method_from_name, name, "the method", METHODS)
 
 
 def method_name(code):
@@ -72,31 +69,27 @@ def projector_opts(method="joseph", dtype=np.float32, ray_factor=1):
     return o
 
 
-class Projector:
+class Projector(Plan):
     """A projector plan (kr_ct_projector_plan) for a geometry: :meth:`forward` (line
     integrals) and :meth:`adjoint` (its exact transpose, the matched backprojector).
 
     method: "joseph" or "siddon"; dtype: float32 or float64 (arrays must have it); ray_factor:
     k x k sub-rays per detector pixel (cone beam). device: None for the CPU, a CUDA ordinal
     (arrays must then live on that device)."""
+    _destroy = lib.kr_ct_projector_plan_destroy
 
     def __init__(self, geom, method="joseph", dtype=np.float32, ray_factor=1, device=None):
         g = as_geometry(geom)
-        self.ctx = ctx_for(device)
+        ctx = ctx_for(device)
         o = projector_opts(method, dtype, ray_factor)
         self._code = o.dtype
         self.dtype = A.np_dtype(o.dtype)
         self.method = method
         self.image_shape = g.image_shape
         self.sino_shape = g.sino_shape
-        self._ptr = c_void_p()
-        lib.kr_ct_projector_plan_create(byref(self._ptr), self.ctx.ptr, g.ptr, byref(o))
-
-    @property
-    def ptr(self):
-        if not self._ptr:
-            raise ValueError("kray: the projector plan is closed")
-        return self._ptr
+        p = c_void_p()
+        lib.kr_ct_projector_plan_create(byref(p), ctx.ptr, g.ptr, byref(o))
+        self._init(p, ctx)
 
     @property
     def geometry(self):
@@ -106,47 +99,28 @@ class Projector:
         lib.kr_ct_geom_clone(byref(p), lib.kr_ct_projector_geom(self.ptr))
         return Geometry(p)
 
-    def _run(self, f, x, in_shape, out_shape, out, what):
-        xa = A.arg(x, what, dtypes=(self._code,))
-        batch = xa.shape[:-len(in_shape)] if len(xa.shape) > len(in_shape) else ()
-        if len(in_shape) == 3 and batch:
-            raise A.DimensionError("kray: cone-beam projectors take one volume at a time")
-        shape = tuple(batch) + tuple(out_shape)
-        oa = A.out(xa, shape, self._code) if out is None else \
-            A.arg(out, "out", dtypes=(self._code,))
-        A.context(xa, oa, ctx=self.ctx)
-        use_stream(self.ctx, xa, oa)
-        f(self.ptr, xa.ref(), oa.ref())
-        return out if out is not None else oa.obj
+    def _project(self, f, x, in_shape, out_shape, out, what):
+        def shape(xs):
+            batch = xs[:-len(in_shape)] if len(xs) > len(in_shape) else ()
+            if len(in_shape) == 3 and batch:
+                raise A.DimensionError("kray: cone-beam projectors take one volume at a time")
+            return tuple(batch) + tuple(out_shape)
+        return self._run(f, x, what, shape, out, self._code)
 
     def forward(self, image, out=None):
         """Line integrals of `image` ((ny, nx), (nb, ny, nx) or (nz, ny, nx)); returns the
         sinogram (nviews, det) / (nb, nviews, det) or projections (nviews, rows, cols)."""
-        return self._run(lib.kr_ct_projector_forward, image, self.image_shape, self.sino_shape,
+        return self._project(lib.kr_ct_projector_forward, image, self.image_shape, self.sino_shape,
                          out, "the image")
 
     __call__ = forward
 
     def adjoint(self, sino, out=None):
         """The matched backprojection A^T sino (the exact transpose of :meth:`forward`)."""
-        return self._run(lib.kr_ct_projector_adjoint, sino, self.sino_shape, self.image_shape,
+        return self._project(lib.kr_ct_projector_adjoint, sino, self.sino_shape, self.image_shape,
                          out, "the sinogram")
 
     backproject = adjoint
-
-    def close(self):
-        if getattr(self, "_ptr", None):
-            lib.kr_ct_projector_plan_destroy(self._ptr)
-            self._ptr = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def operator(geom, method="joseph", dtype=np.float32, ray_factor=1, device=None):
@@ -174,31 +148,22 @@ def voxel_bp_operator(geom, device=None, gpu_mem=0):
     return Linop(p, ctx)
 
 
-_KINDS = {"original": 0, "shepp-logan": 0, "modified": 1}
-
-
-def phantom_kind(kind):
-    if kind not in _KINDS:
-        raise InvalidArgumentError("kray: phantom kind is 'modified' or 'original', not %r" %
-                                   (kind,))
-    return _KINDS[kind]
-
-
 def phantom_projections(geom, kind="modified", ray_factor=1, dtype=np.float32):
     """Exact projections (nviews, rows, cols) of the 3-D Shepp-Logan phantom stretched over
     the cone geometry's volume box (mean over ray_factor^2 sub-rays, mm x density); NumPy."""
     g = as_geometry(geom)
     p = POINTER(A.KrArray)()
-    lib.kr_ct_phantom_projections(byref(p), cpu_context().ptr, g.ptr, phantom_kind(kind),
+    lib.kr_ct_phantom_projections(byref(p), cpu_context().ptr, g.ptr, choice(kind, KINDS, "the phantom kind"),
                                   int(ray_factor), float_code(dtype))
     return A.adopt(p)
 
 
-class Sirt:
+class Sirt(Plan):
     """A SIRT plan on operator A (a projector :func:`operator`, f32 or f64, CPU or CUDA):
     x <- x + relax C B R (y - A x), R = 1 / (A 1), C = 1 / (B 1), with B = A^T or the given
     `backprojector` operator (e.g. :func:`voxel_bp_operator`). The weights are computed once
     here; :meth:`run` iterates."""
+    _destroy = lib.kr_sirt_plan_destroy
 
     def __init__(self, A_op, backprojector=None):
         if not isinstance(A_op, Linop) or (backprojector is not None and
@@ -206,52 +171,38 @@ class Sirt:
             raise InvalidArgumentError("kray: Sirt needs kray Linop operators")
         self.op = A_op
         self.bp = backprojector
-        self.ctx = A_op.ctx
-        self._ptr = c_void_p()
+        p = c_void_p()
         if backprojector is None:
-            lib.kr_sirt_plan_create(byref(self._ptr), self.ctx.ptr, A_op.ptr)
+            lib.kr_sirt_plan_create(byref(p), A_op.ctx.ptr, A_op.ptr)
         else:
-            lib.kr_sirt_plan_create_pair(byref(self._ptr), self.ctx.ptr, A_op.ptr,
-                                         backprojector.ptr)
+            lib.kr_sirt_plan_create_pair(byref(p), A_op.ctx.ptr, A_op.ptr, backprojector.ptr)
+        self._init(p, A_op.ctx, None, A_op.device)
 
     def run(self, y, x0=None, max_iter=50, tol=0.0, relax=1.0, nonneg=False, progress=False):
         """Reconstruct from data y (A's output shape and dtype); x0 (not modified) warm-starts.
         Returns a :class:`kray.linop.SolveResult` (x, iterations, rel_residual = ||y - A x||
         / ||y||, converged, history)."""
-        if not self._ptr:
-            raise ValueError("kray: the SIRT plan is closed")
+        p = self.ptr
         op = self.op
         ya = A.arg(y, "the data", dtypes=(op._code,))
-        if x0 is None:
-            xa = A.out(ya, op.shape_in, op._code, "x")
-        else:
-            xa = A.arg(A.copy_of(A.arg(x0, "x0", dtypes=(op._code,)).obj), "x0")
-        use_stream(self.ctx, ya, xa)
+        xa = start(ya, x0, op.shape_in, op._code)
+        self._args(ya, xa)
         o = SirtOpts()
         lib.kr_sirt_opts_default(byref(o))
-        hist = (c_double * (int(max_iter) + 1))()
-        o.max_iter, o.tol, o.relax = int(max_iter), float(tol), float(relax)
+        hist = solve_opts(o, max_iter, tol, x0 is not None, progress)
+        o.relax = float(relax)
         o.nonneg = 1 if nonneg else 0
-        o.warm_start = 0 if x0 is None else 1
-        o.history = hist
-        o.show_progress = 1 if progress else 0
         info = SolveInfo()
-        lib.kr_sirt_execute(self._ptr, ya.ref(), xa.ref(), byref(o), byref(info))
+        lib.kr_sirt_execute(p, ya.ref(), xa.ref(), byref(o), byref(info))
         return SolveResult(xa.obj, info, hist)
 
-    def close(self):
-        if getattr(self, "_ptr", None):
-            lib.kr_sirt_plan_destroy(self._ptr)
-            self._ptr = None
 
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+def _data_operator(y, geom, method, ray_factor):
+    """(Arg of data y, the projector operator of `geom` in y's precision where y lives, that
+    place as a device argument)."""
+    ya = A.arg(y, "the data", dtypes=(A.KR_F32, A.KR_F64))
+    dev = A.device_of(ya)
+    return ya, operator(geom, method, A.np_dtype(ya.dtype), ray_factor, dev), dev
 
 
 def sirt(y, geom, max_iter=50, tol=0.0, relax=1.0, nonneg=False, x0=None, method="joseph",
@@ -259,9 +210,7 @@ def sirt(y, geom, max_iter=50, tol=0.0, relax=1.0, nonneg=False, x0=None, method
     """SIRT of data y (sinogram or projections, any kind; float32 or float64) on the matched
     projector pair of `geom` (or with backprojector="voxel" the voxel-driven B, float32 cone
     beam). Runs where y lives. Returns a :class:`kray.linop.SolveResult`."""
-    ya = A.arg(y, "the data", dtypes=(A.KR_F32, A.KR_F64))
-    dev = None if ya.device < 0 else ya.device
-    op = operator(geom, method, A.np_dtype(ya.dtype), ray_factor, dev)
+    ya, op, dev = _data_operator(y, geom, method, ray_factor)
     if backprojector not in ("matched", "voxel"):
         raise InvalidArgumentError("kray: backprojector is 'matched' or 'voxel', not %r" %
                                    (backprojector,))
@@ -275,7 +224,5 @@ def cgls(y, geom, max_iter=20, tol=0.0, lam=0.0, x0=None, method="joseph", ray_f
     """CGLS for min ||A x - y||^2 + lam ||x||^2 on the matched projector of `geom`
     (:func:`kray.linop.cgls` on :func:`operator`), where y lives, in y's precision."""
     from ..linop import cgls as _cgls
-    ya = A.arg(y, "the data", dtypes=(A.KR_F32, A.KR_F64))
-    dev = None if ya.device < 0 else ya.device
-    op = operator(geom, method, A.np_dtype(ya.dtype), ray_factor, dev)
+    ya, op, _ = _data_operator(y, geom, method, ray_factor)
     return _cgls(op, ya.obj, x0=x0, max_iter=max_iter, tol=tol, lam=lam, progress=progress)

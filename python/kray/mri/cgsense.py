@@ -11,12 +11,11 @@ from ctypes import POINTER, Structure, byref, pointer, c_double, c_int, c_int64,
 
 from math import prod
 
-import numpy as np
-
 from .._lib import fn, lib, parr, pparr, struct
 from .. import _array as A
-from ..linop import Linop, SolveInfo, SolveOpts, SolveResult
-from ._common import C64, REAL, Plan, choice, dims_arr, host_out, place, pyshape, redim
+from ..linop import Linop, SolveInfo, SolveOpts, SolveResult, solve_opts
+from .._plan import Plan, choice, place
+from ._common import C64, REAL, host_out, pyshape
 from .drft import image_batch, ksp_batch
 from .traj import as_traj
 
@@ -68,7 +67,7 @@ class CgsensePlan(Plan):
         if len(cb) != 1:
             raise A.DimensionError("kray: the coil maps must be (coils, %s), not %s" %
                                    (", ".join(map(str, self.shape)), m.shape))
-        redim(m, list(reversed(self.shape)) + [cb[0]], "the coil maps")
+        A.redim(m, list(reversed(self.shape)) + [cb[0]], "the coil maps")
         d = None if dcf is None else A.arg(dcf, "the density weights", dtypes=REAL)
         ctx, kind, dev = place(device, ctx, (m,))
         o = CgsenseOpts()
@@ -78,7 +77,7 @@ class CgsensePlan(Plan):
         o.normal = choice(normal, NORMAL, "normal")
         o.eps, o.sigma = eps, sigma
         p = c_void_p()
-        lib.kr_cgsense_plan_create(byref(p), ctx.ptr, len(self.shape), dims_arr(self.shape),
+        lib.kr_cgsense_plan_create(byref(p), ctx.ptr, len(self.shape), A.kdims(self.shape),
                                    t.ref(), m.ref(), byref(o))
         self._init(p, ctx, kind, dev)
         self.sample_shape = tuple(t.shape[:-1])
@@ -120,29 +119,28 @@ class CgsensePlan(Plan):
         if prod(b) != self.coils:
             raise A.DimensionError("kray: the k-space has %d coils, the maps %d" %
                                    (prod(b), self.coils))
-        redim(y, [self.samples, self.coils], "the k-space")
+        A.redim(y, [self.samples, self.coils], "the k-space")
         return y
 
     def _img(self, y, x=None, what="x"):
         o = A.out(y, self.shape, C64) if x is None else A.arg(x, what, dtypes=(C64,))
-        redim(o, list(reversed(self.shape)), what)
+        A.redim(o, list(reversed(self.shape)), what)
         return o
+
+    def _image_of(self, f, kspace):
+        y = self._ksp(kspace)
+        o = self._img(y)
+        self._args(y, o)
+        f(self.ptr, y.ref(), o.ref())
+        return o.obj
 
     def rhs(self, kspace):
         """b = E^H D y (image `shape`)."""
-        y = self._ksp(kspace)
-        o = self._img(y)
-        self._args(y, o)
-        lib.kr_cgsense_rhs(self.ptr, y.ref(), o.ref())
-        return o.obj
+        return self._image_of(lib.kr_cgsense_rhs, kspace)
 
     def adjoint_image(self, kspace):
         """The gridding reconstruction (E^H D y) / (prod(N) sum_c |S_c|^2)."""
-        y = self._ksp(kspace)
-        o = self._img(y)
-        self._args(y, o)
-        lib.kr_cgsense_adjoint_image(self.ptr, y.ref(), o.ref())
-        return o.obj
+        return self._image_of(lib.kr_cgsense_adjoint_image, kspace)
 
     def solve(self, kspace, lam=0.0, max_iter=30, tol=1e-4, x0=None, progress=False):
         """CG-SENSE: (E^H D E + lam I) x = E^H D y. Returns a
@@ -153,11 +151,8 @@ class CgsensePlan(Plan):
         self._args(y, o)
         so = SolveOpts()
         lib.kr_solve_opts_default(byref(so))
-        hist = (c_double * (max_iter + 1))()
-        so.max_iter, so.tol, so.lambda_ = max_iter, tol, lam
-        so.warm_start = 0 if x0 is None else 1
-        so.history = hist
-        so.show_progress = int(bool(progress))
+        hist = solve_opts(so, max_iter, tol, x0 is not None, progress)
+        so.lambda_ = lam
         info = SolveInfo()
         lib.kr_cgsense_solve(self.ptr, y.ref(), o.ref(), byref(so), byref(info))
         return SolveResult(o.obj, info, hist)
@@ -173,14 +168,14 @@ def estimate_maps(shape, traj, kspace, dcf=None, calib_radius=12.0, threshold=0.
     t = as_traj(traj)
     y = A.arg(kspace, "the k-space", dtypes=(C64,))
     b = ksp_batch(y, tuple(t.shape[:-1]), "the k-space")
-    redim(y, [prod(t.shape[:-1]), prod(b)], "the k-space")
+    A.redim(y, [prod(t.shape[:-1]), prod(b)], "the k-space")
     d = None if dcf is None else A.arg(dcf, "the density weights", dtypes=REAL)
     o = MapsOpts()
     lib.kr_cgsense_maps_opts_default(byref(o))
     o.calib_radius, o.threshold, o.espirit = calib_radius, threshold, int(bool(espirit))
     p = POINTER(A.KrArray)()
     lib.kr_cgsense_estimate_maps(ctx.ptr if ctx is not None else None, len(shape),
-                                 dims_arr(shape), t.ref(), y.ref(), d.ref() if d else None,
+                                 A.kdims(shape), t.ref(), y.ref(), d.ref() if d else None,
                                  byref(o), byref(p))
     m = host_out(p, y)
     return m.reshape((prod(b),) + shape)

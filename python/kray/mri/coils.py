@@ -12,7 +12,8 @@ import numpy as np
 
 from .._lib import InvalidArgumentError, fn, lib, parr, pdbl, pparr, struct
 from .. import _array as A
-from ._common import C64, C128, F32, choice, host_f64, like, matrix_arg, place
+from .._plan import choice, context, like, place
+from ._common import C64, C128, F32, coil_data, host_f64
 
 GRIDS = {"ct": 0, "fft": 1}
 NORMS = {"none": 0, "rss-centre": 1}
@@ -145,36 +146,29 @@ def sens_points(coils, xyz_mm, z_mm=0.0, wire_mm=1.0, tol=1e-12, norm="none", ct
     return A.adopt(out)
 
 
-def _cd(x, what, dtypes=(C64,)):
-    a = A.arg(x, what, dtypes=dtypes)
-    if len(a.shape) < 2:
-        raise A.DimensionError("kray: %s must be (coils, ny, nx), not %s" % (what, a.shape))
-    return a
-
-
 def kspace(image, maps, ctx=None):
     """Coil k-space F(S_c image) (C, ny, nx) of an image (ny, nx) (float32 or complex64) and
     maps (C, ny, nx)."""
     x = A.arg(image, "the image", dtypes=(F32, C64))
-    m = _cd(maps, "the coil maps")
+    m = coil_data(maps, "the coil maps")
     o = A.out(m, m.shape, C64)
-    c = A.context(x, m, o, ctx=ctx)
+    c = context(x, m, o, ctx=ctx)
     lib.kr_coil_kspace(c.ptr, x.ref(), m.ref(), o.ref())
     return o.obj
 
 
 def images(kspace, ctx=None):
     """Coil images F^H kspace over the last two axes ((..., ny, nx) complex64)."""
-    k = _cd(kspace, "the k-space")
+    k = coil_data(kspace, "the k-space")
     o = A.out(k, k.shape, C64)
-    c = A.context(k, o, ctx=ctx)
+    c = context(k, o, ctx=ctx)
     lib.kr_coil_images(c.ptr, k.ref(), o.ref())
     return o.obj
 
 
 def rss(images, ctx=None):
     """Root sum of squares over coils: float32 (ny, nx) of (C, ny, nx) (host)."""
-    a = _cd(images, "the coil images")
+    a = coil_data(images, "the coil images")
     o = A.out(a, a.shape[-2:], F32)
     lib.kr_coil_rss(ctx.ptr if ctx is not None else None, a.ref(), o.ref())
     return o.obj
@@ -183,9 +177,9 @@ def rss(images, ctx=None):
 def combine(images, maps, psi=None, ctx=None):
     """Optimal (Roemer) combination S^H Psi^-1 I / (S^H Psi^-1 S): complex64 (ny, nx) of coil
     images and maps (C, ny, nx) (host); psi (C, C) or None."""
-    a = _cd(images, "the coil images")
-    m = _cd(maps, "the coil maps")
-    ps = None if psi is None else matrix_arg(psi, "psi", (C64, C128))
+    a = coil_data(images, "the coil images")
+    m = coil_data(maps, "the coil maps")
+    ps = None if psi is None else A.matrix_arg(psi, "psi", (C64, C128))
     o = A.out(a, a.shape[-2:], C64)
     lib.kr_coil_combine(ctx.ptr if ctx is not None else None, a.ref(), m.ref(),
                         ps.ref() if ps else None, o.ref())
@@ -200,7 +194,7 @@ def apply(data, m, axis=0, ctx=None):
     nd = len(a.shape)
     if not -nd <= axis < nd:
         raise A.DimensionError("kray: axis %d is outside the data's %d axes" % (axis, nd))
-    ma = matrix_arg(m, "the coil matrix", (C64, C128))
+    ma = A.matrix_arg(m, "the coil matrix", (C64, C128))
     lib.kr_coil_apply(ctx.ptr if ctx is not None else None, a.ref(), nd - 1 - (axis % nd),
                       ma.ref())
     return a.obj

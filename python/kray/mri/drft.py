@@ -20,7 +20,8 @@ import numpy as np
 from .._lib import fn, lib, parr, struct
 from .. import _array as A
 from ..linop import Linop
-from ._common import CPLX, REAL, Plan, choice, dtype_code, n3, place, pyshape, redim
+from .._plan import Plan, choice, place
+from ._common import CPLX, REAL, n3, pyshape
 from .traj import as_traj
 
 _BASIS = {"dirac": 0, "box": 1}
@@ -98,9 +99,7 @@ class DrftPlan(Plan):
         lib.kr_drft_plan_create(byref(p), ctx.ptr, n3(self.shape), t.ref(),
                                 w.ref() if w else None, byref(o))
         self._init(p, ctx, kind, dev)
-        d = (c_int64 * 16)()
-        nd = lib.kr_drft_sample_dims(p, d)
-        self.sample_shape = tuple(d[nd - 1 - i] for i in range(nd))  # traj.shape[:-1]
+        self.sample_shape = A.shape_of(lib.kr_drft_sample_dims, p)  # traj.shape[:-1]
         self._n = tuple(n3(self.shape))
         self._m = lib.kr_drft_samples(p)
 
@@ -130,8 +129,8 @@ class DrftPlan(Plan):
         o = A.out(x, oshape, x.dtype) if out is None else A.arg(out, "out", dtypes=(x.dtype,))
         self._args(x, o)
         if b:  # batch dims after the (padded) image dims; else the shapes already agree
-            redim(x, self._kimg(b), "the image")
-            redim(o, self._kksp(b), "out")
+            A.redim(x, self._kimg(b), "the image")
+            A.redim(o, self._kksp(b), "out")
         lib.kr_drft_forward(self.ptr, x.ref(), o.ref())
         return o.obj if out is None else out
 
@@ -143,16 +142,16 @@ class DrftPlan(Plan):
             A.arg(out, "out", dtypes=(y.dtype,))
         self._args(y, o)
         if b or len(y.shape) != len(self.sample_shape):
-            redim(y, self._kksp(b), "the k-space")
+            A.redim(y, self._kksp(b), "the k-space")
         if b:
-            redim(o, self._kimg(b), "out")
+            A.redim(o, self._kimg(b), "out")
         lib.kr_drft_adjoint(self.ptr, y.ref(), o.ref())
         return o.obj if out is None else out
 
     def q(self, twice=False, dtype=np.complex64):
         """The Toeplitz kernel Q on the image grid (origin at index n/2) or, twice=True, on
         the 2x grid (origin at index n; axes of size 1 stay 1); Python shape of the grid."""
-        code = dtype_code(dtype, CPLX, "dtype")
+        code = A.dtype_code(dtype, CPLX, "dtype")
         shape = tuple(2 * s if (twice and s > 1) else s for s in self.shape)
         o = A.out(self._like(), shape, code)
         self._args(o)
@@ -172,5 +171,5 @@ def operator(shape, traj, weights=None, dtype=np.complex64, batch=1, basis="dira
     o = _opts(basis, check_k, check_data, fast_sincos, 0)
     p = c_void_p()
     lib.kr_drft_linop_create(byref(p), ctx.ptr, n3(shape), t.ref(), w.ref() if w else None,
-                             byref(o), dtype_code(dtype, CPLX, "dtype"), batch)
+                             byref(o), A.dtype_code(dtype, CPLX, "dtype"), batch)
     return Linop(p, ctx)

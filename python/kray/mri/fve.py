@@ -11,8 +11,9 @@ import os
 
 import numpy as np
 
-from .._lib import InvalidArgumentError, fn, lib, parr, pdbl, pparr, struct
+from .._lib import InvalidArgumentError, fields, fn, lib, parr, pdbl, pparr, struct
 from .. import _array as A
+from .._plan import context
 from ._common import C64, REAL, host_f64
 
 MAX_VESSELS = 8
@@ -25,7 +26,7 @@ class Params(Structure):
                 ("encodes", c_int64)]
 
     def as_dict(self):
-        return {f[0]: getattr(self, f[0]) for f in self._fields_}
+        return fields(self)
 
 
 @struct("kr_fve_vessel")
@@ -147,7 +148,7 @@ def voxels(traj, weights, data, n, vox, gridded=False, eps=1e-6, ctx=None):
                                "interleaves, samples), not %s" % (d.shape,))
     C, T, E = d.shape[0], d.shape[1], d.shape[2]
     o = A.out(d, (v.shape[0], C, T, E), C64)
-    c = A.context(d, o, ctx=ctx)
+    c = context(d, o, ctx=ctx)
     if gridded:
         lib.kr_fve_voxels_gridded(c.ptr, t.ref(), w.ref() if w else None, d.ref(), n,
                                   v.shape[0], v.ctypes.data_as(pdbl), eps, o.ref())

@@ -9,6 +9,7 @@ from ctypes import c_int64, c_void_p
 
 from .._lib import fn, lib, parr, pdbl
 from .. import _array as A
+from .._plan import context
 from ._common import CPLX, host_f64
 
 fn("kr_goertzel2d", [c_void_p, parr, c_int64, pdbl, parr])
@@ -25,7 +26,7 @@ def points(kspace, xy, ctx=None):
     p = host_f64(xy, "the points", 2)
     b = tuple(k.shape[:-2])
     o = A.out(k, b + (p.shape[0],), k.dtype)
-    c = A.context(k, o, ctx=ctx)
+    c = context(k, o, ctx=ctx)
     lib.kr_goertzel2d(c.ptr, k.ref(), p.shape[0], p.ctypes.data_as(pdbl), o.ref())
     return o.obj
 
@@ -38,6 +39,6 @@ def image(kspace, ctx=None):
         raise A.DimensionError("kray: the k-space must be (batch..., ny, nx), not %s" %
                                (k.shape,))
     o = A.out(k, k.shape, k.dtype)
-    c = A.context(k, o, ctx=ctx)
+    c = context(k, o, ctx=ctx)
     lib.kr_goertzel2d_image(c.ptr, k.ref(), o.ref())
     return o.obj

@@ -62,7 +62,7 @@ def _copy(p):
     if not p:
         return None
     c = p.contents
-    shape = tuple(c.dims[c.ndim - 1 - i] for i in range(c.ndim))
+    shape = A.c_shape(c)
     n = prod(shape)
     dt = A.np_dtype(c.dtype)
     buf = (c_uint8 * (n * dt.itemsize)).from_address(c.data)

@@ -17,7 +17,8 @@ import numpy as np
 from .._lib import fn, lib, parr, struct
 from .. import _array as A
 from ..linop import Linop
-from ._common import CPLX, REAL, Plan, choice, dtype_code, n3, place, pyshape, redim
+from .._plan import Plan, choice, place
+from ._common import CPLX, REAL, n3, pyshape
 from .drft import image_batch
 from .traj import as_traj
 
@@ -52,7 +53,7 @@ fn("kr_lsq_linop_create", [POINTER(c_void_p), c_void_p])
 def _opts(dtype, batch, normal, qmethod, eps):
     o = LsqOpts()
     lib.kr_lsq_opts_default(byref(o))
-    o.dtype = dtype_code(dtype, CPLX, "dtype")
+    o.dtype = A.dtype_code(dtype, CPLX, "dtype")
     o.batch = batch
     o.normal = choice(normal, NORMAL, "normal")
     o.qmethod = choice(qmethod, QMETHOD, "qmethod")
@@ -65,6 +66,30 @@ def _w(weights):
 
 
 class _ImagePlan(Plan):
+    def _create(self, f, shape, traj, weights, dtype, batch, normal, qmethod, eps, device, ctx):
+        """Make the C plan with f(&p, ctx, n, traj, weights, &opts); returns traj's Arg."""
+        self.shape = pyshape(shape, "the image shape")
+        t = as_traj(traj)
+        w = _w(weights)
+        ctx, kind, dev = place(device, ctx, ())
+        o = _opts(dtype, batch, normal, qmethod, eps)
+        self._code = o.dtype
+        self.batch = max(1, batch)
+        p = c_void_p()
+        f(byref(p), ctx.ptr, n3(self.shape), t.ref(), w.ref() if w else None, byref(o))
+        self._init(p, ctx, kind, dev)
+        return t
+
+    def _image_op(self, f, x, out=None):
+        """out = f(x) for images x (batch..., *shape)."""
+        a, b = self._img_in(x, "the image")
+        o = A.output(out, a, a.shape, self._code)
+        self._args(a, o)
+        A.redim(a, self._kimg(b), "the image")
+        A.redim(o, self._kimg(b), "out")
+        f(self.ptr, a.ref(), o.ref())
+        return A.result(out, o)
+
     def _kimg(self, b):
         return list(n3(self.shape)) + [prod(b) if b else 1]
 
@@ -83,28 +108,12 @@ class ToeplitzPlan(_ImagePlan):
 
     def __init__(self, shape, traj, weights=None, dtype=np.complex64, batch=1,
                  qmethod="nufft", eps=0.0, device=None, ctx=None):
-        self.shape = pyshape(shape, "the image shape")
-        t = as_traj(traj)
-        w = _w(weights)
-        ctx, kind, dev = place(device, ctx, ())
-        o = _opts(dtype, batch, "toeplitz", qmethod, eps)
-        self._code = o.dtype
-        self.batch = max(1, batch)
-        p = c_void_p()
-        lib.kr_toeplitz_plan_create(byref(p), ctx.ptr, n3(self.shape), t.ref(),
-                                    w.ref() if w else None, byref(o))
-        self._init(p, ctx, kind, dev)
+        self._create(lib.kr_toeplitz_plan_create, shape, traj, weights, dtype, batch,
+                     "toeplitz", qmethod, eps, device, ctx)
 
     def __call__(self, x, out=None):
         """T x for images x (batch..., *shape) (any batch)."""
-        a, b = self._img_in(x, "the image")
-        o = A.out(a, a.shape, self._code) if out is None else \
-            A.arg(out, "out", dtypes=(self._code,))
-        self._args(a, o)
-        redim(a, self._kimg(b), "the image")
-        redim(o, self._kimg(b), "out")
-        lib.kr_toeplitz_execute(self.ptr, a.ref(), o.ref())
-        return o.obj if out is None else out
+        return self._image_op(lib.kr_toeplitz_execute, x, out)
 
     execute = __call__
 
@@ -119,7 +128,7 @@ class ToeplitzPlan(_ImagePlan):
         o = A.out(a, a.shape, self._code) if out is None else \
             A.arg(out, "out", dtypes=(self._code,))
         self._args(m, a, o)
-        redim(m, self._kimg(cb), "the maps")
+        A.redim(m, self._kimg(cb), "the maps")
         lib.kr_toeplitz_execute_maps(self.ptr, m.ref(), a.ref(), o.ref())
         return o.obj if out is None else out
 
@@ -148,17 +157,8 @@ class LsqPlan(_ImagePlan):
 
     def __init__(self, shape, traj, weights=None, dtype=np.complex64, batch=1,
                  normal="toeplitz", qmethod="nufft", eps=0.0, device=None, ctx=None):
-        self.shape = pyshape(shape, "the image shape")
-        t = as_traj(traj)
-        w = _w(weights)
-        ctx, kind, dev = place(device, ctx, ())
-        o = _opts(dtype, batch, normal, qmethod, eps)
-        self._code = o.dtype
-        self.batch = max(1, batch)
-        p = c_void_p()
-        lib.kr_lsq_plan_create(byref(p), ctx.ptr, n3(self.shape), t.ref(),
-                               w.ref() if w else None, byref(o))
-        self._init(p, ctx, kind, dev)
+        t = self._create(lib.kr_lsq_plan_create, shape, traj, weights, dtype, batch, normal,
+                         qmethod, eps, device, ctx)
         self.sample_shape = tuple(t.shape[:-1])
 
     @property
@@ -178,20 +178,14 @@ class LsqPlan(_ImagePlan):
         b = (self.batch,) if self.batch > 1 else ()
         o = A.out(y, b + self.shape, self._code)
         self._args(y, o)
-        redim(y, [m, self.batch], "the k-space")
-        redim(o, self._kimg(b), "out")
+        A.redim(y, [m, self.batch], "the k-space")
+        A.redim(o, self._kimg(b), "out")
         lib.kr_lsq_rhs(self.ptr, y.ref(), o.ref())
         return o.obj
 
     def normal(self, x):
         """F^H W F x by the plan's method, x (batch..., *shape)."""
-        a, b = self._img_in(x, "the image")
-        o = A.out(a, a.shape, self._code)
-        self._args(a, o)
-        redim(a, self._kimg(b), "the image")
-        redim(o, self._kimg(b), "out")
-        lib.kr_lsq_normal(self.ptr, a.ref(), o.ref())
-        return o.obj
+        return self._image_op(lib.kr_lsq_normal, x)
 
     def normal_linop(self):
         """N = F^H W F as a self-adjoint :class:`~kray.linop.Linop` (keeps the plan alive)."""

@@ -20,7 +20,8 @@ import numpy as np
 from .._lib import InvalidArgumentError, fn, lib, parr, struct
 from .. import _array as A
 from ..linop import Linop
-from ._common import CPLX, Plan, dtype_code, dims_arr, place, pyshape, redim
+from .._plan import Plan, place
+from ._common import CPLX, pyshape
 from .drft import image_batch, ksp_batch
 from .traj import as_traj
 
@@ -74,7 +75,7 @@ class NufftPlan(Plan):
         ctx, kind, dev = place(device, ctx, (t,))
         o = NufftOpts()
         lib.kr_nufft_opts_default(byref(o))
-        o.dtype = dtype_code(dtype, CPLX, "dtype")
+        o.dtype = A.dtype_code(dtype, CPLX, "dtype")
         o.eps, o.sigma, o.batch, o.width = eps, sigma, batch, width
         o.check_finite = int(bool(check_finite))
         o.gpu_max_subprob, o.gpu_max_batch = gpu_max_subprob, gpu_max_batch
@@ -84,7 +85,7 @@ class NufftPlan(Plan):
         self.dtype = A.np_dtype(o.dtype)
         self.batch = max(1, batch)
         p = c_void_p()
-        lib.kr_nufft_plan_create(byref(p), ctx.ptr, len(self.shape), dims_arr(self.shape),
+        lib.kr_nufft_plan_create(byref(p), ctx.ptr, len(self.shape), A.kdims(self.shape),
                                  byref(o))
         self._init(p, ctx, kind, dev)
         self.sample_shape = None
@@ -134,7 +135,7 @@ class NufftPlan(Plan):
             A.arg(out, "out", dtypes=(self._code,))
         self._args(x, o)
         if self.batch > 1 or out is not None:
-            redim(o, list(reversed(self.sample_shape)) + [self.batch], "out")
+            A.redim(o, list(reversed(self.sample_shape)) + [self.batch], "out")
         lib.kr_nufft_forward(self.ptr, x.ref(), o.ref())
         return o.obj if out is None else out
 
@@ -146,8 +147,8 @@ class NufftPlan(Plan):
         o = A.out(y, b + self.shape, self._code) if out is None else \
             A.arg(out, "out", dtypes=(self._code,))
         self._args(y, o)
-        redim(y, list(reversed(self.sample_shape)) + [self.batch], "the k-space")
-        redim(o, list(reversed(self.shape)) + [self.batch], "out")
+        A.redim(y, list(reversed(self.sample_shape)) + [self.batch], "the k-space")
+        A.redim(o, list(reversed(self.shape)) + [self.batch], "out")
         lib.kr_nufft_adjoint(self.ptr, y.ref(), o.ref())
         return o.obj if out is None else out
 

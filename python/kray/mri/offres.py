@@ -9,10 +9,11 @@ from ctypes import POINTER, Structure, byref, c_double, c_int, c_int64, c_void_p
 
 import numpy as np
 
-from .._lib import fn, lib, parr, pdbl, struct
+from .._lib import fields, fn, lib, parr, pdbl, struct
 from .. import _array as A
 from ..linop import Linop
-from ._common import CPLX, REAL, dtype_code, host_f64, n3, place, pyshape
+from .._plan import place
+from ._common import CPLX, REAL, host_f64, n3, pyshape
 from .traj import as_traj
 
 
@@ -49,7 +50,7 @@ def operator(shape, traj, fieldmap, times, dtype=np.complex64, exact=False, segm
     ctx, _, _ = place(device, ctx, ())
     o = OffresOpts()
     lib.kr_offres_opts_default(byref(o))
-    o.dtype = dtype_code(dtype, CPLX, "dtype")
+    o.dtype = A.dtype_code(dtype, CPLX, "dtype")
     o.exact, o.segments, o.tol, o.bins, o.eps = int(bool(exact)), segments, tol, bins, eps
     inf = OffresInfo()
     p = c_void_p()
@@ -57,7 +58,7 @@ def operator(shape, traj, fieldmap, times, dtype=np.complex64, exact=False, segm
                                byref(o), byref(inf))
     op = Linop(p, ctx)
     if info:
-        return op, {k[0]: getattr(inf, k[0]) for k in OffresInfo._fields_}
+        return op, fields(inf)
     return op
 
 

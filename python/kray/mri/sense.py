@@ -13,10 +13,11 @@ from math import prod
 
 import numpy as np
 
-from .._lib import InvalidArgumentError, fn, lib, parr, pparr, struct
+from .._lib import InvalidArgumentError, fields, fn, lib, parr, pparr, struct
 from .. import _array as A
 from ..linop import Linop
-from ._common import C64, F32, Plan, host_out, lines_u8, matrix_arg, place
+from .._plan import Plan, context, place
+from ._common import C64, F32, coil_data, host_out, lines_u8
 
 IMAGING, CALIBRATION = 1, 2
 pu8 = POINTER(c_uint8)
@@ -75,13 +76,6 @@ def count(flags, which=IMAGING | CALIBRATION):
     return lib.kr_cartesian_count(_u8p(f), f.size, which)
 
 
-def _coil_data(x, what):
-    a = A.arg(x, what, dtypes=(C64,))
-    if len(a.shape) < 2:
-        raise A.DimensionError("kray: %s must be (coils, ny, nx), not %s" % (what, a.shape))
-    return a
-
-
 def undersample(kspace, flags, inplace=False, ctx=None):
     """k-space (..., ny, nx) with every line j where flags[j] == 0 set to zero: a new array,
     or kspace itself with inplace=True (host or device)."""
@@ -92,7 +86,7 @@ def undersample(kspace, flags, inplace=False, ctx=None):
     if len(a.shape) < 2:
         raise A.DimensionError("kray: the k-space must be (..., ny, nx)")
     f = lines_u8(flags, a.shape[-2])
-    c = A.context(a, ctx=ctx)
+    c = context(a, ctx=ctx)
     lib.kr_cartesian_undersample(c.ptr, a.ref(), _u8p(f))
     return kspace if inplace else a.obj
 
@@ -106,7 +100,7 @@ class SensePlan(Plan):
 
     def __init__(self, maps, accel=1, offset=0, lines=None, lam=0.0, psi=None, device=None,
                  ctx=None):
-        m = _coil_data(maps, "the coil maps")
+        m = coil_data(maps, "the coil maps")
         self.shape = tuple(m.shape[-2:])
         self.ncoils = prod(m.shape[:-2])
         ctx, kind, dev = place(device, ctx, (m,))
@@ -118,7 +112,7 @@ class SensePlan(Plan):
             o.lines = _u8p(f)
         ps = None
         if psi is not None:
-            ps = matrix_arg(psi, "psi", (A.KR_C64, A.KR_C128))
+            ps = A.matrix_arg(psi, "psi", (A.KR_C64, A.KR_C128))
             o.psi = pointer(ps.c)
         p = c_void_p()
         lib.kr_sense_plan_create(byref(p), ctx.ptr, m.ref(), byref(o))
@@ -129,12 +123,12 @@ class SensePlan(Plan):
         """dict: method ("lattice" or "general"), accel, fold, systems, lines, singular."""
         i = SenseInfo()
         lib.kr_sense_plan_info(self.ptr, byref(i))
-        d = {f[0]: getattr(i, f[0]) for f in SenseInfo._fields_}
+        d = fields(i)
         d["method"] = {1: "lattice", 2: "general"}.get(i.method, i.method)
         return d
 
     def _run(self, f, data, gfactor, what):
-        a = _coil_data(data, what)
+        a = coil_data(data, what)
         img = A.out(a, self.shape, C64)
         g = A.out(a, self.shape, F32) if gfactor else None
         self._args(a, img, g)
@@ -164,7 +158,7 @@ def operator(maps, lines=None, device=None, ctx=None):
     """The SENSE encoding operator E = M F S as a :class:`~kray.linop.Linop`: domain (ny, nx),
     codomain (C, ny, nx) (zero on lines not acquired); maps (C, ny, nx) complex64, lines ny
     flags (None = all). Lives where `device` says (None: where the maps live)."""
-    m = _coil_data(maps, "the coil maps")
+    m = coil_data(maps, "the coil maps")
     f = lines_u8(lines, m.shape[-2])
     ctx, _, dev = place(device, ctx, (m,))
     p = c_void_p()
@@ -178,7 +172,7 @@ def espirit(kspace, kernel=6, calib=24, threshold=0.001 ** 0.5, crop=0.8, rotate
     """ESPIRiT coil maps (complex64 (C, ny, nx), host) from k-space (C, ny, nx) with a fully
     sampled centre (Uecker et al. 2014; BART ecalib's defaults). eigenvalues=True also returns
     the largest eigenvalue per pixel (float32 (ny, nx))."""
-    a = _coil_data(kspace, "the k-space")
+    a = coil_data(kspace, "the k-space")
     o = EspiritOpts()
     lib.kr_espirit_opts_default(byref(o))
     o.kernel, o.calib, o.threshold, o.crop = kernel, calib, threshold, crop

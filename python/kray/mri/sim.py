@@ -12,9 +12,11 @@ from math import prod
 
 import numpy as np
 
-from .._lib import InvalidArgumentError, fn, lib, parr, pparr
+from .._lib import InvalidArgumentError, fields, fn, lib, parr, pparr
 from .. import _array as A
-from ._common import C64, Plan, choice, like, place, redim
+from .._handle import Handle
+from .._plan import Plan, choice, like, place
+from ._common import C64
 from ._seqtypes import (Adc, Block, CartOpts, EpiOpts, Grad, Iso, Limits,
                         PulseqWriteOpts, SeqInfo, SimInfo, SimOpts)
 
@@ -72,10 +74,6 @@ def _set(o, fields, what):
         setattr(o, k, v)
 
 
-def _d(s):
-    return {f[0]: getattr(s, f[0]) for f in type(s)._fields_}
-
-
 def trap(delay_s, amp_mT_m, rise_s, flat_s, fall_s):
     """A trapezoid's corner points (t_s (4,), g_mT_m (4,)) for :meth:`Sequence.add_block`."""
     t, g = (c_double * 4)(), (c_double * 4)()
@@ -84,11 +82,12 @@ def trap(delay_s, amp_mT_m, rise_s, flat_s, fall_s):
     return np.array(t[:]), np.array(g[:])
 
 
-class Sequence:
+class Sequence(Handle):
     """A pulse sequence (kr_seq): blocks in time order. Build with the constructors
     :meth:`gre`, :meth:`se`, :meth:`se_epi`, :meth:`read_pulseq`, or ``Sequence(limits)``
     and :meth:`add_block`. limits: dict of gmax_mT_m (40), smax_T_m_s (200), b1max_uT (0 =
     unchecked)."""
+    _destroy = lib.kr_seq_destroy
 
     def __init__(self, limits=None, _ptr=None):
         if _ptr is None:
@@ -96,27 +95,17 @@ class Sequence:
             lib.kr_seq_create(byref(_ptr), byref(_limits(limits)))
         self._ptr = _ptr
 
-    @property
-    def ptr(self):
-        if not self._ptr:
-            raise InvalidArgumentError("kray: the sequence is closed")
-        return self._ptr
-
-    def close(self):
-        if getattr(self, "_ptr", None):
-            lib.kr_seq_destroy(self._ptr)
-            self._ptr = None
-
-    __del__ = close
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *e):
-        self.close()
-
     @classmethod
-    def _build(cls, f, o):
+    def _build(cls, f, opts_type, default, what, limits, opts, **choices):
+        """A sequence from builder f(&seq, &o): o of `opts_type` set by `default`, `opts`
+        (field values) and `choices` (field: (value, table)), limits a dict or None."""
+        o = opts_type()
+        default(byref(o))
+        _set(o, opts, what)
+        for k, (v, table) in choices.items():
+            setattr(o, k, choice(v, table, k))
+        if limits:
+            o.limits = _limits(limits)
         p = c_void_p()
         f(byref(p), byref(o))
         return cls(_ptr=p)
@@ -126,36 +115,22 @@ class Sequence:
         """Cartesian gradient echo with hard pulses. Options (kr_seq_cart_opts): nx, ny,
         fov_x_mm, fov_y_mm, te_ms, tr_ms, flip_deg, bw_hz_px, rf_dur_s, raster_s, spoil
         ("none", "ideal", "gradient", "rf"), spoil_cycles, rf_spoil_deg, ndummy."""
-        o = CartOpts()
-        lib.kr_seq_cart_opts_default(byref(o))
-        _set(o, opts, "gre")
-        o.spoil = choice(spoil, SPOIL, "spoil")
-        if limits:
-            o.limits = _limits(limits)
-        return cls._build(lib.kr_seq_gre, o)
+        return cls._build(lib.kr_seq_gre, CartOpts, lib.kr_seq_cart_opts_default, "gre", limits,
+                          opts, spoil=(spoil, SPOIL))
 
     @classmethod
     def se(cls, limits=None, **opts):
         """Cartesian spin echo (options as :meth:`gre`, plus refocus_deg)."""
-        o = CartOpts()
-        lib.kr_seq_cart_opts_default(byref(o))
-        _set(o, opts, "se")
-        if limits:
-            o.limits = _limits(limits)
-        return cls._build(lib.kr_seq_se, o)
+        return cls._build(lib.kr_seq_se, CartOpts, lib.kr_seq_cart_opts_default, "se", limits,
+                          opts)
 
     @classmethod
     def se_epi(cls, order="interleaved", limits=None, **opts):
         """Single-echo spin-echo EPI. Options (kr_seq_epi_opts): nx, ny, fov_x_mm, fov_y_mm,
         te_ms, tr_ms, flip_deg, refocus_deg, bw_hz_px, rf_dur_s, raster_s, shots, order
         ("interleaved", "sequential"), ndummy."""
-        o = EpiOpts()
-        lib.kr_seq_epi_opts_default(byref(o))
-        _set(o, opts, "se_epi")
-        o.order = choice(order, EPI_ORDER, "order")
-        if limits:
-            o.limits = _limits(limits)
-        return cls._build(lib.kr_seq_se_epi, o)
+        return cls._build(lib.kr_seq_se_epi, EpiOpts, lib.kr_seq_epi_opts_default, "se_epi",
+                          limits, opts, order=(order, EPI_ORDER))
 
     @classmethod
     def read_pulseq(cls, path, limits=None):
@@ -230,7 +205,7 @@ class Sequence:
         """dict: nblocks, nadc, nsamples, duration_s."""
         i = SeqInfo()
         lib.kr_seq_get_info(self.ptr, byref(i))
-        return _d(i)
+        return fields(i)
 
     def block(self, i):
         """Block i as a dict (start_s resolved; rf with b1_uT (complex64) when sampled; grad as
@@ -250,13 +225,13 @@ class Sequence:
                          (np.ctypeslib.as_array(g.t_s, (g.n,)).copy(),
                           np.ctypeslib.as_array(g.g_mT_m, (g.n,)).copy()))
         return {"start_s": b.start_s, "duration_s": b.duration_s, "rf": rf, "grad": grads,
-                "adc": _d(b.adc) if b.adc.n else None, "spoil": bool(b.spoil)}
+                "adc": fields(b.adc) if b.adc.n else None, "spoil": bool(b.spoil)}
 
     def adc(self, i):
         """ADC event i in time order: (block index, first output sample, adc dict)."""
         blk, first, a = c_int64(), c_int64(), Adc()
         lib.kr_seq_get_adc(self.ptr, i, byref(blk), byref(first), byref(a))
-        return blk.value, first.value, _d(a)
+        return blk.value, first.value, fields(a)
 
     def se_line_time(self, line):
         """Time (s) of the kx = 0 sample of `line` from the centre of its excitation."""
@@ -303,7 +278,7 @@ class SimPlan(Plan):
             if s.device >= 0:
                 raise A.LocationError("kray: sensitivities must be a host array")
             nc = prod(s.shape) // iso.n if iso.n else 0
-            redim(s, [iso.n, nc], "the sensitivities")
+            A.redim(s, [iso.n, nc], "the sensitivities")
         lib.kr_sim_set_object(self.ptr, iso.ptr, s.ref() if s else None)
         return self
 
@@ -312,7 +287,7 @@ class SimPlan(Plan):
         """dict: nsteps, nintervals, nsamples, niso, ncoils, iso_steps."""
         i = SimInfo()
         lib.kr_sim_get_info(self.ptr, byref(i))
-        return _d(i)
+        return fields(i)
 
     def __call__(self, out=None):
         """Simulate from the object's initial state: complex64 (coils, nsamples) (host, or a
@@ -340,7 +315,7 @@ def simulate(seq, iso, sens=None, device=None, **opts):
         if sens is not None:
             s = A.arg(sens, "the sensitivities", dtypes=(C64,))
             nc = prod(s.shape) // iso.n if iso.n else 0
-            redim(s, [iso.n, nc], "the sensitivities")
+            A.redim(s, [iso.n, nc], "the sensitivities")
         p = POINTER(A.KrArray)()
         from .._ctx import cpu_context
         lib.kr_sim(cpu_context().ptr, seq.ptr, iso.ptr, s.ref() if s else None, byref(p))

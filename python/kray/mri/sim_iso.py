@@ -6,7 +6,9 @@ import numpy as np
 
 from .._lib import InvalidArgumentError, fn, lib, parr
 from .. import _array as A
-from ._common import REAL, choice
+from .._handle import Handle
+from .._plan import choice
+from ._common import REAL
 from ._seqtypes import Iso, IsoOpts
 
 SPREAD = {"uniform": 0, "lorentz": 1}
@@ -42,12 +44,13 @@ def iso_opts(voxel_mm=(1.0, 1.0, 1.0), grid="fft", sub=(1, 1, 1), nfreq=1, sprea
     return o
 
 
-class Isochromats:
+class Isochromats(Handle):
     """A set of n isochromats (kr_iso, host memory owned by kray). The fields x_mm, y_mm,
     z_mm, df_hz, t1_ms, t2_ms, m0, mx, my, mz (float32 (n,)) and voxel (int64 (n,)) are NumPy
     views of kray's arrays: assign into them (``iso.t1_ms[:] = 800``) to set the object.
     ``Isochromats(n)`` makes n zeroed ones (voxel -1); see :meth:`from_maps`,
     :meth:`from_tissue`."""
+    _destroy = lib.kr_iso_destroy
 
     def __init__(self, n=None, _ptr=None):
         if _ptr is None:
@@ -67,7 +70,7 @@ class Isochromats:
     def __getattr__(self, name):
         if name in FIELDS:
             if not self.__dict__.get("_ptr"):
-                raise InvalidArgumentError("kray: the isochromats are closed")
+                raise InvalidArgumentError("kray: the Isochromats is closed")
             return self.__dict__["_" + name]
         raise AttributeError(name)
 
@@ -76,26 +79,6 @@ class Isochromats:
             getattr(self, name)[...] = value
         else:
             object.__setattr__(self, name, value)
-
-    @property
-    def ptr(self):
-        if not self._ptr:
-            raise InvalidArgumentError("kray: the isochromats are closed")
-        return self._ptr
-
-    def close(self):
-        """Free kray's memory (the field views must not be used afterwards)."""
-        if self.__dict__.get("_ptr"):
-            lib.kr_iso_destroy(self._ptr)
-            self._ptr = None
-
-    __del__ = close
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *e):
-        self.close()
 
     def __len__(self):
         return self.n

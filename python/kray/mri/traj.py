@@ -12,9 +12,10 @@ import os
 
 import numpy as np
 
-from .._lib import fn, lib, parr, pparr, struct, vp
+from .._lib import fields, fn, lib, parr, pparr, struct, vp
 from .. import _array as A
-from ._common import REAL, choice, dtype_code, host_out, n3
+from .._plan import choice
+from ._common import REAL, host_out, n3
 
 UNITS = {"fov": 0, "pixel": 1, "radians": 2}
 _ORDER = {"uniform": 0, "golden": 1}
@@ -120,7 +121,7 @@ def cartesian(shape, dtype=np.float32):
     [-N/2, N/2); Python shape (ny, nx, 3) or (nz, ny, nx, 3)."""
     k = list(n3(shape))
     p = POINTER(A.KrArray)()
-    lib.kr_traj_cartesian(byref(p), k[0], k[1], k[2], dtype_code(dtype, REAL, "dtype"))
+    lib.kr_traj_cartesian(byref(p), k[0], k[1], k[2], A.dtype_code(dtype, REAL, "dtype"))
     return A.adopt(p)
 
 
@@ -132,7 +133,7 @@ def _radial(f, samples, spokes, oversampling, golden, tiny, full_circle, dc, par
     o.order = 1 if golden else 0
     o.tiny, o.full_circle, o.dc = tiny, 1 if full_circle else 0, 1 if dc else 0
     o.partitions = partitions
-    o.dtype = dtype_code(dtype, REAL, "dtype")
+    o.dtype = A.dtype_code(dtype, REAL, "dtype")
     p = POINTER(A.KrArray)()
     f(byref(p), byref(o))
     return A.adopt(p)
@@ -165,18 +166,18 @@ def spiral(fov_mm=160.0, res_mm=1.4, interleaves=8, gmax_mT_m=40.0, smax_T_m_s=1
     o.fov_mm, o.res_mm, o.interleaves = fov_mm, res_mm, interleaves
     o.gmax_mT_m, o.smax_T_m_s, o.dwell_us = gmax_mT_m, smax_T_m_s, dwell_us
     o.vd_factor, o.vd_start, o.partitions = vd_factor, vd_start, partitions
-    o.dtype = dtype_code(dtype, REAL, "dtype")
+    o.dtype = A.dtype_code(dtype, REAL, "dtype")
     info = SpiralInfo()
     p = POINTER(A.KrArray)()
     lib.kr_traj_spiral(byref(p), byref(o), byref(info))
-    return A.adopt(p), {f[0]: getattr(info, f[0]) for f in SpiralInfo._fields_}
+    return A.adopt(p), fields(info)
 
 
 def read(path, dtype=np.float32):
     """Read a trajectory file (.cfl from `bart traj`, or a real .npy/.raw) as Python shape
     (..., 3)."""
     p = POINTER(A.KrArray)()
-    lib.kr_traj_read(os.fsencode(path), byref(p), dtype_code(dtype, REAL, "dtype"))
+    lib.kr_traj_read(os.fsencode(path), byref(p), A.dtype_code(dtype, REAL, "dtype"))
     return A.adopt(p)
 
 
@@ -205,5 +206,5 @@ def dcf(traj, method="voronoi", boundary="disk", radius=0.0, dup_tol=1e-4, itera
     lib.kr_dcf(byref(p), ctx.ptr if ctx is not None else None, a.ref(), byref(o), byref(inf))
     w = host_out(p, a)
     if info:
-        return w, {f[0]: getattr(inf, f[0]) for f in DcfInfo._fields_}
+        return w, fields(inf)
     return w
