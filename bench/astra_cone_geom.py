@@ -6,6 +6,14 @@ the same meaning as a kray view, so both codes see the same rays; the volume is 
 import json
 
 
+def algorithm(astra, name, **ids):
+    """ASTRA algorithm `name` configured with the data ids given by keyword (e.g.
+    ProjectionDataId=...; option= a dict of options)."""
+    cfg = astra.astra_dict(name)
+    cfg.update(ids)
+    return astra.algorithm.create(cfg)
+
+
 def load(path):
     """(astra, numpy, proj_geom, vol_geom, (nx, ny, nz), nviews, (nu, nv)), or raise with one
     sentence for the peer's JSON error line."""

@@ -18,6 +18,7 @@ The data live on the device when CuPy or PyTorch can hand ASTRA device arrays (D
 transfers). Prints one JSON line. Not run on the development machine (no ASTRA there).
 """
 import argparse
+import functools
 import json
 import time
 
@@ -45,7 +46,9 @@ def device_arrays():
     return None
 
 
-def timed(run, sync, reps):
+def run_times(run, sync, reps):
+    """The sorted times (s) of `reps` runs of run() after one warm-up, each followed by
+    sync()."""
     run()  # warm-up
     sync()
     t = []
@@ -54,7 +57,11 @@ def timed(run, sync, reps):
         run()
         sync()
         t.append(time.perf_counter() - t0)
-    t.sort()
+    return sorted(t)
+
+
+def timed(run, sync, reps):
+    t = run_times(run, sync, reps)
     return t[0], t[len(t) // 2]
 
 
@@ -89,12 +96,7 @@ def main():
             pid = astra.data3d.create("-proj3d", pg, 0)
             rid = astra.data3d.create("-vol", vg, 0)
             out["data"] = "host"
-
-        def alg(name, **ids):
-            cfg = astra.astra_dict(name)
-            cfg.update(ids)
-            return astra.algorithm.create(cfg)
-
+        alg = functools.partial(astra_cone_geom.algorithm, astra)
         fp = alg("FP3D_CUDA", VolumeDataId=vid, ProjectionDataId=pid)
         out["fp_s"], out["fp_median_s"] = timed(lambda: astra.algorithm.run(fp), sync, a.reps)
         bp = alg("BP3D_CUDA", ReconstructionDataId=rid, ProjectionDataId=pid)

@@ -33,24 +33,14 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-
-def stats(ts):
-    ts = sorted(ts)
-    return {"median_ms": 1e3 * ts[len(ts) // 2], "min_ms": 1e3 * ts[0], "max_ms": 1e3 * ts[-1],
-            "reps": len(ts)}
+from peer_astra_cone import run_times  # noqa: E402
+import astra_cone_geom  # noqa: E402
 
 
 def timed(run, sync, reps):
-    run()
-    sync()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        run()
-        sync()
-        ts.append(time.perf_counter() - t0)
-    return stats(ts)
+    ts = run_times(run, sync, reps)
+    return {"median_ms": 1e3 * ts[len(ts) // 2], "min_ms": 1e3 * ts[0], "max_ms": 1e3 * ts[-1],
+            "reps": len(ts)}
 
 
 def emit(d):
@@ -112,10 +102,9 @@ def case_fbp(a):
         vg = astra.create_vol_geom(n, n)
         sid = astra.data2d.create("-sino", pg, sino)
         rid = astra.data2d.create("-vol", vg, 0)
-        cfg = astra.astra_dict("FBP_CUDA")
-        cfg["ProjectionDataId"], cfg["ReconstructionDataId"] = sid, rid
-        cfg["option"] = {"FilterType": "ram-lak"}
-        alg = astra.algorithm.create(cfg)
+        alg = astra_cone_geom.algorithm(astra, "FBP_CUDA", ProjectionDataId=sid,
+                                        ReconstructionDataId=rid,
+                                        option={"FilterType": "ram-lak"})
         r["astra_FBP_CUDA_host"] = timed(lambda: astra.algorithm.run(alg), sync, a.reps)
         r["astra_version"] = astra.__version__
     except Exception as e:  # noqa: BLE001
@@ -124,23 +113,31 @@ def case_fbp(a):
 
 
 def _cone_setup(n=256, nviews=360, det=384):
-    import kray
+    """(cupy, sync, the cone geometry, the phantom volume, a CUDA projector)."""
     import kray.ct
+    import kray.phantom
+    cp, sync = _cupy()
     g = kray.ct.Geometry.cone(det_shape=(det, det), volume_shape=(n, n, n), sod_mm=1000.0,
                               sdd_mm=1500.0, voxel_mm=1.0, det_spacing_mm=1.5 * 1.0 * 1.0,
                               nviews=nviews)
-    return g
+    return cp, sync, g, kray.phantom.shepp_logan((n, n, n)), kray.ct.Projector(g, device=0)
+
+
+def _astra_cone(g, r, run):
+    """run(astra, proj_geom, vol_geom, (nviews, nu, nv)) on ASTRA's geometries of g; an
+    exception becomes r["astra_error"]."""
+    path = "/tmp/kray_py_cone.json"
+    g.write(path, explicit_views=True)
+    try:
+        astra, _, pgeom, vgeom, size, nv, (nu, nvr) = astra_cone_geom.load(path)
+        run(astra, pgeom, vgeom, (nv, nu, nvr))
+    except Exception as e:  # noqa: BLE001
+        r["astra_error"] = "%s: %s" % (type(e).__name__, e)
 
 
 def case_fdk(a):
-    import kray
     import kray.ct
-    import kray.phantom
-    import astra_cone_geom
-    cp, sync = _cupy()
-    g = _cone_setup()
-    vol = kray.phantom.shepp_logan((256, 256, 256))
-    pj = kray.ct.Projector(g, device=0)
+    cp, sync, g, vol, pj = _cone_setup()
     proj = cp.asnumpy(pj.forward(cp.asarray(vol)))
     plan = kray.ct.FdkPlan(g, device=0)
     pd = cp.asarray(proj)
@@ -148,48 +145,35 @@ def case_fdk(a):
     r = {"case": "fdk", "volume": 256, "views": 360, "det": 384}
     r["kray_device"] = timed(lambda: plan.execute(pd, out=out), sync, a.reps)
     r["kray_host_to_host"] = timed(lambda: plan.execute(proj), sync, a.reps)
-    path = "/tmp/kray_py_cone.json"
-    g.write(path, explicit_views=True)
-    try:
-        astra, _, pgeom, vgeom, size, nv, (nu, nvr) = astra_cone_geom.load(path)
+
+    def astra_fdk(astra, pgeom, vgeom, dims):
         p = np.ascontiguousarray(proj.transpose(1, 0, 2))
         pid = astra.data3d.create("-proj3d", pgeom, p)
         rid = astra.data3d.create("-vol", vgeom, 0)
-        cfg = astra.astra_dict("FDK_CUDA")
-        cfg["ProjectionDataId"], cfg["ReconstructionDataId"] = pid, rid
-        alg = astra.algorithm.create(cfg)
+        alg = astra_cone_geom.algorithm(astra, "FDK_CUDA", ProjectionDataId=pid,
+                                        ReconstructionDataId=rid)
         r["astra_FDK_CUDA_host"] = timed(lambda: astra.algorithm.run(alg), sync, a.reps)
         rec = astra.data3d.get(rid)
         k = cp.asnumpy(out)
         r["agreement_rel_l2"] = float(np.linalg.norm(rec - k) / np.linalg.norm(k))
-    except Exception as e:  # noqa: BLE001
-        r["astra_error"] = "%s: %s" % (type(e).__name__, e)
+    _astra_cone(g, r, astra_fdk)
     emit(r)
 
 
 def case_cone(a):
-    import kray
-    import kray.ct
-    import kray.phantom
-    import astra_cone_geom
-    cp, sync = _cupy()
-    g = _cone_setup()
-    vol = kray.phantom.shepp_logan((256, 256, 256))
-    pj = kray.ct.Projector(g, device=0)
+    cp, sync, g, vol, pj = _cone_setup()
     vd = cp.asarray(vol)
     out = cp.empty(g.sino_shape, cp.float32)
     r = {"case": "cone_forward", "volume": 256, "views": 360, "det": 384}
     r["kray_device"] = timed(lambda: pj.forward(vd, out=out), sync, a.reps)
     r["kray_adjoint_device"] = timed(lambda: pj.adjoint(out, out=vd), sync, a.reps)
-    path = "/tmp/kray_py_cone.json"
-    g.write(path, explicit_views=True)
-    try:
-        astra, _, pgeom, vgeom, size, nv, (nu, nvr) = astra_cone_geom.load(path)
+
+    def astra_fp(astra, pgeom, vgeom, dims):
+        nv, nu, nvr = dims
         vid = astra.data3d.create("-vol", vgeom, vol)
         pid = astra.data3d.create("-proj3d", pgeom, 0)
-        cfg = astra.astra_dict("FP3D_CUDA")
-        cfg["VolumeDataId"], cfg["ProjectionDataId"] = vid, pid
-        alg = astra.algorithm.create(cfg)
+        alg = astra_cone_geom.algorithm(astra, "FP3D_CUDA", VolumeDataId=vid,
+                                        ProjectionDataId=pid)
         r["astra_FP3D_CUDA_host"] = timed(lambda: astra.algorithm.run(alg), sync, a.reps)
         try:
             from astra import experimental as ex
@@ -202,8 +186,7 @@ def case_cone(a):
                                        plink), sync, a.reps)
         except Exception as e:  # noqa: BLE001
             r["astra_direct_error"] = "%s: %s" % (type(e).__name__, e)
-    except Exception as e:  # noqa: BLE001
-        r["astra_error"] = "%s: %s" % (type(e).__name__, e)
+    _astra_cone(g, r, astra_fp)
     emit(r)
 
 

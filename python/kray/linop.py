@@ -163,15 +163,26 @@ class SolveResult:
                 (self.iterations, self.rel_residual, self.converged))
 
 
-def solve_opts(o, max_iter, tol, warm, progress):
-    """Fill the fields kr_solve_opts and kr_sirt_opts share (max_iter, tol, warm_start,
-    show_progress) and point `history` at a new buffer, which is returned."""
+def cg_opts(lam):
+    """kr_solve_opts with kray's defaults and Tikhonov weight lam."""
+    o = SolveOpts()
+    lib.kr_solve_opts_default(byref(o))
+    o.lambda_ = lam
+    return o
+
+
+def run_solver(f, head, y, x, o, max_iter, tol, warm, progress):
+    """Run solver f(*head, y, x, &o, &info) (y, x Args; o a kr_solve_opts or kr_sirt_opts with
+    its own fields set) for max_iter, tol, warm start and progress output; returns the
+    :class:`SolveResult` (x, the info, the history)."""
     hist = (c_double * (int(max_iter) + 1))()
     o.max_iter, o.tol = int(max_iter), float(tol)
     o.warm_start = 1 if warm else 0
     o.history = hist
     o.show_progress = 1 if progress else 0
-    return hist
+    info = SolveInfo()
+    f(*head, y.ref(), x.ref(), byref(o), byref(info))
+    return SolveResult(x.obj, info, hist)
 
 
 def start(like, x0, shape, code):
@@ -186,13 +197,8 @@ def _solve(f, op, rhs, x0, shape, max_iter, tol, lam, progress):
     ra = A.arg(rhs, "the right-hand side", dtypes=(op._code,))
     xa = start(ra, x0, shape, op._code)
     op._args(ra, xa)
-    o = SolveOpts()
-    lib.kr_solve_opts_default(byref(o))
-    hist = solve_opts(o, max_iter, tol, x0 is not None, progress)
-    o.lambda_ = lam
-    info = SolveInfo()
-    f(op.ctx.ptr, op.ptr, ra.ref(), xa.ref(), byref(o), byref(info))
-    return SolveResult(xa.obj, info, hist)
+    return run_solver(f, (op.ctx.ptr, op.ptr), ra, xa, cg_opts(lam), max_iter, tol,
+                      x0 is not None, progress)
 
 
 def cg(op, b, x0=None, max_iter=50, tol=1e-6, lam=0.0, progress=False):

@@ -14,7 +14,7 @@ from .._lib import fn, lib, parr, struct, InvalidArgumentError
 from .._ctx import cpu_context
 from .._plan import Plan, choice, ctx_for, float_code
 from .. import _array as A
-from ..linop import Linop, SolveInfo, SolveResult, solve_opts, start
+from ..linop import Linop, SolveInfo, run_solver, start
 from ..phantom import KINDS
 from .geometry import as_geometry, name_code
 
@@ -189,12 +189,10 @@ class Sirt(Plan):
         self._args(ya, xa)
         o = SirtOpts()
         lib.kr_sirt_opts_default(byref(o))
-        hist = solve_opts(o, max_iter, tol, x0 is not None, progress)
         o.relax = float(relax)
         o.nonneg = 1 if nonneg else 0
-        info = SolveInfo()
-        lib.kr_sirt_execute(p, ya.ref(), xa.ref(), byref(o), byref(info))
-        return SolveResult(xa.obj, info, hist)
+        return run_solver(lib.kr_sirt_execute, (p,), ya, xa, o, max_iter, tol, x0 is not None,
+                          progress)
 
 
 def _data_operator(y, geom, method, ray_factor):

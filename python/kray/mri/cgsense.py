@@ -13,7 +13,7 @@ from math import prod
 
 from .._lib import fn, lib, parr, pparr, struct
 from .. import _array as A
-from ..linop import Linop, SolveInfo, SolveOpts, SolveResult, solve_opts
+from ..linop import Linop, SolveInfo, SolveOpts, cg_opts, run_solver
 from .._plan import Plan, choice, place
 from ._common import C64, REAL, host_out, pyshape
 from .drft import image_batch, ksp_batch
@@ -149,13 +149,8 @@ class CgsensePlan(Plan):
         y = self._ksp(kspace)
         o = self._img(y, None if x0 is None else A.copy_of(x0), "x0")
         self._args(y, o)
-        so = SolveOpts()
-        lib.kr_solve_opts_default(byref(so))
-        hist = solve_opts(so, max_iter, tol, x0 is not None, progress)
-        so.lambda_ = lam
-        info = SolveInfo()
-        lib.kr_cgsense_solve(self.ptr, y.ref(), o.ref(), byref(so), byref(info))
-        return SolveResult(o.obj, info, hist)
+        return run_solver(lib.kr_cgsense_solve, (self.ptr,), y, o, cg_opts(lam), max_iter, tol,
+                          x0 is not None, progress)
 
 
 def estimate_maps(shape, traj, kspace, dcf=None, calib_radius=12.0, threshold=0.0,

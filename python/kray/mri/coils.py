@@ -127,9 +127,7 @@ def maps(coils, shape=(64, 64), voxel_mm=(1.0, 1.0, 5.0), grid="fft", z_mm=0.0, 
     shape = tuple(shape)
     o = _map_opts(shape, voxel_mm, grid, z_mm, wire_mm, tol, norm)
     ctx, kind, dev = place(device, ctx, ())
-    code = {np.dtype(np.complex64): C64, np.dtype(np.complex128): C128}.get(np.dtype(dtype))
-    if code is None:
-        raise A.DTypeError("kray: coil maps are complex64 or complex128")
+    code = A.dtype_code(dtype, (C64, C128), "the dtype of coil maps")
     out = A.out(like(kind, dev), (n,) + ((1,) if len(shape) == 2 else ()) + shape, code)
     lib.kr_coil_maps(ctx.ptr, arr, n, byref(o), out.ref())
     return out.obj.reshape((n,) + shape)

@@ -126,27 +126,26 @@ class DrftPlan(Plan):
         x = A.arg(image, "the image", dtypes=CPLX)
         b = image_batch(x, self.shape, "the image")
         oshape = b + self.sample_shape
-        o = A.out(x, oshape, x.dtype) if out is None else A.arg(out, "out", dtypes=(x.dtype,))
+        o = A.output(out, x, oshape, x.dtype)
         self._args(x, o)
         if b:  # batch dims after the (padded) image dims; else the shapes already agree
             A.redim(x, self._kimg(b), "the image")
             A.redim(o, self._kksp(b), "out")
         lib.kr_drft_forward(self.ptr, x.ref(), o.ref())
-        return o.obj if out is None else out
+        return A.result(out, o)
 
     def adjoint(self, kspace, out=None):
         """Image (batch..., *shape) of complex k-space (batch..., *sample_shape)."""
         y = A.arg(kspace, "the k-space", dtypes=CPLX)
         b = ksp_batch(y, self.sample_shape, "the k-space")
-        o = A.out(y, b + self.shape, y.dtype) if out is None else \
-            A.arg(out, "out", dtypes=(y.dtype,))
+        o = A.output(out, y, b + self.shape, y.dtype)
         self._args(y, o)
         if b or len(y.shape) != len(self.sample_shape):
             A.redim(y, self._kksp(b), "the k-space")
         if b:
             A.redim(o, self._kimg(b), "out")
         lib.kr_drft_adjoint(self.ptr, y.ref(), o.ref())
-        return o.obj if out is None else out
+        return A.result(out, o)
 
     def q(self, twice=False, dtype=np.complex64):
         """The Toeplitz kernel Q on the image grid (origin at index n/2) or, twice=True, on

@@ -125,12 +125,11 @@ class ToeplitzPlan(_ImagePlan):
         if b:
             raise A.DimensionError("kray: execute_maps takes one image of shape %s, not %s" %
                                    (self.shape, a.shape))
-        o = A.out(a, a.shape, self._code) if out is None else \
-            A.arg(out, "out", dtypes=(self._code,))
+        o = A.output(out, a, a.shape, self._code)
         self._args(m, a, o)
         A.redim(m, self._kimg(cb), "the maps")
         lib.kr_toeplitz_execute_maps(self.ptr, m.ref(), a.ref(), o.ref())
-        return o.obj if out is None else out
+        return A.result(out, o)
 
     def q(self):
         """The kernel Q on the 2x grid (origin at index n), Python shape of that grid."""

@@ -131,26 +131,24 @@ class NufftPlan(Plan):
         self._need_points()
         x = A.arg(image, "the image", dtypes=(self._code,))
         b = self._bshape(image_batch(x, self.shape, "the image"))
-        o = A.out(x, b + self.sample_shape, self._code) if out is None else \
-            A.arg(out, "out", dtypes=(self._code,))
+        o = A.output(out, x, b + self.sample_shape, self._code)
         self._args(x, o)
         if self.batch > 1 or out is not None:
             A.redim(o, list(reversed(self.sample_shape)) + [self.batch], "out")
         lib.kr_nufft_forward(self.ptr, x.ref(), o.ref())
-        return o.obj if out is None else out
+        return A.result(out, o)
 
     def adjoint(self, kspace, out=None):
         """Image (batch..., *shape) of k-space (batch..., *points.shape[:-1])."""
         self._need_points()
         y = A.arg(kspace, "the k-space", dtypes=(self._code,))
         b = self._bshape(ksp_batch(y, self.sample_shape, "the k-space"))
-        o = A.out(y, b + self.shape, self._code) if out is None else \
-            A.arg(out, "out", dtypes=(self._code,))
+        o = A.output(out, y, b + self.shape, self._code)
         self._args(y, o)
         A.redim(y, list(reversed(self.sample_shape)) + [self.batch], "the k-space")
         A.redim(o, list(reversed(self.shape)) + [self.batch], "out")
         lib.kr_nufft_adjoint(self.ptr, y.ref(), o.ref())
-        return o.obj if out is None else out
+        return A.result(out, o)
 
     def linop(self):
         """The plan as a :class:`~kray.linop.Linop` (domain (batch, *shape), codomain

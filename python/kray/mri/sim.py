@@ -15,7 +15,7 @@ import numpy as np
 from .._lib import InvalidArgumentError, fields, fn, lib, parr, pparr
 from .. import _array as A
 from .._handle import Handle
-from .._plan import Plan, choice, like, place
+from .._plan import Plan, choice, place
 from ._common import C64
 from ._seqtypes import (Adc, Block, CartOpts, EpiOpts, Grad, Iso, Limits,
                         PulseqWriteOpts, SeqInfo, SimInfo, SimOpts)
@@ -293,11 +293,10 @@ class SimPlan(Plan):
         """Simulate from the object's initial state: complex64 (coils, nsamples) (host, or a
         CuPy/torch array on the plan's device)."""
         i = self.info
-        o = A.out(like(self._kind, self.device), (i["ncoils"], i["nsamples"]), C64) \
-            if out is None else A.arg(out, "out", dtypes=(C64,))
+        o = A.output(out, self._like(), (i["ncoils"], i["nsamples"]), C64)
         self._args(o)
         lib.kr_sim_execute(self.ptr, o.ref() if i["nsamples"] else None)
-        return o.obj if out is None else out
+        return A.result(out, o)
 
     execute = __call__
 
