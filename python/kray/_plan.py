@@ -143,7 +143,6 @@ class Plan(Handle):
     an input. Operands must live where the plan does (host operands are also accepted by a
     CUDA plan whose class sets `_host_ok`)."""
     _host_ok = False
-    ctx = None
     device = -1
     _kind = "numpy"
 

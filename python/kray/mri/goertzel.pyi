@@ -1,0 +1,6 @@
+from .._typing import Array
+from .._ctx import Context
+from typing import Optional
+
+def points(kspace: Array, xy: Array, ctx: Optional[Context] = ...) -> Array: ...
+def image(kspace: Array, ctx: Optional[Context] = ...) -> Array: ...

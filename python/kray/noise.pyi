@@ -1,0 +1,9 @@
+from ._typing import Array
+from typing import Any, Optional
+import numpy as np
+
+def add(data: Array, sigma: float, psi: Optional[Array] = ..., coil_axis: int = ...,
+        seed: int = ..., inplace: bool = ...) -> Array: ...
+
+def covariance(noise: Array, coil_axis: int = ...) -> np.ndarray[Any, Any]: ...
+def whitener(psi: Array) -> np.ndarray[Any, Any]: ...
