@@ -83,6 +83,8 @@ class Linop:
 
     def close(self):
         if getattr(self, "_ptr", None):
+            if self.on_device:
+                self.ctx.set_stream(0)   # the last stream used may be gone by now
             lib.kr_linop_destroy(self._ptr)
             self._ptr = None
             self._keep = ()
