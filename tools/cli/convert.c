@@ -8,7 +8,7 @@ int kc_tool_convert(int argc, char **argv)
     const char *in = NULL, *out = NULL;
     kc_raw raw;
     memset(&raw, 0, sizeof raw);
-    int out_dtype = 0, bits = 0, slice = -1, part = 0, gzip = 0, flip = 0;
+    int out_dtype = 0, bits = 0, slice = -1, part = 0, gzip = 0, flip = 0, stored = 0;
     kc_range window = {0, 0, 0};
     const kc_opt opts[] = {
         {"out-dtype", 0, KC_CHOICE, &out_dtype, "same", "T",
@@ -23,8 +23,11 @@ int kc_tool_convert(int argc, char **argv)
          "PNG/PGM of complex data: magnitude, real, imaginary part or phase (radians)",
          "mag|real|imag|phase", 0, 0, NULL},
         {"flip-y", 'f', KC_FLAG, &flip, NULL, NULL,
-         "reverse axis 1 (y) before writing: kray images have y up, viewers put row 0 on top", NULL,
-         0, 0, NULL},
+         "reverse axis 1 (y) before writing, for data stored bottom row first (kray's images "
+         "need no flip)", NULL, 0, 0, NULL},
+        {"as-stored", 0, KC_FLAG, &stored, NULL, NULL,
+         ".cfl: keep BART's axis order (for k-space samples, trajectories, tables); by default "
+         "a .cfl is an image, BART's [y, x, ...] = kray's [x, y, ...]", NULL, 0, 0, NULL},
         {"gzip", 'z', KC_FLAG, &gzip, NULL, NULL, "NRRD output: gzip encoding", NULL, 0, 0, NULL},
         KC_RAW_OPTS(raw),
         {0}};
@@ -42,7 +45,7 @@ int kc_tool_convert(int argc, char **argv)
         args,
         KC_HOST,
         "Examples:\n  kray convert phantom.cfl phantom.nii\n"
-        "  kray convert --flip-y --window 0:0.5 --bits 16 phantom.nii phantom.png\n"
+        "  kray convert --window 0:0.5 --bits 16 phantom.nii phantom.png\n"
         "  kray convert --part phase --slice 3 kspace.cfl phase.png\n"
         "  kray convert --dims 512x512 --dtype i16 --big-endian --offset 2048 scan.raw scan.npy",
         NULL,
@@ -64,6 +67,7 @@ int kc_tool_convert(int argc, char **argv)
     io.slice = slice;
     io.complex_part = part;
     io.nrrd_gzip = gzip ? 1 : 0;
+    io.axes = stored ? KR_IO_AXES_STORED : KR_IO_AXES_IMAGE;
     io.write_dtype = out_dtype == 0 ? KR_DTYPE_INVALID : kc_dtype_of_choice(out_dtype - 1);
 
     kr_array *a = NULL;

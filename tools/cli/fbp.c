@@ -250,6 +250,7 @@ int kc_tool_fbp(int argc, char **argv)
                  kr_ct_type_name(kr_ct_geom_type(g)), kr_filter_window_name(fo.window));
         kr_io_opts wo;
         kr_io_opts_default(&wo);
+        wo.axes = KR_IO_AXES_IMAGE;
         wo.meta = &meta;
         if ((s = kr_write(pout, img, &wo)) != KR_OK) goto fail;
     }

@@ -34,7 +34,7 @@ static kr_status kc_read_complex(const char *path, kr_dtype t, int64_t want, con
 static kr_status kc_read_real(const char *path, kr_array **out)
 {
     kr_array *a = NULL;
-    kr_status s = kr_read(path, &a, NULL, NULL);
+    kr_status s = kr_read(path, &a, NULL, kc_image_io());
     if (s != KR_OK) return s;
     s = kr_array_create(out, KR_F64, a->ndim, a->dims, KR_HOST, NULL);
     for (int64_t i = 0; s == KR_OK && i < kr_array_numel(a); i++)
@@ -211,7 +211,7 @@ int kc_tool_lsrecon(int argc, char **argv)
     }
     double t1 = kr_time_now();
     if (s == KR_OK) s = kr_array_clone(&xh, x, KR_HOST, ctx);
-    if (s == KR_OK) s = kr_write(op, xh, NULL);
+    if (s == KR_OK) s = kr_write(op, xh, kc_image_io());
     if (s == KR_OK && hp) {
         int64_t hn = info.iterations + 1;
         s = kr_array_create(&hist, KR_F64, 1, &hn, KR_HOST, NULL);

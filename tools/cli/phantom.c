@@ -230,6 +230,7 @@ int kc_tool_phantom(int argc, char **argv)
     kr_io_opts io;
     kr_io_opts_default(&io);
     io.write_dtype = store;
+    io.axes = p.kind == K_SINO ? KR_IO_AXES_STORED : KR_IO_AXES_IMAGE;
     kr_meta meta;
     memset(&meta, 0, sizeof meta);
     snprintf(meta.description, sizeof meta.description, "kray phantom %s",

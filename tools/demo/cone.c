@@ -156,15 +156,15 @@ static kr_status kc_run_cone(kc_demo *d)
     kc_report_figures_begin(d->report);
     snprintf(cap, sizeof cap, "Exact projection, view 0 (%lldx%lld)", (long long)sc.det_count,
              (long long)sc.det_rows);
-    if ((s = kc_demo_png(d, "cone_projection", proj, 0, 0, 0, 0, 0, cap)) != KR_OK ||
-        (s = kc_demo_png(d, "cone_truth", st, 0, 1, -1, 0, 0, "Phantom, central slice z = 0")) !=
+    if ((s = kc_demo_png(d, "cone_projection", proj, 0, 0, 0, 0, cap)) != KR_OK ||
+        (s = kc_demo_png(d, "cone_truth", st, 0, 1, -1, 0, "Phantom, central slice z = 0")) !=
             KR_OK ||
-        (s = kc_demo_png(d, "cone_cgls", sx, 0, 1, -1, 0, 0, "CGLS, central slice")) != KR_OK ||
-        (s = kc_demo_png(d, "cone_error", serr, 0, 0.3, -1, 0, 0,
+        (s = kc_demo_png(d, "cone_cgls", sx, 0, 1, -1, 0, "CGLS, central slice")) != KR_OK ||
+        (s = kc_demo_png(d, "cone_error", serr, 0, 0.3, -1, 0,
                          "|CGLS - phantom| (window 0 to 0.3)")) != KR_OK ||
-        (s = kc_demo_png(d, "cone_truth_top", st2, 0, 1, -1, 0, 0, "Phantom, slice z = 0.625")) !=
+        (s = kc_demo_png(d, "cone_truth_top", st2, 0, 1, -1, 0, "Phantom, slice z = 0.625")) !=
             KR_OK ||
-        (s = kc_demo_png(d, "cone_cgls_top", sx2, 0, 1, -1, 0, 0, "CGLS, slice z = 0.625")) !=
+        (s = kc_demo_png(d, "cone_cgls_top", sx2, 0, 1, -1, 0, "CGLS, slice z = 0.625")) !=
             KR_OK) {
         kc_report_figures_end(d->report);
         goto done;

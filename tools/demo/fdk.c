@@ -117,7 +117,7 @@ static kr_status kc_run_fdk(kc_demo *d)
             snprintf(caption, sizeof caption, "%s, %s, window %.1f to %.1f /mm", rows[r].what,
                      an[ax], lo, hi);
             if ((s = kc_fdk_plane(rows[r].a, ax, n / 2, &pl)) == KR_OK)
-                s = kc_demo_png(d, nm, pl, lo, hi, -1, 0, 0, caption);
+                s = kc_demo_png(d, nm, pl, lo, hi, -1, 0, caption);
             kr_array_destroy(pl);
             pl = NULL;
         }

@@ -159,11 +159,11 @@ static kr_status kc_run_lsq(kc_demo *d)
     if ((s = kr_array_create_like(&err, truth, KR_HOST, NULL)) != KR_OK) goto done;
     for (int64_t i = 0; i < n * n; i++) kc_set(err, i, fabs(kc_get(xcgls, i) - kc_get(truth, i)));
     kc_report_figures_begin(d->report);
-    if ((s = kc_demo_png(d, "lsq_truth", truth, 0.0, 1.0, -1, 0, 0, "Truth (window 0 to 1)")) !=
+    if ((s = kc_demo_png(d, "lsq_truth", truth, 0.0, 1.0, -1, 0, "Truth (window 0 to 1)")) !=
             KR_OK ||
-        (s = kc_demo_png(d, "lsq_data", y, 0.0, 1.0, -1, 0, 0, "Blurred + noise: y")) != KR_OK ||
-        (s = kc_demo_png(d, "lsq_cgls", xcgls, 0.0, 1.0, -1, 0, 0, "CGLS solution")) != KR_OK ||
-        (s = kc_demo_png(d, "lsq_error", err, 0.0, 0.2, -1, 0, 0,
+        (s = kc_demo_png(d, "lsq_data", y, 0.0, 1.0, -1, 0, "Blurred + noise: y")) != KR_OK ||
+        (s = kc_demo_png(d, "lsq_cgls", xcgls, 0.0, 1.0, -1, 0, "CGLS solution")) != KR_OK ||
+        (s = kc_demo_png(d, "lsq_error", err, 0.0, 0.2, -1, 0,
                          "|CGLS - truth| (window 0 to 0.2)")) != KR_OK) {
         kc_report_figures_end(d->report);
         goto done;

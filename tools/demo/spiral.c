@@ -84,8 +84,8 @@ static kr_status kc_run_spiral(kc_demo *d)
                        (long long)t->dims[2], (long long)t->dims[1], (long long)n, t1 - t0, t2 - t1,
                        sqrt(e2 / r2));
         kc_report_figures_begin(d->report);
-        s = kc_demo_png(d, "spiral_drft", ra, 0.0, 1.0, -1, 0, 0, "DrFT (real part)");
-        if (s == KR_OK) s = kc_demo_png(d, "spiral_nufft", rb, 0.0, 1.0, -1, 0, 0, "NUFFT (real part)");
+        s = kc_demo_png(d, "spiral_drft", ra, 0.0, 1.0, -1, 0, "DrFT (real part)");
+        if (s == KR_OK) s = kc_demo_png(d, "spiral_nufft", rb, 0.0, 1.0, -1, 0, "NUFFT (real part)");
         kc_report_figures_end(d->report);
         kc_demo_say(d, "spiral %lld^2: DrFT %.3f s, NUFFT %.3f s, NUFFT vs DrFT %.2g", (long long)n,
                     t1 - t0, t2 - t1, sqrt(e2 / r2));
@@ -130,7 +130,7 @@ static kr_status kc_run_spiral(kc_demo *d)
                        -(double)(E / 2) * fo.enc.vfov_cm_s / (double)E,
                        (double)(E - 1 - E / 2) * fo.enc.vfov_cm_s / (double)E);
         kc_report_figures_begin(d->report);
-        s = kc_demo_png(d, "fve_spectra", pic, 0.0, 1.0, -1, 0, 0,
+        s = kc_demo_png(d, "fve_spectra", pic, 0.0, 1.0, -1, 0,
                         "velocity spectra: vessel 1, vessel 2, static tissue");
         kc_report_figures_end(d->report);
         kc_demo_say(d, "FVE %lld^2 x %lld encodes x %lld frames: spectra of %lld voxels", (long long)fo.enc.n,
