@@ -90,6 +90,7 @@ int kc_tool_coilcombine(int argc, char **argv)
     int on = 0;
     for (int i = 0; i < img->ndim; i++)
         if (i != ax) od[on++] = img->dims[i];
+    while (on > 1 && od[on - 1] == 1) on--; /* [nx, ny, 1, coils] -> [nx, ny] */
     s = kr_array_create(&out, mp ? KR_C64 : KR_F32, on, od, KR_HOST, NULL);
     for (int64_t b = 0; s == KR_OK && b < nb; b++) {
         kr_array vi, vm, vo;
