@@ -98,7 +98,7 @@ static kr_status kc_run_spiral(kc_demo *d)
     if (s == KR_OK) s = kr_fve_simulate(d->cpu, &fo, &ft, &fd, &fw);
     const int64_t E = fo.enc.encodes, T = fo.frames, V = 3;
     double vox[9] = {fo.vessel[0].x0 * fo.enc.n / 2, fo.vessel[0].y0 * fo.enc.n / 2, 0,
-                     fo.vessel[1].x0 * fo.enc.n / 2, fo.vessel[1].y0 * fo.enc.n / 2, 0, 0, -7, 0};
+                     fo.vessel[1].x0 * fo.enc.n / 2, fo.vessel[1].y0 * fo.enc.n / 2, 0, 0, 7, 0};
     int64_t vd[4] = {E, T, fo.coils, V}, sd[3] = {E, T, V};
     if (s == KR_OK) s = kr_array_create(&vi, KR_C64, 4, vd, KR_HOST, NULL);
     if (s == KR_OK) s = kr_array_create(&sp, KR_C64, 3, sd, KR_HOST, NULL);
