@@ -195,10 +195,13 @@ static kr_status kc_run_cone(kc_demo *d)
                    "the low-contrast details need more iterations or FDK. SIRT needs more "
                    "iterations than CGLS, but with the voxel-driven backprojector in place of "
                    "A^T (FDK's kernel weighted by the density of rays; 'kray sirt "
-                   "--backprojector voxel') each one is cheap: at 512^3 from 496 views on an "
-                   "H100 it takes 0.35 s, against 1.46 s on the matched pair and 0.97 s for "
-                   "ASTRA's SIRT3D_CUDA.",
+                   "--backprojector voxel') each one is cheap.",
                    adj);
+    kc_report_para(d->report,
+                   "Quoted (2026-11-22 run 8, one NVIDIA H100, docs/benchmarks.md; not measured "
+                   "here): a SIRT iteration at 512^3 from 496 views takes 0.35 s with the "
+                   "voxel-driven backprojector, 1.46 s on the matched pair, and 0.97 s for "
+                   "ASTRA's SIRT3D_CUDA.");
     if ((s = kc_cone_fdk(d, g, proj, truth)) != KR_OK) goto done;
     kc_demo_say(d,
                 "cone beam %lld^3 from %lld views: CGLS %d it in %s (%s), central slice PSNR "

@@ -198,8 +198,10 @@ int kc_tool_demo(int argc, char **argv)
         return KC_EXIT_INPUT;
     }
     kc_report_para(d.report,
-                   "This report was written by `kray demo%s`. Every number below was measured in "
-                   "this run, on this machine, from analytic data built into kray.",
+                   "This report was written by `kray demo%s`. The tables, charts and images were "
+                   "measured in this run, on this machine, from analytic data built into kray. "
+                   "Figures from other runs appear only in paragraphs that begin with \"Quoted\" "
+                   "and name their date and machine.",
                    quick ? " --quick" : "");
 
     double t0 = kr_time_now();
