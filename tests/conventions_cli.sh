@@ -150,6 +150,15 @@ print(a.shape, c.shape, np.abs(a - b).max(), np.abs(c - d).max() / np.abs(d).max
 sys.exit(0 if a.shape == b.shape and c.shape == d.shape and np.allclose(a, b, rtol=1e-5, atol=1e-6)
          and np.abs(c - d).max() <= 1e-5 * np.abs(d).max() else 1)
 EOF
+# one coil of [nx, ny, 1, coils], any axis: kray convert --index
+expect_rc 0 convert "$KRAY" convert --index 3:2 coils.npy coil2.npy
+expect_rc 0 convert "$KRAY" convert --index 3:2 coils.npy coil2.png
+expect_rc 0 convert "$KRAY" convert --index 0:7,3:1 coils.npy col.npy
+"$PY" -c 'import numpy as np, sys; c = np.load("coils.npy"); a = np.load("coil2.npy"); b = np.load("col.npy"); sys.exit(0 if np.array_equal(a, c[2, 0]) and np.array_equal(b, c[1, 0, :, 7]) else 1)' &&
+    ok "convert --index picks coil 2 and a column" || fail "convert --index values"
+expect_rc 2 convert "$KRAY" convert --index 3:4 coils.npy x.png
+expect_rc 2 convert "$KRAY" convert --slice 3 coils.npy x.png
+grep -q -- "--index" "$T/err" || fail "--slice message should point to --index: $(cat "$T/err")"
 expect_rc 1 coilcombine "$KRAY" coilcombine --maps m.npy coils.npy comb.npy
 expect_rc 2 coilcombine "$KRAY" coilcombine --psi m.npy coils.npy comb.npy
 
