@@ -205,7 +205,7 @@ static kr_status kc_run_mri(kc_demo *d)
     }
     kc_report_figures_begin(d->report);
     if ((s = kc_demo_png(d, "mri_kspace_log", logk, 0, 0, -1, 0,
-                         "Analytic k-space, log10(1 + |F|) (kx across, ky up; k = 0 at the "
+                         "Analytic k-space, log10(1 + |F|) (kx across, ky down; k = 0 at the "
                          "centre)")) != KR_OK)
         goto done;
     if ((s = kc_demo_png(d, "mri_recon", rec, 0.0, 1.0, -1, 0,
