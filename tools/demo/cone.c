@@ -154,9 +154,18 @@ static kr_status kc_run_cone(kc_demo *d)
         goto done;
     char cap[160];
     kc_report_figures_begin(d->report);
-    snprintf(cap, sizeof cap, "Exact projection, view 0 (%lldx%lld)", (long long)sc.det_count,
-             (long long)sc.det_rows);
-    if ((s = kc_demo_png(d, "cone_projection", proj, 0, 0, 0, 0, cap)) != KR_OK ||
+    snprintf(cap, sizeof cap, "Exact projection, view 0 (%lldx%lld, z up)",
+             (long long)sc.det_count, (long long)sc.det_rows);
+    kr_array *p0 = NULL; /* view 0 with v (along +z, superior) up, as a radiograph */
+    int64_t pd0[2] = {proj->dims[0], proj->dims[1]};
+    if ((s = kr_array_create(&p0, KR_F32, 2, pd0, KR_HOST, NULL)) == KR_OK) {
+        for (int64_t i = 0; i < pd0[0] * pd0[1]; i++)
+            ((float *)p0->data)[i] = (float)kr_array_get_f64(proj, i);
+        if (kc_flip_y(p0) != 0) s = KR_ERR_OOM_HOST;
+    }
+    if (s == KR_OK) s = kc_demo_png(d, "cone_projection", p0, 0, 0, -1, 0, cap);
+    kr_array_destroy(p0);
+    if (s != KR_OK ||
         (s = kc_demo_png(d, "cone_truth", st, 0, 1, -1, 0, "Phantom, central slice z = 0")) !=
             KR_OK ||
         (s = kc_demo_png(d, "cone_cgls", sx, 0, 1, -1, 0, "CGLS, central slice")) != KR_OK ||

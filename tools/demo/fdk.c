@@ -19,8 +19,8 @@ static kr_status kc_fdk_plane(const kr_array *v, int axis, int64_t at, kr_array 
     const float *x = v->data;
     float *o = (*out)->data;
     for (int64_t b = 0; b < d[1]; b++)
-        for (int64_t a = 0; a < d[0]; a++)
-            o[a + d[0] * b] = axis == 0   ? x[at + nx * (a + ny * b)]
+        for (int64_t a = 0; a < d[0]; a++) /* sagittal and coronal: z (superior) up */
+            o[a + d[0] * (axis == 2 ? b : d[1] - 1 - b)] = axis == 0 ? x[at + nx * (a + ny * b)]
                               : axis == 1 ? x[a + nx * (at + ny * b)]
                                           : x[a + nx * (b + ny * at)];
     return KR_OK;
