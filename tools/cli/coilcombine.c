@@ -59,6 +59,8 @@ int kc_tool_coilcombine(int argc, char **argv)
     char d1[128], d2[128];
     kr_status s = kr_read(ip, &a, NULL, kc_image_io());
     if (s == KR_OK) s = kr_array_astype(&img, a, KR_C64);
+    kr_array_destroy(a);
+    a = NULL;
     if (s != KR_OK) goto fail;
     int ax = axis < 0 ? img->ndim - 1 : axis;
     if (ax >= img->ndim || img->ndim < 2) {
@@ -71,8 +73,7 @@ int kc_tool_coilcombine(int argc, char **argv)
     for (int i = 0; i < ax; i++) p *= img->dims[i];
     for (int i = ax + 1; i < img->ndim; i++) nb *= img->dims[i];
     if (mp) {
-        s = kr_read(mp, &a, NULL, kc_image_io());
-        kr_array_destroy(m0), m0 = a, a = NULL;
+        s = kr_read(mp, &m0, NULL, kc_image_io());
         if (s == KR_OK) s = kr_array_astype(&maps, m0, KR_C64);
         if (s != KR_OK) goto fail;
         int same = maps->ndim == img->ndim;
