@@ -2,12 +2,12 @@
 # Install (as root) or name (otherwise) the Debian/Ubuntu packages kray needs.
 #   deps.sh build   compiler, CMake, FFTW, libpng, zlib
 #   deps.sh test    the above plus the peers the tests compare against (bart, scikit-image,
-#                   pytest, PyTorch (CPU) and mypy for the Python package,
-#                   nibabel); tests that need a missing peer report "skipped" instead of failing
+#                   nibabel, dicom3tools, pytest, PyTorch (CPU) and mypy for the Python package);
+#                   tests that need a missing peer report "skipped" instead of failing
 set -euo pipefail
 what=${1:-build}
 build_pkgs=(gcc g++ make cmake pkg-config libfftw3-dev libpng-dev zlib1g-dev libdcmtk-dev libismrmrd-dev)
-test_pkgs=(bart python3 python3-numpy python3-scipy python3-skimage python3-nibabel python3-pil python3-pydicom python3-pytest python3-torch python3-mypy dcmtk teem-apps ismrmrd-tools)
+test_pkgs=(bart python3 python3-numpy python3-scipy python3-skimage python3-nibabel python3-pil python3-pydicom python3-pytest python3-torch python3-mypy python3-venv dcmtk dicom3tools teem-apps ismrmrd-tools)
 pkgs=("${build_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 

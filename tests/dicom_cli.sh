@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kray fbp writing DICOM (.dcm): the file opens in DCMTK's dcmdump (CT Image Storage, HU
-# rescale, pixel spacing) and in pydicom, whose rescaled pixels equal
-# 1000 (mu - mu_water) / mu_water of the same reconstruction written as .npy, to the rounding
+# rescale, pixel spacing), passes dicom3tools' dciodvfy with no errors, and opens in pydicom,
+# whose rescaled pixels equal 1000 (mu - mu_water) / mu_water of the same reconstruction written as .npy, to the rounding
 # of the 16-bit stored values (mu_water 1: the modified Shepp-Logan densities 0..1 become
 # -1000..0 HU, slope 1). Skips (77) without DCMTK in the build or without both peers.
 set -euo pipefail
@@ -49,5 +49,16 @@ assert [float(v) for v in d.PixelSpacing] == [0.5, 0.5]
 assert err <= 0.5 * float(d.RescaleSlope) + 1e-3, err
 PYEOF
     ok "pydicom values match"
+fi
+# dicom3tools' validator: no errors against the CT Image IOD (warnings allowed: empty Type 2C
+# Laterality, which is unknown for a phantom)
+if command -v dciodvfy >/dev/null 2>&1; then
+    dciodvfy r.dcm >dv.txt 2>&1 || true
+    n=$(grep -c '^Error' dv.txt || true)
+    [ "$n" -eq 0 ] && ok "dciodvfy: 0 errors ($(grep -c '^Warning' dv.txt || true) warnings)" ||
+        fail "dciodvfy: $n errors: $(grep '^Error' dv.txt | head -3)"
+    grep -q '^CTImage' dv.txt || fail "dciodvfy did not recognise a CT image: $(head -2 dv.txt)"
+else
+    echo "dciodvfy part skipped (Debian package dicom3tools not installed)"
 fi
 finish

@@ -21,7 +21,7 @@ expect_rc 0 traj "$KRAY" traj -x 64 -y 24 -o 2 -q "$T/r.cfl"
 expect_rc 1 nufft "$KRAY" nufft --dims 32x32 "$T/r.cfl" "$T/r.cfl" "$T/x.cfl"   # k = +-32 outside [-16, 16]
 expect_rc 1 nufft "$KRAY" nufft --dims 64x64 "$T/rt.cfl" "$T/r.cfl" "$T/x.cfl"  # 100 vs 3072 samples
 expect_rc 1 nufft "$KRAY" nufft --eps 1e-7 --dims 64x64 "$T/r.cfl" "$T/r.cfl" "$T/x.cfl" # f32
-expect_rc 2 nufft "$KRAY" nufft "$T/r.cfl" "$T/r.cfl" "$T/x.cfl"                # no --dims
+expect_rc 2 nufft "$KRAY" nufft --bench random:100                               # no --dims
 expect_rc 2 nufft "$KRAY" nufft --forward --adjoint --dims 64x64 "$T/r.cfl" "$T/r.cfl" "$T/x.cfl"
 expect_rc 2 nufft "$KRAY" nufft --forward --weights "$T/r.cfl" "$T/r.cfl" "$T/r.cfl" "$T/x.cfl"
 expect_rc 2 nufft "$KRAY" nufft --bench --dims 8x8 "$T/r.cfl" "$T/r.cfl"
@@ -52,6 +52,10 @@ bart ones 4 1 128 48 3 "$T/o" >/dev/null
 bart noise -s 3 "$T/o" "$T/kd" >/dev/null                          # 3 coils, BART layout
 expect_rc 0 drft "$KRAY" drft --precision f64 --dims 64x64 "$T/t.cfl" "$T/kd.cfl" "$T/dimg.cfl"
 expect_rc 0 nufft "$KRAY" nufft --eps 1e-6 --dims 64x64 "$T/t.cfl" "$T/kd.cfl" "$T/nimg.cfl"
+# without --dims the size comes from the trajectory as `bart estdims` has it (64x64 here)
+expect_rc 0 nufft "$KRAY" nufft --eps 1e-6 "$T/t.cfl" "$T/kd.cfl" "$T/nimg2.cfl"
+cmp -s "$T/nimg.cfl" "$T/nimg2.cfl" && ok "--dims inferred from the trajectory" ||
+    fail "nufft without --dims differs from --dims 64x64"
 v=$(bart nrmse "$T/dimg" "$T/nimg")
 num_le "$v" 1e-6 && ok "nufft adjoint (3 coils) == drft ($v)" || fail "nufft vs drft adjoint: $v"
 expect_rc 0 nufft "$KRAY" nufft --forward --bart --eps 1e-6 "$T/t.cfl" "$T/dimg.cfl" "$T/nk.cfl"

@@ -105,8 +105,11 @@ static void test_round_trip_all_types(void)
             KT_CHECK(f[123] == 2); /* mm */
             KT_CHECK(strcmp((const char *)f + 148, "kray test volume") == 0);
             KT_CHECK(get16(f, 252) == 1 && get16(f, 254) == 1);
-            KT_CHECK(getf(f, 268) == -10.5f && getf(f, 272) == 20.25f && getf(f, 276) == 3.0f);
-            KT_CHECK(getf(f, 280) == 0.75f && getf(f, 292) == -10.5f); /* srow_x */
+            /* kray's LPS origin (-10.5, 20.25, 3) and axes in NIfTI's RAS: diag(-1, -1, 1) */
+            KT_CHECK(getf(f, 256) == 0.0f && getf(f, 260) == 0.0f && getf(f, 264) == 1.0f);
+            KT_CHECK(getf(f, 268) == 10.5f && getf(f, 272) == -20.25f && getf(f, 276) == 3.0f);
+            KT_CHECK(getf(f, 280) == -0.75f && getf(f, 292) == 10.5f); /* srow_x */
+            KT_CHECK(getf(f, 300) == -1.25f && getf(f, 308) == -20.25f); /* srow_y */
             KT_CHECK(getf(f, 320) == 2.5f && getf(f, 324) == 3.0f);    /* srow_z */
             KT_CHECK(memcmp(f + 344, "n+1\0", 4) == 0);
             KT_CHECK(memcmp(f + 352, a->data, kr_array_bytes(a)) == 0);
@@ -182,7 +185,7 @@ static void test_byte_swapped(void)
             for (int i = 0; i < 24; i++)
                 KT_CHECK(((float *)a->data)[i] == (float)i - 5.5f);
         KT_CHECK(m.spacing[0] == 0.5 && m.spacing[1] == 0.25 && m.spacing[2] == 4.0);
-        KT_CHECK(m.origin[0] == 7.0 && m.origin[1] == -8.0 && m.origin[2] == 9.5); /* qoffset */
+        KT_CHECK(m.origin[0] == -7.0 && m.origin[1] == 8.0 && m.origin[2] == 9.5); /* qoffset, LPS */
         kr_array_destroy(a);
     }
     remove(p);
@@ -222,8 +225,8 @@ static void test_scaling_units_origin(void)
         for (int i = 0; i < 6; i++)
             KT_CHECK(((float *)a->data)[i] == (float)(2.5 * raw[i] - 7.0));
     KT_NEAR(m.spacing[0], 0.5, 1e-12);
-    KT_NEAR(m.origin[0], 1.5, 1e-12);
-    KT_NEAR(m.origin[1], -0.25, 1e-12);
+    KT_NEAR(m.origin[0], -1.5, 1e-12); /* RAS -> LPS */
+    KT_NEAR(m.origin[1], 0.25, 1e-12);
     KT_NEAR(m.origin[2], 0.002, 1e-12);
     kr_array_destroy(a);
 
@@ -527,10 +530,13 @@ static const char *nib_script =
     "        if a.dtype != want.dtype or not np.array_equal(a, want): bad.append('%s values' % k)\n"
     "        if tuple(float(z) for z in img.header.get_zooms()) != sp: bad.append('%s zooms %s' % "
     "(k, img.header.get_zooms()))\n"
-    "        if not np.array_equal(img.affine[:3, 3], org): bad.append('%s origin %s' % (k, "
+    "        lps = np.array([-1.0, -1.0, 1.0])\n"
+    "        if not np.array_equal(img.affine[:3, 3], lps * org): bad.append('%s origin %s' % (k, "
     "img.affine[:3, 3]))\n"
-    "        if not np.array_equal(img.affine[:3, :3], np.diag(sp)): bad.append('%s affine' % k)\n"
-    "        if not np.array_equal(img.get_qform()[:3, 3], org): bad.append('%s qform' % k)\n"
+    "        if not np.array_equal(img.affine[:3, :3], np.diag(lps * sp)): bad.append('%s affine' "
+    "% k)\n"
+    "        if nib.aff2axcodes(img.affine) != ('L', 'P', 'S'): bad.append('%s axcodes' % k)\n"
+    "        if not np.allclose(img.get_qform(), img.affine): bad.append('%s qform' % k)\n"
     "        if img.header['descrip'].item() != b'kray ' + k.encode(): bad.append('%s descrip' % "
     "k)\n"
     "else:\n"
@@ -654,8 +660,9 @@ static void test_kray_reads_nibabel(void)
         for (int i = 0; i < 3; i++) {
             KT_CHECK_MSG(m.spacing[i] == f[k].sp[i], "%s: spacing[%d] %g", f[k].name, i,
                          m.spacing[i]);
-            KT_CHECK_MSG(fabs(m.origin[i] - f[k].org[i]) <= 1e-12, "%s: origin[%d] %g", f[k].name,
-                         i, m.origin[i]);
+            double lps = i < 2 ? -1.0 : 1.0; /* nibabel writes RAS; kray reads LPS */
+            KT_CHECK_MSG(fabs(m.origin[i] - lps * f[k].org[i]) <= 1e-12, "%s: origin[%d] %g",
+                         f[k].name, i, m.origin[i]);
         }
         size_t n;
         double *ref = (double *)ktio_get(q, &n);

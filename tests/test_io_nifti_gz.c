@@ -145,7 +145,7 @@ static const char *nib_script =
     "    a = np.asanyarray(img.dataobj)\n"
     "    ok = a.dtype == np.float32 and np.array_equal(a, want)\n"
     "    ok = ok and tuple(float(z) for z in img.header.get_zooms()) == (0.75, 1.25, 2.5)\n"
-    "    ok = ok and np.array_equal(img.affine[:3, 3], (-10.5, 20.25, 3.0))\n"
+    "    ok = ok and np.array_equal(img.affine[:3, 3], (10.5, -20.25, 3.0))\n"
     "    sys.exit(0 if ok else 1)\n"
     "aff = np.diag([0.5, 0.75, 2.0, 1.0]); aff[:3, 3] = (1.5, -2.0, 4.0)\n"
     "nib.save(nib.Nifti1Image(want, aff), os.path.join(d, 'nb.nii.gz'))\n";
@@ -184,7 +184,7 @@ static void test_nibabel(void)
     KT_OK(kr_read(p, &r, &rm, NULL));
     KT_CHECK(r && ktio_equal(r, a));
     KT_CHECK(rm.spacing[0] == 0.5 && rm.spacing[1] == 0.75 && rm.spacing[2] == 2.0);
-    KT_CHECK(rm.origin[0] == 1.5 && rm.origin[1] == -2.0 && rm.origin[2] == 4.0);
+    KT_CHECK(rm.origin[0] == -1.5 && rm.origin[1] == 2.0 && rm.origin[2] == 4.0); /* LPS */
     kr_array_destroy(a);
     kr_array_destroy(r);
     ktio_rmdir(dir);

@@ -62,7 +62,7 @@ static void test_tables(void)
     KT_CHECK(e != NULL && n == 10);
     KT_NEAR(e[0].rho, 2.0, 0);
     KT_NEAR(e[1].rho, -0.98, 0);
-    KT_NEAR(e[1].y0, -0.0184, 0);
+    KT_NEAR(e[1].y0, 0.0184, 0); /* y down: the literature's -0.0184 */
     e = kr_phantom_ellipses(KR_PHANTOM_MODIFIED_SL, &n);
     KT_CHECK(e != NULL && n == 10);
     KT_NEAR(e[0].rho + e[1].rho, 0.2, 1e-15);
@@ -76,19 +76,20 @@ static void test_tables(void)
     KT_CHECK(kr_phantom_ellipses(KR_PHANTOM_SHEPP_LOGAN, NULL) != NULL);
 }
 
-/* Values at chosen points, derived from the tables by hand:
+/* Values at chosen points, derived from the tables by hand (kray's y points down, so the
+ * literature's y values change sign):
  *   (0, 0):    inside ellipses 1 (2) and 2 (-0.98); ellipse 3 (centre 0.22, semi-axis 0.11
  *              across) does not reach it -> 1.02 (modified: 1 - 0.8 = 0.2)
- *   (0, 0.08): plus ellipse 6 (radius 0.046 at (0, 0.1)) -> 1.03 (modified 0.3); (0, 0.1)
- *              itself lies exactly on the boundary of ellipse 5 (0.35 - 0.25), so avoid it
+ *   (0, -0.08): plus ellipse 6 (radius 0.046 at (0, -0.1)) -> 1.03 (modified 0.3); (0, -0.1)
+ *              itself lies exactly on the boundary of ellipse 5 (-0.35 + 0.25), so avoid it
  *   (0.22, 0): centre of ellipse 3 -> 2 - 0.98 - 0.02 = 1.00 (modified 0.0)
- *   (0, 0.35): centre of ellipse 5 -> 1.03 (modified 0.3)
- *   (0, 0.9):  ellipse 1 only (ellipse 2 ends at 0.874 - 0.0184) -> 2.0 (modified 1.0)
- *   (0.9, 0.9): outside -> 0.
+ *   (0, -0.35): centre of ellipse 5 -> 1.03 (modified 0.3)
+ *   (0, -0.9): ellipse 1 only (ellipse 2 ends at -0.874 + 0.0184) -> 2.0 (modified 1.0)
+ *   (0.9, -0.9): outside -> 0.
  * On the FFT grid with N = 200 these are pixel centres: index = 100 + 100 x. */
 static void test_known_values(void)
 {
-    const double xs[6] = {0, 0, 0.22, 0, 0, 0.9}, ys[6] = {0, 0.08, 0, 0.35, 0.9, 0.9};
+    const double xs[6] = {0, 0, 0.22, 0, 0, 0.9}, ys[6] = {0, -0.08, 0, -0.35, -0.9, -0.9};
     const double orig[6] = {1.02, 1.03, 1.00, 1.03, 2.0, 0.0};
     const double modi[6] = {0.2, 0.3, 0.0, 0.3, 1.0, 0.0};
     for (int kind = 0; kind < 2; kind++) {
@@ -119,13 +120,14 @@ static void test_known_values(void)
         KT_NEAR(px(a, 0, 0), 0.0, 0);
     }
     kr_array_destroy(a);
-    /* Row j increases with +y: ellipse 5 (y = +0.35) is in the upper half, the three small
-     * ellipses (y = -0.605) in the lower half. N = 200 CT grid: y_j = (2j + 1 - 200)/200. */
+    /* Row j increases with +y, which points down: ellipse 5 (the top of the head, y = -0.35)
+     * is in rows j < 100, the three small ellipses (the bottom, y = +0.605) in rows j > 100.
+     * N = 200 CT grid: y_j = (2j + 1 - 200)/200. */
     KT_OK(kr_phantom_2d(&a, KR_PHANTOM_MODIFIED_SL, 200, 200, 1, KR_F64));
     if (a) {
-        KT_NEAR(px(a, 100, 134), 0.3, 1e-12); /* y = 0.345 */
-        KT_NEAR(px(a, 100, 65), 0.2, 1e-12);  /* y = -0.345 */
-        KT_NEAR(px(a, 100, 39), 0.3, 1e-12);  /* y = -0.605 inside ellipse 9 */
+        KT_NEAR(px(a, 100, 65), 0.3, 1e-12);  /* y = -0.345 */
+        KT_NEAR(px(a, 100, 134), 0.2, 1e-12); /* y = 0.345 */
+        KT_NEAR(px(a, 100, 160), 0.3, 1e-12); /* y = 0.605 inside ellipse 9 */
     }
     kr_array_destroy(a);
 }
@@ -236,9 +238,9 @@ static void test_raster_3d(void)
             kr_array_destroy(a);
         }
     /* Known values of the Kak-Slaney phantom: origin 2 - 0.98 = 1.02; centre of ellipsoid 5
-     * (0, .35, -.25) 1.02 + 0.02; centre of ellipsoid 3 (-.22, 0, -.25) 1.02 - 0.02; centre of
-     * ellipsoid 10 (0, .1, .625) 1.02 - 0.02; above the head (0, 0, 0.95) 0. */
-    double xyz[15] = {0, 0, 0, 0, .35, -.25, -.22, 0, -.25, 0, .1, .625, 0, 0, .95};
+     * (0, -.35, -.25) 1.02 + 0.02; centre of ellipsoid 3 (-.22, 0, -.25) 1.02 - 0.02; centre of
+     * ellipsoid 10 (0, -.1, .625) 1.02 - 0.02 (y down); above the head (0, 0, 0.95) 0. */
+    double xyz[15] = {0, 0, 0, 0, -.35, -.25, -.22, 0, -.25, 0, -.1, .625, 0, 0, .95};
     double want[5] = {1.02, 1.04, 1.00, 1.00, 0}, v[5];
     KT_OK(kr_phantom_eval_3d(e, n, xyz, 5, v));
     for (int p = 0; p < 5; p++) KT_NEAR(v[p], want[p], 1e-12);
@@ -273,14 +275,14 @@ static void test_mr(void)
     KT_CHECK(a->dtype == KR_F32 && a->ndim == 3 && a->dims[2] == 3);
     struct { double x, y, t1, t2, pd; } pts[] = {
         {0, 0, 998.1393, 100, 0.745},      /* gray matter (inside scalp, marrow, csf, gm) */
-        {0, 0.9, 552.3613, 50, 0.12},      /* bone marrow ring */
-        {0, 0.935, 342.5070, 70, 0.80},    /* scalp only */
+        {0, -0.9, 552.3613, 50, 0.12},     /* bone marrow ring (y down: the top) */
+        {0, -0.935, 342.5070, 70, 0.80},   /* scalp only */
         {0.22, 0, 4200, 1990, 0.98},       /* right ventricle */
-        {0, 0.35, 680.6681, 80, 0.617},    /* white matter */
-        {0, 0.12, 1011.1668, 100, 0.95},   /* tumour overlapping white matter: smaller wins */
-        {0, 0.85, 4200, 1990, 0.98},       /* csf layer between marrow and gray matter */
-        {0, -0.605, 1011.1668, 100, 0.95}, /* small tumour */
-        {0.9, 0.9, 0, 0, 0},               /* background */
+        {0, -0.35, 680.6681, 80, 0.617},   /* white matter */
+        {0, -0.12, 1011.1668, 100, 0.95},  /* tumour overlapping white matter: smaller wins */
+        {0, -0.85, 4200, 1990, 0.98},      /* csf layer between marrow and gray matter */
+        {0, 0.605, 1011.1668, 100, 0.95},  /* small tumour */
+        {0.9, -0.9, 0, 0, 0},              /* background */
     };
     const int64_t plane = 400 * 400;
     for (size_t p = 0; p < sizeof pts / sizeof pts[0]; p++) {
@@ -301,11 +303,11 @@ static void test_mr(void)
     kr_array_destroy(a);
 
     /* Supersampling: interior pixels keep their values; a pixel straddling the csf / gray
-     * matter boundary (x = 0, y = 0.864 - 0.0184 = 0.8456) has T1 and PD in between. */
+     * matter boundary (x = 0, y = -0.864 + 0.0184 = -0.8456) has T1 and PD in between. */
     KT_OK(kr_phantom_mr_2d_grid(&a, KR_GRID_FFT, 400, 400, 4, 1.5));
     if (a) {
         KT_NEAR(kr_array_get_f64(a, 200 + 400 * 200), 998.1393, 1e-3);
-        int64_t idx = 200 + 400 * 369; /* y = 0.845, pixel spans 0.840 .. 0.850 */
+        int64_t idx = 200 + 400 * 31; /* y = -0.845, pixel spans -0.850 .. -0.840 */
         double t1 = kr_array_get_f64(a, idx), pd = kr_array_get_f64(a, idx + 2 * plane);
         KT_CHECK(t1 > 1000 && t1 < 4199);
         KT_CHECK(pd > 0.746 && pd < 0.979);

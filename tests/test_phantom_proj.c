@@ -148,7 +148,7 @@ static void test_line_integrals_riemann(void)
             dst[3 * r + c] = 1.2 * kri_rand_sym(7, (uint64_t)(6 * r + 3 + c));
         }
     /* A ray along z through the ventricle plane and one along x through the origin. */
-    double fixed[12] = {0, 0.35, -1.2, 0, 0.35, 1.2, -1.2, 0, -0.25, 1.2, 0, -0.25};
+    double fixed[12] = {0, -0.35, -1.2, 0, -0.35, 1.2, -1.2, 0, -0.25, 1.2, 0, -0.25};
     memcpy(src, fixed, 3 * sizeof(double));
     memcpy(dst, fixed + 3, 3 * sizeof(double));
     memcpy(src + 3, fixed + 6, 3 * sizeof(double));
@@ -166,7 +166,7 @@ static void test_line_integrals_riemann(void)
         printf("  kind %d: worst relative difference to the Riemann sums %.3g\n", kind, worst);
         KT_LE(worst, 1e-3);
     }
-    /* Known: along z at (0, 0.35) the ray crosses ellipsoids 1, 2 (z half-chords
+    /* Known: along z at (0, -0.35) (y down) the ray crosses ellipsoids 1, 2 (z half-chords
      * 0.9 sqrt(1 - (.35/.92)^2), 0.88 sqrt(1 - (.35/.874)^2)) and 5 (0.5, whole length 1.0). */
     double want = 2.0 * 2 * 0.9 * sqrt(1 - pow(0.35 / 0.92, 2)) -
                   0.98 * 2 * 0.88 * sqrt(1 - pow(0.35 / 0.874, 2)) + 0.02 * 1.0;

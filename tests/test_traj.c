@@ -38,32 +38,32 @@ static void test_radial(void)
     kr_array *t = NULL;
     KT_OK(kr_traj_radial(&t, &o));
     KT_CHECK(t->ndim == 3 && t->dims[1] == 8 && t->dims[2] == 4);
-    /* spoke s: (i + 1/2 - 4) (sin(pi s / 4), cos(pi s / 4)) as `bart traj -r -x 8 -y 4` */
+    /* spoke s: (i + 1/2 - 4) (cos(pi s / 4), sin(pi s / 4)): `bart traj -r -x 8 -y 4` in kray's (kx, ky) */
     for (int64_t s = 0; s < 4; s++)
         for (int64_t i = 0; i < 8; i++) {
             double r = (double)i + 0.5 - 4.0, a = PI * (double)s / 4.0;
-            KT_NEAR(kv(t, s * 8 + i, 0), r * sin(a), 1e-6);
-            KT_NEAR(kv(t, s * 8 + i, 1), r * cos(a), 1e-6);
+            KT_NEAR(kv(t, s * 8 + i, 1), r * sin(a), 1e-6);
+            KT_NEAR(kv(t, s * 8 + i, 0), r * cos(a), 1e-6);
             KT_CHECK(kv(t, s * 8 + i, 2) == 0.0);
         }
-    KT_NEAR(kv(t, 7, 1), 3.5, 0);          /* spoke 0 runs along +ky */
-    KT_NEAR(kv(t, 2 * 8 + 7, 0), 3.5, 0);  /* spoke 2 along +kx */
+    KT_NEAR(kv(t, 7, 0), 3.5, 0);          /* spoke 0 runs along +kx */
+    KT_NEAR(kv(t, 2 * 8 + 7, 1), 3.5, 0);  /* spoke 2 along +ky */
     kr_array_destroy(t);
     /* DC-sampled spokes (BART -c): sample X/2 is the centre on every spoke */
     o.dc = 1;
     KT_OK(kr_traj_radial(&t, &o));
-    for (int64_t s = 0; s < 4; s++) KT_CHECK(kv(t, s * 8 + 4, 0) == 0 && kv(t, s * 8 + 4, 1) == 0);
-    KT_NEAR(kv(t, 0, 1), -4.0, 0);
+    for (int64_t s = 0; s < 4; s++) KT_CHECK(kv(t, s * 8 + 4, 1) == 0 && kv(t, s * 8 + 4, 0) == 0);
+    KT_NEAR(kv(t, 0, 0), -4.0, 0);
     kr_array_destroy(t);
     /* golden angle: successive spokes 180/phi = 111.246 degrees apart */
     o.dc = 0, o.order = KR_RADIAL_GOLDEN, o.spokes = 5;
     KT_OK(kr_traj_radial(&t, &o));
-    double a1 = atan2(kv(t, 8 + 7, 0), kv(t, 8 + 7, 1)) * 180 / PI;
+    double a1 = atan2(kv(t, 8 + 7, 1), kv(t, 8 + 7, 0)) * 180 / PI;
     KT_NEAR(a1, 111.24611797, 1e-5);
     kr_array_destroy(t);
     o.tiny = 3; /* tiny golden angle pi / (phi + 2) */
     KT_OK(kr_traj_radial(&t, &o));
-    a1 = atan2(kv(t, 8 + 7, 0), kv(t, 8 + 7, 1));
+    a1 = atan2(kv(t, 8 + 7, 1), kv(t, 8 + 7, 0));
     KT_NEAR(a1, PI / (1.6180339887498949 + 2.0), 1e-6);
     kr_array_destroy(t);
     /* full circle, stack of stars */
@@ -71,8 +71,8 @@ static void test_radial(void)
     o.samples = 6, o.spokes = 4, o.full_circle = 1, o.partitions = 3, o.dtype = KR_F64;
     KT_OK(kr_traj_radial(&t, &o));
     KT_CHECK(t->ndim == 4 && t->dims[3] == 3);
-    KT_NEAR(kv(t, 6 + 5, 0), 2.5, 1e-12); /* spoke 1 at 90 degrees */
-    KT_NEAR(kv(t, 2 * 6 + 5, 1), -2.5, 1e-12);
+    KT_NEAR(kv(t, 6 + 5, 1), 2.5, 1e-12); /* spoke 1 at 90 degrees */
+    KT_NEAR(kv(t, 2 * 6 + 5, 0), -2.5, 1e-12);
     KT_CHECK(kv(t, 0, 2) == -1 && kv(t, 24, 2) == 0 && kv(t, 71, 2) == 1);
     kr_array_destroy(t);
     o.samples = 0;

@@ -1,9 +1,12 @@
 /* Interoperability with BART (v0.8, Debian's `bart`; skipped when missing):
  *   - `bart traj -r -x 64 -y 32` (and -c, -D, -G) read by kray equals kray's own radial
- *     trajectory: BART puts spoke s along (sin t_s, cos t_s) with t_s = pi s / S, sample i at
+ *     trajectory: BART puts spoke s along (sin t_s, cos t_s) in its (k0, k1), kray's (ky, kx),
+ *     with t_s = pi s / S, sample i at
  *     i + 1/2 - X/2 (i - X/2 with -c);
  *   - a trajectory written by kray is read by BART (`bart nrmse` against BART's own is 0);
  *   - kray's DrFT equals `bart nufft -s` (BART's exact DFT) in both directions with no scaling,
+ *     with the files read by kray's rules (trajectory (k0, k1) -> (ky, kx), images [y, x] ->
+ *     [x, y]),
  *     and `bart nufft` (the NUFFT) is the DrFT scaled by 1/sqrt(nx ny) to its accuracy. */
 #include "mri/mri_internal.h"
 #include "kt.h"
@@ -84,8 +87,12 @@ static void test_bart_dft(void)
     kr_array *traj = NULL, *data = NULL, *bimg = NULL, *bnimg = NULL, *bk = NULL, *bnk = NULL;
     KT_OK(kr_traj_read(t, &traj, KR_F32));
     KT_OK(kr_read(d, &data, NULL, NULL));
-    KT_OK(kr_read(ia, &bimg, NULL, NULL));
-    KT_OK(kr_read(nname, &bnimg, NULL, NULL));
+    /* images with kray's axes ([x, y] = BART's [y, x]), as the trajectory's (kx, ky) */
+    kr_io_opts im;
+    kr_io_opts_default(&im);
+    im.axes = KR_IO_AXES_IMAGE;
+    KT_OK(kr_read(ia, &bimg, NULL, &im));
+    KT_OK(kr_read(nname, &bnimg, NULL, &im));
     KT_OK(kr_read(fa, &bk, NULL, NULL));
     KT_OK(kr_read(na, &bnk, NULL, NULL));
     if (!traj || !data || !bimg || !bnimg || !bk || !bnk) return;

@@ -34,6 +34,8 @@ static const kc_tool kc_tools[] = {
     {"drft", "direct non-uniform Fourier transform (forward, adjoint, Q), CPU and CUDA", kc_tool_drft},
     {"sim", "Bloch simulation of a Cartesian GRE / spin echo of a T1/T2/PD object", kc_tool_sim},
     {"coils", "coil sensitivity maps of an MRXCAT loop array (Biot-Savart)", kc_tool_coils},
+    {"coilcombine", "combine coil images: root-sum-of-squares or weighted by sensitivity maps",
+     kc_tool_coilcombine},
     {"nufft", "non-uniform FFT (Kaiser-Bessel gridding), forward / adjoint, CPU and CUDA", kc_tool_nufft},
     {"lsrecon", "least-squares non-Cartesian MRI reconstruction by CG (Toeplitz, NUFFT or DrFT normal operator)",
      kc_tool_lsrecon},

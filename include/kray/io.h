@@ -42,6 +42,16 @@ typedef struct kr_meta {
     char description[128];
 } kr_meta;
 
+/* How the first two axes of an array meet a file. Only BART's .cfl tells them apart: BART keeps
+ * an image as (row, column), axis 0 drawn down the page by `bart toimg`, while kray's images are
+ * [x, y] with x across and y down, as NumPy (shape (ny, nx)), PNG, NIfTI and MetaImage store
+ * them. See docs/conventions.md. */
+typedef enum kr_io_axes {
+    KR_IO_AXES_STORED = 0, /* dims in the file's own order (k-space samples, sinograms, tables) */
+    KR_IO_AXES_IMAGE       /* an image [x, y, ...]: .cfl swaps the first two axes on reading and
+                              writing ([x, y, ...] <-> BART's [y, x, ...]); a 1-D [n] is [1, n] */
+} kr_io_axes;
+
 typedef struct kr_io_opts {
     /* raw input: element type, dims, and byte order (0 little, 1 big) */
     kr_dtype raw_dtype;
@@ -60,6 +70,7 @@ typedef struct kr_io_opts {
     /* write: element type to store (KR_DTYPE_INVALID = keep the array's; converted if needed) */
     kr_dtype write_dtype;
     const kr_meta *meta;    /* optional metadata to write */
+    kr_io_axes axes;        /* read and write: KR_IO_AXES_STORED (default) or _IMAGE */
 } kr_io_opts;
 
 void kr_io_opts_default(kr_io_opts *o);

@@ -1,11 +1,11 @@
 /* kray analytic phantoms: the ground truth of most tests.
  *
- * FRAME. Objects live in a normalised frame: x to the right, y up, z out of the (x, y) plane
- * (right-handed). A 2-D image covers the square [-1, 1] x [-1, 1], a 3-D volume the cube
+ * FRAME. Objects live in a normalised frame: x to the right, y DOWN, z into the (x, y) plane
+ * (right-handed; the screen's axes, and DICOM's patient axes of an axial slice). A 2-D image covers the square [-1, 1] x [-1, 1], a 3-D volume the cube
  * [-1, 1]^3, whatever the number of pixels: an nx x ny image has pixel pitch 2/nx along x and
  * 2/ny along y (square pixels only when nx == ny). Arrays are [x, y] and [x, y, z], x fastest;
- * pixel index i runs along +x, j along +y (so row j = 0 is the BOTTOM of the object: flip rows
- * for a top-down display), k along +z.
+ * pixel index i runs along +x, j along +y (so row j = 0 is the TOP of the object, as every
+ * viewer shows row 0), k along +z.
  *
  * PIXEL GRIDS (kr_phantom_grid). Two conventions for where pixel i sits along an axis of N
  * pixels (the same rule for y and z with their own N):
@@ -22,13 +22,15 @@
  * not depend on the number of OpenMP threads.
  *
  * ELLIPSES. kr_ellipse {rho, a, b, x0, y0, phi_deg}: semi-axis a lies along the ellipse's own
- * u axis, which is the x axis rotated counter-clockwise by phi_deg degrees; b along its v axis:
+ * u axis, which is the x axis rotated by phi_deg degrees from +x towards +y (clockwise on the
+ * screen); b along its v axis:
  *   u = (x - x0) cos(phi) + (y - y0) sin(phi),   v = -(x - x0) sin(phi) + (y - y0) cos(phi).
  * Ellipsoids (kr_ellipsoid) are the same in (x, y) with semi-axis c along z and centre z0, and
  * phi a rotation about z only. Densities ADD where ellipses overlap (Shepp & Logan 1974, Kak &
  * Slaney 1988); the MR phantom below is different (not additive).
  *
- * BUILT-IN SETS (kr_phantom_kind).
+ * BUILT-IN SETS (kr_phantom_kind). The literature draws these with y up: kray's tables are the
+ * numbers below with y0 and phi negated, so that the head is upright with y down.
  *   2-D (10 ellipses), geometry of Shepp & Logan 1974 as tabulated by Kak & Slaney 1988
  *   (Table 3.1), i = 1..10: (x0, y0; a, b; phi) =
  *     (0, 0; .69, .92; 0)  (0, -.0184; .6624, .874; 0)  (.22, 0; .11, .31; -18)

@@ -8,8 +8,9 @@
  *     by integer k in [-N/2, N/2) and the image has pixel coordinates x - N/2 (origin at index
  *     N/2). kr_traj_convert turns [-0.5, 0.5) (cycles per pixel) or radians ([-pi, pi)) into
  *     cycles per FOV and back. 2-D trajectories have kz = 0.
- *   - Radial spokes follow `bart traj -r` exactly: spoke s has direction (sin t_s, cos t_s, 0),
- *     i.e. the angle t_s is measured from +ky towards +kx, t_s = pi s / S (uniform), 2 pi s / S
+ *   - Radial spokes follow `bart traj -r` exactly: spoke s has direction (cos t_s, sin t_s, 0),
+ *     i.e. the angle t_s is measured from +kx towards +ky (BART's (sin t_s, cos t_s) in its
+ *     (k0, k1), which are kray's (ky, kx): see .cfl below), t_s = pi s / S (uniform), 2 pi s / S
  *     (full circle, BART -D) or s pi / phi with the golden ratio phi (BART -G, 111.25 deg steps;
  *     tiny golden angles pi / (phi + n - 1) with n >= 2, BART -s n). Sample i of X sits at
  *     (i + 1/2 - X/2) / o (symmetric, k = 0 not sampled, BART's default) or at (i - X/2) / o
@@ -18,7 +19,9 @@
  *     o = 2: radial aliasing rings sit at a distance of 1 / (radial sample spacing).
  *   - BART trajectory files (.cfl/.hdr written by `bart traj`) are complex float with the
  *     coordinates in the real parts and zero imaginary parts; kr_traj_read/kr_traj_write read and
- *     write them (and .npy / .raw real arrays).
+ *     write them (and .npy / .raw real arrays). BART's k0 and k1 go with its image axes 0 (rows)
+ *     and 1 (columns), i.e. kray's y and x (KR_IO_AXES_IMAGE in kray/io.h): .cfl files swap the
+ *     first two coordinates on reading and writing, other formats store (kx, ky, kz) as is.
  *   - Density-compensation weights are cell areas (2-D) or volumes (3-D) in (cycles per FOV)^d:
  *     a fully sampled Cartesian grid has weight 1 everywhere, so the weighted adjoint DrFT of
  *     any trajectory approximates the unnormalised inverse DFT of the Cartesian grid (N^d times

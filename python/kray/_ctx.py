@@ -104,6 +104,9 @@ def cuda_context(device):
     c = d.get(device)
     if c is None:
         c = d[device] = Context("cuda", device=device)
+    # Never keep a caller's stream between calls: it may be destroyed once the call returns.
+    # Calls with device operands set the caller's current stream again (kray._plan).
+    c.set_stream(0)
     return c
 
 

@@ -26,7 +26,7 @@ class IoOpts(Structure):
                 ("raw_big_endian", c_int), ("raw_offset", c_int64), ("bits", c_int),
                 ("window_set", c_int), ("window_lo", c_double), ("window_hi", c_double),
                 ("slice", c_int), ("complex_part", c_int), ("nrrd_gzip", c_int),
-                ("write_dtype", c_int), ("meta", POINTER(Meta))]
+                ("write_dtype", c_int), ("meta", POINTER(Meta)), ("axes", c_int)]
 
 
 fn("kr_io_opts_default", [POINTER(IoOpts)], None)
@@ -41,8 +41,22 @@ def _path(p):
     return os.fsencode(p)
 
 
-def read(path, meta=False, raw_dtype=None, raw_shape=None, raw_big_endian=False, raw_offset=0):
+_AXES = {"stored": 0, "image": 1}
+
+
+def _axes(axes):
+    if axes not in _AXES:
+        raise ValueError("kray: axes is 'stored' or 'image', not %r" % (axes,))
+    return _AXES[axes]
+
+
+def read(path, meta=False, raw_dtype=None, raw_shape=None, raw_big_endian=False, raw_offset=0,
+         axes="stored"):
     """Read a file into a new NumPy array (Python order).
+
+    axes="image" reads a BART .cfl image (rows, columns as `bart toimg` draws them) as an
+    upright (ny, nx, ...) image, swapping BART's first two axes; "stored" (default) keeps the
+    file's order (k-space, sinograms, tables). Other formats ignore it (docs/conventions.md).
 
     meta=True also returns a dict with ``spacing`` and ``origin`` (mm, x/y/z order as stored)
     and ``description``. Raw files (.raw) need ``raw_dtype`` (NumPy dtype) and ``raw_shape``
@@ -58,6 +72,7 @@ def read(path, meta=False, raw_dtype=None, raw_shape=None, raw_big_endian=False,
             o.raw_dims[i] = d
     o.raw_big_endian = 1 if raw_big_endian else 0
     o.raw_offset = raw_offset
+    o.axes = _axes(axes)
     m = Meta()
     p = POINTER(A.KrArray)()
     lib.kr_read(_path(path), byref(p), byref(m), byref(o))
@@ -69,13 +84,15 @@ def read(path, meta=False, raw_dtype=None, raw_shape=None, raw_big_endian=False,
 
 
 def write(path, a, dtype=None, bits=8, window=None, slice=-1, part="magnitude", gzip=True,
-          spacing=None, origin=None, description=None):
+          spacing=None, origin=None, description=None, axes="stored"):
     """Write array `a` (any kind; device arrays are copied to the host) to `path`.
 
     dtype: element type to store (NumPy dtype; None keeps a's). PNG/PGM: ``bits`` 8 or 16,
     ``window`` (lo, hi) or None for min..max, ``slice``: for a volume of shape (z, y, x), the
     index along z (-1 = central), ``part`` of complex data (magnitude, real, imag,
-    phase). NRRD: ``gzip``. NIfTI/MHA/NRRD: ``spacing``/``origin`` in mm (x, y, z)."""
+    phase). NRRD: ``gzip``. NIfTI/MHA/NRRD: ``spacing``/``origin`` in mm (x, y, z).
+    axes="image": an image written to .cfl gets BART's (row, column) order, so `bart toimg`
+    shows it upright ("stored", default: the array's own order)."""
     x = A.arg(A.to_host(a), "the array to write")
     o = IoOpts()
     lib.kr_io_opts_default(byref(o))
@@ -93,6 +110,7 @@ def write(path, a, dtype=None, bits=8, window=None, slice=-1, part="magnitude", 
         raise ValueError("kray: part must be one of %s, not %r" % (", ".join(_PARTS), part))
     o.complex_part = _PARTS[part]
     o.nrrd_gzip = 1 if gzip else 0
+    o.axes = _axes(axes)
     if spacing is not None or origin is not None or description is not None:
         m = Meta()
         for i, v in enumerate(spacing or ()):

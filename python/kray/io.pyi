@@ -1,7 +1,7 @@
 import ctypes
 from ctypes import Structure
 from ._typing import Array, DTypeLike, PathLike
-from typing import Any, Optional
+from typing import Any, Optional, Sequence, Tuple
 
 class Meta(Structure):
     spacing: ctypes.Array[Any]
@@ -23,12 +23,14 @@ class IoOpts(Structure):
     nrrd_gzip: int
     write_dtype: int
     meta: Any
+    axes: int
 
-def read(path: PathLike, meta: bool = ..., raw_dtype: Optional[Any] = ...,
-        raw_shape: Optional[Any] = ..., raw_big_endian: bool = ...,
-        raw_offset: int = ...) -> Array: ...
+def read(path: PathLike, meta: bool = ..., raw_dtype: Optional[DTypeLike] = ...,
+         raw_shape: Optional[Sequence[int]] = ..., raw_big_endian: bool = ...,
+         raw_offset: int = ..., axes: str = ...) -> Any: ...
 
-def write(path: PathLike, a: Array, dtype: DTypeLike = ..., bits: int = ...,
-        window: Optional[Any] = ..., slice: int = ..., part: str = ..., gzip: bool = ...,
-        spacing: Optional[Any] = ..., origin: Optional[Any] = ...,
-        description: Optional[Any] = ...) -> None: ...
+def write(path: PathLike, a: Array, dtype: Optional[DTypeLike] = ..., bits: int = ...,
+          window: Optional[Tuple[float, float]] = ..., slice: int = ..., part: str = ...,
+          gzip: bool = ..., spacing: Optional[Sequence[float]] = ...,
+          origin: Optional[Sequence[float]] = ..., description: Optional[str] = ...,
+          axes: str = ...) -> None: ...

@@ -68,6 +68,11 @@ class Linop(Plan):
         self.shape_out = A.shape_of(lib.kr_linop_out_dims, ptr)
         self.name = lib.kr_linop_name(ptr).decode()
 
+    def close(self):
+        if self._ptr and self.on_device:
+            self.ctx.set_stream(0)   # the last stream used may be gone by now
+        super().close()
+
     def __repr__(self):
         where = "cuda:%d" % self.device if self.on_device else "cpu"
         return "kray.Linop(%r, %s -> %s, %s, %s)" % (self.name, self.shape_in, self.shape_out,

@@ -1,9 +1,9 @@
 """Analytic phantoms (kray/phantom.h): Shepp-Logan images and volumes, exact sinograms and line
 integrals, analytic k-space, smooth coil maps and the MR tissue (T1, T2, PD) phantom.
 
-Frame: normalised units, the image covers [-1, 1] per axis, x right, y up, z out. Arrays are
-Python order: an image (ny, nx) with row index j growing with +y (row 0 is the BOTTOM of the
-object: flip rows to display), a volume (nz, ny, nx). Pixel grids: "ct" (centres at
+Frame: normalised units, the image covers [-1, 1] per axis, x right, y down, z into the plane
+(docs/conventions.md). Arrays are Python order: an image (ny, nx) with row index j growing
+with +y, so row 0 is the top and `imshow` shows the phantom upright; a volume (nz, ny, nx). Pixel grids: "ct" (centres at
 (2i + 1 - N) / N) or "fft" (origin at pixel N // 2, as MRI and BART). Kinds: "modified" (Toft
 in 2-D, Yu-Ye-Wang in 3-D; the default, as the CLI's) and "original" (Shepp & Logan 1974).
 Ellipse sets are (n, 6) arrays of (rho, a, b, x0, y0, phi_deg) rows; ellipsoids (n, 8) of

@@ -234,3 +234,19 @@ def test_torch_cuda_zero_copy_and_autograd(rng):
     assert A.forward(x.detach(), out=out) is out
     assert arg(x).c.data == x.data_ptr()
     assert torch.autograd.gradcheck(lambda v: kt.apply(A, v), (x,))
+
+
+def test_cfl_image_axes(tmp_path):
+    # axes="image" stores BART's (row, column) order: the file's dims are the NumPy shape
+    # reversed only after the swap of the first two, i.e. a (ny, nx) image is BART [ny, nx].
+    x = (np.arange(12, dtype=np.complex64) + 1j).reshape(3, 4)
+    p = str(tmp_path / "im")
+    kray.write(p + ".cfl", x, axes="image")
+    dims = open(p + ".hdr").read().split("\n")[1].split()
+    assert dims[:2] == ["3", "4"]
+    np.testing.assert_array_equal(kray.read(p + ".cfl", axes="image"), x)
+    assert kray.read(p + ".cfl").shape == (4, 3)
+    kray.write(p + "s.cfl", x)
+    assert open(p + "s.hdr").read().split("\n")[1].split()[:2] == ["4", "3"]
+    with pytest.raises(ValueError):
+        kray.read(p + ".cfl", axes="rows")

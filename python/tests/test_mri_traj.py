@@ -18,7 +18,7 @@ def test_radial_closed_form():
     assert t.shape == (4, 8, 3) and t.dtype == np.float32
     ang = np.pi * np.arange(4) / 4
     r = np.arange(8) + 0.5 - 4
-    ref = np.stack([np.outer(np.sin(ang), r), np.outer(np.cos(ang), r), np.zeros((4, 8))], -1)
+    ref = np.stack([np.outer(np.cos(ang), r), np.outer(np.sin(ang), r), np.zeros((4, 8))], -1)
     np.testing.assert_allclose(t, ref, atol=1e-6)
     s = traj.radial(samples=8, spokes=3, partitions=2, dc=True, dtype=np.float64)
     assert s.shape == (2, 3, 8, 3) and s.dtype == np.float64
@@ -27,7 +27,7 @@ def test_radial_closed_form():
     np.testing.assert_array_equal(s[0, :, 4, :2], 0)   # k = 0 sampled with dc
     g = traj.radial(samples=8, spokes=3, golden=True, dtype=np.float64)
     phi = (1 + 5 ** 0.5) / 2
-    np.testing.assert_allclose(np.arctan2(g[:, -1, 0], g[:, -1, 1]) % np.pi,
+    np.testing.assert_allclose(np.arctan2(g[:, -1, 1], g[:, -1, 0]) % np.pi,
                                (np.arange(3) * np.pi / phi) % np.pi, atol=1e-12)
 
 

@@ -13,7 +13,7 @@ def test_builtin_sets_and_point_values():
     assert e.shape == (10, 6) and e[0].tolist() == [2, .69, .92, 0, 0, 0]
     assert ph.ellipses("modified")[1, 0] == -0.8
     z = ph.ellipsoids("modified")
-    assert z.shape == (10, 8) and z[2, 7] == 108
+    assert z.shape == (10, 8) and z[2, 7] == -108
     # centre of the head: 2 - 0.98 (original), 1 - 0.8 (modified); outside: 0
     np.testing.assert_allclose(ph.evaluate([[0, 0], [0.99, 0.99]], "original"), [1.02, 0])
     np.testing.assert_allclose(ph.evaluate([[0, 0.0, 0]], "modified"), [0.2])

@@ -10,6 +10,10 @@
  * (at least one dim is kept). More than KR_MAX_DIMS dims are accepted when the extra ones are 1.
  * Writing converts any dtype to c64 (real -> imaginary 0) and writes the .hdr with
  * "# Dimensions", "# Command" (kr_meta description, when given) and "# Creator" (kray version).
+ * Any write_dtype is accepted: BART has complex float only, so a real image is stored as complex
+ * with zero imaginary parts (as `bart` itself does).
+ * KR_IO_AXES_IMAGE: the array is an image [x, y, ...] and BART's is [y, x, ...] (row, column):
+ * the first two axes are swapped after reading and before writing.
  * Both files go through temporary names; if the second rename fails the first file is removed.
  */
 #include "io_internal.h"
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define KRI_CFL_HDR_LIMIT ((size_t)1 << 20) /* a .hdr larger than 1 MiB is not a BART header */
 
@@ -26,6 +31,28 @@ typedef struct kri_cfl_names {
     char cfl[4096];
     char hdr[4096];
 } kri_cfl_names;
+
+/* New c64 array with the first two axes of `a` (c64, host) swapped: [d0, d1, r...] ->
+ * [d1, d0, r...]; a 1-D [n] is taken as [n, 1]. Trailing singleton dims are dropped. */
+static kr_status kri_cfl_swap01(const kr_array *a, kr_array **out)
+{
+    int64_t d0 = a->dims[0], d1 = a->ndim > 1 ? a->dims[1] : 1, rest = 1;
+    int64_t dims[KR_MAX_DIMS];
+    int nd = a->ndim < 2 ? 2 : a->ndim;
+    for (int i = 2; i < a->ndim; i++) dims[i] = a->dims[i], rest *= a->dims[i];
+    dims[0] = d1, dims[1] = d0;
+    while (nd > 1 && dims[nd - 1] == 1) nd--;
+    KRI_TRY(kr_array_create(out, KR_C64, nd, dims, KR_HOST, NULL));
+    const uint64_t *src = a->data; /* one complex float = 8 bytes */
+    uint64_t *dst = (*out)->data;
+    for (int64_t r = 0; r < rest; r++) {
+        const uint64_t *s = src + r * d0 * d1;
+        uint64_t *d = dst + r * d0 * d1;
+        for (int64_t j = 0; j < d1; j++)
+            for (int64_t i = 0; i < d0; i++) d[j + d1 * i] = s[i + d0 * j];
+    }
+    return KR_OK;
+}
 
 static kr_status kri_cfl_names_make(const char *path, kri_cfl_names *n)
 {
@@ -153,7 +180,6 @@ static kr_status kri_cfl_parse_header(const char *hdr, const char *text, size_t 
 
 kr_status kri_read_cfl(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
 {
-    (void)o;
     kri_cfl_names nm;
     KRI_TRY(kri_cfl_names_make(path, &nm));
     unsigned char *text;
@@ -194,6 +220,13 @@ kr_status kri_read_cfl(const char *path, kr_array **out, kr_meta *meta, const kr
                         (unsigned long long)want);
     }
     if (!kri_host_little_endian()) kri_byteswap(a->data, (size_t)numel * 2, 4);
+    if (o->axes == KR_IO_AXES_IMAGE) {
+        kr_array *t = NULL;
+        kr_status st = kri_cfl_swap01(a, &t);
+        kr_array_destroy(a);
+        if (st != KR_OK) return st;
+        a = t;
+    }
     *out = a;
     return KR_OK;
 }
@@ -233,12 +266,24 @@ kr_status kri_write_cfl(const char *path, const kr_array *a, const kr_io_opts *o
 {
     kri_cfl_names nm;
     KRI_TRY(kri_cfl_names_make(path, &nm));
-    if (o->write_dtype != KR_DTYPE_INVALID && o->write_dtype != KR_C64)
-        return kri_fail(KR_ERR_DTYPE, "%s: BART .cfl stores complex float (c64) only, not %s",
-                        nm.cfl, kr_dtype_name(o->write_dtype));
+    /* A name without extension is the pair <name>.cfl + <name>.hdr; never beside a device, a
+     * directory or a pipe of that name (`/dev/null` must not become /dev/null.cfl). */
+    struct stat sb;
+    if (strcmp(nm.cfl, path) != 0 && strcmp(nm.hdr, path) != 0 && stat(path, &sb) == 0 &&
+        !S_ISREG(sb.st_mode))
+        return kri_fail(KR_ERR_IO, "%s is not a regular file; an output name without an "
+                        "extension means the BART pair %s + %s, which is not written beside it "
+                        "(give a file name with an extension)", path, nm.cfl, nm.hdr);
     const kr_array *c;
     kr_array *tmp;
     KRI_TRY(kri_io_as_dtype(a, KR_C64, &c, &tmp));
+    if (o->axes == KR_IO_AXES_IMAGE) {
+        kr_array *t = NULL;
+        kr_status st = kri_cfl_swap01(c, &t);
+        kr_array_destroy(tmp);
+        if (st != KR_OK) return st;
+        c = tmp = t;
+    }
 
     kri_wfile wc, wh;
     kr_status s = kri_wfile_open(&wc, nm.cfl);

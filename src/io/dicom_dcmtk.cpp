@@ -101,6 +101,10 @@ extern "C" kr_status kri_dicom_write_slice(const char *path, const kri_dicom_sli
     p.str(DCM_StudyID, "1", "StudyID");
     std::snprintf(buf, sizeof buf, "%d", o->series_number);
     p.str(DCM_SeriesNumber, buf, "SeriesNumber");
+    /* General Series, Type 2C: Laterality is required when the body part is paired and unknown
+     * here (empty); PatientPosition is required for CT Image Storage (empty: not known) */
+    p.str(DCM_Laterality, "", "Laterality");
+    p.str(DCM_PatientPosition, "", "PatientPosition");
     p.str(DCM_AcquisitionNumber, "1", "AcquisitionNumber");
     std::snprintf(buf, sizeof buf, "%d", s->instance);
     p.str(DCM_InstanceNumber, buf, "InstanceNumber");

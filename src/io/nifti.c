@@ -14,12 +14,17 @@
  *     inter adds to the real part);
  *   - spacing = |pixdim[1..3]| converted to mm with xyzt_units (metre, mm, micron; unknown =
  *     mm); origin = the translation column of the sform when sform_code > 0, else qoffset when
- *     qform_code > 0, else 0 (also converted to mm). Orientation/rotation is not applied;
+ *     qform_code > 0, else 0 (also converted to mm), with x and y negated: NIfTI's world is
+ *     RAS, kray's is LPS (x to the patient's left, y posterior: DICOM and ITK, and the screen's
+ *     right and down in an axial view). Orientation/rotation is not applied otherwise;
  *   - description = descrip.
  * Writing: little-endian, vox_offset 352, no extensions, dim[0] = the array's ndim (trailing
  * 1s beyond 7 dropped; each size <= 32767), pixdim from kr_meta spacing (unknown = 1),
- * xyzt_units mm, qform and sform (code 1, scanner) with identity rotation and the kr_meta
- * origin, scl_slope 1 / scl_inter 0, descrip from kr_meta. */
+ * xyzt_units mm, qform and sform (code 1, scanner) with the rotation diag(-1, -1, 1) (quatern
+ * d = 1) and the kr_meta origin, both in RAS: index i runs to the left and j to the back, so
+ * viewers that honour the orientation (ITK-SNAP, FSLeyes, 3D Slicer) show row j = 0 at the top
+ * and i = 0 on the screen's left, as NumPy, PNG and MetaImage; scl_slope 1 / scl_inter 0,
+ * descrip from kr_meta. */
 #include "fmtcommon.h"
 
 #include <errno.h>
@@ -277,7 +282,7 @@ static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsiz
             if (!isfinite(o[i]))
                 return kri_fail(KR_ERR_FORMAT, "%s: %s[%d] is %g, must be a finite number", path,
                                 src, i, o[i]);
-            meta->origin[i] = o[i] * mm;
+            meta->origin[i] = (i < 2 ? -o[i] : o[i]) * mm; /* RAS -> LPS */
         }
         size_t n = 0;
         while (n < 80 && n + 1 < sizeof meta->description && h[O_DESCRIP + n])
@@ -500,13 +505,15 @@ kr_status kri_write_nifti(const char *path, const kr_array *a, const kr_io_opts 
     memcpy(h + O_DESCRIP, m.description, dl < 79 ? dl : 79);
     nii_put_i16(h, O_QFORM_CODE, 1);
     nii_put_i16(h, O_SFORM_CODE, 1);
+    const double lps[3] = {-1, -1, 1}; /* kray's LPS axes in NIfTI's RAS world */
     for (int i = 0; i < 3; i++)
-        nii_put_f32(h, O_QUATERN_B + 4 * i, 0.0);
+        nii_put_f32(h, O_QUATERN_B + 4 * i, i == 2 ? 1.0 : 0.0); /* 180 degrees about z */
     for (int i = 0; i < 3; i++)
-        nii_put_f32(h, O_QOFFSET + 4 * i, m.origin[i]);
+        nii_put_f32(h, O_QOFFSET + 4 * i, lps[i] * m.origin[i]);
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
-            nii_put_f32(h, O_SROW + 16 * r + 4 * c, c == 3 ? m.origin[r] : c == r ? sp[r] : 0.0);
+            nii_put_f32(h, O_SROW + 16 * r + 4 * c,
+                        lps[r] * (c == 3 ? m.origin[r] : c == r ? sp[r] : 0.0));
     memcpy(h + O_MAGIC, "n+1\0", 4);
     /* bytes 348..351: extension flag 0 (no extensions) */
 

@@ -82,7 +82,7 @@ int kc_tool_backproject(int argc, char **argv)
         r = kc_usage("backproject", "--kind voxel runs in f32; drop --precision f64");
         goto done;
     }
-    if ((r = kc_cone_read("backproject", in, t, &proj, NULL)) != 0) goto done;
+    if ((r = kc_cone_read("backproject", in, t, 0, &proj, NULL)) != 0) goto done;
     if ((r = kc_cone_geometry("backproject", &a, proj, NULL, NULL, &g)) != 0) goto done;
     if ((s = kr_ct_check_projections(g, proj, NULL)) != KR_OK) {
         r = kc_fail("backproject", s);

@@ -125,7 +125,7 @@ int kc_tool_cgsense(int argc, char **argv)
     for (int i = 0; i < dims.n; i++) n[i] = dims.d[i];
     if (s == KR_OK && dcfp) s = kc_cg_dcf(dcfp, ctx, t, &w);
     if (s == KR_OK && mp) {
-        s = kr_read(mp, &maps, NULL, NULL);
+        s = kr_read(mp, &maps, NULL, kc_image_io());
         if (s == KR_OK) s = kr_array_astype(&mc64, maps, KR_C64);
         if (s == KR_OK && nd == 0) {
             nd = mc64->ndim >= 4 && mc64->dims[2] > 1 ? 3 : 2;
@@ -139,7 +139,7 @@ int kc_tool_cgsense(int argc, char **argv)
         mo.espirit = espirit;
         s = kr_cgsense_estimate_maps(ctx, nd, n, t, kc64, w, &mo, &mc64);
     }
-    if (s == KR_OK && maps_out) s = kr_write(maps_out, mc64, NULL);
+    if (s == KR_OK && maps_out) s = kr_write(maps_out, mc64, kc_image_io());
     kr_cgsense_opts po;
     kr_cgsense_opts_default(&po);
     po.dcf = w;
@@ -150,7 +150,7 @@ int kc_tool_cgsense(int argc, char **argv)
     if (s == KR_OK) s = kr_array_create(&x, KR_C64, nd, n, KR_HOST, NULL);
     if (s == KR_OK && warm) {
         kr_array *w0 = NULL, *w1 = NULL;
-        s = kr_read(warm, &w0, NULL, NULL);
+        s = kr_read(warm, &w0, NULL, kc_image_io());
         if (s == KR_OK) s = kr_array_astype(&w1, w0, KR_C64);
         if (s == KR_OK && kr_array_numel(w1) != kr_array_numel(x)) {
             char a[96], b[96];
@@ -172,7 +172,7 @@ int kc_tool_cgsense(int argc, char **argv)
         s = kr_array_create_like(&da, x, loc, ctx);
         if (s == KR_OK) s = kr_cgsense_adjoint_image(p, dk, da);
         if (s == KR_OK) s = kr_array_clone(&wa, da, KR_HOST, ctx);
-        if (s == KR_OK) s = kr_write(adjp, wa, NULL);
+        if (s == KR_OK) s = kr_write(adjp, wa, kc_image_io());
         kr_array_destroy(da);
     }
     kr_solve_opts so;
@@ -191,7 +191,7 @@ int kc_tool_cgsense(int argc, char **argv)
     if (s == KR_OK) s = kr_cgsense_solve(p, dk, dx, &so, &info);
     if (s == KR_OK) s = kr_array_copy(x, dx, ctx);
     double t2 = kr_time_now();
-    if (s == KR_OK) s = kr_write(op, x, NULL);
+    if (s == KR_OK) s = kr_write(op, x, kc_image_io());
     if (s == KR_OK) {
         int64_t nc = 0, M = 0;
         kr_cgsense_plan_sizes(p, &nc, &M);

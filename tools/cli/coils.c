@@ -118,6 +118,7 @@ int kc_tool_coils(int argc, char **argv)
     double t1 = kr_time_now();
     kr_io_opts io;
     kr_io_opts_default(&io);
+    io.axes = KR_IO_AXES_IMAGE;
     kr_meta meta;
     memset(&meta, 0, sizeof meta);
     snprintf(meta.description, sizeof meta.description,

@@ -146,7 +146,7 @@ int kc_tool_drft(int argc, char **argv)
         }
     }
     if (s == KR_OK && mode == M_FORWARD && !bench) {
-        s = kr_read(ip, &x, NULL, NULL);
+        s = kr_read(ip, &x, NULL, kc_image_io());
         for (int i = 0; s == KR_OK && i < 3; i++) n[i] = i < x->ndim ? x->dims[i] : 1;
     }
     if (s == KR_OK && wp) {
@@ -249,7 +249,7 @@ int kc_tool_drft(int argc, char **argv)
         int64_t st = 1;
         for (int i = 0; i < KR_MAX_DIMS; i++) y->strides[i] = st, st *= y->dims[i];
     }
-    if (s == KR_OK) s = kr_write(outp, y, NULL);
+    if (s == KR_OK) s = kr_write(outp, y, mode == M_FORWARD ? NULL : kc_image_io());
     if (s == KR_OK && !c.quiet) {
         char d[128];
         if (c.json) {

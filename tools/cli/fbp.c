@@ -13,11 +13,91 @@
 
 typedef struct kc_fbp_args {
     const char *geom, *angles, *save_geom;
-    int type, filter, window, short_scan, clamp, seed_raw;
+    int type, filter, window, short_scan, clamp, seed_raw, skimage, circle;
     double det_spacing, det_offset, cor_offset, sod, sdd, voxel, cutoff, mu_water;
     kc_dims size;
     int g_type, g_angles, g_spacing, g_doff, g_cor, g_sod, g_sdd, g_size, g_voxel;
 } kc_fbp_args;
+
+/* scikit-image's radon output, NumPy (detectors, angles) = kray [angles, det]: transpose every
+ * plane to kray's [det, view]. 0 or -1 (out of memory). */
+static int kc_fbp_transpose(kr_array **sino)
+{
+    kr_array *a = *sino, *t = NULL;
+    int64_t d[KR_MAX_DIMS], n0 = a->dims[0], n1 = a->ndim > 1 ? a->dims[1] : 1;
+    for (int i = 0; i < a->ndim; i++) d[i] = a->dims[i];
+    d[0] = n1, d[1] = n0;
+    if (kr_array_create(&t, a->dtype, a->ndim < 2 ? 2 : a->ndim, d, KR_HOST, NULL) != KR_OK)
+        return -1;
+    size_t es = kr_dtype_size(a->dtype);
+    int64_t planes = kr_array_numel(a) / (n0 * n1);
+    for (int64_t p = 0; p < planes; p++)
+        for (int64_t j = 0; j < n1; j++)
+            for (int64_t i = 0; i < n0; i++)
+                memcpy((char *)t->data + (size_t)(p * n0 * n1 + j + n1 * i) * es,
+                       (const char *)a->data + (size_t)(p * n0 * n1 + i + n0 * j) * es, es);
+    kr_array_destroy(a);
+    *sino = t;
+    return 0;
+}
+
+/* Sum of view v (or of detector row d when by_det) of plane 0, in double. */
+static double kc_fbp_sum(const kr_array *s, int64_t k, int by_det)
+{
+    int64_t nd = s->dims[0], nv = s->dims[1];
+    double acc = 0;
+    for (int64_t i = 0; i < (by_det ? nv : nd); i++)
+        acc += kr_array_get_f64(s, by_det ? k + nd * i : i + nd * k);
+    return acc;
+}
+
+/* Relative spread (max - min) / max |.| of the view sums (by_det: of the detector sums). */
+static double kc_fbp_spread(const kr_array *s, int by_det)
+{
+    int64_t n = s->dims[by_det ? 0 : 1];
+    double lo = INFINITY, hi = -INFINITY, big = 0;
+    for (int64_t k = 0; k < n; k++) {
+        double v = kc_fbp_sum(s, k, by_det);
+        lo = fmin(lo, v), hi = fmax(hi, v), big = fmax(big, fabs(v));
+    }
+    return big > 0 ? (hi - lo) / big : 0.0;
+}
+
+/* A parallel scan sees the same total attenuation in every view (the zeroth moment of the
+ * Radon transform). A sinogram whose views disagree while its detector rows agree is the
+ * wrong way round: refuse it with a sentence. 0 or KC_EXIT_INPUT. */
+static int kc_fbp_check_layout(const char *path, const kr_array *s)
+{
+    if (s->ndim < 2 || s->dims[0] < 8 || s->dims[1] < 8) return 0;
+    double sv = kc_fbp_spread(s, 0), sd = kc_fbp_spread(s, 1);
+    if (!(sv > 0.2 && sd < 0.05)) return 0;
+    char d[64];
+    fprintf(stderr, "kray fbp: sinogram '%s' (%s) looks transposed: a parallel scan has the same "
+                    "sum in every view, and its views differ by %.0f %% while its detector rows "
+                    "agree to %.1f %%; kray reads [det, view] (NumPy shape (views, detectors)), "
+                    "scikit-image's radon gives (detectors, angles): use --skimage\n",
+            path, kr_dims_string(s->ndim, s->dims, d, sizeof d), 100 * sv, 100 * sd);
+    return KC_EXIT_INPUT;
+}
+
+/* iradon's circle: zero every pixel whose centre lies farther than floor(min(nx, ny) / 2)
+ * pixels from the rotation axis. */
+static void kc_fbp_circle(kr_array *img, const kr_ct_grid *gr)
+{
+    int64_t nx = gr->n[0], ny = gr->n[1], planes = kr_array_numel(img) / (nx * ny);
+    double r = (double)((nx < ny ? nx : ny) / 2);
+    for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) {
+            double x = (double)i - 0.5 * (double)(nx - 1) + gr->offset_mm[0] / gr->voxel_mm[0];
+            double y = (double)j - 0.5 * (double)(ny - 1) + gr->offset_mm[1] / gr->voxel_mm[1];
+            if (x * x + y * y <= r * r) continue;
+            for (int64_t p = 0; p < planes; p++) {
+                int64_t k = i + nx * (j + ny * p);
+                if (img->dtype == KR_F32) ((float *)img->data)[k] = 0.0f;
+                else ((double *)img->data)[k] = 0.0;
+            }
+        }
+}
 
 static int kc_is_dcm(const char *p)
 {
@@ -47,6 +127,8 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
     sc.nviews = sino->ndim > 1 ? sino->dims[1] : 1;
     sc.start_deg = 0;
     sc.stop_deg = fan ? 360 : 180;
+    if (a->skimage && fan)
+        return kc_usage(tool, "--skimage is scikit-image's parallel-beam radon; drop --type");
     if (a->angles) {
         int64_t count;
         s = kr_ct_angles_parse(a->angles, &sc.start_deg, &sc.stop_deg, &count);
@@ -59,6 +141,10 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
     }
     sc.det_spacing_mm = a->det_spacing;
     sc.det_offset_mm = a->det_offset;
+    if (a->skimage) { /* iradon: theta = -kray's angle, axis at index N/2 (pixels too) */
+        sc.start_deg = -sc.start_deg, sc.stop_deg = -sc.stop_deg;
+        sc.det_offset_mm += sc.det_count % 2 ? 0.0 : -0.5 * a->det_spacing;
+    }
     sc.cor_offset_mm = a->cor_offset;
     if (fan && (!a->g_sod || !a->g_sdd))
         return kc_usage(tool, "fan-beam geometries need --sod and --sdd (mm)");
@@ -73,6 +159,10 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
     double vox = a->g_voxel ? a->voxel : (fan ? a->det_spacing * a->sod / a->sdd : a->det_spacing);
     kr_ct_grid gr;
     kr_ct_grid_2d(&gr, nx, ny, vox);
+    if (a->skimage) {
+        gr.offset_mm[0] = nx % 2 ? 0.0 : -0.5 * vox;
+        gr.offset_mm[1] = ny % 2 ? 0.0 : -0.5 * vox;
+    }
     s = kr_ct_geom_create(g, &sc, &gr);
     return s == KR_OK ? 0 : kc_fail(tool, s);
 }
@@ -125,6 +215,14 @@ int kc_tool_fbp(int argc, char **argv)
         {"mu-water", 0, KC_DOUBLE, &a.mu_water, "0.0193", "1/MM",
          ".dcm output: attenuation of water for HU = 1000 (mu - mu_water) / mu_water", NULL, 1e-12,
          1e12, NULL},
+        {"skimage", 0, KC_FLAG, &a.skimage, NULL, NULL,
+         "the sinogram is scikit-image's radon(img, theta) output: NumPy shape (detectors, angles) "
+         "read as such, theta = --angles (default 0:180:angles) with iradon's sign, rotation axis "
+         "and image centre at index N//2, --circle: equals iradon(sino, theta) (unit pixels)",
+         NULL, 0, 0, NULL},
+        {"circle", 0, KC_FLAG, &a.circle, NULL, NULL,
+         "zero the pixels outside the reconstruction circle, radius min(nx, ny)//2 pixels about "
+         "the rotation axis (iradon's circle=True)", NULL, 0, 0, NULL},
         {"save-geom", 0, KC_STRING, &a.save_geom, NULL, "FILE",
          "also write the geometry used as JSON", NULL, 0, 0, NULL},
         KC_RAW_OPTS(raw),
@@ -147,7 +245,8 @@ int kc_tool_fbp(int argc, char **argv)
         "  kray phantom --kind sinogram --size 512 --views 720 --units pixel sino.npy\n"
         "  kray fbp --angles 0:180:720 sino.npy recon.nii\n"
         "  kray fbp --type fan2d-flat --sod 500 --sdd 1000 --det-spacing 1.2 fan.npy recon.dcm\n"
-        "  kray fbp --geom scan.json --window hann --cutoff 0.8 sino.npy recon.npy",
+        "  kray fbp --geom scan.json --window hann --cutoff 0.8 sino.npy recon.npy\n"
+        "  kray fbp --skimage sinogram_from_skimage.npy recon.npy   # = iradon(sinogram)",
         NULL,
         NULL};
     kc_common c;
@@ -185,7 +284,13 @@ int kc_tool_fbp(int argc, char **argv)
         sino = conv;
         conv = NULL;
     }
+    if (a.skimage && kc_fbp_transpose(&sino) != 0) {
+        s = KR_ERR_OOM_HOST;
+        goto fail;
+    }
     t_read = kr_time_now() - t0;
+    if (!a.geom && !a.angles && a.type == 0 && (r = kc_fbp_check_layout(pin, sino)) != 0)
+        goto done;
     if ((r = kc_fbp_geometry(&a, sino, &g)) != 0) goto done;
     if (a.save_geom && (s = kr_ct_geom_write_json(g, a.save_geom, 0)) != KR_OK &&
         (s = kr_ct_geom_write_json(g, a.save_geom, 1)) != KR_OK)
@@ -227,8 +332,9 @@ int kc_tool_fbp(int argc, char **argv)
         t_d2h = kr_time_now() - t0;
     }
 
-    t0 = kr_time_now();
     const kr_ct_grid *gr = kr_ct_geom_grid(g);
+    if (a.circle || a.skimage) kc_fbp_circle(img, gr);
+    t0 = kr_time_now();
     if (kc_is_dcm(pout)) {
         kr_dicom_opts dop;
         kr_dicom_opts_default(&dop);
@@ -250,6 +356,7 @@ int kc_tool_fbp(int argc, char **argv)
                  kr_ct_type_name(kr_ct_geom_type(g)), kr_filter_window_name(fo.window));
         kr_io_opts wo;
         kr_io_opts_default(&wo);
+        wo.axes = KR_IO_AXES_IMAGE;
         wo.meta = &meta;
         if ((s = kr_write(pout, img, &wo)) != KR_OK) goto fail;
     }

@@ -148,7 +148,7 @@ int kc_tool_fdk(int argc, char **argv)
     kr_ct_geom *g = NULL;
     kr_fdk_plan *plan = NULL;
     kr_status s;
-    if ((r = kc_cone_read("fdk", in, KR_F32, &proj, NULL)) != 0) goto done;
+    if ((r = kc_cone_read("fdk", in, KR_F32, 0, &proj, NULL)) != 0) goto done;
     {
         /* without --vol (and --geom), the volume is U x U x V voxels of the detector */
         kr_array dflt;

@@ -373,7 +373,7 @@ int kc_tool_fve(int argc, char **argv)
             t2 = kr_time_now();
             kr_drft_plan_destroy(dp);
         }
-        if (s == KR_OK) s = kr_write(a3, di ? di : img, NULL);
+        if (s == KR_OK) s = kr_write(a3, di ? di : img, kc_image_io());
         if (s == KR_OK && !c.quiet) {
             if (c.json) {
                 kc_jo j;

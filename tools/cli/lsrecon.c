@@ -14,10 +14,10 @@
 /* Read `path` as a complex array of dtype t with exactly `want` elements (kr_read'd arrays of
  * any shape); *out in host memory. */
 static kr_status kc_read_complex(const char *path, kr_dtype t, int64_t want, const char *what,
-                                 kr_array **out, int *printed)
+                                 kr_array **out, int *printed, const kr_io_opts *io)
 {
     kr_array *a = NULL;
-    kr_status s = kr_read(path, &a, NULL, NULL);
+    kr_status s = kr_read(path, &a, NULL, io);
     if (s == KR_OK && kr_array_numel(a) != want) {
         fprintf(stderr, "kray lsrecon: %s '%s' has %lld values, expected %lld\n", what, path,
                 (long long)kr_array_numel(a), (long long)want);
@@ -31,10 +31,10 @@ static kr_status kc_read_complex(const char *path, kr_dtype t, int64_t want, con
 }
 
 /* Read `path` as a host f64 array of the file's dims (complex files: real parts). */
-static kr_status kc_read_real(const char *path, kr_array **out)
+static kr_status kc_read_real(const char *path, kr_array **out, const kr_io_opts *io)
 {
     kr_array *a = NULL;
-    kr_status s = kr_read(path, &a, NULL, NULL);
+    kr_status s = kr_read(path, &a, NULL, io);
     if (s != KR_OK) return s;
     s = kr_array_create(out, KR_F64, a->ndim, a->dims, KR_HOST, NULL);
     for (int64_t i = 0; s == KR_OK && i < kr_array_numel(a); i++)
@@ -159,8 +159,8 @@ int kc_tool_lsrecon(int argc, char **argv)
     o.eps = eps;
     double t0 = kr_time_now();
     if (s == KR_OK && fm) {
-        s = kc_read_real(fm, &fmap);
-        if (s == KR_OK) s = kc_read_real(tsp, &tms);
+        s = kc_read_real(fm, &fmap, kc_image_io()); /* an image; the times follow the samples */
+        if (s == KR_OK) s = kc_read_real(tsp, &tms, NULL);
         kr_offres_opts fo;
         kr_offres_opts_default(&fo);
         fo.dtype = cdt;
@@ -172,7 +172,7 @@ int kc_tool_lsrecon(int argc, char **argv)
         s = kr_lsq_plan_create(&p, ctx, n, t, wr, &o);
     }
     int64_t msamp = s == KR_OK ? kr_array_numel(t) / t->dims[0] : 0;
-    if (s == KR_OK) s = kc_read_complex(dp, cdt, msamp, "--data", &dh, &printed);
+    if (s == KR_OK) s = kc_read_complex(dp, cdt, msamp, "--data", &dh, &printed, NULL);
     if (s == KR_OK) {
         kr_array v;
         s = kr_array_wrap(&v, cdt, 1, &msamp, dh->data, KR_HOST);
@@ -182,7 +182,8 @@ int kc_tool_lsrecon(int argc, char **argv)
     if (s == KR_OK) s = kr_array_create(&x, cdt, 3, n, loc, ctx);
     if (s == KR_OK && warm) {
         kr_array *wh = NULL;
-        s = kc_read_complex(warm, cdt, n[0] * n[1] * n[2], "--warm", &wh, &printed);
+        s = kc_read_complex(warm, cdt, n[0] * n[1] * n[2], "--warm", &wh, &printed,
+                            kc_image_io());
         if (s == KR_OK) {
             kr_array v;
             s = kr_array_wrap(&v, cdt, 3, n, wh->data, KR_HOST);
@@ -211,7 +212,7 @@ int kc_tool_lsrecon(int argc, char **argv)
     }
     double t1 = kr_time_now();
     if (s == KR_OK) s = kr_array_clone(&xh, x, KR_HOST, ctx);
-    if (s == KR_OK) s = kr_write(op, xh, NULL);
+    if (s == KR_OK) s = kr_write(op, xh, kc_image_io());
     if (s == KR_OK && hp) {
         int64_t hn = info.iterations + 1;
         s = kr_array_create(&hist, KR_F64, 1, &hn, KR_HOST, NULL);

@@ -66,6 +66,7 @@ int kc_tool_metrics(int argc, char **argv)
 
     kr_io_opts io;
     kr_io_opts_default(&io);
+    io.axes = KR_IO_AXES_IMAGE;
     if ((r = kc_check_input("metrics", px)) != 0) return r;
     if ((r = kc_check_input("metrics", pr)) != 0) return r;
     if ((r = kc_raw_to_io("metrics", px, &raw, &io)) != 0) return r;

@@ -215,8 +215,10 @@ int kc_tool_nufft(int argc, char **argv)
         {"adjoint", 'a', KC_FLAG, &adj, NULL, NULL, "k-space samples -> image (the default)", NULL,
          0, 0, NULL},
         {"dims", 'd', KC_DIMS, &dims, NULL, "DIMS",
-         "image size NxM or NxMxP (adjoint, bench; forward: from the input, [nx, ny] or "
-         "[nx, ny, 1, batch...] = 2-D, [nx, ny, nz > 1, ...] = 3-D, unless given)", NULL, 2,
+         "image size NxM or NxMxP, kray's [nx, ny, nz] (BART's -d ny:nx:nz); needed for "
+         "--bench. Unless given: forward from the input ([nx, ny] or [nx, ny, 1, batch...] = "
+         "2-D, [nx, ny, nz > 1, ...] = 3-D), adjoint from the trajectory as BART does: "
+         "n = 2 ceil(max |k|) per axis, 1 where k is 0 (then 2-D)", NULL, 2,
          1 << 20, NULL},
         {"eps", 'e', KC_DOUBLE, &eps, "1e-4", "E",
          "requested relative l2 accuracy (1e-6 .. 0.1 in f32, down to 1e-14 with --precision f64)",
@@ -265,7 +267,7 @@ int kc_tool_nufft(int argc, char **argv)
         args,
         KC_JSON,
         "Examples:\n"
-        "  kray traj -x 256 -y 402 -o 2 t.cfl && kray nufft --dims 256x256 t.cfl k.cfl img.cfl\n"
+        "  kray traj -x 256 -y 402 -o 2 t.cfl && kray nufft t.cfl k.cfl img.cfl\n"
         "  kray nufft --forward --eps 1e-6 t.cfl img.cfl k.cfl\n"
         "  kray nufft --bench --json --dims 128x128x128 --eps 1e-6 --backend cuda random:2100000",
         NULL,
@@ -276,8 +278,7 @@ int kc_tool_nufft(int argc, char **argv)
     if (fwd && adj) return kc_usage("nufft", "give one of --forward, --adjoint");
     if (bench && (ip || op)) return kc_usage("nufft", "--bench takes the trajectory only");
     if (!bench && (!ip || !op)) return kc_usage("nufft", "give <traj> <input> <output>");
-    if ((bench || !fwd) && dims.n == 0)
-        return kc_usage("nufft", "--dims (the image size) is needed here");
+    if (bench && dims.n == 0) return kc_usage("nufft", "--bench needs --dims (the image size)");
     if (dims.n != 0 && dims.n != 2 && dims.n != 3)
         return kc_usage("nufft", "--dims has %d values; give 2 or 3", dims.n);
     if (wp && fwd) return kc_usage("nufft", "--weights applies to the adjoint only");
@@ -318,8 +319,14 @@ int kc_tool_nufft(int argc, char **argv)
         s = kc_nufft_bench(ctx, &c, fwd, nd, n, t, &o, reps, check);
         goto done;
     }
+    if (s == KR_OK && !fwd && dims.n == 0) { /* BART's rule: 2 ceil(max |k|) per axis */
+        double km[3];
+        s = kr_traj_extent(t, km, NULL);
+        for (int i = 0; s == KR_OK && i < 3; i++) n[i] = km[i] > 0 ? 2 * (int64_t)ceil(km[i]) : 1;
+        nd = n[2] > 1 ? 3 : 2;
+    }
     if (s != KR_OK) goto done;
-    s = kr_read(ip, &x, NULL, NULL);
+    s = kr_read(ip, &x, NULL, fwd ? kc_image_io() : NULL);
     if (s == KR_OK) s = kr_array_astype(&xc, x, cdt);
     int64_t M = kr_array_numel(t) / t->dims[0];
     if (s == KR_OK && fwd && dims.n == 0) {
@@ -389,7 +396,7 @@ int kc_tool_nufft(int argc, char **argv)
                 ((double *)y->data)[i] *= f;
         }
     }
-    if (s == KR_OK) s = kr_write(op, y, NULL);
+    if (s == KR_OK) s = kr_write(op, y, fwd ? NULL : kc_image_io());
     if (s == KR_OK && !c.quiet) {
         char d[128];
         kr_nufft_info in;

@@ -167,9 +167,9 @@ int kc_tool_phantom(int argc, char **argv)
         "phantom",
         "Write an analytic phantom (Shepp-Logan: Kak & Slaney geometry; MR: Gach et al. 2008).\n"
         "Images span [-1,1] per axis (normalised units); pixel i of N is centred at (2i+1-N)/N\n"
-        "(--grid ct) or (i-N/2)*2/N (--grid fft). Arrays are [x, y(, z)], x fastest, y up with\n"
-        "the row index: viewers show row 0 on top, so use 'kray convert --flip-y' to see the head\n"
-        "upright. Sinograms are exact line integrals (chord x density) along\n"
+        "(--grid ct) or (i-N/2)*2/N (--grid fft). Arrays are [x, y(, z)], x fastest, y down: row\n"
+        "0 is the top of the head, as NumPy, PNG, NIfTI viewers and `bart toimg` show it (a .cfl\n"
+        "holds BART's [y, x]). Sinograms are exact line integrals (chord x density) along\n"
         "x cos(t) + y sin(t) = s, t = v*arc/views, detector bins one pixel wide, [det, view].\n"
         "k-space is the analytic transform at kx, ky = -N/2 .. N/2-1 cycles per FOV (index N/2 is\n"
         "k = 0), scaled so that a centred inverse FFT divided by N^2 gives the image on the fft\n"
@@ -230,6 +230,7 @@ int kc_tool_phantom(int argc, char **argv)
     kr_io_opts io;
     kr_io_opts_default(&io);
     io.write_dtype = store;
+    io.axes = p.kind == K_SINO ? KR_IO_AXES_STORED : KR_IO_AXES_IMAGE;
     kr_meta meta;
     memset(&meta, 0, sizeof meta);
     snprintf(meta.description, sizeof meta.description, "kray phantom %s",

@@ -21,10 +21,10 @@ static kr_status kc_sim_object(const kc_sim_args *a, kr_iso **iso, int64_t *nx, 
     kr_array *tis = NULL, *df = NULL;
     kr_status s;
     if (a->object)
-        s = kr_read(a->object, &tis, NULL, NULL);
+        s = kr_read(a->object, &tis, NULL, kc_image_io());
     else
         s = kr_phantom_mr_2d_grid(&tis, KR_GRID_FFT, a->size, a->size, 1, 1.5);
-    if (s == KR_OK && a->df) s = kr_read(a->df, &df, NULL, NULL);
+    if (s == KR_OK && a->df) s = kr_read(a->df, &df, NULL, kc_image_io());
     kr_array *t32 = NULL, *d32 = NULL;
     if (s == KR_OK && tis->dtype != KR_F32 && tis->dtype != KR_F64)
         s = kr_array_astype(&t32, tis, KR_F32);
@@ -273,8 +273,9 @@ int kc_tool_sim(int argc, char **argv)
         kr_array_destroy(k);
         k = ks;
     }
-    kr_io_opts io;
+    kr_io_opts io; /* Cartesian k-space and the image share the image's axes */
     kr_io_opts_default(&io);
+    io.axes = KR_IO_AXES_IMAGE;
     if ((s = kr_write(a.out, k, &io)) != KR_OK) goto fail;
     if (a.image) {
         if ((s = kr_array_create(&img, KR_C64, 4, k->dims, KR_HOST, NULL)) != KR_OK ||

@@ -22,6 +22,7 @@ int kc_tool_dcf(int argc, char **argv);
 int kc_tool_drft(int argc, char **argv);
 int kc_tool_sim(int argc, char **argv);
 int kc_tool_coils(int argc, char **argv);
+int kc_tool_coilcombine(int argc, char **argv);
 int kc_tool_nufft(int argc, char **argv);
 int kc_tool_fbp(int argc, char **argv);
 int kc_tool_bench(int argc, char **argv);
@@ -56,6 +57,10 @@ void kc_apply_threads(const kc_common *c);
 int kc_check_output(const char *tool, const char *path);
 /* 0 when `path` names a format kray can read; otherwise prints and returns KC_EXIT_USAGE. */
 int kc_check_input(const char *tool, const char *path);
+
+/* Options for files that hold images [x, y, ...] (kr_io_opts_default with KR_IO_AXES_IMAGE:
+ * BART's .cfl keeps images as [y, x, ...]). */
+const kr_io_opts *kc_image_io(void);
 
 /* Raw-input options shared by tools that read files (convert, info, metrics). */
 typedef struct kc_raw {

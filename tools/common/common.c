@@ -164,6 +164,18 @@ const char *kc_fmt_seconds(double s, char *buf, size_t len)
     return buf;
 }
 
+const kr_io_opts *kc_image_io(void)
+{
+    static kr_io_opts o;
+    static int init;
+    if (!init) {
+        kr_io_opts_default(&o);
+        o.axes = KR_IO_AXES_IMAGE;
+        init = 1;
+    }
+    return &o;
+}
+
 int kc_flip_y(kr_array *a)
 {
     if (a->ndim < 2 || a->dims[1] < 2) return 0;

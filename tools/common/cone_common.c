@@ -137,7 +137,8 @@ void kc_cone_popts(const kc_cone *a, kr_dtype t, kr_ct_projector_opts *o)
     o->ray_factor = a->rays;
 }
 
-int kc_cone_read(const char *tool, const char *path, kr_dtype t, kr_array **out, kr_meta *meta)
+int kc_cone_read(const char *tool, const char *path, kr_dtype t, int is_volume, kr_array **out,
+                 kr_meta *meta)
 {
     *out = NULL;
     int r = kc_check_input(tool, path);
@@ -145,7 +146,7 @@ int kc_cone_read(const char *tool, const char *path, kr_dtype t, kr_array **out,
     kr_array *a = NULL;
     kr_meta m;
     memset(&m, 0, sizeof m);
-    kr_status s = kr_read(path, &a, &m, NULL);
+    kr_status s = kr_read(path, &a, &m, is_volume ? kc_image_io() : NULL);
     if (s != KR_OK) return kc_fail(tool, s);
     if (kr_dtype_is_complex(a->dtype)) {
         kr_array_destroy(a);
@@ -169,6 +170,7 @@ int kc_cone_write(const char *tool, const char *path, const kr_array *a, const k
 {
     kr_io_opts io;
     kr_io_opts_default(&io);
+    io.axes = is_volume ? KR_IO_AXES_IMAGE : KR_IO_AXES_STORED;
     kr_meta meta;
     memset(&meta, 0, sizeof meta);
     if (is_volume) {
@@ -227,8 +229,8 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
     kr_status s;
     if (it->voxel_bp && t != KR_F32)
         return kc_usage(tool, "--backprojector voxel runs in f32; drop --precision f64");
-    if ((r = kc_cone_read(tool, in, t, &proj, NULL)) != 0) goto done;
-    if (it->init && (r = kc_cone_read(tool, it->init, t, &vol, &imeta)) != 0) goto done;
+    if ((r = kc_cone_read(tool, in, t, 0, &proj, NULL)) != 0) goto done;
+    if (it->init && (r = kc_cone_read(tool, it->init, t, 1, &vol, &imeta)) != 0) goto done;
     if ((r = kc_cone_geometry(tool, a, proj, vol, it->init ? &imeta : NULL, &g)) != 0) goto done;
     if ((s = kr_ct_check_projections(g, proj, NULL)) != KR_OK) {
         r = kc_fail(tool, s);

@@ -71,8 +71,10 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
 /* Projector options from the tool options and the precision. */
 void kc_cone_popts(const kc_cone *a, kr_dtype t, kr_ct_projector_opts *o);
 
-/* Read `path` as a real array of type t (converted if needed). Returns 0 or an exit code. */
-int kc_cone_read(const char *tool, const char *path, kr_dtype t, kr_array **out, kr_meta *meta);
+/* Read `path` as a real array of type t (converted if needed): a volume (is_volume, axes of an
+ * image) or projections (as stored). Returns 0 or an exit code. */
+int kc_cone_read(const char *tool, const char *path, kr_dtype t, int is_volume, kr_array **out,
+                 kr_meta *meta);
 
 /* Write a volume (spacing and origin from the geometry) or projections (spacing = pitch). PNG
  * and PGM get the central slice (volumes) or view (projections) unless slice >= 0, window

@@ -34,7 +34,7 @@ int kc_mri_read_c64(const char *tool, const char *path, const char *what, const 
     int r = kc_check_input(tool, path);
     if (r) return r;
     kr_array *a = NULL;
-    kr_status s = kr_read(path, &a, NULL, NULL);
+    kr_status s = kr_read(path, &a, NULL, kc_image_io());
     if (s != KR_OK) return kc_fail(tool, s);
     if (a->dtype != KR_C64 && a->dtype != KR_C128) {
         fprintf(stderr, "kray %s: %s '%s' has element type %s; it must be complex (c64 or c128)\n",
@@ -154,7 +154,7 @@ int kc_mri_load(const char *tool, const char *path, const char *dataset, int rep
 
 int kc_mri_write(const char *tool, const char *path, const kr_array *a)
 {
-    kr_status s = kr_write(path, a, NULL);
+    kr_status s = kr_write(path, a, kc_image_io());
     return s == KR_OK ? 0 : kc_fail(tool, s);
 }
 

@@ -407,6 +407,10 @@ void kc_print_help(const kc_spec *spec, FILE *f)
         fprintf(f, "  (this tool runs on the CPU: --backend and --device are accepted and have no "
                    "effect)\n");
     if (spec->notes) fprintf(f, "\n%s\n", spec->notes);
+    if (spec->args)
+        fprintf(f, "\nFiles: the format follows the extension (.cfl .npy .nii .nii.gz .mha .mhd "
+                   ".nrrd .pgm .png .raw .dcm);\na name without one is a BART pair NAME.cfl + "
+                   "NAME.hdr (never written beside a device such as /dev/null).\n");
     fprintf(f, "\nExit status: 0 success, 1 bad input (unreadable or malformed data), "
                "2 bad usage.\n");
 }

@@ -139,14 +139,14 @@ static kr_status kc_run_ct2d(kc_demo *d)
 
     /* images */
     kc_report_figures_begin(d->report);
-    if ((s = kc_demo_png(d, "ct2d_phantom", truth, 0, 1, -1, 0, 0,
+    if ((s = kc_demo_png(d, "ct2d_phantom", truth, 0, 1, -1, 0,
                          "Phantom (window 0 to 1 per mm)")) != KR_OK)
         goto done;
     snprintf(cap, sizeof cap, "Exact sinogram, %lld detectors x %lld views (angle down)",
              (long long)n, (long long)nv);
-    if ((s = kc_demo_png(d, "ct2d_sinogram", exact, 0, 0, -1, 0, KC_ROWS_DOWN, cap)) != KR_OK)
+    if ((s = kc_demo_png(d, "ct2d_sinogram", exact, 0, 0, -1, 0, cap)) != KR_OK)
         goto done;
-    if ((s = kc_demo_png(d, "ct2d_fbp", rec[1], 0, 1, -1, 0, 0,
+    if ((s = kc_demo_png(d, "ct2d_fbp", rec[1], 0, 1, -1, 0,
                          "FBP of the exact sinogram, Ram-Lak (window 0 to 1)")) != KR_OK)
         goto done;
     if ((s = kr_array_clone(&err, rec[1], KR_HOST, NULL)) != KR_OK) goto done;
@@ -157,15 +157,15 @@ static kr_status kc_run_ct2d(kc_demo *d)
         else
             ((double *)err->data)[i] = v;
     }
-    if ((s = kc_demo_png(d, "ct2d_error", err, -0.1, 0.1, -1, 0, 0,
+    if ((s = kc_demo_png(d, "ct2d_error", err, -0.1, 0.1, -1, 0,
                          "FBP minus phantom (window -0.1 to 0.1)")) != KR_OK)
         goto done;
     kc_report_figures_end(d->report);
     kc_report_figures_begin(d->report);
-    if ((s = kc_demo_png(d, "ct2d_fbp_projected", rproj, 0, 1, -1, 0, 0,
+    if ((s = kc_demo_png(d, "ct2d_fbp_projected", rproj, 0, 1, -1, 0,
                          "FBP of the Joseph projection of the rasterised phantom")) != KR_OK)
         goto done;
-    if ((s = kc_demo_png(d, "ct2d_fbp_hann", rhann, 0, 1, -1, 0, 0,
+    if ((s = kc_demo_png(d, "ct2d_fbp_hann", rhann, 0, 1, -1, 0,
                          "FBP with the Hann window (less noise and ringing, less detail)")) !=
         KR_OK)
         goto done;
@@ -173,7 +173,7 @@ static kr_status kc_run_ct2d(kc_demo *d)
              "Fan beam (flat detector, %lld views over 360 degrees, source at %.0f mm): FBP with "
              "cosine and distance weights",
              (long long)fs.nviews, fs.sod_mm);
-    if ((s = kc_demo_png(d, "ct2d_fbp_fan", rfan, 0, 1, -1, 0, 0, cap)) != KR_OK) goto done;
+    if ((s = kc_demo_png(d, "ct2d_fbp_fan", rfan, 0, 1, -1, 0, cap)) != KR_OK) goto done;
     kc_report_figures_end(d->report);
 
     /* table */

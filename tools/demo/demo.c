@@ -37,18 +37,8 @@ void kc_demo_say(const kc_demo *d, const char *fmt, ...)
 }
 
 kr_status kc_demo_png(kc_demo *d, const char *name, const kr_array *a, double lo, double hi,
-                      int slice, int part, unsigned flags, const char *caption)
+                      int slice, int part, const char *caption)
 {
-    kr_array *flipped = NULL;
-    if (!(flags & KC_ROWS_DOWN)) {
-        kr_status s = kr_array_clone(&flipped, a, KR_HOST, NULL);
-        if (s != KR_OK) return s;
-        if (kc_flip_y(flipped) != 0) {
-            kr_array_destroy(flipped);
-            return KR_ERR_OOM_HOST;
-        }
-        a = flipped;
-    }
     char path[4096], file[512];
     snprintf(file, sizeof file, "%s.png", name);
     snprintf(path, sizeof path, "%s/%s", d->out, file);
@@ -63,7 +53,6 @@ kr_status kc_demo_png(kc_demo *d, const char *name, const kr_array *a, double lo
     io.slice = slice;
     io.complex_part = part;
     kr_status s = kr_write(path, a, &io);
-    kr_array_destroy(flipped);
     if (s != KR_OK) return s;
     kc_report_figure(d->report, file, caption);
     return KR_OK;
@@ -209,8 +198,10 @@ int kc_tool_demo(int argc, char **argv)
         return KC_EXIT_INPUT;
     }
     kc_report_para(d.report,
-                   "This report was written by `kray demo%s`. Every number below was measured in "
-                   "this run, on this machine, from analytic data built into kray.",
+                   "This report was written by `kray demo%s`. The tables, charts and images were "
+                   "measured in this run, on this machine, from analytic data built into kray. "
+                   "Figures from other runs appear only in paragraphs that begin with \"Quoted\" "
+                   "and name their date and machine.",
                    quick ? " --quick" : "");
 
     double t0 = kr_time_now();

@@ -52,11 +52,10 @@ void kc_demo_say(const kc_demo *d, const char *fmt, ...)
 
 /* Write `a` as DIR/<name>.png (window lo..hi when lo < hi, else the image's min..max; slice
  * along axis 2 as for kray convert, -1 = central; part: 0 magnitude ... 3 phase) and add it to
- * the current row of figures with `caption`. Images are shown upright (+y at the top: rows
- * reversed, as kray convert --flip-y) unless KC_ROWS_DOWN is given in `flags`. */
-enum { KC_ROWS_DOWN = 1 };
+ * the current row of figures with `caption`. Row 0 (y index 0) is the top of the picture, as
+ * in every kray image (docs/conventions.md). */
 kr_status kc_demo_png(kc_demo *d, const char *name, const kr_array *a, double lo, double hi,
-                      int slice, int part, unsigned flags, const char *caption);
+                      int slice, int part, const char *caption);
 
 /* Deterministic Gaussian noise (Box-Muller over splitmix64): x[i] = sigma * N(0,1). */
 void kc_demo_noise(double *x, int64_t n, double sigma, uint64_t seed);

@@ -19,8 +19,8 @@ static kr_status kc_fdk_plane(const kr_array *v, int axis, int64_t at, kr_array 
     const float *x = v->data;
     float *o = (*out)->data;
     for (int64_t b = 0; b < d[1]; b++)
-        for (int64_t a = 0; a < d[0]; a++)
-            o[a + d[0] * b] = axis == 0   ? x[at + nx * (a + ny * b)]
+        for (int64_t a = 0; a < d[0]; a++) /* sagittal and coronal: z (superior) up */
+            o[a + d[0] * (axis == 2 ? b : d[1] - 1 - b)] = axis == 0 ? x[at + nx * (a + ny * b)]
                               : axis == 1 ? x[a + nx * (at + ny * b)]
                                           : x[a + nx * (b + ny * at)];
     return KR_OK;
@@ -117,7 +117,7 @@ static kr_status kc_run_fdk(kc_demo *d)
             snprintf(caption, sizeof caption, "%s, %s, window %.1f to %.1f /mm", rows[r].what,
                      an[ax], lo, hi);
             if ((s = kc_fdk_plane(rows[r].a, ax, n / 2, &pl)) == KR_OK)
-                s = kc_demo_png(d, nm, pl, lo, hi, -1, 0, 0, caption);
+                s = kc_demo_png(d, nm, pl, lo, hi, -1, 0, caption);
             kr_array_destroy(pl);
             pl = NULL;
         }

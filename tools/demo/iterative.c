@@ -96,11 +96,11 @@ static kr_status kc_demo_iterative_run(kc_demo *d)
                    (long long)n, 3.14159265358979 * (double)n / 2 / (double)spokes,
                    d->gpu ? "GPU" : "CPU");
     kc_report_figures_begin(d->report);
-    if ((s = kc_demo_png(d, "iterative_truth", truth, 0.0, 1.0, -1, 0, 0,
+    if ((s = kc_demo_png(d, "iterative_truth", truth, 0.0, 1.0, -1, 0,
                          "Phantom (window 0 to 1)")) != KR_OK ||
-        (s = kc_demo_png(d, "iterative_adjoint", adj, 0.0, 1.0, -1, 0, 0,
+        (s = kc_demo_png(d, "iterative_adjoint", adj, 0.0, 1.0, -1, 0,
                          "Density-compensated adjoint, coil-combined")) != KR_OK ||
-        (s = kc_demo_png(d, "iterative_cgsense", x, 0.0, 1.0, -1, 0, 0, "CG-SENSE")) != KR_OK)
+        (s = kc_demo_png(d, "iterative_cgsense", x, 0.0, 1.0, -1, 0, "CG-SENSE")) != KR_OK)
         goto done;
     kc_report_figures_end(d->report);
     const char *names[] = {"CG-SENSE"};

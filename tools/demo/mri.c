@@ -204,17 +204,17 @@ static kr_status kc_run_mri(kc_demo *d)
         ((double *)err->data)[i] = fabs(((double *)rec->data)[i] - ((double *)ref->data)[i]);
     }
     kc_report_figures_begin(d->report);
-    if ((s = kc_demo_png(d, "mri_kspace_log", logk, 0, 0, -1, 0, 0,
-                         "Analytic k-space, log10(1 + |F|) (kx across, ky up; k = 0 at the "
+    if ((s = kc_demo_png(d, "mri_kspace_log", logk, 0, 0, -1, 0,
+                         "Analytic k-space, log10(1 + |F|) (kx across, ky down; k = 0 at the "
                          "centre)")) != KR_OK)
         goto done;
-    if ((s = kc_demo_png(d, "mri_recon", rec, 0.0, 1.0, -1, 0, 0,
+    if ((s = kc_demo_png(d, "mri_recon", rec, 0.0, 1.0, -1, 0,
                          "Centred inverse FFT / N^2, real part (window 0 to 1)")) != KR_OK)
         goto done;
-    if ((s = kc_demo_png(d, "mri_reference", ref, 0.0, 1.0, -1, 0, 0,
+    if ((s = kc_demo_png(d, "mri_reference", ref, 0.0, 1.0, -1, 0,
                          "Phantom rasterised on the FFT grid, 4x4 supersampling")) != KR_OK)
         goto done;
-    if ((s = kc_demo_png(d, "mri_error", err, 0.0, 0.1, -1, 0, 0,
+    if ((s = kc_demo_png(d, "mri_error", err, 0.0, 0.1, -1, 0,
                          "|difference| (window 0 to 0.1): Gibbs ringing at the edges")) != KR_OK)
         goto done;
     kc_report_figures_end(d->report);
@@ -284,13 +284,13 @@ static kr_status kc_run_mri(kc_demo *d)
     if ((s = kr_metrics_compute(d->cpu, comb, ref, 1.0, &mc)) != KR_OK) goto done;
     kc_report_figures_begin(d->report);
     snprintf(caption, sizeof caption, "Coil 1 of %d: |inverse FFT| of its analytic k-space", ncoil);
-    if ((s = kc_demo_png(d, "mri_coil1", cimg, 0, 0, 0, 0, 0, caption)) != KR_OK) goto done;
-    if ((s = kc_demo_png(d, "mri_coil1_map", maps, 0, 0, 0, 0, 0,
+    if ((s = kc_demo_png(d, "mri_coil1", cimg, 0, 0, 0, 0, caption)) != KR_OK) goto done;
+    if ((s = kc_demo_png(d, "mri_coil1_map", maps, 0, 0, 0, 0,
                          "Coil 1 sensitivity |s_1| (analytic)")) != KR_OK)
         goto done;
     snprintf(caption, sizeof caption,
              "%d coils combined with the analytic maps, real part (window 0 to 1)", ncoil);
-    if ((s = kc_demo_png(d, "mri_coil_combined", comb, 0.0, 1.0, -1, 0, 0, caption)) != KR_OK)
+    if ((s = kc_demo_png(d, "mri_coil_combined", comb, 0.0, 1.0, -1, 0, caption)) != KR_OK)
         goto done;
     kc_report_figures_end(d->report);
 

@@ -18,6 +18,7 @@ struct kc_report {
     int ncols;
     int nimg;
     char *img[KC_REPORT_MAX_IMAGES];
+    kc_report_axes ax; /* for the next figure when ax.set */
 };
 
 static void kc_put(kc_report *r, const char *s, size_t n)
@@ -234,13 +235,51 @@ void kc_report_table_end(kc_report *r) { kc_puts(r, "</table>\n"); }
 
 void kc_report_figures_begin(kc_report *r) { kc_puts(r, "<div class=\"figs\">\n"); }
 
+void kc_report_next_axes(kc_report *r, const kc_report_axes *ax) { r->ax = *ax; }
+
+/* The image inside an SVG frame with ticks and labels on both axes (r->ax). */
+static void kc_report_axes_figure(kc_report *r, const char *src)
+{
+    const kc_report_axes *a = &r->ax;
+    const double L = 56, B = 40, T = 8, R = 12, W = L + a->w + R, H = T + a->h + B;
+    kc_printf(r, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                 "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n<image href=\"", W, H, W, H);
+    kc_esc(r, src);
+    kc_printf(r, "\" x=\"%.0f\" y=\"%.0f\" width=\"%d\" height=\"%d\"/>\n", L, T, a->w, a->h);
+    kc_printf(r, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" "
+                 "stroke=\"#888\"/>\n", L, T, a->w, a->h);
+    for (int t = 0; t <= 4; t++) {
+        double px = L + a->w * t / 4.0, py = T + a->h * (1.0 - t / 4.0);
+        kc_printf(r, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>"
+                     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.3g</text>\n",
+                  px, T + a->h, px, T + a->h + 4, px, T + a->h + 16,
+                  a->x0 + (a->x1 - a->x0) * t / 4.0);
+        kc_printf(r, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>"
+                     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n",
+                  L - 4, py, L, py, L - 6, py + 4, a->y0 + (a->y1 - a->y0) * t / 4.0);
+    }
+    kc_printf(r, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", L + a->w / 2.0, H - 6);
+    kc_esc(r, a->xlabel);
+    kc_printf(r, "</text>\n<text x=\"12\" y=\"%.1f\" text-anchor=\"middle\" "
+                 "transform=\"rotate(-90 12 %.1f)\">", T + a->h / 2.0, T + a->h / 2.0);
+    kc_esc(r, a->ylabel);
+    kc_puts(r, "</text>\n</svg>");
+}
+
 void kc_report_figure(kc_report *r, const char *src, const char *caption)
 {
-    kc_puts(r, "<figure><img src=\"");
-    kc_esc(r, src);
-    kc_puts(r, "\" alt=\"");
-    kc_esc(r, caption);
-    kc_puts(r, "\"><figcaption>");
+    if (r->ax.set) {
+        kc_puts(r, "<figure style=\"max-width:none\">");
+        kc_report_axes_figure(r, src);
+        r->ax.set = 0;
+    } else {
+        kc_puts(r, "<figure><img src=\"");
+        kc_esc(r, src);
+        kc_puts(r, "\" alt=\"");
+        kc_esc(r, caption);
+        kc_puts(r, "\">");
+    }
+    kc_puts(r, "<figcaption>");
     kc_esc(r, caption);
     kc_puts(r, "</figcaption></figure>\n");
     if (r->nimg < KC_REPORT_MAX_IMAGES) {

@@ -40,6 +40,14 @@ void kc_report_table_end(kc_report *r);
 void kc_report_figures_begin(kc_report *r);
 void kc_report_figure(kc_report *r, const char *src, const char *caption);
 void kc_report_figures_end(kc_report *r);
+/* Axes for the next kc_report_figure only: the image is drawn w x h pixels in a frame with four
+ * ticks per axis from (x0, y0) at the bottom left to (x1, y1) at the top right, and labels. */
+typedef struct kc_report_axes {
+    int set, w, h;
+    const char *xlabel, *ylabel;
+    double x0, x1, y0, y1;
+} kc_report_axes;
+void kc_report_next_axes(kc_report *r, const kc_report_axes *ax);
 
 /* Line chart (inline SVG) of nseries curves; series s has n[s] values y[s][0..n-1] at x = index.
  * logy: logarithmic y axis (values <= 0 are skipped). */

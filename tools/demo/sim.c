@@ -85,13 +85,13 @@ static kr_status kc_sim_sense(kc_demo *d, const char *tag, const kr_array *k3, c
     char name[64], cap[160];
     snprintf(name, sizeof name, "sim_%s_sense", tag);
     snprintf(cap, sizeof cap, "%s: SENSE R=%d (lambda %g)", tag, R, lambda);
-    if ((s = kc_demo_png(d, name, mag, 0, rmax, -1, 0, 0, cap)) != KR_OK) goto out;
+    if ((s = kc_demo_png(d, name, mag, 0, rmax, -1, 0, cap)) != KR_OK) goto out;
     snprintf(name, sizeof name, "sim_%s_g", tag);
     snprintf(cap, sizeof cap, "%s: g-factor (0 to %.2f)", tag, gx);
-    if ((s = kc_demo_png(d, name, g, 0, gx > 0 ? gx : 1, -1, 0, 0, cap)) != KR_OK) goto out;
+    if ((s = kc_demo_png(d, name, g, 0, gx > 0 ? gx : 1, -1, 0, cap)) != KR_OK) goto out;
     snprintf(name, sizeof name, "sim_%s_err", tag);
     snprintf(cap, sizeof cap, "%s: |error| x 10 (window 0 to %.3g)", tag, 0.1 * rmax);
-    if ((s = kc_demo_png(d, name, err, 0, 0.1 * rmax, -1, 0, 0, cap)) != KR_OK) goto out;
+    if ((s = kc_demo_png(d, name, err, 0, 0.1 * rmax, -1, 0, cap)) != KR_OK) goto out;
     kc_report_table_rowf(d->report, "%s\t%d\t%g\t%.4f\t%.3f\t%.3f\t%.1f", tag, R, lambda, nrmse,
                          gm, gx, 1e3 * (t1 - t0));
     kc_demo_say(d, "%s: R=%d NRMSE %.4f, g mean %.3f max %.3f", tag, R, nrmse, gm, gx);
@@ -187,7 +187,7 @@ static kr_status kc_run_sim(kc_demo *d)
     }
     const char *hdr[] = {"case", "R", "lambda", "NRMSE", "mean g", "max g", "SENSE ms"};
     kc_report_figures_begin(d->report);
-    if ((s = kc_demo_png(d, "sim_epi_ref", ref, 0, 0, -1, 0, 0,
+    if ((s = kc_demo_png(d, "sim_epi_ref", ref, 0, 0, -1, 0,
                          "SE-EPI, 16 coils, R = 1 (reference)")) != KR_OK)
         goto out;
     kc_report_figures_end(d->report);

@@ -84,8 +84,8 @@ static kr_status kc_run_spiral(kc_demo *d)
                        (long long)t->dims[2], (long long)t->dims[1], (long long)n, t1 - t0, t2 - t1,
                        sqrt(e2 / r2));
         kc_report_figures_begin(d->report);
-        s = kc_demo_png(d, "spiral_drft", ra, 0.0, 1.0, -1, 0, 0, "DrFT (real part)");
-        if (s == KR_OK) s = kc_demo_png(d, "spiral_nufft", rb, 0.0, 1.0, -1, 0, 0, "NUFFT (real part)");
+        s = kc_demo_png(d, "spiral_drft", ra, 0.0, 1.0, -1, 0, "DrFT (real part)");
+        if (s == KR_OK) s = kc_demo_png(d, "spiral_nufft", rb, 0.0, 1.0, -1, 0, "NUFFT (real part)");
         kc_report_figures_end(d->report);
         kc_demo_say(d, "spiral %lld^2: DrFT %.3f s, NUFFT %.3f s, NUFFT vs DrFT %.2g", (long long)n,
                     t1 - t0, t2 - t1, sqrt(e2 / r2));
@@ -98,15 +98,15 @@ static kr_status kc_run_spiral(kc_demo *d)
     if (s == KR_OK) s = kr_fve_simulate(d->cpu, &fo, &ft, &fd, &fw);
     const int64_t E = fo.enc.encodes, T = fo.frames, V = 3;
     double vox[9] = {fo.vessel[0].x0 * fo.enc.n / 2, fo.vessel[0].y0 * fo.enc.n / 2, 0,
-                     fo.vessel[1].x0 * fo.enc.n / 2, fo.vessel[1].y0 * fo.enc.n / 2, 0, 0, -7, 0};
+                     fo.vessel[1].x0 * fo.enc.n / 2, fo.vessel[1].y0 * fo.enc.n / 2, 0, 0, 7, 0};
     int64_t vd[4] = {E, T, fo.coils, V}, sd[3] = {E, T, V};
     if (s == KR_OK) s = kr_array_create(&vi, KR_C64, 4, vd, KR_HOST, NULL);
     if (s == KR_OK) s = kr_array_create(&sp, KR_C64, 3, sd, KR_HOST, NULL);
     if (s == KR_OK) s = kr_fve_voxels(d->cpu, ft, fw, fd, fo.enc.n, V, vox, vi);
     if (s == KR_OK) s = kr_fve_spectra(d->cpu, vi, sp);
-    const int64_t z = 8, pw = T * z + 4;
-    int64_t pd[2] = {V * pw - 4, E * z};
-    if (s == KR_OK) s = kr_array_create(&pic, KR_F32, 2, pd, KR_HOST, NULL);
+    const int64_t z = 8;
+    int64_t pd[3] = {T * z, E * z, V};
+    if (s == KR_OK) s = kr_array_create(&pic, KR_F32, 3, pd, KR_HOST, NULL);
     for (int64_t v = 0; s == KR_OK && v < V; v++) {
         const float *p = (const float *)sp->data + 2 * E * T * v;
         double mx = 0;
@@ -114,10 +114,12 @@ static kr_status kc_run_spiral(kc_demo *d)
         for (int64_t tt = 0; tt < T; tt++)
             for (int64_t bb = 0; bb < E; bb++)
                 for (int64_t yy = 0; yy < z; yy++)
-                    for (int64_t xx = 0; xx < z; xx++) /* row index up = velocity up */
-                        ((float *)pic->data)[v * pw + tt * z + xx + pd[0] * (bb * z + yy)] =
+                    for (int64_t xx = 0; xx < z; xx++) /* row 0 on top: velocity up */
+                        ((float *)pic->data)[tt * z + xx + pd[0] * ((E - 1 - bb) * z + yy) +
+                                             pd[0] * pd[1] * v] =
                             (float)(hypot(p[2 * (bb + E * tt)], p[2 * (bb + E * tt) + 1]) / mx);
     }
+    const double dv = fo.enc.vfov_cm_s / (double)E;
     if (s == KR_OK) {
         kc_report_para(d->report,
                        "Flow phantom (kray/fve.h): two vessels with pulsatile Poiseuille flow (peak "
@@ -130,8 +132,17 @@ static kr_status kc_run_spiral(kc_demo *d)
                        -(double)(E / 2) * fo.enc.vfov_cm_s / (double)E,
                        (double)(E - 1 - E / 2) * fo.enc.vfov_cm_s / (double)E);
         kc_report_figures_begin(d->report);
-        s = kc_demo_png(d, "fve_spectra", pic, 0.0, 1.0, -1, 0, 0,
-                        "velocity spectra: vessel 1, vessel 2, static tissue");
+        const char *nm[3] = {"fve_spectrum_vessel1", "fve_spectrum_vessel2", "fve_spectrum_static"};
+        const char *cap[3] = {"|spectrum| at the centre of vessel 1 (window 0 to its maximum)",
+                              "|spectrum| at the centre of vessel 2",
+                              "|spectrum| of a static voxel"};
+        for (int v = 0; s == KR_OK && v < 3; v++) {
+            kc_report_axes ax = {1, (int)pd[0], (int)pd[1], "frame", "velocity (cm/s)", 0,
+                                 (double)T, -(double)(E / 2) * dv - dv / 2,
+                                 (double)(E - 1 - E / 2) * dv + dv / 2};
+            kc_report_next_axes(d->report, &ax);
+            s = kc_demo_png(d, nm[v], pic, 0.0, 1.0, v, 0, cap[v]);
+        }
         kc_report_figures_end(d->report);
         kc_demo_say(d, "FVE %lld^2 x %lld encodes x %lld frames: spectra of %lld voxels", (long long)fo.enc.n,
                     (long long)E, (long long)T, (long long)V);

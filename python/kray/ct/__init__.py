@@ -11,8 +11,10 @@ from .projector import (Projector, Sirt, METHODS, cgls, operator, phantom_projec
                         voxel_bp_operator)
 from .fbp import FbpPlan, FilterPlan, FILTERS, WINDOWS, fbp, filter_name, window_name
 from .fdk import FdkPlan, fdk, fdk_views
+from . import skimage  # noqa: F401  (kray.ct.skimage: scikit-image conventions)
 
 __all__ = ["Geometry", "TYPES", "angles", "angles_parse", "short_arc_deg", "type_ndim",
            "type_is_cone", "type_is_parallel", "Projector", "Sirt", "METHODS", "cgls",
            "operator", "phantom_projections", "sirt", "voxel_bp_operator", "FbpPlan",
-           "FilterPlan", "FILTERS", "WINDOWS", "fbp", "filter_name", "window_name", "FdkPlan", "fdk", "fdk_views"]
+           "FilterPlan", "FILTERS", "WINDOWS", "fbp", "filter_name", "window_name", "FdkPlan", "fdk", "fdk_views",
+           "skimage"]

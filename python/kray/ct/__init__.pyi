@@ -9,3 +9,4 @@ from .geometry import (Geometry as Geometry, TYPES as TYPES, angles as angles,
 from .projector import (METHODS as METHODS, Projector as Projector, Sirt as Sirt, cgls as cgls,
                         operator as operator, phantom_projections as phantom_projections,
                         sirt as sirt, voxel_bp_operator as voxel_bp_operator)
+from . import skimage as skimage

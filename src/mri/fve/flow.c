@@ -139,8 +139,8 @@ void kr_fve_sim_opts_default(kr_fve_sim_opts *o)
     o->rings = 32;
     o->nvessels = 2;
     o->tissue_scale = 1;
-    o->vessel[0] = (kr_fve_vessel){0.35, -0.5, 0.01, 0.08, 80, 0.3, 0.2, 1.0};
-    o->vessel[1] = (kr_fve_vessel){-0.35, -0.5, -0.01, 0.07, 50, 0.4, 0.3, 1.0};
+    o->vessel[0] = (kr_fve_vessel){0.35, 0.5, 0.01, 0.08, 80, 0.3, 0.2, 1.0};
+    o->vessel[1] = (kr_fve_vessel){-0.35, 0.5, -0.01, 0.07, 50, 0.4, 0.3, 1.0};
 }
 
 void kr_fve_sim_opts_small(kr_fve_sim_opts *o)
@@ -153,8 +153,8 @@ void kr_fve_sim_opts_small(kr_fve_sim_opts *o)
     o->coils = 2;
     o->interleaves = 4;
     o->rings = 32;
-    o->vessel[0] = (kr_fve_vessel){0.3, -0.5, 0.0, 0.14, 80, 0.3, 0.2, 1.0};
-    o->vessel[1] = (kr_fve_vessel){-0.3, -0.5, 0.0, 0.14, 50, 0.4, 0.5, 1.0};
+    o->vessel[0] = (kr_fve_vessel){0.3, 0.5, 0.0, 0.14, 80, 0.3, 0.2, 1.0};
+    o->vessel[1] = (kr_fve_vessel){-0.3, 0.5, 0.0, 0.14, 50, 0.4, 0.5, 1.0};
 }
 
 double kr_fve_vmax(const kr_fve_vessel *v, int64_t frame, int64_t frames)

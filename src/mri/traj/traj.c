@@ -117,7 +117,7 @@ kr_status kr_traj_radial(kr_array **out, const kr_radial_opts *o)
             double t = step * (double)s, sx = sin(t), cy = cos(t);
             for (int64_t i = 0; i < kri_radial_x(o); i++, idx++) {
                 double r = kri_radial_pos(o, i);
-                kri_traj_set(*out, idx, r * sx, r * cy, kz);
+                kri_traj_set(*out, idx, r * cy, r * sx, kz); /* BART's (sin, cos) in (k0, k1) */
             }
         }
     }

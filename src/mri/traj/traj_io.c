@@ -115,6 +115,19 @@ kr_status kr_traj_extent(const kr_array *traj, double kmax_axis[3], double *kmax
     return KR_OK;
 }
 
+/* BART's k0 and k1 belong to its image axes 0 (rows, kray's y) and 1 (columns, kray's x): swap
+ * the first two coordinates of every sample (host, f32/f64/c64/c128) at the .cfl boundary. */
+static void kri_traj_swap_xy(kr_array *t)
+{
+    int64_t m = kr_array_numel(t) / 3;
+    size_t es = kr_dtype_size(t->dtype);
+    unsigned char *p = t->data, tmp[16];
+    for (int64_t i = 0; i < m; i++) {
+        unsigned char *a = p + (size_t)(3 * i) * es, *b = a + es;
+        memcpy(tmp, a, es), memcpy(a, b, es), memcpy(b, tmp, es);
+    }
+}
+
 kr_status kr_traj_read(const char *path, kr_array **out, kr_dtype dtype)
 {
     KRI_ARG_NOT_NULL(out);
@@ -148,6 +161,7 @@ kr_status kr_traj_read(const char *path, kr_array **out, kr_dtype dtype)
     }
     if (s == KR_OK) s = kr_array_create(out, dtype, a->ndim, a->dims, KR_HOST, NULL);
     if (s == KR_OK) s = kr_array_convert(*out, a); /* complex -> real takes the real part */
+    if (s == KR_OK && kr_format_from_path(path) == KR_FMT_CFL) kri_traj_swap_xy(*out);
     kr_array_destroy(a);
     if (s != KR_OK) {
         kr_array_destroy(*out);
@@ -164,6 +178,7 @@ kr_status kr_traj_write(const char *path, const kr_array *traj)
     kr_array *c = NULL;
     KRI_TRY(kr_array_create(&c, KR_C64, traj->ndim, traj->dims, KR_HOST, NULL));
     kr_status s = kr_array_convert(c, traj);
+    if (s == KR_OK) kri_traj_swap_xy(c);
     if (s == KR_OK) s = kr_write(path, c, NULL);
     kr_array_destroy(c);
     return s;
