@@ -151,7 +151,7 @@ def case_fdk(a):
     out = cp.empty((n, n, n), cp.float32)
     r = {"case": "fdk", "volume": n, "views": nviews, "det": [nu, nv]}
     r["kray_device"] = timed(lambda: plan.execute(pd, out=out), sync, a.reps)
-    del pd
+    pd = None   # free the device copy before the host-to-host runs
     r["kray_host_to_host"] = timed(lambda: plan.execute(proj), sync, a.reps)
     path = "/tmp/kray_py_cone.json"
     g.write(path, explicit_views=True)
