@@ -5,11 +5,12 @@ Cases (each prints one JSON line; --cases picks them):
   overhead  per-call cost of the binding: a 1x1 matrix operator applied with a preallocated
             output through kray.Linop, against the same C call made with ctypes directly on
             prebuilt descriptors (the floor of any ctypes binding); medians of 20000 calls
-  fbp       2-D parallel FBP, 512^2 from 720 views of 768 pixels (ram-lak): kray.ct.FbpPlan on
-            device arrays and host to host, against ASTRA FBP_CUDA (host data, as ASTRA's
-            Python API keeps them)
-  fdk       FDK 256^3 from 360 views of 384^2: kray.ct.FdkPlan on device arrays and host to
-            host, against ASTRA FDK_CUDA (host data)
+  fbp       2-D parallel FBP, 512^2 from 720 views of 512 pixels (ram-lak), as `kray bench
+            fbp2d`: kray.ct.FbpPlan on device arrays and on NumPy arrays (host to host), against
+            ASTRA FBP_CUDA (host data, as ASTRA's Python API keeps them)
+  fdk       FDK 512^3 from the RabbitCT-sized scan of `kray bench fdk` (496 views of 1248 x 960,
+            source 750 mm, detector 1200 mm): kray.ct.FdkPlan on device arrays and on NumPy
+            arrays, against ASTRA FDK_CUDA (host data)
   cone      cone-beam forward projection, same geometry: kray.ct.Projector (joseph) on device
             arrays, against ASTRA FP3D_CUDA (host data objects; and device arrays through
             astra.experimental.direct_FP3D when that API is there)
@@ -84,7 +85,7 @@ def case_fbp(a):
     import kray.ct
     import kray.phantom
     cp, sync = _cupy()
-    n, nviews, ndet = 512, 720, 768
+    n, nviews, ndet = 512, 720, 512
     g = kray.ct.Geometry.parallel(det_count=ndet, image_shape=(n, n), nviews=nviews,
                                   stop_deg=180.0)
     x = kray.phantom.shepp_logan((n, n))
@@ -94,8 +95,7 @@ def case_fbp(a):
     out = cp.empty((n, n), cp.float32)
     r = {"case": "fbp", "size": n, "views": nviews, "det": ndet}
     r["kray_device"] = timed(lambda: plan.execute(sd, out=out), sync, a.reps)
-    r["kray_host_to_host"] = timed(lambda: cp.asnumpy(plan.execute(cp.asarray(sino))), sync,
-                                   a.reps)
+    r["kray_host_to_host"] = timed(lambda: plan.execute(sino), sync, a.reps)
     try:
         import astra
         pg = astra.create_proj_geom("parallel", 1.0, ndet,
@@ -138,13 +138,21 @@ def _astra_cone(g, r, run):
 
 def case_fdk(a):
     import kray.ct
-    cp, sync, g, vol, pj = _cone_setup()
-    proj = cp.asnumpy(pj.forward(cp.asarray(vol)))
+    cp, sync = _cupy()
+    n, nviews, nu, nv = 512, 496, 1248, 960
+    g = kray.ct.Geometry.cone(det_shape=(nv, nu), volume_shape=(n, n, n), sod_mm=750.0,
+                              sdd_mm=1200.0, voxel_mm=256.0 / n, nviews=nviews,
+                              det_spacing_mm=(399.36 / nu, 307.2 / nv))
+    # the synthetic projections of `kray bench fdk`
+    u, v, m = np.arange(nu), np.arange(nv), np.arange(nviews)
+    proj = (1.0 + 0.5 * np.sin(0.01 * u)[None, None, :] * np.cos(0.013 * v)[None, :, None] +
+            1e-3 * m[:, None, None]).astype(np.float32)
     plan = kray.ct.FdkPlan(g, device=0)
     pd = cp.asarray(proj)
-    out = cp.empty((256, 256, 256), cp.float32)
-    r = {"case": "fdk", "volume": 256, "views": 360, "det": 384}
+    out = cp.empty((n, n, n), cp.float32)
+    r = {"case": "fdk", "volume": n, "views": nviews, "det": [nu, nv]}
     r["kray_device"] = timed(lambda: plan.execute(pd, out=out), sync, a.reps)
+    pd = None   # free the device copy before the host-to-host runs
     r["kray_host_to_host"] = timed(lambda: plan.execute(proj), sync, a.reps)
 
     def astra_fdk(astra, pgeom, vgeom, dims):
@@ -157,6 +165,8 @@ def case_fdk(a):
         rec = astra.data3d.get(rid)
         k = cp.asnumpy(out)
         r["agreement_rel_l2"] = float(np.linalg.norm(rec - k) / np.linalg.norm(k))
+        astra.algorithm.delete(alg)
+        astra.data3d.delete([pid, rid])
     _astra_cone(g, r, astra_fdk)
     emit(r)
 
