@@ -14,6 +14,7 @@ from math import prod
 import numpy as np
 
 from ._lib import KR_MAX_DIMS, DTypeError, DimensionError, KrArray, LocationError, fn, lib, parr
+from ._handle import Handle
 
 KR_F32, KR_F64, KR_C64, KR_C128, KR_U8, KR_U16, KR_I16 = 1, 2, 3, 4, 5, 6, 7
 KR_HOST, KR_DEVICE = 0, 1
@@ -293,8 +294,9 @@ def matrix_arg(m, what, dtypes, cast=None):
     return arg(np.ascontiguousarray(m.T), what, dtypes=dtypes, cast=cast)
 
 
-class _Owned:
+class _Owned(Handle):
     """Host memory allocated by kray, handed to NumPy without a copy; freed with the array."""
+    _destroy = lib.kr_array_destroy
 
     def __init__(self, ptr):
         self._ptr = ptr
@@ -303,11 +305,6 @@ class _Owned:
         dt = np_dtype(c.dtype)
         self.__array_interface__ = {"shape": shape, "typestr": dt.str,
                                     "data": (c.data or 0, False), "version": 3}
-
-    def __del__(self):
-        if self._ptr:
-            lib.kr_array_destroy(self._ptr)
-            self._ptr = None
 
 
 def adopt(ptr, squeeze_to=None):
