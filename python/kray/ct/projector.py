@@ -153,8 +153,9 @@ def phantom_projections(geom, kind="modified", ray_factor=1, dtype=np.float32):
     the cone geometry's volume box (mean over ray_factor^2 sub-rays, mm x density); NumPy."""
     g = as_geometry(geom)
     p = POINTER(A.KrArray)()
-    lib.kr_ct_phantom_projections(byref(p), cpu_context().ptr, g.ptr, choice(kind, KINDS, "the phantom kind"),
-                                  int(ray_factor), float_code(dtype))
+    lib.kr_ct_phantom_projections(byref(p), cpu_context().ptr, g.ptr,
+                                  choice(kind, KINDS, "the phantom kind"), int(ray_factor),
+                                  float_code(dtype))
     return A.adopt(p)
 
 
