@@ -116,8 +116,9 @@ double kr_fve_true_velocity(const kr_fve_sim_opts *o, double x, double y, int64_
 double kr_fve_vmax(const kr_fve_vessel *v, int64_t frame, int64_t frames);
 
 /* Single voxels: vox holds nvox triples (x, y, slice) (pixel coordinates as above, slice an
- * integer index). out: c64 [encodes, frames, coils, nvox] in the ctx's memory (data, traj and
- * weights in it too for CUDA; traj/weights may be host arrays). weights NULL = 1. Host: double
+ * integer index). out: c64 [encodes, frames, coils, nvox] and data in the ctx's memory; traj
+ * and weights are host arrays for either backend (KR_ERR_LOCATION otherwise). weights NULL = 1.
+ * Host: double
  * accumulation, one thread per output (bit-identical for any thread count). Non-finite data
  * samples among those the voxels sum give KR_ERR_INVALID_ARG naming the first non-finite sample
  * (detected from the output, so clean data are read once). */

@@ -136,11 +136,11 @@ def vmax(vessel, frame, frames):
 
 def voxels(traj, weights, data, n, vox, gridded=False, eps=1e-6, ctx=None):
     """Single-voxel reconstruction: complex64 (nvox, coils, frames, encodes) for voxels
-    `vox` ((nvox, 3) of (x, y, slice)) of an n x n image. Direct sums (host or device; data,
-    traj and weights where the ctx says), or gridded=True: gridding + Goertzel at relative
-    accuracy eps (host)."""
-    t = A.arg(traj, "the trajectory", dtypes=REAL)
-    w = None if weights is None else A.arg(weights, "the weights", dtypes=REAL)
+    `vox` ((nvox, 3) of (x, y, slice)) of an n x n image. Direct sums (data and output on the
+    host or a device; the trajectory and weights are read on the host, device copies are
+    fetched first), or gridded=True: gridding + Goertzel at relative accuracy eps (host)."""
+    t = A.arg(A.to_host(traj), "the trajectory", dtypes=REAL)
+    w = None if weights is None else A.arg(A.to_host(weights), "the weights", dtypes=REAL)
     d = A.arg(data, "the data", dtypes=(C64,))
     v = host_f64(vox, "the voxels", 3)
     if len(d.shape) != 6:
