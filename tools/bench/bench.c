@@ -50,6 +50,13 @@ static const kc_bench kc_benches[] = {
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
 
+int kc_bench_count(void) { return KC_NBENCH; }
+const char *kc_bench_name(int i) { return i >= 0 && i < KC_NBENCH ? kc_benches[i].name : NULL; }
+const char *kc_bench_summary(int i)
+{
+    return i >= 0 && i < KC_NBENCH ? kc_benches[i].summary : NULL;
+}
+
 static void kc_bench_list(FILE *f)
 {
     fprintf(f, "Usage: kray bench <name> [options]    (kray bench <name> --help)\n\n"

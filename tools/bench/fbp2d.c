@@ -408,13 +408,13 @@ int kc_bench_fbp2d(int argc, char **argv)
     const kc_opt opts[] = {
         {"size", 'n', KC_INT64, &n, "512", "N", "image size N x N (pixels of 1 mm)", NULL, 8, 16384,
          &g_size},
-        {"views", 0, KC_INT64, &nv, "720", "V", "views over 180 degrees", NULL, 1, 1e6, &g_views},
-        {"det", 0, KC_INT64, &nd, "0", "D", "detector pixels (0 = N)", NULL, 0, 1e6, NULL},
-        {"reps", 'r', KC_INT, &reps, "10", "R", "timed repetitions per battery", NULL, 1, 1e6,
+        {"views", 0, KC_INT64, &nv, "720", "N", "views over 180 degrees", NULL, 1, 1e6, &g_views},
+        {"det", 0, KC_INT64, &nd, "0", "N", "detector pixels (0 = N)", NULL, 0, 1e6, NULL},
+        {"reps", 0, KC_INT, &reps, "10", "N", "timed repetitions per battery", NULL, 1, 1e6,
          &g_reps},
-        {"batteries", 'b', KC_INT, &bats, "5", "B", "batteries (the document used 10 x 5)", NULL, 1,
+        {"batteries", 0, KC_INT, &bats, "5", "B", "batteries", NULL, 1,
          1e6, &g_bats},
-        {"slices", 0, KC_STRING, &slices, "sl,msl,ct", "LIST",
+        {"cases", 0, KC_STRING, &slices, "sl,msl,ct", "LIST",
          "sl (Shepp-Logan), msl (modified), ct (CT_small.dcm), comma-separated", NULL, 0, 0, NULL},
         {"backends", 0, KC_STRING, &backends, "auto", "LIST",
          "cpu-serial,cpu,cuda (auto: all usable)", NULL, 0, 0, NULL},
@@ -423,7 +423,7 @@ int kc_bench_fbp2d(int argc, char **argv)
          "skimage (iradon), astra (FBP_CUDA), none; auto: skimage when installed, astra on a GPU "
          "machine when importable",
          NULL, 0, 0, NULL},
-        {"peer-reps", 0, KC_INT, &peer_reps, "3", "R", "timed repetitions of each peer", NULL, 1,
+        {"peer-reps", 0, KC_INT, &peer_reps, "3", "N", "timed repetitions of each peer", NULL, 1,
          1000, NULL},
         {"peer-dir", 0, KC_STRING, &peer_dir, NULL, "DIR",
          "directory of peer_*.py (default: $KRAY_SRC/bench, ./bench, next to the executable)", NULL,
@@ -449,7 +449,7 @@ int kc_bench_fbp2d(int argc, char **argv)
         NULL,
         KC_JSON,
         "Examples:\n  kray bench fbp2d\n  kray bench fbp2d --quick --json > fbp2d.jsonl\n"
-        "  kray bench fbp2d --size 2048 --views 2048 --det 3072 --slices sl --backends cuda "
+        "  kray bench fbp2d --size 2048 --views 2048 --det 3072 --cases sl --backends cuda "
         "--precisions f32 --peers astra",
         NULL,
         NULL};
@@ -493,7 +493,7 @@ int kc_bench_fbp2d(int argc, char **argv)
     memset(sl, 0, sizeof sl);
     for (int i = 0; i < KC_MAXSLICE; i++)
         if (kc_has(slices, snames[i])) sl[nsl].name = snames[i], sl[nsl].what = swhat[i], nsl++;
-    if (!nsl) return kc_usage(tool, "--slices '%s' selects none of sl, msl, ct", slices);
+    if (!nsl) return kc_usage(tool, "--cases '%s' selects none of sl, msl, ct", slices);
 
     /* peers */
     char sk_script[4096] = "", as_script[4096] = "";

@@ -68,7 +68,7 @@ int kc_bench_fve(int argc, char **argv)
         {"small", 0, KC_FLAG, &small, NULL, NULL, "reduced size (48^2, 2 slices, 16 encodes, 6 frames, 2 coils, 4 interleaves)", NULL, 0, 0, NULL},
         {"reps", 0, KC_INT, &reps, "3", "N", "timed repetitions of the full reconstructions", NULL, 1, 1000, NULL},
         {"voxel-reps", 0, KC_INT, &vreps, "20", "N", "timed repetitions of the voxel", NULL, 1, 100000, NULL},
-        {"eps", 0, KC_DOUBLE, &eps, "1e-3", "E", "NUFFT accuracy", NULL, 1e-6, 0.1, NULL},
+        {"eps", 'e', KC_DOUBLE, &eps, "1e-3", "E", "NUFFT accuracy", NULL, 1e-6, 0.1, NULL},
         {"no-drft", 0, KC_FLAG, &nodrft, NULL, NULL, "skip the full DrFT (hours on a CPU at full size)", NULL, 0, 0, NULL},
         {0}};
     const kc_spec spec = {

@@ -127,7 +127,7 @@ int kc_bench_sense(int argc, char **argv)
     int size = 256, coils = 32, accel = 4, acs = 24, reps = 0;
     const kc_opt opts[] = {
         {"size", 'n', KC_INT, &size, "256", "N", "image N^2", NULL, 8, 4096, NULL},
-        {"coils", 0, KC_INT, &coils, "32", "N", "receive coils", NULL, 1, 128, NULL},
+        {"coils", 'c', KC_INT, &coils, "32", "N", "receive coils", NULL, 1, 128, NULL},
         {"accel", 'R', KC_INT, &accel, "4", "R", "acceleration (must divide --size)", NULL, 1, 16,
          NULL},
         {"acs", 0, KC_INT, &acs, "24", "N", "calibration lines of the general-path case (0: skip it)",

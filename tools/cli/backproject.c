@@ -29,7 +29,7 @@ int kc_tool_backproject(int argc, char **argv)
     memset(&a, 0, sizeof a);
     int kind = 0, slice = -1;
     const kc_opt opts[] = {
-        {"kind", 0, KC_CHOICE, &kind, "matched", "K",
+        {"backprojector", 0, KC_CHOICE, &kind, "matched", "B",
          "matched: the exact adjoint of the projector (ray-driven, K x K sub-rays); fdk: the "
          "voxel-driven FDK backprojector with distance weighting; voxel: the voxel-driven "
          "approximation of the adjoint (FDK's kernel with ray-density weights, f32; not changed "
@@ -39,8 +39,10 @@ int kc_tool_backproject(int argc, char **argv)
                               "512M or 2G (0 = 90% of the free memory); larger problems run in "
                               "z slabs"),
         KC_CONE_OPTS(a),
-        {"slice", 0, KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)", NULL,
+        {"slice", 's', KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)", NULL,
          -1, 2e9, NULL},
+        {"kind", 0, KC_RENAMED, NULL, NULL, "--backprojector", "--kind names what phantom and traj make", NULL, 0, 0, NULL},
+        {"", 'k', KC_RENAMED, NULL, NULL, "--rays", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"projections", &in, "projections [u, v, view] to read", 0},
                            {"volume", &out, "volume [x, y, z] to write", 0},

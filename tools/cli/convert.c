@@ -13,7 +13,7 @@ int kc_tool_convert(int argc, char **argv)
     const kc_opt opts[] = {
         {"out-dtype", 0, KC_CHOICE, &out_dtype, "same", "T",
          "element type stored in the output (PNG/PGM: see --bits)", "same|" KC_DTYPES, 0, 0, NULL},
-        {"window", 'w', KC_RANGE, &window, NULL, "LO:HI",
+        {"window", 0, KC_RANGE, &window, NULL, "LO:HI",
          "PNG/PGM: values mapped to black and white (default: min:max of the image)", NULL, 0, 0,
          NULL},
         {"bits", 'b', KC_CHOICE, &bits, "8", "B", "PNG/PGM: bits per pixel", "8|16", 0, 0, NULL},
@@ -22,11 +22,13 @@ int kc_tool_convert(int argc, char **argv)
         {"part", 'p', KC_CHOICE, &part, "mag", "PART",
          "PNG/PGM of complex data: magnitude, real, imaginary part or phase (radians)",
          "mag|real|imag|phase", 0, 0, NULL},
-        {"flip-y", 'f', KC_FLAG, &flip, NULL, NULL,
+        {"flip-y", 0, KC_FLAG, &flip, NULL, NULL,
          "reverse axis 1 (y) before writing: kray images have y up, viewers put row 0 on top", NULL,
          0, 0, NULL},
         {"gzip", 'z', KC_FLAG, &gzip, NULL, NULL, "NRRD output: gzip encoding", NULL, 0, 0, NULL},
         KC_RAW_OPTS(raw),
+        {"", 'w', KC_RENAMED, NULL, NULL, "--window", NULL, NULL, 0, 0, NULL},
+        {"", 'f', KC_RENAMED, NULL, NULL, "--flip-y", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"input", &in, "file to read (format from the extension)", 0},
                            {"output", &out, "file to write (format from the extension)", 0},

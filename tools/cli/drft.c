@@ -59,12 +59,12 @@ int kc_tool_drft(int argc, char **argv)
          NULL, 0, 0, NULL},
         {"twice", '2', KC_FLAG, &two, NULL, NULL, "q: on the 2x grid (origin at n)", NULL, 0, 0,
          NULL},
-        {"dims", 'd', KC_DIMS, &dims, NULL, "DIMS",
+        {"size", 'n', KC_DIMS, &dims, NULL, "DIMS",
          "image size NxM or NxMxP (adjoint, q, bench; forward takes the input's)", NULL, 1,
          1 << 24, NULL},
-        {"weights", 'w', KC_STRING, &wp, NULL, "FILE",
+        {"dcf", 'w', KC_STRING, &wp, NULL, "FILE",
          "density compensation W (adjoint and q), e.g. from kray dcf", NULL, 0, 0, NULL},
-        {"basis", 'b', KC_CHOICE, &basis, "dirac", "B",
+        {"basis", 0, KC_CHOICE, &basis, "dirac", "B",
          "voxel basis phi: dirac (phi = 1) or box (phi = prod sinc(k/n), the Illinois case "
          "study)", "dirac|box", 0, 0, NULL},
         {"normalize", 'N', KC_FLAG, &norm, NULL, NULL,
@@ -87,6 +87,9 @@ int kc_tool_drft(int argc, char **argv)
         {"check", 0, KC_INT64, &check, "64", "N",
          "bench: outputs compared with the float64 CPU reference (0 = none)", NULL, 0, 1 << 30,
          NULL},
+        {"dims", 0, KC_RENAMED, NULL, NULL, "--size", "--dims is the size of a raw input", NULL, 0, 0, NULL},
+        {"weights", 0, KC_ALIAS, NULL, NULL, "dcf", NULL, NULL, 0, 0, NULL},
+        {"", 'd', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {
         {"traj", &tp, "trajectory [3, samples, ...] in cycles per FOV (or random:M with --bench)",
@@ -250,7 +253,7 @@ int kc_tool_drft(int argc, char **argv)
         for (int i = 0; i < KR_MAX_DIMS; i++) y->strides[i] = st, st *= y->dims[i];
     }
     if (s == KR_OK) s = kr_write(outp, y, NULL);
-    if (s == KR_OK && !c.quiet) {
+    if (s == KR_OK && (c.json || c.verbose)) {
         char d[128];
         if (c.json) {
             kc_jo j;
@@ -261,7 +264,7 @@ int kc_tool_drft(int argc, char **argv)
             kc_jo_num(&j, "seconds", t1 - t0);
             kc_jo_end(&j);
         } else {
-            printf("drft %s: %s %s in %.3f s (%s)\n",
+            fprintf(stderr, "kray drft: %s: wrote %s %s in %.3f s (%s)\n",
                    mode == M_FORWARD ? "forward" : mode == M_Q ? "Q" : "adjoint", outp,
                    kr_dims_string(y->ndim, y->dims, d, sizeof d), t1 - t0,
                    kr_backend_name(kr_ctx_backend(ctx)));

@@ -34,7 +34,7 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
         if (a->g_type || a->g_angles || a->g_spacing || a->g_doff || a->g_cor || a->g_sod ||
             a->g_sdd || a->g_size || a->g_voxel)
             return kc_usage(tool, "--geom gives the whole geometry; do not combine it with "
-                                  "--type, --angles, --det-*, --cor-offset, --sod, --sdd, "
+                                  "--type, --angles, --pitch, --det-offset, --cor, --sod, --sdd, "
                                   "--size or --voxel");
         s = kr_ct_geom_read_json(g, a->geom);
         return s == KR_OK ? 0 : kc_fail(tool, s);
@@ -89,45 +89,54 @@ int kc_tool_fbp(int argc, char **argv)
          "geometry JSON file (kray/ct.h schema); replaces the options below", NULL, 0, 0, NULL},
         {"type", 0, KC_CHOICE, &a.type, "parallel2d", "T", "scanner type", KC_GEOM_TYPES, 0, 0,
          &a.g_type},
-        {"angles", 'a', KC_STRING, &a.angles, NULL, "A:B:N",
+        {"angles", 0, KC_STRING, &a.angles, NULL, "A:B:N",
          "view angles start:stop:count in degrees, stop exclusive (default 0:180:views, "
          "fan 0:360:views)",
          NULL, 0, 0, &a.g_angles},
-        {"det-spacing", 0, KC_DOUBLE, &a.det_spacing, "1", "MM",
+        {"pitch", 0, KC_DOUBLE, &a.det_spacing, "1", "MM",
          "detector pitch (arc length per pixel for fan2d-equiangular)", NULL, 0, 0, &a.g_spacing},
         {"det-offset", 0, KC_DOUBLE, &a.det_offset, "0", "MM", "detector shift along u", NULL, 0, 0,
          &a.g_doff},
-        {"cor-offset", 0, KC_DOUBLE, &a.cor_offset, "0", "MM", "centre-of-rotation offset along u",
+        {"cor", 0, KC_DOUBLE, &a.cor_offset, "0", "MM", "centre-of-rotation offset along u",
          NULL, 0, 0, &a.g_cor},
         {"sod", 0, KC_DOUBLE, &a.sod, NULL, "MM", "fan: source to rotation axis distance", NULL, 0,
          0, &a.g_sod},
         {"sdd", 0, KC_DOUBLE, &a.sdd, NULL, "MM", "fan: source to detector distance", NULL, 0, 0,
          &a.g_sdd},
-        {"size", 's', KC_DIMS, &a.size, NULL, "N|NxM",
+        {"size", 'n', KC_DIMS, &a.size, NULL, "N|NxM",
          "image size in pixels (default: detector count, square)", NULL, 1, 1 << 20, &a.g_size},
         {"voxel", 0, KC_DOUBLE, &a.voxel, NULL, "MM",
          "pixel size (default: det-spacing, times sod/sdd for fans)", NULL, 0, 0, &a.g_voxel},
-        {"filter", 'f', KC_CHOICE, &a.filter, "fft", "M",
+        {"filter", 'f', KC_CHOICE, &a.filter, "fft", "F",
          "fft: zero-padded FFT of the band-limited ramp with a window; direct: Ram-Lak spatial "
-         "convolution; seed: h(n) = -1/(4n^2-1) as the 2017 document",
+         "convolution; seed: the spatial kernel h(n) = -1/(4n^2-1) of Shepp and Logan (1974)",
          "fft|direct|seed", 0, 0, NULL},
-        {"window", 'w', KC_CHOICE, &a.window, "ramlak", "W", "frequency window (fft filter)",
+        {"filter-window", 0, KC_CHOICE, &a.window, "ramlak", "W", "frequency window (fft filter)",
          "ramlak|shepp-logan|cosine|hamming|hann", 0, 0, NULL},
         {"cutoff", 0, KC_DOUBLE, &a.cutoff, "1", "F",
          "window cutoff as a fraction of Nyquist, (0, 1]", NULL, 1e-9, 1, NULL},
         {"seed-raw", 0, KC_FLAG, &a.seed_raw, NULL, NULL,
-         "seed filter without its constant 2/(pi^2 tau): reproduces the document's numbers "
-         "(pi^2 tau / 2 times the attenuation)",
+         "seed filter without its constant 2/(pi^2 tau): the result is pi^2 tau / 2 times the "
+         "attenuation",
          NULL, 0, 0, NULL},
-        {"short-scan", 0, KC_CHOICE, &a.short_scan, "auto", "S",
+        {"parker", 0, KC_CHOICE, &a.short_scan, "auto", "P",
          "fan beams: Parker weights for scans shorter than 360 degrees", "auto|off|on", 0, 0, NULL},
-        {"clamp", 0, KC_FLAG, &a.clamp, NULL, NULL, "set negative pixels to 0", NULL, 0, 0, NULL},
+        {"nonneg", 0, KC_FLAG, &a.clamp, NULL, NULL, "set negative pixels to 0", NULL, 0, 0, NULL},
         {"mu-water", 0, KC_DOUBLE, &a.mu_water, "0.0193", "1/MM",
          ".dcm output: attenuation of water for HU = 1000 (mu - mu_water) / mu_water", NULL, 1e-12,
          1e12, NULL},
-        {"save-geom", 0, KC_STRING, &a.save_geom, NULL, "FILE",
+        {"geom-out", 0, KC_STRING, &a.save_geom, NULL, "FILE",
          "also write the geometry used as JSON", NULL, 0, 0, NULL},
         KC_RAW_OPTS(raw),
+        {"det-spacing", 0, KC_ALIAS, NULL, NULL, "pitch", NULL, NULL, 0, 0, NULL},
+        {"cor-offset", 0, KC_ALIAS, NULL, NULL, "cor", NULL, NULL, 0, 0, NULL},
+        {"clamp", 0, KC_ALIAS, NULL, NULL, "nonneg", NULL, NULL, 0, 0, NULL},
+        {"save-geom", 0, KC_ALIAS, NULL, NULL, "geom-out", NULL, NULL, 0, 0, NULL},
+        {"window", 0, KC_RENAMED, NULL, NULL, "--filter-window", "--window is the display window of kray convert", NULL, 0, 0, NULL},
+        {"short-scan", 0, KC_RENAMED, NULL, NULL, "--parker", "--short-scan is the cone-beam scan range", NULL, 0, 0, NULL},
+        {"", 's', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL},
+        {"", 'w', KC_RENAMED, NULL, NULL, "--filter-window", NULL, NULL, 0, 0, NULL},
+        {"", 'a', KC_RENAMED, NULL, NULL, "--angles", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"sinogram", &pin, "line integrals [det, view] (or [det, view, n])", 0},
                            {"image", &pout, "attenuation image [x, y] in 1/mm (.dcm: HU)", 0},

@@ -214,18 +214,18 @@ int kc_tool_nufft(int argc, char **argv)
         {"forward", 'F', KC_FLAG, &fwd, NULL, NULL, "image -> k-space samples", NULL, 0, 0, NULL},
         {"adjoint", 'a', KC_FLAG, &adj, NULL, NULL, "k-space samples -> image (the default)", NULL,
          0, 0, NULL},
-        {"dims", 'd', KC_DIMS, &dims, NULL, "DIMS",
+        {"size", 'n', KC_DIMS, &dims, NULL, "DIMS",
          "image size NxM or NxMxP (adjoint, bench; forward: from the input, [nx, ny] or "
          "[nx, ny, 1, batch...] = 2-D, [nx, ny, nz > 1, ...] = 3-D, unless given)", NULL, 2,
          1 << 20, NULL},
         {"eps", 'e', KC_DOUBLE, &eps, "1e-4", "E",
          "requested relative l2 accuracy (1e-6 .. 0.1 in f32, down to 1e-14 with --precision f64)",
          NULL, 1e-14, 0.1, NULL},
-        {"sigma", 's', KC_DOUBLE, &sigma, "2", "S", "grid oversampling (1.25 .. 3)", NULL, 1.25, 3,
+        {"sigma", 0, KC_DOUBLE, &sigma, "2", "S", "grid oversampling (1.25 .. 3)", NULL, 1.25, 3,
          NULL},
-        {"width", 'w', KC_INT, &width, "0", "W", "kernel width in grid cells, 0 = from --eps",
+        {"width", 0, KC_INT, &width, "0", "W", "kernel width in grid cells, 0 = from --eps",
          NULL, 0, 16, NULL},
-        {"weights", 'W', KC_STRING, &wp, NULL, "FILE",
+        {"dcf", 'w', KC_STRING, &wp, NULL, "FILE",
          "adjoint: multiply the samples by these real weights first (density compensation, e.g. "
          "from kray dcf)", NULL, 0, 0, NULL},
         {"no-check-finite", 0, KC_FLAG, &nocheck, NULL, NULL,
@@ -243,9 +243,14 @@ int kc_tool_nufft(int argc, char **argv)
         {"batch", 0, KC_INT64, &batch, "1", "B", "bench: batch (coils)", NULL, 1, 1 << 20, NULL},
         {"check", 0, KC_INT64, &check, "64", "N",
          "bench: outputs compared with float64 direct sums (0 = none)", NULL, 0, 1 << 30, NULL},
-        {"save-traj", 0, KC_STRING, &save, NULL, "FILE",
+        {"traj-out", 0, KC_STRING, &save, NULL, "FILE",
          "bench: also write the trajectory used (e.g. random:M) for a peer (cuFINUFFT)", NULL, 0,
          0, NULL},
+        {"dims", 0, KC_RENAMED, NULL, NULL, "--size", "--dims is the size of a raw input", NULL, 0, 0, NULL},
+        {"weights", 0, KC_ALIAS, NULL, NULL, "dcf", NULL, NULL, 0, 0, NULL},
+        {"save-traj", 0, KC_ALIAS, NULL, NULL, "traj-out", NULL, NULL, 0, 0, NULL},
+        {"", 'd', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL},
+        {"", 'W', KC_RENAMED, NULL, NULL, "-w", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {
         {"traj", &tp, "trajectory [3, samples, ...] in cycles per FOV (or random:M with --bench)",
@@ -390,7 +395,7 @@ int kc_tool_nufft(int argc, char **argv)
         }
     }
     if (s == KR_OK) s = kr_write(op, y, NULL);
-    if (s == KR_OK && !c.quiet) {
+    if (s == KR_OK && (c.json || c.verbose)) {
         char d[128];
         kr_nufft_info in;
         kr_nufft_plan_info(p, &in);
@@ -404,7 +409,7 @@ int kc_tool_nufft(int argc, char **argv)
             kc_jo_num(&j, "seconds", t1 - t0);
             kc_jo_end(&j);
         } else {
-            printf("nufft %s: %s %s in %.3f s (%s, eps %g, kernel width %d)\n",
+            fprintf(stderr, "kray nufft: %s: wrote %s %s in %.3f s (%s, eps %g, kernel width %d)\n",
                    fwd ? "forward" : "adjoint", op, kr_dims_string(y->ndim, y->dims, d, sizeof d),
                    t1 - t0, kr_backend_name(kr_ctx_backend(ctx)), eps, in.width);
         }

@@ -12,12 +12,14 @@ int kc_tool_project(int argc, char **argv)
     int phantom = 0, view = -1;
     const kc_opt opts[] = {
         KC_CONE_OPTS(a),
-        {"phantom", 'p', KC_CHOICE, &phantom, "none", "C",
+        {"phantom", 0, KC_CHOICE, &phantom, "none", "C",
          "instead of a volume: exact line integrals of the 3-D Shepp-Logan (modified or original "
          "contrast) stretched over the volume box",
          "none|modified|original", 0, 0, NULL},
         {"view", 0, KC_INT, &view, "-1", "N", "PNG/PGM output: the view to show (-1 = central)",
          NULL, -1, 2e9, NULL},
+        {"", 'p', KC_RENAMED, NULL, NULL, "--phantom", NULL, NULL, 0, 0, NULL},
+        {"", 'k', KC_RENAMED, NULL, NULL, "--rays", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"volume", &in, "volume [x, y, z] to project (omit with --phantom)", 0},
                            {"projections", &out, "projections [u, v, view] to write", 1},

@@ -58,7 +58,7 @@ int kc_tool_sim(int argc, char **argv)
     kc_sim_args a;
     memset(&a, 0, sizeof a);
     const kc_opt opts[] = {
-        {"object", 'o', KC_STRING, &a.object, NULL, "FILE",
+        {"object", 0, KC_STRING, &a.object, NULL, "FILE",
          "T1 (ms), T2 (ms), PD maps [nx, ny, 3] (as 'kray phantom --kind mr --grid fft'); "
          "default: the built-in MR Shepp-Logan",
          NULL, 0, 0, NULL},
@@ -68,7 +68,7 @@ int kc_tool_sim(int argc, char **argv)
          NULL, 0, 0, NULL},
         {"voxel", 0, KC_DOUBLE, &a.voxel, "1", "MM", "voxel size of the maps along x and y", NULL,
          1e-6, 1e4, NULL},
-        {"slice", 0, KC_DOUBLE, &a.slice, "5", "MM",
+        {"thickness", 0, KC_DOUBLE, &a.slice, "5", "MM",
          "slice thickness (isochromats spread along z "
          "with --sub)",
          NULL, 1e-6, 1e4, NULL},
@@ -87,7 +87,7 @@ int kc_tool_sim(int argc, char **argv)
          "sinusoidal off-resonance along y: amplitude", NULL, -1e6, 1e6, NULL},
         {"sine-cycles", 0, KC_DOUBLE, &a.sine_cyc, "1", "C",
          "sinusoidal off-resonance: cycles across the FOV", NULL, -1e4, 1e4, NULL},
-        {"seq", 's', KC_CHOICE, &a.seq, "gre", "S",
+        {"seq", 0, KC_CHOICE, &a.seq, "gre", "S",
          "gradient echo, spin echo (Cartesian) or single-echo spin-echo EPI", "gre|se|se-epi", 0,
          0, NULL},
         {"seq-file", 0, KC_STRING, &a.seqfile, NULL, "FILE",
@@ -116,7 +116,7 @@ int kc_tool_sim(int argc, char **argv)
         {"dummy", 0, KC_INT, &a.dummy, "-1", "N",
          "preparatory TRs (shots) without acquisition (-1: 0 gre/se, 1 se-epi)", NULL, -1,
          1000000, NULL},
-        {"matrix", 'm', KC_DIMS, &a.matrix, NULL, "NxM",
+        {"matrix", 0, KC_DIMS, &a.matrix, NULL, "NxM",
          "acquired matrix (readout x phase); default: the object's size", NULL, 1, 65536, NULL},
         {"fov", 0, KC_DOUBLE, &a.fov, "0", "MM", "field of view, both axes (0 = voxel x size)",
          NULL, 0, 1e6, NULL},
@@ -128,13 +128,19 @@ int kc_tool_sim(int argc, char **argv)
         {"coil-norm", 0, KC_CHOICE, &a.cnorm, "rss", "N",
          "coil sensitivities: rss = 1 at the centre, or none (microtesla per ampere)", "rss|none",
          0, 0, NULL},
-        {"image", 0, KC_STRING, &a.image, NULL, "FILE",
+        {"image-out", 0, KC_STRING, &a.image, NULL, "FILE",
          "also write the images: centred inverse FFT / (nx ny) of each coil's k-space", NULL, 0, 0,
          NULL},
-        {"no-fast-math", 0, KC_FLAG, &a.nofast, NULL, NULL,
+        {"accurate", 0, KC_FLAG, &a.nofast, NULL, NULL,
          "CUDA: accurate sin/cos/exp instead of the hardware approximations", NULL, 0, 0, NULL},
         {"iso-per-thread", 0, KC_INT, &a.ipt, "0", "K", "CUDA: isochromats per thread (0 = auto)",
          NULL, 0, 4, NULL},
+        {"slice", 0, KC_RENAMED, NULL, NULL, "--thickness", "--slice is the index of a slice to show", NULL, 0, 0, NULL},
+        {"image", 0, KC_ALIAS, NULL, NULL, "image-out", NULL, NULL, 0, 0, NULL},
+        {"no-fast-math", 0, KC_ALIAS, NULL, NULL, "accurate", NULL, NULL, 0, 0, NULL},
+        {"", 'o', KC_RENAMED, NULL, NULL, "--object", NULL, NULL, 0, 0, NULL},
+        {"", 's', KC_RENAMED, NULL, NULL, "--seq", NULL, NULL, 0, 0, NULL},
+        {"", 'm', KC_RENAMED, NULL, NULL, "--matrix", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {
         {"kspace", &a.out, "k-space [nx, ny, 1, coils], complex (readout along x)", 0}, {0}};

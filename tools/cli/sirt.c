@@ -14,7 +14,7 @@ int kc_tool_sirt(int argc, char **argv)
     memset(&it, 0, sizeof it);
     const kc_opt opts[] = {
         KC_CONE_OPTS(a),
-        {"iters", 'n', KC_INT, &it.iters, "50", "N", "iterations (at most)", NULL, 1, 1e6, NULL},
+        {"iters", 'i', KC_INT, &it.iters, "50", "N", "iterations (at most)", NULL, 1, 1e6, NULL},
         {"tol", 't', KC_DOUBLE, &it.tol, "0", "T",
          "stop once ||y - A x|| / ||y|| <= T (0: run every iteration)", NULL, 0, 1e9, NULL},
         {"relax", 0, KC_DOUBLE, &it.relax, "1", "R", "relaxation factor, 0 < R < 2", NULL, 1e-9,
@@ -33,6 +33,7 @@ int kc_tool_sirt(int argc, char **argv)
         KC_GPU_MEM_OPT(mem_s, "with --backprojector voxel on CUDA: its working-memory budget, "
                               "e.g. 512M or 2G (0 = 90% of the memory free at the first "
                               "iteration)"),
+        {"", 'k', KC_RENAMED, NULL, NULL, "--rays", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"projections", &in, "projections [u, v, view] to read", 0},
                            {"volume", &out, "volume [x, y, z] to write", 0},

@@ -33,6 +33,11 @@ int kc_tool_goertzel(int argc, char **argv);
 int kc_tool_fve(int argc, char **argv);
 int kc_tool_cgsense(int argc, char **argv);
 
+/* The benchmarks of `kray bench` (tools/bench/bench.c): count, name and one-line summary. */
+int kc_bench_count(void);
+const char *kc_bench_name(int i);
+const char *kc_bench_summary(int i);
+
 /* ---- errors -------------------------------------------------------------------------------- */
 /* "kray <tool>: <sentence>" on stderr; returns KC_EXIT_USAGE. */
 int kc_usage(const char *tool, const char *fmt, ...)
@@ -40,7 +45,14 @@ int kc_usage(const char *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* "kray <tool>: <kr_last_error() or the status name>" on stderr; returns KC_EXIT_INPUT. */
+/* The same for bad input data: prints the sentence and returns KC_EXIT_INPUT. */
+int kc_error(const char *tool, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* "kray <tool>: <kr_last_error() or the status name>" on stderr (without the library's own
+ * "<tool>: " prefix); returns KC_EXIT_INPUT. */
 int kc_fail(const char *tool, kr_status s);
 
 /* ---- context from the common options ------------------------------------------------------- */

@@ -18,7 +18,7 @@ typedef struct kc_cone {
 } kc_cone;
 
 /* clang-format off */
-#define KC_CONE_OPTS(a)                                                                        \
+#define KC_CONE_GEOM_OPTS(a, vol_help, voxel_help)                                            \
     {"geom", 'g', KC_STRING, &(a).geom, NULL, "FILE",                                          \
      "geometry JSON (types cone, cone-vec); or describe a circular scan with --sod, --sdd...",  \
      NULL, 0, 0, NULL},                                                                        \
@@ -40,19 +40,24 @@ typedef struct kc_cone {
      NULL, 0, 0, &(a).g_angles},                                                               \
     {"short-scan", 0, KC_FLAG, &(a).short_scan, NULL, NULL,                                    \
      "stop = start + 180 degrees + the fan angle", NULL, 0, 0, NULL},                          \
-    {"vol", 0, KC_DIMS, &(a).vol, NULL, "N|NxMxK",                                             \
-     "volume voxels (default: the size of the volume read)", NULL, 1, 1048576, &(a).g_vol},    \
-    {"voxel", 0, KC_LIST, &(a).voxel, NULL, "MM[,MM,MM]",                                      \
-     "voxel size (default: the volume's spacing, else pitch x sod / sdd)", NULL, 1e-9, 1e9,    \
+    {"size", 'n', KC_DIMS, &(a).vol, NULL, "N|NxMxK", vol_help, NULL, 1, 1048576, &(a).g_vol},  \
+    {"voxel", 0, KC_LIST, &(a).voxel, NULL, "MM[,MM,MM]", voxel_help, NULL, 1e-9, 1e9,         \
      &(a).g_voxel},                                                                            \
     {"vol-offset", 0, KC_LIST, &(a).vol_offset, "0,0,0", "X,Y,Z", "volume centre (mm)", NULL,  \
      -1e9, 1e9, &(a).g_voff},                                                                  \
-    {"write-geom", 0, KC_STRING, &(a).write_geom, NULL, "FILE",                                \
-     "write the geometry used as JSON", NULL, 0, 0, NULL},                                     \
+    {"geom-out", 0, KC_STRING, &(a).write_geom, NULL, "FILE",                                  \
+     "also write the geometry used as JSON", NULL, 0, 0, NULL},                                \
+    {"vol", 0, KC_ALIAS, NULL, NULL, "size", NULL, NULL, 0, 0, NULL},                          \
+    {"write-geom", 0, KC_ALIAS, NULL, NULL, "geom-out", NULL, NULL, 0, 0, NULL}
+
+/* The geometry above and the projector: the options of project, backproject, sirt and cgls. */
+#define KC_CONE_OPTS(a)                                                                        \
+    KC_CONE_GEOM_OPTS(a, "volume voxels (default: the size of the volume read)",               \
+                      "voxel size (default: the volume's spacing, else pitch x sod / sdd)"),    \
     {"method", 'm', KC_CHOICE, &(a).method, "joseph", "M",                                     \
      "projector: joseph (bilinear samples on voxel planes) or siddon (exact lengths)",         \
      "joseph|siddon", 0, 0, NULL},                                                             \
-    {"rays", 'k', KC_INT, &(a).rays, "1", "K", "K x K sub-rays per detector pixel", NULL, 1,   \
+    {"rays", 0, KC_INT, &(a).rays, "1", "K", "K x K sub-rays per detector pixel", NULL, 1,     \
      16, NULL}
 /* clang-format on */
 
