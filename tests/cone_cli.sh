@@ -104,9 +104,9 @@ grep -q "the detector is smaller than the data" "$T/err" || fail "wide data: $(c
 sed 's/"cor_offset_mm"/"cor_mm"/' g.json >bad.json
 expect_rc 1 project "$KRAY" project --geom bad.json vol.npy x.npy
 grep -q "unknown field 'cor_mm'" "$T/err" || fail "bad.json: $(cat "$T/err")"
-expect_rc 1 project "$KRAY" project --sod 300 --sdd 300 --det 76x64 --angles 0:360:30 vol.npy x.npy
+expect_rc 2 project "$KRAY" project --sod 300 --sdd 300 --det 76x64 --angles 0:360:30 vol.npy x.npy
 grep -q "sdd_mm" "$T/err" || fail "sdd = sod: $(cat "$T/err")"
-expect_rc 1 project "$KRAY" project --sod 20 --sdd 300 --det 76x64 --angles 0:360:30 --voxel 2 vol.npy x.npy
+expect_rc 2 project "$KRAY" project --sod 20 --sdd 300 --det 76x64 --angles 0:360:30 --voxel 2 vol.npy x.npy
 grep -q "lies inside the volume" "$T/err" || fail "source inside: $(cat "$T/err")"
 rc=0
 "$KRAY" backproject --backprojector fdk --geom g.json exact.npy fdk.npy 2>"$T/err" || rc=$?

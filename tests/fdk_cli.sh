@@ -58,7 +58,7 @@ expect_rc 2 fdk "$KRAY" fdk --sod 150 --sdd 300 --pitch 1,2,3 "$T/proj.npy" "$T/
 expect_rc 2 fdk "$KRAY" fdk --sod 150 --sdd 300 --gpu-mem 12Q "$T/proj.npy" "$T/x.npy"
 expect_rc 2 fdk "$KRAY" fdk --sod 150 --sdd 300 --size 4x4 "$T/proj.npy" "$T/x.npy"
 expect_rc 2 fdk "$KRAY" fdk --sod 150 --sdd 300 --precision f64 "$T/proj.npy" "$T/x.npy"
-expect_rc 1 fdk "$KRAY" fdk --backend cpu --sod 300 --sdd 150 "$T/proj.npy" "$T/x.npy"
+expect_rc 2 fdk "$KRAY" fdk --backend cpu --sod 300 --sdd 150 "$T/proj.npy" "$T/x.npy"
 expect_rc 1 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 --det 60x64 "$T/proj.npy" \
     "$T/x.npy"
 expect_rc 1 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 "$T/bad.npy" "$T/x.npy"

@@ -78,14 +78,14 @@ grep -q "64x64x8" "$T/err" && grep -q "96x96x8" "$T/err" || fail "size message: 
 expect_rc 1 sense "$KRAY" sense --maps four.cfl ku.cfl o.cfl
 expect_rc 1 sense "$KRAY" sense --maps maps.cfl --accel 16 ku.cfl o.cfl
 grep -q "exceeds the number of coils" "$T/err" || fail "R > coils message: $(cat "$T/err")"
-expect_rc 1 sense "$KRAY" sense --maps maps.cfl --accel -2 ku.cfl o.cfl
+expect_rc 2 sense "$KRAY" sense --maps maps.cfl --accel -2 ku.cfl o.cfl
 expect_rc 1 sense "$KRAY" sense --maps maps.cfl --lambda -1 ku.cfl o.cfl
 expect_rc 1 sense "$KRAY" sense --maps maps.cfl rss.npy o.cfl
 grep -q "complex" "$T/err" || fail "dtype message: $(cat "$T/err")"
 expect_rc 1 sense "$KRAY" sense --maps maps.cfl missing.cfl o.cfl
 expect_rc 1 sense "$KRAY" sense a91.npy o.cfl
-expect_rc 1 recon "$KRAY" recon --accel 0 k.cfl o.npy
-expect_rc 1 recon "$KRAY" recon --accel 2 --first-line 5 k.cfl o.npy
+expect_rc 2 recon "$KRAY" recon --accel 0 k.cfl o.npy
+expect_rc 2 recon "$KRAY" recon --accel 2 --first-line 5 k.cfl o.npy
 expect_rc 1 recon "$KRAY" recon --noise 1 --psi maps.cfl k.cfl o.npy
 expect_rc 1 recon "$KRAY" recon --combine optimal --maps small.cfl k.cfl o.npy
 expect_rc 2 sense "$KRAY" sense --cg --gfactor-out g.npy ku.cfl o.cfl

@@ -29,7 +29,7 @@ expect_rc 2 drft "$KRAY" drft "$T/r.cfl"
 expect_rc 2 drft "$KRAY" drft --forward --adjoint "$T/r.cfl" "$T/r.cfl" "$T/x.cfl"
 expect_rc 2 drft "$KRAY" drft "$T/r.cfl" "$T/r.cfl" "$T/x.cfl"                  # no --dims
 expect_rc 2 traj "$KRAY" traj --kind radial --units pixel "$T/x.cfl"             # no --matrix
-expect_rc 1 traj "$KRAY" traj --kind spiral --res 100 "$T/x.cfl"                 # res > fov/2
+expect_rc 2 traj "$KRAY" traj --kind spiral --res 100 "$T/x.cfl"                 # res > fov/2
 expect_rc 1 dcf "$KRAY" dcf "$T/missing.cfl" "$T/x.cfl"
 
 # ---- against BART -------------------------------------------------------------------------------

@@ -120,7 +120,7 @@ int kc_tool_backproject(int argc, char **argv)
     r = kc_cone_write("backproject", out, vol, g, 1, slice);
     if (r == 0 && c.verbose && !c.quiet) {
         char d[64], tb[32];
-        fprintf(stderr, "kray backproject: wrote %s (%s) in %s on %s\n", out,
+        kc_note("backproject", "wrote %s (%s) in %s on %s", out,
                 kr_dims_string(vol->ndim, vol->dims, d, sizeof d),
                 kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
     }

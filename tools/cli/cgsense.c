@@ -46,10 +46,9 @@ static void kc_cg_scale_note(const kr_array *maps)
     }
     peak = sqrt(peak);
     if (peak > 0 && (peak > 10 || peak < 0.1))
-        fprintf(stderr,
-                "kray cgsense: note: the maps' root-sum-of-squares peaks at %.3g, not about 1, so "
+        kc_note("cgsense", "note: the maps' root-sum-of-squares peaks at %.3g, not about 1, so "
                 "the image is about %.3g times the scale it has with normalised maps ('bart "
-                "normalize 8' normalises BART's maps)\n",
+                "normalize 8' normalises BART's maps)",
                 peak, 1.0 / peak);
 }
 
@@ -195,7 +194,7 @@ int kc_tool_cgsense(int argc, char **argv)
         if (s == KR_OK && kr_array_numel(w1) != kr_array_numel(x)) {
             char a[96], b[96];
             s = KR_ERR_DIM;
-            fprintf(stderr, "kray cgsense: warm-start image %s has %s values, the image is %s\n",
+            kc_error("cgsense", "warm-start image %s has %s values, the image is %s",
                     warm, kr_dims_string(w1->ndim, w1->dims, a, sizeof a),
                     kr_dims_string(nd, n, b, sizeof b));
             r = KC_EXIT_INPUT;
@@ -250,17 +249,16 @@ int kc_tool_cgsense(int argc, char **argv)
             kc_jo_nums(&j, "history", info.iterations + 1, hist);
             kc_jo_end(&j);
         } else if (c.verbose) {
-            fprintf(stderr,
-                    "kray cgsense: %lld coils, %lld samples, %d iterations, relative residual "
-                    "%.3e (%s), solve %.3f s (%s)\n",
+            kc_note("cgsense", "%lld coils, %lld samples, %d iterations, relative residual "
+                    "%.3e (%s), solve %.3f s (%s)",
                    (long long)nc, (long long)M, info.iterations, info.rel_residual,
                    info.converged ? "converged" : "not converged", t2 - t1,
                    kr_backend_name(kr_ctx_backend(ctx)));
         }
         if (!info.converged)
-            fprintf(stderr, "kray cgsense: warning: not converged after %d iterations (relative "
+            kc_note("cgsense", "warning: not converged after %d iterations (relative "
                             "residual %.3e > --tol %g); wrote the last iterate (CG's smallest "
-                            "error in the E^H D E norm)\n",
+                            "error in the E^H D E norm)",
                     info.iterations, info.rel_residual, tol);
     }
     r = s == KR_OK ? 0 : kc_fail("cgsense", s);

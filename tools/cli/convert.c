@@ -86,7 +86,7 @@ int kc_tool_convert(int argc, char **argv)
     }
     if (flip && kc_flip_y(a) != 0) {
         kr_array_destroy(a);
-        fprintf(stderr, "kray convert: out of memory flipping '%s'\n", in);
+        kc_error("convert", "out of memory flipping '%s'", in);
         return KC_EXIT_INPUT;
     }
     io.meta = &meta;
@@ -99,7 +99,7 @@ int kc_tool_convert(int argc, char **argv)
     }
     if (!c.quiet && c.verbose) {
         char d[128], tb[32];
-        fprintf(stderr, "kray convert: wrote %s (%s %s) in %s\n", out,
+        kc_note("convert", "wrote %s (%s %s) in %s", out,
                 kr_dims_string(a->ndim, a->dims, d, sizeof d), kr_dtype_name(a->dtype),
                 kc_fmt_seconds(t1 - t0, tb, sizeof tb));
     }

@@ -264,7 +264,7 @@ int kc_tool_drft(int argc, char **argv)
             kc_jo_num(&j, "seconds", t1 - t0);
             kc_jo_end(&j);
         } else {
-            fprintf(stderr, "kray drft: %s: wrote %s %s in %.3f s (%s)\n",
+            kc_note("drft", "%s: wrote %s %s in %.3f s (%s)",
                    mode == M_FORWARD ? "forward" : mode == M_Q ? "Q" : "adjoint", outp,
                    kr_dims_string(y->ndim, y->dims, d, sizeof d), t1 - t0,
                    kr_backend_name(kr_ctx_backend(ctx)));

@@ -50,9 +50,9 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
     if (a->angles) {
         int64_t count;
         s = kr_ct_angles_parse(a->angles, &sc.start_deg, &sc.stop_deg, &count);
-        if (s != KR_OK) return kc_fail(tool, s);
+        if (s != KR_OK) return kc_fail_usage(tool, s);
         if (count != sc.nviews) {
-            fprintf(stderr, "kray fbp: --angles gives %lld views but the sinogram has %lld\n",
+            kc_error("fbp", "--angles gives %lld views but the sinogram has %lld",
                     (long long)count, (long long)sc.nviews);
             return KC_EXIT_INPUT;
         }
@@ -74,7 +74,7 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
     kr_ct_grid gr;
     kr_ct_grid_2d(&gr, nx, ny, vox);
     s = kr_ct_geom_create(g, &sc, &gr);
-    return s == KR_OK ? 0 : kc_fail(tool, s);
+    return s == KR_OK ? 0 : kc_fail_usage(tool, s); /* the options describe the geometry */
 }
 
 int kc_tool_fbp(int argc, char **argv)
@@ -106,7 +106,7 @@ int kc_tool_fbp(int argc, char **argv)
         {"size", 'n', KC_DIMS, &a.size, NULL, "N|NxM",
          "image size in pixels (default: detector count, square)", NULL, 1, 1 << 20, &a.g_size},
         {"voxel", 0, KC_DOUBLE, &a.voxel, NULL, "MM",
-         "pixel size (default: det-spacing, times sod/sdd for fans)", NULL, 0, 0, &a.g_voxel},
+         "pixel size (default: --pitch, times sod/sdd for fans)", NULL, 0, 0, &a.g_voxel},
         {"filter", 'f', KC_CHOICE, &a.filter, "fft", "F",
          "fft: zero-padded FFT of the band-limited ramp with a window; direct: Ram-Lak spatial "
          "convolution; seed: the spatial kernel h(n) = -1/(4n^2-1) of Shepp and Logan (1974)",
@@ -184,7 +184,7 @@ int kc_tool_fbp(int argc, char **argv)
     double t0 = kr_time_now();
     if ((s = kr_read(pin, &sino, NULL, &io)) != KR_OK) goto fail;
     if (kr_dtype_is_complex(sino->dtype)) {
-        fprintf(stderr, "kray fbp: '%s' holds complex values; a sinogram is real\n", pin);
+        kc_error("fbp", "'%s' holds complex values; a sinogram is real", pin);
         r = KC_EXIT_INPUT;
         goto done;
     }
@@ -293,9 +293,8 @@ int kc_tool_fbp(int argc, char **argv)
         kc_jo_end(&j);
     } else if (c.verbose) {
         char b1[32], b2[32];
-        fprintf(stderr,
-                "kray fbp: %s, %lld views x %lld detectors -> %lldx%lld (%s, %s): plan "
-                "%s, execute %s\n",
+        kc_note("fbp", "%s, %lld views x %lld detectors -> %lldx%lld (%s, %s): plan "
+                "%s, execute %s",
                 kr_ct_type_name(kr_ct_geom_type(g)), (long long)kr_ct_geom_nviews(g),
                 (long long)kr_ct_geom_det_count(g), (long long)idims[0], (long long)idims[1],
                 kr_backend_name(kr_ctx_backend(ctx)), kr_dtype_name(dt),

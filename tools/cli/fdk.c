@@ -170,9 +170,8 @@ int kc_tool_fdk(int argc, char **argv)
         kc_jo_end(&j);
     } else if (c.verbose) {
         char tb[32];
-        fprintf(stderr,
-                "kray fdk: wrote %s: %lldx%lldx%lld voxels from %lld views (%s scan over %.4g "
-                "degrees, fan %.4g degrees) in %s on %s (%s, %lld slab%s)\n",
+        kc_note("fdk", "wrote %s: %lldx%lldx%lld voxels from %lld views (%s scan over %.4g "
+                "degrees, fan %.4g degrees) in %s on %s (%s, %lld slab%s)",
                 out, (long long)vd[0], (long long)vd[1], (long long)vd[2],
                 (long long)kr_ct_geom_nviews(g), info.short_scan ? "short" : "full", info.arc_deg,
                 info.fan_deg, kc_fmt_seconds(t, tb, sizeof tb),

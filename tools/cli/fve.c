@@ -113,7 +113,7 @@ int kc_tool_fve(int argc, char **argv)
         {"interleaves", 0, KC_INT64, &inter, NULL, "N", "simulate: spiral interleaves (8)", NULL, 1, 1024, NULL},
         {"vfov", 0, KC_DOUBLE, &vfov, NULL, "CM_S",
          "velocity field of view in cm/s (bins of vfov/encodes; simulate default 200; overrides "
-         "the sidecar)", NULL, 0, 0, NULL},
+         "the sidecar)", NULL, 1e-9, 1e9, NULL},
         {"params", 0, KC_STRING, &pp, NULL, "FILE",
          "encoding parameters (JSON sidecar); default <kspace>.fve.json when it exists", NULL, 0, 0, NULL},
         {"at", 0, KC_STRING, &vdummy, NULL, "X,Y[,S]",
@@ -200,7 +200,7 @@ int kc_tool_fve(int argc, char **argv)
         if (s == KR_OK) s = kr_fve_params_write(pp ? pp : side, &o.enc, &o);
         if (s == KR_OK && c.verbose) {
             char b[128];
-            fprintf(stderr, "kray fve: simulated %s %s (c64), trajectory %s, parameters %s (%.2f s)\n", a2,
+            kc_note("fve", "simulated %s %s (c64), trajectory %s, parameters %s (%.2f s)", a2,
                    kr_dims_string(d->ndim, d->dims, b, sizeof b), a1, pp ? pp : side, kr_time_now() - t0);
         }
         goto done;
@@ -233,15 +233,15 @@ int kc_tool_fve(int argc, char **argv)
     if (par.n < 2) {
         kr_ctx_destroy(ctx);
         kr_array_destroy(t), kr_array_destroy(d);
-        fprintf(stderr, "kray fve: the image size is unknown: give --size or the encoding parameters "
-                        "(--params FILE, or %s)\n", side);
+        kc_error("fve", "the image size is unknown: give --size or the encoding parameters "
+                        "(--params FILE, or %s)", side);
         return KC_EXIT_INPUT;
     }
     if (nvox > 0 && !(par.vfov_cm_s > 0)) {
         kr_ctx_destroy(ctx);
         kr_array_destroy(t), kr_array_destroy(d);
-        fprintf(stderr, "kray fve: the velocity axis needs the encoding parameters: give --vfov "
-                        "(cm/s) or --params FILE (no %s found)\n", side);
+        kc_error("fve", "the velocity axis needs the encoding parameters: give --vfov "
+                        "(cm/s) or --params FILE (no %s found)", side);
         return KC_EXIT_INPUT;
     }
     (void)have_par;
@@ -310,8 +310,8 @@ int kc_tool_fve(int argc, char **argv)
                 kc_jo_num(&j, "seconds", t2 - t1);
                 kc_jo_end(&j);
             } else {
-                fprintf(stderr, "kray fve: %lld voxel(s) x %lld encodes x %lld frames x %lld coils in %.4f s (%s, %s); "
-                       "spectra %s, v_b = (b - %lld) x %.4g cm/s\n",
+                kc_note("fve", "%lld voxel(s) x %lld encodes x %lld frames x %lld coils in %.4f s (%s, %s); "
+                       "spectra %s, v_b = (b - %lld) x %.4g cm/s",
                        (long long)nv, (long long)E, (long long)T, (long long)C, t2 - t1,
                        goertzel ? "gridding + goertzel" : "drft", kr_backend_name(kr_ctx_backend(vc)),
                        a3, (long long)(E / 2), bin);
@@ -326,7 +326,7 @@ int kc_tool_fve(int argc, char **argv)
         int64_t M = kr_array_numel(t) / 3, B = kr_array_numel(d) / (M > 0 ? M : 1);
         if (d->dims[0] * (d->ndim > 1 ? d->dims[1] : 1) != M) {
             s = KR_ERR_DIM;
-            fprintf(stderr, "kray fve: data have %lld samples x interleaves, the trajectory %lld samples\n",
+            kc_error("fve", "data have %lld samples x interleaves, the trajectory %lld samples",
                     (long long)(d->dims[0] * (d->ndim > 1 ? d->dims[1] : 1)), (long long)M);
             kr_ctx_destroy(ctx);
             kr_array_destroy(t), kr_array_destroy(d), kr_array_destroy(w), kr_array_destroy(wr);
@@ -344,7 +344,7 @@ int kc_tool_fve(int argc, char **argv)
         for (int64_t i = 0; i < 2 * M * B; i++)
             if (!isfinite(p[i])) {
                 kr_ctx_destroy(ctx);
-                fprintf(stderr, "kray fve: data sample %lld is not finite\n", (long long)(i / 2));
+                kc_error("fve", "data sample %lld is not finite", (long long)(i / 2));
                 kr_array_destroy(t), kr_array_destroy(d), kr_array_destroy(w), kr_array_destroy(wr);
                 return KC_EXIT_INPUT;
             }
@@ -399,7 +399,7 @@ int kc_tool_fve(int argc, char **argv)
                 kc_jo_end(&j);
             } else {
                 char b[128];
-                fprintf(stderr, "kray fve: full (%s): wrote %s %s in %.3f s (%s)\n", method ? "drft" : "nufft", a3,
+                kc_note("fve", "full (%s): wrote %s %s in %.3f s (%s)", method ? "drft" : "nufft", a3,
                        kr_dims_string(on, od, b, sizeof b), t2 - t1, kr_backend_name(kr_ctx_backend(ctx)));
             }
         }

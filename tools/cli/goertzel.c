@@ -81,7 +81,7 @@ int kc_tool_goertzel(int argc, char **argv)
             kc_jo_num(&j, "seconds", t1 - t0);
             kc_jo_end(&j);
         } else {
-            fprintf(stderr, "kray goertzel: wrote %s (%s) in %.4f s\n", op, at.n ? "points" : "full image", t1 - t0);
+            kc_note("goertzel", "wrote %s (%s) in %.4f s", op, at.n ? "points" : "full image", t1 - t0);
         }
     }
     kr_array_destroy(k), kr_array_destroy(kc), kr_array_destroy(dk), kr_array_destroy(o);

@@ -19,7 +19,7 @@ static kr_status kc_read_complex(const char *path, kr_dtype t, int64_t want, con
     kr_array *a = NULL;
     kr_status s = kr_read(path, &a, NULL, NULL);
     if (s == KR_OK && kr_array_numel(a) != want) {
-        fprintf(stderr, "kray lsrecon: %s '%s' has %lld values, expected %lld\n", what, path,
+        kc_error("lsrecon", "%s '%s' has %lld values, expected %lld", what, path,
                 (long long)kr_array_numel(a), (long long)want);
         kr_array_destroy(a);
         *printed = 1;
@@ -235,21 +235,20 @@ int kc_tool_lsrecon(int argc, char **argv)
             kc_jo_nums(&j, "history", info.iterations + 1, h);
             kc_jo_end(&j);
         } else if (c.verbose) {
-            fprintf(stderr, "kray lsrecon: %s normal operator, %d iterations, relative residual %.3g (%s), "
-                   "%.3f s\n",
+            kc_note("lsrecon", "%s normal operator, %d iterations, relative residual %.3g (%s), "
+                   "%.3f s",
                    mn, info.iterations, info.rel_residual,
                    info.converged ? "converged" : "not converged", t1 - t0);
             if (fm && !exact)
-                fprintf(stderr, "kray lsrecon: field map %.4g..%.4g Hz, times %.4g..%.4g ms: %d segments, "
-                       "interpolation error %.3g\n",
+                kc_note("lsrecon", "field map %.4g..%.4g Hz, times %.4g..%.4g ms: %d segments, "
+                       "interpolation error %.3g",
                        oi.f_min, oi.f_max, 1e3 * oi.t_min, 1e3 * oi.t_max, oi.segments,
                        oi.interp_err);
         }
         if (!info.converged)
-            fprintf(stderr,
-                    "kray lsrecon: warning: CG did not reach --tol %g in %d iterations "
+            kc_note("lsrecon", "warning: CG did not reach --tol %g in %d iterations "
                     "(relative residual %.3g); wrote the last iterate (CG's error in the "
-                    "energy norm decreases monotonically, so it is the best one)\n",
+                    "energy norm decreases monotonically, so it is the best one)",
                     tol, info.iterations, info.rel_residual);
     }
     free(h);

@@ -82,7 +82,7 @@ int kc_tool_metrics(int argc, char **argv)
     if (s != KR_OK) goto fail;
     if (!kc_same_dims(x, ref)) {
         char a[128], b[128];
-        fprintf(stderr, "kray metrics: '%s' has %s values but '%s' has %s\n", px,
+        kc_error("metrics", "'%s' has %s values but '%s' has %s", px,
                 kr_dims_string(x->ndim, x->dims, a, sizeof a), pr,
                 kr_dims_string(ref->ndim, ref->dims, b, sizeof b));
         r = KC_EXIT_INPUT;

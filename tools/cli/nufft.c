@@ -342,8 +342,8 @@ int kc_tool_nufft(int argc, char **argv)
         if (s == KR_OK && kr_array_numel(wr) != M) {
             char d[128];
             kr_clear_error();
-            fprintf(stderr, "kray nufft: weights %s have %s values, the trajectory has %lld "
-                            "samples\n", wp, kr_dims_string(wr->ndim, wr->dims, d, sizeof d),
+            kc_error("nufft", "weights %s have %s values, the trajectory has %lld "
+                            "samples", wp, kr_dims_string(wr->ndim, wr->dims, d, sizeof d),
                     (long long)M);
             s = KR_ERR_DIM;
             r = KC_EXIT_INPUT;
@@ -409,7 +409,7 @@ int kc_tool_nufft(int argc, char **argv)
             kc_jo_num(&j, "seconds", t1 - t0);
             kc_jo_end(&j);
         } else {
-            fprintf(stderr, "kray nufft: %s: wrote %s %s in %.3f s (%s, eps %g, kernel width %d)\n",
+            kc_note("nufft", "%s: wrote %s %s in %.3f s (%s, eps %g, kernel width %d)",
                    fwd ? "forward" : "adjoint", op, kr_dims_string(y->ndim, y->dims, d, sizeof d),
                    t1 - t0, kr_backend_name(kr_ctx_backend(ctx)), eps, in.width);
         }

@@ -251,7 +251,7 @@ int kc_tool_phantom(int argc, char **argv)
     }
     if (c.verbose && !c.quiet) {
         char dims[128], tb[32];
-        fprintf(stderr, "kray phantom: wrote %s (%s, %s) computed in %s\n", out,
+        kc_note("phantom", "wrote %s (%s, %s) computed in %s", out,
                 kr_dims_string(a->ndim, a->dims, dims, sizeof dims), kr_dtype_name(store),
                 kc_fmt_seconds(t1 - t0, tb, sizeof tb));
     }

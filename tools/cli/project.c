@@ -99,7 +99,7 @@ int kc_tool_project(int argc, char **argv)
     r = kc_cone_write("project", out, proj, g, 0, view);
     if (r == 0 && c.verbose && !c.quiet) {
         char d[64], tb[32];
-        fprintf(stderr, "kray project: wrote %s (%s) in %s on %s\n", out,
+        kc_note("project", "wrote %s (%s) in %s on %s", out,
                 kr_dims_string(proj->ndim, proj->dims, d, sizeof d),
                 kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
     }

@@ -90,6 +90,9 @@ int kc_tool_recon(int argc, char **argv)
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
     if ((r = kc_check_output("recon", out_path)) != 0) return r;
+    if (accel < 1 || offset < 0 || offset >= accel)
+        return kc_usage("recon", "--accel %d with --first-line %d: give R >= 1 and 0 <= first "
+                                 "line < R", accel, offset);
     if (extract) {
         if (!kc_mri_is_ismrmrd(in_path))
             return kc_usage("recon", "--extract-image needs an ISMRMRD input (.h5), got '%s'",

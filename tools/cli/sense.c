@@ -112,15 +112,12 @@ int kc_tool_sense(int argc, char **argv)
     if (r) return r < 0 ? 0 : r;
     if ((r = kc_check_output("sense", out_path)) != 0) return r;
     if (g_path && (r = kc_check_output("sense", g_path)) != 0) return r;
-    if (g_path && cg) return kc_usage("sense", "--gfactor needs the direct solve (drop --cg)");
+    if (g_path && cg) return kc_usage("sense", "--gfactor-out needs the direct solve (drop --cg)");
     if (!kc_mri_is_ismrmrd(in_path) && (r = kc_check_input("sense", in_path)) != 0) return r;
-    if (accel < 0 || (accel > 0 && (offset < 0 || offset >= accel))) {
-        fprintf(stderr,
-                "kray sense: acceleration R = %d with offset %d is invalid (R >= 1 and 0 <= "
-                "offset < R, or R = 0 to take the lines from the data)\n",
-                accel, offset);
-        return KC_EXIT_INPUT;
-    }
+    if (accel < 0 || (accel > 0 && (offset < 0 || offset >= accel)))
+        return kc_usage("sense", "--accel %d with --first-line %d: give R >= 1 and 0 <= first "
+                                 "line < R, or R = 0 to take the lines from the data",
+                        accel, offset);
     /* ctx: the solve (CPU or CUDA); hctx: host-side work (ESPIRiT, whitening, masks) */
     kr_ctx *ctx = NULL, *hctx = NULL;
     if ((r = kc_make_ctx("sense", &c, &ctx)) != 0) return r;
@@ -239,7 +236,7 @@ int kc_tool_sense(int argc, char **argv)
             kc_jo_end(&j);
         } else if (c.verbose) {
             char tb[32];
-            fprintf(stderr, "kray sense: %s, %lld of %lld lines (R %d), %s in %s\n", method,
+            kc_note("sense", "%s, %lld of %lld lines (R %d), %s in %s", method,
                     (long long)nl, (long long)ny, lattice_r, kr_backend_name(kr_ctx_backend(ctx)),
                     kc_fmt_seconds(t1 - t0, tb, sizeof tb));
         }

@@ -311,9 +311,8 @@ int kc_tool_sim(int argc, char **argv)
         kc_jo_end(&j);
     } else if (c.verbose && !c.quiet) {
         char tb[32];
-        fprintf(stderr,
-                "kray sim: %lld isochromats, %lld samples x %d coils in %s (%.3g "
-                "isochromat-steps/s)\n",
+        kc_note("sim", "%lld isochromats, %lld samples x %d coils in %s (%.3g "
+                "isochromat-steps/s)",
                 (long long)info.niso, (long long)info.nsamples, info.ncoils,
                 kc_fmt_seconds(t1 - t0, tb, sizeof tb), t1 > t0 ? info.iso_steps / (t1 - t0) : 0.0);
     }

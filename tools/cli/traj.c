@@ -131,8 +131,11 @@ int kc_tool_traj(int argc, char **argv)
         s = kr_traj_convert(t, KR_K_CYCLES_PER_FOV,
                             units == 1 ? KR_K_CYCLES_PER_PIXEL : KR_K_RADIANS, n);
     }
-    if (s == KR_OK) s = kr_traj_write(out, t);
-    if (s != KR_OK) {
+    if (s != KR_OK) { /* made from the options alone: a bad combination of values */
+        kr_array_destroy(t);
+        return kc_fail_usage("traj", s);
+    }
+    if ((s = kr_traj_write(out, t)) != KR_OK) {
         kr_array_destroy(t);
         return kc_fail("traj", s);
     }
@@ -156,11 +159,11 @@ int kc_tool_traj(int argc, char **argv)
         }
         kc_jo_end(&j);
     } else if (c.verbose) {
-        fprintf(stderr, "kray traj: wrote %s: dims %s, max |k| %.4g (per axis %.4g %.4g %.4g)\n", out, d, kr,
+        kc_note("traj", "wrote %s: dims %s, max |k| %.4g (per axis %.4g %.4g %.4g)", out, d, kr,
                ax[0], ax[1], ax[2]);
         if (kind == T_SPIRAL)
-            fprintf(stderr, "kray traj: spiral: %lld samples per interleave, readout %.3f ms, matrix %lld (kmax %.3f "
-                   "cycles/FOV), |g| <= %.2f mT/m, slew <= %.1f T/m/s, slew-limited for %.3f ms\n",
+            kc_note("traj", "spiral: %lld samples per interleave, readout %.3f ms, matrix %lld (kmax %.3f "
+                   "cycles/FOV), |g| <= %.2f mT/m, slew <= %.1f T/m/s, slew-limited for %.3f ms",
                    (long long)info.samples, info.readout_ms, (long long)info.matrix, info.kmax,
                    info.gmax_used_mT_m, info.smax_used_T_m_s, info.slew_limited_ms);
     }

@@ -45,6 +45,12 @@ int kc_usage(const char *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The same line for what is not an error (-v summaries, warnings, notes). */
+void kc_note(const char *tool, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* The same for bad input data: prints the sentence and returns KC_EXIT_INPUT. */
 int kc_error(const char *tool, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -54,6 +60,11 @@ int kc_error(const char *tool, const char *fmt, ...)
 /* "kray <tool>: <kr_last_error() or the status name>" on stderr (without the library's own
  * "<tool>: " prefix); returns KC_EXIT_INPUT. */
 int kc_fail(const char *tool, kr_status s);
+
+/* The same sentence for a library call whose arguments all come from the options (a geometry
+ * described by --sod/--sdd/..., a trajectory from traj's options): a bad value there is bad
+ * usage, so this returns KC_EXIT_USAGE. */
+int kc_fail_usage(const char *tool, kr_status s);
 
 /* ---- context from the common options ------------------------------------------------------- */
 /* Returns 0, or prints the sentence and returns KC_EXIT_INPUT (e.g. --backend cuda without a

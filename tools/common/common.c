@@ -17,6 +17,14 @@ int kc_usage(const char *tool, const char *fmt, ...)
     return KC_EXIT_USAGE;
 }
 
+void kc_note(const char *tool, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    kc_vmessage(tool, fmt, ap);
+    va_end(ap);
+}
+
 int kc_error(const char *tool, const char *fmt, ...)
 {
     va_list ap;
@@ -24,6 +32,12 @@ int kc_error(const char *tool, const char *fmt, ...)
     kc_vmessage(tool, fmt, ap);
     va_end(ap);
     return KC_EXIT_INPUT;
+}
+
+int kc_fail_usage(const char *tool, kr_status s)
+{
+    kc_fail(tool, s);
+    return KC_EXIT_USAGE;
 }
 
 int kc_fail(const char *tool, kr_status s)

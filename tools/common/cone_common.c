@@ -88,7 +88,7 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
         sc.nviews = n;
         if (a->short_scan) {
             double arc;
-            if ((s = kr_ct_scan_short_arc_deg(&sc, &arc)) != KR_OK) return kc_fail(tool, s);
+            if ((s = kr_ct_scan_short_arc_deg(&sc, &arc)) != KR_OK) return kc_fail_usage(tool, s);
             sc.stop_deg = sc.start_deg + arc;
         }
         kr_ct_grid grid;
@@ -119,7 +119,7 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
             return kc_usage(tool, "--vol-offset takes three values X,Y,Z (mm), got %d",
                             a->vol_offset.n);
         for (int d = 0; d < 3; d++) grid.offset_mm[d] = a->vol_offset.v[d];
-        if ((s = kr_ct_geom_create(g, &sc, &grid)) != KR_OK) return kc_fail(tool, s);
+        if ((s = kr_ct_geom_create(g, &sc, &grid)) != KR_OK) return kc_fail_usage(tool, s);
     }
     if (a->write_geom && (s = kr_ct_geom_write_json(*g, a->write_geom, 0)) != KR_OK) {
         kr_ct_geom_destroy(*g);
