@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kray sim and kray coils from the command line:
-#  - coils: maps of the document's 16-coil 5/6/5 array against an independent Python
+#  - coils: maps of Mayo Sarmiento (2018)'s 16-coil 5/6/5 array against an independent Python
 #    evaluation of the loop field (scipy's complete elliptic integrals), and the layout JSON;
 #  - sim: an ideally spoiled GRE of the MR phantom (maps written by kray phantom) against the
 #    Ernst-weighted image computed in numpy from the same maps; coil weighting through --coils;

@@ -13,7 +13,7 @@ expect_rc 0 dcf "$KRAY" dcf --boundary square "$T/c.cfl" "$T/cw.cfl"
     fail "Cartesian Voronoi weights are not all 1: $(cat "$T/info.json")"
 
 expect_rc 0 traj "$KRAY" traj --kind spiral --json "$T/sp.cfl"
-grep -q '"matrix": 115' "$T/out" || fail "thesis spiral (16 cm, 1.4 mm) should need a 115 matrix"
+grep -q '"matrix": 115' "$T/out" || fail "Dantas (2015)'s spiral (16 cm, 1.4 mm) should need a 115 matrix"
 g=$(json_field "$T/out" gmax_used_mT_m)
 num_le "$g" 40 || fail "spiral gradient $g mT/m exceeds 40"
 expect_rc 0 dcf "$KRAY" dcf --method spiral "$T/sp.cfl" "$T/spw.npy"

@@ -1,5 +1,5 @@
 /* kray bench: benchmark programs (`kray bench <name> [options]`). Benchmarks are programs, not
- * tests: they print a table (or JSON lines with --json) and may run peers in the same session. */
+ * tests: they print a table (or JSON lines with --json) and may run peers in the same run. */
 #include "internal.h"
 #include "bench.h"
 

@@ -1,4 +1,4 @@
-/* kray bench cgsense: CG-SENSE end to end (the issue's case: 12 coils, 300^2 image, ~49,000
+/* kray bench cgsense: CG-SENSE end to end (the target case: 12 coils, 300^2 image, ~49,000
  * radial samples, 10 iterations) on the CPU and the GPU, with `bart pics -l2` on the same data,
  * trajectory and maps as a peer in the same run (subprocess; skipped when bart is missing).
  *
@@ -259,7 +259,7 @@ int kc_bench_cgsense(int argc, char **argv)
         NULL,
         KC_JSON,
         "Examples:\n"
-        "  kray bench cgsense --json --backends cuda > cgsense.jsonl   # the issue's H100 case\n"
+        "  kray bench cgsense --json --backends cuda > cgsense.jsonl   # the H100 target case\n"
         "  kray bench cgsense --small --json --reps 1",
         NULL,
         NULL};

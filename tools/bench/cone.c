@@ -193,7 +193,7 @@ int kc_bench_cone(int argc, char **argv)
         "0.32 mm, 512^3 voxels of 0.5 mm, SOD 750 mm, SDD 1200 mm; --size N scales the volume,\n"
         "and the detector and pixel pitch with it), f32, data where the backend computes:\n"
         "Joseph and Siddon forward projection; with --adjoint their matched adjoints and the\n"
-        "voxel-driven backprojector (kray backproject --kind voxel), on projections uniform in\n"
+        "voxel-driven backprojector (kray backproject --backprojector voxel), on projections uniform in\n"
         "[-1, 1) (the adjoints skip zero pixels); with --iters N the time per iteration of SIRT\n"
         "and CGLS on each pair, and of SIRT with the voxel-driven backprojector (runs of N and 2N\n"
         "iterations: the difference over N, for kray and the peer alike). Reports the best\n"

@@ -1,4 +1,4 @@
-/* kray bench fbp2d: the 2-D FBP battery (the 2017 document's protocol, done properly).
+/* kray bench fbp2d: the 2-D FBP battery (the protocol of Cordeiro (2017), with its flaws fixed).
  *
  * Slices: the Shepp-Logan phantom (original and modified contrast; exact sinograms, so no
  * inverse crime) and a real CT slice (pydicom's CT_small.dcm, HU -> attenuation relative to

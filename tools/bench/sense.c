@@ -1,4 +1,4 @@
-/* kray bench sense: Cartesian SENSE (the issue's case: 256^2, 32 coils, R = 4) with k-space,
+/* kray bench sense: Cartesian SENSE (the target case: 256^2, 32 coils, R = 4) with k-space,
  * aliased images and results where the backend computes. Data: the modified Shepp-Logan with a
  * smooth phase (FOV 256 mm), the Biot-Savart maps of an MRXCAT array of circular loops (rings of
  * 8 on a 170 mm cylinder, kr_coil_maps, normalised to RSS 1 at the centre), its coil k-space

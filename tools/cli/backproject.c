@@ -1,12 +1,12 @@
 /* kray backproject: the matched cone-beam backprojector (the exact adjoint of the projector of
- * `kray project`), the FDK backprojector of the fdk module (--kind fdk), or the voxel-driven
- * approximation of the adjoint that SIRT may use (--kind voxel, kr_ct_voxel_bp_linop_create). */
+ * `kray project`), the FDK backprojector of the fdk module (--backprojector fdk), or the voxel-driven
+ * approximation of the adjoint that SIRT may use (--backprojector voxel, kr_ct_voxel_bp_linop_create). */
 #include "cone_common.h"
 #include "fdk_common.h"
 
 #include <string.h>
 
-/* --kind fdk: the FDK module's distance-weighted voxel-driven backprojector (kray/fdk.h), on
+/* --backprojector fdk: the FDK module's distance-weighted voxel-driven backprojector (kray/fdk.h), on
  * projections that are already weighted and filtered. */
 static int kc_backproject_fdk(const kr_ctx *ctx, const kr_ct_geom *g, const kr_array *proj,
                               kr_array *vol, int64_t gpu_mem)
@@ -35,7 +35,7 @@ int kc_tool_backproject(int argc, char **argv)
          "approximation of the adjoint (FDK's kernel with ray-density weights, f32; not changed "
          "by --method or --rays)",
          "matched|fdk|voxel", 0, 0, NULL},
-        KC_GPU_MEM_OPT(mem_s, "--kind fdk or voxel on CUDA: the working-memory budget, e.g. "
+        KC_GPU_MEM_OPT(mem_s, "--backprojector fdk or voxel on CUDA: the working-memory budget, e.g. "
                               "512M or 2G (0 = 90% of the free memory); larger problems run in "
                               "z slabs"),
         KC_CONE_OPTS(a),
@@ -49,11 +49,11 @@ int kc_tool_backproject(int argc, char **argv)
                            {0}};
     const kc_spec spec = {
         "backproject",
-        "Cone-beam backprojection. --kind matched is the transpose of 'kray project' with the "
+        "Cone-beam backprojection. --backprojector matched is the transpose of 'kray project' with the "
         "same\n"
         "--method and --rays (what SIRT and CGLS use); it is not a reconstruction by itself. "
         "--kind\nfdk is the backprojector of FDK reconstruction (distance-weighted, "
-        "voxel-driven). --kind voxel\nweights FDK's backprojection by the density of rays "
+        "voxel-driven). --backprojector voxel\nweights FDK's backprojection by the density of rays "
         "through each voxel: it approximates the\nmatched adjoint at FDK's speed (on average "
         "within 1 %; voxel by voxel within about 4 % of\nJoseph's, more of Siddon's, whose own "
         "transpose is rough; 'kray sirt --backprojector voxel').\n"
@@ -63,7 +63,7 @@ int kc_tool_backproject(int argc, char **argv)
         0,
         KC_CONE_NOTES "\nExamples:\n"
                       "  kray backproject --geom g.json proj.nrrd bp.nrrd\n"
-                      "  kray backproject --sod 400 --sdd 600 --pitch 1.2 --vol 128 --voxel 1 "
+                      "  kray backproject --sod 400 --sdd 600 --pitch 1.2 --size 128 --voxel 1 "
                       "proj.nrrd bp.nii",
         NULL,
         NULL};
@@ -81,7 +81,7 @@ int kc_tool_backproject(int argc, char **argv)
     int own_v = 0, own_p = 0;
     kr_status s;
     if (kind == 2 && t != KR_F32) {
-        r = kc_usage("backproject", "--kind voxel runs in f32; drop --precision f64");
+        r = kc_usage("backproject", "--backprojector voxel runs in f32; drop --precision f64");
         goto done;
     }
     if ((r = kc_cone_read("backproject", in, t, &proj, NULL)) != 0) goto done;

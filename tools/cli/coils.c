@@ -51,7 +51,7 @@ int kc_tool_coils(int argc, char **argv)
     const kc_spec spec = {
         "coils",
         "Simulate receive sensitivities of circular loops on rings around a cylinder (the MRXCAT\n"
-        "layout of the document: fixed azimuths for up to 6 coils per ring, uniform beyond; coil\n"
+        "layout of Mayo Sarmiento (2018): fixed azimuths for up to 6 coils per ring, uniform beyond; coil\n"
         "radius rbody*25 deg (<= 6 per ring) or rbody*pi/max(per ring); rings 2 radii apart along\n"
         "z). Each loop's field comes from Biot-Savart in closed form with complete elliptic\n"
         "integrals; the map is B1- = Bx - i By of the loop at 1 A (z along the bore). With --json\n"

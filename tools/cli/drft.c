@@ -109,10 +109,10 @@ int kc_tool_drft(int argc, char **argv)
         opts,
         args,
         KC_JSON,
-        "Examples:\n  kray dcf t.cfl w.cfl && kray drft -N --weights w.cfl --dims 128x128 t.cfl k.cfl img.cfl\n"
+        "Examples:\n  kray dcf t.cfl w.cfl && kray drft -N --dcf w.cfl --size 128x128 t.cfl k.cfl img.cfl\n"
         "  kray drft --forward t.cfl img.cfl k.cfl\n"
-        "  kray drft --q --twice --dims 64x64x64 t.cfl q.cfl\n"
-        "  kray drft --bench --dims 64x64x64 --backend cuda random:2048     (Parboil mri-q large)",
+        "  kray drft --q --twice --size 64x64x64 t.cfl q.cfl\n"
+        "  kray drft --bench --size 64x64x64 --backend cuda random:2048     (Parboil mri-q large)",
         NULL,
         NULL};
     kc_common c;
@@ -125,8 +125,8 @@ int kc_tool_drft(int argc, char **argv)
     if (!bench && mode != M_Q && (!ip || !op))
         return kc_usage("drft", "give <traj> <input> <output>");
     if ((bench || mode != M_FORWARD) && dims.n == 0)
-        return kc_usage("drft", "--dims (the image size) is needed here");
-    if (dims.n > 3) return kc_usage("drft", "--dims has %d values; at most 3", dims.n);
+        return kc_usage("drft", "--size (the image size) is needed here");
+    if (dims.n > 3) return kc_usage("drft", "--size has %d values; at most 3", dims.n);
     const char *outp = mode == M_Q ? ip : op;
     if (!bench && (r = kc_check_output("drft", outp)) != 0) return r;
     kr_ctx *ctx = NULL;

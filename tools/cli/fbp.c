@@ -155,7 +155,7 @@ int kc_tool_fbp(int argc, char **argv)
         "Examples:\n"
         "  kray phantom --kind sinogram --size 512 --views 720 --units pixel sino.npy\n"
         "  kray fbp --angles 0:180:720 sino.npy recon.nii\n"
-        "  kray fbp --type fan2d-flat --sod 500 --sdd 1000 --det-spacing 1.2 fan.npy recon.dcm\n"
+        "  kray fbp --type fan2d-flat --sod 500 --sdd 1000 --pitch 1.2 fan.npy recon.dcm\n"
         "  kray fbp --geom scan.json --window hann --cutoff 0.8 sino.npy recon.npy",
         NULL,
         NULL};
@@ -170,7 +170,7 @@ int kc_tool_fbp(int argc, char **argv)
     if (a.save_geom && (r = (strlen(a.save_geom) > 5 &&
                              !strcasecmp(a.save_geom + strlen(a.save_geom) - 5, ".json"))
                                 ? 0
-                                : kc_usage("fbp", "--save-geom needs a .json file name")) != 0)
+                                : kc_usage("fbp", "--geom-out needs a .json file name")) != 0)
         return r;
     if ((r = kc_raw_to_io("fbp", pin, &raw, &io)) != 0) return r;
 

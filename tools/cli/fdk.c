@@ -93,7 +93,7 @@ int kc_tool_fdk(int argc, char **argv)
         KC_CONE_NOTES
         "\nExamples:\n"
         "  kray fdk --geom g.json proj.nrrd vol.nrrd\n"
-        "  kray fdk --sod 750 --sdd 1200 --pitch 0.32 --vol 256 --voxel 1 proj.npy vol.nii\n"
+        "  kray fdk --sod 750 --sdd 1200 --pitch 0.32 --size 256 --voxel 1 proj.npy vol.nii\n"
         "  kray fdk --sod 750 --sdd 1200 --short-scan --gpu-mem 512M proj.npy vol.nrrd\n"
         "Benchmark: kray bench fdk.",
         NULL,
@@ -126,7 +126,7 @@ int kc_tool_fdk(int argc, char **argv)
     kr_status s;
     if ((r = kc_cone_read("fdk", in, KR_F32, &proj, NULL)) != 0) goto done;
     {
-        /* without --vol (and --geom), the volume is U x U x V voxels of the detector */
+        /* without --size (and --geom), the volume is U x U x V voxels of the detector */
         kr_array dflt;
         memset(&dflt, 0, sizeof dflt);
         dflt.ndim = 3;

@@ -270,9 +270,9 @@ int kc_tool_nufft(int argc, char **argv)
         args,
         KC_JSON,
         "Examples:\n"
-        "  kray traj -x 256 -y 402 -o 2 t.cfl && kray nufft --dims 256x256 t.cfl k.cfl img.cfl\n"
+        "  kray traj -x 256 -y 402 -o 2 t.cfl && kray nufft --size 256x256 t.cfl k.cfl img.cfl\n"
         "  kray nufft --forward --eps 1e-6 t.cfl img.cfl k.cfl\n"
-        "  kray nufft --bench --json --dims 128x128x128 --eps 1e-6 --backend cuda random:2100000",
+        "  kray nufft --bench --json --size 128x128x128 --eps 1e-6 --backend cuda random:2100000",
         NULL,
         NULL};
     kc_common c;
@@ -282,10 +282,10 @@ int kc_tool_nufft(int argc, char **argv)
     if (bench && (ip || op)) return kc_usage("nufft", "--bench takes the trajectory only");
     if (!bench && (!ip || !op)) return kc_usage("nufft", "give <traj> <input> <output>");
     if ((bench || !fwd) && dims.n == 0)
-        return kc_usage("nufft", "--dims (the image size) is needed here");
+        return kc_usage("nufft", "--size (the image size) is needed here");
     if (dims.n != 0 && dims.n != 2 && dims.n != 3)
-        return kc_usage("nufft", "--dims has %d values; give 2 or 3", dims.n);
-    if (wp && fwd) return kc_usage("nufft", "--weights applies to the adjoint only");
+        return kc_usage("nufft", "--size has %d values; give 2 or 3", dims.n);
+    if (wp && fwd) return kc_usage("nufft", "--dcf applies to the adjoint only");
     if (!bench && (r = kc_check_output("nufft", op)) != 0) return r;
     if (save && (r = kc_check_output("nufft", save)) != 0) return r;
     kr_ctx *ctx = NULL;

@@ -103,7 +103,7 @@ int kc_tool_sense(int argc, char **argv)
         args,
         KC_JSON,
         "Examples:\n  kray sense --maps maps.cfl under.cfl sense.cfl\n"
-        "  kray sense --gfactor g.nii --lambda 1e-3 under.cfl sense.nii\n"
+        "  kray sense --gfactor-out g.nii --lambda 1e-3 under.cfl sense.nii\n"
         "  kray sense --backend cuda raw_R4.h5 sense.cfl",
         NULL,
         NULL};

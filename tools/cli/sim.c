@@ -99,7 +99,7 @@ int kc_tool_sim(int argc, char **argv)
         {"tr", 0, KC_DOUBLE, &a.tr, "0", "MS", "repetition time (0: 100 gre/se, 3000 se-epi)", NULL,
          0, 1e6, NULL},
         {"shots", 0, KC_INT, &a.shots, "1", "N",
-         "se-epi: shots (the document's height/ETL; must divide the lines)", NULL, 1, 65536, NULL},
+         "se-epi: shots (Mayo Sarmiento (2018)'s height/ETL; must divide the lines)", NULL, 1, 65536, NULL},
         {"order", 0, KC_CHOICE, &a.order, "interleaved", "O",
          "se-epi line order: interleaved (shot s: lines s, s + shots, ...) or sequential "
          "(segments)",
@@ -153,16 +153,16 @@ int kc_tool_sim(int argc, char **argv)
         "weighted\n"
         "by Biot-Savart coil sensitivities with --coils. k-space sample (m, j) is kx = (m - nx/2)\n"
         "/ FOV, ky = (j - ny/2) / FOV, so a centred inverse FFT gives the image on the fft grid\n"
-        "(--image). A 90 degree pulse of phase 0 leaves Mxy = i M0. With --json a line with the\n"
+        "(--image-out). A 90 degree pulse of phase 0 leaves Mxy = i M0. With --json a line with the\n"
         "timing and throughput (isochromat-steps per second) goes to stdout.",
         opts,
         args,
         KC_JSON,
-        "Examples:\n  kray sim --te 5 --tr 20 --flip 30 --image img.nii k.cfl\n"
+        "Examples:\n  kray sim --te 5 --tr 20 --flip 30 --image-out img.nii k.cfl\n"
         "  kray phantom --kind mr --grid fft --size 256 obj.nii\n"
         "  kray sim --object obj.nii --seq se --te 30 --tr 1000 --coils 16 --per-ring 6 k.cfl\n"
-        "  kray sim --seq se-epi --size 64 --shots 2 --order sequential --image epi.nii k.cfl\n"
-        "  kray sim --seq-file gre.seq --matrix 64x64 --image img.nii k.cfl",
+        "  kray sim --seq se-epi --size 64 --shots 2 --order sequential --image-out epi.nii k.cfl\n"
+        "  kray sim --seq-file gre.seq --matrix 64x64 --image-out img.nii k.cfl",
         NULL,
         NULL};
     kc_common c;
@@ -176,7 +176,7 @@ int kc_tool_sim(int argc, char **argv)
     if (a.ipt == 3) return kc_usage("sim", "--iso-per-thread takes 0, 1, 2 or 4");
     if (a.matrix.n > 2) return kc_usage("sim", "--matrix takes N or NxM");
     if (a.seqfile && a.image && !a.matrix.n)
-        return kc_usage("sim", "--image with --seq-file needs --matrix NxM");
+        return kc_usage("sim", "--image-out with --seq-file needs --matrix NxM");
 
     kr_ctx *ctx = NULL;
     kr_iso *iso = NULL;

@@ -88,7 +88,7 @@ int kc_tool_traj(int argc, char **argv)
         "  kray traj --kind radial -x 256 -y 89 -o 2 --golden t.cfl\n"
         "  kray traj --kind spiral --fov 160 --res 1.4 -i 8 --vd 2 spiral.cfl\n"
         "  kray traj --kind koosh -x 128 -y 8000 koosh.npy\n"
-        "  kray traj --kind cartesian --dims 128x128 cart.cfl",
+        "  kray traj --kind cartesian --size 128x128 cart.cfl",
         NULL,
         NULL};
     kc_common c;
@@ -107,7 +107,7 @@ int kc_tool_traj(int argc, char **argv)
         int64_t d[3] = {1, 1, 1};
         for (int i = 0; i < dims.n && i < 3; i++) d[i] = dims.d[i];
         if (dims.n == 1) d[1] = d[0];
-        if (dims.n > 3) return kc_usage("traj", "--dims has %d values; at most 3", dims.n);
+        if (dims.n > 3) return kc_usage("traj", "--size has %d values; at most 3", dims.n);
         s = kr_traj_cartesian(&t, d[0], d[1], d[2], dt);
     } else if (kind == T_SPIRAL) {
         kr_spiral_opts so;

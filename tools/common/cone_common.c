@@ -35,7 +35,7 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
     if (a->geom) {
         if (scan_opts)
             return kc_usage(tool, "give either --geom or the scan options (--sod, --sdd, --det, "
-                                  "--angles, --vol, ...), not both");
+                                  "--angles, --size, ...), not both");
         if ((s = kr_ct_geom_read_json(g, a->geom)) != KR_OK) return kc_fail(tool, s);
         if (!kr_ct_type_is_cone(kr_ct_geom_type(*g))) {
             int rc = kc_usage(tool, "'%s' is a %s geometry; this tool needs a cone or cone-vec one",
@@ -47,7 +47,7 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
     } else {
         if (!a->g_sod || !a->g_sdd)
             return kc_usage(tool, "give the geometry: --geom FILE, or a circular scan with --sod "
-                                  "and --sdd (and --det, --angles, --vol, --voxel)");
+                                  "and --sdd (and --det, --angles, --size, --voxel)");
         kr_ct_scan sc;
         kr_ct_scan_default(&sc);
         sc.type = KR_CT_CONE;
@@ -98,11 +98,11 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
         } else if (a->vol.n == 3) {
             for (int d = 0; d < 3; d++) grid.n[d] = a->vol.d[d];
         } else if (a->vol.n != 0) {
-            return kc_usage(tool, "--vol takes N or NxMxK, got %d sizes", a->vol.n);
+            return kc_usage(tool, "--size takes N or NxMxK, got %d sizes", a->vol.n);
         } else if (vol) {
             for (int d = 0; d < 3; d++) grid.n[d] = d < vol->ndim ? vol->dims[d] : 1;
         } else {
-            return kc_usage(tool, "give the volume size with --vol N or --vol NxMxK");
+            return kc_usage(tool, "give the volume size with --size N or --size NxMxK");
         }
         if (a->voxel.n == 1 || a->voxel.n == 3) {
             for (int d = 0; d < 3; d++) grid.voxel_mm[d] = a->voxel.v[a->voxel.n == 3 ? d : 0];

@@ -67,8 +67,8 @@ typedef struct kc_cone {
     "v up),\nvolumes [x, y, z] centred on --vol-offset. Lengths in mm, angles in degrees."
 
 /* Build the geometry from --geom or the scan options. proj (dims [u, v, view]) and vol / vmeta
- * (a volume read and its spacing) may be NULL; they supply --det, the view count, --vol and
- * --voxel when those are not given. Writes --write-geom. Returns 0 or an exit code (after
+ * (a volume read and its spacing) may be NULL; they supply --det, the view count, --size and
+ * --voxel when those are not given. Writes --geom-out. Returns 0 or an exit code (after
  * printing one sentence). */
 int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
                      const kr_array *vol, const kr_meta *vmeta, kr_ct_geom **g);
