@@ -49,13 +49,16 @@ expect_rc 0 backproject "$KRAY" backproject "${SCAN[@]}" --size 24 --voxel 2 exa
     fail "backproject from --geom and from the scan options differ"
 
 # iterative reconstruction, formats with spacing
-expect_rc 0 sirt "$KRAY" sirt --geom g.json --iters 12 --nonneg exact.npy sirt.npy
-grep -qE '^sirt: 12 iterations, relative residual [0-9.e-]+' "$T/out" || fail "sirt summary: $(cat "$T/out")"
+expect_rc 0 sirt "$KRAY" sirt -v --geom g.json --iters 12 --nonneg exact.npy sirt.npy
+grep -qE '^kray sirt: 12 iterations, relative residual [0-9.e-]+' "$T/err" || fail "sirt summary: $(cat "$T/err")"
+[ "$(grep -c 'iteration [0-9]*: relative residual' "$T/err")" -eq 13 ] ||
+    fail "sirt -v: one line per iteration (0..12): $(cat "$T/err")"
+[ -s "$T/out" ] && fail "sirt printed on stdout: $(cat "$T/out")"
 expect_rc 0 metrics "$KRAY" metrics --json sirt.npy vol.npy
 num_le "$(json_field "$T/out" nrmse)" 0.4 || fail "SIRT vs phantom: $(cat "$T/out")"
 "$PY" -c 'import numpy as np; assert np.load("sirt.npy").min() >= 0' || fail "--nonneg left negative values"
 expect_rc 0 cgls "$KRAY" cgls --geom g.json --iters 6 --quiet exact.npy cgls.mha
-[ -s "$T/out" ] && fail "--quiet cgls printed: $(cat "$T/out")"
+[ -s "$T/out" ] || [ -s "$T/err" ] && fail "--quiet cgls printed: $(cat "$T/out" "$T/err")"
 expect_rc 0 info "$KRAY" info cgls.mha
 grep -q "^spacing *2 x 2 x 2 mm" "$T/out" || fail "cgls.mha spacing: $(cat "$T/out")"
 expect_rc 0 metrics "$KRAY" metrics --json cgls.mha vol.npy

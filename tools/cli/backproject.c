@@ -42,7 +42,6 @@ int kc_tool_backproject(int argc, char **argv)
         {"slice", 's', KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)", NULL,
          -1, 2e9, NULL},
         {"kind", 0, KC_RENAMED, NULL, NULL, "--backprojector", "--kind names what phantom and traj make", NULL, 0, 0, NULL},
-        {"", 'k', KC_RENAMED, NULL, NULL, "--rays", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"projections", &in, "projections [u, v, view] to read", 0},
                            {"volume", &out, "volume [x, y, z] to write", 0},
@@ -116,14 +115,7 @@ int kc_tool_backproject(int argc, char **argv)
             goto done;
         }
     }
-    double t1 = kr_time_now();
-    r = kc_cone_write("backproject", out, vol, g, 1, slice);
-    if (r == 0 && c.verbose && !c.quiet) {
-        char d[64], tb[32];
-        kc_note("backproject", "wrote %s (%s) in %s on %s", out,
-                kr_dims_string(vol->ndim, vol->dims, d, sizeof d),
-                kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
-    }
+    r = kc_cone_finish("backproject", &c, out, vol, g, 1, slice, t0, ctx);
 done:
     if (own_v) kr_array_destroy(dv);
     if (own_p) kr_array_destroy(dp);

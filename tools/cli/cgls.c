@@ -21,7 +21,6 @@ int kc_tool_cgls(int argc, char **argv)
          "Tikhonov weight: minimise ||A x - y||^2 + L ||x||^2", NULL, 0, 1e30, NULL},
         {"init", 0, KC_STRING, &it.init, NULL, "FILE", "start from this volume (default 0)", NULL,
          0, 0, NULL},
-        {"", 'k', KC_RENAMED, NULL, NULL, "--rays", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"projections", &in, "projections [u, v, view] to read", 0},
                            {"volume", &out, "volume [x, y, z] to write", 0},

@@ -56,7 +56,6 @@ int kc_tool_convert(int argc, char **argv)
 
     kr_io_opts io;
     kr_io_opts_default(&io);
-    if ((r = kc_check_input("convert", in)) != 0) return r;
     if ((r = kc_check_output("convert", out)) != 0) return r;
     if ((r = kc_raw_to_io("convert", in, &raw, &io)) != 0) return r;
     io.bits = bits == 1 ? 16 : 8;

@@ -1,6 +1,7 @@
 /* kray drft: direct (exact) non-uniform Fourier transform, forward / adjoint / Toeplitz Q, and
  * its benchmark. */
 #include "cli.h"
+#include "mri_common.h"
 #include "kray/drft.h"
 #include "mri/drft/drft_bench.h"
 #include "kray/traj.h"
@@ -9,26 +10,6 @@
 #include <string.h>
 
 enum { M_ADJOINT, M_FORWARD, M_Q };
-
-/* "random:M" -> M samples uniform in [-n/2, n/2) per axis of n (fixed seed). */
-static kr_status kc_random_traj(const char *spec, const int64_t n[3], kr_array **t)
-{
-    char *end = NULL;
-    long long m = strtoll(spec + 7, &end, 10);
-    if (!end || *end || m < 1) return KR_ERR_INVALID_ARG;
-    int64_t d[2] = {3, m};
-    kr_status s = kr_array_create(t, KR_F64, 2, d, KR_HOST, NULL);
-    if (s != KR_OK) return s;
-    double *k = (double *)(*t)->data;
-    uint64_t z = 0x9E3779B97F4A7C15ull;
-    for (long long i = 0; i < 3 * m; i++) {
-        z ^= z << 13, z ^= z >> 7, z ^= z << 17; /* xorshift64 */
-        double u = (double)(z >> 11) / 9007199254740992.0; /* [0, 1) */
-        int a = (int)(i % 3);
-        k[i] = n[a] > 1 ? (u - 0.5) * (double)n[a] : 0.0;
-    }
-    return KR_OK;
-}
 
 /* A view of `a` without a leading singleton (BART k-space [1, samples, ...]). */
 static void kc_drop_leading(const kr_array *a, kr_array *v)
@@ -51,9 +32,7 @@ int kc_tool_drft(int argc, char **argv)
     kc_dims dims;
     memset(&dims, 0, sizeof dims);
     const kc_opt opts[] = {
-        {"forward", 'F', KC_FLAG, &fwd, NULL, NULL, "image -> k-space samples", NULL, 0, 0, NULL},
-        {"adjoint", 'a', KC_FLAG, &adj, NULL, NULL, "k-space samples -> image (the default)", NULL,
-         0, 0, NULL},
+        KC_TRANSFORM_DIR_OPTS(fwd, adj),
         {"q", 0, KC_FLAG, &q, NULL, NULL,
          "Toeplitz kernel Q(x) = sum W phi^2 exp(+2 pi i k.x/n) (arguments: <traj> <output>)",
          NULL, 0, 0, NULL},
@@ -79,17 +58,9 @@ int kc_tool_drft(int argc, char **argv)
          "CUDA f32: sincospif instead of the hardware __sincosf", NULL, 0, 0, NULL},
         {"vpt", 0, KC_INT, &vpt, "0", "V", "CUDA: voxels (samples) per thread, 0 = auto", NULL, 0,
          8, NULL},
-        {"bench", 0, KC_FLAG, &bench, NULL, NULL,
-         "time the transform on random data (arguments: <traj> only; 'random:M' = M random "
-         "samples)", NULL, 0, 0, NULL},
-        {"reps", 0, KC_INT, &reps, "10", "N", "bench: timed repetitions", NULL, 1, 1000000, NULL},
-        {"batch", 0, KC_INT64, &batch, "1", "B", "bench: batch (coils)", NULL, 1, 1 << 20, NULL},
-        {"check", 0, KC_INT64, &check, "64", "N",
-         "bench: outputs compared with the float64 CPU reference (0 = none)", NULL, 0, 1 << 30,
-         NULL},
-        {"dims", 0, KC_RENAMED, NULL, NULL, "--size", "--dims is the size of a raw input", NULL, 0, 0, NULL},
-        {"weights", 0, KC_ALIAS, NULL, NULL, "dcf", NULL, NULL, 0, 0, NULL},
-        {"", 'd', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL},
+        KC_TRANSFORM_BENCH_OPTS(bench, reps, batch, check, "samples",
+                                "bench: outputs compared with the float64 CPU reference (0 = "
+                                "none)"),
         {0}};
     const kc_arg args[] = {
         {"traj", &tp, "trajectory [3, samples, ...] in cycles per FOV (or random:M with --bench)",
@@ -142,7 +113,7 @@ int kc_tool_drft(int argc, char **argv)
     if (!bench || strncmp(tp, "random:", 7) != 0) {
         s = kr_traj_read(tp, &t, KR_F64);
     } else {
-        s = kc_random_traj(tp, n, &t);
+        s = kc_random_traj(tp, 3, n, KR_F64, &t);
         if (s != KR_OK) {
             kr_ctx_destroy(ctx);
             return kc_usage("drft", "'%s' is not random:M with M >= 1", tp);

@@ -165,7 +165,6 @@ int kc_tool_fbp(int argc, char **argv)
 
     kr_io_opts io;
     kr_io_opts_default(&io);
-    if ((r = kc_check_input("fbp", pin)) != 0) return r;
     if (!kc_is_dcm(pout) && (r = kc_check_output("fbp", pout)) != 0) return r;
     if (a.save_geom && (r = (strlen(a.save_geom) > 5 &&
                              !strcasecmp(a.save_geom + strlen(a.save_geom) - 5, ".json"))

@@ -66,8 +66,6 @@ int kc_tool_metrics(int argc, char **argv)
 
     kr_io_opts io;
     kr_io_opts_default(&io);
-    if ((r = kc_check_input("metrics", px)) != 0) return r;
-    if ((r = kc_check_input("metrics", pr)) != 0) return r;
     if ((r = kc_raw_to_io("metrics", px, &raw, &io)) != 0) return r;
     if ((r = kc_raw_to_io("metrics", pr, &raw, &io)) != 0) return r;
 

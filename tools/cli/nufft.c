@@ -1,5 +1,6 @@
 /* kray nufft: non-uniform FFT (forward / adjoint) of files, and its benchmark. */
 #include "cli.h"
+#include "mri_common.h"
 #include "kray/nufft.h"
 #include "kray/traj.h"
 
@@ -10,26 +11,6 @@
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-/* "random:M" -> M points uniform in [-N/2, N/2) per image axis (kz = 0 in 2-D), fixed seed. */
-static kr_status kc_nufft_random(const char *spec, int nd, const int64_t *n, kr_array **t)
-{
-    char *end = NULL;
-    long long m = strtoll(spec + 7, &end, 10);
-    if (!end || *end || m < 1) return KR_ERR_INVALID_ARG;
-    int64_t d[2] = {3, m};
-    kr_status s = kr_array_create(t, KR_F32, 2, d, KR_HOST, NULL);
-    if (s != KR_OK) return s;
-    float *k = (float *)(*t)->data;
-    uint64_t z = 0x9E3779B97F4A7C15ull;
-    for (long long i = 0; i < 3 * m; i++) {
-        z ^= z << 13, z ^= z >> 7, z ^= z << 17; /* xorshift64 */
-        double u = (double)(z >> 11) / 9007199254740992.0;
-        int a = (int)(i % 3);
-        k[i] = a < nd ? (float)((u - 0.5) * (double)n[a]) : 0.0f;
-    }
-    return KR_OK;
-}
 
 /* Direct sums in float64 for `check` outputs spread over the output (the reference of the
  * benchmark): relative l2 error of `out` (host, c64/c128) over those entries. */
@@ -211,9 +192,7 @@ int kc_tool_nufft(int argc, char **argv)
     kc_dims dims;
     memset(&dims, 0, sizeof dims);
     const kc_opt opts[] = {
-        {"forward", 'F', KC_FLAG, &fwd, NULL, NULL, "image -> k-space samples", NULL, 0, 0, NULL},
-        {"adjoint", 'a', KC_FLAG, &adj, NULL, NULL, "k-space samples -> image (the default)", NULL,
-         0, 0, NULL},
+        KC_TRANSFORM_DIR_OPTS(fwd, adj),
         {"size", 'n', KC_DIMS, &dims, NULL, "DIMS",
          "image size NxM or NxMxP (adjoint, bench; forward: from the input, [nx, ny] or "
          "[nx, ny, 1, batch...] = 2-D, [nx, ny, nz > 1, ...] = 3-D, unless given)", NULL, 2,
@@ -236,20 +215,12 @@ int kc_tool_nufft(int argc, char **argv)
         {"bart", 0, KC_FLAG, &bart, NULL, NULL,
          "forward: write k-space as BART does, [1, samples, ...] (input accepts both)", NULL, 0, 0,
          NULL},
-        {"bench", 0, KC_FLAG, &bench, NULL, NULL,
-         "time the transform on random data (arguments: <traj> only; 'random:M' = M random "
-         "points)", NULL, 0, 0, NULL},
-        {"reps", 0, KC_INT, &reps, "10", "N", "bench: timed repetitions", NULL, 1, 1000000, NULL},
-        {"batch", 0, KC_INT64, &batch, "1", "B", "bench: batch (coils)", NULL, 1, 1 << 20, NULL},
-        {"check", 0, KC_INT64, &check, "64", "N",
-         "bench: outputs compared with float64 direct sums (0 = none)", NULL, 0, 1 << 30, NULL},
+        KC_TRANSFORM_BENCH_OPTS(bench, reps, batch, check, "points",
+                                "bench: outputs compared with float64 direct sums (0 = none)"),
         {"traj-out", 0, KC_STRING, &save, NULL, "FILE",
          "bench: also write the trajectory used (e.g. random:M) for a peer (cuFINUFFT)", NULL, 0,
          0, NULL},
-        {"dims", 0, KC_RENAMED, NULL, NULL, "--size", "--dims is the size of a raw input", NULL, 0, 0, NULL},
-        {"weights", 0, KC_ALIAS, NULL, NULL, "dcf", NULL, NULL, 0, 0, NULL},
         {"save-traj", 0, KC_ALIAS, NULL, NULL, "traj-out", NULL, NULL, 0, 0, NULL},
-        {"", 'd', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL},
         {"", 'W', KC_RENAMED, NULL, NULL, "-w", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {
@@ -309,7 +280,7 @@ int kc_tool_nufft(int argc, char **argv)
     o.check_finite = !nocheck;
     if (!bench || strncmp(tp, "random:", 7) != 0) {
         s = kr_traj_read(tp, &t, KR_F32);
-    } else if (kc_nufft_random(tp, nd, n, &t) != KR_OK) {
+    } else if (kc_random_traj(tp, nd, n, KR_F32, &t) != KR_OK) {
         kr_ctx_destroy(ctx);
         return kc_usage("nufft", "'%s' is not random:M with M >= 1", tp);
     }

@@ -19,7 +19,6 @@ int kc_tool_project(int argc, char **argv)
         {"view", 0, KC_INT, &view, "-1", "N", "PNG/PGM output: the view to show (-1 = central)",
          NULL, -1, 2e9, NULL},
         {"", 'p', KC_RENAMED, NULL, NULL, "--phantom", NULL, NULL, 0, 0, NULL},
-        {"", 'k', KC_RENAMED, NULL, NULL, "--rays", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"volume", &in, "volume [x, y, z] to project (omit with --phantom)", 0},
                            {"projections", &out, "projections [u, v, view] to write", 1},
@@ -95,14 +94,7 @@ int kc_tool_project(int argc, char **argv)
             goto done;
         }
     }
-    double t1 = kr_time_now();
-    r = kc_cone_write("project", out, proj, g, 0, view);
-    if (r == 0 && c.verbose && !c.quiet) {
-        char d[64], tb[32];
-        kc_note("project", "wrote %s (%s) in %s on %s", out,
-                kr_dims_string(proj->ndim, proj->dims, d, sizeof d),
-                kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
-    }
+    r = kc_cone_finish("project", &c, out, proj, g, 0, view, t0, ctx);
 done:
     if (own_v) kr_array_destroy(dv);
     if (own_p) kr_array_destroy(dp);

@@ -33,7 +33,6 @@ int kc_tool_sirt(int argc, char **argv)
         KC_GPU_MEM_OPT(mem_s, "with --backprojector voxel on CUDA: its working-memory budget, "
                               "e.g. 512M or 2G (0 = 90% of the memory free at the first "
                               "iteration)"),
-        {"", 'k', KC_RENAMED, NULL, NULL, "--rays", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"projections", &in, "projections [u, v, view] to read", 0},
                            {"volume", &out, "volume [x, y, z] to write", 0},

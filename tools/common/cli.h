@@ -104,8 +104,9 @@ kr_dtype kc_dtype_of_choice(int i);
          "raw input: bytes to skip at the start of the file", NULL, 0, 1e15, NULL}
 /* clang-format on */
 
-/* Fill `o` (already defaulted) from the raw options; for a .raw path --dims is required
- * (usage error otherwise). Returns 0 or KC_EXIT_USAGE. */
+/* Check that kray reads `path` (kc_check_input), then fill `o` (already defaulted) from the raw
+ * options; for a .raw path --dims is required (usage error otherwise). Returns 0 or
+ * KC_EXIT_USAGE. */
 int kc_raw_to_io(const char *tool, const char *path, const kc_raw *r, kr_io_opts *o);
 
 /* ---- statistics over an array (host), in float64, fixed order ------------------------------ */

@@ -123,6 +123,8 @@ kr_dtype kc_dtype_of_choice(int i)
 
 int kc_raw_to_io(const char *tool, const char *path, const kc_raw *r, kr_io_opts *o)
 {
+    int rc = kc_check_input(tool, path);
+    if (rc) return rc;
     if (kr_format_from_path(path) != KR_FMT_RAW) return 0;
     if (r->dims.n == 0)
         return kc_usage(tool,

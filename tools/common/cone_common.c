@@ -297,15 +297,11 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
     }
     double t1 = kr_time_now();
     if ((r = kc_cone_write(tool, out, vol, g, 1, -1)) != 0) goto done;
-    if (c->verbose && !c->quiet)
-        for (int k = 0; k <= info.iterations; k++)
-            fprintf(stderr, "kray %s: iteration %d: relative residual %.6g\n", tool, k, hist[k]);
-    if (!c->quiet) {
+    if (c->verbose) { /* the iterations were logged as they ran (-v) */
         char tb[32];
-        printf("%s: %d iterations, relative residual %.4g (%s), %s on %s\n", tool,
-               info.iterations,
-               info.rel_residual, it->cgls ? "||A^T r|| / ||A^T y||" : "||y - A x|| / ||y||",
-               kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
+        kc_note(tool, "%d iterations, relative residual %.4g (%s), %s on %s", info.iterations,
+                info.rel_residual, it->cgls ? "||A^T r|| / ||A^T y||" : "||y - A x|| / ||y||",
+                kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
     }
 done:
     free(hist);
@@ -321,3 +317,16 @@ done:
     return r;
 }
 
+
+int kc_cone_finish(const char *tool, const kc_common *c, const char *path, const kr_array *a,
+                   const kr_ct_geom *g, int is_volume, int index, double t0, const kr_ctx *ctx)
+{
+    double t1 = kr_time_now();
+    int r = kc_cone_write(tool, path, a, g, is_volume, index);
+    if (r == 0 && c->verbose) {
+        char d[64], tb[32];
+        kc_note(tool, "wrote %s (%s) in %s on %s", path, kr_dims_string(a->ndim, a->dims, d, sizeof d),
+                kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
+    }
+    return r;
+}

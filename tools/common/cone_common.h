@@ -58,7 +58,8 @@ typedef struct kc_cone {
      "projector: joseph (bilinear samples on voxel planes) or siddon (exact lengths)",         \
      "joseph|siddon", 0, 0, NULL},                                                             \
     {"rays", 0, KC_INT, &(a).rays, "1", "K", "K x K sub-rays per detector pixel", NULL, 1,     \
-     16, NULL}
+     16, NULL},                                                                                \
+    {"", 'k', KC_RENAMED, NULL, NULL, "--rays", NULL, NULL, 0, 0, NULL}
 /* clang-format on */
 
 #define KC_CONE_NOTES                                                                          \
@@ -82,6 +83,10 @@ int kc_cone_read(const char *tool, const char *path, kr_dtype t, kr_array **out,
 /* Write a volume (spacing and origin from the geometry) or projections (spacing = pitch). PNG
  * and PGM get the central slice (volumes) or view (projections) unless slice >= 0, window
  * min..max. Returns 0 or an exit code. */
+/* kc_cone_write, then with -v one line naming the file, its size, the time since t0 and the
+ * backend. 0 or an exit code. */
+int kc_cone_finish(const char *tool, const kc_common *c, const char *path, const kr_array *a,
+                   const kr_ct_geom *g, int is_volume, int index, double t0, const kr_ctx *ctx);
 int kc_cone_write(const char *tool, const char *path, const kr_array *a, const kr_ct_geom *g,
                   int is_volume, int slice);
 
