@@ -33,9 +33,10 @@ deps:
 deps-test:
 	@bash scripts/deps.sh test
 
+# $(BUILD) holds the library and the command (the tests have their own build, $(TEST_BUILD)).
 configure:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKRAY_CUDA=$(DEMO_CUDA) $(WERROR_FLAG) \
-	    $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKRAY_CUDA=$(DEMO_CUDA) \
+	    -DKRAY_BUILD_TESTS=OFF $(WERROR_FLAG) $(CMAKE_FLAGS)
 
 build: deps configure
 	cmake --build $(BUILD) -j$(JOBS)

@@ -201,7 +201,8 @@ void kr_log(const kr_ctx *ctx, kr_log_level level, const char *fmt, ...)
 /* A task with `total` units. Reports to the ctx callback; else, unless the ctx is quiet, draws
  * a bar on stderr when stderr is a terminal, or, when it is not (a pipe, a log file), writes one
  * line "kray: <task>: N% after T s" every 5 s once the task has run 5 s, and "done in T s" at
- * the end (tasks shorter than 5 s print nothing). Cheap when nothing is shown. Thread-safe
+ * the end (tasks shorter than 5 s print nothing; the environment variable
+ * KRAY_PROGRESS_SECONDS sets another interval). Cheap when nothing is shown. Thread-safe
  * updates. */
 typedef struct kr_progress kr_progress;
 kr_progress *kr_progress_begin(const kr_ctx *ctx, const char *task, int64_t total);

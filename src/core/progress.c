@@ -5,6 +5,7 @@
 
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,12 +13,22 @@ kr_progress_fn kri_ctx_progress(const kr_ctx *ctx, void **user, int *quiet);
 
 #define KRI_PROGRESS_LINE_S 5.0
 
+/* Seconds between progress lines: KRAY_PROGRESS_SECONDS when set (>= 0), else 5. */
+static double kri_progress_line_s(void)
+{
+    const char *e = getenv("KRAY_PROGRESS_SECONDS");
+    char *end = NULL;
+    double v = e ? strtod(e, &end) : -1.0;
+    return e && end != e && *end == '\0' && v >= 0.0 && v < 1e6 ? v : KRI_PROGRESS_LINE_S;
+}
+
 struct kr_progress {
     kr_progress_fn fn;
     void *user;
     int bar;   /* draw on stderr (a terminal) */
     int lines; /* progress lines on stderr (not a terminal) */
     int printed; /* lines written */
+    double every; /* seconds between lines */
     char task[64];
     int64_t total, done;
     int last_permille;
@@ -38,6 +49,7 @@ kr_progress *kr_progress_begin(const kr_ctx *ctx, const char *task, int64_t tota
     p->user = user;
     p->bar = bar;
     p->lines = lines;
+    p->every = lines ? kri_progress_line_s() : 0.0;
     snprintf(p->task, sizeof p->task, "%s", task ? task : "");
     p->total = total > 0 ? total : 1;
     p->last_permille = -1;
@@ -72,7 +84,7 @@ void kr_progress_add(kr_progress *p, int64_t units)
         if (p->fn) {
             p->fn(p->user, p->task, frac, 0);
         } else if (p->lines) {
-            if (now - p->t0 >= KRI_PROGRESS_LINE_S && now - p->last_draw >= KRI_PROGRESS_LINE_S) {
+            if (now - p->t0 >= p->every && now - p->last_draw >= p->every) {
                 fprintf(stderr, "kray: %s: %d%% after %.0f s\n", p->task,
                         (int)(frac * 100.0), now - p->t0);
                 fflush(stderr);

@@ -398,6 +398,18 @@ static void kc_case_label(const kc_case *c, char *buf, size_t len)
 
 static double kc_ms(double s) { return s * 1e3; }
 
+/* PSNR and max |difference| of two cases that ran, and their labels (len bytes each); 0 when
+ * either failed. */
+static int kc_case_pair(const kc_case *x, const kc_case *y, kr_metrics *pm, char *lab, char *lab2,
+                        size_t len)
+{
+    if (!x->ok || !y->ok) return 0;
+    kr_metrics_compute(NULL, x->img, y->img, x->m.range > 0 ? x->m.range : 1.0, pm);
+    kc_case_label(x, lab, len);
+    kc_case_label(y, lab2, len);
+    return 1;
+}
+
 int kc_bench_fbp2d(int argc, char **argv)
 {
     int64_t n = 512, nv = 720, nd = 0;
@@ -696,13 +708,8 @@ int kc_bench_fbp2d(int argc, char **argv)
             printf("  pairwise PSNR dB (inf = bit-identical) / max |difference|:\n");
             for (int a2 = 0; a2 < S->nc; a2++)
                 for (int b2 = a2 + 1; b2 < S->nc; b2++) {
-                    const kc_case *x = &S->c[a2], *y = &S->c[b2];
-                    if (!x->ok || !y->ok) continue;
                     kr_metrics pm;
-                    kr_metrics_compute(NULL, x->img, y->img, x->m.range > 0 ? x->m.range : 1.0,
-                                       &pm);
-                    kc_case_label(x, lab, sizeof lab);
-                    kc_case_label(y, lab2, sizeof lab2);
+                    if (!kc_case_pair(&S->c[a2], &S->c[b2], &pm, lab, lab2, sizeof lab)) continue;
                     printf("    %-16s vs %-16s %8.2f / %.3g\n", lab, lab2, pm.psnr, pm.maxerr);
                 }
             printf("\n");
@@ -710,13 +717,8 @@ int kc_bench_fbp2d(int argc, char **argv)
         if (cm.json) /* pairwise lines */
             for (int a2 = 0; a2 < S->nc; a2++)
                 for (int b2 = a2 + 1; b2 < S->nc; b2++) {
-                    const kc_case *x = &S->c[a2], *y = &S->c[b2];
-                    if (!x->ok || !y->ok) continue;
                     kr_metrics pm;
-                    kr_metrics_compute(NULL, x->img, y->img, x->m.range > 0 ? x->m.range : 1.0,
-                                       &pm);
-                    kc_case_label(x, lab, sizeof lab);
-                    kc_case_label(y, lab2, sizeof lab2);
+                    if (!kc_case_pair(&S->c[a2], &S->c[b2], &pm, lab, lab2, sizeof lab)) continue;
                     kc_jo j;
                     kc_jo_begin(&j);
                     kc_jo_str(&j, "bench", "fbp2d");
