@@ -58,6 +58,15 @@ awk -v a="$ex" -v b="$ea" 'BEGIN { exit !(a < 0.3 * b) }' && ok "CG-SENSE beats 
 expect_rc 0 cgsense "$KRAY" cgsense -q --maps maps.npy -i 100 t.cfl k.npy x_u.npy
 e=$(nrmse x_u.npy ref.npy)
 num_le "$e" 0.25 && ok "no --dcf: NRMSE $e" || fail "no --dcf: NRMSE $e > 0.25"
+grep -q "note:" "$T/err" && fail "normalised maps gave a scale note: $(cat "$T/err")"
+# maps 1e5 times too large (as BART's phantom -S): one note on stderr, the image 1e-5 times
+"$PY" -c 'import numpy as np; np.save("maps_big.npy", np.load("maps.npy") * 1e5)'
+expect_rc 0 cgsense "$KRAY" cgsense --maps maps_big.npy -i 100 t.cfl k.npy x_big.npy
+[ "$(grep -c "note: the maps' root-sum-of-squares peaks at [0-9.]*e+05" "$T/err")" -eq 1 ] ||
+    fail "no scale note for maps 1e5 too large: $(cat "$T/err")"
+"$PY" -c 'import numpy as np; np.save("x_big5.npy", np.load("x_big.npy") * 1e5)'
+e=$(nrmse x_big5.npy x_u.npy)
+num_le "$e" 1e-3 && ok "maps x 1e5: image x 1e-5 ($e)" || fail "maps x 1e5: image not x 1e-5: $e"
 # the Toeplitz normal operator gives the same solution as the NUFFT one
 expect_rc 0 cgsense "$KRAY" cgsense -q --maps maps.npy -i 100 --toeplitz t.cfl k.npy x_t.npy
 e=$(nrmse x_t.npy x_u.npy)
