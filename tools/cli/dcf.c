@@ -30,6 +30,8 @@ int kc_tool_dcf(int argc, char **argv)
          "pipe-menon: Kaiser-Bessel shape (0 = 2.34 x 2R, Jackson 1991)", NULL, 0, 1e3, NULL},
         {"iterations", 0, KC_ALIAS, NULL, NULL, "iters", NULL, NULL, 0, 0, NULL},
         {"", 'n', KC_RENAMED, NULL, NULL, "-i", NULL, NULL, 0, 0, NULL},
+        {"", 'b', KC_RENAMED, NULL, NULL, "--boundary", NULL, NULL, 0, 0, NULL},
+        {"", 'r', KC_RENAMED, NULL, NULL, "--radius", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"traj", &in, "trajectory [3, samples, ...] (e.g. from kray/bart traj)",
                             0},

@@ -61,6 +61,7 @@ int kc_tool_drft(int argc, char **argv)
         KC_TRANSFORM_BENCH_OPTS(bench, reps, batch, check, "samples",
                                 "bench: outputs compared with the float64 CPU reference (0 = "
                                 "none)"),
+        {"", 'b', KC_RENAMED, NULL, NULL, "--basis", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {
         {"traj", &tp, "trajectory [3, samples, ...] in cycles per FOV (or random:M with --bench)",

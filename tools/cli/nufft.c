@@ -222,6 +222,7 @@ int kc_tool_nufft(int argc, char **argv)
          0, NULL},
         {"save-traj", 0, KC_ALIAS, NULL, NULL, "traj-out", NULL, NULL, 0, 0, NULL},
         {"", 'W', KC_RENAMED, NULL, NULL, "-w", NULL, NULL, 0, 0, NULL},
+        {"", 's', KC_RENAMED, NULL, NULL, "--sigma", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {
         {"traj", &tp, "trajectory [3, samples, ...] in cycles per FOV (or random:M with --bench)",

@@ -67,6 +67,11 @@ int kc_tool_traj(int argc, char **argv)
          "image matrix for --units pixel|radians (e.g. 115x115)", NULL, 1, 1 << 24, NULL},
         {"dims", 0, KC_RENAMED, NULL, NULL, "--size", "--dims is the size of a raw input", NULL, 0, 0, NULL},
         {"", 'd', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL},
+        {"", 's', KC_RENAMED, NULL, NULL, "--tiny", NULL, NULL, 0, 0, NULL},
+        {"", 'c', KC_RENAMED, NULL, NULL, "--dc", NULL, NULL, 0, 0, NULL},
+        {"", 'p', KC_RENAMED, NULL, NULL, "--partitions", NULL, NULL, 0, 0, NULL},
+        {"", 'i', KC_RENAMED, NULL, NULL, "--interleaves", NULL, NULL, 0, 0, NULL},
+        {"", 'm', KC_RENAMED, NULL, NULL, "--matrix", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"output", &out, "trajectory file, [3, samples, shots(, partitions)]",
                             0},
