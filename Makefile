@@ -1,6 +1,7 @@
 # kray: the two commands a new user runs.
 #   make demo   install missing system packages (as root; else print the apt line), configure,
-#               build, and run `kray demo` (images + out/report.html)
+#               build the `kray` command only (the library's objects and the CLI, no tests), and
+#               run `kray demo` (images + out/report.html)
 #   make test   the same set-up, then the whole test suite, then again under ASan + UBSan
 # Variables: BUILD (build dir of the demo and of build/kray), TEST_BUILD, JOBS, CMAKE_FLAGS
 # (e.g. -DKRAY_CUDA=OFF), OUT (demo output dir), DEMO_CUDA (AUTO|ON|OFF).
@@ -21,8 +22,8 @@ ifneq ($(CI)$(WERROR),)
 WERROR_FLAG := -DKRAY_WERROR=ON
 endif
 
-.PHONY: all deps deps-test configure build demo test test-build test-main test-asan gpu-check \
-        install clean
+.PHONY: all deps deps-test configure build kray demo test test-build test-main test-asan \
+        gpu-check install clean
 
 all: build
 
@@ -32,14 +33,19 @@ deps:
 deps-test:
 	@bash scripts/deps.sh test
 
+# $(BUILD) holds the library and the command (the tests have their own build, $(TEST_BUILD)).
 configure:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKRAY_CUDA=$(DEMO_CUDA) $(WERROR_FLAG) \
-	    $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKRAY_CUDA=$(DEMO_CUDA) \
+	    -DKRAY_BUILD_TESTS=OFF $(WERROR_FLAG) $(CMAKE_FLAGS)
 
 build: deps configure
 	cmake --build $(BUILD) -j$(JOBS)
 
-demo: build
+# The command-line tool alone: what the demo needs (the test programs are built by `make test`).
+kray: deps configure
+	cmake --build $(BUILD) -j$(JOBS) --target kray_cli
+
+demo: kray
 	$(BUILD)/kray demo --out $(OUT)
 
 test: deps-test test-build test-main test-asan

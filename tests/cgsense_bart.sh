@@ -45,8 +45,7 @@ for case in inner edge; do
     bart scale 0.5 t0 t >/dev/null # 2x oversampled readout of a 64^2 image
     bart phantom -s 8 -k -t t k >/dev/null
     bart pics -w 1 -l2 -r 0.05 -i 100 -t t k maps xb >/dev/null 2>&1
-    expect_rc 0 cgsense "$KRAY" cgsense -q -t t.cfl -k k.cfl -m maps.cfl -l 204.8 -i 100 \
-        --tol 1e-6 xk.cfl
+    expect_rc 0 cgsense "$KRAY" cgsense -q --maps maps.cfl -l 204.8 -i 100 --tol 1e-6 t.cfl k.cfl xk.cfl
     read -r s e < <(cmp_scaled xb xk)
     echo "$case: BART / kray scale $s (expected 64), NRMSE after the scale $e"
     awk -v s="$s" 'BEGIN { exit !(s > 63.9 && s < 64.1) }' && ok "$case: scale $s" ||

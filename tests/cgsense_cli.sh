@@ -30,7 +30,7 @@ ref = np.fft.fftshift(np.fft.ifft2(np.fft.ifftshift(F))).astype(np.complex64)
 np.save("ref.npy", ref)
 np.save("coilimg.npy", (m * ref[None]).astype(np.complex64))
 PYEOF
-"$KRAY" nufft --forward --dims 64x64 --eps 1e-6 t.cfl coilimg.npy k.npy
+"$KRAY" nufft --forward --size 64x64 --eps 1e-6 t.cfl coilimg.npy k.npy
 "$KRAY" dcf --method radial t.cfl w.npy 2>/dev/null || "$KRAY" dcf -m radial t.cfl w.npy
 
 nrmse() {
@@ -41,8 +41,7 @@ print("%.6f" % (np.linalg.norm(a - b) / np.linalg.norm(b)))
 PYEOF
 }
 
-expect_rc 0 cgsense "$KRAY" cgsense -t t.cfl -k k.npy -m maps.npy -i 100 --tol 1e-4 --json \
-    --dcf radial --adjoint-out adj.npy x.npy
+expect_rc 0 cgsense "$KRAY" cgsense --maps maps.npy -i 100 --tol 1e-4 --json --dcf radial --adjoint-out adj.npy t.cfl k.npy x.npy
 cp "$T/out" run.json
 res=$(json_field run.json rel_residual)
 num_le "$res" 1e-3 && ok "relative residual $res" || fail "relative residual $res > 1e-3"
@@ -56,26 +55,33 @@ awk -v a="$ex" -v b="$ea" 'BEGIN { exit !(a < 0.3 * b) }' && ok "CG-SENSE beats 
     fail "CG-SENSE $ex not < 0.3 x adjoint $ea"
 
 # weighted least squares (--dcf), plain least squares, and a warm start from the result
-expect_rc 0 cgsense "$KRAY" cgsense -q -t t.cfl -k k.npy -m maps.npy -i 100 x_u.npy
+expect_rc 0 cgsense "$KRAY" cgsense -q --maps maps.npy -i 100 t.cfl k.npy x_u.npy
 e=$(nrmse x_u.npy ref.npy)
 num_le "$e" 0.25 && ok "no --dcf: NRMSE $e" || fail "no --dcf: NRMSE $e > 0.25"
+grep -q "note:" "$T/err" && fail "normalised maps gave a scale note: $(cat "$T/err")"
+# maps 1e5 times too large (as BART's phantom -S): one note on stderr, the image 1e-5 times
+"$PY" -c 'import numpy as np; np.save("maps_big.npy", np.load("maps.npy") * 1e5)'
+expect_rc 0 cgsense "$KRAY" cgsense --maps maps_big.npy -i 100 t.cfl k.npy x_big.npy
+[ "$(grep -c "note: the maps' root-sum-of-squares peaks at [0-9.]*e+05" "$T/err")" -eq 1 ] ||
+    fail "no scale note for maps 1e5 too large: $(cat "$T/err")"
+"$PY" -c 'import numpy as np; np.save("x_big5.npy", np.load("x_big.npy") * 1e5)'
+e=$(nrmse x_big5.npy x_u.npy)
+num_le "$e" 1e-3 && ok "maps x 1e5: image x 1e-5 ($e)" || fail "maps x 1e5: image not x 1e-5: $e"
 # the Toeplitz normal operator gives the same solution as the NUFFT one (to 2.9e-3 measured:
 # both are the normal operator to --eps, and 100 iterations of an ill-conditioned problem
 # amplify the difference)
-expect_rc 0 cgsense "$KRAY" cgsense -q -t t.cfl -k k.npy -m maps.npy -i 100 --toeplitz x_t.npy
+expect_rc 0 cgsense "$KRAY" cgsense -q --maps maps.npy -i 100 --toeplitz t.cfl k.npy x_t.npy
 e=$(nrmse x_t.npy x_u.npy)
 num_le "$e" 5e-3 && ok "--toeplitz vs NUFFT normal: $e" || fail "--toeplitz differs: $e"
-expect_rc 0 cgsense "$KRAY" cgsense -q -t t.cfl -k k.npy -m maps.npy --dcf w.npy -i 60 x_w.npy
+expect_rc 0 cgsense "$KRAY" cgsense -q --maps maps.npy --dcf w.npy -i 60 t.cfl k.npy x_w.npy
 e=$(nrmse x_w.npy ref.npy)
 num_le "$e" 0.2 && ok "--dcf NRMSE $e" || fail "--dcf NRMSE $e > 0.2"
-expect_rc 0 cgsense "$KRAY" cgsense --json -t t.cfl -k k.npy -m maps.npy --dcf radial --warm x.npy \
-    -i 60 --tol 1e-4 x_warm.npy
+expect_rc 0 cgsense "$KRAY" cgsense --json --maps maps.npy --dcf radial --init x.npy -i 60 --tol 1e-4 t.cfl k.npy x_warm.npy
 h0=$(sed -n 's/.*"history": \[\([^,]*\),.*/\1/p' "$T/out")
 num_le "$h0" 1e-3 && ok "warm start: initial residual $h0" || fail "warm start residual $h0"
 
 # estimated maps: CG-SENSE image equals rss(maps) * phantom up to the map error
-expect_rc 0 cgsense "$KRAY" cgsense -q -t t.cfl -k k.npy --estimate-maps -d 64x64 --dcf radial \
-    --maps-out est.npy -i 40 x_est.npy
+expect_rc 0 cgsense "$KRAY" cgsense -q -n 64x64 --dcf radial --maps-out est.npy -i 40 t.cfl k.npy x_est.npy
 "$PY" - <<'PYEOF' || fail "estimated-map reconstruction off"
 import numpy as np
 m = np.load("maps.npy"); i = np.load("img.npy"); x = np.load("x_est.npy")
@@ -87,8 +93,7 @@ assert e < 0.15
 PYEOF
 
 # ESPIRiT variant: |x| equals rss(maps) * |phantom| inside
-expect_rc 0 cgsense "$KRAY" cgsense -q -t t.cfl -k k.npy --estimate-maps --espirit -d 64x64 \
-    --dcf radial -i 40 x_esp.npy
+expect_rc 0 cgsense "$KRAY" cgsense -q --espirit -n 64x64 --dcf radial -i 40 t.cfl k.npy x_esp.npy
 "$PY" - <<'PYEOF' || fail "ESPIRiT-map reconstruction off"
 import numpy as np
 m = np.load("maps.npy"); i = np.load("img.npy"); x = np.load("x_esp.npy")
@@ -98,10 +103,10 @@ e = np.linalg.norm(abs(x[inside]) - ref[inside]) / np.linalg.norm(ref[inside])
 print("ESPIRiT maps: NRMSE of |x| inside the brain %.4f" % e)
 assert e < 0.15
 PYEOF
-expect_rc 2 cgsense "$KRAY" cgsense -t t.cfl -k k.npy --estimate-maps --espirit -d 64x64 x.npy
+expect_rc 2 cgsense "$KRAY" cgsense --espirit -n 64x64 t.cfl k.npy x.npy
 
 # non-convergent run: warning, last iterate written, exit 0
-"$KRAY" cgsense -t t.cfl -k k.npy -m maps.npy -i 2 --tol 1e-9 xn.npy 2>err.txt >/dev/null &&
+"$KRAY" cgsense --maps maps.npy -i 2 --tol 1e-9 t.cfl k.npy xn.npy 2>err.txt >/dev/null &&
     grep -q "warning: not converged after 2 iterations" err.txt && [ -s xn.npy ] &&
     ok "non-convergent run warns and exits 0" || fail "non-convergent run: $(cat err.txt)"
 
@@ -114,17 +119,19 @@ t = np.fromfile("t.cfl", dtype=np.complex64).copy(); t[7] = np.nan
 t.tofile("tnan.cfl")
 PYEOF
 cp t.hdr tnan.hdr
-expect_rc 1 cgsense "$KRAY" cgsense -t t.cfl -k k.npy -m maps_bad.npy -d 64x64 x.npy
+expect_rc 1 cgsense "$KRAY" cgsense --maps maps_bad.npy -n 64x64 t.cfl k.npy x.npy
 grep -q "coil maps have" "$T/err" || fail "map mismatch message: $(cat "$T/err")"
-expect_rc 1 cgsense "$KRAY" cgsense -t t.cfl -k k.npy -m maps.npy -l -1 x.npy
+expect_rc 2 cgsense "$KRAY" cgsense --maps maps.npy -l -1 t.cfl k.npy x.npy
 grep -q "lambda" "$T/err" || fail "lambda message: $(cat "$T/err")"
-expect_rc 1 cgsense "$KRAY" cgsense -t tnan.cfl -k k.npy -m maps.npy x.npy
+expect_rc 1 cgsense "$KRAY" cgsense --maps maps.npy tnan.cfl k.npy x.npy
 grep -qi "nan\|finite" "$T/err" || fail "NaN trajectory message: $(cat "$T/err")"
-expect_rc 1 cgsense "$KRAY" cgsense -t t.cfl -k maps.npy -m maps.npy x.npy
-expect_rc 1 cgsense "$KRAY" cgsense -t t.cfl -k k.npy -m maps.npy --dcf img.npy x.npy
-expect_rc 1 cgsense "$KRAY" cgsense -t t.cfl -k k.npy -m maps.npy --warm maps.npy x.npy
-expect_rc 1 cgsense "$KRAY" cgsense -t missing.cfl -k k.npy -m maps.npy x.npy
-expect_rc 2 cgsense "$KRAY" cgsense -t t.cfl -k k.npy x.npy
-expect_rc 2 cgsense "$KRAY" cgsense -t t.cfl -k k.npy --estimate-maps x.npy
-expect_rc 2 cgsense "$KRAY" cgsense -t t.cfl -k k.npy -m maps.npy --adjoint-out a.npy x.npy
+expect_rc 1 cgsense "$KRAY" cgsense --maps maps.npy t.cfl maps.npy x.npy
+expect_rc 1 cgsense "$KRAY" cgsense --maps maps.npy --dcf img.npy t.cfl k.npy x.npy
+expect_rc 1 cgsense "$KRAY" cgsense --maps maps.npy --init maps.npy t.cfl k.npy x.npy
+expect_rc 1 cgsense "$KRAY" cgsense --maps maps.npy missing.cfl k.npy x.npy
+expect_rc 2 cgsense "$KRAY" cgsense t.cfl k.npy x.npy
+# Old spellings: an error naming the new one.
+expect_rc 2 cgsense "$KRAY" cgsense --traj t.cfl --maps maps.npy k.npy x.npy
+grep -q "<traj>, the first argument" "$T/err" || fail "renamed -t: $(cat "$T/err")"
+expect_rc 2 cgsense "$KRAY" cgsense --maps maps.npy --adjoint-out a.npy t.cfl k.npy x.npy
 finish

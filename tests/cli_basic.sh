@@ -4,7 +4,8 @@ set -euo pipefail
 . "$(dirname "$0")/cli_common.bash"
 
 expect_rc 0 - "$KRAY" --help
-for tool in phantom convert info metrics demo; do
+TOOLS=$("$KRAY" help --options | cut -f1 | grep -v '^bench ' | sort -u)
+for tool in $TOOLS bench; do
     grep -q "^  $tool " "$T/out" || fail "kray --help does not list '$tool'"
 done
 expect_rc 0 - "$KRAY" --version
@@ -15,7 +16,7 @@ expect_rc 2 - "$KRAY" frobnicate
 expect_rc 2 - "$KRAY" --frobnicate
 
 # Every tool: --help on stdout with the usage line, units/defaults and the common options.
-for tool in phantom convert info metrics demo; do
+for tool in $TOOLS; do
     expect_rc 0 "$tool" "$KRAY" "$tool" --help
     head -n 1 "$T/out" | grep -q "^Usage: kray $tool " || fail "$tool --help: no usage line"
     for opt in --backend --device --threads --precision --quiet --verbose --help; do

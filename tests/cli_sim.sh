@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kray sim and kray coils from the command line:
-#  - coils: maps of the document's 16-coil 5/6/5 array against an independent Python
+#  - coils: maps of Mayo Sarmiento (2018)'s 16-coil 5/6/5 array against an independent Python
 #    evaluation of the loop field (scipy's complete elliptic integrals), and the layout JSON;
 #  - sim: an ideally spoiled GRE of the MR phantom (maps written by kray phantom) against the
 #    Ernst-weighted image computed in numpy from the same maps; coil weighting through --coils;
@@ -12,7 +12,7 @@ $PY -c "import numpy, scipy.special" 2>/dev/null || { echo "skipped: numpy/scipy
 
 # ---- coils -----------------------------------------------------------------------------------
 expect_rc 0 coils "$KRAY" coils --json --coils 16 --per-ring 6 --rbody 300 --size 40x36x3 \
-    --voxel 5 --slice 40 maps.npy
+    --voxel 5 --thickness 40 maps.npy
 grep -q '"rings": \[5, 6, 5\]' "$T/out" || fail "16 coils, 6 per ring: rings $(cat "$T/out")"
 cp "$T/out" layout.json
 $PY - <<'EOF' || fail "coil maps differ from the scipy closed form"
@@ -52,7 +52,7 @@ EOF
 N=32
 expect_rc 0 phantom "$KRAY" phantom --kind mr --grid fft --size $N obj.npy
 expect_rc 0 sim "$KRAY" sim --json --object obj.npy --voxel 4 --te 3 --tr 15 --flip 30 \
-    --rf-dur 10 --bw 4000 --spoil ideal --dummy 300 --image img.npy k.npy
+    --rf-dur 10 --bw 4000 --spoil ideal --dummy 300 --image-out img.npy k.npy
 grep -q "\"samples\": $((N * N))" "$T/out" || fail "sim: samples $(cat "$T/out")"
 $PY - <<'EOF' || fail "GRE image differs from the Ernst-weighted image"
 import numpy as np
@@ -68,7 +68,7 @@ print("GRE image vs Ernst: max rel error %.3g" % err)
 assert err < 3e-3, err
 EOF
 expect_rc 0 sim "$KRAY" sim --object obj.npy --voxel 4 --te 3 --tr 15 --flip 30 --spoil ideal \
-    --bw 4000 --coils 4 --per-ring 4 --rbody 200 --coil-norm none --image img4.npy k4.npy
+    --bw 4000 --coils 4 --per-ring 4 --rbody 200 --coil-norm none --image-out img4.npy k4.npy
 $PY - <<'EOF' || fail "coil images are not sensitivity x image"
 import numpy as np
 i4 = np.load("img4.npy")               # (4, 1, ny, nx)

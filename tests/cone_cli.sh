@@ -10,7 +10,7 @@ cd "$T"
 SCAN=(--sod 200 --sdd 300 --det 76x64 --pitch 1.5 --angles 0:360:30)
 expect_rc 0 phantom "$KRAY" phantom --3d --size 24 --fov 48 --supersample 2 vol.npy
 expect_rc 0 phantom "$KRAY" phantom --3d --size 24 --fov 48 --supersample 2 vol.nrrd
-expect_rc 0 project "$KRAY" project "${SCAN[@]}" --write-geom g.json vol.nrrd proj.npy
+expect_rc 0 project "$KRAY" project "${SCAN[@]}" --geom-out g.json vol.nrrd proj.npy
 [ -s "$T/err" ] && fail "project printed on stderr: $(cat "$T/err")"
 grep -q '"type": "cone"' g.json || fail "g.json: $(cat g.json)"
 grep -q '"voxel_mm": \[2, 2, 2\]' g.json || fail "the voxel size should come from vol.nrrd: $(cat g.json)"
@@ -44,25 +44,28 @@ for fwd, bp in (("proj.npy", "bp.npy"), ("sid2.npy", "bps.npy")):
     print(fwd, bp, "relative difference", rel)
     assert rel < 1e-5, (a, b)
 EOF
-expect_rc 0 backproject "$KRAY" backproject "${SCAN[@]}" --vol 24 --voxel 2 exact.npy bp2.npy
+expect_rc 0 backproject "$KRAY" backproject "${SCAN[@]}" --size 24 --voxel 2 exact.npy bp2.npy
 "$PY" -c 'import numpy as np; a, b = np.load("bp.npy"), np.load("bp2.npy"); assert np.array_equal(a, b)' ||
     fail "backproject from --geom and from the scan options differ"
 
 # iterative reconstruction, formats with spacing
-expect_rc 0 sirt "$KRAY" sirt --geom g.json --iters 12 --nonneg exact.npy sirt.npy
-grep -qE '^sirt: 12 iterations, relative residual [0-9.e-]+' "$T/out" || fail "sirt summary: $(cat "$T/out")"
+expect_rc 0 sirt "$KRAY" sirt -v --geom g.json --iters 12 --nonneg exact.npy sirt.npy
+grep -qE '^kray sirt: 12 iterations, relative residual [0-9.e-]+' "$T/err" || fail "sirt summary: $(cat "$T/err")"
+[ "$(grep -c 'iteration [0-9]*: relative residual' "$T/err")" -eq 13 ] ||
+    fail "sirt -v: one line per iteration (0..12): $(cat "$T/err")"
+[ -s "$T/out" ] && fail "sirt printed on stdout: $(cat "$T/out")"
 expect_rc 0 metrics "$KRAY" metrics --json sirt.npy vol.npy
 num_le "$(json_field "$T/out" nrmse)" 0.4 || fail "SIRT vs phantom: $(cat "$T/out")"
 "$PY" -c 'import numpy as np; assert np.load("sirt.npy").min() >= 0' || fail "--nonneg left negative values"
 expect_rc 0 cgls "$KRAY" cgls --geom g.json --iters 6 --quiet exact.npy cgls.mha
-[ -s "$T/out" ] && fail "--quiet cgls printed: $(cat "$T/out")"
+[ -s "$T/out" ] || [ -s "$T/err" ] && fail "--quiet cgls printed: $(cat "$T/out" "$T/err")"
 expect_rc 0 info "$KRAY" info cgls.mha
 grep -q "^spacing *2 x 2 x 2 mm" "$T/out" || fail "cgls.mha spacing: $(cat "$T/out")"
 expect_rc 0 metrics "$KRAY" metrics --json cgls.mha vol.npy
 num_le "$(json_field "$T/out" nrmse)" 0.4 || fail "CGLS vs phantom: $(cat "$T/out")"
 expect_rc 0 cgls "$KRAY" cgls --geom g.json --iters 2 --init cgls.mha --lambda 0.01 exact.npy c2.nii
 # the voxel-driven backprojector: near the matched adjoint, and SIRT with it
-expect_rc 0 backproject "$KRAY" backproject --kind voxel --geom g.json exact.npy bpv.npy
+expect_rc 0 backproject "$KRAY" backproject --backprojector voxel --geom g.json exact.npy bpv.npy
 "$PY" - <<'EOF' || fail "--kind voxel against --kind matched"
 import numpy as np
 a, b = np.load("bp.npy").astype(np.float64), np.load("bpv.npy").astype(np.float64)
@@ -77,7 +80,7 @@ num_le "$(json_field "$T/out" nrmse)" 0.4 || fail "SIRT (voxel backprojector) vs
 expect_rc 2 sirt "$KRAY" sirt --geom g.json --backprojector voxel --precision f64 exact.npy x.npy
 grep -q "runs in f32" "$T/err" || fail "voxel f64: $(cat "$T/err")"
 expect_rc 2 sirt "$KRAY" sirt --geom g.json --backprojector voxel --gpu-mem 12Q exact.npy x.npy
-expect_rc 0 backproject "$KRAY" backproject --kind voxel --gpu-mem 64M --geom g.json exact.npy bpv2.npy
+expect_rc 0 backproject "$KRAY" backproject --backprojector voxel --gpu-mem 64M --geom g.json exact.npy bpv2.npy
 "$PY" -c 'import numpy as np; assert np.array_equal(np.load("bpv.npy"), np.load("bpv2.npy"))' ||
     fail "--gpu-mem changed the voxel-driven backprojection"
 expect_rc 0 sirt "$KRAY" sirt --geom g.json --iters 3 --precision f64 exact.npy s64.nrrd
@@ -104,12 +107,12 @@ grep -q "the detector is smaller than the data" "$T/err" || fail "wide data: $(c
 sed 's/"cor_offset_mm"/"cor_mm"/' g.json >bad.json
 expect_rc 1 project "$KRAY" project --geom bad.json vol.npy x.npy
 grep -q "unknown field 'cor_mm'" "$T/err" || fail "bad.json: $(cat "$T/err")"
-expect_rc 1 project "$KRAY" project --sod 300 --sdd 300 --det 76x64 --angles 0:360:30 vol.npy x.npy
+expect_rc 2 project "$KRAY" project --sod 300 --sdd 300 --det 76x64 --angles 0:360:30 vol.npy x.npy
 grep -q "sdd_mm" "$T/err" || fail "sdd = sod: $(cat "$T/err")"
-expect_rc 1 project "$KRAY" project --sod 20 --sdd 300 --det 76x64 --angles 0:360:30 --voxel 2 vol.npy x.npy
+expect_rc 2 project "$KRAY" project --sod 20 --sdd 300 --det 76x64 --angles 0:360:30 --voxel 2 vol.npy x.npy
 grep -q "lies inside the volume" "$T/err" || fail "source inside: $(cat "$T/err")"
 rc=0
-"$KRAY" backproject --kind fdk --geom g.json exact.npy fdk.npy 2>"$T/err" || rc=$?
+"$KRAY" backproject --backprojector fdk --geom g.json exact.npy fdk.npy 2>"$T/err" || rc=$?
 if [ "$rc" -ne 0 ]; then
     grep -q "not available in this build" "$T/err" || fail "--kind fdk: $(cat "$T/err")"
 fi
@@ -119,6 +122,6 @@ expect_rc 2 backproject "$KRAY" backproject --geom g.json --sod 100 exact.npy x.
 expect_rc 2 project "$KRAY" project --geom g.json --phantom modified a.npy b.npy
 expect_rc 2 project "$KRAY" project --sod 200 --sdd 300 --det 76x64 vol.npy x.npy
 grep -q "number of views" "$T/err" || fail "missing view count: $(cat "$T/err")"
-expect_rc 2 cgls "$KRAY" cgls --geom g.json --init vol.npy --vol 20 exact.npy x.npy
+expect_rc 2 cgls "$KRAY" cgls --geom g.json --init vol.npy --size 20 exact.npy x.npy
 expect_rc 2 sirt "$KRAY" sirt --geom g.json --relax 2.5 exact.npy x.npy
 finish

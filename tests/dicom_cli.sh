@@ -10,13 +10,13 @@ cd "$T"
 
 "$KRAY" phantom --kind sinogram --size 128 --views 180 s.npy
 rc=0
-"$KRAY" fbp --voxel 0.5 --det-spacing 0.5 --mu-water 1.0 s.npy r.dcm 2>err.txt || rc=$?
+"$KRAY" fbp --voxel 0.5 --pitch 0.5 --mu-water 1.0 s.npy r.dcm 2>err.txt || rc=$?
 if [ "$rc" -ne 0 ] && grep -q "built without DCMTK" err.txt; then
     echo "skipped: $(cat err.txt)"
     exit 77
 fi
 [ "$rc" -eq 0 ] || fail "kray fbp -> r.dcm exited $rc: $(cat err.txt)"
-"$KRAY" fbp --voxel 0.5 --det-spacing 0.5 s.npy r.npy
+"$KRAY" fbp --voxel 0.5 --pitch 0.5 s.npy r.npy
 have_dcmdump=0
 command -v dcmdump >/dev/null 2>&1 && have_dcmdump=1
 have_pydicom=0

@@ -14,7 +14,7 @@ expect_rc 0 fbp "$KRAY" fbp --help
 head -n 1 "$T/out" | grep -q "^Usage: kray fbp " || fail "fbp --help: no usage line"
 
 expect_rc 0 bench "$KRAY" bench fbp2d --size 48 --views 30 --reps 2 --batteries 2 --peers none \
-    --slices sl,msl --backends cpu-serial,cpu --json --chart c.svg
+    --cases sl,msl --backends cpu-serial,cpu --json --chart c.svg
 cp "$T/out" b.jsonl
 n=$(grep -c '"backend": ' b.jsonl || true)
 [ "$n" -eq 8 ] || fail "expected 8 case lines (2 slices x 2 backends x 2 precisions), got $n"
@@ -27,12 +27,12 @@ psnr=$(grep '"case": "msl", "backend": "cpu", "precision": "f64"' b.jsonl | head
 num_le 18 "$psnr" || fail "PSNR $psnr of a 48^2 reconstruction is implausibly low"
 grep -q "<svg" c.svg || fail "no SVG chart written"
 expect_rc 0 bench "$KRAY" bench fbp2d --size 32 --views 16 --reps 1 --batteries 1 --peers none \
-    --slices sl --backends cpu --precisions f32 --chart none
+    --cases sl --backends cpu --precisions f32 --chart none
 grep -q "cpu/f32" "$T/out" || fail "table lacks the cpu/f32 row"
 
 expect_rc 2 bench "$KRAY" bench
 expect_rc 2 bench "$KRAY" bench nosuchbench
-expect_rc 2 "bench fbp2d" "$KRAY" bench fbp2d --slices none --peers none
+expect_rc 2 "bench fbp2d" "$KRAY" bench fbp2d --cases none --peers none
 expect_rc 2 "bench fbp2d" "$KRAY" bench fbp2d --precisions f16 --peers none
 expect_rc 2 "bench fbp2d" "$KRAY" bench fbp2d --size 4
 finish

@@ -30,8 +30,8 @@ bad = out.copy(); bad[3, 5, 7] = np.nan
 np.save(T + "/bad.npy", bad)
 PYEOF
 
-expect_rc 0 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 --vol 40 --voxel 0.75 \
-    --write-geom "$T/g.json" "$T/proj.npy" "$T/vol.npy"
+expect_rc 0 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 --size 40 --voxel 0.75 \
+    --geom-out "$T/g.json" "$T/proj.npy" "$T/vol.npy"
 "$PY" - "$T/vol.npy" <<'PYEOF' && ok "ball interior" || fail "ball interior"
 import sys, numpy as np
 v = np.load(sys.argv[1])                            # kray [x, y, z] = C order [z, y, x]
@@ -45,20 +45,20 @@ PYEOF
 # the same geometry from its JSON file gives the same volume; JSON report
 expect_rc 0 fdk "$KRAY" fdk -q --backend cpu --geom "$T/g.json" "$T/proj.npy" "$T/vol3.npy"
 cmp -s "$T/vol.npy" "$T/vol3.npy" && ok "--geom == scan options" || fail "--geom differs"
-expect_rc 0 fdk "$KRAY" fdk -q --json --backend cpu --sod 150 --sdd 300 --vol 24 --voxel 1 \
-    --filter direct --window ramlak "$T/proj.npy" "$T/vol2.nii"
+expect_rc 0 fdk "$KRAY" fdk -q --json --backend cpu --sod 150 --sdd 300 --size 24 --voxel 1 \
+    --filter direct --filter-window ramlak "$T/proj.npy" "$T/vol2.nii"
 grep -q '"short_scan": 0' "$T/out" && ok "json" || fail "json: $(cat "$T/out")"
-expect_rc 0 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 --vol 24 --voxel 1 \
-    --window hann --cutoff 0.8 "$T/proj.npy" "$T/slice.png"
+expect_rc 0 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 --size 24 --voxel 1 \
+    --filter-window hann --cutoff 0.8 "$T/proj.npy" "$T/slice.png"
 [ -s "$T/slice.png" ] && ok "png slice" || fail "no png"
 
 # usage errors (exit 2) and bad input (exit 1)
 expect_rc 2 fdk "$KRAY" fdk --sdd 300 "$T/proj.npy" "$T/x.npy"
 expect_rc 2 fdk "$KRAY" fdk --sod 150 --sdd 300 --pitch 1,2,3 "$T/proj.npy" "$T/x.npy"
 expect_rc 2 fdk "$KRAY" fdk --sod 150 --sdd 300 --gpu-mem 12Q "$T/proj.npy" "$T/x.npy"
-expect_rc 2 fdk "$KRAY" fdk --sod 150 --sdd 300 --vol 4x4 "$T/proj.npy" "$T/x.npy"
+expect_rc 2 fdk "$KRAY" fdk --sod 150 --sdd 300 --size 4x4 "$T/proj.npy" "$T/x.npy"
 expect_rc 2 fdk "$KRAY" fdk --sod 150 --sdd 300 --precision f64 "$T/proj.npy" "$T/x.npy"
-expect_rc 1 fdk "$KRAY" fdk --backend cpu --sod 300 --sdd 150 "$T/proj.npy" "$T/x.npy"
+expect_rc 2 fdk "$KRAY" fdk --backend cpu --sod 300 --sdd 150 "$T/proj.npy" "$T/x.npy"
 expect_rc 1 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 --det 60x64 "$T/proj.npy" \
     "$T/x.npy"
 expect_rc 1 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 "$T/bad.npy" "$T/x.npy"

@@ -41,7 +41,7 @@ compare rss.npy ref.npy 1e-5 || fail "RSS differs from ismrmrd_recon_cartesian_2
 
 # R = 2 with 16 embedded calibration lines and a noise scan: SENSE with ESPIRiT maps and Psi.
 ismrmrd_generate_cartesian_shepp_logan -m 96 -c 8 -n 0.01 -a 2 -w 16 -C -o r2.h5 >/dev/null
-expect_rc 0 sense "$KRAY" sense --json --maps-out m.cfl --magnitude --gfactor g.npy r2.h5 s.npy
+expect_rc 0 sense "$KRAY" sense --json --maps-out m.cfl --magnitude --gfactor-out g.npy r2.h5 s.npy
 grep -q '"method": "lattice", "accel": 2' "$T/out" || fail "R = 2 lattice expected: $(cat "$T/out")"
 expect_rc 0 recon "$KRAY" recon --combine optimal --maps m.cfl --magnitude full.h5 opt.npy
 compare s.npy opt.npy 0.06 || fail "SENSE of the R = 2 file vs the unaccelerated combination"

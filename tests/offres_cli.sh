@@ -42,14 +42,15 @@ np.save(d + '/fmap_nan.npy', bad)
 np.save(d + '/times_short.npy', t[:-1])
 PYEOF
 
-common=(--precision f64 --traj "$T/t.npy" --data "$T/k.npy" --dims 24x24 --lambda 0.1 --iter 25 --tol 1e-8)
-expect_rc 0 lsrecon "$KRAY" lsrecon "${common[@]}" --normal nufft "$T/x_none.npy"
-expect_rc 0 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap.npy" --times "$T/times.npy" --json "$T/x_seg.npy"
+common=(--precision f64 --size 24x24 --lambda 0.1 --iters 25 --tol 1e-8)
+inputs=("$T/t.npy" "$T/k.npy")
+expect_rc 0 lsrecon "$KRAY" lsrecon "${common[@]}" --normal nufft "${inputs[@]}" "$T/x_none.npy"
+expect_rc 0 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap.npy" --times "$T/times.npy" --json "${inputs[@]}" "$T/x_seg.npy"
 seg=$(json_field "$T/out" segments)
 [ "$seg" -ge 2 ] || fail "automatic segments $seg < 2: $(cat "$T/out")"
-expect_rc 0 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap.npy" --times "$T/times.npy" --exact --quiet "$T/x_exact.npy"
-expect_rc 0 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap.npy" --times "$T/times.npy" --segments 6 "$T/x_seg6.npy"
-grep -q "6 segments" "$T/out" || fail "segments line: $(cat "$T/out")"
+expect_rc 0 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap.npy" --times "$T/times.npy" --exact --quiet "${inputs[@]}" "$T/x_exact.npy"
+expect_rc 0 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap.npy" --times "$T/times.npy" --segments 6 -v "${inputs[@]}" "$T/x_seg6.npy"
+grep -q "6 segments" "$T/err" || fail "segments line: $(cat "$T/err")"
 
 expect_rc 0 metrics "$KRAY" metrics --json "$T/x_none.npy" "$T/truth.npy"
 e_none=$(json_field "$T/out" nrmse)
@@ -63,13 +64,13 @@ echo "NRMSE vs truth: uncorrected $e_none, time-segmented $e_seg; segmented vs e
 num_le "$e_se" 1e-4 || fail "segmented vs exact reconstruction NRMSE $e_se > 1e-4"
 
 # bad input: exit 1 with one sentence
-expect_rc 1 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap_bad.npy" --times "$T/times.npy" "$T/x.npy"
+expect_rc 1 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap_bad.npy" --times "$T/times.npy" "${inputs[@]}" "$T/x.npy"
 grep -q "field map has 480 values" "$T/err" || fail "bad-size message: $(cat "$T/err")"
-expect_rc 1 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap_nan.npy" --times "$T/times.npy" "$T/x.npy"
+expect_rc 1 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap_nan.npy" --times "$T/times.npy" "${inputs[@]}" "$T/x.npy"
 grep -q "must be finite" "$T/err" || fail "NaN message: $(cat "$T/err")"
-expect_rc 1 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap.npy" --times "$T/times_short.npy" "$T/x.npy"
+expect_rc 1 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap.npy" --times "$T/times_short.npy" "${inputs[@]}" "$T/x.npy"
 grep -q "1599 times for 1600 trajectory samples" "$T/err" || fail "times message: $(cat "$T/err")"
-expect_rc 1 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap.npy" "$T/x.npy"
+expect_rc 2 lsrecon "$KRAY" lsrecon "${common[@]}" --fieldmap "$T/fmap.npy" "${inputs[@]}" "$T/x.npy"
 grep -q "must be given together" "$T/err" || fail "pairing message: $(cat "$T/err")"
 
 finish

@@ -20,7 +20,7 @@ expect_rc 0 recon "$KRAY" recon --combine optimal --maps maps.cfl k.cfl opt.cfl
 expect_rc 0 recon "$KRAY" recon --accel 2 --acs 16 --kspace-out ku.cfl --combine coils k.cfl alias.cfl
 
 # Direct SENSE (lattice of R = 2) against full sampling with the same maps.
-expect_rc 0 sense "$KRAY" sense --maps maps.cfl --gfactor g.npy --json ku.cfl s.cfl
+expect_rc 0 sense "$KRAY" sense --maps maps.cfl --gfactor-out g.npy --json ku.cfl s.cfl
 grep -q '"method": "lattice"' "$T/out" || fail "R = 2 lattice expected: $(cat "$T/out")"
 # The analytic k-space is not exactly the DFT of maps x image on the grid (continuous object),
 # and these smooth maps give g ~ 2 at R = 2: a few % of model error remain.
@@ -40,7 +40,7 @@ expect_rc 0 sense "$KRAY" sense --maps maps.cfl --all-lines --json ku.cfl s2.cfl
 grep -q '"method": "general"' "$T/out" || fail "--all-lines should take the general path"
 e=$(nrmse s2.cfl opt.cfl)
 le "$e" 0.05 && ok "SENSE R=2 + ACS vs full: NRMSE $e" || fail "SENSE + ACS NRMSE $e"
-expect_rc 0 sense "$KRAY" sense --maps maps.cfl --cg --iter 300 --tol 1e-7 ku.cfl s3.cfl
+expect_rc 0 sense "$KRAY" sense --maps maps.cfl --cg --iters 300 --tol 1e-7 ku.cfl s3.cfl
 e=$(nrmse s3.cfl s2.cfl)
 le "$e" 1e-3 && ok "CG-SENSE vs direct: NRMSE $e" || fail "CG-SENSE vs direct NRMSE $e"
 # ESPIRiT maps from the 16 ACS lines.
@@ -78,17 +78,17 @@ grep -q "64x64x8" "$T/err" && grep -q "96x96x8" "$T/err" || fail "size message: 
 expect_rc 1 sense "$KRAY" sense --maps four.cfl ku.cfl o.cfl
 expect_rc 1 sense "$KRAY" sense --maps maps.cfl --accel 16 ku.cfl o.cfl
 grep -q "exceeds the number of coils" "$T/err" || fail "R > coils message: $(cat "$T/err")"
-expect_rc 1 sense "$KRAY" sense --maps maps.cfl --accel -2 ku.cfl o.cfl
+expect_rc 2 sense "$KRAY" sense --maps maps.cfl --accel -2 ku.cfl o.cfl
 expect_rc 1 sense "$KRAY" sense --maps maps.cfl --lambda -1 ku.cfl o.cfl
 expect_rc 1 sense "$KRAY" sense --maps maps.cfl rss.npy o.cfl
 grep -q "complex" "$T/err" || fail "dtype message: $(cat "$T/err")"
 expect_rc 1 sense "$KRAY" sense --maps maps.cfl missing.cfl o.cfl
 expect_rc 1 sense "$KRAY" sense a91.npy o.cfl
-expect_rc 1 recon "$KRAY" recon --accel 0 k.cfl o.npy
-expect_rc 1 recon "$KRAY" recon --accel 2 --offset 5 k.cfl o.npy
+expect_rc 2 recon "$KRAY" recon --accel 0 k.cfl o.npy
+expect_rc 2 recon "$KRAY" recon --accel 2 --first-line 5 k.cfl o.npy
 expect_rc 1 recon "$KRAY" recon --noise 1 --psi maps.cfl k.cfl o.npy
 expect_rc 1 recon "$KRAY" recon --combine optimal --maps small.cfl k.cfl o.npy
-expect_rc 2 sense "$KRAY" sense --cg --gfactor g.npy ku.cfl o.cfl
+expect_rc 2 sense "$KRAY" sense --cg --gfactor-out g.npy ku.cfl o.cfl
 expect_rc 2 recon "$KRAY" recon --extract-image cpp k.cfl o.npy
 [ -e o.cfl ] && fail "a failed run left o.cfl behind"
 [ "$NFAIL" -eq 0 ]

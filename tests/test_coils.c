@@ -1,7 +1,7 @@
 /* Coil arrays: elliptic integrals against high-precision values (mpmath, 30 digits), the
  * loop field against its on-axis closed form and against a direct numerical Biot-Savart sum
  * over the discretised loop (written here independently), the MRXCAT layout for the
- * document's cases, sensitivity maps against point evaluation, normalisation, the wire
+ * cases of Mayo Sarmiento (2018), sensitivity maps against point evaluation, normalisation, the wire
  * clamp, thread-count independence and bad inputs. */
 #include "internal.h"
 #include "kray/coils.h"

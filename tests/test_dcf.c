@@ -268,7 +268,7 @@ static void test_spiral_weights(void)
     for (int64_t i = 0; i < cnt; i++) emed += fabs(ratio[i] - 1);
     emed /= (double)cnt;
     free(ratio);
-    printf("  spiral (thesis case): analytic/Voronoi interior sums %.4f, mean |ratio - 1| %.3g, "
+    printf("  spiral (Dantas (2015)'s case): analytic/Voronoi interior sums %.4f, mean |ratio - 1| %.3g, "
            "analytic total %.1f vs pi kmax^2 %.1f\n", sa / sv, emed, ia.total,
            PI * si.kmax * si.kmax);
     KT_NEAR(sa / sv, 1.0, 0.02);

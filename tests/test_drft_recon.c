@@ -125,7 +125,7 @@ static void test_phantom_recon(void)
     KT_LE(d, 1e-5);
     free(ref);
     kr_array_destroy(i64), kr_array_destroy(i32), kr_array_destroy(t);
-    /* the thesis' spiral design (8 interleaves, uniform density) scaled to N = 64. Its rings are
+    /* Dantas (2015)'s spiral design (8 interleaves, uniform density) scaled to N = 64. Its rings are
      * 1/FOV apart, so the aliasing-free region is the disk inscribed in the FOV (the alias
      * rings of the head reach the image corners): compare there. */
     disk_only = 1;

@@ -114,7 +114,7 @@ static void check_positions(const kr_seq_epi_opts *o)
 static void test_positions(void)
 {
     kr_seq_epi_opts o;
-    epi_opts(&o, 64, 1, KR_EPI_INTERLEAVED); /* the document's defaults: TE 120, TR 3000 */
+    epi_opts(&o, 64, 1, KR_EPI_INTERLEAVED); /* Mayo Sarmiento (2018)'s defaults: TE 120, TR 3000 */
     check_positions(&o);
     epi_opts(&o, 32, 4, KR_EPI_SEQUENTIAL);
     o.te_ms = 40;

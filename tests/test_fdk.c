@@ -382,7 +382,7 @@ static void test_filters(void)
     for (int w = 1; w <= 5; w++) {
         kr_fdk_opts_default(&o);
         if (w == 5) {
-            o.filter = KR_FILTER_SEED; /* the seed document's kernel, with its constant */
+            o.filter = KR_FILTER_SEED; /* Cordeiro (2017)'s seed kernel, with its constant */
         } else {
             o.window = (kr_filter_window)w;
             o.cutoff = w == 4 ? 0.8 : 1.0;

@@ -264,7 +264,7 @@ static void test_gfactor_monte_carlo(void)
     kr_array_destroy(img1);
 }
 
-/* Noisy reconstructions at R = 4 (16 coils) and R = 8 (32 coils, the document's failing case).
+/* Noisy reconstructions at R = 4 (16 coils) and R = 8 (32 coils, Mayo Sarmiento (2018)'s failing case).
  * Noise sigma^2 Psi per k-space sample. Without regularisation the error is pure noise (the
  * noise-free solve is exact), so its size is predicted by the g-factor map:
  *   NRMSE_pred^2 = sum_p R g_p^2 sigma^2 / N_p / sum_p |x_p|^2,   N_p = S_p^H Psi^-1 S_p

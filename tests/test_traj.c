@@ -185,7 +185,7 @@ static void check_spiral(const kr_spiral_opts *o)
 static void test_spiral(void)
 {
     kr_spiral_opts o;
-    kr_spiral_opts_default(&o); /* the thesis' case: 16 cm, 1.4 mm, 8 interleaves, VD */
+    kr_spiral_opts_default(&o); /* Dantas (2015)'s case: 16 cm, 1.4 mm, 8 interleaves, VD */
     check_spiral(&o);
     o.vd_factor = 1.0;
     check_spiral(&o);

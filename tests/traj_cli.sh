@@ -6,30 +6,30 @@ set -euo pipefail
 . "$(dirname "$0")/cli_common.bash"
 
 # ---- without peers ----------------------------------------------------------------------------
-expect_rc 0 traj "$KRAY" traj --kind cartesian --dims 8x6 "$T/c.cfl"
+expect_rc 0 traj "$KRAY" traj --kind cartesian --size 8x6 "$T/c.cfl"
 expect_rc 0 dcf "$KRAY" dcf --boundary square "$T/c.cfl" "$T/cw.cfl"
 "$KRAY" info --json "$T/cw.cfl" >"$T/info.json"
 [ "$(json_field "$T/info.json" min)" = 1 ] && [ "$(json_field "$T/info.json" max)" = 1 ] ||
     fail "Cartesian Voronoi weights are not all 1: $(cat "$T/info.json")"
 
 expect_rc 0 traj "$KRAY" traj --kind spiral --json "$T/sp.cfl"
-grep -q '"matrix": 115' "$T/out" || fail "thesis spiral (16 cm, 1.4 mm) should need a 115 matrix"
+grep -q '"matrix": 115' "$T/out" || fail "Dantas (2015)'s spiral (16 cm, 1.4 mm) should need a 115 matrix"
 g=$(json_field "$T/out" gmax_used_mT_m)
 num_le "$g" 40 || fail "spiral gradient $g mT/m exceeds 40"
 expect_rc 0 dcf "$KRAY" dcf --method spiral "$T/sp.cfl" "$T/spw.npy"
-expect_rc 0 drft "$KRAY" drft --bench --reps 1 --check 4 --dims 16x16x16 --json random:64
+expect_rc 0 drft "$KRAY" drft --bench --reps 1 --check 4 --size 16x16x16 --json random:64
 e=$(json_field "$T/out" rel_err)
 num_le "$e" 1e-5 || fail "bench: float DrFT error $e vs the float64 reference"
 
 # bad inputs and usage
 expect_rc 0 traj "$KRAY" traj --kind radial -x 64 -y 32 "$T/r.cfl"
-expect_rc 1 drft "$KRAY" drft --dims 8x8 "$T/r.cfl" "$T/r.cfl" "$T/x.cfl"       # k outside [-4, 4)
-expect_rc 1 drft "$KRAY" drft --dims 64x64 "$T/c.cfl" "$T/r.cfl" "$T/x.cfl"     # 48 vs 2048 samples
+expect_rc 1 drft "$KRAY" drft --size 8x8 "$T/r.cfl" "$T/r.cfl" "$T/x.cfl"       # k outside [-4, 4)
+expect_rc 1 drft "$KRAY" drft --size 64x64 "$T/c.cfl" "$T/r.cfl" "$T/x.cfl"     # 48 vs 2048 samples
 expect_rc 2 drft "$KRAY" drft "$T/r.cfl"
 expect_rc 2 drft "$KRAY" drft --forward --adjoint "$T/r.cfl" "$T/r.cfl" "$T/x.cfl"
 expect_rc 2 drft "$KRAY" drft "$T/r.cfl" "$T/r.cfl" "$T/x.cfl"                  # no --dims
 expect_rc 2 traj "$KRAY" traj --kind radial --units pixel "$T/x.cfl"             # no --matrix
-expect_rc 1 traj "$KRAY" traj --kind spiral --res 100 "$T/x.cfl"                 # res > fov/2
+expect_rc 2 traj "$KRAY" traj --kind spiral --res 100 "$T/x.cfl"                 # res > fov/2
 expect_rc 1 dcf "$KRAY" dcf "$T/missing.cfl" "$T/x.cfl"
 
 # ---- against BART -------------------------------------------------------------------------------
@@ -50,10 +50,10 @@ bart traj -r -x 64 -y 32 "$T/t" >/dev/null
 bart ones 3 1 64 32 "$T/o" >/dev/null
 bart noise -s 2 "$T/o" "$T/kd" >/dev/null
 bart nufft -s -a -d 64:64:1 "$T/t" "$T/kd" "$T/bimg" >/dev/null
-expect_rc 0 drft "$KRAY" drft --dims 64x64 "$T/t.cfl" "$T/kd.cfl" "$T/kimg.cfl"
+expect_rc 0 drft "$KRAY" drft --size 64x64 "$T/t.cfl" "$T/kd.cfl" "$T/kimg.cfl"
 v=$(bart nrmse "$T/bimg" "$T/kimg")
 num_le "$v" 1e-5 && ok "kray drft (adjoint) == bart nufft -s -a ($v)" || fail "adjoint vs bart: $v"
-expect_rc 0 drft "$KRAY" drft --precision f64 --dims 64x64 "$T/t.cfl" "$T/kd.cfl" "$T/kimg2.cfl"
+expect_rc 0 drft "$KRAY" drft --precision f64 --size 64x64 "$T/t.cfl" "$T/kd.cfl" "$T/kimg2.cfl"
 v=$(bart nrmse "$T/bimg" "$T/kimg2")
 num_le "$v" 1e-5 || fail "f64 adjoint vs bart: $v"
 bart nufft -s -d 64:64:1 "$T/t" "$T/bimg" "$T/bk" >/dev/null

@@ -1,5 +1,5 @@
 /* kray receive-coil arrays: circular loops on rings around a cylinder (the MRXCAT layout used
- * by the document 001), their Biot-Savart field in closed form, and complex sensitivity maps.
+ * by Mayo Sarmiento (2018)), their Biot-Savart field in closed form, and complex sensitivity maps.
  *
  * FRAME. Scanner coordinates in mm, z along the bore (B0), x and y across it, right-handed,
  * the same frame as the simulator's isochromats (sim.h). A coil is a circular loop of radius a
@@ -111,7 +111,7 @@ typedef enum kr_coil_norm {
 
 typedef struct kr_coil_map_opts {
     int64_t nx, ny, nz;   /* grid (nz = 1 for a 2-D slice); default 64, 64, 1 */
-    double voxel_mm[3];   /* rx, ry, rz (default 1, 1, 5 as the document) */
+    double voxel_mm[3];   /* rx, ry, rz (default 1, 1, 5 as Mayo Sarmiento (2018)) */
     kr_phantom_grid grid; /* voxel centres as kr_iso_opts (default KR_GRID_FFT) */
     double z_mm;          /* centre of the grid along z (default 0) */
     double wire_mm;       /* conductor radius (default 1) */

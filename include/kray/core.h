@@ -198,8 +198,12 @@ void kr_log(const kr_ctx *ctx, kr_log_level level, const char *fmt, ...)
     ;
 
 /* ---- progress ---------------------------------------------------------------------------- */
-/* A task with `total` units. Reports to the ctx callback, or draws a bar on stderr when stderr
- * is a terminal and the ctx is not quiet. Cheap when nothing is shown. Thread-safe updates. */
+/* A task with `total` units. Reports to the ctx callback; else, unless the ctx is quiet, draws
+ * a bar on stderr when stderr is a terminal, or, when it is not (a pipe, a log file), writes one
+ * line "kray: <task>: N% after T s" every 5 s once the task has run 5 s, and "done in T s" at
+ * the end (tasks shorter than 5 s print nothing; the environment variable
+ * KRAY_PROGRESS_SECONDS sets another interval). Cheap when nothing is shown. Thread-safe
+ * updates. */
 typedef struct kr_progress kr_progress;
 kr_progress *kr_progress_begin(const kr_ctx *ctx, const char *task, int64_t total);
 void kr_progress_add(kr_progress *p, int64_t units);

@@ -8,7 +8,7 @@
  *   Q         Q(x) = sum_m W_m phi_m^2 exp(+2 pi i k_m . x / n)    (on the image grid or 2x it)
  * where "k . x / n" is kx x / nx + ky y / ny + kz z / nz, W_m are optional real weights (density
  * compensation, W = 1 when none) and phi_m the Fourier transform of the voxel basis:
- *   KR_DRFT_BASIS_DIRAC: phi = 1 (the plain DFT of point samples, the Brasilia thesis' DrFT);
+ *   KR_DRFT_BASIS_DIRAC: phi = 1 (the plain DFT of point samples, Dantas (2015)'s DrFT);
  *   KR_DRFT_BASIS_BOX:   phi = prod_d sinc(k_d / n_d), sinc(u) = sin(pi u) / (pi u): the voxel is
  *                        a box one pixel wide (the Illinois case study's rho basis function).
  * With phi and W the adjoint is the case study's F^H d, and Q is its Toeplitz kernel. No other

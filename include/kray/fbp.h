@@ -11,7 +11,7 @@
  *   seed kernel (the 2017 2-D CT document): h_seed(n) = -1 / (4 n^2 - 1). It is the Shepp-Logan
  *       kernel h_SL(n) = -2 / (pi^2 tau^2 (4 n^2 - 1)) without its constant:
  *       h_SL = 2 / (pi^2 tau^2) * h_seed. By default kray applies that constant, so the seed
- *       method gives correctly scaled results; seed_raw = 1 reproduces the document's numbers
+ *       method gives correctly scaled results; seed_raw = 1 reproduces Cordeiro (2017)'s numbers
  *       (out = scale * sum h_seed(k - m) x[m], no tau, no constant: pi^2 tau / 2 times larger).
  * Methods:
  *   KR_FILTER_FFT (default): rows are zero-padded to L >= 2 ndet (the smallest 2^a 3^b 5^c, so
@@ -127,7 +127,7 @@ typedef struct kr_filter_opts {
     double cutoff;            /* fraction of Nyquist in (0, 1]; default 1 */
     double tau_mm;            /* sample spacing, > 0; default 1 */
     double scale;             /* finite overall factor; default 1 */
-    int seed_raw;             /* KR_FILTER_SEED: 1 = document's unscaled kernel; default 0 */
+    int seed_raw;             /* KR_FILTER_SEED: 1 = Cordeiro (2017)'s unscaled kernel; default 0 */
     double equiangular_rad;   /* > 0: equiangular kernel modulation with this pitch; default 0 */
     kr_dtype dtype;           /* KR_F32 (default) or KR_F64 */
     int64_t pad_len;          /* FFT length; 0 = auto (smallest 2^a 3^b 5^c >= 2 ndet), else
@@ -171,7 +171,7 @@ typedef struct kr_fbp_opts {
     kr_filter_window window; /* default KR_WINDOW_RAMLAK */
     double cutoff;           /* default 1 */
     int seed_raw;            /* see kr_filter_opts; default 0 */
-    int clamp_negative;      /* 1: negative pixels set to 0 (as the document); default 0 */
+    int clamp_negative;      /* 1: negative pixels set to 0 (as Cordeiro (2017)); default 0 */
     int short_scan;          /* fan only: -1 auto (default), 0 full-scan weights, 1 Parker */
     kr_dtype dtype;          /* KR_F32 (default) or KR_F64 */
 } kr_fbp_opts;

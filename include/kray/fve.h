@@ -1,9 +1,9 @@
 /* kray FVE: Fourier velocity encoding (spiral, multi-slice, cine, multi-coil) -- a flow phantom
- * with simulated data, single-voxel reconstruction and velocity spectra (the Brasilia thesis'
+ * with simulated data, single-voxel reconstruction and velocity spectra (Dantas (2015)'s
  * chapter 5 system).
  *
- * DATA LAYOUT. k-space data are c64 [samples, interleaves, slices, encodes, frames, coils] (the
- * document's M(kx, ky, z, kv, t, coil)); the trajectory is a 2-D spiral [3, samples,
+ * DATA LAYOUT. k-space data are c64 [samples, interleaves, slices, encodes, frames, coils] (Dantas
+ * (2015)'s M(kx, ky, z, kv, t, coil)); the trajectory is a 2-D spiral [3, samples,
  * interleaves] in cycles per FOV (kray/traj.h), shared by every slice, encode, frame and coil.
  * A "column" is one (slice, encode, frame, coil) member: samples x interleaves contiguous
  * values.
@@ -125,7 +125,7 @@ double kr_fve_vmax(const kr_fve_vessel *v, int64_t frame, int64_t frames);
 kr_status kr_fve_voxels(const kr_ctx *ctx, const kr_array *traj, const kr_array *weights,
                         const kr_array *data, int64_t n, int64_t nvox, const double *vox,
                         kr_array *out);
-/* The same voxels by gridding + Goertzel (the thesis' second method): each needed column's
+/* The same voxels by gridding + Goertzel (Dantas (2015)'s second method): each needed column's
  * samples, times W / n^2, are spread onto the NUFFT's sigma = 2 Kaiser-Bessel grid (kernel
  * chosen for the requested relative accuracy eps in [1e-12, 0.1], double precision), the grid's
  * centred DFT is evaluated at the voxel by the Goertzel recurrence (kray/goertzel.h) and divided

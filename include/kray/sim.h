@@ -195,7 +195,7 @@ kr_status kr_seq_gre(kr_seq **seq, const kr_seq_cart_opts *o);
  * each TR (so TR >> T2 is not needed for a clean steady state). */
 kr_status kr_seq_se(kr_seq **seq, const kr_seq_cart_opts *o);
 
-/* ---- single-echo spin-echo EPI (the document's sequence) ---------------------------------- */
+/* ---- single-echo spin-echo EPI (Mayo Sarmiento (2018)'s sequence) ---------------------------------- */
 typedef enum kr_epi_order {
     KR_EPI_INTERLEAVED = 0, /* shot s acquires lines s, s + shots, s + 2 shots, ... */
     KR_EPI_SEQUENTIAL,      /* shot s acquires lines s ETL ... (s + 1) ETL - 1 (segments) */
@@ -219,15 +219,15 @@ typedef enum kr_epi_order {
 typedef struct kr_seq_epi_opts {
     int64_t nx, ny;            /* readout samples, lines (default 64) */
     double fov_x_mm, fov_y_mm; /* default 256 */
-    double te_ms, tr_ms;       /* default 120, 3000 (the document's) */
+    double te_ms, tr_ms;       /* default 120, 3000 (Mayo Sarmiento (2018)'s) */
     double flip_deg;           /* default 90 */
     double refocus_deg;        /* default 180 */
     double bw_hz_px;           /* readout bandwidth per pixel: dwell = 1 / (bw nx) (1500) */
     double rf_dur_s;           /* hard-pulse duration (default 200e-6) */
     double raster_s;           /* gradient and delay raster (default 10e-6) */
-    int shots;                 /* the document's "height/ETL" (default 1: single shot) */
+    int shots;                 /* Mayo Sarmiento (2018)'s "height/ETL" (default 1: single shot) */
     kr_epi_order order;        /* default KR_EPI_INTERLEAVED */
-    int ndummy;                /* preparatory shots without ADC (default 1, the document's) */
+    int ndummy;                /* preparatory shots without ADC (default 1, as Mayo Sarmiento (2018)) */
     kr_seq_limits limits;
 } kr_seq_epi_opts;
 
@@ -326,7 +326,7 @@ typedef struct kr_iso_opts {
     kr_iso_spread spread;
     int decimate; /* 1, 2 or 4: keep every d-th voxel along x and y, voxel size x d */
     double z_mm;  /* centre of the slab along z (default 0) */
-    /* Sinusoidal off-resonance pattern (the document's GUI): df += amp sin(2 pi cycles u),
+    /* Sinusoidal off-resonance pattern (Mayo Sarmiento (2018)'s GUI): df += amp sin(2 pi cycles u),
      * u = (position along axis) / FOV along that axis, FOV = N voxel. amp 0 = off. */
     double sine_amp_hz, sine_cycles;
     int sine_axis; /* 0 = x, 1 = y (default 1, the phase-encode axis) */

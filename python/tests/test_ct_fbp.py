@@ -132,9 +132,9 @@ def test_fbp_equals_the_cli(cli, tmp_path, rng, prec):
     for g, opts, kw in [
             (ct.Geometry.parallel(32, (30, 28), 0.9, nviews=45, cor_offset_mm=0.4), [], {}),
             (ct.Geometry.fan(40, 32, 80, 160, nviews=60, detector="equiangular"),
-             ["--window", "hann", "--cutoff", "0.8"], {"window": "hann", "cutoff": 0.8}),
+             ["--filter-window", "hann", "--cutoff", "0.8"], {"window": "hann", "cutoff": 0.8}),
             (ct.Geometry.fan(40, 32, 80, 160, nviews=30, stop_deg=240),
-             ["--filter", "seed", "--clamp"], {"filter": "seed", "clamp": True})]:
+             ["--filter", "seed", "--nonneg"], {"filter": "seed", "clamp": True})]:
         g.write(tmp_path / "g.json")
         sino = (rng.random((3,) + g.sino_shape) * 5).astype(dt)
         np.save(tmp_path / "s.npy", sino)

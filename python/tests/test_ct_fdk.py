@@ -66,7 +66,7 @@ def test_short_scan_parker():
 
 @pytest.mark.parametrize("opts,kw", [([], {}),
                                      (["--filter", "seed"], {"filter": "seed"}),
-                                     (["--window", "hann", "--cutoff", "0.7"],
+                                     (["--filter-window", "hann", "--cutoff", "0.7"],
                                       {"window": "hann", "cutoff": 0.7})])
 def test_fdk_equals_the_cli(cli, tmp_path, rng, opts, kw):
     g = geom(det_offset_mm=(1.5, -0.5), cor_offset_mm=0.3)
@@ -83,7 +83,7 @@ def test_fdk_backprojector_equals_the_cli(cli, tmp_path, rng):
     g.write(tmp_path / "g.json")
     p = rng.random(g.sino_shape).astype(np.float32)
     np.save(tmp_path / "p.npy", p)
-    run_cli(cli, "backproject", "--kind", "fdk", "--geom", tmp_path / "g.json",
+    run_cli(cli, "backproject", "--backprojector", "fdk", "--geom", tmp_path / "g.json",
             tmp_path / "p.npy", tmp_path / "b.npy")
     b = ct.FdkPlan(g).backproject(p)
     assert np.array_equal(np.load(tmp_path / "b.npy"), b)

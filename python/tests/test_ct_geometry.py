@@ -131,8 +131,8 @@ def test_builders_equal_the_cli_geometries(cli, tmp_path):
     from cli_util import run_cli
     np.save(tmp_path / "s.npy", np.zeros((90, 32), np.float32))
     run_cli(cli, "fbp", "--type", "fan2d-equiangular", "--sod", 500, "--sdd", 1000,
-            "--det-spacing", 1.2, "--det-offset", 0.3, "--cor-offset", -0.2, "--angles",
-            "10:370:90", "--voxel", 0.6, "--save-geom", tmp_path / "f.json", tmp_path / "s.npy",
+            "--pitch", 1.2, "--det-offset", 0.3, "--cor", -0.2, "--angles",
+            "10:370:90", "--voxel", 0.6, "--geom-out", tmp_path / "f.json", tmp_path / "s.npy",
             tmp_path / "r.npy")
     f = ct.Geometry.fan(32, 32, 500, 1000, 0.6, "equiangular", nviews=90, start_deg=10,
                         stop_deg=370, det_spacing_mm=1.2, det_offset_mm=0.3, cor_offset_mm=-0.2)
@@ -140,7 +140,7 @@ def test_builders_equal_the_cli_geometries(cli, tmp_path):
     np.save(tmp_path / "v.npy", np.zeros((12, 16, 16), np.float32))
     run_cli(cli, "project", "--sod", 100, "--sdd", 200, "--det", "20x18", "--pitch", "1.5,1.25",
             "--angles", "0:360:30", "--voxel", "1,1,2", "--det-offset", "0.5,-0.25", "--cor", 0.1,
-            "--vol-offset", "1,2,3", "--write-geom", tmp_path / "c.json", tmp_path / "v.npy",
+            "--vol-offset", "1,2,3", "--geom-out", tmp_path / "c.json", tmp_path / "v.npy",
             tmp_path / "p.npy")
     c = ct.Geometry.cone((18, 20), (12, 16, 16), 100, 200, (1, 1, 2), nviews=30,
                          det_spacing_mm=(1.5, 1.25), det_offset_mm=(0.5, -0.25),

@@ -167,13 +167,13 @@ def test_project_and_backproject_equal_the_cli(cli, tmp_path, rng, method, rays)
     g, gp, vol = _cone_files(tmp_path, rng)
     P = ct.Projector(g, method, np.float32, rays)
     proj = P(vol)
-    run_cli(cli, "project", "--geom", gp, "-m", method, "-k", rays, tmp_path / "vol.npy",
+    run_cli(cli, "project", "--geom", gp, "-m", method, "--rays", rays, tmp_path / "vol.npy",
             tmp_path / "p.npy")
     assert np.array_equal(np.load(tmp_path / "p.npy"), proj)
-    run_cli(cli, "backproject", "--geom", gp, "-m", method, "-k", rays, tmp_path / "p.npy",
+    run_cli(cli, "backproject", "--geom", gp, "-m", method, "--rays", rays, tmp_path / "p.npy",
             tmp_path / "b.npy")
     assert np.array_equal(np.load(tmp_path / "b.npy"), P.adjoint(proj))
-    run_cli(cli, "backproject", "--kind", "voxel", "--geom", gp, tmp_path / "p.npy",
+    run_cli(cli, "backproject", "--backprojector", "voxel", "--geom", gp, tmp_path / "p.npy",
             tmp_path / "bv.npy")
     B = ct.voxel_bp_operator(g)
     assert B.shape_in == g.sino_shape and B.shape_out == g.image_shape
@@ -185,7 +185,7 @@ def test_project_and_backproject_equal_the_cli(cli, tmp_path, rng, method, rays)
 def test_phantom_projections_equal_the_cli(cli, tmp_path):
     g = cone()
     g.write(tmp_path / "g.json")
-    run_cli(cli, "project", "--geom", tmp_path / "g.json", "--phantom", "original", "-k", 2,
+    run_cli(cli, "project", "--geom", tmp_path / "g.json", "--phantom", "original", "--rays", 2,
             tmp_path / "p.npy")
     assert np.array_equal(np.load(tmp_path / "p.npy"),
                           ct.phantom_projections(g, "original", 2, np.float32))

@@ -86,7 +86,7 @@ def test_drft_and_nufft_bit_identical_to_cli(cli, tmp_path, rng, t16, prec):
         y = p.forward(x)
         np.testing.assert_array_equal(y, np.load(yn))
         ap = str(tmp_path / "a.npy")
-        run(cli, "nufft", "-a", "--precision", prec, "--eps", "1e-5", "--dims", "16x16", tp,
+        run(cli, "nufft", "-a", "--precision", prec, "--eps", "1e-5", "--size", "16x16", tp,
             yn, ap)
         np.testing.assert_array_equal(p.adjoint(y), np.load(ap))
 

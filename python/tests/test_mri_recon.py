@@ -93,7 +93,7 @@ def test_sense_bit_identical_to_cli_and_gfactor(cli, tmp_path, maps4, obj):
     mp, kp, xp, gp = (str(tmp_path / n) for n in ("m.npy", "k.npy", "x.npy", "g.npy"))
     np.save(mp, maps4)
     np.save(kp, k)
-    run(cli, "sense", "-m", mp, "-R", "2", "-g", gp, kp, xp)
+    run(cli, "sense", "--maps", mp, "-R", "2", "--gfactor-out", gp, kp, xp)
     with sense.SensePlan(maps4, accel=2) as p:
         assert p.info["method"] == "lattice" and p.info["fold"] == 2
         x, g = p(k, gfactor=True)
@@ -143,8 +143,8 @@ def test_cgsense_bit_identical_to_cli(cli, tmp_path, maps4, obj):
                                                           "x.npy", "a.npy"))
     for a, p in ((t, tp), (y, yp), (maps4, mp), (w, wp)):
         np.save(p, a)
-    run(cli, "cgsense", "-t", tp, "-k", yp, "-m", mp, "-w", wp, "-i", "8", "--tol", "1e-9",
-        "--adjoint-out", ap, xp)
+    run(cli, "cgsense", "--maps", mp, "-w", wp, "-i", "8", "--tol", "1e-9", "--adjoint-out", ap,
+        tp, yp, xp)
     with cgsense.CgsensePlan((24, 24), t, maps4, dcf=w) as p:
         assert p.coils == 4 and p.samples == t.shape[0] * t.shape[1]
         r = p.solve(y, max_iter=8, tol=1e-9)

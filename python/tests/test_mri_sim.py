@@ -96,7 +96,7 @@ def test_sim_bit_identical_to_cli(cli, tmp_path, tissue, seq):
     if path is None:
         pytest.skip("no CLI")
     out = str(tmp_path / "k.npy")
-    args = ["sim", "-o", path, "-s", seq, "--coils", "3", "--rbody", "40", out]
+    args = ["sim", "--object", path, "--seq", seq, "--coils", "3", "--rbody", "40", out]
     if seq == "gre":
         args[1:1] = ["--te", "5", "--tr", "20", "--sub", "2"]
     run(cli, *args)

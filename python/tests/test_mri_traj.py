@@ -62,10 +62,10 @@ def test_cartesian_extent_convert_check():
 def test_generators_bit_identical_to_cli(cli, tmp_path, kind):
     p = str(tmp_path / "t.npy")
     if kind == "radial":
-        run(cli, "traj", "-k", "radial", "-x", "20", "-y", "7", "-o", "2", "-G", "-s", "3", p)
+        run(cli, "traj", "-k", "radial", "-x", "20", "-y", "7", "-o", "2", "-G", "--tiny", "3", p)
         t = traj.radial(samples=20, spokes=7, oversampling=2, golden=True, tiny=3)
     elif kind == "spiral":
-        run(cli, "traj", "-k", "spiral", "--fov", "100", "--res", "3", "-i", "4", "--vd", "1.5",
+        run(cli, "traj", "-k", "spiral", "--fov", "100", "--res", "3", "--interleaves", "4", "--vd", "1.5",
             p)
         t, info = traj.spiral(fov_mm=100, res_mm=3, interleaves=4, vd_factor=1.5)
         assert info["samples"] == t.shape[1] and info["matrix"] == int(2 * info["kmax"]) + 1
@@ -75,7 +75,7 @@ def test_generators_bit_identical_to_cli(cli, tmp_path, kind):
         run(cli, "traj", "-k", "koosh", "-x", "10", "-y", "30", p)
         t = traj.koosh(samples=10, spokes=30)
     else:
-        run(cli, "traj", "-k", "cartesian", "-d", "6x5", p)
+        run(cli, "traj", "-k", "cartesian", "-n", "6x5", p)
         t = traj.cartesian((5, 6))
     np.testing.assert_array_equal(t, np.load(p))
 

@@ -130,20 +130,20 @@ def test_mr_phantom_values():
 
 
 @pytest.mark.parametrize("args,make", [
-    (["--size", "20x14", "-c", "original", "-S", "2", "--precision", "f64"],
+    (["--size", "20x14", "--contrast", "original", "-S", "2", "--precision", "f64"],
      lambda: ph.shepp_logan((14, 20), "original", 2, np.float64)),
     (["--3d", "--size", "10x8x6"], lambda: ph.shepp_logan((6, 8, 10))),
     (["--grid", "fft", "--size", "15"], lambda: ph.shepp_logan(15, grid="fft")),
-    (["--kind", "kspace", "--size", "16", "--dtype", "c128"],
+    (["--kind", "kspace", "--size", "16", "--out-dtype", "c128"],
      lambda: ph.kspace(ph.cartesian_k(16), 16)),
-    (["--kind", "kspace", "--size", "16", "--coils", "3", "--dtype", "c128"],
+    (["--kind", "kspace", "--size", "16", "--coils", "3", "--out-dtype", "c128"],
      lambda: ph.kspace(ph.cartesian_k(16), 16, coils=3)),
-    (["--kind", "coils", "--size", "16", "--coils", "3", "--dtype", "c128"],
+    (["--kind", "coils", "--size", "16", "--coils", "3", "--out-dtype", "c128"],
      lambda: ph.coil_maps(16, 3)),
     (["--kind", "mr", "--size", "18", "-S", "3", "--b0", "3"],
      lambda: ph.mr(18, 3, b0_tesla=3.0)),
     (["--kind", "sinogram", "--size", "16", "--views", "9", "--arc", "360", "--units", "norm",
-      "--dtype", "f64"],
+      "--out-dtype", "f64"],
      lambda: ph.sinogram(np.arange(9) * 2 * np.pi / 9, (np.arange(16) - 7.5) / 8))])
 def test_phantoms_equal_the_cli(cli, tmp_path, args, make):
     run_cli(cli, "phantom", *args, tmp_path / "p.npy")

@@ -26,6 +26,12 @@ kr_status kri_fail_prefix(kr_status s, const char *fmt, ...)
 #endif
     ;
 
+/* Copy `src` into dst (len bytes, always terminated) with every control byte (< 0x20, 0x7f)
+ * written as \xNN, so that a message quoting file contents is one line without terminal
+ * escapes. kri_fail and kri_fail_prefix pass every sentence through it, and the command line
+ * does the same with its own messages. Returns the length written. */
+size_t kri_escape(char *dst, size_t len, const char *src);
+
 /* Propagate a non-OK status. */
 #define KRI_TRY(expr)                                                                          \
     do {                                                                                       \

@@ -14,4 +14,5 @@ void kr_log(const kr_ctx *ctx, kr_log_level level, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     fprintf(stderr, "kray: %s: %s\n", tag[level], line);
+    fflush(stderr); /* lines arrive as they happen, also when stderr is a pipe or a file */
 }

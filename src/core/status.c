@@ -37,9 +37,32 @@ const char *kr_last_error(void) { return kri_detail; }
 
 void kr_clear_error(void) { kri_detail[0] = '\0'; }
 
+size_t kri_escape(char *dst, size_t len, const char *src)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t u = 0;
+    if (!dst || len == 0) return 0;
+    for (const unsigned char *p = (const unsigned char *)(src ? src : ""); *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            if (u + 4 >= len) break;
+            dst[u++] = '\\';
+            dst[u++] = 'x';
+            dst[u++] = hex[*p >> 4];
+            dst[u++] = hex[*p & 15];
+        } else {
+            if (u + 1 >= len) break;
+            dst[u++] = (char)*p;
+        }
+    }
+    dst[u] = '\0';
+    return u;
+}
+
 kr_status kri_vfail(kr_status s, const char *fmt, va_list ap)
 {
-    vsnprintf(kri_detail, sizeof kri_detail, fmt, ap);
+    char raw[KRI_DETAIL_LEN];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    kri_escape(kri_detail, sizeof kri_detail, raw);
     return s;
 }
 
@@ -54,11 +77,12 @@ kr_status kri_fail(kr_status s, const char *fmt, ...)
 
 kr_status kri_fail_prefix(kr_status s, const char *fmt, ...)
 {
-    char prefix[KRI_DETAIL_LEN], old[KRI_DETAIL_LEN];
+    char raw[KRI_DETAIL_LEN], prefix[KRI_DETAIL_LEN], old[KRI_DETAIL_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    kri_escape(prefix, sizeof prefix, raw);
     memcpy(old, kri_detail, sizeof old);
     size_t n = strlen(prefix);
     memcpy(kri_detail, prefix, n + 1);

@@ -200,6 +200,7 @@ kr_status kr_sirt_execute(kr_sirt_plan *s, const kr_array *y, kr_array *x, const
         if ((st = kr_vec_norm2(ctx, s->r, &rn)) != KR_OK) break;
         rel = rn / yn;
         if (o.history) o.history[k] = rel;
+        kr_log(ctx, KR_LOG_INFO, "%s: iteration %d: relative residual %.6e", fn, k, rel);
         if (!isfinite(rel)) {
             st = kri_fail(KR_ERR_NOT_CONVERGED, "%s: the residual became %g after %d iterations",
                           fn, rel, k);

@@ -1,4 +1,4 @@
-/* Single-echo spin-echo EPI builder (the document's sequence), the echo-time query and the
+/* Single-echo spin-echo EPI builder (Mayo Sarmiento (2018)'s sequence), the echo-time query and the
  * sort of ADC samples (EPI line order, reversed odd echoes) into Cartesian k-space. */
 #include "sim_internal.h"
 

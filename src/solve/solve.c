@@ -76,9 +76,9 @@ static kr_status kri_work(kr_array **v, const kr_ctx *ctx, const kr_linop *A, in
 /* The bookkeeping that closes iteration k of CG and CGLS: g_new, the new squared norm of the
  * residual (CG) or of the gradient (CGLS), against the reference norm ref. Returns 1 when the
  * loop must stop: converged (*rel <= tol), or a non-finite norm (*s says so). */
-static int kri_iter_close(const char *fn, const kr_linop *A, const char *what,
-                          const kr_solve_opts *o, kr_progress *prog, int k, double g_new,
-                          double ref, double *rel, kr_status *s)
+static int kri_iter_close(const kr_ctx *ctx, const char *fn, const kr_linop *A,
+                          const char *what, const kr_solve_opts *o, kr_progress *prog, int k,
+                          double g_new, double ref, double *rel, kr_status *s)
 {
     if (!isfinite(g_new)) {
         *s = kri_nonfinite(fn, A, what, k);
@@ -86,6 +86,8 @@ static int kri_iter_close(const char *fn, const kr_linop *A, const char *what,
     }
     *rel = sqrt(g_new) / ref;
     if (o->history) o->history[k] = *rel;
+    /* one line per iteration as it happens (kr_log flushes): `kray ... -v` */
+    kr_log(ctx, KR_LOG_INFO, "%s: iteration %d: relative residual %.6e", fn, k, *rel);
     kr_progress_add(prog, 1);
     return *rel <= o->tol;
 }
@@ -159,6 +161,7 @@ static kr_status kri_krylov_iterate(kri_krylov *m, kr_solve_info *info)
     double rel = sqrt(gamma) / ref;
     if (o->history) o->history[0] = rel;
     KRI_TRY(kr_vec_copy(ctx, m->p, m->g));
+    kr_log(ctx, KR_LOG_INFO, "%s: iteration 0: relative residual %.6e", m->fn, rel);
     kr_progress *prog = o->show_progress ? kr_progress_begin(ctx, how->task, o->max_iter) : NULL;
     kr_status s = KR_OK;
     int k = 0;
@@ -181,7 +184,9 @@ static kr_status kri_krylov_iterate(kri_krylov *m, kr_solve_info *info)
         double gamma_new = 0.0;
         if (s == KR_OK) s = kri_vec_sumsq(ctx, m->g, &gamma_new);
         if (s != KR_OK) break;
-        if (kri_iter_close(m->fn, m->A, how->g_name, o, prog, ++k, gamma_new, ref, &rel, &s)) break;
+        if (kri_iter_close(ctx, m->fn, m->A, how->g_name, o, prog, ++k, gamma_new, ref, &rel,
+                           &s))
+            break;
         s = kr_vec_xpay(ctx, m->p, gamma_new / gamma, 0.0, m->g); /* p = g + beta p */
         if (s != KR_OK) break;
         gamma = gamma_new;

@@ -1,5 +1,5 @@
 /* kray bench: benchmark programs (`kray bench <name> [options]`). Benchmarks are programs, not
- * tests: they print a table (or JSON lines with --json) and may run peers in the same session. */
+ * tests: they print a table (or JSON lines with --json) and may run peers in the same run. */
 #include "internal.h"
 #include "bench.h"
 
@@ -49,6 +49,13 @@ static const kc_bench kc_benches[] = {
      kc_bench_bloch},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
+
+int kc_bench_count(void) { return KC_NBENCH; }
+const char *kc_bench_name(int i) { return i >= 0 && i < KC_NBENCH ? kc_benches[i].name : NULL; }
+const char *kc_bench_summary(int i)
+{
+    return i >= 0 && i < KC_NBENCH ? kc_benches[i].summary : NULL;
+}
 
 static void kc_bench_list(FILE *f)
 {

@@ -1,4 +1,4 @@
-/* kray bench cgsense: CG-SENSE end to end (the issue's case: 12 coils, 300^2 image, ~49,000
+/* kray bench cgsense: CG-SENSE end to end (the target case: 12 coils, 300^2 image, ~49,000
  * radial samples, 10 iterations) on the CPU and the GPU, with `bart pics -l2` on the same data,
  * trajectory and maps as a peer in the same run (subprocess; skipped when bart is missing).
  *
@@ -235,16 +235,16 @@ int kc_bench_cgsense(int argc, char **argv)
          "CI smoke size: 64^2, 4 coils, 24 spokes (default: 300^2, 12 coils, 82 spokes of 600 = "
          "49,200 samples)", NULL, 0, 0, NULL},
         {"eps", 'e', KC_DOUBLE, &eps, "1e-3", "E", "NUFFT accuracy", NULL, 1e-6, 0.1, NULL},
-        {"lambda", 'l', KC_DOUBLE, &lambda_rel, "1e-3", "F",
+        {"lambda", 'l', KC_DOUBLE, &lambda_rel, "1e-3", "L",
          "Tikhonov weight as a fraction of M (the diagonal of E^H E per unit sum |S|^2)", NULL, 0,
          1e6, NULL},
         {"backends", 0, KC_STRING, &backends, "auto", "LIST", "cpu, cuda; auto: cpu and a GPU if "
          "usable", NULL, 0, 0, NULL},
-        {"reps", 'r', KC_INT, &reps, "5", "R", "timed solves per backend (after one warm-up)", NULL,
+        {"reps", 0, KC_INT, &reps, "5", "N", "timed solves per backend (after one warm-up)", NULL,
          1, 1e6, NULL},
         {"peers", 0, KC_STRING, &peers, "auto", "LIST", "bart or none; auto: bart when on PATH",
          NULL, 0, 0, NULL},
-        {"peer-reps", 0, KC_INT, &peer_reps, "3", "R", "timed runs of bart pics", NULL, 1, 1e6,
+        {"peer-reps", 0, KC_INT, &peer_reps, "3", "N", "timed runs of bart pics", NULL, 1, 1e6,
          NULL},
         {"tmp", 0, KC_STRING, &tmpd, "/tmp", "DIR", "scratch directory for the peer's files", NULL,
          0, 0, NULL},
@@ -259,7 +259,7 @@ int kc_bench_cgsense(int argc, char **argv)
         NULL,
         KC_JSON,
         "Examples:\n"
-        "  kray bench cgsense --json --backends cuda > cgsense.jsonl   # the issue's H100 case\n"
+        "  kray bench cgsense --json --backends cuda > cgsense.jsonl   # the H100 target case\n"
         "  kray bench cgsense --small --json --reps 1",
         NULL,
         NULL};

@@ -172,11 +172,11 @@ int kc_bench_cone(int argc, char **argv)
          "detector pixels (default 1248x960 scaled by N/512)", NULL, 1, 1 << 20, NULL},
         {"reps", 0, KC_INT, &reps, "3", "N", "timed repetitions after one warm-up", NULL, 1, 1000,
          NULL},
-        {"method", 0, KC_CHOICE, &method, "both", "M", "projector", "both|joseph|siddon", 0, 0,
+        {"method", 'm', KC_CHOICE, &method, "both", "M", "projector", "both|joseph|siddon", 0, 0,
          NULL},
-        {"adjoint", 0, KC_FLAG, &adjoint, NULL, NULL,
+        {"adjoint", 'a', KC_FLAG, &adjoint, NULL, NULL,
          "also time the matched adjoints, same repetitions", NULL, 0, 0, NULL},
-        {"iters", 0, KC_INT, &iters, "0", "N",
+        {"iters", 'i', KC_INT, &iters, "0", "N",
          "also time SIRT (with either backprojector) and CGLS, runs of N and 2N iterations",
          NULL, 0, 10000,
          NULL},
@@ -193,7 +193,7 @@ int kc_bench_cone(int argc, char **argv)
         "0.32 mm, 512^3 voxels of 0.5 mm, SOD 750 mm, SDD 1200 mm; --size N scales the volume,\n"
         "and the detector and pixel pitch with it), f32, data where the backend computes:\n"
         "Joseph and Siddon forward projection; with --adjoint their matched adjoints and the\n"
-        "voxel-driven backprojector (kray backproject --kind voxel), on projections uniform in\n"
+        "voxel-driven backprojector (kray backproject --backprojector voxel), on projections uniform in\n"
         "[-1, 1) (the adjoints skip zero pixels); with --iters N the time per iteration of SIRT\n"
         "and CGLS on each pair, and of SIRT with the voxel-driven backprojector (runs of N and 2N\n"
         "iterations: the difference over N, for kray and the peer alike). Reports the best\n"

@@ -16,7 +16,7 @@ int kc_bench_ct2d(int argc, char **argv)
         {"det", 0, KC_INT, &det, "768", "N", "detector pixels", NULL, 1, 1 << 20, NULL},
         {"reps", 0, KC_INT, &reps, "5", "N", "timed repetitions after one warm-up", NULL, 1, 1000,
          NULL},
-        {"method", 0, KC_CHOICE, &method, "both", "M", "projector", "both|joseph|siddon", 0, 0,
+        {"method", 'm', KC_CHOICE, &method, "both", "M", "projector", "both|joseph|siddon", 0, 0,
          NULL},
         {"geometry", 0, KC_CHOICE, &geoms, "all", "G", "beam type",
          "all|parallel2d|fan2d-flat|fan2d-equiangular", 0, 0, NULL},

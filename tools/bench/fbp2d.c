@@ -1,4 +1,4 @@
-/* kray bench fbp2d: the 2-D FBP battery (the 2017 document's protocol, done properly).
+/* kray bench fbp2d: the 2-D FBP battery (the protocol of Cordeiro (2017), with its flaws fixed).
  *
  * Slices: the Shepp-Logan phantom (original and modified contrast; exact sinograms, so no
  * inverse crime) and a real CT slice (pydicom's CT_small.dcm, HU -> attenuation relative to
@@ -398,6 +398,18 @@ static void kc_case_label(const kc_case *c, char *buf, size_t len)
 
 static double kc_ms(double s) { return s * 1e3; }
 
+/* PSNR and max |difference| of two cases that ran, and their labels (len bytes each); 0 when
+ * either failed. */
+static int kc_case_pair(const kc_case *x, const kc_case *y, kr_metrics *pm, char *lab, char *lab2,
+                        size_t len)
+{
+    if (!x->ok || !y->ok) return 0;
+    kr_metrics_compute(NULL, x->img, y->img, x->m.range > 0 ? x->m.range : 1.0, pm);
+    kc_case_label(x, lab, len);
+    kc_case_label(y, lab2, len);
+    return 1;
+}
+
 int kc_bench_fbp2d(int argc, char **argv)
 {
     int64_t n = 512, nv = 720, nd = 0;
@@ -408,13 +420,13 @@ int kc_bench_fbp2d(int argc, char **argv)
     const kc_opt opts[] = {
         {"size", 'n', KC_INT64, &n, "512", "N", "image size N x N (pixels of 1 mm)", NULL, 8, 16384,
          &g_size},
-        {"views", 0, KC_INT64, &nv, "720", "V", "views over 180 degrees", NULL, 1, 1e6, &g_views},
-        {"det", 0, KC_INT64, &nd, "0", "D", "detector pixels (0 = N)", NULL, 0, 1e6, NULL},
-        {"reps", 'r', KC_INT, &reps, "10", "R", "timed repetitions per battery", NULL, 1, 1e6,
+        {"views", 0, KC_INT64, &nv, "720", "N", "views over 180 degrees", NULL, 1, 1e6, &g_views},
+        {"det", 0, KC_INT64, &nd, "0", "N", "detector pixels (0 = N)", NULL, 0, 1e6, NULL},
+        {"reps", 0, KC_INT, &reps, "10", "N", "timed repetitions per battery", NULL, 1, 1e6,
          &g_reps},
-        {"batteries", 'b', KC_INT, &bats, "5", "B", "batteries (the document used 10 x 5)", NULL, 1,
+        {"batteries", 0, KC_INT, &bats, "5", "B", "batteries", NULL, 1,
          1e6, &g_bats},
-        {"slices", 0, KC_STRING, &slices, "sl,msl,ct", "LIST",
+        {"cases", 0, KC_STRING, &slices, "sl,msl,ct", "LIST",
          "sl (Shepp-Logan), msl (modified), ct (CT_small.dcm), comma-separated", NULL, 0, 0, NULL},
         {"backends", 0, KC_STRING, &backends, "auto", "LIST",
          "cpu-serial,cpu,cuda (auto: all usable)", NULL, 0, 0, NULL},
@@ -423,7 +435,7 @@ int kc_bench_fbp2d(int argc, char **argv)
          "skimage (iradon), astra (FBP_CUDA), none; auto: skimage when installed, astra on a GPU "
          "machine when importable",
          NULL, 0, 0, NULL},
-        {"peer-reps", 0, KC_INT, &peer_reps, "3", "R", "timed repetitions of each peer", NULL, 1,
+        {"peer-reps", 0, KC_INT, &peer_reps, "3", "N", "timed repetitions of each peer", NULL, 1,
          1000, NULL},
         {"peer-dir", 0, KC_STRING, &peer_dir, NULL, "DIR",
          "directory of peer_*.py (default: $KRAY_SRC/bench, ./bench, next to the executable)", NULL,
@@ -449,7 +461,7 @@ int kc_bench_fbp2d(int argc, char **argv)
         NULL,
         KC_JSON,
         "Examples:\n  kray bench fbp2d\n  kray bench fbp2d --quick --json > fbp2d.jsonl\n"
-        "  kray bench fbp2d --size 2048 --views 2048 --det 3072 --slices sl --backends cuda "
+        "  kray bench fbp2d --size 2048 --views 2048 --det 3072 --cases sl --backends cuda "
         "--precisions f32 --peers astra",
         NULL,
         NULL};
@@ -493,7 +505,7 @@ int kc_bench_fbp2d(int argc, char **argv)
     memset(sl, 0, sizeof sl);
     for (int i = 0; i < KC_MAXSLICE; i++)
         if (kc_has(slices, snames[i])) sl[nsl].name = snames[i], sl[nsl].what = swhat[i], nsl++;
-    if (!nsl) return kc_usage(tool, "--slices '%s' selects none of sl, msl, ct", slices);
+    if (!nsl) return kc_usage(tool, "--cases '%s' selects none of sl, msl, ct", slices);
 
     /* peers */
     char sk_script[4096] = "", as_script[4096] = "";
@@ -696,13 +708,8 @@ int kc_bench_fbp2d(int argc, char **argv)
             printf("  pairwise PSNR dB (inf = bit-identical) / max |difference|:\n");
             for (int a2 = 0; a2 < S->nc; a2++)
                 for (int b2 = a2 + 1; b2 < S->nc; b2++) {
-                    const kc_case *x = &S->c[a2], *y = &S->c[b2];
-                    if (!x->ok || !y->ok) continue;
                     kr_metrics pm;
-                    kr_metrics_compute(NULL, x->img, y->img, x->m.range > 0 ? x->m.range : 1.0,
-                                       &pm);
-                    kc_case_label(x, lab, sizeof lab);
-                    kc_case_label(y, lab2, sizeof lab2);
+                    if (!kc_case_pair(&S->c[a2], &S->c[b2], &pm, lab, lab2, sizeof lab)) continue;
                     printf("    %-16s vs %-16s %8.2f / %.3g\n", lab, lab2, pm.psnr, pm.maxerr);
                 }
             printf("\n");
@@ -710,13 +717,8 @@ int kc_bench_fbp2d(int argc, char **argv)
         if (cm.json) /* pairwise lines */
             for (int a2 = 0; a2 < S->nc; a2++)
                 for (int b2 = a2 + 1; b2 < S->nc; b2++) {
-                    const kc_case *x = &S->c[a2], *y = &S->c[b2];
-                    if (!x->ok || !y->ok) continue;
                     kr_metrics pm;
-                    kr_metrics_compute(NULL, x->img, y->img, x->m.range > 0 ? x->m.range : 1.0,
-                                       &pm);
-                    kc_case_label(x, lab, sizeof lab);
-                    kc_case_label(y, lab2, sizeof lab2);
+                    if (!kc_case_pair(&S->c[a2], &S->c[b2], &pm, lab, lab2, sizeof lab)) continue;
                     kc_jo j;
                     kc_jo_begin(&j);
                     kc_jo_str(&j, "bench", "fbp2d");

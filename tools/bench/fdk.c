@@ -139,7 +139,7 @@ int kc_bench_fdk(int argc, char **argv)
          NULL},
         {"reps", 0, KC_INT, &reps, "5", "N", "timed repetitions after one warm-up", NULL, 1, 1000,
          NULL},
-        {"kernel", 0, KC_CHOICE, &kernel, "auto", "K",
+        {"cuda-kernel", 0, KC_CHOICE, &kernel, "auto", "K",
          "CUDA backprojection kernel (auto: time every kernel, FDK with the default)",
          "auto|smem|smem32|global|pipe|pipe32|align", 0, 0, NULL},
         KC_GPU_MEM_OPT(mem_s, "CUDA working-memory budget (0 = 90% of the free memory)"),

@@ -68,12 +68,12 @@ int kc_bench_fve(int argc, char **argv)
         {"small", 0, KC_FLAG, &small, NULL, NULL, "reduced size (48^2, 2 slices, 16 encodes, 6 frames, 2 coils, 4 interleaves)", NULL, 0, 0, NULL},
         {"reps", 0, KC_INT, &reps, "3", "N", "timed repetitions of the full reconstructions", NULL, 1, 1000, NULL},
         {"voxel-reps", 0, KC_INT, &vreps, "20", "N", "timed repetitions of the voxel", NULL, 1, 100000, NULL},
-        {"eps", 0, KC_DOUBLE, &eps, "1e-3", "E", "NUFFT accuracy", NULL, 1e-6, 0.1, NULL},
+        {"eps", 'e', KC_DOUBLE, &eps, "1e-3", "E", "NUFFT accuracy", NULL, 1e-6, 0.1, NULL},
         {"no-drft", 0, KC_FLAG, &nodrft, NULL, NULL, "skip the full DrFT (hours on a CPU at full size)", NULL, 0, 0, NULL},
         {0}};
     const kc_spec spec = {
         "bench fve",
-        "FVE timings on random data of the document's size: the whole set by NUFFT (adjoint,\n"
+        "FVE timings on random data of Dantas (2015)'s size: the whole set by NUFFT (adjoint,\n"
         "batched over every slice/encode/frame/coil, data on the device) and by DrFT (float32,\n"
         "batched), and one voxel (x, y in every slice: all encodes, frames and coils) by\n"
         "kr_fve_voxels. The full CPU DrFT runs only with --small. Targets (H100): DrFT <= 10 s,\n"
@@ -202,7 +202,7 @@ int kc_bench_goertzel(int argc, char **argv)
         {0}};
     const kc_spec spec = {
         "bench goertzel",
-        "Goertzel vs FFT (the thesis' Table 6.1): centred 2-D FFT of an n x n k-space (kr_fft,\n"
+        "Goertzel vs FFT (Dantas (2015)'s Table 6.1): centred 2-D FFT of an n x n k-space (kr_fft,\n"
         "one-shot plan cache on the CPU, a kr_fft_plan on the GPU), the Goertzel full image and\n"
         "one Goertzel point, n = 115, 128, 256, 512, 1024; error = max |Goertzel - FFT| / max |FFT|.",
         opts, NULL, KC_JSON, "Examples:\n  kray bench goertzel --json\n  kray bench goertzel --small --backend cpu", NULL, NULL};

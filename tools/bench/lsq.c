@@ -46,11 +46,11 @@ int kc_bench_lsq(int argc, char **argv)
         {"small", 0, KC_FLAG, &small, NULL, NULL,
          "CI smoke size: 16^3 image, 8000 samples, DrFT included (seconds on a CPU)", NULL, 0,
          0, NULL},
-        {"dims", 'd', KC_DIMS, &dims, NULL, "DIMS", "image size (default 128x128x128)", NULL, 2,
+        {"size", 'n', KC_DIMS, &dims, NULL, "DIMS", "image size (default 128x128x128)", NULL, 2,
          4096, NULL},
-        {"samples", 'm', KC_INT64, &samples, "0", "M",
+        {"samples", 'x', KC_INT64, &samples, "0", "M",
          "random k-space samples (0 = 2.1e6, or 8000 with --small)", NULL, 0, 1e10, NULL},
-        {"reps", 'r', KC_INT, &reps, "3", "N", "timed repetitions (after one warm-up)", NULL, 1,
+        {"reps", 0, KC_INT, &reps, "3", "N", "timed repetitions (after one warm-up)", NULL, 1,
          1000, NULL},
         {"drft", 0, KC_FLAG, &drft, NULL, NULL,
          "also time the exact DrFT normal operator (O(M N): slow at full size)", NULL, 0, 0,
@@ -74,7 +74,7 @@ int kc_bench_lsq(int argc, char **argv)
     int64_t n[3] = {128, 128, 128};
     if (small) n[0] = n[1] = n[2] = 16;
     if (dims.n) {
-        if (dims.n != 3) return kc_usage("bench lsq", "--dims must be NxMxP");
+        if (dims.n != 3) return kc_usage("bench lsq", "--size must be NxMxP");
         for (int i = 0; i < 3; i++) n[i] = dims.d[i];
     }
     int64_t m = samples > 0 ? samples : (small ? 8000 : 2100000);

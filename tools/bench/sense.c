@@ -1,4 +1,4 @@
-/* kray bench sense: Cartesian SENSE (the issue's case: 256^2, 32 coils, R = 4) with k-space,
+/* kray bench sense: Cartesian SENSE (the target case: 256^2, 32 coils, R = 4) with k-space,
  * aliased images and results where the backend computes. Data: the modified Shepp-Logan with a
  * smooth phase (FOV 256 mm), the Biot-Savart maps of an MRXCAT array of circular loops (rings of
  * 8 on a 170 mm cylinder, kr_coil_maps, normalised to RSS 1 at the centre), its coil k-space
@@ -127,7 +127,7 @@ int kc_bench_sense(int argc, char **argv)
     int size = 256, coils = 32, accel = 4, acs = 24, reps = 0;
     const kc_opt opts[] = {
         {"size", 'n', KC_INT, &size, "256", "N", "image N^2", NULL, 8, 4096, NULL},
-        {"coils", 0, KC_INT, &coils, "32", "N", "receive coils", NULL, 1, 128, NULL},
+        {"coils", 'c', KC_INT, &coils, "32", "N", "receive coils", NULL, 1, 128, NULL},
         {"accel", 'R', KC_INT, &accel, "4", "R", "acceleration (must divide --size)", NULL, 1, 16,
          NULL},
         {"acs", 0, KC_INT, &acs, "24", "N", "calibration lines of the general-path case (0: skip it)",

@@ -1,12 +1,12 @@
 /* kray backproject: the matched cone-beam backprojector (the exact adjoint of the projector of
- * `kray project`), the FDK backprojector of the fdk module (--kind fdk), or the voxel-driven
- * approximation of the adjoint that SIRT may use (--kind voxel, kr_ct_voxel_bp_linop_create). */
+ * `kray project`), the FDK backprojector of the fdk module (--backprojector fdk), or the voxel-driven
+ * approximation of the adjoint that SIRT may use (--backprojector voxel, kr_ct_voxel_bp_linop_create). */
 #include "cone_common.h"
 #include "fdk_common.h"
 
 #include <string.h>
 
-/* --kind fdk: the FDK module's distance-weighted voxel-driven backprojector (kray/fdk.h), on
+/* --backprojector fdk: the FDK module's distance-weighted voxel-driven backprojector (kray/fdk.h), on
  * projections that are already weighted and filtered. */
 static int kc_backproject_fdk(const kr_ctx *ctx, const kr_ct_geom *g, const kr_array *proj,
                               kr_array *vol, int64_t gpu_mem)
@@ -29,29 +29,30 @@ int kc_tool_backproject(int argc, char **argv)
     memset(&a, 0, sizeof a);
     int kind = 0, slice = -1;
     const kc_opt opts[] = {
-        {"kind", 0, KC_CHOICE, &kind, "matched", "K",
+        {"backprojector", 0, KC_CHOICE, &kind, "matched", "B",
          "matched: the exact adjoint of the projector (ray-driven, K x K sub-rays); fdk: the "
          "voxel-driven FDK backprojector with distance weighting; voxel: the voxel-driven "
          "approximation of the adjoint (FDK's kernel with ray-density weights, f32; not changed "
          "by --method or --rays)",
          "matched|fdk|voxel", 0, 0, NULL},
-        KC_GPU_MEM_OPT(mem_s, "--kind fdk or voxel on CUDA: the working-memory budget, e.g. "
+        KC_GPU_MEM_OPT(mem_s, "--backprojector fdk or voxel on CUDA: the working-memory budget, e.g. "
                               "512M or 2G (0 = 90% of the free memory); larger problems run in "
                               "z slabs"),
         KC_CONE_OPTS(a),
-        {"slice", 0, KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)", NULL,
+        {"slice", 's', KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)", NULL,
          -1, 2e9, NULL},
+        {"kind", 0, KC_RENAMED, NULL, NULL, "--backprojector", "--kind names what phantom and traj make", NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"projections", &in, "projections [u, v, view] to read", 0},
                            {"volume", &out, "volume [x, y, z] to write", 0},
                            {0}};
     const kc_spec spec = {
         "backproject",
-        "Cone-beam backprojection. --kind matched is the transpose of 'kray project' with the "
+        "Cone-beam backprojection. --backprojector matched is the transpose of 'kray project' with the "
         "same\n"
         "--method and --rays (what SIRT and CGLS use); it is not a reconstruction by itself. "
         "--kind\nfdk is the backprojector of FDK reconstruction (distance-weighted, "
-        "voxel-driven). --kind voxel\nweights FDK's backprojection by the density of rays "
+        "voxel-driven). --backprojector voxel\nweights FDK's backprojection by the density of rays "
         "through each voxel: it approximates the\nmatched adjoint at FDK's speed (on average "
         "within 1 %; voxel by voxel within about 4 % of\nJoseph's, more of Siddon's, whose own "
         "transpose is rough; 'kray sirt --backprojector voxel').\n"
@@ -61,7 +62,7 @@ int kc_tool_backproject(int argc, char **argv)
         0,
         KC_CONE_NOTES "\nExamples:\n"
                       "  kray backproject --geom g.json proj.nrrd bp.nrrd\n"
-                      "  kray backproject --sod 400 --sdd 600 --pitch 1.2 --vol 128 --voxel 1 "
+                      "  kray backproject --sod 400 --sdd 600 --pitch 1.2 --size 128 --voxel 1 "
                       "proj.nrrd bp.nii",
         NULL,
         NULL};
@@ -79,7 +80,7 @@ int kc_tool_backproject(int argc, char **argv)
     int own_v = 0, own_p = 0;
     kr_status s;
     if (kind == 2 && t != KR_F32) {
-        r = kc_usage("backproject", "--kind voxel runs in f32; drop --precision f64");
+        r = kc_usage("backproject", "--backprojector voxel runs in f32; drop --precision f64");
         goto done;
     }
     if ((r = kc_cone_read("backproject", in, t, 0, &proj, NULL)) != 0) goto done;
@@ -114,14 +115,7 @@ int kc_tool_backproject(int argc, char **argv)
             goto done;
         }
     }
-    double t1 = kr_time_now();
-    r = kc_cone_write("backproject", out, vol, g, 1, slice);
-    if (r == 0 && c.verbose && !c.quiet) {
-        char d[64], tb[32];
-        fprintf(stderr, "kray backproject: wrote %s (%s) in %s on %s\n", out,
-                kr_dims_string(vol->ndim, vol->dims, d, sizeof d),
-                kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
-    }
+    r = kc_cone_finish("backproject", &c, out, vol, g, 1, slice, t0, ctx);
 done:
     if (own_v) kr_array_destroy(dv);
     if (own_p) kr_array_destroy(dp);

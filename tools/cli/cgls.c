@@ -13,11 +13,11 @@ int kc_tool_cgls(int argc, char **argv)
     it.cgls = 1;
     const kc_opt opts[] = {
         KC_CONE_OPTS(a),
-        {"iters", 'n', KC_INT, &it.iters, "20", "N", "iterations (at most)", NULL, 1, 1e6, NULL},
+        {"iters", 'i', KC_INT, &it.iters, "20", "N", "iterations (at most)", NULL, 1, 1e6, NULL},
         {"tol", 't', KC_DOUBLE, &it.tol, "0", "T",
          "stop once ||A^T (y - A x) - lambda x|| / ||A^T y|| <= T (0: run every iteration)",
          NULL, 0, 1e9, NULL},
-        {"lambda", 0, KC_DOUBLE, &it.lambda, "0", "L",
+        {"lambda", 'l', KC_DOUBLE, &it.lambda, "0", "L",
          "Tikhonov weight: minimise ||A x - y||^2 + L ||x||^2", NULL, 0, 1e30, NULL},
         {"init", 0, KC_STRING, &it.init, NULL, "FILE", "start from this volume (default 0)", NULL,
          0, 0, NULL},

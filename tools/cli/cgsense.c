@@ -26,87 +26,125 @@ static kr_status kc_cg_dcf(const char *spec, const kr_ctx *ctx, const kr_array *
     return s;
 }
 
+/* The image comes out as the data divided by the maps (E^H E x = E^H y): maps that are not
+ * normalised (root-sum-of-squares about 1 where there is signal, as kray's and BART's ESPIRiT
+ * maps are) scale it by the inverse. One line on stderr when the largest RSS over the pixels is
+ * outside [0.1, 10] (BART's `phantom -S` maps peak near 1e5). */
+static void kc_cg_scale_note(const kr_array *maps)
+{
+    int64_t nc = maps->ndim >= 3 ? maps->dims[maps->ndim - 1] : 1;
+    int64_t np = kr_array_numel(maps) / (nc > 0 ? nc : 1);
+    const float *m = (const float *)maps->data; /* c64, host, contiguous */
+    double peak = 0;
+    for (int64_t p = 0; p < np; p++) {
+        double ss = 0;
+        for (int64_t c = 0; c < nc; c++) {
+            const float *z = m + 2 * (p + c * np);
+            ss += (double)z[0] * z[0] + (double)z[1] * z[1];
+        }
+        if (ss > peak) peak = ss;
+    }
+    peak = sqrt(peak);
+    if (peak > 0 && (peak > 10 || peak < 0.1))
+        kc_note("cgsense", "note: the maps' root-sum-of-squares peaks at %.3g, not about 1, so "
+                "the image is about %.3g times the scale it has with normalised maps ('bart "
+                "normalize 8' normalises BART's maps)",
+                peak, 1.0 / peak);
+}
+
 int kc_tool_cgsense(int argc, char **argv)
 {
     const char *tp = NULL, *kp = NULL, *mp = NULL, *op = NULL, *dcfp = NULL, *warm = NULL,
                *adjp = NULL, *maps_out = NULL;
-    int est = 0, iters = 30, toeplitz = 0, espirit = 0;
+    int iters = 30, toeplitz = 0, espirit = 0;
     double lambda = 0, tol = 1e-4, eps = 1e-4, calib = 12, thresh = 0;
     kc_dims dims;
     memset(&dims, 0, sizeof dims);
     const kc_opt opts[] = {
-        {"traj", 't', KC_STRING, &tp, NULL, "FILE",
-         "trajectory [3, samples, ...] in cycles per FOV (BART .cfl from `bart traj`, or kray "
-         ".npy/.raw/.cfl)", NULL, 0, 0, NULL},
-        {"data", 'k', KC_STRING, &kp, NULL, "FILE",
-         "k-space c64 [samples..., coils] (BART's [1, samples, spokes, coils] too)", NULL, 0, 0,
-         NULL},
-        {"maps", 'm', KC_STRING, &mp, NULL, "FILE",
-         "coil maps c64 [nx, ny(, nz), coils] (BART's [nx, ny, 1, coils] too)", NULL, 0, 0, NULL},
-        {"estimate-maps", 'E', KC_FLAG, &est, NULL, NULL,
-         "estimate the maps from the k-space centre (windowed low-resolution coil images / RSS)",
-         NULL, 0, 0, NULL},
+        {"maps", 0, KC_STRING, &mp, NULL, "FILE",
+         "coil maps c64 [nx, ny(, nz), coils] (BART's [nx, ny, 1, coils] too; BART's maps are "
+         "normalised differently, see below) (default: estimated from the k-space centre: "
+         "windowed low-resolution coil images / RSS)", NULL, 0, 0, NULL},
         {"espirit", 0, KC_FLAG, &espirit, NULL, NULL,
-         "--estimate-maps: ESPIRiT on the gridded calibration square |kx|, |ky| < --calib (2-D, "
-         "needs --dcf)", NULL, 0, 0, NULL},
-        {"calib", 0, KC_DOUBLE, &calib, "12", "R",
-         "--estimate-maps: window radius in cycles per FOV", NULL, 0.5, 1e6, NULL},
+         "without --maps: ESPIRiT on the gridded calibration square |kx|, |ky| < --calib-radius "
+         "(2-D, needs --dcf)", NULL, 0, 0, NULL},
+        {"calib-radius", 0, KC_DOUBLE, &calib, "12", "R",
+         "without --maps: calibration window radius in cycles per FOV", NULL, 0.5, 1e6, NULL},
         {"threshold", 0, KC_DOUBLE, &thresh, "0", "F",
-         "--estimate-maps: zero the maps where RSS < F * max RSS", NULL, 0, 0.999, NULL},
+         "without --maps: zero the maps where RSS < F * max RSS", NULL, 0, 0.999, NULL},
         {"maps-out", 0, KC_STRING, &maps_out, NULL, "FILE", "also write the maps used", NULL, 0, 0,
          NULL},
-        {"dims", 'd', KC_DIMS, &dims, NULL, "DIMS",
-         "image size NxM or NxMxP (default: from --maps)", NULL, 2, 1 << 20, NULL},
+        {"size", 'n', KC_DIMS, &dims, NULL, "DIMS",
+         "image size NxM or NxMxP (default: from --maps; needed without --maps)", NULL, 2, 1 << 20, NULL},
         {"lambda", 'l', KC_DOUBLE, &lambda, "0", "L",
          "Tikhonov weight (>= 0, units of E^H D E, see docs/sense.md)", NULL, 0, 0, NULL},
-        {"iter", 'i', KC_INT, &iters, "30", "N", "maximum CG iterations", NULL, 1, 1000000, NULL},
-        {"tol", 0, KC_DOUBLE, &tol, "1e-4", "T", "stop at this relative residual", NULL, 0, 1,
+        {"iters", 'i', KC_INT, &iters, "30", "N", "maximum CG iterations", NULL, 1, 1000000, NULL},
+        {"tol", 't', KC_DOUBLE, &tol, "1e-4", "T", "stop at this relative residual", NULL, 0, 1,
          NULL},
-        {"dcf", 'w', KC_STRING, &dcfp, NULL, "W",
+        {"dcf", 'w', KC_STRING, &dcfp, NULL, "D|FILE",
          "density weights D (weighted least squares): radial, pipe, voronoi or a file of real "
          "values [samples...]", NULL, 0, 0, NULL},
-        {"warm", 0, KC_STRING, &warm, NULL, "FILE", "initial image (warm start)", NULL, 0, 0, NULL},
+        {"init", 0, KC_STRING, &warm, NULL, "FILE", "initial image (warm start)", NULL, 0, 0, NULL},
         {"adjoint-out", 0, KC_STRING, &adjp, NULL, "FILE",
          "also write the coil-combined density-compensated adjoint", NULL, 0, 0, NULL},
         {"eps", 'e', KC_DOUBLE, &eps, "1e-4", "E", "NUFFT accuracy", NULL, 1e-6, 0.1, NULL},
         {"toeplitz", 0, KC_FLAG, &toeplitz, NULL, NULL,
          "normal operator by Toeplitz embedding (Q on the 2x grid, FFTs; faster per iteration)", NULL, 0, 0,
          NULL},
+        {"iter", 0, KC_ALIAS, NULL, NULL, "iters", NULL, NULL, 0, 0, NULL},
+        {"warm", 0, KC_ALIAS, NULL, NULL, "init", NULL, NULL, 0, 0, NULL},
+        {"calib", 0, KC_RENAMED, NULL, NULL, "--calib-radius", "--calib is the ESPIRiT calibration width", NULL, 0, 0, NULL},
+        {"dims", 0, KC_RENAMED, NULL, NULL, "--size", "--dims is the size of a raw input", NULL, 0, 0, NULL},
+        {"traj", 't', KC_RENAMED, NULL, NULL, "<traj>, the first argument", NULL, NULL, 0, 0, NULL},
+        {"data", 'k', KC_RENAMED, NULL, NULL, "<kspace>, the second argument", NULL, NULL, 0, 0, NULL},
+        {"estimate-maps", 'E', KC_RENAMED, NULL, NULL, "the default without --maps", NULL, NULL, 0, 0, NULL},
+        {"", 'm', KC_RENAMED, NULL, NULL, "--maps", NULL, NULL, 0, 0, NULL},
+        {"", 'd', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL},
         {0}};
-    const kc_arg args[] = {{"output", &op, "image c64 [nx, ny(, nz)]", 0}, {0}};
+    const kc_arg args[] = {
+        {"traj", &tp,
+         "trajectory [3, samples, ...] in cycles per FOV (BART .cfl from `bart traj`, or kray "
+         ".npy/.raw/.cfl)", 0},
+        {"kspace", &kp, "k-space c64 [samples..., coils] (BART's [1, samples, spokes, coils] too)",
+         0},
+        {"output", &op, "image c64 [nx, ny(, nz)]", 0},
+        {0}};
     const kc_spec spec = {
         "cgsense",
         "CG-SENSE (Pruessmann 2001): solves (E^H D E + lambda I) x = E^H D y by conjugate\n"
         "gradients, E = NUFFT . coil maps (kray's NUFFT: no scaling, k in cycles per FOV), D =\n"
-        "density weights (--dcf) or I. Reports iterations and residuals; a run that does not\n"
-        "reach --tol writes the last iterate with a warning (exit 0).",
+        "density weights (--dcf) or I. -v prints each iteration's residual as it happens and a\n"
+        "summary; a run that does not reach --tol writes the last iterate with a warning\n"
+        "(exit 0).",
         opts,
         args,
         KC_JSON,
         "Examples:\n"
         "  bart traj -r -x 512 -y 64 t && bart scale 0.5 t t2  # 256^2 image, 2x readout\n"
-        "  kray cgsense -t t2.cfl -k ksp.cfl -m maps.cfl -l 0.01 -i 20 x.cfl\n"
-        "  kray cgsense -t t.cfl -k ksp.cfl --estimate-maps -d 256x256 --dcf radial x.cfl",
+        "  kray cgsense --maps maps.cfl -l 0.01 -i 20 t2.cfl ksp.cfl x.cfl\n"
+        "  kray cgsense -n 256x256 --dcf radial t.cfl ksp.cfl x.cfl   # maps estimated\n"
+        "Scale: E has no scaling, so the image is the data divided by the maps (E x = y).\n"
+        "BART's nufft divides by sqrt(nx ny), so `bart pics` gives sqrt(nx ny) times kray's\n"
+        "image; and maps from `bart phantom -S` peak near 1e5, which makes kray's image about\n"
+        "1e-5 of the object (`bart normalize 8` normalises them). When the maps' root-sum-of-\n"
+        "squares peaks outside 0.1 .. 10, a note on stderr says so (docs/sense.md).",
         NULL,
         NULL};
     kc_common c;
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
-    if (!tp || !kp) return kc_usage("cgsense", "give --traj and --data");
-    if (!mp && !est) return kc_usage("cgsense", "give --maps FILE or --estimate-maps");
-    if (mp && est) return kc_usage("cgsense", "give one of --maps, --estimate-maps");
+    const int est = mp == NULL;
     if (adjp && !dcfp)
         return kc_usage("cgsense", "--adjoint-out needs density weights (--dcf)");
-    if (est && dims.n == 0) return kc_usage("cgsense", "--estimate-maps needs --dims");
+    if (est && dims.n == 0)
+        return kc_usage("cgsense", "without --maps the maps are estimated: give the image size "
+                                   "(--size NxM)");
     if (espirit && (!est || !dcfp))
-        return kc_usage("cgsense", "--espirit needs --estimate-maps and --dcf");
+        return kc_usage("cgsense", "--espirit estimates the maps: give --dcf and no --maps");
     if (dims.n != 0 && dims.n != 2 && dims.n != 3)
-        return kc_usage("cgsense", "--dims has %d values; give 2 or 3", dims.n);
+        return kc_usage("cgsense", "--size has %d values; give 2 or 3", dims.n);
     if (!isfinite(lambda) || lambda < 0)
-    {
-        fprintf(stderr, "kray cgsense: --lambda is %g; it must be >= 0\n", lambda);
-        return KC_EXIT_INPUT;
-    }
+        return kc_usage("cgsense", "--lambda is %g; it must be >= 0", lambda);
     if ((r = kc_check_output("cgsense", op)) != 0) return r;
     if (adjp && (r = kc_check_output("cgsense", adjp)) != 0) return r;
     if (maps_out && (r = kc_check_output("cgsense", maps_out)) != 0) return r;
@@ -139,6 +177,7 @@ int kc_tool_cgsense(int argc, char **argv)
         mo.espirit = espirit;
         s = kr_cgsense_estimate_maps(ctx, nd, n, t, kc64, w, &mo, &mc64);
     }
+    if (s == KR_OK && mp && !c.quiet) kc_cg_scale_note(mc64);
     if (s == KR_OK && maps_out) s = kr_write(maps_out, mc64, kc_image_io());
     kr_cgsense_opts po;
     kr_cgsense_opts_default(&po);
@@ -155,7 +194,7 @@ int kc_tool_cgsense(int argc, char **argv)
         if (s == KR_OK && kr_array_numel(w1) != kr_array_numel(x)) {
             char a[96], b[96];
             s = KR_ERR_DIM;
-            fprintf(stderr, "kray cgsense: warm-start image %s has %s values, the image is %s\n",
+            kc_error("cgsense", "warm-start image %s has %s values, the image is %s",
                     warm, kr_dims_string(w1->ndim, w1->dims, a, sizeof a),
                     kr_dims_string(nd, n, b, sizeof b));
             r = KC_EXIT_INPUT;
@@ -209,20 +248,17 @@ int kc_tool_cgsense(int argc, char **argv)
             kc_jo_num(&j, "solve_seconds", t2 - t1);
             kc_jo_nums(&j, "history", info.iterations + 1, hist);
             kc_jo_end(&j);
-        } else if (!c.quiet) {
-            printf("cgsense: %lld coils, %lld samples, %d iterations, relative residual %.3e "
-                   "(%s), solve %.3f s (%s)\n",
+        } else if (c.verbose) {
+            kc_note("cgsense", "%lld coils, %lld samples, %d iterations, relative residual "
+                    "%.3e (%s), solve %.3f s (%s)",
                    (long long)nc, (long long)M, info.iterations, info.rel_residual,
                    info.converged ? "converged" : "not converged", t2 - t1,
                    kr_backend_name(kr_ctx_backend(ctx)));
-            if (c.verbose)
-                for (int i = 0; i <= info.iterations; i++)
-                    printf("  iteration %d: relative residual %.6e\n", i, hist[i]);
         }
         if (!info.converged)
-            fprintf(stderr, "kray cgsense: warning: not converged after %d iterations (relative "
+            kc_note("cgsense", "warning: not converged after %d iterations (relative "
                             "residual %.3e > --tol %g); wrote the last iterate (CG's smallest "
-                            "error in the E^H D E norm)\n",
+                            "error in the E^H D E norm)",
                     info.iterations, info.rel_residual, tol);
     }
     r = s == KR_OK ? 0 : kc_fail("cgsense", s);

@@ -19,7 +19,7 @@ int kc_tool_coilcombine(int argc, char **argv)
     const char *ip = NULL, *op = NULL, *mp = NULL, *pp = NULL;
     int axis = -1;
     const kc_opt opts[] = {
-        {"maps", 'm', KC_STRING, &mp, NULL, "FILE",
+        {"maps", 0, KC_STRING, &mp, NULL, "FILE",
          "sensitivity maps (same dims as the images): rho = S^H Psi^-1 I / (S^H Psi^-1 S), "
          "complex; without: root-sum-of-squares, real", NULL, 0, 0, NULL},
         {"psi", 0, KC_STRING, &pp, NULL, "FILE",
@@ -64,8 +64,8 @@ int kc_tool_coilcombine(int argc, char **argv)
     if (s != KR_OK) goto fail;
     int ax = axis < 0 ? img->ndim - 1 : axis;
     if (ax >= img->ndim || img->ndim < 2) {
-        fprintf(stderr, "kray coilcombine: '%s' has %s values: no coil axis %d\n", ip,
-                kr_dims_string(img->ndim, img->dims, d1, sizeof d1), ax);
+        kc_error("coilcombine", "'%s' has %s values: no coil axis %d", ip,
+                 kr_dims_string(img->ndim, img->dims, d1, sizeof d1), ax);
         r = KC_EXIT_INPUT;
         goto done;
     }
@@ -79,9 +79,9 @@ int kc_tool_coilcombine(int argc, char **argv)
         int same = maps->ndim == img->ndim;
         for (int i = 0; same && i < img->ndim; i++) same = maps->dims[i] == img->dims[i];
         if (!same) {
-            fprintf(stderr, "kray coilcombine: maps '%s' have %s values, the images '%s' %s\n",
-                    mp, kr_dims_string(maps->ndim, maps->dims, d1, sizeof d1), ip,
-                    kr_dims_string(img->ndim, img->dims, d2, sizeof d2));
+            kc_error("coilcombine", "maps '%s' have %s values, the images '%s' %s", mp,
+                     kr_dims_string(maps->ndim, maps->dims, d1, sizeof d1), ip,
+                     kr_dims_string(img->ndim, img->dims, d2, sizeof d2));
             r = KC_EXIT_INPUT;
             goto done;
         }
@@ -108,7 +108,7 @@ int kc_tool_coilcombine(int argc, char **argv)
     }
     if (s == KR_OK) s = kr_write(op, out, kc_image_io());
     if (s != KR_OK) goto fail;
-    if (c.verbose && !c.quiet)
+    if (c.verbose)
         fprintf(stderr, "kray coilcombine: %lld coils -> %s %s (%s)\n", (long long)nc, op,
                 kr_dims_string(out->ndim, out->dims, d1, sizeof d1),
                 mp ? "sensitivity-weighted" : "root-sum-of-squares");

@@ -15,7 +15,7 @@ int kc_tool_coils(int argc, char **argv)
     memset(&size, 0, sizeof size);
     const kc_opt opts[] = {
         {"coils", 'c', KC_INT, &nc, "8", "N", "number of coils (nc)", NULL, 1, 4096, NULL},
-        {"per-ring", 'r', KC_INT, &per, "8", "N",
+        {"per-ring", 0, KC_INT, &per, "8", "N",
          "coils per ring at most (c_per_row); e.g. 16 coils, 6 per ring -> rings of 5/6/5", NULL, 1,
          4096, NULL},
         {"rbody", 0, KC_DOUBLE, &rbody, "300", "MM",
@@ -25,29 +25,33 @@ int kc_tool_coils(int argc, char **argv)
          65536, NULL},
         {"voxel", 0, KC_DOUBLE, &voxel, "1", "MM", "voxel size along x and y (rx)", NULL, 1e-9, 1e6,
          NULL},
-        {"slice", 0, KC_DOUBLE, &slice, "5", "MM", "voxel size along z (rz, slice thickness)", NULL,
+        {"thickness", 0, KC_DOUBLE, &slice, "5", "MM", "voxel size along z (rz, slice thickness)", NULL,
          1e-9, 1e6, NULL},
         {"z", 0, KC_DOUBLE, &z, "0", "MM", "z of the grid centre (rings are centred on z = 0)",
          NULL, -1e6, 1e6, NULL},
-        {"grid", 'g', KC_CHOICE, &grid, "fft", "G",
+        {"grid", 0, KC_CHOICE, &grid, "fft", "G",
          "voxel centres: origin at voxel N/2 (fft, as the simulator) or symmetric (ct)", "fft|ct",
          0, 0, NULL},
-        {"norm", 0, KC_CHOICE, &norm, "none", "N",
+        {"coil-norm", 0, KC_CHOICE, &norm, "none", "N",
          "none: microtesla per ampere; rss: root-sum-of-squares over coils = 1 at (0, 0, z)",
          "none|rss", 0, 0, NULL},
         {"wire", 0, KC_DOUBLE, &wire, "1", "MM",
          "conductor radius: nearer points take the value on the wire's surface", NULL, 1e-9, 1e6,
          NULL},
-        {"tol", 0, KC_DOUBLE, &tol, "1e-12", "T",
+        {"tol", 't', KC_DOUBLE, &tol, "1e-12", "T",
          "relative tolerance of the elliptic integrals (arithmetic-geometric mean)", NULL, 1e-16,
          1e-4, NULL},
+        {"slice", 0, KC_RENAMED, NULL, NULL, "--thickness", "--slice is the index of a slice to show", NULL, 0, 0, NULL},
+        {"norm", 0, KC_ALIAS, NULL, NULL, "coil-norm", NULL, NULL, 0, 0, NULL},
+        {"", 'r', KC_RENAMED, NULL, NULL, "--per-ring", NULL, NULL, 0, 0, NULL},
+        {"", 'g', KC_RENAMED, NULL, NULL, "--grid", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {
         {"maps", &out, "complex maps [nx, ny, nz, coils] (format from the extension)", 0}, {0}};
     const kc_spec spec = {
         "coils",
         "Simulate receive sensitivities of circular loops on rings around a cylinder (the MRXCAT\n"
-        "layout of the document: fixed azimuths for up to 6 coils per ring, uniform beyond; coil\n"
+        "layout of Mayo Sarmiento (2018): fixed azimuths for up to 6 coils per ring, uniform beyond; coil\n"
         "radius rbody*25 deg (<= 6 per ring) or rbody*pi/max(per ring); rings 2 radii apart along\n"
         "z). Each loop's field comes from Biot-Savart in closed form with complete elliptic\n"
         "integrals; the map is B1- = Bx - i By of the loop at 1 A (z along the bore). With --json\n"

@@ -63,19 +63,19 @@ int kc_tool_convert(int argc, char **argv)
     const kc_opt opts[] = {
         {"out-dtype", 0, KC_CHOICE, &out_dtype, "same", "T",
          "element type stored in the output (PNG/PGM: see --bits)", "same|" KC_DTYPES, 0, 0, NULL},
-        {"window", 'w', KC_RANGE, &window, NULL, "LO:HI",
+        {"window", 0, KC_RANGE, &window, NULL, "LO:HI",
          "PNG/PGM: values mapped to black and white (default: min:max of the image)", NULL, 0, 0,
          NULL},
         {"bits", 'b', KC_CHOICE, &bits, "8", "B", "PNG/PGM: bits per pixel", "8|16", 0, 0, NULL},
         {"slice", 's', KC_INT, &slice, "-1", "N",
          "PNG/PGM of a volume: index along axis 2 (-1 = central slice)", NULL, -1, 2e9, NULL},
-        {"index", 'i', KC_STRING, &index, NULL, "A:I,...",
+        {"index", 0, KC_STRING, &index, NULL, "A:I,...",
          "keep index I of axis A (0 = x), dropping the axis, before writing: e.g. 3:5 picks coil "
          "5 of [nx, ny, 1, coils]; any format", NULL, 0, 0, NULL},
         {"part", 'p', KC_CHOICE, &part, "mag", "PART",
          "PNG/PGM of complex data: magnitude, real, imaginary part or phase (radians)",
          "mag|real|imag|phase", 0, 0, NULL},
-        {"flip-y", 'f', KC_FLAG, &flip, NULL, NULL,
+        {"flip-y", 0, KC_FLAG, &flip, NULL, NULL,
          "reverse axis 1 (y) before writing, for data stored bottom row first (kray's images "
          "need no flip)", NULL, 0, 0, NULL},
         {"as-stored", 0, KC_FLAG, &stored, NULL, NULL,
@@ -83,6 +83,8 @@ int kc_tool_convert(int argc, char **argv)
          "a .cfl is an image, BART's [y, x, ...] = kray's [x, y, ...]", NULL, 0, 0, NULL},
         {"gzip", 'z', KC_FLAG, &gzip, NULL, NULL, "NRRD output: gzip encoding", NULL, 0, 0, NULL},
         KC_RAW_OPTS(raw),
+        {"", 'w', KC_RENAMED, NULL, NULL, "--window", NULL, NULL, 0, 0, NULL},
+        {"", 'f', KC_RENAMED, NULL, NULL, "--flip-y", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"input", &in, "file to read (format from the extension)", 0},
                            {"output", &out, "file to write (format from the extension)", 0},
@@ -111,7 +113,6 @@ int kc_tool_convert(int argc, char **argv)
 
     kr_io_opts io;
     kr_io_opts_default(&io);
-    if ((r = kc_check_input("convert", in)) != 0) return r;
     if ((r = kc_check_output("convert", out)) != 0) return r;
     if ((r = kc_raw_to_io("convert", in, &raw, &io)) != 0) return r;
     io.bits = bits == 1 ? 16 : 8;
@@ -166,7 +167,7 @@ int kc_tool_convert(int argc, char **argv)
     }
     if (flip && kc_flip_y(a) != 0) {
         kr_array_destroy(a);
-        fprintf(stderr, "kray convert: out of memory flipping '%s'\n", in);
+        kc_error("convert", "out of memory flipping '%s'", in);
         return KC_EXIT_INPUT;
     }
     io.meta = &meta;
@@ -179,7 +180,7 @@ int kc_tool_convert(int argc, char **argv)
     }
     if (!c.quiet && c.verbose) {
         char d[128], tb[32];
-        fprintf(stderr, "kray convert: wrote %s (%s %s) in %s\n", out,
+        kc_note("convert", "wrote %s (%s %s) in %s", out,
                 kr_dims_string(a->ndim, a->dims, d, sizeof d), kr_dtype_name(a->dtype),
                 kc_fmt_seconds(t1 - t0, tb, sizeof tb));
     }

@@ -15,19 +15,23 @@ int kc_tool_dcf(int argc, char **argv)
          "Kaiser-Bessel kernel (2-D or 3-D); radial: |k| dk pi/S (|k|^2 dk 2 pi/S for koosh); "
          "spiral: Jacobian |k . dk| 2 pi/interleaves",
          "voronoi|pipe-menon|radial|spiral", 0, 0, NULL},
-        {"boundary", 'b', KC_CHOICE, &boundary, "disk", "B",
+        {"boundary", 0, KC_CHOICE, &boundary, "disk", "B",
          "voronoi: clip the outer cells to a disk or a square", "disk|square", 0, 0, NULL},
-        {"radius", 'r', KC_DOUBLE, &radius, "0", "R",
+        {"radius", 0, KC_DOUBLE, &radius, "0", "R",
          "voronoi: disk radius / square half-width in cycles per FOV (0 = max |k| + 1/2, or the "
          "samples' box + 1/2)", NULL, 0, 1e9, NULL},
         {"dup-tol", 0, KC_DOUBLE, &tol, "1e-4", "D",
          "voronoi: samples closer than D share one cell equally", NULL, 0, 1e3, NULL},
-        {"iterations", 'n', KC_INT, &iters, "20", "N", "pipe-menon: iterations", NULL, 1, 10000,
+        {"iters", 'i', KC_INT, &iters, "20", "N", "pipe-menon: iterations", NULL, 1, 10000,
          NULL},
         {"kernel-radius", 0, KC_DOUBLE, &kradius, "2", "R",
          "pipe-menon: kernel radius in cycles per FOV", NULL, 1e-3, 1e3, NULL},
         {"beta", 0, KC_DOUBLE, &beta, "0", "B",
          "pipe-menon: Kaiser-Bessel shape (0 = 2.34 x 2R, Jackson 1991)", NULL, 0, 1e3, NULL},
+        {"iterations", 0, KC_ALIAS, NULL, NULL, "iters", NULL, NULL, 0, 0, NULL},
+        {"", 'n', KC_RENAMED, NULL, NULL, "-i", NULL, NULL, 0, 0, NULL},
+        {"", 'b', KC_RENAMED, NULL, NULL, "--boundary", NULL, NULL, 0, 0, NULL},
+        {"", 'r', KC_RENAMED, NULL, NULL, "--radius", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"traj", &in, "trajectory [3, samples, ...] (e.g. from kray/bart traj)",
                             0},
@@ -94,16 +98,16 @@ int kc_tool_dcf(int argc, char **argv)
         kc_jo_num(&j, "flatness", info.flatness);
         kc_jo_num(&j, "seconds", t1 - t0);
         kc_jo_end(&j);
-    } else if (!c.quiet) {
-        printf("%s weights of %lld samples: sum %.6g", names[method],
+    } else if (c.verbose) {
+        fprintf(stderr, "kray dcf: %s weights of %lld samples: sum %.6g", names[method],
                (long long)kr_array_numel(w), info.total);
         if (method == 0)
-            printf(" (clip region %.6g), %lld samples share cells, %lld cells clipped",
+            fprintf(stderr, " (clip region %.6g), %lld samples share cells, %lld cells clipped",
                    info.support, (long long)info.duplicates, (long long)info.clipped);
         if (method == 1)
-            printf(", %d iterations, max |w * C - 1| at the samples %.3g", info.iterations,
+            fprintf(stderr, ", %d iterations, max |w * C - 1| at the samples %.3g", info.iterations,
                    info.flatness);
-        printf("\n");
+        fprintf(stderr, "\n");
     }
     kr_array_destroy(t), kr_array_destroy(w), kr_array_destroy(wc);
     kr_ctx_destroy(ctx);

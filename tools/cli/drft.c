@@ -1,6 +1,7 @@
 /* kray drft: direct (exact) non-uniform Fourier transform, forward / adjoint / Toeplitz Q, and
  * its benchmark. */
 #include "cli.h"
+#include "mri_common.h"
 #include "kray/drft.h"
 #include "mri/drft/drft_bench.h"
 #include "kray/traj.h"
@@ -9,26 +10,6 @@
 #include <string.h>
 
 enum { M_ADJOINT, M_FORWARD, M_Q };
-
-/* "random:M" -> M samples uniform in [-n/2, n/2) per axis of n (fixed seed). */
-static kr_status kc_random_traj(const char *spec, const int64_t n[3], kr_array **t)
-{
-    char *end = NULL;
-    long long m = strtoll(spec + 7, &end, 10);
-    if (!end || *end || m < 1) return KR_ERR_INVALID_ARG;
-    int64_t d[2] = {3, m};
-    kr_status s = kr_array_create(t, KR_F64, 2, d, KR_HOST, NULL);
-    if (s != KR_OK) return s;
-    double *k = (double *)(*t)->data;
-    uint64_t z = 0x9E3779B97F4A7C15ull;
-    for (long long i = 0; i < 3 * m; i++) {
-        z ^= z << 13, z ^= z >> 7, z ^= z << 17; /* xorshift64 */
-        double u = (double)(z >> 11) / 9007199254740992.0; /* [0, 1) */
-        int a = (int)(i % 3);
-        k[i] = n[a] > 1 ? (u - 0.5) * (double)n[a] : 0.0;
-    }
-    return KR_OK;
-}
 
 /* A view of `a` without a leading singleton (BART k-space [1, samples, ...]). */
 static void kc_drop_leading(const kr_array *a, kr_array *v)
@@ -51,20 +32,18 @@ int kc_tool_drft(int argc, char **argv)
     kc_dims dims;
     memset(&dims, 0, sizeof dims);
     const kc_opt opts[] = {
-        {"forward", 'F', KC_FLAG, &fwd, NULL, NULL, "image -> k-space samples", NULL, 0, 0, NULL},
-        {"adjoint", 'a', KC_FLAG, &adj, NULL, NULL, "k-space samples -> image (the default)", NULL,
-         0, 0, NULL},
+        KC_TRANSFORM_DIR_OPTS(fwd, adj),
         {"q", 0, KC_FLAG, &q, NULL, NULL,
          "Toeplitz kernel Q(x) = sum W phi^2 exp(+2 pi i k.x/n) (arguments: <traj> <output>)",
          NULL, 0, 0, NULL},
         {"twice", '2', KC_FLAG, &two, NULL, NULL, "q: on the 2x grid (origin at n)", NULL, 0, 0,
          NULL},
-        {"dims", 'd', KC_DIMS, &dims, NULL, "DIMS",
+        {"size", 'n', KC_DIMS, &dims, NULL, "DIMS",
          "image size NxM or NxMxP (adjoint, q, bench; forward takes the input's)", NULL, 1,
          1 << 24, NULL},
-        {"weights", 'w', KC_STRING, &wp, NULL, "FILE",
+        {"dcf", 'w', KC_STRING, &wp, NULL, "FILE",
          "density compensation W (adjoint and q), e.g. from kray dcf", NULL, 0, 0, NULL},
-        {"basis", 'b', KC_CHOICE, &basis, "dirac", "B",
+        {"basis", 0, KC_CHOICE, &basis, "dirac", "B",
          "voxel basis phi: dirac (phi = 1) or box (phi = prod sinc(k/n), the Illinois case "
          "study)", "dirac|box", 0, 0, NULL},
         {"normalize", 'N', KC_FLAG, &norm, NULL, NULL,
@@ -79,14 +58,10 @@ int kc_tool_drft(int argc, char **argv)
          "CUDA f32: sincospif instead of the hardware __sincosf", NULL, 0, 0, NULL},
         {"vpt", 0, KC_INT, &vpt, "0", "V", "CUDA: voxels (samples) per thread, 0 = auto", NULL, 0,
          8, NULL},
-        {"bench", 0, KC_FLAG, &bench, NULL, NULL,
-         "time the transform on random data (arguments: <traj> only; 'random:M' = M random "
-         "samples)", NULL, 0, 0, NULL},
-        {"reps", 0, KC_INT, &reps, "10", "N", "bench: timed repetitions", NULL, 1, 1000000, NULL},
-        {"batch", 0, KC_INT64, &batch, "1", "B", "bench: batch (coils)", NULL, 1, 1 << 20, NULL},
-        {"check", 0, KC_INT64, &check, "64", "N",
-         "bench: outputs compared with the float64 CPU reference (0 = none)", NULL, 0, 1 << 30,
-         NULL},
+        KC_TRANSFORM_BENCH_OPTS(bench, reps, batch, check, "samples",
+                                "bench: outputs compared with the float64 CPU reference (0 = "
+                                "none)"),
+        {"", 'b', KC_RENAMED, NULL, NULL, "--basis", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {
         {"traj", &tp, "trajectory [3, samples, ...] in cycles per FOV (or random:M with --bench)",
@@ -106,10 +81,10 @@ int kc_tool_drft(int argc, char **argv)
         opts,
         args,
         KC_JSON,
-        "Examples:\n  kray dcf t.cfl w.cfl && kray drft -N --weights w.cfl --dims 128x128 t.cfl k.cfl img.cfl\n"
+        "Examples:\n  kray dcf t.cfl w.cfl && kray drft -N --dcf w.cfl --size 128x128 t.cfl k.cfl img.cfl\n"
         "  kray drft --forward t.cfl img.cfl k.cfl\n"
-        "  kray drft --q --twice --dims 64x64x64 t.cfl q.cfl\n"
-        "  kray drft --bench --dims 64x64x64 --backend cuda random:2048     (Parboil mri-q large)",
+        "  kray drft --q --twice --size 64x64x64 t.cfl q.cfl\n"
+        "  kray drft --bench --size 64x64x64 --backend cuda random:2048     (Parboil mri-q large)",
         NULL,
         NULL};
     kc_common c;
@@ -122,8 +97,8 @@ int kc_tool_drft(int argc, char **argv)
     if (!bench && mode != M_Q && (!ip || !op))
         return kc_usage("drft", "give <traj> <input> <output>");
     if ((bench || mode != M_FORWARD) && dims.n == 0)
-        return kc_usage("drft", "--dims (the image size) is needed here");
-    if (dims.n > 3) return kc_usage("drft", "--dims has %d values; at most 3", dims.n);
+        return kc_usage("drft", "--size (the image size) is needed here");
+    if (dims.n > 3) return kc_usage("drft", "--size has %d values; at most 3", dims.n);
     const char *outp = mode == M_Q ? ip : op;
     if (!bench && (r = kc_check_output("drft", outp)) != 0) return r;
     kr_ctx *ctx = NULL;
@@ -139,7 +114,7 @@ int kc_tool_drft(int argc, char **argv)
     if (!bench || strncmp(tp, "random:", 7) != 0) {
         s = kr_traj_read(tp, &t, KR_F64);
     } else {
-        s = kc_random_traj(tp, n, &t);
+        s = kc_random_traj(tp, 3, n, KR_F64, &t);
         if (s != KR_OK) {
             kr_ctx_destroy(ctx);
             return kc_usage("drft", "'%s' is not random:M with M >= 1", tp);
@@ -250,7 +225,7 @@ int kc_tool_drft(int argc, char **argv)
         for (int i = 0; i < KR_MAX_DIMS; i++) y->strides[i] = st, st *= y->dims[i];
     }
     if (s == KR_OK) s = kr_write(outp, y, mode == M_FORWARD ? NULL : kc_image_io());
-    if (s == KR_OK && !c.quiet) {
+    if (s == KR_OK && (c.json || c.verbose)) {
         char d[128];
         if (c.json) {
             kc_jo j;
@@ -261,7 +236,7 @@ int kc_tool_drft(int argc, char **argv)
             kc_jo_num(&j, "seconds", t1 - t0);
             kc_jo_end(&j);
         } else {
-            printf("drft %s: %s %s in %.3f s (%s)\n",
+            kc_note("drft", "%s: wrote %s %s in %.3f s (%s)",
                    mode == M_FORWARD ? "forward" : mode == M_Q ? "Q" : "adjoint", outp,
                    kr_dims_string(y->ndim, y->dims, d, sizeof d), t1 - t0,
                    kr_backend_name(kr_ctx_backend(ctx)));

@@ -72,11 +72,11 @@ static int kc_fbp_check_layout(const char *path, const kr_array *s)
     double sv = kc_fbp_spread(s, 0), sd = kc_fbp_spread(s, 1);
     if (!(sv > 0.2 && sd < 0.05)) return 0;
     char d[64];
-    fprintf(stderr, "kray fbp: sinogram '%s' (%s) looks transposed: a parallel scan has the same "
+    kc_error("fbp", "sinogram '%s' (%s) looks transposed: a parallel scan has the same "
                     "sum in every view, and its views differ by %.0f %% while its detector rows "
                     "agree to %.1f %%; kray reads [det, view] (NumPy shape (views, detectors)), "
-                    "scikit-image's radon gives (detectors, angles): use --skimage\n",
-            path, kr_dims_string(s->ndim, s->dims, d, sizeof d), 100 * sv, 100 * sd);
+                    "scikit-image's radon gives (detectors, angles): use --skimage",
+             path, kr_dims_string(s->ndim, s->dims, d, sizeof d), 100 * sv, 100 * sd);
     return KC_EXIT_INPUT;
 }
 
@@ -114,7 +114,7 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
         if (a->g_type || a->g_angles || a->g_spacing || a->g_doff || a->g_cor || a->g_sod ||
             a->g_sdd || a->g_size || a->g_voxel)
             return kc_usage(tool, "--geom gives the whole geometry; do not combine it with "
-                                  "--type, --angles, --det-*, --cor-offset, --sod, --sdd, "
+                                  "--type, --angles, --pitch, --det-offset, --cor, --sod, --sdd, "
                                   "--size or --voxel");
         s = kr_ct_geom_read_json(g, a->geom);
         return s == KR_OK ? 0 : kc_fail(tool, s);
@@ -132,9 +132,9 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
     if (a->angles) {
         int64_t count;
         s = kr_ct_angles_parse(a->angles, &sc.start_deg, &sc.stop_deg, &count);
-        if (s != KR_OK) return kc_fail(tool, s);
+        if (s != KR_OK) return kc_fail_usage(tool, s);
         if (count != sc.nviews) {
-            fprintf(stderr, "kray fbp: --angles gives %lld views but the sinogram has %lld\n",
+            kc_error("fbp", "--angles gives %lld views but the sinogram has %lld",
                     (long long)count, (long long)sc.nviews);
             return KC_EXIT_INPUT;
         }
@@ -164,7 +164,7 @@ static int kc_fbp_geometry(const kc_fbp_args *a, const kr_array *sino, kr_ct_geo
         gr.offset_mm[1] = ny % 2 ? 0.0 : -0.5 * vox;
     }
     s = kr_ct_geom_create(g, &sc, &gr);
-    return s == KR_OK ? 0 : kc_fail(tool, s);
+    return s == KR_OK ? 0 : kc_fail_usage(tool, s); /* the options describe the geometry */
 }
 
 int kc_tool_fbp(int argc, char **argv)
@@ -179,39 +179,39 @@ int kc_tool_fbp(int argc, char **argv)
          "geometry JSON file (kray/ct.h schema); replaces the options below", NULL, 0, 0, NULL},
         {"type", 0, KC_CHOICE, &a.type, "parallel2d", "T", "scanner type", KC_GEOM_TYPES, 0, 0,
          &a.g_type},
-        {"angles", 'a', KC_STRING, &a.angles, NULL, "A:B:N",
+        {"angles", 0, KC_STRING, &a.angles, NULL, "A:B:N",
          "view angles start:stop:count in degrees, stop exclusive (default 0:180:views, "
          "fan 0:360:views)",
          NULL, 0, 0, &a.g_angles},
-        {"det-spacing", 0, KC_DOUBLE, &a.det_spacing, "1", "MM",
+        {"pitch", 0, KC_DOUBLE, &a.det_spacing, "1", "MM",
          "detector pitch (arc length per pixel for fan2d-equiangular)", NULL, 0, 0, &a.g_spacing},
         {"det-offset", 0, KC_DOUBLE, &a.det_offset, "0", "MM", "detector shift along u", NULL, 0, 0,
          &a.g_doff},
-        {"cor-offset", 0, KC_DOUBLE, &a.cor_offset, "0", "MM", "centre-of-rotation offset along u",
+        {"cor", 0, KC_DOUBLE, &a.cor_offset, "0", "MM", "centre-of-rotation offset along u",
          NULL, 0, 0, &a.g_cor},
         {"sod", 0, KC_DOUBLE, &a.sod, NULL, "MM", "fan: source to rotation axis distance", NULL, 0,
          0, &a.g_sod},
         {"sdd", 0, KC_DOUBLE, &a.sdd, NULL, "MM", "fan: source to detector distance", NULL, 0, 0,
          &a.g_sdd},
-        {"size", 's', KC_DIMS, &a.size, NULL, "N|NxM",
+        {"size", 'n', KC_DIMS, &a.size, NULL, "N|NxM",
          "image size in pixels (default: detector count, square)", NULL, 1, 1 << 20, &a.g_size},
         {"voxel", 0, KC_DOUBLE, &a.voxel, NULL, "MM",
-         "pixel size (default: det-spacing, times sod/sdd for fans)", NULL, 0, 0, &a.g_voxel},
-        {"filter", 'f', KC_CHOICE, &a.filter, "fft", "M",
+         "pixel size (default: --pitch, times sod/sdd for fans)", NULL, 0, 0, &a.g_voxel},
+        {"filter", 'f', KC_CHOICE, &a.filter, "fft", "F",
          "fft: zero-padded FFT of the band-limited ramp with a window; direct: Ram-Lak spatial "
-         "convolution; seed: h(n) = -1/(4n^2-1) as the 2017 document",
+         "convolution; seed: the spatial kernel h(n) = -1/(4n^2-1) of Shepp and Logan (1974)",
          "fft|direct|seed", 0, 0, NULL},
-        {"window", 'w', KC_CHOICE, &a.window, "ramlak", "W", "frequency window (fft filter)",
+        {"filter-window", 0, KC_CHOICE, &a.window, "ramlak", "W", "frequency window (fft filter)",
          "ramlak|shepp-logan|cosine|hamming|hann", 0, 0, NULL},
         {"cutoff", 0, KC_DOUBLE, &a.cutoff, "1", "F",
          "window cutoff as a fraction of Nyquist, (0, 1]", NULL, 1e-9, 1, NULL},
         {"seed-raw", 0, KC_FLAG, &a.seed_raw, NULL, NULL,
-         "seed filter without its constant 2/(pi^2 tau): reproduces the document's numbers "
-         "(pi^2 tau / 2 times the attenuation)",
+         "seed filter without its constant 2/(pi^2 tau): the result is pi^2 tau / 2 times the "
+         "attenuation",
          NULL, 0, 0, NULL},
-        {"short-scan", 0, KC_CHOICE, &a.short_scan, "auto", "S",
+        {"parker", 0, KC_CHOICE, &a.short_scan, "auto", "P",
          "fan beams: Parker weights for scans shorter than 360 degrees", "auto|off|on", 0, 0, NULL},
-        {"clamp", 0, KC_FLAG, &a.clamp, NULL, NULL, "set negative pixels to 0", NULL, 0, 0, NULL},
+        {"nonneg", 0, KC_FLAG, &a.clamp, NULL, NULL, "set negative pixels to 0", NULL, 0, 0, NULL},
         {"mu-water", 0, KC_DOUBLE, &a.mu_water, "0.0193", "1/MM",
          ".dcm output: attenuation of water for HU = 1000 (mu - mu_water) / mu_water", NULL, 1e-12,
          1e12, NULL},
@@ -223,9 +223,18 @@ int kc_tool_fbp(int argc, char **argv)
         {"circle", 0, KC_FLAG, &a.circle, NULL, NULL,
          "zero the pixels outside the reconstruction circle, radius min(nx, ny)//2 pixels about "
          "the rotation axis (iradon's circle=True)", NULL, 0, 0, NULL},
-        {"save-geom", 0, KC_STRING, &a.save_geom, NULL, "FILE",
+        {"geom-out", 0, KC_STRING, &a.save_geom, NULL, "FILE",
          "also write the geometry used as JSON", NULL, 0, 0, NULL},
         KC_RAW_OPTS(raw),
+        {"det-spacing", 0, KC_ALIAS, NULL, NULL, "pitch", NULL, NULL, 0, 0, NULL},
+        {"cor-offset", 0, KC_ALIAS, NULL, NULL, "cor", NULL, NULL, 0, 0, NULL},
+        {"clamp", 0, KC_ALIAS, NULL, NULL, "nonneg", NULL, NULL, 0, 0, NULL},
+        {"save-geom", 0, KC_ALIAS, NULL, NULL, "geom-out", NULL, NULL, 0, 0, NULL},
+        {"window", 0, KC_RENAMED, NULL, NULL, "--filter-window", "--window is the display window of kray convert", NULL, 0, 0, NULL},
+        {"short-scan", 0, KC_RENAMED, NULL, NULL, "--parker", "--short-scan is the cone-beam scan range", NULL, 0, 0, NULL},
+        {"", 's', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL},
+        {"", 'w', KC_RENAMED, NULL, NULL, "--filter-window", NULL, NULL, 0, 0, NULL},
+        {"", 'a', KC_RENAMED, NULL, NULL, "--angles", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"sinogram", &pin, "line integrals [det, view] (or [det, view, n])", 0},
                            {"image", &pout, "attenuation image [x, y] in 1/mm (.dcm: HU)", 0},
@@ -244,8 +253,8 @@ int kc_tool_fbp(int argc, char **argv)
         "Examples:\n"
         "  kray phantom --kind sinogram --size 512 --views 720 --units pixel sino.npy\n"
         "  kray fbp --angles 0:180:720 sino.npy recon.nii\n"
-        "  kray fbp --type fan2d-flat --sod 500 --sdd 1000 --det-spacing 1.2 fan.npy recon.dcm\n"
-        "  kray fbp --geom scan.json --window hann --cutoff 0.8 sino.npy recon.npy\n"
+        "  kray fbp --type fan2d-flat --sod 500 --sdd 1000 --pitch 1.2 fan.npy recon.dcm\n"
+        "  kray fbp --geom scan.json --filter-window hann --cutoff 0.8 sino.npy recon.npy\n"
         "  kray fbp --skimage sinogram_from_skimage.npy recon.npy   # = iradon(sinogram)",
         NULL,
         NULL};
@@ -255,12 +264,11 @@ int kc_tool_fbp(int argc, char **argv)
 
     kr_io_opts io;
     kr_io_opts_default(&io);
-    if ((r = kc_check_input("fbp", pin)) != 0) return r;
     if (!kc_is_dcm(pout) && (r = kc_check_output("fbp", pout)) != 0) return r;
     if (a.save_geom && (r = (strlen(a.save_geom) > 5 &&
                              !strcasecmp(a.save_geom + strlen(a.save_geom) - 5, ".json"))
                                 ? 0
-                                : kc_usage("fbp", "--save-geom needs a .json file name")) != 0)
+                                : kc_usage("fbp", "--geom-out needs a .json file name")) != 0)
         return r;
     if ((r = kc_raw_to_io("fbp", pin, &raw, &io)) != 0) return r;
 
@@ -274,7 +282,7 @@ int kc_tool_fbp(int argc, char **argv)
     double t0 = kr_time_now();
     if ((s = kr_read(pin, &sino, NULL, &io)) != KR_OK) goto fail;
     if (kr_dtype_is_complex(sino->dtype)) {
-        fprintf(stderr, "kray fbp: '%s' holds complex values; a sinogram is real\n", pin);
+        kc_error("fbp", "'%s' holds complex values; a sinogram is real", pin);
         r = KC_EXIT_INPUT;
         goto done;
     }
@@ -391,9 +399,8 @@ int kc_tool_fbp(int argc, char **argv)
         kc_jo_end(&j);
     } else if (c.verbose) {
         char b1[32], b2[32];
-        fprintf(stderr,
-                "kray fbp: %s, %lld views x %lld detectors -> %lldx%lld (%s, %s): plan "
-                "%s, execute %s\n",
+        kc_note("fbp", "%s, %lld views x %lld detectors -> %lldx%lld (%s, %s): plan "
+                "%s, execute %s",
                 kr_ct_type_name(kr_ct_geom_type(g)), (long long)kr_ct_geom_nviews(g),
                 (long long)kr_ct_geom_det_count(g), (long long)idims[0], (long long)idims[1],
                 kr_backend_name(kr_ctx_backend(ctx)), kr_dtype_name(dt),

@@ -47,39 +47,12 @@ int kc_tool_fdk(int argc, char **argv)
     int64_t batch = 0, slab = 0;
     /* clang-format off */
     const kc_opt opts[] = {
-        {"geom", 'g', KC_STRING, &a.geom, NULL, "FILE",
-         "geometry JSON (types cone, cone-vec); or describe a circular scan with --sod, --sdd...",
-         NULL, 0, 0, NULL},
-        {"sod", 0, KC_DOUBLE, &a.sod, NULL, "MM", "source-origin distance", NULL, 1e-9, 1e9,
-         &a.g_sod},
-        {"sdd", 0, KC_DOUBLE, &a.sdd, NULL, "MM", "source-detector distance (> sod)", NULL, 1e-9,
-         1e9, &a.g_sdd},
-        {"det", 0, KC_DIMS, &a.det, NULL, "UxV",
-         "detector pixels (default: the size of the projections read)", NULL, 1, 1048576,
-         &a.g_det},
-        {"pitch", 0, KC_LIST, &a.pitch, "1", "MM[,MM]", "detector pixel pitch along u (and v)",
-         NULL, 1e-9, 1e9, &a.g_pitch},
-        {"det-offset", 0, KC_LIST, &a.det_offset, "0,0", "U,V",
-         "detector shift along u and v (mm)", NULL, -1e9, 1e9, &a.g_doff},
-        {"cor", 0, KC_DOUBLE, &a.cor, "0", "MM", "centre-of-rotation offset along u", NULL, -1e9,
-         1e9, &a.g_cor},
-        {"angles", 0, KC_STRING, &a.angles, "0:360", "S:E[:N]",
-         "start:stop[:count] in degrees, stop exclusive (count: the projections' view count)",
-         NULL, 0, 0, &a.g_angles},
-        {"short-scan", 0, KC_FLAG, &a.short_scan, NULL, NULL,
-         "stop = start + 180 degrees + the fan angle", NULL, 0, 0, NULL},
-        {"vol", 0, KC_DIMS, &a.vol, NULL, "N|NxMxK",
-         "volume voxels (default: U x U x V of the detector)", NULL, 1, 1048576, &a.g_vol},
-        {"voxel", 0, KC_LIST, &a.voxel, NULL, "MM[,MM,MM]",
-         "voxel size (default: pitch x sod / sdd)", NULL, 1e-9, 1e9, &a.g_voxel},
-        {"vol-offset", 0, KC_LIST, &a.vol_offset, "0,0,0", "X,Y,Z", "volume centre (mm)", NULL,
-         -1e9, 1e9, &a.g_voff},
-        {"write-geom", 0, KC_STRING, &a.write_geom, NULL, "FILE",
-         "write the geometry used as JSON", NULL, 0, 0, NULL},
-        {"filter", 0, KC_CHOICE, &filter, "fft", "F",
+        KC_CONE_GEOM_OPTS(a, "volume voxels (default: U x U x V of the detector)",
+                          "voxel size (default: pitch x sod / sdd)"),
+        {"filter", 'f', KC_CHOICE, &filter, "fft", "F",
          "ramp filter: FFT with a window, direct band-limited Ram-Lak, or the seed kernel",
          "fft|direct|seed", 0, 0, NULL},
-        {"window", 0, KC_CHOICE, &window, "ramlak", "W", "FFT filter window",
+        {"filter-window", 0, KC_CHOICE, &window, "ramlak", "W", "FFT filter window",
          "ramlak|shepp-logan|cosine|hamming|hann", 0, 0, NULL},
         {"cutoff", 0, KC_DOUBLE, &cutoff, "1", "F", "FFT filter cutoff, fraction of Nyquist",
          NULL, 1e-6, 1, NULL},
@@ -88,15 +61,18 @@ int kc_tool_fdk(int argc, char **argv)
          "auto|on|off", 0, 0, NULL},
         KC_GPU_MEM_OPT(mem_s, "CUDA working-memory budget, e.g. 512M or 2G (0 = 90% of the free "
                               "memory); larger problems run in z slabs and view batches"),
-        {"batch", 0, KC_INT64, &batch, "0", "N", "views per batch (0 = auto)", NULL, 0, 1e9,
+        {"view-batch", 0, KC_INT64, &batch, "0", "N", "views per batch (0 = auto)", NULL, 0, 1e9,
          NULL},
         {"slab", 0, KC_INT64, &slab, "0", "N", "z slices per slab (0 = auto)", NULL, 0, 1e9,
          NULL},
-        {"kernel", 0, KC_CHOICE, &kernel, "auto", "K",
+        {"cuda-kernel", 0, KC_CHOICE, &kernel, "auto", "K",
          "CUDA backprojection kernel (all exact and bit-identical; auto = align)",
          "auto|smem|smem32|global|pipe|pipe32|align", 0, 0, NULL},
-        {"slice", 0, KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)",
+        {"slice", 's', KC_INT, &slice, "-1", "N", "PNG/PGM output: the z slice (-1 = central)",
          NULL, -1, 2e9, NULL},
+        {"window", 0, KC_RENAMED, NULL, NULL, "--filter-window", "--window is the display window of kray convert", NULL, 0, 0, NULL},
+        {"batch", 0, KC_RENAMED, NULL, NULL, "--view-batch", "--batch is the batch of coils of nufft and drft", NULL, 0, 0, NULL},
+        {"kernel", 0, KC_RENAMED, NULL, NULL, "--cuda-kernel", "--kernel is the ESPIRiT kernel width", NULL, 0, 0, NULL},
         {0}};
     /* clang-format on */
     const kc_arg args[] = {{"projections", &in, "line integrals [u, v, view] (any readable format)",
@@ -117,7 +93,7 @@ int kc_tool_fdk(int argc, char **argv)
         KC_CONE_NOTES
         "\nExamples:\n"
         "  kray fdk --geom g.json proj.nrrd vol.nrrd\n"
-        "  kray fdk --sod 750 --sdd 1200 --pitch 0.32 --vol 256 --voxel 1 proj.npy vol.nii\n"
+        "  kray fdk --sod 750 --sdd 1200 --pitch 0.32 --size 256 --voxel 1 proj.npy vol.nii\n"
         "  kray fdk --sod 750 --sdd 1200 --short-scan --gpu-mem 512M proj.npy vol.nrrd\n"
         "Benchmark: kray bench fdk.",
         NULL,
@@ -150,7 +126,7 @@ int kc_tool_fdk(int argc, char **argv)
     kr_status s;
     if ((r = kc_cone_read("fdk", in, KR_F32, 0, &proj, NULL)) != 0) goto done;
     {
-        /* without --vol (and --geom), the volume is U x U x V voxels of the detector */
+        /* without --size (and --geom), the volume is U x U x V voxels of the detector */
         kr_array dflt;
         memset(&dflt, 0, sizeof dflt);
         dflt.ndim = 3;
@@ -194,9 +170,8 @@ int kc_tool_fdk(int argc, char **argv)
         kc_jo_end(&j);
     } else if (c.verbose) {
         char tb[32];
-        fprintf(stderr,
-                "kray fdk: wrote %s: %lldx%lldx%lld voxels from %lld views (%s scan over %.4g "
-                "degrees, fan %.4g degrees) in %s on %s (%s, %lld slab%s)\n",
+        kc_note("fdk", "wrote %s: %lldx%lldx%lld voxels from %lld views (%s scan over %.4g "
+                "degrees, fan %.4g degrees) in %s on %s (%s, %lld slab%s)",
                 out, (long long)vd[0], (long long)vd[1], (long long)vd[2],
                 (long long)kr_ct_geom_nviews(g), info.short_scan ? "short" : "full", info.arc_deg,
                 info.fan_deg, kc_fmt_seconds(t, tb, sizeof tb),

@@ -20,33 +20,33 @@ static void kc_fve_sidecar(const char *data, char *buf, size_t len)
     snprintf(buf + l, len - l, ".fve.json");
 }
 
-/* Pull every "--voxel V" / "--voxel=V" out of argv (the parser keeps one value per option). */
+/* Pull every "--at V" / "--at=V" out of argv (the parser keeps one value per option). */
 static int kc_fve_take_voxels(int *argc, char **argv, double *vox, int *nvox, int *allslices)
 {
     int w = 0;
     for (int i = 0; i < *argc; i++) {
         const char *v = NULL;
-        if (!strcmp(argv[i], "--voxel") && i + 1 < *argc) v = argv[++i];
-        else if (!strncmp(argv[i], "--voxel=", 8)) v = argv[i] + 8;
+        if (!strcmp(argv[i], "--at") && i + 1 < *argc) v = argv[++i];
+        else if (!strncmp(argv[i], "--at=", 5)) v = argv[i] + 5;
         else {
             argv[w++] = argv[i];
             continue;
         }
-        if (*nvox >= KC_FVE_MAXVOX) return kc_usage("fve", "at most %d --voxel options", KC_FVE_MAXVOX);
+        if (*nvox >= KC_FVE_MAXVOX) return kc_usage("fve", "at most %d --at options", KC_FVE_MAXVOX);
         double a[3] = {0, 0, -1};
         char *end = NULL;
         const char *p = v;
         int k = 0;
         for (; k < 3; k++) {
             a[k] = strtod(p, &end);
-            if (end == p || !isfinite(a[k])) return kc_usage("fve", "--voxel '%s' is not x,y or x,y,slice", v);
+            if (end == p || !isfinite(a[k])) return kc_usage("fve", "--at '%s' is not x,y or x,y,slice", v);
             p = end;
             if (*p != ',') break;
             p++;
         }
-        if (*p || k < 1) return kc_usage("fve", "--voxel '%s' is not x,y or x,y,slice", v);
+        if (*p || k < 1) return kc_usage("fve", "--at '%s' is not x,y or x,y,slice", v);
         if (k == 2 && (a[2] < 0 || a[2] != floor(a[2])))
-            return kc_usage("fve", "--voxel '%s': the slice must be an index >= 0", v);
+            return kc_usage("fve", "--at '%s': the slice must be an index >= 0", v);
         allslices[*nvox] = k < 2;
         vox[3 * *nvox] = a[0], vox[3 * *nvox + 1] = a[1], vox[3 * *nvox + 2] = k < 2 ? 0 : a[2];
         (*nvox)++;
@@ -94,46 +94,55 @@ int kc_tool_fve(int argc, char **argv)
     int nvox = 0, allsl[KC_FVE_MAXVOX];
     int r = kc_fve_take_voxels(&argc, argv, vox, &nvox, allsl);
     if (r) return r;
-    const char *a1 = NULL, *a2 = NULL, *a3 = NULL, *pp = NULL, *png = NULL, *wp = NULL, *vdummy = NULL;
+    const char *a1 = NULL, *a2 = NULL, *a3 = NULL, *pp = NULL, *png = NULL, *wp = NULL, *wout = NULL,
+               *vdummy = NULL, *dcfs = NULL;
     int sim = 0, full = 0, small = 0, method = -1, dcf = 0;
     double vfov = 0, eps = 1e-4;
     int64_t n = 0, slices = 0, frames = 0, coils = 0, encodes = 0, inter = 0;
     const kc_opt opts[] = {
         {"simulate", 0, KC_FLAG, &sim, NULL, NULL,
-         "simulate the flow phantom (arguments: <traj> <data>; writes <data>.fve.json too)", NULL, 0, 0, NULL},
+         "simulate the flow phantom (arguments: <traj> <kspace>; writes <kspace>.fve.json too)", NULL, 0, 0, NULL},
         {"small", 0, KC_FLAG, &small, NULL, NULL,
          "simulate: the small set (48^2, 2 slices, 16 encodes, 6 frames, 2 coils, 4 interleaves)",
          NULL, 0, 0, NULL},
-        {"n", 0, KC_INT64, &n, NULL, "N", "image matrix n x n (simulate; reconstruction without a sidecar)", NULL, 2, 4096, NULL},
+        {"size", 'n', KC_INT64, &n, NULL, "N", "image matrix N x N (simulate; reconstruction without a sidecar)", NULL, 2, 4096, NULL},
         {"slices", 0, KC_INT64, &slices, NULL, "N", "simulate: slices (5)", NULL, 1, 1000, NULL},
         {"frames", 0, KC_INT64, &frames, NULL, "N", "simulate: cardiac frames (43)", NULL, 1, 10000, NULL},
-        {"coils", 0, KC_INT64, &coils, NULL, "N", "simulate: coils (4)", NULL, 1, 64, NULL},
+        {"coils", 'c', KC_INT64, &coils, NULL, "N", "simulate: coils (4)", NULL, 1, 64, NULL},
         {"encodes", 0, KC_INT64, &encodes, NULL, "N", "simulate: velocity encodes (32)", NULL, 1, 4096, NULL},
         {"interleaves", 0, KC_INT64, &inter, NULL, "N", "simulate: spiral interleaves (8)", NULL, 1, 1024, NULL},
         {"vfov", 0, KC_DOUBLE, &vfov, NULL, "CM_S",
          "velocity field of view in cm/s (bins of vfov/encodes; simulate default 200; overrides "
-         "the sidecar)", NULL, 0, 0, NULL},
-        {"params", 'p', KC_STRING, &pp, NULL, "FILE",
-         "encoding parameters (JSON sidecar); default <data>.fve.json when it exists", NULL, 0, 0, NULL},
-        {"voxel", 0, KC_STRING, &vdummy, NULL, "X,Y[,S]",
+         "the sidecar)", NULL, 1e-9, 1e9, NULL},
+        {"params", 0, KC_STRING, &pp, NULL, "FILE",
+         "encoding parameters (JSON sidecar); default <kspace>.fve.json when it exists", NULL, 0, 0, NULL},
+        {"at", 0, KC_STRING, &vdummy, NULL, "X,Y[,S]",
          "reconstruct this voxel (centred pixel coordinates, index - n/2, fractional allowed; "
          "no slice = every slice); repeat for several", NULL, 0, 0, NULL},
-        {"png", 0, KC_STRING, &png, NULL, "FILE", "voxels: spectrogram plot (velocity up, frames across)", NULL, 0, 0, NULL},
+        {"plot-out", 0, KC_STRING, &png, NULL, "FILE", "voxels: spectrogram plot (velocity up, frames across)", NULL, 0, 0, NULL},
         {"full", 0, KC_FLAG, &full, NULL, NULL,
-         "reconstruct every slice/encode/frame/coil image (arguments: <traj> <data> <images>)", NULL, 0, 0, NULL},
+         "reconstruct every slice/encode/frame/coil image (arguments: <traj> <kspace> <images>)", NULL, 0, 0, NULL},
         {"method", 'm', KC_CHOICE, &method, NULL, "M",
-         "--full: nufft (default; Kaiser-Bessel, --eps) or drft (exact); --voxel: drft (default; "
+         "--full: nufft (default; Kaiser-Bessel, --eps) or drft (exact); --at: drft (default; "
          "exact one-output DrFT) or goertzel (gridding + Goertzel to --eps, CPU)",
          "nufft|drft|goertzel", 0, 0, NULL},
-        {"eps", 0, KC_DOUBLE, &eps, "1e-4", "E", "--full nufft / --voxel goertzel: requested accuracy", NULL, 1e-6, 0.1, NULL},
-        {"weights", 'w', KC_STRING, &wp, NULL, "FILE",
-         "density compensation [samples, interleaves] (simulate: written; else read)", NULL, 0, 0, NULL},
-        {"dcf", 0, KC_CHOICE, &dcf, "voronoi", "D",
-         "density compensation when --weights is not given: voronoi, spiral (analytic) or none",
-         "voronoi|spiral|none", 0, 0, NULL},
+        {"eps", 'e', KC_DOUBLE, &eps, "1e-4", "E", "--full nufft / --at goertzel: requested accuracy", NULL, 1e-6, 0.1, NULL},
+        {"dcf", 'w', KC_STRING, &dcfs, "voronoi", "D|FILE",
+         "density compensation: voronoi, spiral (analytic), none, or a file of weights "
+         "[samples, interleaves]", NULL, 0, 0, NULL},
+        {"dcf-out", 0, KC_STRING, &wout, NULL, "FILE",
+         "simulate: also write the analytic spiral weights [samples, interleaves]", NULL, 0, 0,
+         NULL},
+        {"n", 0, KC_ALIAS, NULL, NULL, "size", NULL, NULL, 0, 0, NULL},
+        {"png", 0, KC_ALIAS, NULL, NULL, "plot-out", NULL, NULL, 0, 0, NULL},
+        {"voxel", 0, KC_RENAMED, NULL, NULL, "--at", "--voxel is a voxel size elsewhere", NULL, 0,
+         0, NULL},
+        {"weights", 0, KC_RENAMED, NULL, NULL, "--dcf FILE (read) or --dcf-out FILE (simulate)",
+         NULL, NULL, 0, 0, NULL},
+        {"", 'p', KC_RENAMED, NULL, NULL, "--params", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"traj", &a1, "trajectory [3, samples, interleaves] (cycles per FOV)", 0},
-                           {"data", &a2, "k-space c64 [samples, interleaves, slices, encodes, frames, coils]", 0},
+                           {"kspace", &a2, "k-space c64 [samples, interleaves, slices, encodes, frames, coils]", 0},
                            {"output", &a3, "spectra c64 [velocity bins, frames, voxels] or --full images", 1},
                            {0}};
     const kc_spec spec = {
@@ -142,13 +151,13 @@ int kc_tool_fve(int argc, char **argv)
         "one-output DrFT adjoint (1/n^2 sum W d exp(+2 pi i k.x/n)) for every encode, frame and\n"
         "coil; coils are combined with the kv = 0 encode as phase reference; a centred DFT over\n"
         "the encodes (/E) gives the spectrum at v_b = (b - E/2) vfov / E cm/s. Output spectra\n"
-        "[bins, frames, voxels] (voxels in --voxel order, each slice of an x,y voxel in turn).\n"
+        "[bins, frames, voxels] (voxels in --at order, each slice of an x,y voxel in turn).\n"
         "--method goertzel: the voxels by gridding (Kaiser-Bessel, --eps) + Goertzel instead.",
         opts,
         args,
         KC_JSON,
         "Examples:\n  kray fve --simulate --small t.cfl d.cfl\n"
-        "  kray fve --voxel 7,-12 --voxel 0,-7,1 --png s.png t.cfl d.cfl spectra.npy\n"
+        "  kray fve --at 7,-12 --at 0,-7,1 --plot-out s.png t.cfl d.cfl spectra.npy\n"
         "  kray fve --full --method nufft t.cfl d.cfl images.cfl",
         NULL,
         NULL};
@@ -156,13 +165,13 @@ int kc_tool_fve(int argc, char **argv)
     r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
     if (sim + full + (nvox > 0) != 1)
-        return kc_usage("fve", "give exactly one of --simulate, --full or --voxel");
-    if (sim && a3) return kc_usage("fve", "--simulate takes <traj> <data>");
+        return kc_usage("fve", "give exactly one of --simulate, --full or --at");
+    if (sim && a3) return kc_usage("fve", "--simulate takes <traj> <kspace>");
     if (full && method == 2) return kc_usage("fve", "--full takes --method nufft or drft");
-    if (nvox > 0 && method == 0) return kc_usage("fve", "--voxel takes --method drft or goertzel");
+    if (nvox > 0 && method == 0) return kc_usage("fve", "--at takes --method drft or goertzel");
     if (full && method < 0) method = 0;
     const int goertzel = nvox > 0 && method == 2;
-    if (!sim && !a3) return kc_usage("fve", "give <traj> <data> <output>");
+    if (!sim && !a3) return kc_usage("fve", "give <traj> <kspace> <output>");
     const char *outp = sim ? a2 : a3;
     if ((r = kc_check_output("fve", outp)) != 0) return r;
     if (png && (r = kc_check_output("fve", png)) != 0) return r;
@@ -186,12 +195,12 @@ int kc_tool_fve(int argc, char **argv)
         s = kr_fve_simulate(ctx, &o, &t, &d, &w);
         if (s == KR_OK) s = kr_traj_write(a1, t);
         if (s == KR_OK) s = kr_write(a2, d, NULL);
-        if (s == KR_OK && wp) s = kr_write(wp, w, NULL);
+        if (s == KR_OK && wout) s = kr_write(wout, w, NULL);
         kc_fve_sidecar(a2, side, sizeof side);
         if (s == KR_OK) s = kr_fve_params_write(pp ? pp : side, &o.enc, &o);
-        if (s == KR_OK && !c.quiet) {
+        if (s == KR_OK && c.verbose) {
             char b[128];
-            printf("fve simulate: %s %s (c64), trajectory %s, parameters %s (%.2f s)\n", a2,
+            kc_note("fve", "simulated %s %s (c64), trajectory %s, parameters %s (%.2f s)", a2,
                    kr_dims_string(d->ndim, d->dims, b, sizeof b), a1, pp ? pp : side, kr_time_now() - t0);
         }
         goto done;
@@ -224,18 +233,22 @@ int kc_tool_fve(int argc, char **argv)
     if (par.n < 2) {
         kr_ctx_destroy(ctx);
         kr_array_destroy(t), kr_array_destroy(d);
-        fprintf(stderr, "kray fve: the image size is unknown: give --n or the encoding parameters "
-                        "(--params FILE, or %s)\n", side);
+        kc_error("fve", "the image size is unknown: give --size or the encoding parameters "
+                        "(--params FILE, or %s)", side);
         return KC_EXIT_INPUT;
     }
     if (nvox > 0 && !(par.vfov_cm_s > 0)) {
         kr_ctx_destroy(ctx);
         kr_array_destroy(t), kr_array_destroy(d);
-        fprintf(stderr, "kray fve: the velocity axis needs the encoding parameters: give --vfov "
-                        "(cm/s) or --params FILE (no %s found)\n", side);
+        kc_error("fve", "the velocity axis needs the encoding parameters: give --vfov "
+                        "(cm/s) or --params FILE (no %s found)", side);
         return KC_EXIT_INPUT;
     }
     (void)have_par;
+    if (!strcmp(dcfs, "voronoi") || !strcmp(dcfs, "spiral") || !strcmp(dcfs, "none"))
+        dcf = dcfs[0] == 'v' ? 0 : dcfs[0] == 's' ? 1 : 2;
+    else
+        wp = dcfs;
     if (wp) {
         s = kr_read(wp, &w, NULL, NULL);
         if (s == KR_OK) s = kr_array_astype(&wr, w, KR_F64);
@@ -282,7 +295,7 @@ int kc_tool_fve(int argc, char **argv)
         if (s == KR_OK) s = kr_fve_spectra(NULL, di, sp);
         if (s == KR_OK) s = kr_write(a3, sp, NULL);
         if (s == KR_OK && png) s = kc_fve_png(png, sp);
-        if (s == KR_OK && !c.quiet) {
+        if (s == KR_OK && (c.json || c.verbose)) {
             double bin = par.vfov_cm_s / (double)E;
             if (c.json) {
                 kc_jo j;
@@ -297,8 +310,8 @@ int kc_tool_fve(int argc, char **argv)
                 kc_jo_num(&j, "seconds", t2 - t1);
                 kc_jo_end(&j);
             } else {
-                printf("fve: %lld voxel(s) x %lld encodes x %lld frames x %lld coils in %.4f s (%s, %s); "
-                       "spectra %s, v_b = (b - %lld) x %.4g cm/s\n",
+                kc_note("fve", "%lld voxel(s) x %lld encodes x %lld frames x %lld coils in %.4f s (%s, %s); "
+                       "spectra %s, v_b = (b - %lld) x %.4g cm/s",
                        (long long)nv, (long long)E, (long long)T, (long long)C, t2 - t1,
                        goertzel ? "gridding + goertzel" : "drft", kr_backend_name(kr_ctx_backend(vc)),
                        a3, (long long)(E / 2), bin);
@@ -313,7 +326,7 @@ int kc_tool_fve(int argc, char **argv)
         int64_t M = kr_array_numel(t) / 3, B = kr_array_numel(d) / (M > 0 ? M : 1);
         if (d->dims[0] * (d->ndim > 1 ? d->dims[1] : 1) != M) {
             s = KR_ERR_DIM;
-            fprintf(stderr, "kray fve: data have %lld samples x interleaves, the trajectory %lld samples\n",
+            kc_error("fve", "data have %lld samples x interleaves, the trajectory %lld samples",
                     (long long)(d->dims[0] * (d->ndim > 1 ? d->dims[1] : 1)), (long long)M);
             kr_ctx_destroy(ctx);
             kr_array_destroy(t), kr_array_destroy(d), kr_array_destroy(w), kr_array_destroy(wr);
@@ -331,7 +344,7 @@ int kc_tool_fve(int argc, char **argv)
         for (int64_t i = 0; i < 2 * M * B; i++)
             if (!isfinite(p[i])) {
                 kr_ctx_destroy(ctx);
-                fprintf(stderr, "kray fve: data sample %lld is not finite\n", (long long)(i / 2));
+                kc_error("fve", "data sample %lld is not finite", (long long)(i / 2));
                 kr_array_destroy(t), kr_array_destroy(d), kr_array_destroy(w), kr_array_destroy(wr);
                 return KC_EXIT_INPUT;
             }
@@ -374,7 +387,7 @@ int kc_tool_fve(int argc, char **argv)
             kr_drft_plan_destroy(dp);
         }
         if (s == KR_OK) s = kr_write(a3, di ? di : img, kc_image_io());
-        if (s == KR_OK && !c.quiet) {
+        if (s == KR_OK && (c.json || c.verbose)) {
             if (c.json) {
                 kc_jo j;
                 kc_jo_begin(&j);
@@ -386,7 +399,7 @@ int kc_tool_fve(int argc, char **argv)
                 kc_jo_end(&j);
             } else {
                 char b[128];
-                printf("fve full (%s): %s %s in %.3f s (%s)\n", method ? "drft" : "nufft", a3,
+                kc_note("fve", "full (%s): wrote %s %s in %.3f s (%s)", method ? "drft" : "nufft", a3,
                        kr_dims_string(on, od, b, sizeof b), t2 - t1, kr_backend_name(kr_ctx_backend(ctx)));
             }
         }

@@ -71,7 +71,7 @@ int kc_tool_goertzel(int argc, char **argv)
         }
     }
     if (s == KR_OK) s = kr_write(op, ho, at.n ? NULL : kc_image_io());
-    if (s == KR_OK && !c.quiet) {
+    if (s == KR_OK && (c.json || c.verbose)) {
         if (c.json) {
             kc_jo j;
             kc_jo_begin(&j);
@@ -81,7 +81,7 @@ int kc_tool_goertzel(int argc, char **argv)
             kc_jo_num(&j, "seconds", t1 - t0);
             kc_jo_end(&j);
         } else {
-            printf("goertzel: %s (%s) in %.4f s\n", op, at.n ? "points" : "full image", t1 - t0);
+            kc_note("goertzel", "wrote %s (%s) in %.4f s", op, at.n ? "points" : "full image", t1 - t0);
         }
     }
     kr_array_destroy(k), kr_array_destroy(kc), kr_array_destroy(dk), kr_array_destroy(o);

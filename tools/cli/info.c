@@ -100,7 +100,6 @@ int kc_tool_info(int argc, char **argv)
     kr_io_opts_default(&io);
     io.axes = KR_IO_AXES_IMAGE; /* dims as kray's tools see an image (a .cfl's [y, x] -> [x, y]) */
     for (int i = 0; i < nfiles; i++) {
-        if ((r = kc_check_input("info", files[i])) != 0) return r;
         if ((r = kc_raw_to_io("info", files[i], &raw, &io)) != 0) return r;
     }
     int status = 0;

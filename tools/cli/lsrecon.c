@@ -19,7 +19,7 @@ static kr_status kc_read_complex(const char *path, kr_dtype t, int64_t want, con
     kr_array *a = NULL;
     kr_status s = kr_read(path, &a, NULL, io);
     if (s == KR_OK && kr_array_numel(a) != want) {
-        fprintf(stderr, "kray lsrecon: %s '%s' has %lld values, expected %lld\n", what, path,
+        kc_error("lsrecon", "%s '%s' has %lld values, expected %lld", what, path,
                 (long long)kr_array_numel(a), (long long)want);
         kr_array_destroy(a);
         *printed = 1;
@@ -52,30 +52,26 @@ int kc_tool_lsrecon(int argc, char **argv)
     kc_dims dims;
     memset(&dims, 0, sizeof dims);
     const kc_opt opts[] = {
-        {"traj", 't', KC_STRING, &tp, NULL, "FILE",
-         "trajectory [3, samples...] in cycles per FOV (required)", NULL, 0, 0, NULL},
-        {"data", 'k', KC_STRING, &dp, NULL, "FILE", "k-space samples, one per trajectory point "
-         "(required)", NULL, 0, 0, NULL},
-        {"dims", 'd', KC_DIMS, &dims, NULL, "DIMS", "image size NxM or NxMxP (required)", NULL,
+        {"size", 'n', KC_DIMS, &dims, NULL, "DIMS", "image size NxM or NxMxP (required)", NULL,
          1, 1 << 20, NULL},
-        {"normal", 'n', KC_CHOICE, &normal, "toeplitz", "M",
+        {"normal", 0, KC_CHOICE, &normal, "toeplitz", "M",
          "normal operator F^H W F: toeplitz (FFT with Q on the 2x grid), drft (exact direct "
          "sum) or nufft", "toeplitz|drft|nufft", 0, 0, NULL},
-        {"q", 0, KC_CHOICE, &qm, "nufft", "M",
+        {"q-method", 0, KC_CHOICE, &qm, "nufft", "M",
          "toeplitz: compute Q by an adjoint NUFFT of the weights or by the DrFT", "nufft|drft",
          0, 0, NULL},
         {"lambda", 'l', KC_DOUBLE, &lambda, "0", "L",
          "Tikhonov weight (>= 0): solves (F^H W F + L I) x = F^H W d", NULL, 0, 0, NULL},
-        {"iter", 'i', KC_INT, &iters, "20", "N", "maximum CG iterations", NULL, 1, 1000000, NULL},
-        {"tol", 0, KC_DOUBLE, &tol, "1e-6", "T",
+        {"iters", 'i', KC_INT, &iters, "20", "N", "maximum CG iterations", NULL, 1, 1000000, NULL},
+        {"tol", 't', KC_DOUBLE, &tol, "1e-6", "T",
          "stop when ||b - (A + L I) x|| / ||b|| <= T", NULL, 0, 1, NULL},
-        {"warm", 'w', KC_STRING, &warm, NULL, "FILE", "initial image (warm start)", NULL, 0, 0,
+        {"init", 0, KC_STRING, &warm, NULL, "FILE", "initial image (warm start)", NULL, 0, 0,
          NULL},
-        {"dcf", 0, KC_STRING, &wp, NULL, "FILE",
+        {"dcf", 'w', KC_STRING, &wp, NULL, "FILE",
          "density compensation weights W (e.g. from kray dcf); default W = 1", NULL, 0, 0, NULL},
-        {"eps", 0, KC_DOUBLE, &eps, "0", "E",
+        {"eps", 'e', KC_DOUBLE, &eps, "0", "E",
          "NUFFT accuracy (0 = 1e-4 in f32, 1e-9 in f64)", NULL, 0, 0.1, NULL},
-        {"history", 0, KC_STRING, &hp, NULL, "FILE",
+        {"history-out", 0, KC_STRING, &hp, NULL, "FILE",
          "write the relative residual after each iteration (entry 0: start) as a real array "
          "(.npy, .cfl, ...)", NULL, 0, 0, NULL},
         {"fieldmap", 0, KC_STRING, &fm, NULL, "FILE",
@@ -91,8 +87,20 @@ int kc_tool_lsrecon(int argc, char **argv)
         {"exact", 0, KC_FLAG, &exact, NULL, NULL,
          "--fieldmap: use the exact direct-sum operator (O(M N) per application)", NULL, 0, 0,
          NULL},
+        {"iter", 0, KC_ALIAS, NULL, NULL, "iters", NULL, NULL, 0, 0, NULL},
+        {"warm", 0, KC_ALIAS, NULL, NULL, "init", NULL, NULL, 0, 0, NULL},
+        {"history", 0, KC_ALIAS, NULL, NULL, "history-out", NULL, NULL, 0, 0, NULL},
+        {"dims", 0, KC_RENAMED, NULL, NULL, "--size", "--dims is the size of a raw input", NULL, 0, 0, NULL},
+        {"traj", 't', KC_RENAMED, NULL, NULL, "<traj>, the first argument", NULL, NULL, 0, 0, NULL},
+        {"data", 'k', KC_RENAMED, NULL, NULL, "<kspace>, the second argument", NULL, NULL, 0, 0, NULL},
+        {"", 'd', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL},
+        {"q", 0, KC_RENAMED, NULL, NULL, "--q-method", "--q is the Q kernel of kray drft", NULL, 0, 0, NULL},
         {0}};
-    const kc_arg args[] = {{"output", &op, "reconstructed complex image [nx, ny, nz]", 0}, {0}};
+    const kc_arg args[] = {
+        {"traj", &tp, "trajectory [3, samples...] in cycles per FOV", 0},
+        {"kspace", &dp, "k-space samples, one per trajectory point", 0},
+        {"output", &op, "reconstructed complex image [nx, ny, nz]", 0},
+        {0}};
     const kc_spec spec = {
         "lsrecon",
         "Least-squares reconstruction of single-coil non-Cartesian k-space by conjugate\n"
@@ -103,32 +111,23 @@ int kc_tool_lsrecon(int argc, char **argv)
         opts,
         args,
         KC_JSON,
-        "Examples:\n  kray lsrecon --traj t.cfl --data k.cfl --dims 128x128 --iter 30 x.cfl\n"
-        "  kray lsrecon -t t.cfl -k k.cfl -d 64x64x64 --normal nufft --lambda 10 --history h.npy "
+        "Examples:\n  kray lsrecon --size 128x128 --iters 30 t.cfl k.cfl x.cfl\n"
+        "  kray lsrecon -n 64x64x64 --normal nufft --lambda 10 --history-out h.npy t.cfl k.cfl "
         "x.npy",
         NULL,
         NULL};
     kc_common c;
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
-    if (!tp || !dp) return kc_usage("lsrecon", "--traj and --data are required");
     if (dims.n < 2 || dims.n > 3)
-        return kc_usage("lsrecon", "--dims must be NxM or NxMxP (got %d values)", dims.n);
+        return kc_usage("lsrecon", "--size must be NxM or NxMxP (got %d values)", dims.n);
     if ((r = kc_check_output("lsrecon", op)) != 0) return r;
     if (hp && (r = kc_check_output("lsrecon", hp)) != 0) return r;
-    if (!(lambda >= 0)) {
-        fprintf(stderr, "kray lsrecon: --lambda is %g; the Tikhonov weight must be >= 0\n",
-                lambda);
-        return KC_EXIT_INPUT;
-    }
-    if ((fm != NULL) != (tsp != NULL)) {
-        fprintf(stderr, "kray lsrecon: --fieldmap and --times must be given together\n");
-        return KC_EXIT_INPUT;
-    }
-    if (fm && wp) {
-        fprintf(stderr, "kray lsrecon: --dcf cannot be combined with --fieldmap\n");
-        return KC_EXIT_INPUT;
-    }
+    if (!(lambda >= 0))
+        return kc_usage("lsrecon", "--lambda is %g; the Tikhonov weight must be >= 0", lambda);
+    if ((fm != NULL) != (tsp != NULL))
+        return kc_usage("lsrecon", "--fieldmap and --times must be given together");
+    if (fm && wp) return kc_usage("lsrecon", "--dcf cannot be combined with --fieldmap");
     kr_ctx *ctx = NULL;
     if ((r = kc_make_ctx("lsrecon", &c, &ctx)) != 0) return r;
     kr_dtype cdt = c.precision == 1 ? KR_C128 : KR_C64;
@@ -172,7 +171,7 @@ int kc_tool_lsrecon(int argc, char **argv)
         s = kr_lsq_plan_create(&p, ctx, n, t, wr, &o);
     }
     int64_t msamp = s == KR_OK ? kr_array_numel(t) / t->dims[0] : 0;
-    if (s == KR_OK) s = kc_read_complex(dp, cdt, msamp, "--data", &dh, &printed, NULL);
+    if (s == KR_OK) s = kc_read_complex(dp, cdt, msamp, "<kspace>", &dh, &printed, NULL);
     if (s == KR_OK) {
         kr_array v;
         s = kr_array_wrap(&v, cdt, 1, &msamp, dh->data, KR_HOST);
@@ -182,7 +181,7 @@ int kc_tool_lsrecon(int argc, char **argv)
     if (s == KR_OK) s = kr_array_create(&x, cdt, 3, n, loc, ctx);
     if (s == KR_OK && warm) {
         kr_array *wh = NULL;
-        s = kc_read_complex(warm, cdt, n[0] * n[1] * n[2], "--warm", &wh, &printed,
+        s = kc_read_complex(warm, cdt, n[0] * n[1] * n[2], "--init", &wh, &printed,
                             kc_image_io());
         if (s == KR_OK) {
             kr_array v;
@@ -236,23 +235,21 @@ int kc_tool_lsrecon(int argc, char **argv)
             kc_jo_num(&j, "seconds", t1 - t0);
             kc_jo_nums(&j, "history", info.iterations + 1, h);
             kc_jo_end(&j);
-        } else if (!c.quiet) {
-            printf("lsrecon: %s normal operator, %d iterations, relative residual %.3g (%s), "
-                   "%.3f s\n",
+        } else if (c.verbose) {
+            kc_note("lsrecon", "%s normal operator, %d iterations, relative residual %.3g (%s), "
+                   "%.3f s",
                    mn, info.iterations, info.rel_residual,
                    info.converged ? "converged" : "not converged", t1 - t0);
             if (fm && !exact)
-                printf("  field map %.4g..%.4g Hz, times %.4g..%.4g ms: %d segments, "
-                       "interpolation error %.3g\n",
+                kc_note("lsrecon", "field map %.4g..%.4g Hz, times %.4g..%.4g ms: %d segments, "
+                       "interpolation error %.3g",
                        oi.f_min, oi.f_max, 1e3 * oi.t_min, 1e3 * oi.t_max, oi.segments,
                        oi.interp_err);
-            for (int i = 0; i <= info.iterations; i++) printf("  %4d  %.6e\n", i, h[i]);
         }
         if (!info.converged)
-            fprintf(stderr,
-                    "kray lsrecon: warning: CG did not reach --tol %g in %d iterations "
+            kc_note("lsrecon", "warning: CG did not reach --tol %g in %d iterations "
                     "(relative residual %.3g); wrote the last iterate (CG's error in the "
-                    "energy norm decreases monotonically, so it is the best one)\n",
+                    "energy norm decreases monotonically, so it is the best one)",
                     tol, info.iterations, info.rel_residual);
     }
     free(h);

@@ -67,8 +67,6 @@ int kc_tool_metrics(int argc, char **argv)
     kr_io_opts io;
     kr_io_opts_default(&io);
     io.axes = KR_IO_AXES_IMAGE;
-    if ((r = kc_check_input("metrics", px)) != 0) return r;
-    if ((r = kc_check_input("metrics", pr)) != 0) return r;
     if ((r = kc_raw_to_io("metrics", px, &raw, &io)) != 0) return r;
     if ((r = kc_raw_to_io("metrics", pr, &raw, &io)) != 0) return r;
 
@@ -83,7 +81,7 @@ int kc_tool_metrics(int argc, char **argv)
     if (s != KR_OK) goto fail;
     if (!kc_same_dims(x, ref)) {
         char a[128], b[128];
-        fprintf(stderr, "kray metrics: '%s' has %s values but '%s' has %s\n", px,
+        kc_error("metrics", "'%s' has %s values but '%s' has %s", px,
                 kr_dims_string(x->ndim, x->dims, a, sizeof a), pr,
                 kr_dims_string(ref->ndim, ref->dims, b, sizeof b));
         r = KC_EXIT_INPUT;

@@ -1,5 +1,6 @@
 /* kray nufft: non-uniform FFT (forward / adjoint) of files, and its benchmark. */
 #include "cli.h"
+#include "mri_common.h"
 #include "kray/nufft.h"
 #include "kray/traj.h"
 
@@ -10,26 +11,6 @@
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-/* "random:M" -> M points uniform in [-N/2, N/2) per image axis (kz = 0 in 2-D), fixed seed. */
-static kr_status kc_nufft_random(const char *spec, int nd, const int64_t *n, kr_array **t)
-{
-    char *end = NULL;
-    long long m = strtoll(spec + 7, &end, 10);
-    if (!end || *end || m < 1) return KR_ERR_INVALID_ARG;
-    int64_t d[2] = {3, m};
-    kr_status s = kr_array_create(t, KR_F32, 2, d, KR_HOST, NULL);
-    if (s != KR_OK) return s;
-    float *k = (float *)(*t)->data;
-    uint64_t z = 0x9E3779B97F4A7C15ull;
-    for (long long i = 0; i < 3 * m; i++) {
-        z ^= z << 13, z ^= z >> 7, z ^= z << 17; /* xorshift64 */
-        double u = (double)(z >> 11) / 9007199254740992.0;
-        int a = (int)(i % 3);
-        k[i] = a < nd ? (float)((u - 0.5) * (double)n[a]) : 0.0f;
-    }
-    return KR_OK;
-}
 
 /* Direct sums in float64 for `check` outputs spread over the output (the reference of the
  * benchmark): relative l2 error of `out` (host, c64/c128) over those entries. */
@@ -211,10 +192,8 @@ int kc_tool_nufft(int argc, char **argv)
     kc_dims dims;
     memset(&dims, 0, sizeof dims);
     const kc_opt opts[] = {
-        {"forward", 'F', KC_FLAG, &fwd, NULL, NULL, "image -> k-space samples", NULL, 0, 0, NULL},
-        {"adjoint", 'a', KC_FLAG, &adj, NULL, NULL, "k-space samples -> image (the default)", NULL,
-         0, 0, NULL},
-        {"dims", 'd', KC_DIMS, &dims, NULL, "DIMS",
+        KC_TRANSFORM_DIR_OPTS(fwd, adj),
+        {"size", 'n', KC_DIMS, &dims, NULL, "DIMS",
          "image size NxM or NxMxP, kray's [nx, ny, nz] (BART's -d ny:nx:nz); needed for "
          "--bench. Unless given: forward from the input ([nx, ny] or [nx, ny, 1, batch...] = "
          "2-D, [nx, ny, nz > 1, ...] = 3-D), adjoint from the trajectory as BART does: "
@@ -223,11 +202,11 @@ int kc_tool_nufft(int argc, char **argv)
         {"eps", 'e', KC_DOUBLE, &eps, "1e-4", "E",
          "requested relative l2 accuracy (1e-6 .. 0.1 in f32, down to 1e-14 with --precision f64)",
          NULL, 1e-14, 0.1, NULL},
-        {"sigma", 's', KC_DOUBLE, &sigma, "2", "S", "grid oversampling (1.25 .. 3)", NULL, 1.25, 3,
+        {"sigma", 0, KC_DOUBLE, &sigma, "2", "S", "grid oversampling (1.25 .. 3)", NULL, 1.25, 3,
          NULL},
-        {"width", 'w', KC_INT, &width, "0", "W", "kernel width in grid cells, 0 = from --eps",
+        {"width", 0, KC_INT, &width, "0", "W", "kernel width in grid cells, 0 = from --eps",
          NULL, 0, 16, NULL},
-        {"weights", 'W', KC_STRING, &wp, NULL, "FILE",
+        {"dcf", 'w', KC_STRING, &wp, NULL, "FILE",
          "adjoint: multiply the samples by these real weights first (density compensation, e.g. "
          "from kray dcf)", NULL, 0, 0, NULL},
         {"no-check-finite", 0, KC_FLAG, &nocheck, NULL, NULL,
@@ -238,16 +217,14 @@ int kc_tool_nufft(int argc, char **argv)
         {"bart", 0, KC_FLAG, &bart, NULL, NULL,
          "forward: write k-space as BART does, [1, samples, ...] (input accepts both)", NULL, 0, 0,
          NULL},
-        {"bench", 0, KC_FLAG, &bench, NULL, NULL,
-         "time the transform on random data (arguments: <traj> only; 'random:M' = M random "
-         "points)", NULL, 0, 0, NULL},
-        {"reps", 0, KC_INT, &reps, "10", "N", "bench: timed repetitions", NULL, 1, 1000000, NULL},
-        {"batch", 0, KC_INT64, &batch, "1", "B", "bench: batch (coils)", NULL, 1, 1 << 20, NULL},
-        {"check", 0, KC_INT64, &check, "64", "N",
-         "bench: outputs compared with float64 direct sums (0 = none)", NULL, 0, 1 << 30, NULL},
-        {"save-traj", 0, KC_STRING, &save, NULL, "FILE",
+        KC_TRANSFORM_BENCH_OPTS(bench, reps, batch, check, "points",
+                                "bench: outputs compared with float64 direct sums (0 = none)"),
+        {"traj-out", 0, KC_STRING, &save, NULL, "FILE",
          "bench: also write the trajectory used (e.g. random:M) for a peer (cuFINUFFT)", NULL, 0,
          0, NULL},
+        {"save-traj", 0, KC_ALIAS, NULL, NULL, "traj-out", NULL, NULL, 0, 0, NULL},
+        {"", 'W', KC_RENAMED, NULL, NULL, "-w", NULL, NULL, 0, 0, NULL},
+        {"", 's', KC_RENAMED, NULL, NULL, "--sigma", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {
         {"traj", &tp, "trajectory [3, samples, ...] in cycles per FOV (or random:M with --bench)",
@@ -269,7 +246,7 @@ int kc_tool_nufft(int argc, char **argv)
         "Examples:\n"
         "  kray traj -x 256 -y 402 -o 2 t.cfl && kray nufft t.cfl k.cfl img.cfl\n"
         "  kray nufft --forward --eps 1e-6 t.cfl img.cfl k.cfl\n"
-        "  kray nufft --bench --json --dims 128x128x128 --eps 1e-6 --backend cuda random:2100000",
+        "  kray nufft --bench --json --size 128x128x128 --eps 1e-6 --backend cuda random:2100000",
         NULL,
         NULL};
     kc_common c;
@@ -278,10 +255,10 @@ int kc_tool_nufft(int argc, char **argv)
     if (fwd && adj) return kc_usage("nufft", "give one of --forward, --adjoint");
     if (bench && (ip || op)) return kc_usage("nufft", "--bench takes the trajectory only");
     if (!bench && (!ip || !op)) return kc_usage("nufft", "give <traj> <input> <output>");
-    if (bench && dims.n == 0) return kc_usage("nufft", "--bench needs --dims (the image size)");
+    if (bench && dims.n == 0) return kc_usage("nufft", "--bench needs --size (the image size)");
     if (dims.n != 0 && dims.n != 2 && dims.n != 3)
-        return kc_usage("nufft", "--dims has %d values; give 2 or 3", dims.n);
-    if (wp && fwd) return kc_usage("nufft", "--weights applies to the adjoint only");
+        return kc_usage("nufft", "--size has %d values; give 2 or 3", dims.n);
+    if (wp && fwd) return kc_usage("nufft", "--dcf applies to the adjoint only");
     if (!bench && (r = kc_check_output("nufft", op)) != 0) return r;
     if (save && (r = kc_check_output("nufft", save)) != 0) return r;
     kr_ctx *ctx = NULL;
@@ -305,7 +282,7 @@ int kc_tool_nufft(int argc, char **argv)
     o.check_finite = !nocheck;
     if (!bench || strncmp(tp, "random:", 7) != 0) {
         s = kr_traj_read(tp, &t, KR_F32);
-    } else if (kc_nufft_random(tp, nd, n, &t) != KR_OK) {
+    } else if (kc_random_traj(tp, nd, n, KR_F32, &t) != KR_OK) {
         kr_ctx_destroy(ctx);
         return kc_usage("nufft", "'%s' is not random:M with M >= 1", tp);
     }
@@ -344,8 +321,8 @@ int kc_tool_nufft(int argc, char **argv)
         if (s == KR_OK && kr_array_numel(wr) != M) {
             char d[128];
             kr_clear_error();
-            fprintf(stderr, "kray nufft: weights %s have %s values, the trajectory has %lld "
-                            "samples\n", wp, kr_dims_string(wr->ndim, wr->dims, d, sizeof d),
+            kc_error("nufft", "weights %s have %s values, the trajectory has %lld "
+                            "samples", wp, kr_dims_string(wr->ndim, wr->dims, d, sizeof d),
                     (long long)M);
             s = KR_ERR_DIM;
             r = KC_EXIT_INPUT;
@@ -397,7 +374,7 @@ int kc_tool_nufft(int argc, char **argv)
         }
     }
     if (s == KR_OK) s = kr_write(op, y, fwd ? NULL : kc_image_io());
-    if (s == KR_OK && !c.quiet) {
+    if (s == KR_OK && (c.json || c.verbose)) {
         char d[128];
         kr_nufft_info in;
         kr_nufft_plan_info(p, &in);
@@ -411,7 +388,7 @@ int kc_tool_nufft(int argc, char **argv)
             kc_jo_num(&j, "seconds", t1 - t0);
             kc_jo_end(&j);
         } else {
-            printf("nufft %s: %s %s in %.3f s (%s, eps %g, kernel width %d)\n",
+            kc_note("nufft", "%s: wrote %s %s in %.3f s (%s, eps %g, kernel width %d)",
                    fwd ? "forward" : "adjoint", op, kr_dims_string(y->ndim, y->dims, d, sizeof d),
                    t1 - t0, kr_backend_name(kr_ctx_backend(ctx)), eps, in.width);
         }

@@ -122,7 +122,7 @@ int kc_tool_phantom(int argc, char **argv)
          "parallel-beam [det,view]; kspace: analytic k-space on the Cartesian grid [n,n(,coil)]; "
          "coils: coil sensitivity maps [n,n,coil]",
          "image|mr|sinogram|kspace|coils", 0, 0, NULL},
-        {"contrast", 'c', KC_CHOICE, &p.contrast, "modified", "C",
+        {"contrast", 0, KC_CHOICE, &p.contrast, "modified", "C",
          "Shepp-Logan densities: modified (Toft, 0..1) or original (1974)", "modified|original", 0,
          0, NULL},
         {"size", 'n', KC_DIMS, &p.size, "256", "DIMS",
@@ -132,11 +132,11 @@ int kc_tool_phantom(int argc, char **argv)
         {"supersample", 'S', KC_INT, &p.supersample, "1", "N",
          "sub-samples per pixel and axis, averaged (1 = pixel centre)", NULL, 1,
          KR_PHANTOM_MAX_SUPERSAMPLE, NULL},
-        {"grid", 'g', KC_CHOICE, &p.grid, "ct", "G",
+        {"grid", 0, KC_CHOICE, &p.grid, "ct", "G",
          "image, mr: pixel centres at (2i+1-N)/N (ct) or origin at pixel N/2 (fft, as MRI and "
          "BART; kspace and coils always use it)",
          "ct|fft", 0, 0, NULL},
-        {"dtype", 't', KC_CHOICE, &p.dtype, "auto", "T",
+        {"out-dtype", 0, KC_CHOICE, &p.dtype, "auto", "T",
          "stored element type (auto: --precision; complex for kspace and coils)", "auto|" KC_DTYPES,
          0, 0, NULL},
         {"views", 0, KC_INT, &p.views, "180", "N", "sinogram: number of view angles", NULL, 1,
@@ -146,10 +146,10 @@ int kc_tool_phantom(int argc, char **argv)
         {"det", 0, KC_INT, &p.det, "0", "N",
          "sinogram: detector bins, one image pixel wide, centred (0 = nx)", NULL, 0, 10000000,
          NULL},
-        {"units", 0, KC_CHOICE, &p.units, "pixel", "U",
+        {"units", 'u', KC_CHOICE, &p.units, "pixel", "U",
          "sinogram: line integrals in image pixels or in normalised units (image = [-1,1]^2)",
          "norm|pixel", 0, 0, NULL},
-        {"coils", 0, KC_INT, &p.coils, "0", "N",
+        {"coils", 'c', KC_INT, &p.coils, "0", "N",
          "kspace: multiply by N smooth coil sensitivities (0 = none); coils: number of maps "
          "(0 = 8)",
          NULL, 0, 64, NULL},
@@ -161,6 +161,9 @@ int kc_tool_phantom(int argc, char **argv)
          "field of view in mm, stored as pixel spacing fov/n in formats with a header (0 = "
          "none)",
          NULL, 0, 1e9, NULL},
+        {"dtype", 0, KC_RENAMED, NULL, NULL, "--out-dtype", "--dtype is the element type of a raw input", NULL, 0, 0, NULL},
+        {"", 't', KC_RENAMED, NULL, NULL, "--out-dtype", NULL, NULL, 0, 0, NULL},
+        {"", 'g', KC_RENAMED, NULL, NULL, "--grid", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"output", &out, "file to write (format from the extension)", 0}, {0}};
     const kc_spec spec = {
@@ -249,7 +252,7 @@ int kc_tool_phantom(int argc, char **argv)
     }
     if (c.verbose && !c.quiet) {
         char dims[128], tb[32];
-        fprintf(stderr, "kray phantom: wrote %s (%s, %s) computed in %s\n", out,
+        kc_note("phantom", "wrote %s (%s, %s) computed in %s", out,
                 kr_dims_string(a->ndim, a->dims, dims, sizeof dims), kr_dtype_name(store),
                 kc_fmt_seconds(t1 - t0, tb, sizeof tb));
     }

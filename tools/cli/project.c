@@ -12,12 +12,13 @@ int kc_tool_project(int argc, char **argv)
     int phantom = 0, view = -1;
     const kc_opt opts[] = {
         KC_CONE_OPTS(a),
-        {"phantom", 'p', KC_CHOICE, &phantom, "none", "C",
+        {"phantom", 0, KC_CHOICE, &phantom, "none", "C",
          "instead of a volume: exact line integrals of the 3-D Shepp-Logan (modified or original "
          "contrast) stretched over the volume box",
          "none|modified|original", 0, 0, NULL},
         {"view", 0, KC_INT, &view, "-1", "N", "PNG/PGM output: the view to show (-1 = central)",
          NULL, -1, 2e9, NULL},
+        {"", 'p', KC_RENAMED, NULL, NULL, "--phantom", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"volume", &in, "volume [x, y, z] to project (omit with --phantom)", 0},
                            {"projections", &out, "projections [u, v, view] to write", 1},
@@ -93,14 +94,7 @@ int kc_tool_project(int argc, char **argv)
             goto done;
         }
     }
-    double t1 = kr_time_now();
-    r = kc_cone_write("project", out, proj, g, 0, view);
-    if (r == 0 && c.verbose && !c.quiet) {
-        char d[64], tb[32];
-        fprintf(stderr, "kray project: wrote %s (%s) in %s on %s\n", out,
-                kr_dims_string(proj->ndim, proj->dims, d, sizeof d),
-                kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
-    }
+    r = kc_cone_finish("project", &c, out, proj, g, 0, view, t0, ctx);
 done:
     if (own_v) kr_array_destroy(dv);
     if (own_p) kr_array_destroy(dp);

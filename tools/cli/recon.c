@@ -20,11 +20,11 @@ int kc_tool_recon(int argc, char **argv)
     double noise = 0, crop = 0.8;
     int64_t seed = 1;
     const kc_opt opts[] = {
-        {"combine", 'c', KC_CHOICE, &combine, "rss", "MODE",
+        {"combine", 0, KC_CHOICE, &combine, "rss", "MODE",
          "coil combination: rss (root-sum-of-squares, f32), optimal (S^H Psi^-1 I / S^H Psi^-1 "
          "S with --maps or ESPIRiT maps, c64) or coils (the coil images, c64 [x,y,coil])",
          "rss|optimal|coils", 0, 0, NULL},
-        {"maps", 'm', KC_STRING, &maps_path, NULL, "FILE",
+        {"maps", 0, KC_STRING, &maps_path, NULL, "FILE",
          "optimal: coil sensitivities c64 [x,y,coil] (default: ESPIRiT from the fully sampled "
          "centre of k-space)",
          NULL, 0, 0, NULL},
@@ -32,7 +32,7 @@ int kc_tool_recon(int argc, char **argv)
         {"accel", 'R', KC_INT, &accel, "1", "R",
          "simulate Cartesian undersampling: keep every R-th phase-encode line (axis 1)", NULL, 0, 0,
          &accel_given},
-        {"offset", 0, KC_INT, &offset, "0", "N", "first kept line (0 .. R-1)", NULL, 0, 0, NULL},
+        {"first-line", 0, KC_INT, &offset, "0", "N", "first kept line (0 .. R-1)", NULL, 0, 0, NULL},
         {"acs", 0, KC_INT, &acs, "0", "N", "also keep N central autocalibration lines", NULL, 0, 0,
          NULL},
         {"noise", 0, KC_DOUBLE, &noise, "0", "SIGMA",
@@ -59,6 +59,9 @@ int kc_tool_recon(int argc, char **argv)
          "ISMRMRD: write the file's stored image VAR (e.g. 'cpp' from "
          "ismrmrd_recon_cartesian_2d) instead of reconstructing",
          NULL, 0, 0, NULL},
+        {"offset", 0, KC_RENAMED, NULL, NULL, "--first-line", "--offset is the byte offset of a raw input", NULL, 0, 0, NULL},
+        {"", 'c', KC_RENAMED, NULL, NULL, "--combine", NULL, NULL, 0, 0, NULL},
+        {"", 'm', KC_RENAMED, NULL, NULL, "--maps", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"kspace", &in_path,
                             "k-space c64 [x, y, coil] (BART [x, y, 1, coil] too) or an ISMRMRD "
@@ -87,6 +90,9 @@ int kc_tool_recon(int argc, char **argv)
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
     if ((r = kc_check_output("recon", out_path)) != 0) return r;
+    if (accel < 1 || offset < 0 || offset >= accel)
+        return kc_usage("recon", "--accel %d with --first-line %d: give R >= 1 and 0 <= first "
+                                 "line < R", accel, offset);
     if (extract) {
         if (!kc_mri_is_ismrmrd(in_path))
             return kc_usage("recon", "--extract-image needs an ISMRMRD input (.h5), got '%s'",

@@ -50,14 +50,14 @@ int kc_tool_sense(int argc, char **argv)
         calib = 24, repetition = 0;
     double lambda = 0, tol = 1e-6, crop = 0.8;
     const kc_opt opts[] = {
-        {"maps", 'm', KC_STRING, &maps_path, NULL, "FILE",
+        {"maps", 0, KC_STRING, &maps_path, NULL, "FILE",
          "coil sensitivities c64 [x,y,coil] (default: ESPIRiT from the calibration lines)", NULL, 0,
          0, NULL},
         {"accel", 'R', KC_INT, &accel, "0", "R",
-         "use the lattice of every R-th line from --offset (0 = from the data: the ISMRMRD "
+         "use the lattice of every R-th line from --first-line (0 = from the data: the ISMRMRD "
          "imaging lines, or the regular lattice among the acquired lines)",
          NULL, 0, 0, NULL},
-        {"offset", 0, KC_INT, &offset, "0", "N", "with --accel: first lattice line", NULL, 0, 0,
+        {"first-line", 0, KC_INT, &offset, "0", "N", "with --accel: first lattice line", NULL, 0, 0,
          NULL},
         {"all-lines", 0, KC_FLAG, &all, NULL, NULL,
          "use every acquired line (lattice + calibration lines: exact general solve) instead "
@@ -68,17 +68,22 @@ int kc_tool_sense(int argc, char **argv)
         KC_MRI_PSI_OPT(psi_path),
         {"no-psi", 0, KC_FLAG, &no_psi, NULL, NULL, "ignore the file's noise scans", NULL, 0, 0,
          NULL},
-        {"gfactor", 'g', KC_STRING, &g_path, NULL, "FILE",
+        {"gfactor-out", 0, KC_STRING, &g_path, NULL, "FILE",
          "write the g-factor map (f32; direct solve only)", NULL, 0, 0, NULL},
         {"cg", 0, KC_FLAG, &cg, NULL, NULL,
          "CG-SENSE: conjugate gradients on the normal equations with every acquired line", NULL, 0,
          0, NULL},
-        {"iter", 0, KC_INT, &iters, "100", "N", "CG-SENSE: iterations", NULL, 1, 100000, NULL},
-        {"tol", 0, KC_DOUBLE, &tol, "1e-6", "T", "CG-SENSE: relative residual", NULL, 0, 1, NULL},
+        {"iters", 'i', KC_INT, &iters, "100", "N", "CG-SENSE: iterations", NULL, 1, 100000, NULL},
+        {"tol", 't', KC_DOUBLE, &tol, "1e-6", "T", "CG-SENSE: relative residual", NULL, 0, 1, NULL},
         KC_MRI_MAPS_OUT_OPT(maps_out),
         {"magnitude", 0, KC_FLAG, &magnitude, NULL, NULL, "write |image| as f32", NULL, 0, 0, NULL},
         KC_MRI_ESPIRIT_OPTS(kernel, calib, crop, dataset),
         {"repetition", 0, KC_INT, &repetition, "0", "N", "ISMRMRD: repetition", NULL, 0, 0, NULL},
+        {"offset", 0, KC_RENAMED, NULL, NULL, "--first-line", "--offset is the byte offset of a raw input", NULL, 0, 0, NULL},
+        {"gfactor", 0, KC_ALIAS, NULL, NULL, "gfactor-out", NULL, NULL, 0, 0, NULL},
+        {"iter", 0, KC_ALIAS, NULL, NULL, "iters", NULL, NULL, 0, 0, NULL},
+        {"", 'm', KC_RENAMED, NULL, NULL, "--maps", NULL, NULL, 0, 0, NULL},
+        {"", 'g', KC_RENAMED, NULL, NULL, "--gfactor-out", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"kspace", &in_path,
                             "undersampled k-space c64 [x, y, coil] (zeros where not acquired) "
@@ -98,7 +103,7 @@ int kc_tool_sense(int argc, char **argv)
         args,
         KC_JSON,
         "Examples:\n  kray sense --maps maps.cfl under.cfl sense.cfl\n"
-        "  kray sense --gfactor g.nii --lambda 1e-3 under.cfl sense.nii\n"
+        "  kray sense --gfactor-out g.nii --lambda 1e-3 under.cfl sense.nii\n"
         "  kray sense --backend cuda raw_R4.h5 sense.cfl",
         NULL,
         NULL};
@@ -107,15 +112,12 @@ int kc_tool_sense(int argc, char **argv)
     if (r) return r < 0 ? 0 : r;
     if ((r = kc_check_output("sense", out_path)) != 0) return r;
     if (g_path && (r = kc_check_output("sense", g_path)) != 0) return r;
-    if (g_path && cg) return kc_usage("sense", "--gfactor needs the direct solve (drop --cg)");
+    if (g_path && cg) return kc_usage("sense", "--gfactor-out needs the direct solve (drop --cg)");
     if (!kc_mri_is_ismrmrd(in_path) && (r = kc_check_input("sense", in_path)) != 0) return r;
-    if (accel < 0 || (accel > 0 && (offset < 0 || offset >= accel))) {
-        fprintf(stderr,
-                "kray sense: acceleration R = %d with offset %d is invalid (R >= 1 and 0 <= "
-                "offset < R, or R = 0 to take the lines from the data)\n",
-                accel, offset);
-        return KC_EXIT_INPUT;
-    }
+    if (accel < 0 || (accel > 0 && (offset < 0 || offset >= accel)))
+        return kc_usage("sense", "--accel %d with --first-line %d: give R >= 1 and 0 <= first "
+                                 "line < R, or R = 0 to take the lines from the data",
+                        accel, offset);
     /* ctx: the solve (CPU or CUDA); hctx: host-side work (ESPIRiT, whitening, masks) */
     kr_ctx *ctx = NULL, *hctx = NULL;
     if ((r = kc_make_ctx("sense", &c, &ctx)) != 0) return r;
@@ -234,7 +236,7 @@ int kc_tool_sense(int argc, char **argv)
             kc_jo_end(&j);
         } else if (c.verbose) {
             char tb[32];
-            fprintf(stderr, "kray sense: %s, %lld of %lld lines (R %d), %s in %s\n", method,
+            kc_note("sense", "%s, %lld of %lld lines (R %d), %s in %s", method,
                     (long long)nl, (long long)ny, lattice_r, kr_backend_name(kr_ctx_backend(ctx)),
                     kc_fmt_seconds(t1 - t0, tb, sizeof tb));
         }

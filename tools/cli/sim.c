@@ -58,7 +58,7 @@ int kc_tool_sim(int argc, char **argv)
     kc_sim_args a;
     memset(&a, 0, sizeof a);
     const kc_opt opts[] = {
-        {"object", 'o', KC_STRING, &a.object, NULL, "FILE",
+        {"object", 0, KC_STRING, &a.object, NULL, "FILE",
          "T1 (ms), T2 (ms), PD maps [nx, ny, 3] (as 'kray phantom --kind mr --grid fft'); "
          "default: the built-in MR Shepp-Logan",
          NULL, 0, 0, NULL},
@@ -68,7 +68,7 @@ int kc_tool_sim(int argc, char **argv)
          NULL, 0, 0, NULL},
         {"voxel", 0, KC_DOUBLE, &a.voxel, "1", "MM", "voxel size of the maps along x and y", NULL,
          1e-6, 1e4, NULL},
-        {"slice", 0, KC_DOUBLE, &a.slice, "5", "MM",
+        {"thickness", 0, KC_DOUBLE, &a.slice, "5", "MM",
          "slice thickness (isochromats spread along z "
          "with --sub)",
          NULL, 1e-6, 1e4, NULL},
@@ -87,7 +87,7 @@ int kc_tool_sim(int argc, char **argv)
          "sinusoidal off-resonance along y: amplitude", NULL, -1e6, 1e6, NULL},
         {"sine-cycles", 0, KC_DOUBLE, &a.sine_cyc, "1", "C",
          "sinusoidal off-resonance: cycles across the FOV", NULL, -1e4, 1e4, NULL},
-        {"seq", 's', KC_CHOICE, &a.seq, "gre", "S",
+        {"seq", 0, KC_CHOICE, &a.seq, "gre", "S",
          "gradient echo, spin echo (Cartesian) or single-echo spin-echo EPI", "gre|se|se-epi", 0,
          0, NULL},
         {"seq-file", 0, KC_STRING, &a.seqfile, NULL, "FILE",
@@ -99,7 +99,7 @@ int kc_tool_sim(int argc, char **argv)
         {"tr", 0, KC_DOUBLE, &a.tr, "0", "MS", "repetition time (0: 100 gre/se, 3000 se-epi)", NULL,
          0, 1e6, NULL},
         {"shots", 0, KC_INT, &a.shots, "1", "N",
-         "se-epi: shots (the document's height/ETL; must divide the lines)", NULL, 1, 65536, NULL},
+         "se-epi: shots (Mayo Sarmiento (2018)'s height/ETL; must divide the lines)", NULL, 1, 65536, NULL},
         {"order", 0, KC_CHOICE, &a.order, "interleaved", "O",
          "se-epi line order: interleaved (shot s: lines s, s + shots, ...) or sequential "
          "(segments)",
@@ -116,7 +116,7 @@ int kc_tool_sim(int argc, char **argv)
         {"dummy", 0, KC_INT, &a.dummy, "-1", "N",
          "preparatory TRs (shots) without acquisition (-1: 0 gre/se, 1 se-epi)", NULL, -1,
          1000000, NULL},
-        {"matrix", 'm', KC_DIMS, &a.matrix, NULL, "NxM",
+        {"matrix", 0, KC_DIMS, &a.matrix, NULL, "NxM",
          "acquired matrix (readout x phase); default: the object's size", NULL, 1, 65536, NULL},
         {"fov", 0, KC_DOUBLE, &a.fov, "0", "MM", "field of view, both axes (0 = voxel x size)",
          NULL, 0, 1e6, NULL},
@@ -128,13 +128,19 @@ int kc_tool_sim(int argc, char **argv)
         {"coil-norm", 0, KC_CHOICE, &a.cnorm, "rss", "N",
          "coil sensitivities: rss = 1 at the centre, or none (microtesla per ampere)", "rss|none",
          0, 0, NULL},
-        {"image", 0, KC_STRING, &a.image, NULL, "FILE",
+        {"image-out", 0, KC_STRING, &a.image, NULL, "FILE",
          "also write the images: centred inverse FFT / (nx ny) of each coil's k-space", NULL, 0, 0,
          NULL},
-        {"no-fast-math", 0, KC_FLAG, &a.nofast, NULL, NULL,
+        {"accurate", 0, KC_FLAG, &a.nofast, NULL, NULL,
          "CUDA: accurate sin/cos/exp instead of the hardware approximations", NULL, 0, 0, NULL},
         {"iso-per-thread", 0, KC_INT, &a.ipt, "0", "K", "CUDA: isochromats per thread (0 = auto)",
          NULL, 0, 4, NULL},
+        {"slice", 0, KC_RENAMED, NULL, NULL, "--thickness", "--slice is the index of a slice to show", NULL, 0, 0, NULL},
+        {"image", 0, KC_ALIAS, NULL, NULL, "image-out", NULL, NULL, 0, 0, NULL},
+        {"no-fast-math", 0, KC_ALIAS, NULL, NULL, "accurate", NULL, NULL, 0, 0, NULL},
+        {"", 'o', KC_RENAMED, NULL, NULL, "--object", NULL, NULL, 0, 0, NULL},
+        {"", 's', KC_RENAMED, NULL, NULL, "--seq", NULL, NULL, 0, 0, NULL},
+        {"", 'm', KC_RENAMED, NULL, NULL, "--matrix", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {
         {"kspace", &a.out, "k-space [nx, ny, 1, coils], complex (readout along x)", 0}, {0}};
@@ -147,16 +153,16 @@ int kc_tool_sim(int argc, char **argv)
         "weighted\n"
         "by Biot-Savart coil sensitivities with --coils. k-space sample (m, j) is kx = (m - nx/2)\n"
         "/ FOV, ky = (j - ny/2) / FOV, so a centred inverse FFT gives the image on the fft grid\n"
-        "(--image). A 90 degree pulse of phase 0 leaves Mxy = i M0. With --json a line with the\n"
+        "(--image-out). A 90 degree pulse of phase 0 leaves Mxy = i M0. With --json a line with the\n"
         "timing and throughput (isochromat-steps per second) goes to stdout.",
         opts,
         args,
         KC_JSON,
-        "Examples:\n  kray sim --te 5 --tr 20 --flip 30 --image img.nii k.cfl\n"
+        "Examples:\n  kray sim --te 5 --tr 20 --flip 30 --image-out img.nii k.cfl\n"
         "  kray phantom --kind mr --grid fft --size 256 obj.nii\n"
         "  kray sim --object obj.nii --seq se --te 30 --tr 1000 --coils 16 --per-ring 6 k.cfl\n"
-        "  kray sim --seq se-epi --size 64 --shots 2 --order sequential --image epi.nii k.cfl\n"
-        "  kray sim --seq-file gre.seq --matrix 64x64 --image img.nii k.cfl",
+        "  kray sim --seq se-epi --size 64 --shots 2 --order sequential --image-out epi.nii k.cfl\n"
+        "  kray sim --seq-file gre.seq --matrix 64x64 --image-out img.nii k.cfl",
         NULL,
         NULL};
     kc_common c;
@@ -170,7 +176,7 @@ int kc_tool_sim(int argc, char **argv)
     if (a.ipt == 3) return kc_usage("sim", "--iso-per-thread takes 0, 1, 2 or 4");
     if (a.matrix.n > 2) return kc_usage("sim", "--matrix takes N or NxM");
     if (a.seqfile && a.image && !a.matrix.n)
-        return kc_usage("sim", "--image with --seq-file needs --matrix NxM");
+        return kc_usage("sim", "--image-out with --seq-file needs --matrix NxM");
 
     kr_ctx *ctx = NULL;
     kr_iso *iso = NULL;
@@ -306,9 +312,8 @@ int kc_tool_sim(int argc, char **argv)
         kc_jo_end(&j);
     } else if (c.verbose && !c.quiet) {
         char tb[32];
-        fprintf(stderr,
-                "kray sim: %lld isochromats, %lld samples x %d coils in %s (%.3g "
-                "isochromat-steps/s)\n",
+        kc_note("sim", "%lld isochromats, %lld samples x %d coils in %s (%.3g "
+                "isochromat-steps/s)",
                 (long long)info.niso, (long long)info.nsamples, info.ncoils,
                 kc_fmt_seconds(t1 - t0, tb, sizeof tb), t1 > t0 ? info.iso_steps / (t1 - t0) : 0.0);
     }

@@ -14,7 +14,7 @@ int kc_tool_sirt(int argc, char **argv)
     memset(&it, 0, sizeof it);
     const kc_opt opts[] = {
         KC_CONE_OPTS(a),
-        {"iters", 'n', KC_INT, &it.iters, "50", "N", "iterations (at most)", NULL, 1, 1e6, NULL},
+        {"iters", 'i', KC_INT, &it.iters, "50", "N", "iterations (at most)", NULL, 1, 1e6, NULL},
         {"tol", 't', KC_DOUBLE, &it.tol, "0", "T",
          "stop once ||y - A x|| / ||y|| <= T (0: run every iteration)", NULL, 0, 1e9, NULL},
         {"relax", 0, KC_DOUBLE, &it.relax, "1", "R", "relaxation factor, 0 < R < 2", NULL, 1e-9,
@@ -42,7 +42,7 @@ int kc_tool_sirt(int argc, char **argv)
         "SIRT reconstruction, by default on the matched projector pair:\n"
         "  x <- x + R_relax C A^T R (y - A x),  R = 1 / (A 1), C = 1 / (A^T 1) (computed once),\n"
         "optionally clamped to x >= 0. --backprojector voxel puts the voxel-driven backprojector "
-        "B\n(kray backproject --kind voxel) in place of A^T, and C = 1 / (B 1): an iteration then "
+        "B\n(kray backproject --backprojector voxel) in place of A^T, and C = 1 / (B 1): an iteration then "
         "costs A and\nan FDK backprojection, and converges near the matched pair's result "
         "(CGLS needs the exact\ntranspose: 'kray cgls' has no such option). Runs on the GPU when "
         "there is one (--backend auto).",
@@ -51,7 +51,7 @@ int kc_tool_sirt(int argc, char **argv)
         0,
         KC_CONE_NOTES "\nExamples:\n"
                       "  kray sirt --geom g.json --iters 100 --nonneg proj.nrrd rec.nrrd\n"
-                      "  kray sirt --sod 400 --sdd 600 --pitch 1.2 --vol 128 proj.nrrd rec.nii",
+                      "  kray sirt --sod 400 --sdd 600 --pitch 1.2 --size 128 proj.nrrd rec.nii",
         NULL,
         NULL};
     kc_common c;

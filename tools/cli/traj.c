@@ -20,7 +20,7 @@ int kc_tool_traj(int argc, char **argv)
         {"kind", 'k', KC_CHOICE, &kind, "radial", "K",
          "cartesian grid, 2-D radial (stack of stars with --partitions), spiral, koosh (3-D "
          "radial)", "cartesian|radial|spiral|koosh", 0, 0, NULL},
-        {"dims", 'd', KC_DIMS, &dims, "64x64", "DIMS", "cartesian: grid N, NxM or NxMxP", NULL, 1,
+        {"size", 'n', KC_DIMS, &dims, "64x64", "DIMS", "cartesian: grid N, NxM or NxMxP", NULL, 1,
          1 << 20, NULL},
         {"samples", 'x', KC_INT64, &samples, "64", "X",
          "radial, koosh: readout samples per spoke at Nyquist spacing (BART -x)", NULL, 1, 1 << 24,
@@ -33,20 +33,20 @@ int kc_tool_traj(int argc, char **argv)
         {"golden", 'G', KC_FLAG, &golden, NULL, NULL,
          "radial: golden-angle steps pi/phi (BART -G); koosh: 2-D golden means", NULL, 0, 0,
          NULL},
-        {"tiny", 's', KC_INT, &tiny, "0", "N", "radial: tiny golden angle pi/(phi+N-1) (BART -s)",
+        {"tiny", 0, KC_INT, &tiny, "0", "N", "radial: tiny golden angle pi/(phi+N-1) (BART -s)",
          NULL, 0, 1000, NULL},
         {"full-circle", 'D', KC_FLAG, &full, NULL, NULL,
          "radial: uniform angles over 360 degrees (BART -D)", NULL, 0, 0, NULL},
-        {"dc", 'c', KC_FLAG, &dc, NULL, NULL,
+        {"dc", 0, KC_FLAG, &dc, NULL, NULL,
          "radial, koosh: sample k = 0 on every spoke, positions (i - X/2)/O (BART -c)", NULL, 0,
          0, NULL},
-        {"partitions", 'p', KC_INT64, &parts, "1", "P",
+        {"partitions", 0, KC_INT64, &parts, "1", "P",
          "radial, spiral: stack along kz = p - P/2", NULL, 1, 1 << 20, NULL},
         {"fov", 0, KC_DOUBLE, &fov, "160", "MM", "spiral: field of view at the centre (mm)", NULL,
          1e-3, 1e6, NULL},
         {"res", 0, KC_DOUBLE, &res, "1.4", "MM", "spiral: resolution (mm); kmax = 1/(2 res)",
          NULL, 1e-4, 1e6, NULL},
-        {"interleaves", 'i', KC_INT64, &interleaves, "8", "N", "spiral: interleaves", NULL, 1,
+        {"interleaves", 0, KC_INT64, &interleaves, "8", "N", "spiral: interleaves", NULL, 1,
          1 << 20, NULL},
         {"gmax", 0, KC_DOUBLE, &gmax, "40", "MT_M", "spiral: gradient amplitude limit (mT/m)",
          NULL, 1e-3, 1e4, NULL},
@@ -63,8 +63,15 @@ int kc_tool_traj(int argc, char **argv)
         {"units", 'u', KC_CHOICE, &units, "fov", "U",
          "output k in cycles per FOV (kray, BART), cycles per pixel [-0.5,0.5) or radians "
          "[-pi,pi) (the last two need --matrix)", "fov|pixel|radians", 0, 0, NULL},
-        {"matrix", 'm', KC_DIMS, &matrix, NULL, "DIMS",
+        {"matrix", 0, KC_DIMS, &matrix, NULL, "DIMS",
          "image matrix for --units pixel|radians (e.g. 115x115)", NULL, 1, 1 << 24, NULL},
+        {"dims", 0, KC_RENAMED, NULL, NULL, "--size", "--dims is the size of a raw input", NULL, 0, 0, NULL},
+        {"", 'd', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL},
+        {"", 's', KC_RENAMED, NULL, NULL, "--tiny", NULL, NULL, 0, 0, NULL},
+        {"", 'c', KC_RENAMED, NULL, NULL, "--dc", NULL, NULL, 0, 0, NULL},
+        {"", 'p', KC_RENAMED, NULL, NULL, "--partitions", NULL, NULL, 0, 0, NULL},
+        {"", 'i', KC_RENAMED, NULL, NULL, "--interleaves", NULL, NULL, 0, 0, NULL},
+        {"", 'm', KC_RENAMED, NULL, NULL, "--matrix", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_arg args[] = {{"output", &out, "trajectory file, [3, samples, shots(, partitions)]",
                             0},
@@ -86,7 +93,7 @@ int kc_tool_traj(int argc, char **argv)
         "  kray traj --kind radial -x 256 -y 89 -o 2 --golden t.cfl\n"
         "  kray traj --kind spiral --fov 160 --res 1.4 -i 8 --vd 2 spiral.cfl\n"
         "  kray traj --kind koosh -x 128 -y 8000 koosh.npy\n"
-        "  kray traj --kind cartesian --dims 128x128 cart.cfl",
+        "  kray traj --kind cartesian --size 128x128 cart.cfl",
         NULL,
         NULL};
     kc_common c;
@@ -105,7 +112,7 @@ int kc_tool_traj(int argc, char **argv)
         int64_t d[3] = {1, 1, 1};
         for (int i = 0; i < dims.n && i < 3; i++) d[i] = dims.d[i];
         if (dims.n == 1) d[1] = d[0];
-        if (dims.n > 3) return kc_usage("traj", "--dims has %d values; at most 3", dims.n);
+        if (dims.n > 3) return kc_usage("traj", "--size has %d values; at most 3", dims.n);
         s = kr_traj_cartesian(&t, d[0], d[1], d[2], dt);
     } else if (kind == T_SPIRAL) {
         kr_spiral_opts so;
@@ -129,8 +136,11 @@ int kc_tool_traj(int argc, char **argv)
         s = kr_traj_convert(t, KR_K_CYCLES_PER_FOV,
                             units == 1 ? KR_K_CYCLES_PER_PIXEL : KR_K_RADIANS, n);
     }
-    if (s == KR_OK) s = kr_traj_write(out, t);
-    if (s != KR_OK) {
+    if (s != KR_OK) { /* made from the options alone: a bad combination of values */
+        kr_array_destroy(t);
+        return kc_fail_usage("traj", s);
+    }
+    if ((s = kr_traj_write(out, t)) != KR_OK) {
         kr_array_destroy(t);
         return kc_fail("traj", s);
     }
@@ -153,12 +163,12 @@ int kc_tool_traj(int argc, char **argv)
             kc_jo_num(&j, "slew_limited_ms", info.slew_limited_ms);
         }
         kc_jo_end(&j);
-    } else if (!c.quiet) {
-        printf("trajectory %s: dims %s, max |k| %.4g (per axis %.4g %.4g %.4g)\n", out, d, kr,
+    } else if (c.verbose) {
+        kc_note("traj", "wrote %s: dims %s, max |k| %.4g (per axis %.4g %.4g %.4g)", out, d, kr,
                ax[0], ax[1], ax[2]);
         if (kind == T_SPIRAL)
-            printf("spiral: %lld samples per interleave, readout %.3f ms, matrix %lld (kmax %.3f "
-                   "cycles/FOV), |g| <= %.2f mT/m, slew <= %.1f T/m/s, slew-limited for %.3f ms\n",
+            kc_note("traj", "spiral: %lld samples per interleave, readout %.3f ms, matrix %lld (kmax %.3f "
+                   "cycles/FOV), |g| <= %.2f mT/m, slew <= %.1f T/m/s, slew-limited for %.3f ms",
                    (long long)info.samples, info.readout_ms, (long long)info.matrix, info.kmax,
                    info.gmax_used_mT_m, info.smax_used_T_m_s, info.slew_limited_ms);
     }

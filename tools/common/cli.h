@@ -34,6 +34,11 @@ int kc_tool_goertzel(int argc, char **argv);
 int kc_tool_fve(int argc, char **argv);
 int kc_tool_cgsense(int argc, char **argv);
 
+/* The benchmarks of `kray bench` (tools/bench/bench.c): count, name and one-line summary. */
+int kc_bench_count(void);
+const char *kc_bench_name(int i);
+const char *kc_bench_summary(int i);
+
 /* ---- errors -------------------------------------------------------------------------------- */
 /* "kray <tool>: <sentence>" on stderr; returns KC_EXIT_USAGE. */
 int kc_usage(const char *tool, const char *fmt, ...)
@@ -41,8 +46,26 @@ int kc_usage(const char *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* "kray <tool>: <kr_last_error() or the status name>" on stderr; returns KC_EXIT_INPUT. */
+/* The same line for what is not an error (-v summaries, warnings, notes). */
+void kc_note(const char *tool, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The same for bad input data: prints the sentence and returns KC_EXIT_INPUT. */
+int kc_error(const char *tool, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* "kray <tool>: <kr_last_error() or the status name>" on stderr (without the library's own
+ * "<tool>: " prefix); returns KC_EXIT_INPUT. */
 int kc_fail(const char *tool, kr_status s);
+
+/* The same sentence for a library call whose arguments all come from the options (a geometry
+ * described by --sod/--sdd/..., a trajectory from traj's options): a bad value there is bad
+ * usage, so this returns KC_EXIT_USAGE. */
+int kc_fail_usage(const char *tool, kr_status s);
 
 /* ---- context from the common options ------------------------------------------------------- */
 /* Returns 0, or prints the sentence and returns KC_EXIT_INPUT (e.g. --backend cuda without a
@@ -86,8 +109,9 @@ kr_dtype kc_dtype_of_choice(int i);
          "raw input: bytes to skip at the start of the file", NULL, 0, 1e15, NULL}
 /* clang-format on */
 
-/* Fill `o` (already defaulted) from the raw options; for a .raw path --dims is required
- * (usage error otherwise). Returns 0 or KC_EXIT_USAGE. */
+/* Check that kray reads `path` (kc_check_input), then fill `o` (already defaulted) from the raw
+ * options; for a .raw path --dims is required (usage error otherwise). Returns 0 or
+ * KC_EXIT_USAGE. */
 int kc_raw_to_io(const char *tool, const char *path, const kc_raw *r, kr_io_opts *o);
 
 /* ---- statistics over an array (host), in float64, fixed order ------------------------------ */

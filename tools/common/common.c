@@ -11,11 +11,32 @@
 int kc_usage(const char *tool, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "kray %s: ", tool);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    kc_vmessage(tool, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    return KC_EXIT_USAGE;
+}
+
+void kc_note(const char *tool, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    kc_vmessage(tool, fmt, ap);
+    va_end(ap);
+}
+
+int kc_error(const char *tool, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    kc_vmessage(tool, fmt, ap);
+    va_end(ap);
+    return KC_EXIT_INPUT;
+}
+
+int kc_fail_usage(const char *tool, kr_status s)
+{
+    kc_fail(tool, s);
     return KC_EXIT_USAGE;
 }
 
@@ -23,6 +44,13 @@ int kc_fail(const char *tool, kr_status s)
 {
     const char *why = kr_last_error();
     if (!why || !*why) why = kr_status_string(s);
+    /* The library names its function or module ("fbp: ...", "kr_dcf: ..."); after "kray fbp: "
+     * that name is a doubled prefix, so drop it. */
+    size_t n = strlen(tool);
+    if (!strncmp(why, "kr_", 3) && !strncmp(why + 3, tool, n) && !strncmp(why + 3 + n, ": ", 2))
+        why += 3 + n + 2;
+    else if (!strncmp(why, tool, n) && !strncmp(why + n, ": ", 2))
+        why += n + 2;
     fprintf(stderr, "kray %s: %s\n", tool, why);
     return KC_EXIT_INPUT;
 }
@@ -95,6 +123,8 @@ kr_dtype kc_dtype_of_choice(int i)
 
 int kc_raw_to_io(const char *tool, const char *path, const kc_raw *r, kr_io_opts *o)
 {
+    int rc = kc_check_input(tool, path);
+    if (rc) return rc;
     if (kr_format_from_path(path) != KR_FMT_RAW) return 0;
     if (r->dims.n == 0)
         return kc_usage(tool,

@@ -35,7 +35,7 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
     if (a->geom) {
         if (scan_opts)
             return kc_usage(tool, "give either --geom or the scan options (--sod, --sdd, --det, "
-                                  "--angles, --vol, ...), not both");
+                                  "--angles, --size, ...), not both");
         if ((s = kr_ct_geom_read_json(g, a->geom)) != KR_OK) return kc_fail(tool, s);
         if (!kr_ct_type_is_cone(kr_ct_geom_type(*g))) {
             int rc = kc_usage(tool, "'%s' is a %s geometry; this tool needs a cone or cone-vec one",
@@ -47,7 +47,7 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
     } else {
         if (!a->g_sod || !a->g_sdd)
             return kc_usage(tool, "give the geometry: --geom FILE, or a circular scan with --sod "
-                                  "and --sdd (and --det, --angles, --vol, --voxel)");
+                                  "and --sdd (and --det, --angles, --size, --voxel)");
         kr_ct_scan sc;
         kr_ct_scan_default(&sc);
         sc.type = KR_CT_CONE;
@@ -88,7 +88,7 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
         sc.nviews = n;
         if (a->short_scan) {
             double arc;
-            if ((s = kr_ct_scan_short_arc_deg(&sc, &arc)) != KR_OK) return kc_fail(tool, s);
+            if ((s = kr_ct_scan_short_arc_deg(&sc, &arc)) != KR_OK) return kc_fail_usage(tool, s);
             sc.stop_deg = sc.start_deg + arc;
         }
         kr_ct_grid grid;
@@ -98,11 +98,11 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
         } else if (a->vol.n == 3) {
             for (int d = 0; d < 3; d++) grid.n[d] = a->vol.d[d];
         } else if (a->vol.n != 0) {
-            return kc_usage(tool, "--vol takes N or NxMxK, got %d sizes", a->vol.n);
+            return kc_usage(tool, "--size takes N or NxMxK, got %d sizes", a->vol.n);
         } else if (vol) {
             for (int d = 0; d < 3; d++) grid.n[d] = d < vol->ndim ? vol->dims[d] : 1;
         } else {
-            return kc_usage(tool, "give the volume size with --vol N or --vol NxMxK");
+            return kc_usage(tool, "give the volume size with --size N or --size NxMxK");
         }
         if (a->voxel.n == 1 || a->voxel.n == 3) {
             for (int d = 0; d < 3; d++) grid.voxel_mm[d] = a->voxel.v[a->voxel.n == 3 ? d : 0];
@@ -119,7 +119,7 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
             return kc_usage(tool, "--vol-offset takes three values X,Y,Z (mm), got %d",
                             a->vol_offset.n);
         for (int d = 0; d < 3; d++) grid.offset_mm[d] = a->vol_offset.v[d];
-        if ((s = kr_ct_geom_create(g, &sc, &grid)) != KR_OK) return kc_fail(tool, s);
+        if ((s = kr_ct_geom_create(g, &sc, &grid)) != KR_OK) return kc_fail_usage(tool, s);
     }
     if (a->write_geom && (s = kr_ct_geom_write_json(*g, a->write_geom, 0)) != KR_OK) {
         kr_ct_geom_destroy(*g);
@@ -299,15 +299,11 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
     }
     double t1 = kr_time_now();
     if ((r = kc_cone_write(tool, out, vol, g, 1, -1)) != 0) goto done;
-    if (c->verbose && !c->quiet)
-        for (int k = 0; k <= info.iterations; k++)
-            fprintf(stderr, "kray %s: iteration %d: relative residual %.6g\n", tool, k, hist[k]);
-    if (!c->quiet) {
+    if (c->verbose) { /* the iterations were logged as they ran (-v) */
         char tb[32];
-        printf("%s: %d iterations, relative residual %.4g (%s), %s on %s\n", tool,
-               info.iterations,
-               info.rel_residual, it->cgls ? "||A^T r|| / ||A^T y||" : "||y - A x|| / ||y||",
-               kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
+        kc_note(tool, "%d iterations, relative residual %.4g (%s), %s on %s", info.iterations,
+                info.rel_residual, it->cgls ? "||A^T r|| / ||A^T y||" : "||y - A x|| / ||y||",
+                kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
     }
 done:
     free(hist);
@@ -323,3 +319,16 @@ done:
     return r;
 }
 
+
+int kc_cone_finish(const char *tool, const kc_common *c, const char *path, const kr_array *a,
+                   const kr_ct_geom *g, int is_volume, int index, double t0, const kr_ctx *ctx)
+{
+    double t1 = kr_time_now();
+    int r = kc_cone_write(tool, path, a, g, is_volume, index);
+    if (r == 0 && c->verbose) {
+        char d[64], tb[32];
+        kc_note(tool, "wrote %s (%s) in %s on %s", path, kr_dims_string(a->ndim, a->dims, d, sizeof d),
+                kc_fmt_seconds(t1 - t0, tb, sizeof tb), kr_backend_name(kr_ctx_backend(ctx)));
+    }
+    return r;
+}

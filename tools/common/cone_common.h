@@ -18,7 +18,7 @@ typedef struct kc_cone {
 } kc_cone;
 
 /* clang-format off */
-#define KC_CONE_OPTS(a)                                                                        \
+#define KC_CONE_GEOM_OPTS(a, vol_help, voxel_help)                                            \
     {"geom", 'g', KC_STRING, &(a).geom, NULL, "FILE",                                          \
      "geometry JSON (types cone, cone-vec); or describe a circular scan with --sod, --sdd...",  \
      NULL, 0, 0, NULL},                                                                        \
@@ -40,20 +40,26 @@ typedef struct kc_cone {
      NULL, 0, 0, &(a).g_angles},                                                               \
     {"short-scan", 0, KC_FLAG, &(a).short_scan, NULL, NULL,                                    \
      "stop = start + 180 degrees + the fan angle", NULL, 0, 0, NULL},                          \
-    {"vol", 0, KC_DIMS, &(a).vol, NULL, "N|NxMxK",                                             \
-     "volume voxels (default: the size of the volume read)", NULL, 1, 1048576, &(a).g_vol},    \
-    {"voxel", 0, KC_LIST, &(a).voxel, NULL, "MM[,MM,MM]",                                      \
-     "voxel size (default: the volume's spacing, else pitch x sod / sdd)", NULL, 1e-9, 1e9,    \
+    {"size", 'n', KC_DIMS, &(a).vol, NULL, "N|NxMxK", vol_help, NULL, 1, 1048576, &(a).g_vol},  \
+    {"voxel", 0, KC_LIST, &(a).voxel, NULL, "MM[,MM,MM]", voxel_help, NULL, 1e-9, 1e9,         \
      &(a).g_voxel},                                                                            \
     {"vol-offset", 0, KC_LIST, &(a).vol_offset, "0,0,0", "X,Y,Z", "volume centre (mm)", NULL,  \
      -1e9, 1e9, &(a).g_voff},                                                                  \
-    {"write-geom", 0, KC_STRING, &(a).write_geom, NULL, "FILE",                                \
-     "write the geometry used as JSON", NULL, 0, 0, NULL},                                     \
+    {"geom-out", 0, KC_STRING, &(a).write_geom, NULL, "FILE",                                  \
+     "also write the geometry used as JSON", NULL, 0, 0, NULL},                                \
+    {"vol", 0, KC_ALIAS, NULL, NULL, "size", NULL, NULL, 0, 0, NULL},                          \
+    {"write-geom", 0, KC_ALIAS, NULL, NULL, "geom-out", NULL, NULL, 0, 0, NULL}
+
+/* The geometry above and the projector: the options of project, backproject, sirt and cgls. */
+#define KC_CONE_OPTS(a)                                                                        \
+    KC_CONE_GEOM_OPTS(a, "volume voxels (default: the size of the volume read)",               \
+                      "voxel size (default: the volume's spacing, else pitch x sod / sdd)"),    \
     {"method", 'm', KC_CHOICE, &(a).method, "joseph", "M",                                     \
      "projector: joseph (bilinear samples on voxel planes) or siddon (exact lengths)",         \
      "joseph|siddon", 0, 0, NULL},                                                             \
-    {"rays", 'k', KC_INT, &(a).rays, "1", "K", "K x K sub-rays per detector pixel", NULL, 1,   \
-     16, NULL}
+    {"rays", 0, KC_INT, &(a).rays, "1", "K", "K x K sub-rays per detector pixel", NULL, 1,     \
+     16, NULL},                                                                                \
+    {"", 'k', KC_RENAMED, NULL, NULL, "--rays", NULL, NULL, 0, 0, NULL}
 /* clang-format on */
 
 #define KC_CONE_NOTES                                                                          \
@@ -62,8 +68,8 @@ typedef struct kc_cone {
     "v up),\nvolumes [x, y, z] centred on --vol-offset. Lengths in mm, angles in degrees."
 
 /* Build the geometry from --geom or the scan options. proj (dims [u, v, view]) and vol / vmeta
- * (a volume read and its spacing) may be NULL; they supply --det, the view count, --vol and
- * --voxel when those are not given. Writes --write-geom. Returns 0 or an exit code (after
+ * (a volume read and its spacing) may be NULL; they supply --det, the view count, --size and
+ * --voxel when those are not given. Writes --geom-out. Returns 0 or an exit code (after
  * printing one sentence). */
 int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
                      const kr_array *vol, const kr_meta *vmeta, kr_ct_geom **g);
@@ -79,6 +85,10 @@ int kc_cone_read(const char *tool, const char *path, kr_dtype t, int is_volume, 
 /* Write a volume (spacing and origin from the geometry) or projections (spacing = pitch). PNG
  * and PGM get the central slice (volumes) or view (projections) unless slice >= 0, window
  * min..max. Returns 0 or an exit code. */
+/* kc_cone_write, then with -v one line naming the file, its size, the time since t0 and the
+ * backend. 0 or an exit code. */
+int kc_cone_finish(const char *tool, const kc_common *c, const char *path, const kr_array *a,
+                   const kr_ct_geom *g, int is_volume, int index, double t0, const kr_ctx *ctx);
 int kc_cone_write(const char *tool, const char *path, const kr_array *a, const kr_ct_geom *g,
                   int is_volume, int slice);
 

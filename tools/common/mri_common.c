@@ -192,3 +192,25 @@ int kc_mri_write_image(const char *tool, const char *path, const kr_array *img, 
     kr_array_destroy(mag);
     return r;
 }
+
+kr_status kc_random_traj(const char *spec, int nd, const int64_t n[3], kr_dtype dt, kr_array **t)
+{
+    char *end = NULL;
+    long long m = strtoll(spec + 7, &end, 10);
+    if (!end || *end || m < 1) return KR_ERR_INVALID_ARG;
+    int64_t d[2] = {3, m};
+    kr_status s = kr_array_create(t, dt, 2, d, KR_HOST, NULL);
+    if (s != KR_OK) return s;
+    uint64_t z = 0x9E3779B97F4A7C15ull;
+    for (long long i = 0; i < 3 * m; i++) {
+        z ^= z << 13, z ^= z >> 7, z ^= z << 17;               /* xorshift64 */
+        double u = (double)(z >> 11) / 9007199254740992.0; /* [0, 1) */
+        int a = (int)(i % 3);
+        double k = a < nd && n[a] > 1 ? (u - 0.5) * (double)n[a] : 0.0;
+        if (dt == KR_F64)
+            ((double *)(*t)->data)[i] = k;
+        else
+            ((float *)(*t)->data)[i] = (float)k;
+    }
+    return KR_OK;
+}

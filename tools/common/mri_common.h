@@ -58,6 +58,32 @@ int kc_mri_write(const char *tool, const char *path, const kr_array *a);
 int kc_mri_maps(const char *tool, const kr_ctx *ctx, const kc_mri_input *in, const char *path,
                 const int64_t *want, int kernel, int calib, double crop, const char *out_path,
                 kr_array **maps);
+/* ---- nufft and drft: the transform's options and its benchmark's random trajectory ---- */
+/* "random:M" -> M samples uniform in [-n/2, n/2) along each of the first nd axes with n > 1
+ * (0 along the others), [3, M] of element type dt (KR_F32 or KR_F64); a fixed xorshift64
+ * sequence, so every run and machine gets the same points. */
+kr_status kc_random_traj(const char *spec, int nd, const int64_t n[3], kr_dtype dt, kr_array **t);
+
+/* clang-format off */
+#define KC_TRANSFORM_DIR_OPTS(fwd, adj)                                                        \
+    {"forward", 'F', KC_FLAG, &(fwd), NULL, NULL, "image -> k-space samples", NULL, 0, 0, NULL}, \
+    {"adjoint", 'a', KC_FLAG, &(adj), NULL, NULL, "k-space samples -> image (the default)",   \
+     NULL, 0, 0, NULL}
+/* --bench and its options; `what` names the random samples ("samples", "points"), check_help
+ * the reference of --check. */
+#define KC_TRANSFORM_BENCH_OPTS(bench, reps, batch, check, what, check_help)                   \
+    {"bench", 0, KC_FLAG, &(bench), NULL, NULL,                                                \
+     "time the transform on random data (arguments: <traj> only; 'random:M' = M random "       \
+     what ")", NULL, 0, 0, NULL},                                                              \
+    {"reps", 0, KC_INT, &(reps), "10", "N", "bench: timed repetitions", NULL, 1, 1000000, NULL}, \
+    {"batch", 0, KC_INT64, &(batch), "1", "B", "bench: batch (coils)", NULL, 1, 1 << 20, NULL}, \
+    {"check", 0, KC_INT64, &(check), "64", "N", check_help, NULL, 0, 1 << 30, NULL},          \
+    {"dims", 0, KC_RENAMED, NULL, NULL, "--size", "--dims is the size of a raw input", NULL, 0, \
+     0, NULL},                                                                                 \
+    {"weights", 0, KC_ALIAS, NULL, NULL, "dcf", NULL, NULL, 0, 0, NULL},                       \
+    {"", 'd', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL}
+/* clang-format on */
+
 /* Write a c64 image, or its magnitude as f32 when magnitude != 0; 0 or exit code. */
 int kc_mri_write_image(const char *tool, const char *path, const kr_array *img, int magnitude);
 

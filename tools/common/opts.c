@@ -1,6 +1,8 @@
 /* kray command line: declarative option parser and help printer (see opts.h). */
 #include "opts.h"
 
+#include "internal.h" /* kri_escape */
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -15,16 +17,41 @@ static int kc_perr(const kc_spec *spec, const char *fmt, ...)
 #endif
     ;
 
-static int kc_perr(const kc_spec *spec, const char *fmt, ...)
+void kc_vmessage(const char *tool, const char *fmt, va_list ap)
+{
+    char raw[2048], esc[2048];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    kri_escape(esc, sizeof esc, raw);
+    fprintf(stderr, "kray %s: %s\n", tool, esc);
+    fflush(stderr);
+}
+
+static void kc_message(const char *tool, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void kc_message(const char *tool, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "kray %s: ", spec->tool);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    kc_vmessage(tool, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see 'kray %s --help')\n", spec->tool);
+}
+
+static int kc_perr(const kc_spec *spec, const char *fmt, ...)
+{
+    char raw[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    kc_message(spec->tool, "%s (see 'kray %s --help')", raw, spec->tool);
     return KC_EXIT_USAGE;
 }
+
+/* Rows that --help, the reference and the vocabulary show (not the old spellings). */
+static int kc_shown(const kc_opt *o) { return o->type != KC_ALIAS && o->type != KC_RENAMED; }
 
 const char *kc_choice_name(const char *choices, int index, char *buf, size_t len)
 {
@@ -249,6 +276,8 @@ static int kc_set(const kc_spec *spec, const kc_opt *o, const char *val)
         return 0;
     }
     case KC_FLAG: *(int *)o->ptr += 1; return 0;
+    case KC_ALIAS:
+    case KC_RENAMED:
     case KC_END: break;
     }
     return kc_perr(spec, "internal error: option '%s' has no type", nm);
@@ -327,6 +356,7 @@ static void kc_help_block(FILE *f, const kc_opt *opts, int n, int width)
 {
     for (int i = 0; i < n; i++) {
         const kc_opt *o = &opts[i];
+        if (!kc_shown(o)) continue;
         char left[128];
         int k = o->shrt ? snprintf(left, sizeof left, "  -%c, --%s", o->shrt, o->name)
                         : snprintf(left, sizeof left, "      --%s", o->name);
@@ -372,6 +402,7 @@ void kc_print_help(const kc_spec *spec, FILE *f)
 
     int width = 0;
     for (int i = 0; i < n; i++) {
+        if (!kc_shown(&all[i])) continue;
         int w = 8 + (int)strlen(all[i].name) + 2;
         if (all[i].type != KC_FLAG) w += 1 + (int)strlen(kc_default_meta(&all[i]));
         if (w > width) width = w;
@@ -418,7 +449,8 @@ void kc_print_help(const kc_spec *spec, FILE *f)
 static const kc_opt *kc_find_long(const kc_opt *all, int n, const char *name, size_t len)
 {
     for (int i = 0; i < n; i++)
-        if (strlen(all[i].name) == len && strncmp(all[i].name, name, len) == 0) return &all[i];
+        if (all[i].name[0] && strlen(all[i].name) == len && strncmp(all[i].name, name, len) == 0)
+            return &all[i];
     return NULL;
 }
 
@@ -438,6 +470,7 @@ int kc_parse(const kc_spec *spec, kc_common *common, int argc, char **argv)
     /* Defaults first, through the same parser. */
     for (int i = 0; i < n; i++) {
         const kc_opt *o = &all[i];
+        if (!kc_shown(o)) continue;
         if (o->type == KC_FLAG) *(int *)o->ptr = 0;
         if (o->type == KC_RANGE && !o->def) ((kc_range *)o->ptr)->set = 0;
         if (o->type == KC_DIMS && !o->def) ((kc_dims *)o->ptr)->n = 0;
@@ -451,6 +484,14 @@ int kc_parse(const kc_spec *spec, kc_common *common, int argc, char **argv)
     for (const kc_arg *a = spec->args; a && a->name; a++) *a->ptr = NULL;
     if (spec->nrest) *spec->nrest = 0;
 
+    if (argc >= 2 && !strcmp(argv[1], "--kc-table")) {
+        kc_print_table(spec, stdout);
+        return -1;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--kc-markdown")) {
+        kc_print_markdown(spec, stdout);
+        return -1;
+    }
     const kc_arg *next = spec->args && spec->args->name ? spec->args : NULL;
     int only_positional = 0;
     for (int i = 1; i < argc; i++) {
@@ -498,6 +539,18 @@ int kc_parse(const kc_spec *spec, kc_common *common, int argc, char **argv)
                     val = s + 2;
                 }
             }
+            if (o->type == KC_RENAMED)
+                return kc_perr(spec, "option '%s' is now '%s'%s%s", shown, o->meta,
+                               o->help ? ": " : "", o->help ? o->help : "");
+            if (o->type == KC_ALIAS) {
+                const kc_opt *t = kc_find_long(all, n, o->meta, strlen(o->meta));
+                if (!t) return kc_perr(spec, "internal error: alias '%s' has no target", shown);
+                kc_message(spec->tool, "'%s' is an old spelling of '--%s'; it will go", shown,
+                           t->name);
+                if (t->type == KC_FLAG && val)
+                    return kc_perr(spec, "option '%s' takes no value", shown);
+                o = t;
+            }
             if (o->type != KC_FLAG && !val) {
                 if (i + 1 >= argc)
                     return kc_perr(spec, "option '%s' needs a value (%s)", shown,
@@ -522,4 +575,86 @@ int kc_parse(const kc_spec *spec, kc_common *common, int argc, char **argv)
     }
     if (next && !next->optional) return kc_perr(spec, "missing argument <%s>", next->name);
     return 0;
+}
+
+static const char *kc_type_name(kc_type t)
+{
+    static const char *const names[] = {"end",  "flag", "int",   "int64", "double", "string",
+                                        "choice", "dims", "list", "range", "alias", "renamed"};
+    return (int)t >= 0 && (int)t < (int)(sizeof names / sizeof names[0]) ? names[t] : "?";
+}
+
+void kc_print_table(const kc_spec *spec, FILE *f)
+{
+    kc_common dummy;
+    kc_opt all[128];
+    int n = kc_collect(spec, &dummy, all, 128), ntool = 0;
+    for (const kc_opt *o = spec->opts; o && o->type != KC_END; o++) ntool++;
+    for (int i = 0; i < n; i++) {
+        const kc_opt *o = &all[i];
+        const char *kind = o->type == KC_ALIAS     ? "alias"
+                           : o->type == KC_RENAMED ? "renamed"
+                           : i >= ntool            ? "common"
+                                                   : "opt";
+        char sh[2] = {o->shrt, '\0'};
+        fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", spec->tool, o->name, sh, kc_type_name(o->type),
+                kc_shown(o) ? kc_default_meta(o) : (o->meta ? o->meta : ""), kind,
+                o->type == KC_CHOICE ? o->choices : "");
+    }
+    for (const kc_arg *a = spec->args; a && a->name; a++)
+        fprintf(f, "%s\t<%s>\t\targ\t\t%s\t\n", spec->tool, a->name,
+                a->optional ? "optional" : "required");
+}
+
+/* Markdown table cell: '|' escaped, everything else as is. */
+static void kc_md_cell(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '|') fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+void kc_print_markdown(const kc_spec *spec, FILE *f)
+{
+    fprintf(f, "### `kray %s`\n\n", spec->tool);
+    if (spec->summary) {
+        /* one paragraph: the summary's line breaks become spaces */
+        for (const char *p = spec->summary; *p; p++) fputc(*p == '\n' ? ' ' : *p, f);
+        fprintf(f, "\n\n");
+    }
+    fprintf(f, "`kray %s [options]", spec->tool);
+    for (const kc_arg *a = spec->args; a && a->name; a++)
+        fprintf(f, a->optional ? " [<%s>]" : " <%s>", a->name);
+    if (spec->rest) fprintf(f, " ...");
+    fprintf(f, "`\n\n");
+    int any = 0;
+    for (const kc_arg *a = spec->args; a && a->name; a++) {
+        if (!any++) fprintf(f, "| argument or option | meaning |\n| --- | --- |\n");
+        fprintf(f, "| `<%s>` | ", a->name);
+        kc_md_cell(f, a->help);
+        fprintf(f, "%s |\n", a->optional ? " (optional)" : "");
+    }
+    for (const kc_opt *o = spec->opts; o && o->type != KC_END; o++) {
+        if (!kc_shown(o)) continue;
+        if (!any++) fprintf(f, "| argument or option | meaning |\n| --- | --- |\n");
+        fprintf(f, "| `");
+        if (o->shrt) fprintf(f, "-%c, ", o->shrt);
+        fprintf(f, "--%s", o->name);
+        if (o->type != KC_FLAG) fprintf(f, " %s", kc_default_meta(o));
+        fprintf(f, "` | ");
+        kc_md_cell(f, o->help);
+        if (o->type == KC_CHOICE) {
+            fprintf(f, " (`");
+            kc_md_cell(f, o->choices);
+            fprintf(f, "`)");
+        }
+        if (o->def && o->type != KC_FLAG) fprintf(f, " (default `%s`)", o->def);
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "%s", any ? "\n" : "");
+    if (spec->common & KC_JSON) fprintf(f, "Also takes `--json`.\n\n");
+    if (spec->common & KC_HOST)
+        fprintf(f, "Runs on the CPU: `--backend` and `--device` are accepted and have no "
+                   "effect.\n\n");
 }

@@ -19,6 +19,7 @@
 
 #include "kray/kray.h"
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,7 +37,15 @@ typedef enum kc_type {
     KC_CHOICE,  /* int *: index of the value in `choices` ("a|b|c") */
     KC_DIMS,    /* kc_dims *: "256", "256x256", "64x64x32" (each >= 1) */
     KC_LIST,    /* kc_list *: comma-separated numbers "0,45,90" */
-    KC_RANGE    /* kc_range *: "lo:hi" with lo < hi */
+    KC_RANGE,   /* kc_range *: "lo:hi" with lo < hi */
+    /* Old spellings (hidden from --help, the reference and the vocabulary check):
+     *   {"iter", 0, KC_ALIAS, NULL, NULL, "iters"}: --iter works as --iters, with one line on
+     *     stderr naming the new spelling (only for names that mean nothing else in any tool);
+     *   {"dims", 0, KC_RENAMED, NULL, NULL, "--size"} (or a short letter with name ""): using
+     *     it is a usage error whose sentence names the new spelling (meta) and, when given,
+     *     the reason (help). */
+    KC_ALIAS,
+    KC_RENAMED
 } kc_type;
 
 #define KC_MAX_LIST 64
@@ -109,9 +118,18 @@ typedef struct kc_spec {
 
 /* Parse argv[1..argc-1] (argv[0] is the tool name). Returns 0 to proceed, KC_EXIT_USAGE after
  * printing one sentence on stderr, or -1 after printing the help on stdout (the tool then
- * exits 0). */
+ * exits 0). Two hidden first arguments print the tables instead of the help, for `kray help`:
+ * --kc-table (one tab-separated line per option: tool, long name, short letter, type, value
+ * placeholder, row kind opt|alias|renamed, choices) and --kc-markdown (the tool's reference as
+ * Markdown, the text docs/cli.md carries). */
 int kc_parse(const kc_spec *spec, kc_common *common, int argc, char **argv);
 void kc_print_help(const kc_spec *spec, FILE *f);
+void kc_print_markdown(const kc_spec *spec, FILE *f);
+void kc_print_table(const kc_spec *spec, FILE *f);
+
+/* Message helpers of the command line: `fmt` formatted, control bytes escaped (kri_escape),
+ * one line on stderr starting "kray <tool>: ". */
+void kc_vmessage(const char *tool, const char *fmt, va_list ap);
 
 /* The --backend choices "auto|cpu-serial|...": the library's backend names (kr_backend_name) in
  * kr_backend order, so the index a choice parses to is the kr_backend value itself. */

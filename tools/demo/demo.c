@@ -120,7 +120,7 @@ int kc_tool_demo(int argc, char **argv)
     const char *out = NULL, *only = NULL;
     int quick = 0, list = 0;
     const kc_opt opts[] = {
-        {"out", 'o', KC_STRING, &out, "out", "DIR",
+        {"out", 0, KC_STRING, &out, "out", "DIR",
          "output directory (created): PNG images and report.html", NULL, 0, 0, NULL},
         {"quick", 0, KC_FLAG, &quick, NULL, NULL,
          "smaller images and fewer iterations (about a second; used by the tests)", NULL, 0, 0,
@@ -128,6 +128,7 @@ int kc_tool_demo(int argc, char **argv)
         {"only", 0, KC_STRING, &only, NULL, "LIST",
          "run only these sections (comma-separated names, see --list)", NULL, 0, 0, NULL},
         {"list", 0, KC_FLAG, &list, NULL, NULL, "list the sections and exit", NULL, 0, 0, NULL},
+        {"", 'o', KC_RENAMED, NULL, NULL, "--out", NULL, NULL, 0, 0, NULL},
         {0}};
     const kc_spec spec = {
         "demo",

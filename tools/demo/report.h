@@ -1,6 +1,6 @@
 /* kray command line: a tiny self-contained HTML report writer (no external scripts, fonts or
  * style sheets; images are PNG files referenced by relative path, charts are inline SVG).
- * The document is built in memory and written atomically (temporary name, then rename). */
+ * The report is built in memory and written atomically (temporary name, then rename). */
 #ifndef KRAY_TOOLS_REPORT_H
 #define KRAY_TOOLS_REPORT_H
 

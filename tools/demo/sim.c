@@ -1,6 +1,6 @@
-/* kray demo, section "sim": Bloch simulation of the document's single-echo spin-echo EPI of the
+/* kray demo, section "sim": Bloch simulation of Mayo Sarmiento (2018)'s single-echo spin-echo EPI of the
  * MR Shepp-Logan with a 16-coil MRXCAT array (rings of 5/6/5), SENSE at R = 2; then the
- * document's 32-coil cases at R = 2 and R = 8 (array radius 300 mm) by the image-domain route
+ * 32-coil cases of Mayo Sarmiento (2018) at R = 2 and R = 8 (array radius 300 mm) by the image-domain route
  * with noise: SENSE images, g-factor maps, error images and their numbers. */
 #include "demo.h"
 
@@ -116,7 +116,7 @@ static kr_status kc_run_sim(kc_demo *d)
     kr_coil coils[16];
     int nr = 0;
     kc_report_para(d->report,
-                   "Bloch simulation (CPU) of the document's single-echo spin-echo EPI (TE 120 ms, "
+                   "Bloch simulation (CPU) of Mayo Sarmiento (2018)'s single-echo spin-echo EPI (TE 120 ms, "
                    "TR 3000 ms, one shot, one preparatory shot, interleaved order, hard pulses, "
                    "alternating readouts sorted back into Cartesian k-space) of the %lldx%lld MR "
                    "Shepp-Logan (FOV 256 mm) received by 16 Biot-Savart loops in rings of 5/6/5 "
@@ -124,9 +124,9 @@ static kr_status kc_run_sim(kc_demo *d)
                    "with the same maps (R = 1). The 32-coil cases (one ring of 32 at 300 mm) use the "
                    "image-domain route (reference image x map, FFT) with complex Gaussian noise "
                    "of sigma 0.01%% of the largest coil k-space sample (image SNR about 150 at R = 1). At 300 mm the loops are far "
-                   "from a 256 mm FOV and R = 8 is ill-conditioned (the document's failure): "
+                   "from a 256 mm FOV and R = 8 is ill-conditioned (Mayo Sarmiento (2018)'s failure): "
                    "without regularisation the g-factor is in the thousands; lambda 0.0002 bounds it "
-                   "at the price of bias. Without noise R = 8 is exact (the document's R = 8 "
+                   "at the price of bias. Without noise R = 8 is exact (Mayo Sarmiento (2018)'s R = 8 "
                    "failed without any noise: a numerical failure, not a physical one), and with "
                    "the ring at 160 mm, just outside the FOV as a body array sits, R = 8 works "
                    "with noise (see the table).",
