@@ -15,7 +15,16 @@ typedef struct kri_wfile {
     char path[4096];
     char tmp[4200];
     kr_status status; /* first error seen by kri_wfile_write */
+    int slot;         /* kri_tmp_register's slot of tmp (-1: none) */
 } kri_wfile;
+
+/* ---- temporary files removed on SIGINT, SIGTERM, SIGHUP and SIGXFSZ (tmpreg.c) ------------ */
+/* Register a temporary path (before creating it); returns the slot for kri_tmp_unregister, or
+ * -1 when the path is too long or every slot is taken. The first call installs the handler
+ * for the signals still at their default action. */
+int kri_tmp_register(const char *path);
+/* After the file was renamed into place or removed (accepts -1). */
+void kri_tmp_unregister(int slot);
 
 kr_status kri_wfile_open(kri_wfile *w, const char *path);
 /* Append bytes; errors are remembered and reported by commit. */
