@@ -69,7 +69,7 @@ int kc_tool_convert(int argc, char **argv)
     kr_array *a = NULL;
     kr_meta meta;
     memset(&meta, 0, sizeof meta);
-    kr_status s = kr_read(in, &a, &meta, &io);
+    kr_status s = kc_read(in, &a, &meta, &io);
     if (s != KR_OK) return kc_fail("convert", s);
     if (slice >= 0 &&
         (kr_format_from_path(out) == KR_FMT_PNG || kr_format_from_path(out) == KR_FMT_PGM)) {

@@ -145,7 +145,7 @@ int kc_cone_read(const char *tool, const char *path, kr_dtype t, kr_array **out,
     kr_array *a = NULL;
     kr_meta m;
     memset(&m, 0, sizeof m);
-    kr_status s = kr_read(path, &a, &m, NULL);
+    kr_status s = kc_read(path, &a, &m, NULL);
     if (s != KR_OK) return kc_fail(tool, s);
     if (kr_dtype_is_complex(a->dtype)) {
         kr_array_destroy(a);
