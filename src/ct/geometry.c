@@ -279,8 +279,8 @@ static kr_status kri_ct_check_memory(int64_t det_count, int64_t det_rows, int64_
     const double have = (double)kri_host_memory_bytes();
     if (have > 0 && img + prj > have)
         return kri_fail(KR_ERR_OOM_HOST,
-                        "the geometry needs %.3g GB for its %lldx%lldx%lld image and %.3g GB for "
-                        "its %lldx%lldx%lld projections (float32), more than the %.3g GB of "
+                        "the geometry needs %.1f GB for its %lldx%lldx%lld image and %.1f GB for "
+                        "its %lldx%lldx%lld projections (float32), more than the %.1f GB of "
                         "memory of this machine",
                         img * 1e-9, (long long)g->n[0], (long long)g->n[1], (long long)g->n[2],
                         prj * 1e-9, (long long)det_count, (long long)det_rows, (long long)nviews,
