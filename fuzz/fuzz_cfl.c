@@ -19,7 +19,8 @@ void fz_seeds(void)
 {
     for (int k = 0; k < FZ_NARRAYS; k++) {
         kr_array *a = fz_array(k);
-        if (kr_write(fz_path("s.cfl"), a, NULL) == KR_OK) fz_seed_pair(fz_path("s.hdr"), fz_path("s.cfl"));
+        if (kr_write(fz_path("s.cfl"), a, NULL) == KR_OK)
+            fz_seed_pair(fz_path("s.hdr"), fz_path("s.cfl"));
         kr_array_destroy(a);
     }
 }

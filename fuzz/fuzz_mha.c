@@ -61,8 +61,9 @@ void fz_seeds(void)
         }
         kr_array_destroy(a);
     }
-    static const char zh[] = "ObjectType = Image\nNDims = 2\nDimSize = 2 2\nCompressedData = True\n"
-                             "CompressedDataSize = 12\nElementType = MET_UCHAR\n"
-                             "ElementDataFile = LOCAL\nx\x9c\x63\x60\x64\x62\x06\x00\x00\x0e\x00\x07";
+    static const char zh[] = "ObjectType = Image\nNDims = 2\nDimSize = 2 2\n"
+                             "CompressedData = True\nCompressedDataSize = 12\n"
+                             "ElementType = MET_UCHAR\nElementDataFile = LOCAL\n"
+                             "x\x9c\x63\x60\x64\x62\x06\x00\x00\x0e\x00\x07";
     fz_seed_mode(0, (const uint8_t *)zh, sizeof zh - 1);
 }

@@ -124,6 +124,14 @@ void kri_wfile_abort(kri_wfile *w)
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */
+kr_status kri_io_array(kr_array **a, const char *path, kr_dtype t, int ndim,
+                       const int64_t *dims)
+{
+    kr_status s = kr_array_create(a, t, ndim, dims, KR_HOST, NULL);
+    if (s != KR_OK) kri_fail_prefix(s, "%s", path);
+    return s;
+}
+
 kr_status kri_file_size(const char *path, size_t *size)
 {
     struct stat st;

@@ -53,6 +53,9 @@ kr_status kri_read_file(const char *path, unsigned char **buf, size_t *len, size
 /* The first min(file size, max) bytes of a file into a new NUL-terminated buffer (headers of
  * formats whose data follows the text). */
 kr_status kri_read_head(const char *path, size_t max, char **buf, size_t *len, const char *what);
+/* kr_array_create of a host array for the data of the file at path; a failure (out of memory)
+ * names the file. */
+kr_status kri_io_array(kr_array **a, const char *path, kr_dtype t, int ndim, const int64_t *dims);
 /* Size of a file in bytes, or KR_ERR_IO naming it. */
 kr_status kri_file_size(const char *path, size_t *size);
 /* Byte-swap n elements of `size` bytes in place. */

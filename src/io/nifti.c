@@ -337,14 +337,6 @@ int kri_nifti_gz(const char *path)
     return n >= 7 && strcasecmp(path + n - 7, ".nii.gz") == 0;
 }
 
-/* The array for the stored samples; running out of memory names the file. */
-static kr_status nii_array_create(const char *path, const nii_info *in, kr_array **raw)
-{
-    kr_status s = kr_array_create(raw, kri_stype_dtype(in->type->st, in->type->complex), in->ndim,
-                                  in->dims, KR_HOST, NULL);
-    if (s == KR_ERR_OOM_HOST) kri_fail_prefix(s, "%s", path);
-    return s;
-}
 
 /* The gzip file being read and its path, for nii_gzread. */
 typedef struct nii_gz {
@@ -395,7 +387,9 @@ static kr_status nii_read_gz(const char *path, unsigned char *h, nii_info *in, k
     /* the decompressed size is bounded by the deflate ratio: a header promising more than the
      * compressed bytes can hold is refused before anything is allocated */
     if (s == KR_OK) s = nii_parse(path, h, kri_inflate_max(csize), csize ? csize : 1, in, m);
-    if (s == KR_OK) s = nii_array_create(path, in, raw);
+    if (s == KR_OK)
+        s = kri_io_array(raw, path, kri_stype_dtype(in->type->st, in->type->complex), in->ndim,
+                         in->dims);
     if (s == KR_OK && gzseek(z.g, in->vox_offset, SEEK_SET) != in->vox_offset)
         s = kri_fail(KR_ERR_FORMAT, "%s: decompresses to less than vox_offset %ld bytes", path,
                      in->vox_offset);
@@ -429,7 +423,9 @@ kr_status kri_read_nifti(const char *path, kr_array **out, kr_meta *meta, const 
             return kri_fail(KR_ERR_IO, "%s: cannot read the header", path);
         }
         s = nii_parse(path, h, fsize, 0, &in, &m);
-        if (s == KR_OK) s = nii_array_create(path, &in, &raw);
+        if (s == KR_OK)
+            s = kri_io_array(&raw, path, kri_stype_dtype(in.type->st, in.type->complex), in.ndim,
+                             in.dims);
         if (s == KR_OK && fseek(f, in.vox_offset, SEEK_SET) != 0)
             s = kri_fail(KR_ERR_IO, "%s: cannot seek to vox_offset %ld", path, in.vox_offset);
         if (s == KR_OK) s = kri_samples_from_file(f, path, in.type->st, in.big, raw);
@@ -439,7 +435,7 @@ kr_status kri_read_nifti(const char *path, kr_array **out, kr_meta *meta, const 
         kr_dtype sd = kr_dtype_is_complex(raw->dtype) ? raw->dtype
                       : (raw->dtype == KR_F64)        ? KR_F64
                                                       : KR_F32;
-        s = kr_array_create(&res, sd, in.ndim, in.dims, KR_HOST, NULL);
+        s = kri_io_array(&res, path, sd, in.ndim, in.dims);
         if (s == KR_OK) nii_scale(raw, res, in.slope, in.inter);
         kr_array_destroy(raw);
         raw = NULL;

@@ -59,7 +59,10 @@ typedef struct pq_file {
 /* Event ids are whole numbers in 1..1e8; anything else (1e19, 2.5, NaN) is 0, so no double
  * outside int64_t's range is ever cast. */
 #define PQ_MAX_ID 1e8
-static int64_t pq_id(double v) { return v >= 1 && v <= PQ_MAX_ID && v == floor(v) ? (int64_t)v : 0; }
+static int64_t pq_id(double v)
+{
+    return v >= 1 && v <= PQ_MAX_ID && v == floor(v) ? (int64_t)v : 0;
+}
 
 static void tab_free(pq_tab *t)
 {
@@ -619,7 +622,8 @@ kr_status kr_seq_read_pulseq(kr_seq **seq, const char *path, const kr_seq_limits
     pq_file f;
     memset(&f, 0, sizeof f);
     f.path = path;
-    f.samples_left = fsize > (size_t)1 << 40 ? INT64_MAX : ((int64_t)1 << 24) + 4096 * (int64_t)fsize;
+    f.samples_left =
+        fsize > (size_t)1 << 40 ? INT64_MAX : ((int64_t)1 << 24) + 4096 * (int64_t)fsize;
     f.grad_r = 10e-6;
     f.rf_r = 1e-6;
     f.adc_r = 100e-9;
