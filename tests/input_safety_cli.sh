@@ -11,8 +11,10 @@ cd "$T"
 # limited: run with at most 1 GiB of address space (a reader that allocates what a header
 # claims fails instead of succeeding slowly). The sanitizers reserve terabytes of address
 # space, so the limit applies only to uninstrumented builds.
+sanitized=0
+case "$(ldd "$KRAY" 2>/dev/null)" in *libasan* | *libubsan*) sanitized=1 ;; esac
 limited() {
-    if ldd "$KRAY" 2>/dev/null | grep -q 'libasan\|libubsan' || nm "$KRAY" 2>/dev/null | grep -q __asan_init; then
+    if [ "$sanitized" = 1 ]; then
         "$@"
     else
         (ulimit -v 1048576 && "$@")
