@@ -144,7 +144,10 @@ typedef struct kr_reg_opts {
     int monotone;        /* FISTA: Beck and Teboulle's monotone variant (MFISTA) */
     double rho;          /* ADMM penalty (> 0); 0 = 1 */
     int cg_iter;         /* ADMM inner CG iterations (warm-started); 0 = 10 */
-    double sigma, tau;   /* PDHG steps; 0 = 1 / ||K|| each with K = [A; K_1; ...] */
+    double sigma, tau;   /* PDHG steps; 0 = automatic: tau = 0.99 / ||K|| (K = [A; K_1; ...],
+                            ||K||^2 <= sum of the blocks' squared norms) and one dual step per
+                            block, sigma_j = 0.99 / (tau n ||K_j||^2) for n blocks (diagonal
+                            preconditioning over blocks); sigma > 0: every block uses it */
     uint64_t seed;       /* power iteration start vector */
 } kr_reg_opts;
 
@@ -171,7 +174,9 @@ kr_status kr_admm(const kr_ctx *ctx, const kr_linop *A, const kr_array *y,
                   kr_reg_info *info);
 /* Chambolle-Pock primal-dual (2011, theta = 1): dual variables for the data term and for every
  * term with K != NULL; at most one term with K == NULL, taken as the primal prox (a
- * constraint such as non-negativity). sigma tau ||K||^2 < 1 with the defaults. */
+ * constraint such as non-negativity). tau sum_j sigma_j ||K_j||^2 < 1 with the defaults.
+ * Warm starts (all three algorithms) take x from the caller; dual and split variables start
+ * from zero (ADMM: z_j = K_j x, u_j = 0). */
 kr_status kr_pdhg(const kr_ctx *ctx, const kr_linop *A, const kr_array *y,
                   const kr_reg_term *terms, int nterms, kr_array *x, const kr_reg_opts *o,
                   kr_reg_info *info);

@@ -39,6 +39,13 @@ kr_status kri_reg_reduce(const kr_ctx *ctx, const kr_array *x, int kind, int k, 
     return be->reduce(ctx, x->dtype, kind, kr_array_numel(x) / k, k, x->data, a, b, out);
 }
 
+kr_status kri_reg_mul(const kr_ctx *ctx, kr_array *y, const kr_array *w)
+{
+    const kri_reg_backend *be;
+    KRI_TRY(kri_reg_pick(&be, y->loc, "elementwise product"));
+    return be->mul(ctx, y->dtype, kr_array_numel(y), y->data, w->data);
+}
+
 /* ---- finite differences ----------------------------------------------------------------------- */
 typedef struct kri_fdiff {
     const kr_ctx *ctx;

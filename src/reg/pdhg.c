@@ -11,33 +11,27 @@
 
 typedef struct kri_pd_dual {
     const kr_reg_term *t;
+    double sigma;
     kr_array *q, *Kx, *Kxo, *w;
 } kri_pd_dual;
 
 typedef struct kri_pd_ws {
     kr_array *xo, *grad, *tmp, *q0, *Ax, *Axo, *w0;
+    double sigma0;
     kri_pd_dual *d;
     int nd;
     kr_prox *G;
 } kri_pd_ws;
 
-/* ||[A; K_1; ...]||^2 by a power iteration on the stacked operator. */
-static kr_status kri_pd_norm(const kr_ctx *c, const kr_linop *A, const kri_pd_ws *w,
-                             const kr_reg_opts *o, double *L)
+/* Squared norms of A (L[0]) and of every K_j (L[j + 1]) by power iterations. */
+static kr_status kri_pd_norms(const kr_ctx *c, const kr_linop *A, const kri_pd_ws *w,
+                              const kr_reg_opts *o, double *L)
 {
-    kr_linop *S = NULL;
-    KRI_TRY(kr_linop_retain((kr_linop *)A));
-    S = (kr_linop *)A;
-    for (int j = 0; j < w->nd; j++) {
-        kr_linop *n = NULL;
-        kr_status s = kr_linop_stack(&n, S, w->d[j].t->K);
-        kr_linop_destroy(S);
-        if (s != KR_OK) return s;
-        S = n;
-    }
-    kr_status s = kr_linop_norm2_estimate(c, S, o->power_iter ? o->power_iter : 30, o->seed, L);
-    kr_linop_destroy(S);
-    return s;
+    const int it = o->power_iter ? o->power_iter : 30;
+    KRI_TRY(kr_linop_norm2_estimate(c, A, it, o->seed, &L[0]));
+    for (int j = 0; j < w->nd; j++)
+        KRI_TRY(kr_linop_norm2_estimate(c, w->d[j].t->K, it, o->seed + 1 + j, &L[j + 1]));
+    return KR_OK;
 }
 
 /* F(x) from the current A x (w->Ax) and K_j x. */
@@ -73,17 +67,24 @@ static kr_status kri_pdhg_run(const kr_ctx *c, const kr_linop *A, const kr_array
                               kri_pd_ws *w)
 {
     const char *fn = "kr_pdhg";
-    double sigma = o->sigma, tau = o->tau;
-    if (sigma == 0.0 || tau == 0.0) {
-        double L;
-        KRI_TRY(kri_pd_norm(c, A, w, o, &L));
-        info->lipschitz = L;
-        if (!(L > 0))
-            return kri_fail(KR_ERR_INVALID_ARG, "%s: the stacked operator is zero", fn);
-        if (sigma == 0.0 && tau == 0.0) sigma = tau = 0.99 / sqrt(L);
-        else if (sigma == 0.0) sigma = 0.99 / (tau * L);
-        else tau = 0.99 / (sigma * L);
+    /* steps: tau = 0.99 / ||K||, and per dual block sigma_j = 0.99 / (tau n L_j) (n blocks,
+     * L_j = ||K_j||^2), so tau sum_j sigma_j L_j < 1 (block-diagonal preconditioning: a
+     * difference operator next to a projector gets a dual step of its own scale) */
+    double tau = o->tau, Ls[64], Lsum = 0.0;
+    if (w->nd + 1 > 64) return kri_fail(KR_ERR_INVALID_ARG, "%s: more than 63 terms", fn);
+    KRI_TRY(kri_pd_norms(c, A, w, o, Ls));
+    for (int j = 0; j <= w->nd; j++) {
+        if (!(Ls[j] > 0))
+            return kri_fail(KR_ERR_INVALID_ARG, "%s: operator %s is zero", fn,
+                            j ? kr_linop_name(w->d[j - 1].t->K) : kr_linop_name(A));
+        Lsum += Ls[j];
     }
+    info->lipschitz = Lsum;
+    if (tau == 0.0) tau = o->sigma > 0 ? 0.99 / (o->sigma * Lsum) : 0.99 / sqrt(Lsum);
+    const double nb = w->nd + 1;
+    w->sigma0 = o->sigma > 0 ? o->sigma : 0.99 / (tau * nb * Ls[0]);
+    for (int j = 0; j < w->nd; j++)
+        w->d[j].sigma = o->sigma > 0 ? o->sigma : 0.99 / (tau * nb * Ls[j + 1]);
     if (!o->warm_start) KRI_TRY(kr_vec_zero(c, x));
     if (w->G) KRI_TRY(kr_prox_apply(w->G, tau, x, x));
     KRI_TRY(kr_linop_forward(A, x, w->Ax));
@@ -105,13 +106,14 @@ static kr_status kri_pdhg_run(const kr_ctx *c, const kr_linop *A, const kr_array
         /* q0 = (q0 + sigma (A xbar - y)) / (1 + sigma) */
         KRI_TRY(kri_bar(c, w->w0, w->Ax, w->Axo));
         KRI_TRY(kr_vec_axpy(c, w->w0, -1.0, 0.0, y));
-        KRI_TRY(kr_vec_axpy(c, w->q0, sigma, 0.0, w->w0));
-        KRI_TRY(kr_vec_scale(c, w->q0, 1.0 / (1.0 + sigma), 0.0));
+        KRI_TRY(kr_vec_axpy(c, w->q0, w->sigma0, 0.0, w->w0));
+        KRI_TRY(kr_vec_scale(c, w->q0, 1.0 / (1.0 + w->sigma0), 0.0));
         KRI_TRY(kr_linop_adjoint(A, w->q0, w->grad));
         for (int j = 0; j < w->nd; j++) {
             kri_pd_dual *d = &w->d[j];
             /* v = q + sigma K xbar; q = v - sigma prox_{g / sigma}(v / sigma) */
             KRI_TRY(kri_bar(c, d->w, d->Kx, d->Kxo));
+            const double sigma = d->sigma;
             KRI_TRY(kr_vec_xpay(c, d->w, sigma, 0.0, d->q)); /* w = v */
             KRI_TRY(kr_vec_copy(c, d->q, d->w));
             KRI_TRY(kr_vec_scale(c, d->w, 1.0 / sigma, 0.0));

@@ -134,6 +134,24 @@ static kr_status kri_cpu_reduce(const kr_ctx *ctx, kr_dtype t, int kind, int64_t
     return KR_OK;
 }
 
+static kr_status kri_cpu_mul(const kr_ctx *ctx, kr_dtype t, int64_t n, void *yv, const void *wv)
+{
+    const int nt = kri_threads(ctx), w = kri_w(t);
+#define KRI_MUL_LOOP(T)                                                                        \
+    do {                                                                                       \
+        T *y = yv;                                                                             \
+        const T *m = wv;                                                                       \
+        _Pragma("omp parallel for num_threads(nt) schedule(static) if (n > KRI_REG_PAR_MIN)")  \
+        for (int64_t i = 0; i < n; i++) KRI_MUL(T, w, y, m, i);                                \
+    } while (0)
+    if (kri_single(t))
+        KRI_MUL_LOOP(float);
+    else
+        KRI_MUL_LOOP(double);
+#undef KRI_MUL_LOOP
+    return KR_OK;
+}
+
 const kri_reg_backend kri_reg_cpu = {
     .hdr = {"cpu", true},
     .fdiff = kri_cpu_fdiff,
@@ -141,4 +159,5 @@ const kri_reg_backend kri_reg_cpu = {
     .roll = kri_cpu_roll,
     .group = kri_cpu_group,
     .reduce = kri_cpu_reduce,
+    .mul = kri_cpu_mul,
 };

@@ -55,7 +55,8 @@ enum { KRI_R_GNORM = 0, KRI_R_VIOL };
  *   dwt:    inverse 0: one analysis step in -> out; inverse 1: the synthesis step.
  *   roll:   out[p] = in[(p - shift) mod dims] per axis (circular shift by +shift).
  *   group:  in place, see above.
- *   reduce: see above. */
+ *   reduce: see above.
+ *   mul:    y[i] *= w[i] (elementwise, complex product for complex types). */
 typedef struct kri_reg_backend {
     kri_backend_hdr hdr;
     kr_status (*fdiff)(const kr_ctx *ctx, kr_dtype t, const kri_fdiff_desc *d, const void *in,
@@ -68,6 +69,7 @@ typedef struct kri_reg_backend {
                        double a, double b);
     kr_status (*reduce)(const kr_ctx *ctx, kr_dtype t, int kind, int64_t n, int k,
                         const void *x, double a, double b, double *out);
+    kr_status (*mul)(const kr_ctx *ctx, kr_dtype t, int64_t n, void *y, const void *w);
 } kri_reg_backend;
 extern const kri_reg_backend kri_reg_cpu, kri_reg_cuda;
 
@@ -109,6 +111,9 @@ kr_status kri_wavelet_apply(kri_wavelet *w, const void *in, void *out, int inver
 kr_status kri_reg_group(const kr_ctx *ctx, kr_array *x, int kind, int k, double a, double b);
 kr_status kri_reg_reduce(const kr_ctx *ctx, const kr_array *x, int kind, int k, double a,
                          double b, double *out);
+
+/* y *= w elementwise (same dtype, element count and location; reg_cpu/cuda). */
+kr_status kri_reg_mul(const kr_ctx *ctx, kr_array *y, const kr_array *w);
 
 /* Singular value soft threshold of the m x n complex matrix M (column-major, interleaved
  * double pairs, m >= 1, n >= 1) by tau, in place; work: n * n * 2 + n doubles (reg_svd.c). */

@@ -182,4 +182,18 @@ static inline KRI_HD double kri_group_factor(int kind, double ss, double a)
         }                                                                                      \
     } while (0)
 
+/* y[i] *= m[i] (w scalars per element; complex product with separately rounded terms). */
+#define KRI_MUL(T, w, y, m, i)                                                                 \
+    do {                                                                                       \
+        if ((w) == 1) {                                                                        \
+            (y)[i] = (y)[i] * (m)[i];                                                          \
+        } else {                                                                               \
+            const T yr_ = (y)[2 * (i)], yi_ = (y)[2 * (i) + 1];                                \
+            const T mr_ = (m)[2 * (i)], mi_ = (m)[2 * (i) + 1];                                \
+            const T p1_ = yr_ * mr_, p2_ = yi_ * mi_, p3_ = yr_ * mi_, p4_ = yi_ * mr_;        \
+            (y)[2 * (i)] = p1_ - p2_;                                                          \
+            (y)[2 * (i) + 1] = p3_ + p4_;                                                      \
+        }                                                                                      \
+    } while (0)
+
 #endif
