@@ -32,6 +32,7 @@ int kc_tool_lsrecon(int argc, char **argv);
 int kc_tool_goertzel(int argc, char **argv);
 int kc_tool_fve(int argc, char **argv);
 int kc_tool_cgsense(int argc, char **argv);
+int kc_tool_ctreg(int argc, char **argv);
 
 /* ---- errors -------------------------------------------------------------------------------- */
 /* "kray <tool>: <sentence>" on stderr; returns KC_EXIT_USAGE. */
