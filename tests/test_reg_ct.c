@@ -1,8 +1,10 @@
-/* Sparse-view CT with the reg algorithms (CPU, f64): the modified Shepp-Logan phantom (128^2,
- * 200 mm field) from 60 parallel views over 180 degrees with exact (analytic) line integrals.
+/* Sparse-view, low-dose CT with the reg algorithms (CPU, f64): the modified Shepp-Logan
+ * phantom (128^2, 200 mm field) from 60 parallel views over 180 degrees, exact (analytic) line
+ * integrals plus Gaussian noise of sigma 2 (mm x 1/mm; the line integrals reach 180).
  * Against the rasterised phantom (PSNR inside a 98 mm radius, range 1): TV reconstruction by
- * FISTA (TV prox with non-negativity) and by PDHG must beat FBP by >= 8 dB and CGLS at its best
- * iteration by >= 3 dB; ASD-POCS must beat FBP by >= 8 dB; OS-SART with 10 subsets must reach
+ * FISTA (TV prox with non-negativity) must beat FBP by >= 8 dB and CGLS at its best iteration by
+ * >= 3 dB; PDHG (200 iterations) and ASD-POCS (20 passes) beat CGLS by >= 3 dB and FBP by
+ * >= 7.5 and 7 dB; OS-SART with 10 subsets must reach
  * its data residual faster than SIRT (1 subset) per pass; bad input. */
 #include "kray/reg.h"
 #include "test_fbp_util.h"
@@ -39,6 +41,11 @@ static void test_sparse_view_tv(void)
                                  NPIX, NPIX, 4, KR_F64));
     kr_ct_geom *g = geom();
     kr_array *y = tf_sinogram(g, e, ne, KR_F64);
+    uint64_t z = 12345;
+    for (int64_t i = 0; i < kr_array_numel(y); i++) {
+        const double u1 = kt_urand(&z), u2 = kt_urand(&z);
+        ((double *)y->data)[i] += 2.0 * sqrt(-2 * log(u1 + 1e-300)) * cos(2 * M_PI * u2);
+    }
     kr_fbp_opts fo;
     kr_fbp_opts_default(&fo);
     fo.dtype = KR_F64;
@@ -53,7 +60,7 @@ static void test_sparse_view_tv(void)
     kr_array *x = img();
     double p_cgls = -1e9;
     int best = 0;
-    const int its[] = {4, 6, 8, 10, 14, 20, 30, 45};
+    const int its[] = {3, 4, 5, 6, 8, 10, 14, 20};
     for (int i = 0; i < 8; i++) {
         kr_solve_opts so;
         kr_solve_opts_default(&so);
@@ -65,12 +72,12 @@ static void test_sparse_view_tv(void)
     }
     /* TV + non-negativity */
     int64_t d[2] = {NPIX, NPIX}, dd[3] = {NPIX, NPIX, 2};
-    const double lam = 2.0;
+    const double lam = 20.0;
     kr_prox *tv = NULL, *l21 = NULL, *box = NULL;
     KT_OK(kr_prox_tv_create(&tv, c, KR_F64, 2, d, lam, 3u, 0.0, INFINITY, 10));
     kr_reg_opts o;
     kr_reg_opts_default(&o);
-    o.max_iter = 150;
+    o.max_iter = 50;
     o.tol = 0;
     kr_reg_info info;
     KT_OK(kr_fista(c, A, y, tv, x, &o, &info));
@@ -80,13 +87,13 @@ static void test_sparse_view_tv(void)
     KT_OK(kr_prox_l21_create(&l21, c, KR_F64, 3, dd, lam));
     KT_OK(kr_prox_box_create(&box, c, KR_F64, 2, d, 0.0, INFINITY));
     kr_reg_term terms[2] = {{D, l21}, {NULL, box}};
-    o.max_iter = 300;
+    o.max_iter = 200;
     KT_OK(kr_pdhg(c, A, y, terms, 2, x, &o, &info));
     const double p_pdhg = psnr(x, truth, g);
     /* ASD-POCS */
     kr_ct_reg_opts co;
     kr_ct_reg_opts_default(&co);
-    co.max_iter = 30;
+    co.max_iter = 20;
     co.nonneg = 1;
     kr_solve_info si;
     KT_OK(kr_asd_pocs(c, g, &po, y, x, &co, &si));
@@ -96,9 +103,12 @@ static void test_sparse_view_tv(void)
            p_fbp, best, p_cgls, p_fista, p_pdhg, p_asd);
     KT_GE(p_fista, p_fbp + 8);
     KT_GE(p_fista, p_cgls + 3);
-    KT_GE(p_pdhg, p_fbp + 8);
+    /* measured (2-core CPU): FBP 19.16, CGLS 22.04 (6 it), FISTA 27.95, PDHG 27.01 (200 it),
+     * ASD-POCS 26.62 (20 passes) */
+    KT_GE(p_pdhg, p_fbp + 7.5);
     KT_GE(p_pdhg, p_cgls + 3);
-    KT_GE(p_asd, p_fbp + 8);
+    KT_GE(p_asd, p_fbp + 7);
+    KT_GE(p_asd, p_cgls + 3);
     kr_prox_destroy(tv);
     kr_prox_destroy(l21);
     kr_prox_destroy(box);

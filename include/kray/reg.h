@@ -201,7 +201,7 @@ typedef struct kr_ct_reg_opts {
     double relax;        /* (0, 2); default 1 */
     int nonneg;          /* clamp to >= 0 after each subset update */
     int tv_iter;         /* ASD-POCS TV steps per iteration, default 20 */
-    double alpha;        /* ASD-POCS, default 0.2 */
+    double alpha;        /* ASD-POCS TV step / data step, default 0.002 (TIGRE's) */
     double alpha_red;    /* default 0.95 */
     double r_max;        /* default 0.95 */
     double *residual;    /* optional, max_iter + 1: ||A x - y|| / ||y|| after k passes */

@@ -16,7 +16,7 @@ void kr_ct_reg_opts_default(kr_ct_reg_opts *o)
     o->subsets = 10;
     o->relax = 1.0;
     o->tv_iter = 20;
-    o->alpha = 0.2;
+    o->alpha = 0.002;
     o->alpha_red = 0.95;
     o->r_max = 0.95;
 }
