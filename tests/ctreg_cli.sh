@@ -13,7 +13,7 @@ expect_rc 0 fbp "$KRAY" fbp --save-geom g.json s.npy fbp.npy
 e_fbp=$(json_field mf.json nrmse)
 for algo in fista pdhg; do
     expect_rc 0 ctreg "$KRAY" ctreg --geom g.json --reg tv:0.5 --nonneg --algo $algo \
-        --iters 100 --json s.npy r_$algo.npy
+        --iters 40 --json s.npy r_$algo.npy
     grep -q '"objective": ' "$T/out" || fail "ctreg --json: no objective in $(cat "$T/out")"
     "$KRAY" metrics --json r_$algo.npy truth.npy >m.json
     e=$(json_field m.json nrmse)
@@ -24,13 +24,13 @@ for algo in fista pdhg; do
     ok "ctreg $algo: NRMSE $e (FBP $e_fbp)"
 done
 for algo in ossart asd-pocs; do
-    expect_rc 0 ctreg "$KRAY" ctreg --geom g.json --algo $algo --subsets 5 --iters 10 --nonneg \
+    expect_rc 0 ctreg "$KRAY" ctreg --geom g.json --algo $algo --subsets 5 --iters 5 --nonneg \
         --json s.npy r.npy
     grep -q '"rel_residual": ' "$T/out" || fail "ctreg $algo --json: $(cat "$T/out")"
 done
-expect_rc 0 ctreg "$KRAY" ctreg --geom g.json --reg tv:0.5 --iters 20 --backend cpu-serial \
+expect_rc 0 ctreg "$KRAY" ctreg --geom g.json --reg tv:0.5 --iters 5 --backend cpu-serial \
     s.npy rs.npy
-expect_rc 0 ctreg "$KRAY" ctreg --geom g.json --reg tv:0.5 --iters 20 --backend cpu \
+expect_rc 0 ctreg "$KRAY" ctreg --geom g.json --reg tv:0.5 --iters 5 --backend cpu \
     --threads 2 s.npy rt.npy
 cmp -s rs.npy rt.npy || fail "cpu-serial and cpu results differ"
 

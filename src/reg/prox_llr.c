@@ -73,9 +73,7 @@ static double kri_svt_impl(double *M, int64_t m, int64_t n, double tau, double *
         const double f = s[j] > tau ? (s[j] - tau) / s[j] : 0.0;
         for (int64_t i = 0; i < 2 * m; i++) M[2 * j * m + i] *= f;
     }
-    /* row i: out[i, k] = sum_j MV[i, j] conj(V[k, j]); rows are independent: use s as no
-     * scratch, work row by row through a small buffer at the end of V's storage. */
-    return sum;
+    return sum; /* the caller multiplies by V^H */
 }
 
 void kri_svt(double *M, int64_t m, int64_t n, double tau, double *work)
