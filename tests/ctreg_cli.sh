@@ -43,5 +43,8 @@ sed 's/"det_count": 64/"det_count": 70/' g.json >g70.json
 expect_rc 1 ctreg "$KRAY" ctreg --geom g70.json s.npy x.npy
 expect_rc 1 ctreg "$KRAY" ctreg --geom g.json --method ossart --subsets 31 s.npy x.npy
 expect_rc 1 ctreg "$KRAY" ctreg --geom missing.json s.npy x.npy
+expect_rc 1 ctreg "$KRAY" ctreg --geom g.json "$KRAY_SRC/tests/data/fuzz/fbp_nan_sinogram.npy" x.npy
+grep -q "fbp_nan_sinogram.npy holds 1 NaN and 0 infinite values" "$T/err" ||
+    fail "ctreg NaN refusal: $(cat "$T/err")"
 [ ! -e x.npy ] || fail "a failed run left x.npy"
 ok "ctreg bad input"

@@ -206,7 +206,7 @@ int kc_tool_ctreg(int argc, char **argv)
         kc_jo_num(&j, "time_s", t_run);
         kc_jo_end(&j);
     } else if (c.verbose) {
-        fprintf(stderr, "kray ctreg: %s, %d iterations, %s %.6g, wrote %s\n", an, its,
+        kc_note("ctreg", "%s, %d iterations, %s %.6g, wrote %s", an, its,
                 algo <= KC_ALGO_PDHG ? "objective" : "relative residual", res, pout);
     }
     r = 0;
