@@ -5,6 +5,9 @@
 #   make test   the same set-up, then the whole test suite, then again under ASan + UBSan
 # Variables: BUILD (build dir of the demo and of build/kray), TEST_BUILD, JOBS, CMAKE_FLAGS
 # (e.g. -DKRAY_CUDA=OFF), OUT (demo output dir), DEMO_CUDA (AUTO|ON|OFF).
+#   make fuzz   build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (default 60)
+#               with FUZZ_JOBS parallel jobs (default 1); FUZZ_ARGS passes more (harness names,
+#               --coverage); see scripts/fuzz
 #
 # `make demo` compiles the CUDA kernels only when a GPU is visible (nvidia-smi -L): without one
 # they could not run, and compiling them takes minutes on a small machine. `make test` builds in
@@ -23,7 +26,7 @@ WERROR_FLAG := -DKRAY_WERROR=ON
 endif
 
 .PHONY: all deps deps-test configure build kray demo test test-build test-main test-asan \
-        gpu-check install clean
+        gpu-check install clean fuzz
 
 all: build
 
@@ -69,6 +72,12 @@ test-asan:
 # On a machine with a GPU: build with CUDA and run the gpu-labelled tests (see scripts/gpu-check).
 gpu-check:
 	bash scripts/gpu-check
+
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
+FUZZ_ARGS ?=
+fuzz: deps-test
+	bash scripts/fuzz --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_ARGS)
 
 install: build
 	cmake --install $(BUILD)

@@ -14,6 +14,7 @@ cd "$T"
 head -c 70 img.npy >trunc.npy
 cone=(--sod 100 --sdd 200 --det 8x8 --angles 0:360:4 -n 8)
 "$KRAY" project "${cone[@]}" --phantom modified proj.npy
+"$KRAY" fbp --geom-out g.json sino.npy rec.npy
 
 # expect TOOL CODE ARGS...: exit CODE, no doubled prefix "kray TOOL: TOOL:".
 expect() {
@@ -50,6 +51,9 @@ expect sirt 2 "${cone[@]}" --relax 3 proj.npy o.npy
 expect sirt 1 "${cone[@]}" trunc.npy o.npy
 expect cgls 2 "${cone[@]}" --lambda -1 proj.npy o.npy
 expect cgls 1 "${cone[@]}" trunc.npy o.npy
+expect ctreg 2 --geom g.json --reg tv:-1 sino.npy o.npy
+expect ctreg 2 --geom g.json --method sart sino.npy o.npy
+expect ctreg 1 --geom g.json trunc.npy o.npy
 expect traj 2 --kind spiral --res 100 o.npy
 expect traj 1 no/such/dir/o.npy
 expect dcf 2 --radius -1 t.npy o.npy

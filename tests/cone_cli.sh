@@ -99,6 +99,9 @@ z = y.copy(); z[3, 4, 5] = np.nan; z[0, 0, 7] = np.nan; np.save("nan.npy", z)
 np.save("wide.npy", np.zeros((30, 64, 80), np.float32))  # kray dims [80, 64, 30]
 EOF
 expect_rc 1 backproject "$KRAY" backproject --geom g.json nan.npy x.npy
+grep -q "nan.npy holds 2 NaN and 0 infinite values (the first at sample 7, index \[7, 0, 0\])" "$T/err" ||
+    fail "NaN refusal: $(cat "$T/err")"
+expect_rc 1 backproject "$KRAY" backproject --allow-nonfinite --geom g.json nan.npy x.npy
 grep -q "projections contain 2 NaN and 0 infinite values (the first at u 7, v 0, view 0)" "$T/err" ||
     fail "NaN report: $(cat "$T/err")"
 expect_rc 1 sirt "$KRAY" sirt --geom g.json nan.npy x.npy

@@ -62,6 +62,9 @@ expect_rc 2 fdk "$KRAY" fdk --backend cpu --sod 300 --sdd 150 "$T/proj.npy" "$T/
 expect_rc 1 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 --det 60x64 "$T/proj.npy" \
     "$T/x.npy"
 expect_rc 1 fdk "$KRAY" fdk -q --backend cpu --sod 150 --sdd 300 "$T/bad.npy" "$T/x.npy"
+grep -q "bad.npy holds 1 NaN and 0 infinite values (the first at sample [0-9]*, index \[7, 5, 3\])" "$T/err" &&
+    ok "NaN refused" || fail "NaN refusal: $(cat "$T/err")"
+expect_rc 1 fdk "$KRAY" fdk -q --allow-nonfinite --backend cpu --sod 150 --sdd 300 "$T/bad.npy" "$T/x.npy"
 grep -q "1 NaN and 0 infinite values (the first at u 7, v 5, view 3)" "$T/err" &&
     ok "NaN reported" || fail "NaN message: $(cat "$T/err")"
 [ ! -e "$T/x.npy" ] && ok "no output on failure" || fail "an output was written on failure"

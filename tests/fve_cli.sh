@@ -50,7 +50,10 @@ if [ -x "$PY" ] && "$PY" -c "import numpy" 2>/dev/null; then
 import numpy as np
 a = np.memmap('$T/n.cfl', dtype=np.complex64, mode='r+'); a[100] = np.nan; a.flush()"
     expect_rc 1 fve "$KRAY" fve --at 0,0 --size 32 --vfov 200 "$T/t.cfl" "$T/n.cfl" "$T/x.npy"
-    grep -q "not finite" "$T/err" || fail "NaN message: $(cat "$T/err")"
+    grep -q "n.cfl holds 1 NaN and 0 infinite values (the first at sample 100, real part" "$T/err" ||
+        fail "NaN message: $(cat "$T/err")"
+    expect_rc 1 fve "$KRAY" fve --allow-nonfinite --at 0,0 --size 32 --vfov 200 "$T/t.cfl" "$T/n.cfl" "$T/x.npy"
+    grep -q "not finite" "$T/err" || fail "NaN message of the tool: $(cat "$T/err")"
     expect_rc 1 fve "$KRAY" fve --full --size 32 "$T/t.cfl" "$T/n.cfl" "$T/x.cfl"
 fi
 cp "$T/d.cfl" "$T/p.cfl" && cp "$T/d.hdr" "$T/p.hdr"                            # no sidecar

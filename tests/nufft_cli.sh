@@ -35,9 +35,13 @@ y = np.ones((10,), np.complex64); y[3] = np.nan
 np.save('$T/ynan.npy', y)
 np.save('$T/ok.npy', np.zeros((10, 3), np.float32))"
     expect_rc 1 nufft "$KRAY" nufft --size 8x8 "$T/nan.npy" "$T/ynan.npy" "$T/x.cfl"
-    grep -q "point 7 has ky = nan" "$T/err" || fail "NaN trajectory message: $(cat "$T/err")"
+    grep -q "nan.npy holds 1 NaN and 0 infinite values (the first at sample 22, index \[1, 7\])" "$T/err" ||
+        fail "NaN trajectory message: $(cat "$T/err")"
+    expect_rc 1 nufft "$KRAY" nufft --allow-nonfinite --size 8x8 "$T/nan.npy" "$T/ynan.npy" "$T/x.cfl"
+    grep -q "point 7 has ky = nan" "$T/err" || fail "NaN trajectory message of the library: $(cat "$T/err")"
     expect_rc 1 nufft "$KRAY" nufft --size 8x8 "$T/ok.npy" "$T/ynan.npy" "$T/x.cfl"
-    grep -q "sample 3 of batch member 0 is NaN" "$T/err" || fail "NaN sample message: $(cat "$T/err")"
+    grep -q "ynan.npy holds 1 NaN and 0 infinite values (the first at sample 3, real part" "$T/err" ||
+        fail "NaN sample message: $(cat "$T/err")"
 fi
 
 # ---- against the DrFT and BART ----------------------------------------------------------------

@@ -37,6 +37,8 @@ static const kc_tool kc_tools[] = {
      kc_tool_backproject},
     {"sirt", "cone-beam SIRT reconstruction on the matched projector pair", kc_tool_sirt},
     {"cgls", "cone-beam CGLS reconstruction on the matched projector pair", kc_tool_cgls},
+    {"ctreg", "regularised CT (TV, x >= 0): FISTA, PDHG, OS-SART, ASD-POCS; 2-D and cone beam",
+     kc_tool_ctreg},
     {"MRI", NULL, NULL},
     {"traj", "k-space trajectories: Cartesian, radial, golden angle, spiral, koosh ball",
      kc_tool_traj},

@@ -169,7 +169,11 @@ void kr_ct_grid_3d(kr_ct_grid *g, int64_t nx, int64_t ny, int64_t nz, double vox
  * pitch; 0 = det_spacing_mm, square pixels) and det_offset_v_mm (detector shift along +z). For
  * the 2-D types these three must stay 0 (det_rows may be 1). A short scan is start_deg to
  * start_deg + kr_ct_scan_short_arc_deg(); angles may be any values (e.g. 0..360 for a full
- * scan, stop exclusive). */
+ * scan, stop exclusive) within +-1e6 degrees.
+ * Magnitudes (every geometry, also from views and JSON): lengths, offsets and view-vector
+ * components at most 1e6 mm in magnitude; pixel and voxel sizes and sod_mm in 1e-6..1e6 mm;
+ * and the image plus the projections, as float32, must fit in the machine's physical memory
+ * (KR_ERR_OOM_HOST saying how much is needed and how much there is). */
 typedef struct kr_ct_scan {
     kr_ct_type type;
     int64_t nviews;

@@ -9,7 +9,11 @@
  *   .raw       raw samples; dims and dtype must be given in kr_io_opts
  *   .dcm       DICOM CT image (one slice; volumes via kr_write_dicom); needs DCMTK
  * Arrays read are host arrays in kray's fastest-first order. Writers never leave a half-written
- * file: they write "<name>.tmp.<pid>" and rename it over the target only when complete.
+ * file: they write "<name>.tmp.<pid>" and rename it over the target only when complete; the
+ * first write installs a handler for SIGINT, SIGTERM, SIGHUP and SIGXFSZ (only for those still
+ * at their default action) that removes the temporary files before the signal takes its
+ * default course. Readers accept regular files only, and allocate nothing larger than the file
+ * can hold (compressed data: its largest expansion); docs/formats.md lists the limits.
  * Malformed input fails with KR_ERR_FORMAT and a sentence naming the file and the problem;
  * an OS error with KR_ERR_IO.
  */

@@ -18,6 +18,7 @@
 #include "kray/io.h"
 #include "kray/linop.h"
 #include "kray/metrics.h"
+#include "kray/reg.h"
 #include "kray/phantom.h"
 #include "kray/cartesian.h"
 #include "kray/noise.h"

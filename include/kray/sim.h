@@ -266,7 +266,9 @@ kr_status kr_seq_sort_kspace(const kr_seq *seq, const kr_array *samples, int64_t
  * LABELs are not interpreted, so ADC events are labelled line = 0, 1, 2 ... in time order.
  * Gradients in Hz/m become mT/m (/ gamma-bar), axes x, y, z = gx, gy, gz. Blocks are
  * validated as kr_seq_add_block does (limits: lim, NULL = defaults); any error names the
- * file and line. */
+ * file and line. Input limits: a regular file; event ids whole numbers in 1..1e8; shapes of at
+ * most 2^31 samples, all together at most 2^24 plus 4096 per byte of the file, counted before
+ * anything is allocated. */
 kr_status kr_seq_read_pulseq(kr_seq **seq, const char *path, const kr_seq_limits *lim);
 
 typedef struct kr_pulseq_write_opts {

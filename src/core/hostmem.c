@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void *kri_malloc(size_t bytes)
 {
@@ -36,4 +37,10 @@ bool kri_mul_ok(int64_t a, int64_t b, int64_t *out)
     if (a != 0 && b > INT64_MAX / a) return false;
     *out = a * b;
     return true;
+}
+
+uint64_t kri_host_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }

@@ -49,6 +49,8 @@ size_t kri_escape(char *dst, size_t len, const char *src);
 /* ---- host memory (64-byte aligned, checked) ----------------------------------------------- */
 void *kri_malloc(size_t bytes);            /* NULL on failure (or bytes == 0 -> 64-byte block) */
 void *kri_calloc(size_t n, size_t size);   /* zeroed; NULL on failure or overflow */
+/* Physical memory of the machine in bytes (0 when unknown). */
+uint64_t kri_host_memory_bytes(void);
 void kri_free(void *p);
 /* Allocate or fail with KR_ERR_OOM_HOST and a sentence naming `what`. */
 kr_status kri_alloc(void **p, size_t bytes, const char *what);

@@ -14,6 +14,17 @@ extern "C" {
  * are exact in float). */
 #define KRI_CT_MAX_N ((int64_t)1 << 20)
 #define KRI_CT_MAX_VIEWS ((int64_t)1 << 24)
+/* Physical magnitudes accepted: lengths, offsets and view-vector components up to 1 km (1e6
+ * mm), pixel and voxel sizes down to 1 nm (1e-6 mm), angles within +-1e6 degrees. Beyond them
+ * a number is a typing error, and the arithmetic (squares of distances, sin of an angle) would
+ * lose every digit. */
+#define KRI_CT_MAX_MM 1e6
+#define KRI_CT_MIN_MM 1e-6
+#define KRI_CT_MAX_DEG 1e6
+/* Whether x is a length or offset within the limits (finite, |x| <= KRI_CT_MAX_MM). */
+static inline int kri_ct_mm_ok(double x) { return x >= -KRI_CT_MAX_MM && x <= KRI_CT_MAX_MM; }
+/* Whether x is a pixel size, voxel size or distance within the limits. */
+static inline int kri_ct_size_ok(double x) { return x >= KRI_CT_MIN_MM && x <= KRI_CT_MAX_MM; }
 
 struct kr_ct_geom {
     kr_ct_type type;

@@ -102,11 +102,14 @@ static kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim)
         if (g->n[d] < 1 || g->n[d] > KRI_CT_MAX_N)
             return kri_fail(KR_ERR_GEOMETRY, "image size along %c is %lld (must be 1..%lld)",
                             ax[d], (long long)g->n[d], (long long)KRI_CT_MAX_N);
-        if (!isfinite(g->voxel_mm[d]) || g->voxel_mm[d] <= 0)
-            return kri_fail(KR_ERR_GEOMETRY, "image voxel size along %c is %g mm (must be > 0)",
+        if (!kri_ct_size_ok(g->voxel_mm[d]))
+            return kri_fail(KR_ERR_GEOMETRY,
+                            "image voxel size along %c is %g mm (must be in 1e-6..1e6 mm)",
                             ax[d], g->voxel_mm[d]);
-        if (!isfinite(g->offset_mm[d]))
-            return kri_fail(KR_ERR_GEOMETRY, "image offset along %c is %g mm (must be finite)",
+        if (!kri_ct_mm_ok(g->offset_mm[d]))
+            return kri_fail(KR_ERR_GEOMETRY,
+                            "image offset along %c is %g mm (must be finite, at most 1e6 mm in "
+                            "magnitude)",
                             ax[d], g->offset_mm[d]);
     }
     if (ndim == 2) {
@@ -123,7 +126,7 @@ static kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim)
 /* ---- view validation ------------------------------------------------------------------------- */
 static int kri_finite3(const double *a)
 {
-    return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
+    return kri_ct_mm_ok(a[0]) && kri_ct_mm_ok(a[1]) && kri_ct_mm_ok(a[2]);
 }
 static double kri_cross2(const double *a, const double *b) { return a[0] * b[1] - a[1] * b[0]; }
 static double kri_dot2(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1]; }
@@ -147,7 +150,10 @@ static kr_status kri_ct_check_view(const kr_ct_geom *g, int64_t vi)
     int par = kr_ct_type_is_parallel(g->type);
     if (!kri_finite3(v->src) || !kri_finite3(v->ray) || !kri_finite3(v->det) ||
         !kri_finite3(v->u) || !kri_finite3(v->v))
-        return kri_fail(KR_ERR_GEOMETRY, "%s: a view vector has a non-finite component", where);
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "%s: a view vector has a non-finite component or one beyond "
+                        "1e6 mm in magnitude",
+                        where);
     if (v->src[2] != 0 || v->ray[2] != 0 || v->det[2] != 0 || v->u[2] != 0 || v->v[0] != 0 ||
         v->v[1] != 0 || v->v[2] != 0)
         return kri_fail(KR_ERR_GEOMETRY,
@@ -262,6 +268,26 @@ static kr_status kri_ct_check_common(kr_ct_type type, int64_t det_count, int64_t
     return KR_OK;
 }
 
+/* The image and the projections a geometry describes must fit in the machine's memory together
+ * (as float32, the smallest element type a reconstruction uses): said before anything that
+ * size is allocated, with both numbers. */
+static kr_status kri_ct_check_memory(int64_t det_count, int64_t det_rows, int64_t nviews,
+                                     const kr_ct_grid *g)
+{
+    const double img = 4.0 * (double)g->n[0] * (double)g->n[1] * (double)g->n[2];
+    const double prj = 4.0 * (double)det_count * (double)det_rows * (double)nviews;
+    const double have = (double)kri_host_memory_bytes();
+    if (have > 0 && img + prj > have)
+        return kri_fail(KR_ERR_OOM_HOST,
+                        "the geometry needs %.1f GB for its %lldx%lldx%lld image and %.1f GB for "
+                        "its %lldx%lldx%lld projections (float32), more than the %.1f GB of "
+                        "memory of this machine",
+                        img * 1e-9, (long long)g->n[0], (long long)g->n[1], (long long)g->n[2],
+                        prj * 1e-9, (long long)det_count, (long long)det_rows, (long long)nviews,
+                        have * 1e-9);
+    return KR_OK;
+}
+
 static kr_status kri_ct_alloc(kr_ct_geom **out, kr_ct_type type, int64_t det_count,
                               int64_t det_rows, int64_t nviews, const kr_ct_grid *grid)
 {
@@ -269,6 +295,8 @@ static kr_status kri_ct_alloc(kr_ct_geom **out, kr_ct_type type, int64_t det_cou
     KRI_TRY(kri_ct_check_common(type, det_count, det_rows, nviews));
     kr_ct_grid gr = *grid;
     KRI_TRY(kri_ct_grid_check(&gr, kr_ct_type_ndim(type)));
+    KRI_TRY(kri_ct_check_memory(det_count, kr_ct_type_ndim(type) == 3 ? det_rows : 1, nviews,
+                                &gr));
     kr_ct_geom *g = kri_calloc(1, sizeof *g);
     if (!g) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a CT geometry");
     g->type = type;
@@ -342,32 +370,41 @@ static kr_status kri_ct_scan_check(const kr_ct_scan *s)
     KRI_TRY(kri_ct_check_common(s->type, s->det_count, s->det_rows, s->nviews));
     if (s->angles_deg) {
         for (int64_t i = 0; i < s->nviews; i++)
-            if (!isfinite(s->angles_deg[i]))
-                return kri_fail(KR_ERR_GEOMETRY, "angles_deg[%lld] is %g (must be finite)",
+            if (!(fabs(s->angles_deg[i]) <= KRI_CT_MAX_DEG))
+                return kri_fail(KR_ERR_GEOMETRY,
+                                "angles_deg[%lld] is %g (must be finite, within +-1e6 deg)",
                                 (long long)i, s->angles_deg[i]);
     } else {
-        if (!isfinite(s->start_deg) || !isfinite(s->stop_deg))
+        if (!(fabs(s->start_deg) <= KRI_CT_MAX_DEG) || !(fabs(s->stop_deg) <= KRI_CT_MAX_DEG))
             return kri_fail(KR_ERR_GEOMETRY,
-                            "the angle range %g..%g deg must have finite start_deg and stop_deg",
+                            "the angle range %g..%g deg must have finite start_deg and stop_deg "
+                            "within +-1e6 deg",
                             s->start_deg, s->stop_deg);
         if (s->nviews > 1 && s->start_deg == s->stop_deg)
             return kri_fail(KR_ERR_GEOMETRY,
                             "start_deg and stop_deg are both %g for %lld views (empty arc)",
                             s->start_deg, (long long)s->nviews);
     }
-    if (!isfinite(s->det_spacing_mm) || s->det_spacing_mm <= 0)
-        return kri_fail(KR_ERR_GEOMETRY, "det_spacing_mm is %g (must be > 0)", s->det_spacing_mm);
-    if (!isfinite(s->det_offset_mm))
-        return kri_fail(KR_ERR_GEOMETRY, "det_offset_mm is %g (must be finite)", s->det_offset_mm);
-    if (!isfinite(s->cor_offset_mm))
-        return kri_fail(KR_ERR_GEOMETRY, "cor_offset_mm is %g (must be finite)", s->cor_offset_mm);
+    if (!kri_ct_size_ok(s->det_spacing_mm))
+        return kri_fail(KR_ERR_GEOMETRY, "det_spacing_mm is %g (must be in 1e-6..1e6 mm)",
+                        s->det_spacing_mm);
+    if (!kri_ct_mm_ok(s->det_offset_mm))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "det_offset_mm is %g (must be finite, at most 1e6 mm in magnitude)",
+                        s->det_offset_mm);
+    if (!kri_ct_mm_ok(s->cor_offset_mm))
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "cor_offset_mm is %g (must be finite, at most 1e6 mm in magnitude)",
+                        s->cor_offset_mm);
     if (s->type == KR_CT_CONE) {
-        if (!isfinite(s->det_spacing_v_mm) || s->det_spacing_v_mm < 0)
+        if (s->det_spacing_v_mm != 0 && !kri_ct_size_ok(s->det_spacing_v_mm))
             return kri_fail(KR_ERR_GEOMETRY,
-                            "det_spacing_v_mm is %g (must be > 0, or 0 for det_spacing_mm)",
+                            "det_spacing_v_mm is %g (must be in 1e-6..1e6 mm, or 0 for "
+                            "det_spacing_mm)",
                             s->det_spacing_v_mm);
-        if (!isfinite(s->det_offset_v_mm))
-            return kri_fail(KR_ERR_GEOMETRY, "det_offset_v_mm is %g (must be finite)",
+        if (!kri_ct_mm_ok(s->det_offset_v_mm))
+            return kri_fail(KR_ERR_GEOMETRY,
+                            "det_offset_v_mm is %g (must be finite, at most 1e6 mm in magnitude)",
                             s->det_offset_v_mm);
     } else if (s->det_rows > 1 || s->det_rows < 0 || s->det_spacing_v_mm != 0 ||
                s->det_offset_v_mm != 0) {
@@ -378,9 +415,14 @@ static kr_status kri_ct_scan_check(const kr_ct_scan *s)
                         kr_ct_type_name(s->type));
     }
     if (s->type != KR_CT_PARALLEL2D) {
-        if (!isfinite(s->sod_mm) || s->sod_mm <= 0)
-            return kri_fail(KR_ERR_GEOMETRY, "sod_mm (source-origin distance) is %g (must be > 0)",
+        if (!kri_ct_size_ok(s->sod_mm))
+            return kri_fail(KR_ERR_GEOMETRY,
+                            "sod_mm (source-origin distance) is %g (must be in 1e-6..1e6 mm)",
                             s->sod_mm);
+        if (!(s->sdd_mm <= KRI_CT_MAX_MM))
+            return kri_fail(KR_ERR_GEOMETRY,
+                            "sdd_mm (source-detector distance) is %g (must be at most 1e6 mm)",
+                            s->sdd_mm);
         if (!isfinite(s->sdd_mm) || s->sdd_mm <= s->sod_mm)
             return kri_fail(KR_ERR_GEOMETRY,
                             "sdd_mm (source-detector distance) is %g; it must exceed sod_mm = %g "

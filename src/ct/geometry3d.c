@@ -12,7 +12,7 @@
 
 static int kri_finite3v(const double *a)
 {
-    return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
+    return kri_ct_mm_ok(a[0]) && kri_ct_mm_ok(a[1]) && kri_ct_mm_ok(a[2]);
 }
 static double kri_dot3(const double *a, const double *b)
 {
@@ -32,7 +32,10 @@ kr_status kri_ct_check_view3(const kr_ct_geom *g, int64_t vi, const char *where)
     const kr_ct_grid *gr = &g->grid;
     if (!kri_finite3v(v->src) || !kri_finite3v(v->ray) || !kri_finite3v(v->det) ||
         !kri_finite3v(v->u) || !kri_finite3v(v->v))
-        return kri_fail(KR_ERR_GEOMETRY, "%s: a view vector has a non-finite component", where);
+        return kri_fail(KR_ERR_GEOMETRY,
+                        "%s: a view vector has a non-finite component or one beyond "
+                        "1e6 mm in magnitude",
+                        where);
     if (v->ray[0] != 0 || v->ray[1] != 0 || v->ray[2] != 0)
         return kri_fail(KR_ERR_GEOMETRY,
                         "%s: a cone-beam view has a source point, not a ray direction (ray must "

@@ -266,7 +266,7 @@ static kr_status kri_geom_from_json(kr_ct_geom **out, kri_json *root, const char
     kr_status st;
     if (nd == 3) {
         st = kri_cone_from_json(out, root, what, type, det_count, det_rows, &grid);
-        if (st != KR_OK && st != KR_ERR_FORMAT && st != KR_ERR_OOM_HOST)
+        if (st != KR_OK && st != KR_ERR_FORMAT)
             kri_fail_prefix(st, "%s", what);
         return st;
     }
@@ -313,7 +313,7 @@ static kr_status kri_geom_from_json(kr_ct_geom **out, kri_json *root, const char
         if (st == KR_OK) st = kr_ct_geom_create(out, &scan, &grid);
         kri_free(list);
     }
-    if (st != KR_OK && st != KR_ERR_FORMAT && st != KR_ERR_OOM_HOST)
+    if (st != KR_OK && st != KR_ERR_FORMAT)
         kri_fail_prefix(st, "%s", what);
     return st;
 }

@@ -205,7 +205,7 @@ kr_status kri_read_cfl(const char *path, kr_array **out, kr_meta *meta, const kr
                         (unsigned long long)want);
     }
     kr_array *a;
-    KRI_TRY(kr_array_create(&a, KR_C64, ndim, dims, KR_HOST, NULL));
+    KRI_TRY(kri_io_array(&a, path, KR_C64, ndim, dims));
     FILE *f = fopen(nm.cfl, "rb");
     if (!f) {
         kr_array_destroy(a);

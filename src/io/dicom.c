@@ -1,6 +1,7 @@
 /* DICOM export: options, validation, attenuation -> HU -> 16-bit quantisation, slice files and
  * safe renaming. The DCMTK calls live in dicom_dcmtk.cpp (only with KRAY_HAVE_DCMTK). */
 #include "dicom_internal.h"
+#include "iofile.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -163,10 +164,12 @@ kr_status kr_write_dicom(const char *path, const kr_array *image, const kr_dicom
         else
             snprintf(fname, plen + 32, "%s_%04lld.dcm", stem, (long long)z);
         snprintf(tmp, plen + 64, "%s.tmp.%ld", fname, (long)getpid());
+        const int slot = kri_tmp_register(tmp); /* removed if a signal ends the process */
         st = kri_dicom_write_slice(tmp, &s, &o);
         if (st == KR_OK && rename(tmp, fname) != 0)
             st = kri_fail(KR_ERR_IO, "%s: cannot rename the finished file into place", fname);
         if (st != KR_OK) remove(tmp);
+        kri_tmp_unregister(slot);
     }
     kri_free(px);
     kri_free(stem);

@@ -324,6 +324,11 @@ kr_status kri_inflate_exact(const char *path, const char *what, const unsigned c
 
 int kri_inflate_cannot_hold(size_t csize, size_t bytes) { return bytes / 1100 > csize + 64; }
 
+size_t kri_inflate_max(size_t csize)
+{
+    return csize > SIZE_MAX / 1100 - 65 ? SIZE_MAX : (csize + 65) * 1100 - 1;
+}
+
 kr_status kri_samples_from_zfile(FILE *f, const char *path, const char *dpath, size_t csize,
                                  size_t bytes, const char *fmt, const char *what, kri_stype t,
                                  int big, kr_array *a)

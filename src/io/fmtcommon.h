@@ -55,6 +55,8 @@ kr_status kri_inflate_exact(const char *path, const char *what, const unsigned c
 /* Whether `csize` bytes of a deflate stream cannot hold `bytes` (its largest expansion is about
  * 1032:1; room is left for the zlib or gzip wrapper). */
 int kri_inflate_cannot_hold(size_t csize, size_t bytes);
+/* The most bytes that csize bytes of such a stream can hold (the bound above). */
+size_t kri_inflate_max(size_t csize);
 /* The next `csize` bytes of `f`, a zlib or gzip stream of exactly `bytes` bytes of samples
  * (type t, byte order `big`), decoded into `a`. `path` names the header and `dpath` the data
  * file in the sentences, `fmt` the format ("NRRD") in out-of-memory ones and `what` the stream

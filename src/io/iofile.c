@@ -34,14 +34,20 @@ kr_status kri_io_as_dtype(const kr_array *a, kr_dtype dtype, const kr_array **us
 kr_status kri_wfile_open(kri_wfile *w, const char *path)
 {
     memset(w, 0, sizeof *w);
+    w->slot = -1;
     if (strlen(path) >= sizeof w->path)
         return kri_fail(KR_ERR_INVALID_ARG, "output path is too long (%zu characters)",
                         strlen(path));
     snprintf(w->path, sizeof w->path, "%s", path);
     snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld", path, (long)getpid());
+    w->slot = kri_tmp_register(w->tmp); /* removed if a signal ends the process */
     w->f = fopen(w->tmp, "wb");
-    if (!w->f)
-        return kri_fail(KR_ERR_IO, "%s: cannot create file: %s", path, strerror(errno));
+    if (!w->f) {
+        kr_status s = kri_fail(KR_ERR_IO, "%s: cannot create file: %s", path, strerror(errno));
+        kri_tmp_unregister(w->slot);
+        w->slot = -1;
+        return s;
+    }
     return KR_OK;
 }
 
@@ -77,6 +83,8 @@ kr_status kri_wfile_commit(kri_wfile *w)
         s = kri_fail(KR_ERR_IO, "%s: cannot rename temporary file into place: %s", w->path,
                      strerror(errno));
     if (s != KR_OK) remove(w->tmp);
+    kri_tmp_unregister(w->slot);
+    w->slot = -1;
     return s;
 }
 
@@ -111,9 +119,19 @@ void kri_wfile_abort(kri_wfile *w)
         w->f = NULL;
     }
     if (w->tmp[0]) remove(w->tmp);
+    kri_tmp_unregister(w->slot);
+    w->slot = -1;
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */
+kr_status kri_io_array(kr_array **a, const char *path, kr_dtype t, int ndim,
+                       const int64_t *dims)
+{
+    kr_status s = kr_array_create(a, t, ndim, dims, KR_HOST, NULL);
+    if (s != KR_OK) kri_fail_prefix(s, "%s", path);
+    return s;
+}
+
 kr_status kri_file_size(const char *path, size_t *size)
 {
     struct stat st;

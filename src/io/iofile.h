@@ -15,7 +15,16 @@ typedef struct kri_wfile {
     char path[4096];
     char tmp[4200];
     kr_status status; /* first error seen by kri_wfile_write */
+    int slot;         /* kri_tmp_register's slot of tmp (-1: none) */
 } kri_wfile;
+
+/* ---- temporary files removed on SIGINT, SIGTERM, SIGHUP and SIGXFSZ (tmpreg.c) ------------ */
+/* Register a temporary path (before creating it); returns the slot for kri_tmp_unregister, or
+ * -1 when the path is too long or every slot is taken. The first call installs the handler
+ * for the signals still at their default action. */
+int kri_tmp_register(const char *path);
+/* After the file was renamed into place or removed (accepts -1). */
+void kri_tmp_unregister(int slot);
 
 kr_status kri_wfile_open(kri_wfile *w, const char *path);
 /* Append bytes; errors are remembered and reported by commit. */
@@ -44,6 +53,9 @@ kr_status kri_read_file(const char *path, unsigned char **buf, size_t *len, size
 /* The first min(file size, max) bytes of a file into a new NUL-terminated buffer (headers of
  * formats whose data follows the text). */
 kr_status kri_read_head(const char *path, size_t max, char **buf, size_t *len, const char *what);
+/* kr_array_create of a host array for the data of the file at path; a failure (out of memory)
+ * names the file. */
+kr_status kri_io_array(kr_array **a, const char *path, kr_dtype t, int ndim, const int64_t *dims);
 /* Size of a file in bytes, or KR_ERR_IO naming it. */
 kr_status kri_file_size(const char *path, size_t *size);
 /* Byte-swap n elements of `size` bytes in place. */

@@ -1,6 +1,7 @@
 /* ISMRMRD: writing simulated 2-D Cartesian data (acquisitions, noise scans, the XML header);
  * reading is in ismrmrd.c. */
 #include "internal.h"
+#include "iofile.h"
 #include "ismrmrd_internal.h"
 #include "kray/ismrmrd.h"
 
@@ -129,9 +130,12 @@ kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
     if (!xml) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for the ISMRMRD header");
     kri_ismrmrd_enter();
     remove(tmp);
+    const int slot = kri_tmp_register(tmp); /* removed if a signal ends the process */
     ISMRMRD_Dataset d;
     kr_status st = kri_ismrmrd_open(&d, tmp, o.dataset ? o.dataset : "dataset", 1);
     if (st != KR_OK) {
+        remove(tmp);
+        kri_tmp_unregister(slot);
         kri_ismrmrd_leave();
         free(xml);
         return st;
@@ -205,6 +209,7 @@ done:
     if (st == KR_OK && rename(tmp, path) != 0)
         st = kri_fail(KR_ERR_IO, "%s: cannot rename '%s' to '%s'", fn, tmp, path);
     if (st != KR_OK) remove(tmp);
+    kri_tmp_unregister(slot);
     kri_ismrmrd_leave();
     return st;
 }

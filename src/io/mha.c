@@ -247,8 +247,7 @@ kr_status kri_read_mha(const char *path, kr_array **out, kr_meta *meta, const kr
                             path, csize, bytes);
     }
     kr_array *a;
-    KRI_TRY(kr_array_create(&a, kri_stype_dtype(h.st, h.channels == 2), h.ndims, h.dims, KR_HOST,
-                            NULL));
+    KRI_TRY(kri_io_array(&a, path, kri_stype_dtype(h.st, h.channels == 2), h.ndims, h.dims));
     FILE *f;
     kr_status s = kri_data_open(path, dpath, start, &f);
     if (s == KR_OK && !h.compressed) {

@@ -166,8 +166,10 @@ typedef struct nii_info {
     int scaled;
 } nii_info;
 
-static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsize, nii_info *in,
-                           kr_meta *meta)
+/* fsize: the bytes the file holds; for a .nii.gz (csize > 0 compressed bytes) the most that
+ * many bytes of gzip data can decompress to. */
+static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsize, size_t csize,
+                           nii_info *in, kr_meta *meta)
 {
     memset(in, 0, sizeof *in);
     int32_t sz_le = nii_i32(h, O_SIZEOF_HDR, 0), sz_be = nii_i32(h, O_SIZEOF_HDR, 1);
@@ -238,6 +240,12 @@ static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsiz
         return kri_fail(KR_ERR_FORMAT,
                         "%s: vox_offset is %.0f, must be at least 352 in a single-file NIfTI", path,
                         vox);
+    if (csize && (vox > (double)fsize ||
+                  (size_t)in->numel * (size_t)want_bits / 8 > fsize - (size_t)vox))
+        return kri_fail(KR_ERR_FORMAT,
+                        "%s: header promises %lld samples at vox_offset %.0f, more than %zu bytes "
+                        "of gzip data can hold",
+                        path, (long long)in->numel, vox, csize);
     if (vox > (double)fsize)
         return kri_fail(KR_ERR_FORMAT, "%s: vox_offset %.0f is beyond the end of the %zu-byte file",
                         path, vox, fsize);
@@ -334,6 +342,7 @@ int kri_nifti_gz(const char *path)
     return n >= 7 && strcasecmp(path + n - 7, ".nii.gz") == 0;
 }
 
+
 /* The gzip file being read and its path, for nii_gzread. */
 typedef struct nii_gz {
     gzFile g;
@@ -367,6 +376,8 @@ static long long nii_gzread(void *user, void *p, size_t n)
 static kr_status nii_read_gz(const char *path, unsigned char *h, nii_info *in, kr_meta *m,
                              kr_array **raw)
 {
+    size_t csize;
+    KRI_TRY(kri_file_size(path, &csize)); /* a regular file: no FIFO or device to block on */
     nii_gz z = {gzopen(path, "rb"), path};
     if (!z.g) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     kr_status s = KR_OK;
@@ -378,10 +389,12 @@ static kr_status nii_read_gz(const char *path, unsigned char *h, nii_info *in, k
                      "%s: decompresses to %lld bytes, too short for a 348-byte NIfTI-1 header",
                      path, got);
     /* the decompressed size is known only by reading: the data are checked as they come */
-    if (s == KR_OK) s = nii_parse(path, h, (size_t)LLONG_MAX, in, m);
+    /* the decompressed size is bounded by the deflate ratio: a header promising more than the
+     * compressed bytes can hold is refused before anything is allocated */
+    if (s == KR_OK) s = nii_parse(path, h, kri_inflate_max(csize), csize ? csize : 1, in, m);
     if (s == KR_OK)
-        s = kr_array_create(raw, kri_stype_dtype(in->type->st, in->type->complex), in->ndim,
-                            in->dims, KR_HOST, NULL);
+        s = kri_io_array(raw, path, kri_stype_dtype(in->type->st, in->type->complex), in->ndim,
+                         in->dims);
     if (s == KR_OK && gzseek(z.g, in->vox_offset, SEEK_SET) != in->vox_offset)
         s = kri_fail(KR_ERR_FORMAT, "%s: decompresses to less than vox_offset %ld bytes", path,
                      in->vox_offset);
@@ -414,10 +427,10 @@ kr_status kri_read_nifti(const char *path, kr_array **out, kr_meta *meta, const 
             fclose(f);
             return kri_fail(KR_ERR_IO, "%s: cannot read the header", path);
         }
-        s = nii_parse(path, h, fsize, &in, &m);
+        s = nii_parse(path, h, fsize, 0, &in, &m);
         if (s == KR_OK)
-            s = kr_array_create(&raw, kri_stype_dtype(in.type->st, in.type->complex), in.ndim,
-                                in.dims, KR_HOST, NULL);
+            s = kri_io_array(&raw, path, kri_stype_dtype(in.type->st, in.type->complex), in.ndim,
+                             in.dims);
         if (s == KR_OK && fseek(f, in.vox_offset, SEEK_SET) != 0)
             s = kri_fail(KR_ERR_IO, "%s: cannot seek to vox_offset %ld", path, in.vox_offset);
         if (s == KR_OK) s = kri_samples_from_file(f, path, in.type->st, in.big, raw);
@@ -427,7 +440,7 @@ kr_status kri_read_nifti(const char *path, kr_array **out, kr_meta *meta, const 
         kr_dtype sd = kr_dtype_is_complex(raw->dtype) ? raw->dtype
                       : (raw->dtype == KR_F64)        ? KR_F64
                                                       : KR_F32;
-        s = kr_array_create(&res, sd, in.ndim, in.dims, KR_HOST, NULL);
+        s = kri_io_array(&res, path, sd, in.ndim, in.dims);
         if (s == KR_OK) nii_scale(raw, res, in.slope, in.inter);
         kr_array_destroy(raw);
         raw = NULL;

@@ -308,7 +308,7 @@ kr_status kri_read_npy(const char *path, kr_array **out, kr_meta *meta, const kr
                      (unsigned long long)have);
         goto done;
     }
-    s = kr_array_create(&a, h.dtype, h.ndim, h.dims, KR_HOST, NULL);
+    s = kri_io_array(&a, path, h.dtype, h.ndim, h.dims);
     if (s != KR_OK) goto done;
     if (fread(a->data, 1, (size_t)want, f) != (size_t)want) {
         s = kri_fail(KR_ERR_IO, "%s: cannot read %llu data bytes", path,

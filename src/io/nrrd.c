@@ -396,7 +396,7 @@ static kr_status nrrd_data(const char *path, const char *dpath, FILE *f, size_t 
                         path, avail, bytes);
     }
     kr_array *a;
-    KRI_TRY(kr_array_create(&a, dt, nd, dims, KR_HOST, NULL));
+    KRI_TRY(kri_io_array(&a, path, dt, nd, dims));
     kr_status s = KR_OK;
     if (!h->gzip) {
         s = kri_samples_from_file(f, dpath, h->st, h->big, a);

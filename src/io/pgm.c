@@ -111,7 +111,7 @@ static kr_status kri_pgm_parse(const char *path, const unsigned char *buf, size_
     }
     int64_t dims[2] = {w, h};
     kr_array *a;
-    KRI_TRY(kr_array_create(&a, t, 2, dims, KR_HOST, NULL));
+    KRI_TRY(kri_io_array(&a, path, t, 2, dims));
     kr_status s = KR_OK;
     for (int64_t i = 0; i < n && s == KR_OK; i++) {
         int64_t v;

@@ -48,7 +48,7 @@ kr_status kri_read_raw(const char *path, kr_array **out, kr_meta *meta, const kr
                         kr_dtype_name(o->raw_dtype), esize);
     }
     kr_array *a;
-    KRI_TRY(kr_array_create(&a, o->raw_dtype, o->raw_ndim, o->raw_dims, KR_HOST, NULL));
+    KRI_TRY(kri_io_array(&a, path, o->raw_dtype, o->raw_ndim, o->raw_dims));
     FILE *f = fopen(path, "rb");
     if (!f) {
         kr_array_destroy(a);

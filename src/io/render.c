@@ -81,11 +81,19 @@ kr_status kri_render_gray(const kr_array *a, const kr_io_opts *o, int bits, void
     double maxval = bits == 8 ? 255.0 : 65535.0;
     void *px;
     KRI_TRY(kri_alloc(&px, (size_t)n * (size_t)(bits / 8), "rendered image"));
+    /* A range wider than DBL_MAX (say -1e308..1e308) overflows hi - lo; halving every term keeps
+     * the differences finite (lo < hi are finite, so hi / 2 - lo / 2 > 0 unless both are
+     * subnormal neighbours, where the plain difference is exact). */
+    const int half = !isfinite(hi - lo);
+    const double span = half ? hi / 2 - lo / 2 : hi - lo;
     for (int64_t i = 0; i < n; i++) {
         double v = kri_part(a, base + i, o->complex_part);
-        double t = isfinite(v) ? (v - lo) / (hi - lo) * maxval : 0.0;
+        double t = !isfinite(v) ? 0.0
+                   : half       ? (v / 2 - lo / 2) / span * maxval
+                                : (v - lo) / span * maxval;
         if (v == INFINITY) t = maxval;
-        t = t < 0.0 ? 0.0 : t > maxval ? maxval : floor(t + 0.5);
+        /* NaN never reaches the integer conversion */
+        t = !(t > 0.0) ? 0.0 : t > maxval ? maxval : floor(t + 0.5);
         if (bits == 8)
             ((uint8_t *)px)[i] = (uint8_t)t;
         else

@@ -1,5 +1,6 @@
 /* Pulseq 1.4 sequence files: reader (also 1.2/1.3 with [DELAYS]) and writer. Conventions and
  * limits in kray/sim.h. */
+#include "io/iofile.h"
 #include "sim_internal.h"
 
 #include <ctype.h>
@@ -52,7 +53,16 @@ typedef struct pq_file {
     pq_tab blocks, rf, grad, trap, adc, delay;
     pq_shape *shapes;
     int64_t nshapes, capshapes;
+    int64_t samples_left; /* decoded shape samples still allowed (bounded by the file size) */
 } pq_file;
+
+/* Event ids are whole numbers in 1..1e8; anything else (1e19, 2.5, NaN) is 0, so no double
+ * outside int64_t's range is ever cast. */
+#define PQ_MAX_ID 1e8
+static int64_t pq_id(double v)
+{
+    return v >= 1 && v <= PQ_MAX_ID && v == floor(v) ? (int64_t)v : 0;
+}
 
 static void tab_free(pq_tab *t)
 {
@@ -79,14 +89,14 @@ static kr_status tab_index(pq_file *f, pq_tab *t, const char *what)
     t->maxid = 0;
     for (int64_t r = 0; r < rows; r++) {
         double id = t->rows.v[r * t->w];
-        if (!(id >= 1 && id <= 1e8 && id == floor(id)))
+        if (!pq_id(id))
             return kri_fail(KR_ERR_FORMAT, "%s: [%s] has the invalid id %g", f->path, what, id);
-        if ((int64_t)id > t->maxid) t->maxid = (int64_t)id;
+        if (pq_id(id) > t->maxid) t->maxid = pq_id(id);
     }
     t->idx = calloc((size_t)t->maxid + 1, sizeof *t->idx);
     if (!t->idx) return kri_fail(KR_ERR_OOM_HOST, "out of host memory reading %s", f->path);
     for (int64_t r = 0; r < rows; r++) {
-        int64_t id = (int64_t)t->rows.v[r * t->w];
+        int64_t id = pq_id(t->rows.v[r * t->w]);
         if (t->idx[id])
             return kri_fail(KR_ERR_FORMAT, "%s: [%s] defines id %lld twice", f->path, what,
                             (long long)id);
@@ -99,10 +109,10 @@ static kr_status tab_index(pq_file *f, pq_tab *t, const char *what)
 static const double *tab_get(const pq_file *f, const pq_tab *t, double id, const char *what,
                              int64_t blk, kr_status *st)
 {
-    int64_t i = (int64_t)id;
+    int64_t i = pq_id(id);
     if (i >= 1 && i <= t->maxid && t->idx && t->idx[i]) return t->rows.v + (t->idx[i] - 1) * t->w;
-    *st = kri_fail(KR_ERR_FORMAT, "%s: block %lld refers to %s event %lld, which is not defined",
-                   f->path, (long long)blk, what, (long long)i);
+    *st = kri_fail(KR_ERR_FORMAT, "%s: block %lld refers to %s event %.17g, which is not defined",
+                   f->path, (long long)blk, what, id);
     return NULL;
 }
 
@@ -110,8 +120,8 @@ static const pq_shape *shape_get(const pq_file *f, double id, int64_t blk, kr_st
 {
     for (int64_t i = 0; i < f->nshapes; i++)
         if ((double)f->shapes[i].id == id) return &f->shapes[i];
-    *st = kri_fail(KR_ERR_FORMAT, "%s: block %lld refers to shape %lld, which is not defined",
-                   f->path, (long long)blk, (long long)id);
+    *st = kri_fail(KR_ERR_FORMAT, "%s: block %lld refers to shape %.17g, which is not defined",
+                   f->path, (long long)blk, id);
     return NULL;
 }
 
@@ -136,9 +146,42 @@ static int parse_nums(const char *s, double *out, int max)
 
 /* Decode a shape: plain when m == n values are given, else the run-length compressed
  * derivative (a value repeated twice is followed by the count of further repeats). */
-static kr_status shape_decode(const pq_file *f, int64_t id, int64_t n, const pq_vec *p,
+static kr_status shape_decode(pq_file *f, int64_t id, int64_t n, const pq_vec *p,
                               double **out)
 {
+    /* the decoded length is counted before anything is allocated */
+    int64_t u = 0;
+    for (int64_t i = 0; p->n != n && i < p->n && u <= n;) {
+        if (i + 1 < p->n && p->v[i + 1] == p->v[i]) {
+            if (i + 2 >= p->n)
+                return kri_fail(KR_ERR_FORMAT,
+                                "%s: shape %lld ends inside a run (a repeated value without its "
+                                "count)",
+                                f->path, (long long)id);
+            double c = p->v[i + 2];
+            if (!(c >= 0 && c == floor(c) && c <= 1e12))
+                return kri_fail(KR_ERR_FORMAT, "%s: shape %lld has the invalid run count %g",
+                                f->path, (long long)id, c);
+            u += (int64_t)c + 2;
+            i += 3;
+        } else {
+            u++;
+            i++;
+        }
+    }
+    if (p->n != n && u != n)
+        return kri_fail(KR_ERR_FORMAT,
+                        u > n ? "%s: shape %lld decompresses to more than its num_samples %lld"
+                              : "%s: shape %lld decompresses to fewer samples than its "
+                                "num_samples %lld (truncated file?)",
+                        f->path, (long long)id, (long long)n);
+    if (n > f->samples_left)
+        return kri_fail(KR_ERR_FORMAT,
+                        "%s: shape %lld decompresses to %lld samples, more than kray accepts "
+                        "from a file of this size (2^24 samples plus 4096 per byte of the file, "
+                        "all shapes together)",
+                        f->path, (long long)id, (long long)n);
+    f->samples_left -= n;
     double *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
     if (!w) return kri_fail(KR_ERR_OOM_HOST, "out of host memory reading %s", f->path);
     if (p->n == n) {
@@ -146,44 +189,18 @@ static kr_status shape_decode(const pq_file *f, int64_t id, int64_t n, const pq_
         *out = w;
         return KR_OK;
     }
-    int64_t u = 0, i = 0;
-    while (i < p->n) {
-        double v = p->v[i];
+    u = 0;
+    for (int64_t i = 0; i < p->n;) { /* checked above: runs are whole and fill exactly n */
+        const double v = p->v[i];
         int64_t rep = 1;
         if (i + 1 < p->n && p->v[i + 1] == v) {
-            if (i + 2 >= p->n) {
-                free(w);
-                return kri_fail(KR_ERR_FORMAT,
-                                "%s: shape %lld ends inside a run (a repeated value without its "
-                                "count)",
-                                f->path, (long long)id);
-            }
-            double c = p->v[i + 2];
-            if (!(c >= 0 && c == floor(c) && c <= 1e12)) {
-                free(w);
-                return kri_fail(KR_ERR_FORMAT, "%s: shape %lld has the invalid run count %g",
-                                f->path, (long long)id, c);
-            }
-            rep = (int64_t)c + 2;
+            rep = (int64_t)p->v[i + 2] + 2;
             i += 3;
         } else {
             i += 1;
         }
-        if (u + rep > n) {
-            free(w);
-            return kri_fail(KR_ERR_FORMAT,
-                            "%s: shape %lld decompresses to more than its num_samples %lld",
-                            f->path, (long long)id, (long long)n);
-        }
         for (int64_t r = 0; r < rep; r++)
             w[u++] = v;
-    }
-    if (u != n) {
-        free(w);
-        return kri_fail(KR_ERR_FORMAT,
-                        "%s: shape %lld decompresses to %lld samples, num_samples says %lld "
-                        "(truncated file?)",
-                        f->path, (long long)id, (long long)u, (long long)n);
     }
     for (int64_t k = 1; k < n; k++)
         w[k] += w[k - 1];
@@ -476,7 +493,12 @@ static kr_status pq_build(pq_file *f, const kr_seq_limits *lim, kr_seq **out)
         for (int a = 0; a < 3 && st == KR_OK; a++) {
             double id = row[3 + a];
             if (!(id > 0)) continue;
-            int64_t ii = (int64_t)id;
+            int64_t ii = pq_id(id);
+            if (!ii) {
+                st = kri_fail(KR_ERR_FORMAT, "%s: block %lld refers to gradient event %.17g, "
+                              "not a whole number in 1..1e8", f->path, (long long)num, id);
+                break;
+            }
             int is_trap = ii <= f->trap.maxid && f->trap.idx && f->trap.idx[ii];
             int is_grad = ii <= f->grad.maxid && f->grad.idx && f->grad.idx[ii];
             if (is_trap && is_grad) {
@@ -565,8 +587,8 @@ static kr_status pq_build(pq_file *f, const kr_seq_limits *lim, kr_seq **out)
             b.duration_s = end;
         }
         if (row[7] > 0)
-            kr_log(NULL, KR_LOG_DEBUG, "%s: block %lld: extension %lld skipped", f->path,
-                   (long long)num, (long long)row[7]);
+            kr_log(NULL, KR_LOG_DEBUG, "%s: block %lld: extension %g skipped", f->path,
+                   (long long)num, row[7]);
         st = kr_seq_add_block(s, &b);
         if (st != KR_OK) st = kri_fail_prefix(st, "%s (file block %lld)", f->path, (long long)num);
     }
@@ -593,11 +615,15 @@ kr_status kr_seq_read_pulseq(kr_seq **seq, const char *path, const kr_seq_limits
     KRI_ARG_NOT_NULL(seq);
     *seq = NULL;
     KRI_ARG_NOT_NULL(path);
+    size_t fsize;
+    KRI_TRY(kri_file_size(path, &fsize)); /* a regular file: no FIFO or device to block on */
     FILE *fp = fopen(path, "r");
     if (!fp) return kri_fail(KR_ERR_IO, "cannot open %s: %s", path, strerror(errno));
     pq_file f;
     memset(&f, 0, sizeof f);
     f.path = path;
+    f.samples_left =
+        fsize > (size_t)1 << 40 ? INT64_MAX : ((int64_t)1 << 24) + 4096 * (int64_t)fsize;
     f.grad_r = 10e-6;
     f.rf_r = 1e-6;
     f.adc_r = 100e-9;

@@ -1,5 +1,6 @@
 /* Pulseq 1.4.0 writer (conventions and limits in kray/sim.h). Events and shapes are
  * deduplicated by exact value; shapes are written run-length compressed when that is shorter. */
+#include "io/iofile.h"
 #include "sim_internal.h"
 
 #include <errno.h>
@@ -293,12 +294,14 @@ kr_status kr_seq_write_pulseq(const kr_seq *seq, const char *path, const kr_puls
         kr_log(NULL, KR_LOG_INFO,
                "%s: %lld ideal-spoiling marks have no Pulseq event and are not written", path,
                (long long)nspoil);
-    FILE *fp = fopen(path, "w");
-    if (!fp) {
+    kri_wfile wf; /* written to a temporary file, renamed into place when complete */
+    st = kri_wfile_open(&wf, path);
+    if (st != KR_OK) {
         free(rows);
         wctx_free(&c);
-        return kri_fail(KR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        return st;
     }
+    FILE *fp = wf.f;
     fprintf(fp, "# Pulseq sequence file\n# Created by kray\n\n[VERSION]\nmajor 1\nminor 4\n"
                 "revision 0\n\n[DEFINITIONS]\n");
     fprintf(fp, "AdcRasterTime %.9g\nBlockDurationRaster %.9g\nGradientRasterTime %.9g\n",
@@ -359,10 +362,8 @@ kr_status kr_seq_write_pulseq(const kr_seq *seq, const char *path, const kr_puls
             write_shape(fp, i + 1, c.sh[i].v, c.sh[i].n);
     }
     fprintf(fp, "\n");
-    int bad = ferror(fp);
-    if (fclose(fp) != 0) bad = 1;
+    if (ferror(fp)) wf.status = kri_fail(KR_ERR_IO, "writing %s failed", path);
     free(rows);
     wctx_free(&c);
-    if (bad) return kri_fail(KR_ERR_IO, "writing %s failed", path);
-    return KR_OK;
+    return kri_wfile_commit(&wf);
 }

@@ -20,7 +20,7 @@ static kr_status kc_cg_dcf(const char *spec, const kr_ctx *ctx, const kr_array *
         return kr_dcf(w, ctx, traj, &o, NULL);
     }
     kr_array *a = NULL;
-    kr_status s = kr_read(spec, &a, NULL, NULL);
+    kr_status s = kc_read(spec, &a, NULL, NULL);
     if (s == KR_OK) s = kr_array_astype(w, a, KR_F32);
     kr_array_destroy(a);
     return s;
@@ -155,15 +155,15 @@ int kc_tool_cgsense(int argc, char **argv)
              *x = NULL, *dk = NULL, *dx = NULL, *wa = NULL;
     kr_cgsense_plan *p = NULL;
     double *hist = NULL;
-    kr_status s = kr_traj_read(tp, &t, KR_F32);
-    if (s == KR_OK) s = kr_read(kp, &k, NULL, NULL);
+    kr_status s = kc_read_traj(tp, &t, KR_F32);
+    if (s == KR_OK) s = kc_read(kp, &k, NULL, NULL);
     if (s == KR_OK) s = kr_array_astype(&kc64, k, KR_C64);
     int nd = dims.n;
     int64_t n[3] = {1, 1, 1};
     for (int i = 0; i < dims.n; i++) n[i] = dims.d[i];
     if (s == KR_OK && dcfp) s = kc_cg_dcf(dcfp, ctx, t, &w);
     if (s == KR_OK && mp) {
-        s = kr_read(mp, &maps, NULL, kc_image_io());
+        s = kc_read(mp, &maps, NULL, kc_image_io());
         if (s == KR_OK) s = kr_array_astype(&mc64, maps, KR_C64);
         if (s == KR_OK && nd == 0) {
             nd = mc64->ndim >= 4 && mc64->dims[2] > 1 ? 3 : 2;
@@ -189,7 +189,7 @@ int kc_tool_cgsense(int argc, char **argv)
     if (s == KR_OK) s = kr_array_create(&x, KR_C64, nd, n, KR_HOST, NULL);
     if (s == KR_OK && warm) {
         kr_array *w0 = NULL, *w1 = NULL;
-        s = kr_read(warm, &w0, NULL, kc_image_io());
+        s = kc_read(warm, &w0, NULL, kc_image_io());
         if (s == KR_OK) s = kr_array_astype(&w1, w0, KR_C64);
         if (s == KR_OK && kr_array_numel(w1) != kr_array_numel(x)) {
             char a[96], b[96];

@@ -57,7 +57,7 @@ int kc_tool_coilcombine(int argc, char **argv)
 
     kr_array *a = NULL, *img = NULL, *m0 = NULL, *maps = NULL, *psi = NULL, *out = NULL;
     char d1[128], d2[128];
-    kr_status s = kr_read(ip, &a, NULL, kc_image_io());
+    kr_status s = kc_read(ip, &a, NULL, kc_image_io());
     if (s == KR_OK) s = kr_array_astype(&img, a, KR_C64);
     kr_array_destroy(a);
     a = NULL;
@@ -73,7 +73,7 @@ int kc_tool_coilcombine(int argc, char **argv)
     for (int i = 0; i < ax; i++) p *= img->dims[i];
     for (int i = ax + 1; i < img->ndim; i++) nb *= img->dims[i];
     if (mp) {
-        s = kr_read(mp, &m0, NULL, kc_image_io());
+        s = kc_read(mp, &m0, NULL, kc_image_io());
         if (s == KR_OK) s = kr_array_astype(&maps, m0, KR_C64);
         if (s != KR_OK) goto fail;
         int same = maps->ndim == img->ndim;

@@ -133,7 +133,7 @@ int kc_tool_convert(int argc, char **argv)
     if (index && (nix = kc_parse_index(index, ixa, ixi)) < 0)
         return kc_usage("convert", "--index '%s' is not a list of AXIS:INDEX pairs (e.g. 3:0 or "
                                    "2:4,3:1), each axis once", index);
-    kr_status s = kr_read(in, &a, &meta, &io);
+    kr_status s = kc_read(in, &a, &meta, &io);
     if (s != KR_OK) return kc_fail("convert", s);
     for (int k = 0; k < nix; k++) {
         int64_t n = ixa[k] < a->ndim ? a->dims[ixa[k]] : 1;

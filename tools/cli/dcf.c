@@ -62,7 +62,7 @@ int kc_tool_dcf(int argc, char **argv)
     kr_status s = kr_ctx_create(&ctx, c.threads == 1 ? KR_BACKEND_CPU_SERIAL : KR_BACKEND_CPU);
     if (s == KR_OK && c.threads > 0) s = kr_ctx_set_threads(ctx, c.threads);
     kr_array *t = NULL, *w = NULL;
-    if (s == KR_OK) s = kr_traj_read(in, &t, KR_F64);
+    if (s == KR_OK) s = kc_read_traj(in, &t, KR_F64);
     kr_dcf_opts o;
     kr_dcf_opts_default(&o);
     o.method = (kr_dcf_method)method;

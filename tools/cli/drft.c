@@ -112,7 +112,7 @@ int kc_tool_drft(int argc, char **argv)
     kr_drft_plan *p = NULL;
     kr_status s = KR_OK;
     if (!bench || strncmp(tp, "random:", 7) != 0) {
-        s = kr_traj_read(tp, &t, KR_F64);
+        s = kc_read_traj(tp, &t, KR_F64);
     } else {
         s = kc_random_traj(tp, 3, n, KR_F64, &t);
         if (s != KR_OK) {
@@ -121,11 +121,11 @@ int kc_tool_drft(int argc, char **argv)
         }
     }
     if (s == KR_OK && mode == M_FORWARD && !bench) {
-        s = kr_read(ip, &x, NULL, kc_image_io());
+        s = kc_read(ip, &x, NULL, kc_image_io());
         for (int i = 0; s == KR_OK && i < 3; i++) n[i] = i < x->ndim ? x->dims[i] : 1;
     }
     if (s == KR_OK && wp) {
-        s = kr_read(wp, &w, NULL, NULL);
+        s = kc_read(wp, &w, NULL, NULL);
         if (s == KR_OK) s = kr_array_astype(&wr, w, KR_F64); /* real parts */
         if (s == KR_OK && wr->ndim > 1 && wr->dims[0] == 1 && t->ndim > 1 && t->dims[1] != 1) {
             kr_array v;
@@ -176,7 +176,7 @@ int kc_tool_drft(int argc, char **argv)
     if (s != KR_OK) goto done;
     /* inputs in the compute type and memory */
     if (mode == M_ADJOINT) {
-        s = kr_read(ip, &x, NULL, NULL);
+        s = kc_read(ip, &x, NULL, NULL);
         if (s == KR_OK && x->ndim > 1 && x->dims[0] == 1 && t->ndim > 1 && t->dims[1] != 1) {
             kr_array v;
             kc_drop_leading(x, &v);

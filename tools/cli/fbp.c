@@ -280,7 +280,7 @@ int kc_tool_fbp(int argc, char **argv)
     double t_read = 0, t_plan = 0, t_h2d = 0, t_exec = 0, t_d2h = 0, t_write = 0;
     kr_status s;
     double t0 = kr_time_now();
-    if ((s = kr_read(pin, &sino, NULL, &io)) != KR_OK) goto fail;
+    if ((s = kc_read(pin, &sino, NULL, &io)) != KR_OK) goto fail;
     if (kr_dtype_is_complex(sino->dtype)) {
         kc_error("fbp", "'%s' holds complex values; a sinogram is real", pin);
         r = KC_EXIT_INPUT;

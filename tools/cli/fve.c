@@ -214,8 +214,8 @@ int kc_tool_fve(int argc, char **argv)
         FILE *f = fopen(side, "r");
         if (f) fclose(f), ppath = side;
     }
-    s = kr_traj_read(a1, &t, KR_F64);
-    if (s == KR_OK) s = kr_read(a2, &d, NULL, NULL);
+    s = kc_read_traj(a1, &t, KR_F64);
+    if (s == KR_OK) s = kc_read(a2, &d, NULL, NULL);
     if (s == KR_OK && d->dtype != KR_C64) {
         kr_array *x = NULL;
         s = kr_array_astype(&x, d, KR_C64);
@@ -250,7 +250,7 @@ int kc_tool_fve(int argc, char **argv)
     else
         wp = dcfs;
     if (wp) {
-        s = kr_read(wp, &w, NULL, NULL);
+        s = kc_read(wp, &w, NULL, NULL);
         if (s == KR_OK) s = kr_array_astype(&wr, w, KR_F64);
     } else if (dcf != 2) {
         kr_dcf_opts o;

@@ -43,7 +43,7 @@ int kc_tool_goertzel(int argc, char **argv)
     kr_dtype dt = c.precision == 1 ? KR_C128 : KR_C64;
     kr_loc loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
     kr_array *k = NULL, *kc = NULL, *dk = NULL, *o = NULL, *ho = NULL;
-    kr_status s = kr_read(ip, &k, NULL, kc_image_io());
+    kr_status s = kc_read(ip, &k, NULL, kc_image_io());
     if (s == KR_OK) s = kr_array_astype(&kc, k, dt);
     if (s == KR_OK) s = kr_array_clone(&dk, kc, loc, ctx);
     double t0 = kr_time_now(), t1 = t0;

@@ -17,7 +17,7 @@ static kr_status kc_read_complex(const char *path, kr_dtype t, int64_t want, con
                                  kr_array **out, int *printed, const kr_io_opts *io)
 {
     kr_array *a = NULL;
-    kr_status s = kr_read(path, &a, NULL, io);
+    kr_status s = kc_read(path, &a, NULL, io);
     if (s == KR_OK && kr_array_numel(a) != want) {
         kc_error("lsrecon", "%s '%s' has %lld values, expected %lld", what, path,
                 (long long)kr_array_numel(a), (long long)want);
@@ -34,7 +34,7 @@ static kr_status kc_read_complex(const char *path, kr_dtype t, int64_t want, con
 static kr_status kc_read_real(const char *path, kr_array **out, const kr_io_opts *io)
 {
     kr_array *a = NULL;
-    kr_status s = kr_read(path, &a, NULL, io);
+    kr_status s = kc_read(path, &a, NULL, io);
     if (s != KR_OK) return s;
     s = kr_array_create(out, KR_F64, a->ndim, a->dims, KR_HOST, NULL);
     for (int64_t i = 0; s == KR_OK && i < kr_array_numel(a); i++)
@@ -144,9 +144,9 @@ int kc_tool_lsrecon(int argc, char **argv)
     int printed = 0;
     kr_solve_info info;
     memset(&info, 0, sizeof info);
-    kr_status s = kr_traj_read(tp, &t, KR_F64);
+    kr_status s = kc_read_traj(tp, &t, KR_F64);
     if (s == KR_OK && wp) {
-        s = kr_read(wp, &w, NULL, NULL);
+        s = kc_read(wp, &w, NULL, NULL);
         if (s == KR_OK) s = kr_array_astype(&wr, w, KR_F64);
     }
     kr_lsq_opts o;

@@ -19,9 +19,9 @@ static kr_status kc_read_pair(const char *px, const char *pr, const kr_io_opts *
                               kr_array **ref)
 {
     *x = *ref = NULL;
-    kr_status s = kr_read(px, x, NULL, io);
+    kr_status s = kc_read(px, x, NULL, io);
     if (s != KR_OK) return s;
-    s = kr_read(pr, ref, NULL, io);
+    s = kc_read(pr, ref, NULL, io);
     if (s != KR_OK) {
         kr_array_destroy(*x);
         *x = NULL;

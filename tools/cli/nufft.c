@@ -210,7 +210,8 @@ int kc_tool_nufft(int argc, char **argv)
          "adjoint: multiply the samples by these real weights first (density compensation, e.g. "
          "from kray dcf)", NULL, 0, 0, NULL},
         {"no-check-finite", 0, KC_FLAG, &nocheck, NULL, NULL,
-         "skip the NaN/Inf check of the input (on the GPU it reads back one flag per call)",
+         "skip the NaN/Inf check of the input (as --allow-nonfinite; on the GPU the check reads "
+         "back one flag per call)",
          NULL, 0, 0, NULL},
         {"bart-scale", 0, KC_FLAG, &bscale, NULL, NULL,
          "divide by sqrt(nx ny nz) as `bart nufft` does (both directions)", NULL, 0, 0, NULL},
@@ -252,6 +253,7 @@ int kc_tool_nufft(int argc, char **argv)
     kc_common c;
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
+    if (nocheck) kc_set_allow_nonfinite(1);
     if (fwd && adj) return kc_usage("nufft", "give one of --forward, --adjoint");
     if (bench && (ip || op)) return kc_usage("nufft", "--bench takes the trajectory only");
     if (!bench && (!ip || !op)) return kc_usage("nufft", "give <traj> <input> <output>");
@@ -279,9 +281,9 @@ int kc_tool_nufft(int argc, char **argv)
     o.sigma = sigma;
     o.width = width;
     o.batch = bench ? batch : 1;
-    o.check_finite = !nocheck;
+    o.check_finite = !nocheck && !c.allow_nonfinite;
     if (!bench || strncmp(tp, "random:", 7) != 0) {
-        s = kr_traj_read(tp, &t, KR_F32);
+        s = kc_read_traj(tp, &t, KR_F32);
     } else if (kc_random_traj(tp, nd, n, KR_F32, &t) != KR_OK) {
         kr_ctx_destroy(ctx);
         return kc_usage("nufft", "'%s' is not random:M with M >= 1", tp);
@@ -303,7 +305,7 @@ int kc_tool_nufft(int argc, char **argv)
         nd = n[2] > 1 ? 3 : 2;
     }
     if (s != KR_OK) goto done;
-    s = kr_read(ip, &x, NULL, fwd ? kc_image_io() : NULL);
+    s = kc_read(ip, &x, NULL, fwd ? kc_image_io() : NULL);
     if (s == KR_OK) s = kr_array_astype(&xc, x, cdt);
     int64_t M = kr_array_numel(t) / t->dims[0];
     if (s == KR_OK && fwd && dims.n == 0) {
@@ -316,7 +318,7 @@ int kc_tool_nufft(int argc, char **argv)
     int64_t unit = fwd ? n[0] * n[1] * n[2] : M, tot = s == KR_OK ? kr_array_numel(xc) : 0;
     o.batch = unit > 0 && tot % unit == 0 && tot >= unit ? tot / unit : 1;
     if (s == KR_OK && wp) {
-        s = kr_read(wp, &w, NULL, NULL);
+        s = kc_read(wp, &w, NULL, NULL);
         if (s == KR_OK) s = kr_array_astype(&wr, w, KR_F64);
         if (s == KR_OK && kr_array_numel(wr) != M) {
             char d[128];

@@ -21,10 +21,10 @@ static kr_status kc_sim_object(const kc_sim_args *a, kr_iso **iso, int64_t *nx, 
     kr_array *tis = NULL, *df = NULL;
     kr_status s;
     if (a->object)
-        s = kr_read(a->object, &tis, NULL, kc_image_io());
+        s = kc_read(a->object, &tis, NULL, kc_image_io());
     else
         s = kr_phantom_mr_2d_grid(&tis, KR_GRID_FFT, a->size, a->size, 1, 1.5);
-    if (s == KR_OK && a->df) s = kr_read(a->df, &df, NULL, kc_image_io());
+    if (s == KR_OK && a->df) s = kc_read(a->df, &df, NULL, kc_image_io());
     kr_array *t32 = NULL, *d32 = NULL;
     if (s == KR_OK && tis->dtype != KR_F32 && tis->dtype != KR_F64)
         s = kr_array_astype(&t32, tis, KR_F32);

@@ -33,6 +33,7 @@ int kc_tool_lsrecon(int argc, char **argv);
 int kc_tool_goertzel(int argc, char **argv);
 int kc_tool_fve(int argc, char **argv);
 int kc_tool_cgsense(int argc, char **argv);
+int kc_tool_ctreg(int argc, char **argv);
 
 /* The benchmarks of `kray bench` (tools/bench/bench.c): count, name and one-line summary. */
 int kc_bench_count(void);
@@ -84,6 +85,17 @@ int kc_check_input(const char *tool, const char *path);
 /* Options for files that hold images [x, y, ...] (kr_io_opts_default with KR_IO_AXES_IMAGE:
  * BART's .cfl keeps images as [y, x, ...]). */
 const kr_io_opts *kc_image_io(void);
+/* ---- reading data files: the non-finite policy --------------------------------------------- */
+/* Every tool refuses NaN and Inf in the float data it reads unless --allow-nonfinite (a common
+ * option; kc_parse records it here) is given. */
+void kc_set_allow_nonfinite(int allow);
+/* KR_OK, or KR_ERR_INVALID_ARG with the sentence "<path>: N NaN and M infinite values (the
+ * first at sample i, index [x, y, ...]); ..." when `a` (any dtype; integers always pass) holds
+ * one and they are not allowed. */
+kr_status kc_check_finite(const char *path, const kr_array *a);
+/* kr_read / kr_traj_read followed by kc_check_finite (the array is freed when refused). */
+kr_status kc_read(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *io);
+kr_status kc_read_traj(const char *path, kr_array **out, kr_dtype dtype);
 
 /* Raw-input options shared by tools that read files (convert, info, metrics). */
 typedef struct kc_raw {

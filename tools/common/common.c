@@ -225,3 +225,67 @@ int kc_flip_y(kr_array *a)
     free(tmp);
     return 0;
 }
+
+/* ---- the non-finite policy ------------------------------------------------------------------ */
+static int kc_nonfinite_allowed;
+
+void kc_set_allow_nonfinite(int allow) { kc_nonfinite_allowed = allow != 0; }
+
+kr_status kc_check_finite(const char *path, const kr_array *a)
+{
+    if (kc_nonfinite_allowed || !a || a->loc != KR_HOST) return KR_OK;
+    const kr_dtype t = a->dtype;
+    const int cplx = kr_dtype_is_complex(t);
+    const int64_t n = kr_array_numel(a) * (cplx ? 2 : 1);
+    int64_t nnan = 0, ninf = 0, first = -1;
+    if (t == KR_F32 || t == KR_C64) {
+        const float *v = a->data;
+        for (int64_t i = 0; i < n; i++)
+            if (!isfinite(v[i])) {
+                if (first < 0) first = i;
+                if (isnan(v[i])) nnan++; else ninf++;
+            }
+    } else if (t == KR_F64 || t == KR_C128) {
+        const double *v = a->data;
+        for (int64_t i = 0; i < n; i++)
+            if (!isfinite(v[i])) {
+                if (first < 0) first = i;
+                if (isnan(v[i])) nnan++; else ninf++;
+            }
+    }
+    if (first < 0) return KR_OK;
+    const int64_t e = cplx ? first / 2 : first;
+    char idx[160];
+    int k = snprintf(idx, sizeof idx, "[");
+    int64_t r = e;
+    for (int d = 0; d < a->ndim && k < (int)sizeof idx - 24; d++) {
+        k += snprintf(idx + k, sizeof idx - (size_t)k, d ? ", %lld" : "%lld",
+                      (long long)(r % a->dims[d]));
+        r /= a->dims[d];
+    }
+    snprintf(idx + k, sizeof idx - (size_t)k, "]");
+    return kri_fail(KR_ERR_INVALID_ARG,
+                    "%s holds %lld NaN and %lld infinite values (the first at sample %lld%s, "
+                    "index %s); non-finite input is refused (--allow-nonfinite reads it as it is)",
+                    path, (long long)nnan, (long long)ninf, (long long)e,
+                    cplx ? (first % 2 ? ", imaginary part" : ", real part") : "", idx);
+}
+
+static kr_status kc_refuse_nonfinite(const char *path, kr_status s, kr_array **out)
+{
+    if (s == KR_OK && (s = kc_check_finite(path, *out)) != KR_OK) {
+        kr_array_destroy(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
+kr_status kc_read(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *io)
+{
+    return kc_refuse_nonfinite(path, kr_read(path, out, meta, io), out);
+}
+
+kr_status kc_read_traj(const char *path, kr_array **out, kr_dtype dtype)
+{
+    return kc_refuse_nonfinite(path, kr_traj_read(path, out, dtype), out);
+}

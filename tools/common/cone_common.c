@@ -146,7 +146,7 @@ int kc_cone_read(const char *tool, const char *path, kr_dtype t, int is_volume, 
     kr_array *a = NULL;
     kr_meta m;
     memset(&m, 0, sizeof m);
-    kr_status s = kr_read(path, &a, &m, is_volume ? kc_image_io() : NULL);
+    kr_status s = kc_read(path, &a, &m, is_volume ? kc_image_io() : NULL);
     if (s != KR_OK) return kc_fail(tool, s);
     if (kr_dtype_is_complex(a->dtype)) {
         kr_array_destroy(a);

@@ -34,7 +34,7 @@ int kc_mri_read_c64(const char *tool, const char *path, const char *what, const 
     int r = kc_check_input(tool, path);
     if (r) return r;
     kr_array *a = NULL;
-    kr_status s = kr_read(path, &a, NULL, kc_image_io());
+    kr_status s = kc_read(path, &a, NULL, kc_image_io());
     if (s != KR_OK) return kc_fail(tool, s);
     if (a->dtype != KR_C64 && a->dtype != KR_C128) {
         fprintf(stderr, "kray %s: %s '%s' has element type %s; it must be complex (c64 or c128)\n",
@@ -89,7 +89,7 @@ int kc_mri_read_psi(const char *tool, const char *path, int64_t nc, kr_array **o
     int r = kc_check_input(tool, path);
     if (r) return r;
     kr_array *a = NULL;
-    kr_status s = kr_read(path, &a, NULL, NULL);
+    kr_status s = kc_read(path, &a, NULL, NULL);
     if (s != KR_OK) return kc_fail(tool, s);
     if (kr_array_rank(a) > 2 || a->dims[0] != nc || (a->ndim > 1 ? a->dims[1] : 1) != nc) {
         char b[96];
@@ -125,6 +125,11 @@ int kc_mri_load(const char *tool, const char *path, const char *dataset, int rep
         kr_ismrmrd_data d;
         kr_status s = kr_ismrmrd_read(path, &o, &d);
         if (s != KR_OK) return kc_fail(tool, s);
+        if ((s = kc_check_finite(path, d.kspace)) != KR_OK ||
+            (s = kc_check_finite(path, d.calib)) != KR_OK) {
+            kr_ismrmrd_data_destroy(&d);
+            return kc_fail(tool, s);
+        }
         in->kspace = d.kspace;
         in->calib = d.calib;
         in->psi = d.psi;

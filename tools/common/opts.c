@@ -1,5 +1,5 @@
 /* kray command line: declarative option parser and help printer (see opts.h). */
-#include "opts.h"
+#include "cli.h"
 
 #include "internal.h" /* kri_escape */
 
@@ -301,6 +301,9 @@ static int kc_collect(const kc_spec *spec, kc_common *c, kc_opt *all, int cap)
          "no progress bar and no informational messages", NULL, 0, 0, NULL},
         {"verbose", 'v', KC_FLAG, &c->verbose, NULL, NULL,
          "log what the library does on stderr (twice: debug detail)", NULL, 0, 0, NULL},
+        {"allow-nonfinite", 0, KC_FLAG, &c->allow_nonfinite, NULL, NULL,
+         "read NaN and Inf in input data as they are (default: refuse them, naming the first)",
+         NULL, 0, 0, NULL},
         {"json", 0, KC_FLAG, &c->json, NULL, NULL, "print the results as one JSON object", NULL, 0,
          0, NULL},
     };
@@ -574,6 +577,7 @@ int kc_parse(const kc_spec *spec, kc_common *common, int argc, char **argv)
         }
     }
     if (next && !next->optional) return kc_perr(spec, "missing argument <%s>", next->name);
+    kc_set_allow_nonfinite(common->allow_nonfinite);
     return 0;
 }
 

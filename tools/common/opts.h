@@ -12,7 +12,8 @@
  *
  * Common options, accepted identically by every tool (added by kc_parse, see kc_common):
  *   --backend NAME (the library's backend names), --device N, --threads N, --precision f32|f64,
- *   -q/--quiet, -v/--verbose (repeatable), and --json for tools that measure (KC_JSON).
+ *   -q/--quiet, -v/--verbose (repeatable), --allow-nonfinite (NaN and Inf in input data are
+ *   read as they are instead of refused), and --json for tools that measure (KC_JSON).
  */
 #ifndef KRAY_TOOLS_OPTS_H
 #define KRAY_TOOLS_OPTS_H
@@ -101,6 +102,7 @@ typedef struct kc_common {
     int quiet;
     int verbose;
     int json;
+    int allow_nonfinite; /* read NaN and Inf in input data (kc_read refuses them otherwise) */
 } kc_common;
 
 typedef struct kc_spec {

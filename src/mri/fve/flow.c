@@ -6,6 +6,7 @@
 
 #include "core/internal.h"
 #include "core/json.h"
+#include "io/iofile.h"
 
 #include <errno.h>
 #ifdef _OPENMP
@@ -50,8 +51,12 @@ kr_status kr_fve_params_write(const char *path, const kr_fve_params *p, const kr
     KRI_TRY(kri_fve_params_check(p, "FVE parameters"));
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    const int slot = kri_tmp_register(tmp); /* removed if a signal ends the process */
     FILE *f = fopen(tmp, "w");
-    if (!f) return kri_fail(KR_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+    if (!f) {
+        kri_tmp_unregister(slot);
+        return kri_fail(KR_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+    }
     fprintf(f, "{\n  \"n\": %lld,\n  \"fov_mm\": %.17g,\n  \"vfov_cm_s\": %.17g,\n  \"encodes\": %lld",
             (long long)p->n, p->fov_mm, p->vfov_cm_s, (long long)p->encodes);
     if (sim) {
@@ -72,9 +77,12 @@ kr_status kr_fve_params_write(const char *path, const kr_fve_params *p, const kr
     fprintf(f, "\n}\n");
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        kr_status s = kri_fail(KR_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
         remove(tmp);
-        return kri_fail(KR_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+        kri_tmp_unregister(slot);
+        return s;
     }
+    kri_tmp_unregister(slot);
     return KR_OK;
 }
 
