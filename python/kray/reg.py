@@ -348,16 +348,24 @@ def _need_linop(op, what):
                                    (what, type(op).__name__))
 
 
+def _pair(t):
+    return isinstance(t, tuple) and len(t) == 2 and isinstance(t[1], Prox) and \
+        (t[0] is None or isinstance(t[0], Linop))
+
+
 def _terms(op, terms):
     """kr_reg_term array of `terms`: Prox objects (K = identity) or (K, g) pairs (K a Linop
     or None), all living where op does."""
-    if isinstance(terms, (Prox, tuple)):
+    if isinstance(terms, Prox) or _pair(terms):
         terms = [terms]
+    if not isinstance(terms, (list, tuple)):
+        raise InvalidArgumentError("kray: terms is a list of Prox objects or (K, Prox) pairs, "
+                                   "not %s" % type(terms).__name__)
     out = []
     for t in terms:
-        k, g = (None, t) if isinstance(t, Prox) else tuple(t)
-        if not isinstance(g, Prox):
+        if not isinstance(t, Prox) and not _pair(t):
             raise InvalidArgumentError("kray: a term is a Prox or a (K, Prox) pair")
+        k, g = (None, t) if isinstance(t, Prox) else tuple(t)
         if k is not None:
             _need_linop(k, "a term's K")
             if k.device != op.device:
