@@ -90,6 +90,9 @@ def test_fdiff_gradcheck():
     D = reg.fdiff((4, 5), dtype=np.float64)
     x = torch.randn(4, 5, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda v: kt.apply(D, v), (x,))
+    W = reg.wavelet((4, 8), kind="db2", levels=1, dtype=np.float64)
+    x = torch.randn(4, 8, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda v: kt.apply(W, v), (x,))
 
 
 # ---- proximal maps -------------------------------------------------------------------------
