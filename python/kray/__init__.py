@@ -10,7 +10,8 @@ Modules: kray.io (files), kray.linop (operators, CG, CGLS), kray.torch (autograd
 projections, k-space, coil maps), kray.metrics (MSE, PSNR, SSIM, ...), kray.fft (FFT and
 shifts), kray.dicom (DICOM slices), kray.noise (coil noise and whitening), kray.mri
 (trajectories, DrFT, NUFFT, Goertzel, FVE, least squares, off-resonance, CG-SENSE, SENSE,
-ESPIRiT, coils, ISMRMRD, Bloch simulation); docs/python.md is the tour and the reference.
+ESPIRiT, coils, ISMRMRD, Bloch simulation), kray.reg (finite differences, wavelets, proximal
+maps, FISTA, ADMM, PDHG, OS-SART, ASD-POCS); docs/python.md is the tour and the reference.
 Errors are subclasses of :class:`KrayError` carrying
 kray's one-sentence explanation.
 """
@@ -21,7 +22,7 @@ from ._lib import (KrayError, InvalidArgumentError, DimensionError, DTypeError, 
 from ._ctx import Context, cuda_device_count, cuda_device_name
 from .io import read, write
 from .linop import Linop, cg, cgls, stack
-from . import ct, dicom, fft, metrics, mri, noise, phantom  # noqa: E402
+from . import ct, dicom, fft, metrics, mri, noise, phantom, reg  # noqa: E402
 
 __version__ = _cdll.kr_version().decode()
 build_features = _cdll.kr_build_features().decode()

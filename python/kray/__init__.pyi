@@ -1,5 +1,5 @@
 from . import (ct as ct, dicom as dicom, fft as fft, metrics as metrics, mri as mri,
-               noise as noise, phantom as phantom)
+               noise as noise, phantom as phantom, reg as reg)
 from ._ctx import (Context as Context, cuda_device_count as cuda_device_count,
                    cuda_device_name as cuda_device_name)
 from ._lib import (CudaError as CudaError, DTypeError as DTypeError,

@@ -13,6 +13,8 @@ DTypeLike = Any
 """Anything numpy.dtype() accepts."""
 ShapeLike = Union[int, Sequence[int]]
 """A Python-order shape, or one size for every axis."""
+Axes = Union[None, int, Sequence[int]]
+"""Python axes (negative counts from the end): one, several, or None for the default."""
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 GeometryLike = Union["Geometry", str, bytes, "os.PathLike[str]"]
 """A kray.ct.Geometry, a geometry JSON path, or JSON text."""
