@@ -94,6 +94,29 @@ void fz_seed_file(const char *path)
     free(b);
 }
 
+void fz_read_one_or_pair(const uint8_t *d, size_t n, const char *one, const char *hdr)
+{
+    if (n < 1) return;
+    if (!(d[0] & 1)) {
+        fz_read(fz_file(one, d + 1, n - 1), NULL);
+        return;
+    }
+    const uint8_t *h, *r;
+    size_t nh, nr;
+    if (!fz_split(d + 1, n - 1, &h, &nh, &r, &nr)) return;
+    fz_file("in.raw", r, nr);
+    fz_read(fz_file(hdr, h, nh), NULL);
+}
+
+void fz_seed_mode(uint8_t m, const void *b, size_t n)
+{
+    uint8_t *f = malloc(n + 1);
+    f[0] = m;
+    memcpy(f + 1, b, n);
+    fz_seed(f, n + 1);
+    free(f);
+}
+
 void fz_seed_pair(const char *header, const char *data)
 {
     size_t na, nb;

@@ -30,6 +30,10 @@ uint8_t *fz_slurp(const char *path, size_t *n);
 /* kr_read of path (opts may be NULL); a result is read through to its last byte, so that a
  * buffer shorter than its dims says is caught by AddressSanitizer. */
 void fz_read(const char *path, const kr_io_opts *opts);
+/* The harness of a reader with one-file and header + data forms: first byte even, the rest is
+ * the file `one`; odd, the rest is framed (fz_split): the header `hdr` and the data file
+ * "in.raw" it names. */
+void fz_read_one_or_pair(const uint8_t *d, size_t n, const char *one, const char *hdr);
 /* Seeds of the one-file array readers: every fz_array written to `name` with kray's writer. */
 void fz_seed_arrays(const char *name, const kr_io_opts *opts);
 
@@ -41,6 +45,8 @@ void fz_seed(const void *p, size_t n);
 /* The whole file at path as one seed; with `frame_with` the framed pair (path_hdr, path). */
 void fz_seed_file(const char *path);
 void fz_seed_pair(const char *header, const char *data);
+/* One seed: the mode byte m, then n bytes. */
+void fz_seed_mode(uint8_t m, const void *b, size_t n);
 /* Small test arrays: kind 0..FZ_NARRAYS-1 (dtypes f32, f64, c64, c128, u8, u16, i16; 1-D to
  * 4-D; a few with NaN, Inf, negative values). Caller destroys. */
 #define FZ_NARRAYS 9

@@ -8,27 +8,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
-    if (n < 1) return 0;
-    if (!(d[0] & 1)) {
-        fz_read(fz_file("in.mha", d + 1, n - 1), NULL);
-        return 0;
-    }
-    const uint8_t *h, *r;
-    size_t nh, nr;
-    if (!fz_split(d + 1, n - 1, &h, &nh, &r, &nr)) return 0;
-    fz_file("in.raw", r, nr);
-    fz_read(fz_file("in.mhd", h, nh), NULL);
+    fz_read_one_or_pair(d, n, "in.mha", "in.mhd");
     return 0;
-}
-
-/* The seed file at path with the mode byte m in front. */
-static void fz_seed_mode(uint8_t m, const uint8_t *b, size_t n)
-{
-    uint8_t *f = malloc(n + 1);
-    f[0] = m;
-    memcpy(f + 1, b, n);
-    fz_seed(f, n + 1);
-    free(f);
 }
 
 void fz_seeds(void)
@@ -65,5 +46,5 @@ void fz_seeds(void)
                              "CompressedData = True\nCompressedDataSize = 12\n"
                              "ElementType = MET_UCHAR\nElementDataFile = LOCAL\n"
                              "x\x9c\x63\x60\x64\x62\x06\x00\x00\x0e\x00\x07";
-    fz_seed_mode(0, (const uint8_t *)zh, sizeof zh - 1);
+    fz_seed_mode(0, zh, sizeof zh - 1);
 }

@@ -9,26 +9,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
-    if (n < 1) return 0;
-    if (!(d[0] & 1)) {
-        fz_read(fz_file("in.nrrd", d + 1, n - 1), NULL);
-        return 0;
-    }
-    const uint8_t *h, *r;
-    size_t nh, nr;
-    if (!fz_split(d + 1, n - 1, &h, &nh, &r, &nr)) return 0;
-    fz_file("in.raw", r, nr);
-    fz_read(fz_file("in.nrrd", h, nh), NULL);
+    fz_read_one_or_pair(d, n, "in.nrrd", "in.nrrd");
     return 0;
-}
-
-static void fz_seed_mode(uint8_t m, const void *b, size_t n)
-{
-    uint8_t *f = malloc(n + 1);
-    f[0] = m;
-    memcpy(f + 1, b, n);
-    fz_seed(f, n + 1);
-    free(f);
 }
 
 void fz_seeds(void)
