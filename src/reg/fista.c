@@ -79,6 +79,18 @@ kr_status kri_reg_nonfinite(const char *fn, int k)
                     "(the step is too long or the problem badly scaled)", fn, k);
 }
 
+int kri_reg_record(const kr_reg_opts *o, kr_reg_info *info, kr_progress *prog, int k, double F,
+                   double change)
+{
+    if (o->objective) o->objective[k + 1] = F;
+    if (o->residual) o->residual[k + 1] = change;
+    info->rel_change = change;
+    kr_progress_add(prog, 1);
+    if (change > o->tol) return 0;
+    info->converged = 1;
+    return 1;
+}
+
 kr_status kri_rel_change(const kr_ctx *ctx, const kr_array *a, const kr_array *b, kr_array *tmp,
                          double *out)
 {
@@ -219,12 +231,7 @@ static kr_status kri_fista_run(const kr_ctx *c, const kr_linop *A, const kr_arra
                             accept ? c2 : 0.0)) != KR_OK)
             break;
         t = tn;
-        if (o->objective) o->objective[k + 1] = Fx;
-        if (o->residual) o->residual[k + 1] = change;
-        info->rel_change = change;
-        kr_progress_add(prog, 1);
-        if (change <= o->tol) {
-            info->converged = 1;
+        if (kri_reg_record(o, info, prog, k, Fx, change)) {
             k++;
             break;
         }

@@ -136,12 +136,7 @@ static kr_status kri_pdhg_run(const kr_ctx *c, const kr_linop *A, const kr_array
         KRI_TRY(kri_rel_change(c, x, w->xo, w->tmp, &change));
         KRI_TRY(kri_pd_obj(c, y, x, w, &F));
         if (isnan(F) || !isfinite(change)) return kri_reg_nonfinite(fn, k + 1);
-        if (o->objective) o->objective[k + 1] = F;
-        if (o->residual) o->residual[k + 1] = change;
-        info->rel_change = change;
-        kr_progress_add(prog, 1);
-        if (change <= o->tol) {
-            info->converged = 1;
+        if (kri_reg_record(o, info, prog, k, F, change)) {
             k++;
             break;
         }

@@ -18,5 +18,9 @@ kr_status kri_reg_nonfinite(const char *fn, int k);
 /* ||a - b|| / ||a|| (0 when both vanish), through `tmp`. */
 kr_status kri_rel_change(const kr_ctx *ctx, const kr_array *a, const kr_array *b, kr_array *tmp,
                          double *out);
+/* The end of iteration k: objective F and relative change into the histories and info, one
+ * progress unit; returns 1 (and marks info converged) when change <= tol. */
+int kri_reg_record(const kr_reg_opts *o, kr_reg_info *info, kr_progress *prog, int k, double F,
+                   double change);
 
 #endif
