@@ -115,6 +115,28 @@ kr_status kr_ctx_set_log_level(kr_ctx *ctx, kr_log_level level);
 kr_status kr_ctx_set_progress(kr_ctx *ctx, kr_progress_fn fn, void *user);
 kr_status kr_ctx_set_quiet(kr_ctx *ctx, int quiet);
 
+/* ---- several devices ------------------------------------------------------------------------
+ * A context holds a list of devices (1 to KR_MAX_DEVICES entries, default {0}). Plans that can
+ * divide their work divide it over the list (docs/scaling.md: FDK by z slabs, the cone-beam
+ * projectors and so every solver that uses them by views and slabs, the batched MRI plans by
+ * batch entries, the Bloch simulator by isochromats); every other plan uses the first entry,
+ * which is also what kr_ctx_device returns. Arrays a divided plan takes and returns live where
+ * the first device is (host memory for the CPU backends); the plan moves what the other devices
+ * need and gathers their results.
+ *   CUDA: entries are device ordinals; one ordinal may appear more than once (two workers share
+ *         that GPU, which tests a division on a machine with one GPU).
+ *   CPU:  entries are labels of parts of the machine: n entries divide the work into n parts
+ *         that run at once, each with its share of the ctx's threads. The results equal the
+ *         undivided ones bit for bit (every division keeps each output value's arithmetic).
+ * kr_ctx_set_device(ctx, d) sets the list {d}. */
+#define KR_MAX_DEVICES 64
+kr_status kr_ctx_set_devices(kr_ctx *ctx, int n, const int *devices);
+/* "0,2,3" (a comma-separated list of entries 0..1023) or "all" (every CUDA device; one part for
+ * a CPU context). */
+kr_status kr_ctx_set_devices_spec(kr_ctx *ctx, const char *spec);
+int kr_ctx_ndevices(const kr_ctx *ctx);          /* 1 for ctx NULL */
+int kr_ctx_device_at(const kr_ctx *ctx, int i);  /* entry i, 0 <= i < kr_ctx_ndevices */
+
 const char *kr_backend_name(kr_backend b);                 /* "auto", "cpu-serial", "cpu", "cuda" */
 kr_status kr_backend_from_name(const char *s, kr_backend *b);
 /* Number of backends: kr_backend_name(0 .. kr_backend_count() - 1) lists them (help texts). */

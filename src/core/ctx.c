@@ -56,6 +56,7 @@ kr_status kr_ctx_create(kr_ctx **out, kr_backend backend)
     kr_ctx *c = kri_calloc(1, sizeof *c);
     if (!c) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a context");
     c->log_level = KR_LOG_WARN;
+    c->ndev = 1;
     int ndev = 0;
     if (backend == KR_BACKEND_AUTO) {
         if (kr_cuda_device_count(&ndev) == KR_OK) {
@@ -105,17 +106,68 @@ kr_status kr_ctx_set_threads(kr_ctx *ctx, int nthreads)
 
 kr_status kr_ctx_set_device(kr_ctx *ctx, int device)
 {
+    return kr_ctx_set_devices(ctx, 1, &device);
+}
+
+kr_status kr_ctx_set_devices(kr_ctx *ctx, int n, const int *devices)
+{
     KRI_ARG_NOT_NULL(ctx);
-    if (device < 0) return kri_fail(KR_ERR_INVALID_ARG, "device must be >= 0, got %d", device);
-    if (ctx->backend == KR_BACKEND_CUDA) {
-        int n;
-        KRI_TRY(kr_cuda_device_count(&n));
-        if (device >= n)
+    KRI_ARG_NOT_NULL(devices);
+    if (n < 1 || n > KR_MAX_DEVICES)
+        return kri_fail(KR_ERR_INVALID_ARG, "a device list has 1 to %d entries, not %d",
+                        KR_MAX_DEVICES, n);
+    int have = 0;
+    if (ctx->backend == KR_BACKEND_CUDA) KRI_TRY(kr_cuda_device_count(&have));
+    for (int i = 0; i < n; i++) {
+        if (devices[i] < 0 || devices[i] > 1023)
+            return kri_fail(KR_ERR_INVALID_ARG, "device must be 0..1023, got %d", devices[i]);
+        if (ctx->backend == KR_BACKEND_CUDA && devices[i] >= have)
             return kri_fail(KR_ERR_INVALID_ARG, "CUDA device %d does not exist (%d present)",
-                            device, n);
+                            devices[i], have);
     }
-    ctx->device = device;
+    ctx->ndev = n;
+    for (int i = 0; i < n; i++) ctx->devs[i] = devices[i];
+    ctx->device = devices[0];
     return KR_OK;
+}
+
+kr_status kr_ctx_set_devices_spec(kr_ctx *ctx, const char *spec)
+{
+    KRI_ARG_NOT_NULL(ctx);
+    KRI_ARG_NOT_NULL(spec);
+    int devs[KR_MAX_DEVICES], n = 0;
+    if (!strcmp(spec, "all")) {
+        if (ctx->backend == KR_BACKEND_CUDA) {
+            KRI_TRY(kr_cuda_device_count(&n));
+            if (n > KR_MAX_DEVICES) n = KR_MAX_DEVICES;
+        } else {
+            n = 1;
+        }
+        for (int i = 0; i < n; i++) devs[i] = i;
+        return kr_ctx_set_devices(ctx, n, devs);
+    }
+    const char *s = spec;
+    for (;;) {
+        if (*s < '0' || *s > '9' || n == KR_MAX_DEVICES) break;
+        long v = 0;
+        while (*s >= '0' && *s <= '9' && v <= 1023) v = v * 10 + (*s++ - '0');
+        if (v > 1023) break;
+        devs[n++] = (int)v;
+        if (*s == '\0') return kr_ctx_set_devices(ctx, n, devs);
+        if (*s++ != ',') break;
+    }
+    return kri_fail(KR_ERR_INVALID_ARG,
+                    "device list '%.40s' is not 'all' or up to %d comma-separated numbers "
+                    "0..1023 (e.g. 0,1,2)",
+                    spec, KR_MAX_DEVICES);
+}
+
+int kr_ctx_ndevices(const kr_ctx *ctx) { return ctx ? ctx->ndev : 1; }
+
+int kr_ctx_device_at(const kr_ctx *ctx, int i)
+{
+    if (!ctx) return 0;
+    return i >= 0 && i < ctx->ndev ? ctx->devs[i] : ctx->devs[0];
 }
 
 kr_status kr_ctx_set_stream(kr_ctx *ctx, void *stream)

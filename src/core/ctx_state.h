@@ -13,7 +13,9 @@ extern "C" {
 
 struct kr_ctx {
     kr_backend backend; /* resolved */
-    int device;
+    int device;         /* == devs[0] */
+    int ndev;           /* entries of devs (>= 1) */
+    int devs[KR_MAX_DEVICES];
     void *stream;
     int threads; /* 0 = OpenMP default */
     kr_log_level log_level;

@@ -138,6 +138,55 @@ kr_status kri_memcpy(void *dst, kr_loc dst_loc, const void *src, kr_loc src_loc,
     return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaMemcpy");
 }
 
+kr_status kri_cuda_stream_create(const kr_ctx *ctx, void **stream)
+{
+    *stream = NULL;
+    KRI_TRY(kri_cuda_set_device(ctx));
+    cudaStream_t st;
+    cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+    if (e != cudaSuccess) return kri_cuda_err(e, "cudaStreamCreate");
+    *stream = st;
+    return KR_OK;
+}
+
+void kri_cuda_stream_destroy(const kr_ctx *ctx, void *stream)
+{
+    int cur = -1;
+    if (cudaGetDevice(&cur) != cudaSuccess) cur = -1;
+    if (cudaSetDevice(kri_ctx_device(ctx)) == cudaSuccess) cudaStreamDestroy((cudaStream_t)stream);
+    if (cur >= 0) (void)cudaSetDevice(cur);
+    (void)cudaGetLastError();
+}
+
+/* Peer access between device pairs, asked for once per ordered pair (an optimisation: copies
+ * work without it). */
+static _Atomic unsigned char kri_peer_asked[KRI_POOL_DEVS][KRI_POOL_DEVS];
+
+kr_status kri_memcpy_peer(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes,
+                          const kr_ctx *ctx)
+{
+    if (bytes == 0) return KR_OK;
+    cudaStream_t s = ctx ? (cudaStream_t)kri_ctx_stream(ctx) : 0;
+    cudaError_t e;
+    if (dst_dev == src_dev) {
+        e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s);
+    } else {
+        if (dst_dev < KRI_POOL_DEVS && src_dev < KRI_POOL_DEVS &&
+            !atomic_exchange(&kri_peer_asked[src_dev][dst_dev], 1)) {
+            int can = 0, cur = -1;
+            if (cudaGetDevice(&cur) == cudaSuccess &&
+                cudaDeviceCanAccessPeer(&can, src_dev, dst_dev) == cudaSuccess && can &&
+                cudaSetDevice(src_dev) == cudaSuccess)
+                (void)cudaDeviceEnablePeerAccess(dst_dev, 0);
+            if (cur >= 0) (void)cudaSetDevice(cur);
+            (void)cudaGetLastError(); /* "already enabled" and refusals are not errors here */
+        }
+        e = cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, s);
+    }
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "copying between devices");
+}
+
 kr_status kri_device_memset0(void *p, size_t bytes, const kr_ctx *ctx)
 {
     cudaStream_t s = ctx ? (cudaStream_t)kri_ctx_stream(ctx) : 0;
@@ -198,6 +247,24 @@ kr_status kri_memcpy(void *dst, kr_loc dst_loc, const void *src, kr_loc src_loc,
     }
     if (bytes) memmove(dst, src, bytes);
     return KR_OK;
+}
+
+kr_status kri_cuda_stream_create(const kr_ctx *ctx, void **stream)
+{
+    (void)ctx;
+    *stream = NULL;
+    int n;
+    return kr_cuda_device_count(&n);
+}
+
+void kri_cuda_stream_destroy(const kr_ctx *ctx, void *stream) { (void)ctx, (void)stream; }
+
+kr_status kri_memcpy_peer(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes,
+                          const kr_ctx *ctx)
+{
+    (void)dst, (void)dst_dev, (void)src, (void)src_dev, (void)bytes, (void)ctx;
+    int n;
+    return kr_cuda_device_count(&n);
 }
 
 kr_status kri_device_memset0(void *p, size_t bytes, const kr_ctx *ctx)

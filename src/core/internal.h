@@ -67,6 +67,14 @@ kr_status kri_device_memset0(void *p, size_t bytes, const kr_ctx *ctx);
 kr_status kri_device_synchronize(const kr_ctx *ctx);
 /* Make the ctx's device current (no-op without CUDA). */
 kr_status kri_cuda_set_device(const kr_ctx *ctx);
+/* A non-blocking stream on the ctx's device, and its release (CUDA builds; NO_DEVICE without). */
+kr_status kri_cuda_stream_create(const kr_ctx *ctx, void **stream);
+void kri_cuda_stream_destroy(const kr_ctx *ctx, void *stream);
+/* Copy bytes from device src_dev to device dst_dev (the same device, or peers: through peer
+ * access where the devices have it, enabled on first use, else staged by the driver) on the
+ * ctx's stream, and wait for it. */
+kr_status kri_memcpy_peer(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes,
+                          const kr_ctx *ctx);
 /* True when the build has CUDA support compiled in. */
 bool kri_have_cuda(void);
 

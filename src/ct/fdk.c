@@ -312,6 +312,7 @@ void kr_fdk_plan_destroy(kr_fdk_plan *p)
 {
     if (!p) return;
     if (p->be) p->be->destroy(p->state);
+    kri_fdkm_destroy(p->multi);
     kri_free(p->views);
     kri_free(p->mat);
     kri_free(p->wv);
@@ -345,6 +346,15 @@ static kr_status kri_fdk_check_opts(const kr_fdk_opts *o)
 kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
                             const kr_ct_view *views, int64_t nviews, const kr_ct_grid *grid,
                             const kr_fdk_opts *o, const kri_fdk_tune *t, int bp_only)
+{
+    return kri_fdk_plan_make_range(plan, ctx, nu, nv, views, nviews, grid, o, t, bp_only, 0,
+                                   grid ? grid->n[2] : 0);
+}
+
+kr_status kri_fdk_plan_make_range(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
+                                  const kr_ct_view *views, int64_t nviews,
+                                  const kr_ct_grid *grid, const kr_fdk_opts *o,
+                                  const kri_fdk_tune *t, int bp_only, int64_t z0, int64_t z1)
 {
     KRI_ARG_NOT_NULL(plan);
     *plan = NULL;
@@ -385,6 +395,9 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
     if (!kri_mul_ok(grid->n[0], grid->n[1], &nvox) || !kri_mul_ok(nvox, grid->n[2], &nvox) ||
         nvox > KR_MAX_ELEMENTS)
         return kri_fail(KR_ERR_DIM, "fdk: the volume has too many voxels");
+    if (z0 < 0 || z1 <= z0 || z1 > grid->n[2])
+        return kri_fail(KR_ERR_INTERNAL, "fdk: slices [%lld, %lld) of %lld", (long long)z0,
+                        (long long)z1, (long long)grid->n[2]);
     kr_fdk_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
     p->ctx = ctx;
@@ -396,6 +409,9 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
     p->nviews = nviews;
     p->grid = *grid;
     p->bp_only = bp_only;
+    p->share = 1;
+    p->z0 = z0;
+    p->z1 = z1;
     p->info.kernel = "none";
     kri_vgeom *vg = NULL;
     kr_status s;
@@ -427,9 +443,13 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
         KRI_CHECK(kri_fdk_weights(p, vg));
         kri_fdk_fov_check(p);
     }
-    KRI_CHECK(kri_backend_pick(&p->be, p->loc, &kri_fdk_cpu, &kri_fdk_cuda,
-                               bp_only ? "voxel-driven backprojector" : "fdk"));
-    KRI_CHECK(p->be->create(p, &p->state));
+    if (kr_ctx_ndevices(ctx) > 1) {
+        KRI_CHECK(kri_fdkm_create(&p->multi, p)); /* the parts hold the backend states */
+    } else {
+        KRI_CHECK(kri_backend_pick(&p->be, p->loc, &kri_fdk_cpu, &kri_fdk_cuda,
+                                   bp_only ? "voxel-driven backprojector" : "fdk"));
+        KRI_CHECK(p->be->create(p, &p->state));
+    }
 #undef KRI_CHECK
     kri_free(vg);
     *plan = p;
@@ -472,7 +492,10 @@ static kr_status kri_fdk_check_array(const kr_fdk_plan *p, const char *fn, const
 static kr_status kri_fdk_check_finite(kr_fdk_plan *p, const kr_array *proj)
 {
     int64_t nnan = 0, ninf = 0, first = -1;
-    KRI_TRY(p->be->census(p->state, p, proj, &nnan, &ninf, &first));
+    if (p->multi)
+        KRI_TRY(kri_fdkm_census(p->multi, proj, &nnan, &ninf, &first));
+    else
+        KRI_TRY(p->be->census(p->state, p, proj, &nnan, &ninf, &first));
     if (nnan || ninf) {
         int64_t a = first % p->nu, b = first / p->nu % p->nv, m = first / (p->nu * p->nv);
         return kri_fail(KR_ERR_INVALID_ARG,
@@ -498,6 +521,7 @@ static kr_status kri_fdk_run(kr_fdk_plan *p, const kr_array *proj, kr_array *vol
     KRI_TRY(kri_fdk_check_array(p, fn, proj, "proj", pd));
     KRI_TRY(kri_fdk_check_array(p, fn, vol, "vol", p->grid.n));
     KRI_TRY(kri_fdk_check_finite(p, proj));
+    if (p->multi) return kri_fdkm_run(p->multi, p, proj, vol, mode);
     return p->be->run(p->state, p, proj, vol, mode);
 }
 

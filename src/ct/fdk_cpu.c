@@ -59,10 +59,17 @@
 /* ---- pre-weighting ------------------------------------------------------------------------- */
 void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *pv, int64_t m, float *w, int64_t ws)
 {
+    kri_cpu_fdk_weight_rows(p, pv, m, 0, p->nv, w, ws);
+}
+
+void kri_cpu_fdk_weight_rows(const kr_fdk_plan *p, const float *pv, int64_t m, int64_t b0,
+                             int64_t nb, float *w, int64_t ws)
+{
     const kri_fdk_wv *c = &p->wv[m];
-    const int64_t nu = p->nu, nv = p->nv;
+    const int64_t nu = p->nu;
     const float *park = p->parker ? p->parker + nu * m : NULL;
-    for (int64_t b = 0; b < nv; b++) {
+    w -= b0 * ws;
+    for (int64_t b = b0; b < b0 + nb; b++) {
         double rb[3];
         for (int d = 0; d < 3; d++) rb[d] = (double)c->r0[d] + (double)b * (double)c->v[d];
         for (int64_t a = 0; a < nu; a++) {
@@ -338,12 +345,13 @@ static int64_t kri_fdk_view_chunk(const kr_fdk_plan *p, int64_t m0)
     return vc < 1 ? 1 : (vc > 16 ? 16 : vc);
 }
 
-/* vol [nx, ny, nz] += sum over views m0 .. m0 + nb - 1 (in order) of the padded filtered views
- * q (view m0 + b at q + b * padw * padh). */
+/* vol [nx, ny, z1 - z0] (slices [z0, z1) of the plan) += sum over views m0 .. m0 + nb - 1 (in
+ * order) of the padded filtered views q (view m0 + b at q + b * padw * padh). */
 static void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_t m0,
                                     int64_t nb, float *vol, int nthreads, float *scratch)
 {
-    const int64_t nx = p->grid.n[0], ny = p->grid.n[1], nz = p->grid.n[2];
+    const int64_t nx = p->grid.n[0], ny = p->grid.n[1], nz = p->z1 - p->z0;
+    vol -= p->z0 * nx * ny; /* indexed by absolute slices below */
     const int padw = (int)KRI_FDK_PADW(p->nu);
     const int64_t vstride = (int64_t)padw * KRI_FDK_PADH(p->nv);
     const float nuf = (float)p->nu, nvf = (float)p->nv;
@@ -371,8 +379,8 @@ static void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_
         for (int64_t t = 0; t < items; t++) {
             const int64_t zb = t / njc, j0 = (t % njc) * KRI_CPU_JC;
             const int64_t j1 = j0 + KRI_CPU_JC < ny ? j0 + KRI_CPU_JC : ny;
-            const int64_t k0 = zb * KRI_CPU_KZ;
-            const int64_t nk = nz - k0 < KRI_CPU_KZ ? nz - k0 : KRI_CPU_KZ;
+            const int64_t k0 = p->z0 + zb * KRI_CPU_KZ;
+            const int64_t nk = p->z1 - k0 < KRI_CPU_KZ ? p->z1 - k0 : KRI_CPU_KZ;
             for (int64_t b0 = 0; b0 < nb; b0 += vc) {
                 const int64_t b1 = b0 + vc < nb ? b0 + vc : nb;
                 for (int64_t j = j0; j < j1; j++) {
@@ -412,6 +420,7 @@ static void kri_cpu_fdk_backproject(const kr_fdk_plan *p, const float *q, int64_
 
 /* ---- the backend ----------------------------------------------------------------------------- */
 typedef struct kri_fdk_host {
+    int64_t vb0, nvb;    /* the detector rows the plan's slices read (all of them, in core) */
     int nt;              /* threads at plan creation */
     kr_ctx *serial;      /* single-threaded ctx of the per-thread filters */
     kri_fdk_filt **filt; /* nt filters of nv rows each, unit spacing */
@@ -441,6 +450,9 @@ static kr_status kri_cpu_fdk_create(kr_fdk_plan *p, void **state)
     *state = h;
     if (!h) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FDK plan");
     const int64_t nu = p->nu, nv = p->nv;
+    /* a plan of some slices weights and filters only the rows they read */
+    h->vb0 = 0, h->nvb = nv;
+    if (p->z0 > 0 || p->z1 < p->grid.n[2]) kri_fdk_band(p, p->z0, p->z1 - p->z0, &h->vb0, &h->nvb);
     int64_t vbytes = KRI_FDK_PADW(nu) * KRI_FDK_PADH(nv) * (int64_t)sizeof(float);
     int64_t b = p->o.batch_views ? p->o.batch_views : ((int64_t)256 << 20) / vbytes;
     h->batch = b < 1 ? 1 : (b > p->nviews ? p->nviews : b);
@@ -452,8 +464,8 @@ static kr_status kri_cpu_fdk_create(kr_fdk_plan *p, void **state)
     if (!p->bp_only) KRI_TRY(kr_ctx_create(&h->serial, KR_BACKEND_CPU_SERIAL));
     h->filt = kri_calloc((size_t)h->nt, sizeof *h->filt);
     if (!h->filt && h->nt) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for filters");
-    for (int t = 0; t < h->nt; t++)
-        KRI_TRY(kri_fdk_filt_create(&h->filt[t], h->serial, nu, nv, &p->o, p->tune.fuse));
+    for (int t = 0; t < h->nt && h->nvb > 0; t++)
+        KRI_TRY(kri_fdk_filt_create(&h->filt[t], h->serial, nu, h->nvb, &p->o, p->tune.fuse));
     if (h->nt)
         KRI_TRY(kri_alloc((void **)&h->w, (size_t)(nu * nv) * (size_t)h->nt * sizeof(float),
                           "FDK weighted views"));
@@ -509,20 +521,22 @@ static kr_status kri_cpu_fdk_run(void *state, kr_fdk_plan *p, const kr_array *pr
         for (int64_t b = 0; b < nb; b++) {
             const int t = omp_get_thread_num();
             const float *pv = in + (m0 + b) * nu * nv;
-            float *q = h->q + b * vstride + padw + 1;
+            /* the band's rows at their own places; rows outside it stay zero and are not read */
+            float *q = h->q + b * vstride + padw + 1 + h->vb0 * padw;
+            if (h->nvb == 0) continue;
             if (mode == KRI_FDK_DENSITY) {
-                kri_cpu_fdk_weight(p, pv, m0 + b, q, padw);
+                kri_cpu_fdk_weight_rows(p, pv, m0 + b, h->vb0, h->nvb, q, padw);
             } else if (mode == KRI_FDK_FILTER) {
                 float *w = h->w + (int64_t)t * nu * nv;
-                kri_cpu_fdk_weight(p, pv, m0 + b, w, nu);
+                kri_cpu_fdk_weight_rows(p, pv, m0 + b, h->vb0, h->nvb, w, nu);
                 kr_status s = kri_fdk_filt_run(h->filt[t], w, nu, q, padw);
                 if (s != KR_OK) {
 #pragma omp critical(kri_fdk_filter_status)
                     fs = s;
                 }
             } else {
-                for (int64_t r = 0; r < nv; r++)
-                    memcpy(q + r * padw, pv + r * nu, (size_t)nu * sizeof(float));
+                for (int64_t r = h->vb0; r < h->vb0 + h->nvb; r++)
+                    memcpy(q + (r - h->vb0) * padw, pv + r * nu, (size_t)nu * sizeof(float));
             }
         }
         if (fs != KR_OK) {
@@ -540,7 +554,7 @@ static kr_status kri_cpu_fdk_run(void *state, kr_fdk_plan *p, const kr_array *pr
     p->info.t_backproject_s = tb;
     p->info.kernel = kri_cpu_fdk_kernel_name(p);
     p->info.slabs = 1;
-    p->info.slab_z = p->grid.n[2];
+    p->info.slab_z = p->z1 - p->z0;
     return KR_OK;
 }
 

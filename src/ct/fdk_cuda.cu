@@ -426,10 +426,11 @@ static kr_status kri_cuda_fdk_prepare(kri_fdk_dev *cu, kr_fdk_plan *p, int ph, i
     if (cu->ready && cu->ph == ph && cu->vh == vh) return KR_OK;
     KRI_CU(cudaStreamSynchronize(cu->copy), "cudaStreamSynchronize");
     kri_cuda_fdk_release(cu);
-    if (cu->budget_auto) { /* 90% of what is free now, with the caller's arrays allocated */
+    if (cu->budget_auto) { /* 90% of what is free now, with the caller's arrays allocated
+                              (shared with the other parts of a divided plan on this device) */
         int64_t fr = 0;
         KRI_TRY(kri_cuda_fdk_free_bytes(p->ctx, &fr));
-        cu->budget = fr / 10 * 9;
+        cu->budget = fr / 10 * 9 / (p->share > 0 ? p->share : 1);
     }
     KRI_TRY(kri_fdk_sched_make(p, ph, vh, cu->budget, cu->budget_auto, &cu->sched));
     const kri_fdk_sched *s = &cu->sched;
@@ -547,7 +548,7 @@ static kr_status kri_cuda_fdk_run(void *state, kr_fdk_plan *p, const kr_array *p
     } while (0)
     for (int64_t si = 0; si < s->nslabs; si++) {
         const kri_fdk_slab *sl = &s->slabs[si];
-        float *slab = vh ? cu->d_slab : vout + sl->z0 * nx * ny;
+        float *slab = vh ? cu->d_slab : vout + (sl->z0 - p->z0) * nx * ny;
         const size_t slab_bytes = (size_t)(nx * ny * sl->nz) * sizeof(float);
         KRI_RUN_CU(cudaMemsetAsync(slab, 0, slab_bytes, st), "clearing the FDK slab");
         kri_bp_vol V = {slab, (int)nx, (int)ny, (int)sl->nz, (int)sl->z0};
@@ -618,7 +619,7 @@ static kr_status kri_cuda_fdk_run(void *state, kr_fdk_plan *p, const kr_array *p
             kr_progress_add(pg, nb);
         }
         if (vh)
-            KRI_RUN_CU(cudaMemcpyAsync(vout + sl->z0 * nx * ny, slab, slab_bytes,
+            KRI_RUN_CU(cudaMemcpyAsync(vout + (sl->z0 - p->z0) * nx * ny, slab, slab_bytes,
                                        cudaMemcpyDeviceToHost, st),
                        "copying the volume to the host");
     }

@@ -40,10 +40,30 @@ typedef struct kri_fdk_wv {
 kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
                             const kr_ct_view *views, int64_t nviews, const kr_ct_grid *grid,
                             const kr_fdk_opts *o, const kri_fdk_tune *t, int bp_only);
+/* The same for slices [z0, z1) only (0 <= z0 < z1 <= nz; a part of a divided plan). */
+kr_status kri_fdk_plan_make_range(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
+                                  const kr_ct_view *views, int64_t nviews,
+                                  const kr_ct_grid *grid, const kr_fdk_opts *o,
+                                  const kri_fdk_tune *t, int bp_only, int64_t z0, int64_t z1);
 /* vol = that backprojection of proj (the arrays and checks of kr_fdk_backproject). */
 kr_status kri_fdk_backproject_density(kr_fdk_plan *p, const kr_array *proj, kr_array *vol);
 /* What an execute does to the projections before the backprojection. */
 enum { KRI_FDK_RAW = 0, KRI_FDK_FILTER = 1, KRI_FDK_DENSITY = 2 };
+
+/* ---- a plan divided over the devices of its context (fdk_multi.c) ----------------------------
+ * Each part holds a plan of its slab of the volume (kri_fdk_plan_make_range on the part's
+ * context); an execute runs them all at once. Host arrays are read and written in place by
+ * every part; device arrays (on the first device) are read and written in place by parts on
+ * that device, and copied to and from the others. */
+typedef struct kri_fdkm kri_fdkm;
+kr_status kri_fdkm_create(kri_fdkm **m, kr_fdk_plan *p);
+/* proj and vol checked (the census too); mode as the backends' run. */
+kr_status kri_fdkm_run(kri_fdkm *m, kr_fdk_plan *p, const kr_array *proj, kr_array *vol,
+                       int mode);
+/* The census of a divided plan (on its first part). */
+kr_status kri_fdkm_census(kri_fdkm *m, const kr_array *proj, int64_t *nnan, int64_t *ninf,
+                          int64_t *first);
+void kri_fdkm_destroy(kri_fdkm *m); /* accepts NULL */
 
 /* ---- filter (fdk_filt.c: the one entry into the kray filter module, kray/fbp.h) ------------ */
 typedef struct kri_fdk_filt kri_fdk_filt;
@@ -107,9 +127,15 @@ struct kr_fdk_plan {
     int fast;         /* every view has pu[2] == pw[2] == 0 */
     int bp_only;      /* a ray-density plan (kri_fdk_plan_make): no filter, no view or Parker
                          weights; wv's scale is the voxel volume over the pixel area */
+    int share;        /* plans that share the device's memory (parts of a divided plan on one
+                         device: the automatic budget is split between them); 1 otherwise */
+    int64_t z0, z1;   /* the slices the plan computes: [0, nz), or a part's slab of a divided
+                         plan (backends write slice k at vol->data + (k - z0) nx ny) */
     kr_fdk_info info;
     const kri_fdk_backend *be; /* the backend and the state its create verb made */
     void *state;
+    struct kri_fdkm *multi; /* a context of several devices: the parts that do the work
+                               (fdk_multi.c; be and state are then NULL) */
 };
 
 /* The progress of an execute over `units` views: none for a bp_only plan, an operator that
@@ -130,8 +156,9 @@ static inline kr_progress *kri_fdk_progress(const kr_fdk_plan *p, int64_t units)
  *   destroy  frees a state (accepts NULL).
  *   census   counts the non-finite values of the projections, first: index of the first or -1
  *            (proj is at a location the plan accepts, its dims are the plan's).
- *   run      vol = the backprojection of proj after the weighting of mode (KRI_FDK_*); proj and
- *            vol are checked; records the execute's info (kernel, slabs, times). */
+ *   run      vol = the backprojection of proj after the weighting of mode (KRI_FDK_*): slices
+ *            [p->z0, p->z1), which vol holds (its data is slice z0); proj and vol are checked;
+ *            records the execute's info (kernel, slabs, times). */
 struct kri_fdk_backend {
     kri_backend_hdr hdr;
     kr_status (*create)(kr_fdk_plan *p, void **state);
@@ -147,6 +174,9 @@ extern const kri_fdk_backend kri_fdk_cpu, kri_fdk_cuda;
  * FDK's weights, or a bp_only plan's ray-density weights. */
 void kri_cpu_fdk_weight(const kr_fdk_plan *p, const float *proj_view, int64_t m, float *w,
                         int64_t ws);
+/* The same for rows [b0, b0 + nb) only, row b0 + r into w + r ws. */
+void kri_cpu_fdk_weight_rows(const kr_fdk_plan *p, const float *proj_view, int64_t m, int64_t b0,
+                             int64_t nb, float *w, int64_t ws);
 /* Copy n floats from each of nb views (src + b src_slot -> dst + b dst_slot) with nthreads
  * threads: the pinned staging of host projections for the device. */
 void kri_cpu_fdk_stage(float *dst, int64_t dst_slot, const float *src, int64_t src_slot,

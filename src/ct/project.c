@@ -16,6 +16,7 @@ void kr_ct_projector_plan_destroy(kr_ct_projector_plan *p)
 {
     if (!p) return;
     if (p->be && p->be->destroy) p->be->destroy(p->dev);
+    kri_ct3m_destroy(p->multi);
     kri_ct2_plan_destroy(p->p2);
     kri_ct3_plan_destroy(p->p3);
     kr_ct_geom_destroy(p->geom);

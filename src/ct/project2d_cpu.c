@@ -137,4 +137,4 @@ static kr_status kri_cpu_ct2d_adjoint(const kr_ct_projector_plan *p, void *dev, 
 
 /* The CPU keeps no state for a plan. */
 const kri_ct_backend kri_ct2_cpu = {{"cpu", true}, NULL, NULL, kri_cpu_ct2d_forward,
-                                    kri_cpu_ct2d_adjoint};
+                                    kri_cpu_ct2d_adjoint, NULL, NULL, NULL};

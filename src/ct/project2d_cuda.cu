@@ -215,4 +215,4 @@ static kr_status kri_cuda_ct2d_create(const kr_ct_projector_plan *p, void **out)
 
 extern "C" const kri_ct_backend kri_ct2_cuda = {{"cuda", true}, kri_cuda_ct2d_create,
                                                 kri_cuda_ct2d_destroy, kri_cuda_ct2d_forward,
-                                                kri_cuda_ct2d_adjoint};
+                                                kri_cuda_ct2d_adjoint, NULL, NULL, NULL};

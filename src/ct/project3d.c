@@ -69,7 +69,10 @@ kr_status kri_ct3_plan_create(kr_ct_projector_plan *p)
             }
         }
     }
-    if (p->be->create) KRI_TRY(p->be->create(p, &p->dev));
+    if (kr_ctx_ndevices(p->ctx) > 1)
+        KRI_TRY(kri_ct3m_create(&p->multi, p)); /* the parts hold the backend states */
+    else if (p->be->create)
+        KRI_TRY(p->be->create(p, &p->dev));
     kr_ct_geom_check_fov(G, p->ctx, NULL); /* a warning at most */
     kr_log(p->ctx, KR_LOG_DEBUG,
            "CT projector: %s %s, %s, %dx%dx%d volume, %dx%d detector x %d views, %d^2 rays per "
@@ -108,11 +111,13 @@ static kr_status kri_ct3_check(const kr_ct_projector_plan *p, const char *fn, co
 kr_status kri_ct3_forward(const kr_ct_projector_plan *p, const kr_array *vol, kr_array *proj)
 {
     KRI_TRY(kri_ct3_check(p, "kr_ct_projector_forward", vol, proj));
+    if (p->multi) return kri_ct3m_run(p->multi, 0, vol, proj);
     return p->be->forward(p, p->dev, vol->data, proj->data, 1);
 }
 
 kr_status kri_ct3_adjoint(const kr_ct_projector_plan *p, const kr_array *proj, kr_array *vol)
 {
     KRI_TRY(kri_ct3_check(p, "kr_ct_projector_adjoint", vol, proj));
+    if (p->multi) return kri_ct3m_run(p->multi, 1, proj, vol);
     return p->be->adjoint(p, p->dev, proj->data, vol->data, 1);
 }

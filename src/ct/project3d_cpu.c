@@ -74,14 +74,14 @@ static void kri_ct3_cull(const kr_ct_projector_plan *p, int view, int z0, int z1
 
 #define KRI_CT3_CPU(T, SFX, FLD)                                                               \
     static void kri_ct3_fwd_##SFX(const kr_ct_projector_plan *pr, const T *vol, T *proj,           \
-                                  int nthreads)                                                \
+                                  int nthreads, int va, int vb)                                \
     {                                                                                          \
         const kri_ct3p_##SFX *p = &pr->p3->FLD;                                                \
         const kri_ct3v_##SFX *views = pr->p3->views;                                           \
         const int sid = pr->opts.method == KR_CT_SIDDON, k = p->k;                             \
-        const int64_t rows = (int64_t)p->nviews * p->nv;                                       \
+        const int64_t rows = (int64_t)vb * p->nv;                                              \
         _Pragma("omp parallel for schedule(dynamic, 1) num_threads(nthreads)")                 \
-        for (int64_t row = 0; row < rows; row++) {                                             \
+        for (int64_t row = (int64_t)va * p->nv; row < rows; row++) {                           \
             const int v = (int)(row / p->nv), iv = (int)(row % p->nv);                         \
             T *out = proj + row * p->nu;                                                       \
             for (int iu = 0; iu < p->nu; iu++) {                                               \
@@ -102,18 +102,18 @@ static void kri_ct3_cull(const kr_ct_projector_plan *p, int view, int z0, int z1
         }                                                                                      \
     }                                                                                          \
     static void kri_ct3_adj_##SFX(const kr_ct_projector_plan *pr, const T *proj, T *vol,           \
-                                  int nthreads, int slab)                                      \
+                                  int nthreads, int slab, int za, int zb, int va, int vb)      \
     {                                                                                          \
         const kri_ct3p_##SFX *p = &pr->p3->FLD;                                                \
         const kri_ct3v_##SFX *views = pr->p3->views;                                           \
         const int sid = pr->opts.method == KR_CT_SIDDON, k = p->k;                             \
-        const int nslabs = (p->n[2] + slab - 1) / slab;                                        \
+        const int nslabs = (zb - za + slab - 1) / slab;                                        \
         const int64_t plane = (int64_t)p->n[0] * p->n[1];                                      \
         _Pragma("omp parallel for schedule(dynamic, 1) num_threads(nthreads)")                 \
         for (int sl = 0; sl < nslabs; sl++) {                                                  \
-            const int z0 = sl * slab, z1 = z0 + slab < p->n[2] ? z0 + slab : p->n[2];          \
+            const int z0 = za + sl * slab, z1 = z0 + slab < zb ? z0 + slab : zb;               \
             for (int64_t q = z0 * plane; q < z1 * plane; q++) vol[q] = 0;                      \
-            for (int v = 0; v < p->nviews; v++) {                                              \
+            for (int v = va; v < vb; v++) {                                                    \
                 int u0, u1, v0, v1;                                                            \
                 kri_ct3_cull(pr, v, z0, z1, &u0, &u1, &v0, &v1);                               \
                 for (int iv = v0; iv <= v1; iv++) {                                            \
@@ -143,36 +143,68 @@ static void kri_ct3_cull(const kr_ct_projector_plan *p, int view, int z0, int z1
 KRI_CT3_CPU(float, f32, p32)
 KRI_CT3_CPU(double, f64, p64)
 
-static kr_status kri_cpu_ct3d_forward(const kr_ct_projector_plan *p, void *dev, const void *vol,
-                                      void *proj, int64_t nb)
+/* views [va, vb) of the projections (the range of r, or all of them). */
+static kr_status kri_cpu_ct3d_forward_part(const kr_ct_projector_plan *p, void *dev,
+                                           const void *vol, void *proj, const kri_ct_range *r)
 {
     int nthreads = kri_threads(p->ctx);
     if (nthreads < 1) nthreads = 1;
+    const int va = r ? (int)r->r0 : 0, vb = r ? (int)r->r1 : p->p3->p64.nviews;
     if (p->opts.dtype == KR_F64)
-        kri_ct3_fwd_f64(p, vol, proj, nthreads);
+        kri_ct3_fwd_f64(p, vol, proj, nthreads, va, vb);
     else
-        kri_ct3_fwd_f32(p, vol, proj, nthreads);
+        kri_ct3_fwd_f32(p, vol, proj, nthreads, va, vb);
     return KR_OK;
+}
+
+/* slices [za, zb) from every view (KRI_CT_RANGE_Z), or every slice from views [va, vb)
+ * (KRI_CT_RANGE_VIEWS), or everything. */
+static kr_status kri_cpu_ct3d_adjoint_part(const kr_ct_projector_plan *p, void *dev,
+                                           const void *proj, void *vol, const kri_ct_range *r)
+{
+    int nthreads = kri_threads(p->ctx);
+    if (nthreads < 1) nthreads = 1;
+    int za = 0, zb = p->p3->p64.n[2], va = 0, vb = p->p3->p64.nviews;
+    if (r && r->kind == KRI_CT_RANGE_Z) za = (int)r->r0, zb = (int)r->r1;
+    if (r && r->kind == KRI_CT_RANGE_VIEWS) va = (int)r->r0, vb = (int)r->r1;
+    if (zb <= za) return KR_OK;
+    /* slabs: one per thread would do; four per thread balance the load (the result does not
+     * depend on the choice) */
+    int nslabs = nthreads == 1 ? 1 : 4 * nthreads;
+    if (nslabs > zb - za) nslabs = zb - za;
+    const int slab = (zb - za + nslabs - 1) / nslabs;
+    if (p->opts.dtype == KR_F64)
+        kri_ct3_adj_f64(p, proj, vol, nthreads, slab, za, zb, va, vb);
+    else
+        kri_ct3_adj_f32(p, proj, vol, nthreads, slab, za, zb, va, vb);
+    return KR_OK;
+}
+
+static kr_status kri_cpu_ct3d_forward(const kr_ct_projector_plan *p, void *dev, const void *vol,
+                                      void *proj, int64_t nb)
+{
+    return kri_cpu_ct3d_forward_part(p, dev, vol, proj, NULL);
 }
 
 static kr_status kri_cpu_ct3d_adjoint(const kr_ct_projector_plan *p, void *dev, const void *proj,
                                       void *vol, int64_t nb)
 {
-    int nthreads = kri_threads(p->ctx);
-    if (nthreads < 1) nthreads = 1;
-    const int nz = p->p3->p64.n[2];
-    /* slabs: one per thread would do; four per thread balance the load (the result does not
-     * depend on the choice) */
-    int nslabs = nthreads == 1 ? 1 : 4 * nthreads;
-    if (nslabs > nz) nslabs = nz;
-    const int slab = (nz + nslabs - 1) / nslabs;
-    if (p->opts.dtype == KR_F64)
-        kri_ct3_adj_f64(p, proj, vol, nthreads, slab);
-    else
-        kri_ct3_adj_f32(p, proj, vol, nthreads, slab);
-    return KR_OK;
+    return kri_cpu_ct3d_adjoint_part(p, dev, proj, vol, NULL);
+}
+
+/* Every voxel sums its contributions in the same order whatever the slabs: dividing the adjoint
+ * by slices keeps it bit for bit. */
+static int kri_cpu_ct3d_adjoint_split(const kr_ct_projector_plan *p, const void *dev)
+{
+    return KRI_CT_RANGE_Z;
 }
 
 /* The CPU keeps no state for a plan. */
-const kri_ct_backend kri_ct3_cpu = {{"cpu", true}, NULL, NULL, kri_cpu_ct3d_forward,
-                                    kri_cpu_ct3d_adjoint};
+const kri_ct_backend kri_ct3_cpu = {{"cpu", true},
+                                    NULL,
+                                    NULL,
+                                    kri_cpu_ct3d_forward,
+                                    kri_cpu_ct3d_adjoint,
+                                    kri_cpu_ct3d_forward_part,
+                                    kri_cpu_ct3d_adjoint_part,
+                                    kri_cpu_ct3d_adjoint_split};

@@ -361,16 +361,16 @@ __global__ void __launch_bounds__(KRI_BU *KRI_BV)
 static const kri_ct3p_f32 &kri_prm(const kri_ct3_plan *q, float *) { return q->p32; }
 static const kri_ct3p_f64 &kri_prm(const kri_ct3_plan *q, double *) { return q->p64; }
 
-/* Launch `body(grid, v0, b0)` over all views and v tiles within the grid limits. */
+/* Launch `body(grid, v0, b0)` over views [va, vb) and all v tiles within the grid limits. */
 template <typename F>
-static kr_status kri_ray_launches(int nu, int nv, int nviews, F body, const char *what)
+static kr_status kri_ray_launches(int nu, int nv, int va, int vb, F body, const char *what)
 {
     const int ut = (nu + KRI_BU - 1) / KRI_BU, vt = (nv + KRI_BV - 1) / KRI_BV;
     if (ut > 2147483647 / 2)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: %d detector columns are too many", what, nu);
     for (int b0 = 0; b0 < vt; b0 += KRI_GRID_MAX)
-        for (int v0 = 0; v0 < nviews; v0 += KRI_GRID_MAX) {
-            dim3 grid(ut, nviews - v0 < KRI_GRID_MAX ? nviews - v0 : KRI_GRID_MAX,
+        for (int v0 = va; v0 < vb; v0 += KRI_GRID_MAX) {
+            dim3 grid(ut, vb - v0 < KRI_GRID_MAX ? vb - v0 : KRI_GRID_MAX,
                       vt - b0 < KRI_GRID_MAX ? vt - b0 : KRI_GRID_MAX);
             body(grid, v0, b0);
             KRI_TRY(kri_cu_err(cudaGetLastError(), what));
@@ -410,14 +410,15 @@ static void kri_axis_bufs(const kri_ct3_plan *q, const kri_ct3_dev *d, T *buf[3]
     }
 }
 
-/* A ray kernel over every view and v tile: k32 (32-bit offsets, for `small` padded volumes)
- * or k64, each called as k(prm, dv, v0, b0, args...). */
+/* A ray kernel over views [va, vb) and every v tile: k32 (32-bit offsets, for `small` padded
+ * volumes) or k64, each called as k(prm, dv, v0, b0, args...). */
 template <typename P, typename V, typename K32, typename K64, typename... A>
-static kr_status kri_ray_kernel(const P &prm, const V *dv, bool small, cudaStream_t st, K32 k32,
-                                K64 k64, const char *what, const A &...args)
+static kr_status kri_ray_kernel(const P &prm, const V *dv, int va, int vb, bool small,
+                                cudaStream_t st, K32 k32, K64 k64, const char *what,
+                                const A &...args)
 {
     return kri_ray_launches(
-        prm.nu, prm.nv, prm.nviews,
+        prm.nu, prm.nv, va, vb,
         [&](dim3 grid, int v0, int b0) {
             if (small)
                 k32<<<grid, dim3(KRI_BU, KRI_BV), 0, st>>>(prm, dv, v0, b0, args...);
@@ -435,6 +436,7 @@ template <typename T> struct kri_call3 {
     typename kri_t3<T>::P prm;
     const typename kri_t3<T>::V *dv;
     cudaStream_t st;
+    int va, vb; /* the views of the call */
 };
 
 /* Siddon: proj = A vol (adjoint 0) or vol = A^T proj (adjoint 1, into the zeroed volume). */
@@ -443,7 +445,7 @@ static kr_status kri_sid3(const kri_call3<T> &c, int adjoint, const T *in, T *ou
 {
     const T *none = NULL;
     if (!adjoint) {
-        KRI_TRY(kri_ray_kernel(c.prm, c.dv, true, c.st, k_ct3_sid<T>, k_ct3_sid<T>,
+        KRI_TRY(kri_ray_kernel(c.prm, c.dv, c.va, c.vb, true, c.st, k_ct3_sid<T>, k_ct3_sid<T>,
                                "cone-beam Siddon projection kernel launch", in, out, 0, none,
                                (T *)NULL));
         return kri_cu_finish(c.p->ctx, "cone-beam Siddon projection kernel");
@@ -451,7 +453,7 @@ static kr_status kri_sid3(const kri_call3<T> &c, int adjoint, const T *in, T *ou
     size_t bytes = (size_t)c.prm.n[0] * c.prm.n[1] * c.prm.n[2] * sizeof(T);
     KRI_TRY(kri_cu_err(cudaMemsetAsync(out, 0, bytes, c.st),
                        "cone-beam backprojection: zeroing the volume"));
-    KRI_TRY(kri_ray_kernel(c.prm, c.dv, true, c.st, k_ct3_sid<T>, k_ct3_sid<T>,
+    KRI_TRY(kri_ray_kernel(c.prm, c.dv, c.va, c.vb, true, c.st, k_ct3_sid<T>, k_ct3_sid<T>,
                            "cone-beam Siddon backprojection kernel launch", none, (T *)NULL, 1,
                            in, out));
     return kri_cu_finish(c.p->ctx, "cone-beam Siddon backprojection kernel");
@@ -480,11 +482,12 @@ static kr_status kri_fwd3(const kri_call3<T> &c, const T *vol, T *proj)
                 total, sb[a], (const float *)b.b[a], (float4 *)c.d->d_quad[a]);
         }
         KRI_TRY(kri_cu_err(cudaGetLastError(), "cone-beam projector: quad kernel launch"));
-        KRI_TRY(kri_ray_kernel(c.p->p3->p32, (const kri_ct3v_f32 *)c.d->d_views, small, c.st,
+        KRI_TRY(kri_ray_kernel(c.p->p3->p32, (const kri_ct3v_f32 *)c.d->d_views, c.va, c.vb, small,
+                               c.st,
                                k_ct3_fwd_jos<float, int, float4>,
                                k_ct3_fwd_jos<float, long long, float4>, what, b4, (float *)proj));
     } else {
-        KRI_TRY(kri_ray_kernel(c.prm, c.dv, small, c.st, k_ct3_fwd_jos<T, int, T>,
+        KRI_TRY(kri_ray_kernel(c.prm, c.dv, c.va, c.vb, small, c.st, k_ct3_fwd_jos<T, int, T>,
                                k_ct3_fwd_jos<T, long long, T>, what, b, proj));
     }
     return kri_cu_finish(c.p->ctx, "cone-beam Joseph projection kernel");
@@ -511,7 +514,8 @@ static kr_status kri_adj3(const kri_call3<T> &c, const T *proj, T *vol)
                 cudaMemsetAsync(acc.b[a], 0, c.d->pad_elems * sizeof(float4), c.st),
                 "cone-beam backprojection: zeroing the work space"));
         }
-        KRI_TRY(kri_ray_kernel(c.p->p3->p32, (const kri_ct3v_f32 *)c.d->d_views, small, c.st,
+        KRI_TRY(kri_ray_kernel(c.p->p3->p32, (const kri_ct3v_f32 *)c.d->d_views, c.va, c.vb, small,
+                               c.st,
                                k_ct3_adj_jos<float, int, float4>,
                                k_ct3_adj_jos<float, long long, float4>, what,
                                (const float *)proj, acc));
@@ -529,7 +533,7 @@ static kr_status kri_adj3(const kri_call3<T> &c, const T *proj, T *vol)
         for (int i = 0; i < 2; i++)
             KRI_TRY(kri_cu_err(cudaMemsetAsync(c.d->d_pad[i], 0, c.d->pad_elems * sizeof(T), c.st),
                                "cone-beam backprojection: zeroing the work space"));
-        KRI_TRY(kri_ray_kernel(c.prm, c.dv, small, c.st, k_ct3_adj_jos<T, int, T>,
+        KRI_TRY(kri_ray_kernel(c.prm, c.dv, c.va, c.vb, small, c.st, k_ct3_adj_jos<T, int, T>,
                                k_ct3_adj_jos<T, long long, T>, what, proj, acc));
     }
     dim3 grid((n0 + 31) / 32, (n1 + 31) / 32, n2 < KRI_GRID_MAX ? n2 : KRI_GRID_MAX);
@@ -539,32 +543,42 @@ static kr_status kri_adj3(const kri_call3<T> &c, const T *proj, T *vol)
     return kri_cu_finish(c.p->ctx, "cone-beam Joseph backprojection kernel");
 }
 
-/* out = A in (adjoint 0) or A^T in (adjoint 1). */
+/* out = A in (adjoint 0) or A^T in (adjoint 1), for views [va, vb) (the adjoint: the
+ * backprojection of those views alone). */
 template <typename T>
 static kr_status kri_run3(const kr_ct_projector_plan *p, const kri_ct3_dev *d, int adjoint,
-                          const void *in, void *out)
+                          const void *in, void *out, int va, int vb)
 {
-    const kri_call3<T> c = {p, d, kri_prm(p->p3, (T *)NULL),
-                            (const typename kri_t3<T>::V *)d->d_views, kri_cu_stream(p->ctx)};
+    const kri_call3<T> c = {p,  d, kri_prm(p->p3, (T *)NULL),
+                            (const typename kri_t3<T>::V *)d->d_views, kri_cu_stream(p->ctx),
+                            va, vb};
     if (p->opts.method == KR_CT_SIDDON) return kri_sid3<T>(c, adjoint, (const T *)in, (T *)out);
     if (adjoint) return kri_adj3<T>(c, (const T *)in, (T *)out);
     return kri_fwd3<T>(c, (const T *)in, (T *)out);
 }
 
-/* Calls on a plan hold its lock (the work space is the plan's). */
+/* Calls on a plan hold its lock (the work space is the plan's). r: the part of the call
+ * (project_internal.h), NULL for all of it. */
 static kr_status kri_cuda_ct3d(const kr_ct_projector_plan *p, void *dev, int adjoint, const void *in,
-                               void *out)
+                               void *out, const kri_ct_range *r)
 {
     kri_ct3_dev *d = (kri_ct3_dev *)dev;
+    const int nviews = p->p3->p64.nviews, nz = p->p3->p64.n[2];
+    int va = 0, vb = nviews, za = 0, zb = nz;
+    if (r && (!adjoint || r->kind == KRI_CT_RANGE_VIEWS)) va = (int)r->r0, vb = (int)r->r1;
+    if (r && adjoint && r->kind == KRI_CT_RANGE_Z) za = (int)r->r0, zb = (int)r->r1;
+    if (adjoint && !d->gather && (za != 0 || zb != nz))
+        return kri_fail(KR_ERR_INTERNAL, "cone-beam projector: a slab of the adjoint needs the "
+                        "gather");
     pthread_mutex_lock(&d->lock);
     kr_status s = kri_cuda_set_device(p->ctx);
     if (s == KR_OK) {
-        if (adjoint && d->gather) /* set for Joseph plans only */
-            s = kri_cuda_ct3d_adjoint_gather(p, d, in, out);
+        if (adjoint && d->gather && va == 0 && vb == nviews) /* set for Joseph plans only */
+            s = kri_cuda_ct3d_adjoint_gather(p, d, in, out, za, zb);
         else if (p->opts.dtype == KR_F64)
-            s = kri_run3<double>(p, d, adjoint, in, out);
+            s = kri_run3<double>(p, d, adjoint, in, out, va, vb);
         else
-            s = kri_run3<float>(p, d, adjoint, in, out);
+            s = kri_run3<float>(p, d, adjoint, in, out, va, vb);
     }
     pthread_mutex_unlock(&d->lock);
     return s;
@@ -573,13 +587,32 @@ static kr_status kri_cuda_ct3d(const kr_ct_projector_plan *p, void *dev, int adj
 static kr_status kri_cuda_ct3d_forward(const kr_ct_projector_plan *p, void *dev, const void *vol,
                                        void *proj, int64_t nb)
 {
-    return kri_cuda_ct3d(p, dev, 0, vol, proj);
+    return kri_cuda_ct3d(p, dev, 0, vol, proj, NULL);
 }
 
 static kr_status kri_cuda_ct3d_adjoint(const kr_ct_projector_plan *p, void *dev, const void *proj,
                                        void *vol, int64_t nb)
 {
-    return kri_cuda_ct3d(p, dev, 1, proj, vol);
+    return kri_cuda_ct3d(p, dev, 1, proj, vol, NULL);
+}
+
+static kr_status kri_cuda_ct3d_forward_part(const kr_ct_projector_plan *p, void *dev,
+                                            const void *vol, void *proj, const kri_ct_range *r)
+{
+    return kri_cuda_ct3d(p, dev, 0, vol, proj, r);
+}
+
+static kr_status kri_cuda_ct3d_adjoint_part(const kr_ct_projector_plan *p, void *dev,
+                                            const void *proj, void *vol, const kri_ct_range *r)
+{
+    return kri_cuda_ct3d(p, dev, 1, proj, vol, r);
+}
+
+/* The gather gives every voxel the same sum whatever the slab; the scatters' atomics are
+ * exact to rounding only, so their adjoint divides by views. */
+static int kri_cuda_ct3d_adjoint_split(const kr_ct_projector_plan *p, const void *dev)
+{
+    return ((const kri_ct3_dev *)dev)->gather ? KRI_CT_RANGE_Z : KRI_CT_RANGE_VIEWS;
 }
 
 /* ---- the plan's state on the device ------------------------------------------------------- */
@@ -662,4 +695,7 @@ static kr_status kri_cuda_ct3d_create(const kr_ct_projector_plan *p, void **out)
 
 extern "C" const kri_ct_backend kri_ct3_cuda = {{"cuda", true}, kri_cuda_ct3d_create,
                                                 kri_cuda_ct3d_destroy, kri_cuda_ct3d_forward,
-                                                kri_cuda_ct3d_adjoint};
+                                                kri_cuda_ct3d_adjoint,
+                                                kri_cuda_ct3d_forward_part,
+                                                kri_cuda_ct3d_adjoint_part,
+                                                kri_cuda_ct3d_adjoint_split};

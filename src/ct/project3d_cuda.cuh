@@ -109,10 +109,11 @@ template <typename T> static __device__ __forceinline__ unsigned kri_floor_bias(
 template <> __device__ __forceinline__ unsigned kri_floor_bias<float>() { return 0x4B400000u; }
 template <> __device__ __forceinline__ unsigned kri_floor_bias<double>() { return 0u; }
 
-/* The gather adjoint (project3d_gather.cu), for plans whose state says d->gather; returns when
- * the result is ready. kri_ct3_view_gathers: does view d (double parameters) let it gather? */
+/* The gather adjoint (project3d_gather.cu), for plans whose state says d->gather: slices
+ * [za, zb) of vol (za a multiple of 16, or 0); returns when the result is ready.
+ * kri_ct3_view_gathers: does view d (double parameters) let it gather? */
 kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector_plan *p, const kri_ct3_dev *d,
-                                        const void *proj, void *vol);
+                                        const void *proj, void *vol, int za, int zb);
 int kri_ct3_view_gathers(const kri_ct3v_f64 *d, const kri_ct3p_f64 *P);
 
 #endif

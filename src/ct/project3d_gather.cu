@@ -129,12 +129,12 @@ __global__ void __launch_bounds__(KRI_GX *KRI_GY)
     k_ct3_gather(typename kri_t3<T>::P p, const typename kri_t3<T>::V *__restrict__ views,
                  int v0, int nvb, const typename kri_t4<T>::V *__restrict__ tab,
                  const typename kri_t4<T>::V *__restrict__ col, const int *__restrict__ axes,
-                 T *__restrict__ vol, int first)
+                 T *__restrict__ vol, int first, int za, int zb)
 {
     constexpr int NT = KRI_GX * KRI_GY;
     __shared__ T sacc[(K + 2) * NT]; /* each thread's slab: slots at stride NT (its own only) */
     const int i = blockIdx.x * KRI_GX + threadIdx.x, j = blockIdx.y * KRI_GY + threadIdx.y;
-    const int k0 = blockIdx.z * K;
+    const int k0 = za + blockIdx.z * K;
     if (i >= p.n[0] || j >= p.n[1]) return;
     T *s = sacc + threadIdx.y * KRI_GX + threadIdx.x;
 #pragma unroll
@@ -200,13 +200,14 @@ __global__ void __launch_bounds__(KRI_GX *KRI_GY)
     const long long sz = (long long)p.n[0] * p.n[1];
 #pragma unroll
     for (int q = 0; q < K; q++)
-        if (k0 + q < p.n[2]) o[q * sz] = first ? s[(q + 1) * NT] : o[q * sz] + s[(q + 1) * NT];
+        if (k0 + q < zb) o[q * sz] = first ? s[(q + 1) * NT] : o[q * sz] + s[(q + 1) * NT];
 }
 
 template <typename T>
 static kr_status kri_gather_run(const kri_ct3_dev *q, const typename kri_t3<T>::P &prm,
-                                const T *proj, T *vol, cudaStream_t st)
+                                const T *proj, T *vol, cudaStream_t st, int za, int zb)
 {
+    if (zb <= za) return KR_OK;
     typedef typename kri_t4<T>::V V4;
     const typename kri_t3<T>::V *dv = (const typename kri_t3<T>::V *)q->d_views;
     V4 *tab = (V4 *)q->d_gtab, *col = (V4 *)q->d_gcol;
@@ -226,26 +227,26 @@ static kr_status kri_gather_run(const kri_ct3_dev *q, const typename kri_t3<T>::
          * between the warps' columns). */
         const int K = sizeof(T) == sizeof(float) ? 16 : 8;
         dim3 gg((prm.n[0] + KRI_GX - 1) / KRI_GX, (prm.n[1] + KRI_GY - 1) / KRI_GY,
-                (prm.n[2] + K - 1) / K);
+                (zb - za + K - 1) / K);
         if (sizeof(T) == sizeof(float))
             k_ct3_gather<T, 16><<<gg, dim3(KRI_GX, KRI_GY), 0, st>>>(prm, dv, v0, nvb, tab, col,
-                                                                     axes, vol, v0 == 0);
+                                                                     axes, vol, v0 == 0, za, zb);
         else
             k_ct3_gather<T, 8><<<gg, dim3(KRI_GX, KRI_GY), 0, st>>>(prm, dv, v0, nvb, tab, col,
-                                                                    axes, vol, v0 == 0);
+                                                                    axes, vol, v0 == 0, za, zb);
         KRI_TRY(kri_cu_err(cudaGetLastError(), "gather adjoint: kernel launch"));
     }
     return kri_cu_err(cudaStreamSynchronize(st), "gather adjoint");
 }
 
 kr_status kri_cuda_ct3d_adjoint_gather(const kr_ct_projector_plan *p, const kri_ct3_dev *d,
-                                        const void *proj, void *vol)
+                                        const void *proj, void *vol, int za, int zb)
 {
     const kri_ct3_plan *q = p->p3;
     cudaStream_t st = (cudaStream_t)kr_ctx_stream(p->ctx);
     return p->opts.dtype == KR_F64
-               ? kri_gather_run<double>(d, q->p64, (const double *)proj, (double *)vol, st)
-               : kri_gather_run<float>(d, q->p32, (const float *)proj, (float *)vol, st);
+               ? kri_gather_run<double>(d, q->p64, (const double *)proj, (double *)vol, st, za, zb)
+               : kri_gather_run<float>(d, q->p32, (const float *)proj, (float *)vol, st, za, zb);
 }
 
 /* Does view d let the Joseph adjoint gather? Its detector rows run along z (v = (0, 0, v_z),

@@ -17,6 +17,7 @@ extern "C" {
 struct kri_ct2_plan; /* project2d_internal.h */
 struct kri_ct3_plan; /* project3d_internal.h */
 struct kri_ct_backend;
+typedef struct kri_ct3m kri_ct3m; /* project3d_multi.c */
 
 struct kr_ct_projector_plan {
     const kr_ctx *ctx;
@@ -29,6 +30,9 @@ struct kr_ct_projector_plan {
      * (NULL on the CPU) */
     const struct kri_ct_backend *be;
     void *dev;
+    /* a cone beam on a context of several devices: the parts that do the work (project3d_multi.c;
+     * the plan itself then has no backend state, dev is NULL) */
+    kri_ct3m *multi;
 };
 
 /* The backend seam (core/backend.h): a table per projector and backend, kri_ct2_cpu and
@@ -40,6 +44,11 @@ struct kr_ct_projector_plan {
  *   destroy  frees a state (accepts NULL)
  *   forward  out = A in, adjoint out = A^T in, for nb slices (cone beams: 1) of contiguous
  *            arrays checked by the front; they return when the result is ready. */
+enum { KRI_CT_RANGE_VIEWS = 0, KRI_CT_RANGE_Z = 1 };
+typedef struct kri_ct_range {
+    int kind;       /* forward: views; adjoint: KRI_CT_RANGE_Z or KRI_CT_RANGE_VIEWS */
+    int64_t r0, r1; /* [r0, r1) */
+} kri_ct_range;
 typedef struct kri_ct_backend {
     kri_backend_hdr hdr;
     kr_status (*create)(const kr_ct_projector_plan *p, void **dev);
@@ -48,6 +57,20 @@ typedef struct kri_ct_backend {
                          int64_t nb);
     kr_status (*adjoint)(const kr_ct_projector_plan *p, void *dev, const void *in, void *out,
                          int64_t nb);
+    /* Cone beams (NULL for 2-D), the part of a call a divided plan (project3d_multi.c) gives one
+     * device; r NULL: the whole call.
+     *   forward_part  out's views [r0, r1) = those views of A in (other views untouched)
+     *   adjoint_part  KRI_CT_RANGE_Z: out's slices [r0, r1) = those slices of A^T in (other
+     *                 slices untouched); KRI_CT_RANGE_VIEWS: out = the backprojection of views
+     *                 [r0, r1) alone, the whole volume
+     *   adjoint_split the division of the adjoint this backend instance keeps exact:
+     *                 KRI_CT_RANGE_Z when a divided adjoint equals the undivided one bit for
+     *                 bit, else KRI_CT_RANGE_VIEWS (partial volumes, summed by the caller) */
+    kr_status (*forward_part)(const kr_ct_projector_plan *p, void *dev, const void *in,
+                              void *out, const kri_ct_range *r);
+    kr_status (*adjoint_part)(const kr_ct_projector_plan *p, void *dev, const void *in,
+                              void *out, const kri_ct_range *r);
+    int (*adjoint_split)(const kr_ct_projector_plan *p, const void *dev);
 } kri_ct_backend;
 extern const kri_ct_backend kri_ct2_cpu, kri_ct2_cuda, kri_ct3_cpu, kri_ct3_cuda;
 
@@ -64,6 +87,13 @@ kr_status kri_ct3_plan_create(kr_ct_projector_plan *p);
 void kri_ct3_plan_destroy(struct kri_ct3_plan *q); /* accepts NULL */
 kr_status kri_ct3_forward(const kr_ct_projector_plan *p, const kr_array *vol, kr_array *proj);
 kr_status kri_ct3_adjoint(const kr_ct_projector_plan *p, const kr_array *proj, kr_array *vol);
+
+/* The divided cone-beam projector (project3d_multi.c): create for plan p (its geometry, opts
+ * and p3 made; ctx with several devices), run (out = A in, or A^T in with adjoint != 0, arrays
+ * checked), destroy (accepts NULL). */
+kr_status kri_ct3m_create(kri_ct3m **m, const kr_ct_projector_plan *p);
+kr_status kri_ct3m_run(kri_ct3m *m, int adjoint, const kr_array *in, kr_array *out);
+void kri_ct3m_destroy(kri_ct3m *m);
 
 /* The operand check of the projectors (project.c): kri_check_operand against the plan's dtype
  * and location, and a device array on the ctx's device. */

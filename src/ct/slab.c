@@ -12,7 +12,8 @@
  * Among the slab thicknesses nz / 1, nz / 2, ... (rounded up), each with the largest batch
  * that fits, the schedule takes the one of least modelled device traffic (kri_sched_cost:
  * re-reading detector bands per slab against re-reading the slab per launch). Pinned host
- * staging (2 B nu H 4 bytes) is host memory and not counted. */
+ * staging (2 B nu H 4 bytes) is host memory and not counted. A plan that computes only slices
+ * [z0, z1) of the volume (a part of a divided plan, fdk_multi.c) schedules those alone. */
 #include "fdk_internal.h"
 
 #include <math.h>
@@ -132,10 +133,11 @@ void kri_fdk_sched_free(kri_fdk_sched *s)
 static int64_t kri_slot_rows(const kr_fdk_plan *p, const int64_t *slo, const int64_t *shi,
                              int64_t zs)
 {
-    int64_t nz = p->grid.n[2], hmax = 0;
-    for (int64_t z0 = 0; z0 < nz; z0 += zs) {
+    const int64_t ze = p->z1;
+    int64_t hmax = 0;
+    for (int64_t z0 = p->z0; z0 < ze; z0 += zs) {
         int64_t b0, nb;
-        kri_band_from(p, slo, shi, z0, nz - z0 < zs ? nz - z0 : zs, &b0, &nb);
+        kri_band_from(p, slo, shi, z0, ze - z0 < zs ? ze - z0 : zs, &b0, &nb);
         if (nb > hmax) hmax = nb;
     }
     hmax += hmax % 2;
@@ -168,11 +170,11 @@ static const char *kri_mib(int64_t b, char *buf, size_t n)
 static double kri_sched_cost(const kr_fdk_plan *p, const int64_t *slo, const int64_t *shi,
                              int64_t zs, int64_t batch)
 {
-    const int64_t nz = p->grid.n[2];
+    const int64_t nz = p->z1 - p->z0;
     double rows = 0;
-    for (int64_t z0 = 0; z0 < nz; z0 += zs) {
+    for (int64_t z0 = p->z0; z0 < p->z1; z0 += zs) {
         int64_t b0, nb;
-        kri_band_from(p, slo, shi, z0, nz - z0 < zs ? nz - z0 : zs, &b0, &nb);
+        kri_band_from(p, slo, shi, z0, p->z1 - z0 < zs ? p->z1 - z0 : zs, &b0, &nb);
         rows += (double)nb;
     }
     int64_t per = batch < KRI_FDK_VPL ? batch : KRI_FDK_VPL;
@@ -186,7 +188,7 @@ kr_status kri_fdk_sched_make(const kr_fdk_plan *p, int ph, int vh, int64_t budge
                              int budget_auto, kri_fdk_sched *s)
 {
     memset(s, 0, sizeof *s);
-    const int64_t nz = p->grid.n[2];
+    const int64_t nz = p->z1 - p->z0; /* the plan's slices [z0, z1) */
     int64_t *slo, *shi;
     KRI_TRY(kri_slice_tables(p, &slo, &shi));
     int64_t best_zs = 0, best_b = 0, best_h = 0, prev_zs = -1;
@@ -242,8 +244,8 @@ kr_status kri_fdk_sched_make(const kr_fdk_plan *p, int ph, int vh, int64_t budge
     }
     for (int64_t i = 0; i < s->nslabs; i++) {
         kri_fdk_slab *sl = &s->slabs[i];
-        sl->z0 = i * best_zs;
-        sl->nz = nz - sl->z0 < best_zs ? nz - sl->z0 : best_zs;
+        sl->z0 = p->z0 + i * best_zs;
+        sl->nz = p->z1 - sl->z0 < best_zs ? p->z1 - sl->z0 : best_zs;
         kri_band_from(p, slo, shi, sl->z0, sl->nz, &sl->vb0, &sl->nvb);
     }
     kri_free(slo);

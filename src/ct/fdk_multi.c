@@ -1,0 +1,150 @@
+/* FDK divided over a context's device list (fdk_internal.h, docs/scaling.md): the volume in z
+ * slabs, one per part, each part a plan of its slab alone (kri_fdk_plan_make_range), so it
+ * weights, filters and receives only the detector rows its slab reads. Every voxel sums the
+ * same per-view values in the same order as in an undivided plan: on the CPU the result is the
+ * same bit for bit, on CUDA to float rounding (as out of core, kray/fdk.h). */
+#include "core/parts.h"
+#include "fdk_internal.h"
+
+#include <string.h>
+
+struct kri_fdkm {
+    kri_parts *parts;
+    kr_fdk_plan *plan[KR_MAX_DEVICES];   /* NULL for a part with no slices */
+    float *proj[KR_MAX_DEVICES];         /* device copies of parts off the first device */
+    float *vol[KR_MAX_DEVICES];          /* their slabs */
+    int64_t zs[KR_MAX_DEVICES + 1];
+};
+
+void kri_fdkm_destroy(kri_fdkm *m)
+{
+    if (!m) return;
+    for (int i = 0; m->parts && i < m->parts->n; i++) {
+        kr_fdk_plan_destroy(m->plan[i]);
+        if (m->proj[i] || m->vol[i]) {
+            kri_cuda_set_device(m->parts->ctx[i]);
+            kri_device_free(m->proj[i]);
+            kri_device_free(m->vol[i]);
+        }
+    }
+    if (m->parts) kri_cuda_set_device(m->parts->parent);
+    kri_parts_destroy(m->parts);
+    kri_free(m);
+}
+
+kr_status kri_fdkm_create(kri_fdkm **out, kr_fdk_plan *p)
+{
+    *out = NULL;
+    kri_fdkm *m = kri_calloc(1, sizeof *m);
+    if (!m) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a divided FDK plan");
+    kr_status s = kri_parts_create(&m->parts, p->ctx);
+    if (s == KR_OK) {
+        /* slabs of whole 16-slice groups (the CUDA kernels' thread slabs) */
+        kri_split(p->grid.n[2], m->parts->n, 16, m->zs);
+        for (int i = 0; i < m->parts->n && s == KR_OK; i++) {
+            if (m->zs[i + 1] <= m->zs[i]) continue;
+            /* parts on one device share its budget (gpu_mem is per device) */
+            int share = 0;
+            for (int j = 0; j < m->parts->n; j++)
+                share += m->zs[j + 1] > m->zs[j] &&
+                         kr_ctx_device(m->parts->ctx[j]) == kr_ctx_device(m->parts->ctx[i]);
+            kr_fdk_opts o = p->o;
+            o.gpu_mem /= share;
+            s = kri_fdk_plan_make_range(&m->plan[i], m->parts->ctx[i], p->nu, p->nv, p->views,
+                                        p->nviews, &p->grid, &o, &p->tune, p->bp_only,
+                                        m->zs[i], m->zs[i + 1]);
+            if (s == KR_OK) m->plan[i]->share = share;
+        }
+        kri_cuda_set_device(p->ctx);
+    }
+    if (s != KR_OK) {
+        kri_fdkm_destroy(m);
+        return s;
+    }
+    kr_log(p->ctx, KR_LOG_INFO, "fdk: divided over %d %s in z slabs", m->parts->n,
+           p->loc == KR_DEVICE ? "devices" : "parts");
+    *out = m;
+    return KR_OK;
+}
+
+kr_status kri_fdkm_census(kri_fdkm *m, const kr_array *proj, int64_t *nnan, int64_t *ninf,
+                          int64_t *first)
+{
+    for (int i = 0; i < m->parts->n; i++) {
+        kr_fdk_plan *q = m->plan[i];
+        if (!q) continue;
+        if (proj->loc == KR_DEVICE && kr_ctx_device(q->ctx) != proj->device) continue;
+        KRI_TRY(kri_cuda_set_device(q->ctx));
+        kr_status s = q->be->census(q->state, q, proj, nnan, ninf, first);
+        kri_cuda_set_device(m->parts->parent);
+        return s;
+    }
+    return kri_fail(KR_ERR_INTERNAL, "fdk: no part of the divided plan can count the input");
+}
+
+typedef struct kri_fdkm_call {
+    kri_fdkm *m;
+    const kr_array *proj;
+    kr_array *vol;
+    int mode;
+} kri_fdkm_call;
+
+static kr_status kri_fdkm_part(void *user, int i, const kr_ctx *c)
+{
+    kri_fdkm_call *k = user;
+    kri_fdkm *m = k->m;
+    kr_fdk_plan *q = m->plan[i];
+    if (!q) return KR_OK;
+    const int64_t plane = q->grid.n[0] * q->grid.n[1], nz = q->z1 - q->z0;
+    const int64_t vd[3] = {q->grid.n[0], q->grid.n[1], nz};
+    float *slab = (float *)k->vol->data + q->z0 * plane;
+    const int remote = k->proj->loc == KR_DEVICE && kr_ctx_device(c) != k->proj->device;
+    kr_array pa = *k->proj, va;
+    if (!remote) {
+        KRI_TRY(kr_array_wrap(&va, KR_F32, 3, vd, slab, k->vol->loc));
+        va.device = k->vol->device;
+        return q->be->run(q->state, q, &pa, &va, k->mode);
+    }
+    /* off the first device: the projections to this one, the slab back */
+    const int mine = kr_ctx_device(c), first = k->proj->device;
+    const size_t pbytes = kr_array_bytes(k->proj), vbytes = (size_t)(plane * nz) * sizeof(float);
+    if (!m->proj[i]) KRI_TRY(kri_device_alloc((void **)&m->proj[i], pbytes, mine, "a part's projections"));
+    if (!m->vol[i]) KRI_TRY(kri_device_alloc((void **)&m->vol[i], vbytes, mine, "a part's slab"));
+    KRI_TRY(kri_memcpy_peer(m->proj[i], mine, k->proj->data, first, pbytes, c));
+    pa.data = m->proj[i];
+    pa.device = mine;
+    KRI_TRY(kr_array_wrap(&va, KR_F32, 3, vd, m->vol[i], KR_DEVICE));
+    va.device = mine;
+    KRI_TRY(q->be->run(q->state, q, &pa, &va, k->mode));
+    return kri_memcpy_peer(slab, k->vol->device, m->vol[i], mine, vbytes, c);
+}
+
+kr_status kri_fdkm_run(kri_fdkm *m, kr_fdk_plan *p, const kr_array *proj, kr_array *vol,
+                       int mode)
+{
+    kri_fdkm_call k = {m, proj, vol, mode};
+    kr_progress *pg = kri_fdk_progress(p, 1);
+    kr_status s = kri_parts_run(m->parts, kri_fdkm_part, &k);
+    kr_progress_add(pg, 1);
+    kr_progress_end(pg);
+    /* the plan's info: the first part's kernel, the parts' slabs and bytes added, the slowest
+     * part's times */
+    kr_fdk_info *in = &p->info;
+    in->slabs = 0, in->device_bytes = 0, in->t_filter_s = 0, in->t_backproject_s = 0;
+    for (int i = 0; i < m->parts->n; i++) {
+        const kr_fdk_plan *q = m->plan[i];
+        if (!q) continue;
+        if (in->slabs == 0) {
+            in->kernel = q->info.kernel;
+            in->slab_z = q->info.slab_z;
+            in->batch_views = q->info.batch_views;
+        }
+        in->slabs += q->info.slabs;
+        in->device_bytes += q->info.device_bytes;
+        if (q->info.t_filter_s + q->info.t_backproject_s > in->t_filter_s + in->t_backproject_s) {
+            in->t_filter_s = q->info.t_filter_s;
+            in->t_backproject_s = q->info.t_backproject_s;
+        }
+    }
+    return s;
+}
