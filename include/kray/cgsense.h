@@ -106,6 +106,22 @@ kr_status kr_cgsense_adjoint_image(kr_cgsense_plan *plan, const kr_array *kspace
 kr_status kr_cgsense_solve(kr_cgsense_plan *plan, const kr_array *kspace, kr_array *x,
                            const kr_solve_opts *opts, kr_solve_info *info);
 
+/* ---- several slices --------------------------------------------------------------------------
+ * S independent reconstructions that share the trajectory (the slices of a multi-slice scan,
+ * frames, repetitions): k-space c64 [M..., C, S], maps c64 [dims..., C, S] or [dims..., C] (one
+ * set for every slice), x c64 [dims..., S] (the initial guesses with sopts->warm_start). Each
+ * slice is solved exactly as kr_cgsense_plan_create + kr_cgsense_solve solve it alone (so on
+ * the CPU the result is the same bit for bit); a context with several devices divides the
+ * slices over them (docs/scaling.md). Arrays in host memory for a CPU context, on the first
+ * device for a CUDA one. sopts->history and show_progress are ignored; info (S entries, may
+ * be NULL) receives each slice's solver info. A slice that fails stops the call with its
+ * sentence prefixed "slice s: ". */
+kr_status kr_cgsense_solve_slices(const kr_ctx *ctx, int ndim, const int64_t *dims,
+                                  int64_t ncoils, int64_t nslices, const kr_array *traj,
+                                  const kr_array *maps, const kr_array *kspace,
+                                  const kr_cgsense_opts *copts, const kr_solve_opts *sopts,
+                                  kr_array *x, kr_solve_info *info);
+
 /* ---- coil maps from the data's own k-space centre -------------------------------------------
  * Low-resolution coil images a_c = F^H (D h y_c) with the window
  *     h(k) = cos^2(pi |k| / (2 r)) for |k| < r, else 0   (r = calib_radius, cycles per FOV),

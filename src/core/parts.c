@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void kri_parts_destroy(kri_parts *p)
@@ -113,6 +114,14 @@ kr_status kri_parts_run(const kri_parts *p, kri_part_fn fn, void *user)
     }
     kri_free(jobs);
     return s;
+}
+
+int kri_part_remote(const kri_parts *p, int i, kr_loc loc)
+{
+    if (loc != KR_DEVICE) return 0;
+    if (p->ctx[i]->device != p->parent->device) return 1;
+    const char *e = getenv("KRAY_PARTS_COPY");
+    return i > 0 && e && !strcmp(e, "1");
 }
 
 void kri_split(int64_t total, int n, int64_t align, int64_t *starts)

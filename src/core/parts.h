@@ -32,6 +32,12 @@ typedef kr_status (*kri_part_fn)(void *user, int part, const kr_ctx *pctx);
  * parts with "(device D)" appended). */
 kr_status kri_parts_run(const kri_parts *p, kri_part_fn fn, void *user);
 
+/* Does part i of a CUDA division work off the first device's memory (and so copy what it
+ * reads to its device, and what it writes back)? Parts on another device do; with the
+ * environment variable KRAY_PARTS_COPY=1 every part but the first does, so that a machine with
+ * one GPU tests the copies too (docs/scaling.md). Host arrays: never. */
+int kri_part_remote(const kri_parts *p, int i, kr_loc loc);
+
 /* [starts[i], starts[i + 1]) for i < n: [0, total) cut into n contiguous ranges whose inner
  * boundaries are multiples of `align` (>= 1), as equal as that allows; ranges may be empty
  * when total is small. */

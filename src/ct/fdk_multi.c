@@ -97,26 +97,27 @@ static kr_status kri_fdkm_part(void *user, int i, const kr_ctx *c)
     if (!q) return KR_OK;
     const int64_t plane = q->grid.n[0] * q->grid.n[1], nz = q->z1 - q->z0;
     const int64_t vd[3] = {q->grid.n[0], q->grid.n[1], nz};
+    const int mine = kr_ctx_device(c);
     float *slab = (float *)k->vol->data + q->z0 * plane;
-    const int remote = k->proj->loc == KR_DEVICE && kr_ctx_device(c) != k->proj->device;
+    const size_t vbytes = (size_t)(plane * nz) * sizeof(float);
     kr_array pa = *k->proj, va;
-    if (!remote) {
-        KRI_TRY(kr_array_wrap(&va, KR_F32, 3, vd, slab, k->vol->loc));
-        va.device = k->vol->device;
-        return q->be->run(q->state, q, &pa, &va, k->mode);
+    /* off the first device: device projections copied to this one, the slab computed here and
+     * copied back */
+    if (kri_part_remote(m->parts, i, k->proj->loc)) {
+        const size_t pbytes = kr_array_bytes(k->proj);
+        if (!m->proj[i])
+            KRI_TRY(kri_device_alloc((void **)&m->proj[i], pbytes, mine, "a part's projections"));
+        KRI_TRY(kri_memcpy_peer(m->proj[i], mine, k->proj->data, k->proj->device, pbytes, c));
+        pa.data = m->proj[i];
+        pa.device = mine;
     }
-    /* off the first device: the projections to this one, the slab back */
-    const int mine = kr_ctx_device(c), first = k->proj->device;
-    const size_t pbytes = kr_array_bytes(k->proj), vbytes = (size_t)(plane * nz) * sizeof(float);
-    if (!m->proj[i]) KRI_TRY(kri_device_alloc((void **)&m->proj[i], pbytes, mine, "a part's projections"));
-    if (!m->vol[i]) KRI_TRY(kri_device_alloc((void **)&m->vol[i], vbytes, mine, "a part's slab"));
-    KRI_TRY(kri_memcpy_peer(m->proj[i], mine, k->proj->data, first, pbytes, c));
-    pa.data = m->proj[i];
-    pa.device = mine;
-    KRI_TRY(kr_array_wrap(&va, KR_F32, 3, vd, m->vol[i], KR_DEVICE));
-    va.device = mine;
+    const int vremote = kri_part_remote(m->parts, i, k->vol->loc);
+    if (vremote && !m->vol[i])
+        KRI_TRY(kri_device_alloc((void **)&m->vol[i], vbytes, mine, "a part's slab"));
+    KRI_TRY(kr_array_wrap(&va, KR_F32, 3, vd, vremote ? m->vol[i] : slab, k->vol->loc));
+    va.device = vremote ? mine : k->vol->device;
     KRI_TRY(q->be->run(q->state, q, &pa, &va, k->mode));
-    return kri_memcpy_peer(slab, k->vol->device, m->vol[i], mine, vbytes, c);
+    return vremote ? kri_memcpy_peer(slab, k->vol->device, m->vol[i], mine, vbytes, c) : KR_OK;
 }
 
 kr_status kri_fdkm_run(kri_fdkm *m, kr_fdk_plan *p, const kr_array *proj, kr_array *vol,

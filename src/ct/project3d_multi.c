@@ -76,7 +76,7 @@ void kri_ct3m_destroy(kri_ct3m *m)
 /* Does part i work on the first device's memory? (CPU: every part.) */
 static int kri_ct3m_local(const kri_ct3m *m, int i)
 {
-    return m->loc == KR_HOST || kr_ctx_device(m->parts->ctx[i]) == kr_ctx_device(m->parts->parent);
+    return !kri_part_remote(m->parts, i, m->loc);
 }
 
 kr_status kri_ct3m_create(kri_ct3m **out, const kr_ct_projector_plan *p)

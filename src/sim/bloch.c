@@ -12,6 +12,7 @@ struct kr_sim_plan {
     kri_sim_prog prog;
     const kri_sim_backend *be;
     void *state; /* the backend's */
+    kri_simm *multi; /* a context of several devices: the parts (bloch_multi.c; be is NULL) */
     /* object (host copy, structure of arrays) */
     int64_t n;
     int ncoils;
@@ -48,9 +49,14 @@ kr_status kr_sim_plan_create(kr_sim_plan **plan, const kr_ctx *ctx, const kr_seq
     p->loc = kri_ctx_loc(ctx);
     p->opts = o;
     kr_status st = kri_sim_compile(seq, o.rf_max_dt_s, &p->prog);
-    if (st == KR_OK)
-        st = kri_backend_pick(&p->be, p->loc, &kri_sim_cpu, &kri_sim_cuda, "Bloch simulation");
-    if (st == KR_OK) st = p->be->create(&p->state, ctx, &p->prog, &o);
+    if (st == KR_OK && kr_ctx_ndevices(ctx) > 1) {
+        st = kri_simm_create(&p->multi, ctx, &p->prog, &o);
+    } else {
+        if (st == KR_OK)
+            st = kri_backend_pick(&p->be, p->loc, &kri_sim_cpu, &kri_sim_cuda,
+                                  "Bloch simulation");
+        if (st == KR_OK) st = p->be->create(&p->state, ctx, &p->prog, &o);
+    }
     if (st != KR_OK) {
         kr_sim_plan_destroy(p);
         return st;
@@ -65,6 +71,7 @@ void kr_sim_plan_destroy(kr_sim_plan *plan)
 {
     if (!plan) return;
     if (plan->be) plan->be->destroy(plan->state);
+    kri_simm_destroy(plan->multi);
     kri_sim_prog_free(&plan->prog);
     kri_free(plan->buf);
     kri_free(plan->sens);
@@ -179,7 +186,7 @@ kr_status kr_sim_set_object(kr_sim_plan *plan, const kr_iso *iso, const kr_array
     kri_sim_obj o = {n,   ncoils, x,   y,   z,   df, r1, r2, m0, mx0, my0, mz0, /* initial */
                      buf + 10 * n, buf + 11 * n, buf + 12 * n, /* final state (CPU) */
                      sv};
-    st = plan->be->set_object(plan->state, &o);
+    st = plan->multi ? kri_simm_set_object(plan->multi, &o) : plan->be->set_object(plan->state, &o);
     if (st != KR_OK) {
         kri_free(buf);
         kri_free(sv);
@@ -199,7 +206,10 @@ kr_status kr_sim_set_object(kr_sim_plan *plan, const kr_iso *iso, const kr_array
 /* Run the simulation; out (2 ns nc floats at the plan's location) may be NULL when ns == 0. */
 static kr_status sim_exec(kr_sim_plan *plan, float *out)
 {
-    KRI_TRY(plan->be->execute(plan->state, plan->scale, out));
+    if (plan->multi)
+        KRI_TRY(kri_simm_execute(plan->multi, &plan->prog, plan->scale, plan->loc, plan->ctx, out));
+    else
+        KRI_TRY(plan->be->execute(plan->state, plan->scale, out, NULL));
     plan->have_state = 1;
     return KR_OK;
 }
@@ -229,6 +239,7 @@ kr_status kr_sim_get_state(const kr_sim_plan *plan, kr_iso *iso)
     if (iso->n != plan->n || !iso->mx || !iso->my || !iso->mz)
         return kri_fail(KR_ERR_DIM, "the object has %lld isochromats, the plan %lld",
                         (long long)iso->n, (long long)plan->n);
+    if (plan->multi) return kri_simm_get_state(plan->multi, iso->mx, iso->my, iso->mz);
     return plan->be->get_state(plan->state, iso->mx, iso->my, iso->mz);
 }
 

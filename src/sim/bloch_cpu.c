@@ -292,7 +292,7 @@ static kr_status kri_cpu_sim_set_object(void *state, const kri_sim_obj *obj)
     return KR_OK;
 }
 
-static kr_status kri_cpu_sim_execute(void *state, double scale, float *out)
+static kr_status kri_cpu_sim_execute(void *state, double scale, float *out, int64_t *acc)
 {
     kri_cpu_sim *s = state;
     const kri_sim_prog *prog = s->prog;
@@ -310,16 +310,26 @@ static kr_status kri_cpu_sim_execute(void *state, double scale, float *out)
         s->ws_n = need;
     }
     KRI_TRY(kri_cpu_bloch(prog, &s->obj, scale, nth, s->acc, s->ws));
+    if (acc && ns * nc > 0)
+        memcpy(acc, s->acc, (size_t)(2 * ns * nc) * sizeof(int64_t));
+    else if (out)
+        kri_sim_finish(prog, s->acc, nc, scale, out);
+    return KR_OK;
+}
+
+void kri_sim_finish(const kri_sim_prog *prog, const int64_t *acc, int64_t nc, double scale,
+                    float *out)
+{
+    const int64_t ns = prog->nsamples;
     const double inv = 1.0 / scale;
-    for (int64_t c = 0; c < nc && out; c++)
+    for (int64_t c = 0; c < nc; c++)
         for (int64_t k = 0; k < ns; k++) {
             int64_t j = k + ns * c;
-            double re = (double)s->acc[2 * j] * inv, im = (double)s->acc[2 * j + 1] * inv;
+            double re = (double)acc[2 * j] * inv, im = (double)acc[2 * j + 1] * inv;
             double cr = prog->rx[2 * k], ci = prog->rx[2 * k + 1];
             out[2 * j] = (float)(re * cr - im * ci);
             out[2 * j + 1] = (float)(re * ci + im * cr);
         }
-    return KR_OK;
 }
 
 static void kri_cpu_sim_destroy(void *state)

@@ -324,7 +324,9 @@ __global__ void k_bloch_finish(const unsigned long long *__restrict__ acc,
     const long long k = j % ns;
     double re = (double)(long long)acc[2 * j] * inv, im = (double)(long long)acc[2 * j + 1] * inv;
     float2 r = rx[k];
-    out[j] = make_float2((float)(re * r.x - im * r.y), (float)(re * r.y + im * r.x));
+    /* separately rounded products and sums, as the host's kri_sim_finish */
+    out[j] = make_float2((float)__dsub_rn(__dmul_rn(re, (double)r.x), __dmul_rn(im, (double)r.y)),
+                         (float)__dadd_rn(__dmul_rn(re, (double)r.y), __dmul_rn(im, (double)r.x)));
 }
 
 kr_status cuda_fail(cudaError_t e, const char *what)
@@ -458,7 +460,8 @@ static cudaError_t launch(kri_cuda_sim *s, const DevObj &o, int coil0, double sc
     return cudaGetLastError();
 }
 
-static kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *kspace_dev)
+static kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *kspace_dev,
+                                      int64_t *acc_host)
 {
     KRI_TRY(kri_cuda_set_device(s->ctx));
     if (!s->obj) return kri_fail(KR_ERR_INVALID_ARG, "CUDA simulation: no object");
@@ -487,7 +490,7 @@ static kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *kspa
     if (e != cudaSuccess) return cuda_fail(e, "clearing the accumulators");
     const int nc = s->ncoils;
     int K = s->kopt;
-    if (K == 0) K = s->n >= (1LL << 21) ? 4 : s->n >= (1LL << 19) ? 2 : 1;
+    if (K == 0) K = kri_sim_iso_per_thread(s->n);
     if (!s->sens) {
         e = K == 4   ? launch<4, 1, false>(s, o, 0, scale, 1)
             : K == 2 ? launch<2, 1, false>(s, o, 0, scale, 1)
@@ -509,7 +512,11 @@ static kr_status kri_cuda_sim_execute(kri_cuda_sim *s, double scale, float *kspa
         }
     }
     if (e != cudaSuccess) return cuda_fail(e, "the simulation kernel launch");
-    if (total > 0) {
+    if (total > 0 && acc_host) { /* the sums themselves, for a divided plan */
+        e = cudaMemcpyAsync(acc_host, s->acc, (size_t)(2 * total) * sizeof(unsigned long long),
+                            cudaMemcpyDeviceToHost, s->stream);
+        if (e != cudaSuccess) return cuda_fail(e, "reading the accumulators");
+    } else if (total > 0) {
         if (!kspace_dev) return kri_fail(KR_ERR_INVALID_ARG, "CUDA simulation: no output");
         const int th = 256;
         k_bloch_finish<<<(unsigned)((total + th - 1) / th), th, 0, s->stream>>>(
@@ -551,9 +558,9 @@ static kr_status kri_cuda_sim_object(void *state, const kri_sim_obj *obj)
     return kri_cuda_sim_set_object((kri_cuda_sim *)state, obj);
 }
 
-static kr_status kri_cuda_sim_run(void *state, double scale, float *kspace)
+static kr_status kri_cuda_sim_run(void *state, double scale, float *kspace, int64_t *acc)
 {
-    return kri_cuda_sim_execute((kri_cuda_sim *)state, scale, kspace);
+    return kri_cuda_sim_execute((kri_cuda_sim *)state, scale, kspace, acc);
 }
 
 static kr_status kri_cuda_sim_state(const void *state, float *mx, float *my, float *mz)

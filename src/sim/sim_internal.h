@@ -116,7 +116,10 @@ static inline int64_t kri_fix(double v, double scale)
  *   set_object: the object as host arrays (obj->mx, my, mz: where the CPU keeps the final
  *               state; the GPU keeps its own). On failure the previous object may be gone.
  *   execute:    run; kspace: 2 * nsamples * ncoils floats at the plan's location, [sample,
- *               coil] sample fastest, times the receiver factor; NULL when nsamples is 0.
+ *               coil] sample fastest, times the receiver factor (kri_sim_finish's arithmetic);
+ *               NULL when nsamples is 0. With acc != NULL, the fixed-point sums themselves go
+ *               to acc instead (host, 2 nsamples ncoils int64, the same order) and kspace is
+ *               not written: a divided plan (bloch_multi.c) adds its parts' sums.
  *   get_state:  the final state of the n isochromats into host arrays.
  *   destroy:    accepts NULL. */
 typedef struct kri_sim_backend {
@@ -124,11 +127,42 @@ typedef struct kri_sim_backend {
     kr_status (*create)(void **state, const kr_ctx *ctx, const kri_sim_prog *prog,
                         const kr_sim_opts *opts);
     kr_status (*set_object)(void *state, const kri_sim_obj *obj);
-    kr_status (*execute)(void *state, double scale, float *kspace);
+    kr_status (*execute)(void *state, double scale, float *kspace, int64_t *acc);
     kr_status (*get_state)(const void *state, float *mx, float *my, float *mz);
     void (*destroy)(void *state);
 } kri_sim_backend;
 extern const kri_sim_backend kri_sim_cpu, kri_sim_cuda;
+
+/* Isochromats per CUDA thread for an object of n (kr_sim_opts.iso_per_thread 0 = this). */
+static inline int kri_sim_iso_per_thread(int64_t n)
+{
+    return n >= ((int64_t)1 << 21) ? 4 : n >= ((int64_t)1 << 19) ? 2 : 1;
+}
+/* The backends sum the ADC samples in float over fixed groups of isochromats before the
+ * fixed-point conversion (CPU: chunks of 256; CUDA: blocks of 128 threads x iso_per_thread), so
+ * a divided plan cuts the object at multiples of this many. */
+#define KRI_SIM_GROUP 512
+
+/* k-space from fixed-point sums (host): out[j] = (acc_j / scale) * rx[k], k = j mod nsamples, in
+ * double with separately rounded products and sums, then rounded to float (the CUDA backend's
+ * k_bloch_finish computes the same). */
+void kri_sim_finish(const kri_sim_prog *prog, const int64_t *acc, int64_t ncoils, double scale,
+                    float *out);
+
+/* ---- a plan divided over the devices of its context (bloch_multi.c) ------------------------
+ * The isochromats in contiguous ranges, one per part, each part a plan of its own on the same
+ * program; the parts' fixed-point sums (at the whole object's scale) are added as integers, so
+ * the k-space equals the undivided plan's bit for bit. */
+typedef struct kri_simm kri_simm;
+kr_status kri_simm_create(kri_simm **m, const kr_ctx *ctx, const kri_sim_prog *prog,
+                          const kr_sim_opts *opts);
+void kri_simm_destroy(kri_simm *m);
+/* The object (obj: the parent's host copy; sens as given to kr_sim_set_object or NULL). */
+kr_status kri_simm_set_object(kri_simm *m, const kri_sim_obj *obj);
+/* Run every part; kspace at loc (NULL when there are no samples). */
+kr_status kri_simm_execute(kri_simm *m, const kri_sim_prog *prog, double scale, kr_loc loc,
+                           const kr_ctx *ctx, float *kspace);
+kr_status kri_simm_get_state(const kri_simm *m, float *mx, float *my, float *mz);
 
 #ifdef __cplusplus
 }

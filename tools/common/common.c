@@ -79,6 +79,21 @@ int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
         *ctx = NULL;
         return kc_fail(tool, s);
     }
+    if (c->devices) {
+        int r = 0;
+        if (c->device_given)
+            r = kc_usage(tool, "--device and --devices are alternatives: give the list alone "
+                         "(its first entry is the device of undivided work)");
+        else if ((s = kr_ctx_set_devices_spec(*ctx, c->devices)) != KR_OK)
+            /* a malformed list is bad usage; a device that is not there is bad input */
+            r = !strncmp(kr_last_error(), "device list", 11) ? kc_usage(tool, "%s", kr_last_error())
+                                                             : kc_fail(tool, s);
+        if (r) {
+            kr_ctx_destroy(*ctx);
+            *ctx = NULL;
+            return r;
+        }
+    }
     return 0;
 }
 

@@ -292,7 +292,11 @@ static int kc_collect(const kc_spec *spec, kc_common *c, kc_opt *all, int cap)
         {"backend", 0, KC_CHOICE, &c->backend, "auto", "B",
          "compute backend (auto = CUDA when a GPU is usable, else CPU)", kc_backend_choices(), 0, 0,
          NULL},
-        {"device", 0, KC_INT, &c->device, "0", "N", "CUDA device ordinal", NULL, 0, 1023, NULL},
+        {"device", 0, KC_INT, &c->device, "0", "N", "CUDA device ordinal", NULL, 0, 1023,
+         &c->device_given},
+        {"devices", 0, KC_STRING, &c->devices, NULL, "LIST",
+         "divide the work over devices: 0,1,2 or all (a CPU backend: that many parts); "
+         "docs/scaling.md", NULL, 0, 0, NULL},
         {"threads", 0, KC_INT, &c->threads, "0", "N",
          "CPU threads (0 = OpenMP default: OMP_NUM_THREADS or all cores)", NULL, 0, 4096, NULL},
         {"precision", 0, KC_CHOICE, &c->precision, "f32", "P",

@@ -11,7 +11,8 @@
  * what --help shows is exactly what the tool uses.
  *
  * Common options, accepted identically by every tool (added by kc_parse, see kc_common):
- *   --backend NAME (the library's backend names), --device N, --threads N, --precision f32|f64,
+ *   --backend NAME (the library's backend names), --device N, --devices LIST (0,1,2 or all:
+ *   the device list work is divided over), --threads N, --precision f32|f64,
  *   -q/--quiet, -v/--verbose (repeatable), --allow-nonfinite (NaN and Inf in input data are
  *   read as they are instead of refused), and --json for tools that measure (KC_JSON).
  */
@@ -97,6 +98,8 @@ enum {
 typedef struct kc_common {
     int backend;   /* a kr_backend value (the index into kc_backend_choices()) */
     int device;    /* CUDA device ordinal */
+    int device_given;
+    const char *devices; /* --devices LIST, or NULL */
     int threads;   /* 0 = OpenMP default */
     int precision; /* 0 = f32, 1 = f64 */
     int quiet;

@@ -98,6 +98,7 @@ kr_status kr_nufft_plan_create(kr_nufft_plan **plan, const kr_ctx *ctx, int ndim
     kr_nufft_plan *p = kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a NUFFT plan");
     p->ctx = ctx;
+    p->opts = o;
     p->backend = be;
     p->dtype = o.dtype;
     p->dbl = o.dtype == KR_C128;
@@ -126,8 +127,10 @@ kr_status kr_nufft_plan_create(kr_nufft_plan **plan, const kr_ctx *ctx, int ndim
         if (s == KR_OK && d < ndim) kri_nufft_deapod(&p->ker, N[d], n[d], p->deapod[d]);
         if (s == KR_OK && d >= ndim) p->deapod[d][0] = 1.0; /* unused dim of a 2-D plan */
     }
-    if (s == KR_OK) s = kri_backend_pick(&p->be, kri_ctx_loc(ctx), &kri_nufft_cpu, &kri_nufft_cuda,
-                                         "NUFFT");
+    if (s == KR_OK && kr_ctx_ndevices(ctx) > 1 && p->batch > 1)
+        p->be = &kri_nufft_multi; /* the members divided over the devices (nufft_multi.c) */
+    else if (s == KR_OK)
+        s = kri_backend_pick(&p->be, kri_ctx_loc(ctx), &kri_nufft_cpu, &kri_nufft_cuda, "NUFFT");
     if (s == KR_OK) s = p->be->create(p);
     if (s != KR_OK) {
         kr_nufft_plan_destroy(p);

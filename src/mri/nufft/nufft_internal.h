@@ -64,6 +64,7 @@ typedef struct kri_nufft_backend kri_nufft_backend;
 
 struct kr_nufft_plan {
     const kr_ctx *ctx;
+    kr_nufft_opts opts; /* as given (batch, sigma filled in) */
     kr_backend backend;
     const kri_nufft_backend *be; /* picked by the context (NULL only in a failed create) */
     kr_dtype dtype; /* KR_C64 or KR_C128 */
@@ -95,6 +96,8 @@ struct kr_nufft_plan {
 
     /* CUDA backend (kri_nufft_cuda): its device state */
     kri_nufft_dev *dev;
+    /* a context of several devices and a batch: one plan per part (nufft_multi.c) */
+    struct kri_nufftm *multi;
 };
 
 /* A validated trajectory: nc (2 or 3) f32/f64 coordinates for each of M points, contiguous,
@@ -134,6 +137,9 @@ struct kri_nufft_backend {
     kr_status (*adjoint)(kr_nufft_plan *p, const void *kspace, void *image, int64_t *bad);
 };
 extern const kri_nufft_backend kri_nufft_cpu, kri_nufft_cuda;
+/* The batch members divided over the devices of a context (nufft_multi.c): its state is
+ * p->multi, one plan of the CPU or CUDA table per part. */
+extern const kri_nufft_backend kri_nufft_multi;
 
 /* Spreading and interpolation of one batch member on a CPU plan's grid (no FFT; nufft_cpu.c):
  * exposed so the tests can check them against direct sums of the kernel, and for the gridded
