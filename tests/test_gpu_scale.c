@@ -3,11 +3,16 @@
  * first copy their operands as parts on other devices do; with more GPUs the parts are on
  * devices 0, 1, .... Against the undivided plans: the cone-beam forward and the gather adjoint
  * bit for bit, the scatter adjoints (Siddon) to rounding, SIRT and CGLS bit for bit, FDK with
- * host and device arrays to rounding (the filter pairs the rows of each slab's band). */
+ * host and device arrays to rounding (the filter pairs the rows of each slab's band); the
+ * NUFFT's members (forward bit for bit), CG-SENSE's slices, and the Bloch simulator's
+ * isochromats (bit for bit: integer sums). */
 #include "internal.h"
 #include "kray/ct.h"
 #include "kray/fdk.h"
+#include "kray/cgsense.h"
+#include "kray/nufft.h"
 #include "kray/phantom.h"
+#include "kray/sim.h"
 #include "kt.h"
 
 #include <stdlib.h>
@@ -213,6 +218,132 @@ static void test_fdk(void)
     kr_ct_geom_destroy(g);
 }
 
+static kr_array *crand(int nd, const int64_t *d, uint64_t seed)
+{
+    kr_array *a = NULL;
+    KT_OK(kr_array_create(&a, KR_C64, nd, d, KR_HOST, NULL));
+    kr_ctx *cc = kt_cpu_ctx();
+    if (seed) KT_OK(kr_vec_random(cc, a, seed));
+    kr_ctx_destroy(cc);
+    return a;
+}
+
+/* NUFFT batch members over workers (device arrays, the second worker copying): the forward
+ * bit for bit, the adjoint (atomics) to rounding. */
+static void test_nufft(void)
+{
+    const int64_t N[2] = {64, 48}, M = 5000, B = 7;
+    int64_t td[2] = {3, M}, id[3] = {64, 48, B}, kd[2] = {M, B};
+    kr_array *t = NULL;
+    KT_OK(kr_array_create(&t, KR_F32, 2, td, KR_HOST, NULL));
+    for (int64_t m = 0; m < M; m++) {
+        ((float *)t->data)[3 * m] = (float)(31.9 * kri_rand_sym(1, (uint64_t)m));
+        ((float *)t->data)[3 * m + 1] = (float)(23.9 * kri_rand_sym(2, (uint64_t)m));
+    }
+    kr_array *img = crand(3, id, 4), *ksp = crand(2, kd, 5), *out[2][2];
+    setenv("KRAY_PARTS_COPY", "1", 1);
+    for (int k = 0; k < 2; k++) {
+        kr_ctx *c = mkctx(k ? 3 : 1);
+        kr_nufft_opts o;
+        kr_nufft_opts_default(&o);
+        o.batch = B;
+        kr_nufft_plan *p = NULL;
+        KT_OK(kr_nufft_plan_create(&p, c, 2, N, &o));
+        KT_OK(kr_nufft_set_points(p, t));
+        kr_array *di = NULL, *dk = NULL, *oi = NULL, *ok = NULL;
+        KT_OK(kr_array_clone(&di, img, KR_DEVICE, c));
+        KT_OK(kr_array_clone(&dk, ksp, KR_DEVICE, c));
+        KT_OK(kr_array_create_like(&oi, img, KR_DEVICE, c));
+        KT_OK(kr_array_create_like(&ok, ksp, KR_DEVICE, c));
+        KT_OK(kr_nufft_forward(p, di, ok));
+        KT_OK(kr_nufft_adjoint(p, dk, oi));
+        KT_OK(kr_array_clone(&out[k][0], ok, KR_HOST, c));
+        KT_OK(kr_array_clone(&out[k][1], oi, KR_HOST, c));
+        kr_array_destroy(di), kr_array_destroy(dk), kr_array_destroy(oi), kr_array_destroy(ok);
+        kr_nufft_plan_destroy(p);
+        kr_ctx_destroy(c);
+    }
+    unsetenv("KRAY_PARTS_COPY");
+    KT_CHECK_MSG(same(out[0][0], out[1][0]), "NUFFT forward differs: %.3g",
+                 relmax(out[1][0], out[0][0]));
+    KT_LE(relmax(out[1][1], out[0][1]), 1e-5);
+    for (int k = 0; k < 2; k++) kr_array_destroy(out[k][0]), kr_array_destroy(out[k][1]);
+    kr_array_destroy(t), kr_array_destroy(img), kr_array_destroy(ksp);
+}
+
+/* CG-SENSE slices over workers against the undivided call (to rounding: the adjoint's
+ * atomics). */
+static void test_cgsense_slices(void)
+{
+    const int64_t n = 48, C = 4, S = 5, M = 4000;
+    int64_t N[2] = {n, n}, td[2] = {3, M}, md[4] = {n, n, C, S}, kd[3] = {M, C, S}, xd[3] = {n, n, S};
+    kr_array *t = NULL;
+    KT_OK(kr_array_create(&t, KR_F32, 2, td, KR_HOST, NULL));
+    for (int64_t m = 0; m < M; m++) {
+        ((float *)t->data)[3 * m] = (float)(23.9 * kri_rand_sym(7, (uint64_t)m));
+        ((float *)t->data)[3 * m + 1] = (float)(23.9 * kri_rand_sym(8, (uint64_t)m));
+    }
+    kr_array *maps = crand(4, md, 2), *ksp = crand(3, kd, 3), *x[2];
+    kr_solve_opts so;
+    kr_solve_opts_default(&so);
+    so.max_iter = 6;
+    so.tol = 0;
+    setenv("KRAY_PARTS_COPY", "1", 1);
+    for (int k = 0; k < 2; k++) {
+        kr_ctx *c = mkctx(k ? 2 : 1);
+        kr_array *dm = NULL, *dk = NULL, *dx = NULL, *hx = crand(3, xd, 0);
+        KT_OK(kr_array_clone(&dm, maps, KR_DEVICE, c));
+        KT_OK(kr_array_clone(&dk, ksp, KR_DEVICE, c));
+        KT_OK(kr_array_clone(&dx, hx, KR_DEVICE, c));
+        KT_OK(kr_cgsense_solve_slices(c, 2, N, C, S, t, dm, dk, NULL, &so, dx, NULL));
+        KT_OK(kr_array_clone(&x[k], dx, KR_HOST, c));
+        kr_array_destroy(dm), kr_array_destroy(dk), kr_array_destroy(dx), kr_array_destroy(hx);
+        kr_ctx_destroy(c);
+    }
+    unsetenv("KRAY_PARTS_COPY");
+    KT_LE(relmax(x[1], x[0]), 1e-4);
+    kr_array_destroy(x[0]), kr_array_destroy(x[1]);
+    kr_array_destroy(t), kr_array_destroy(maps), kr_array_destroy(ksp);
+}
+
+/* Bloch: isochromats over workers, fixed-point sums added exactly: the same bits. */
+static void test_bloch(void)
+{
+    kr_seq_cart_opts o;
+    kr_seq_cart_opts_default(&o);
+    o.nx = 32, o.ny = 24, o.te_ms = 5, o.tr_ms = 15, o.flip_deg = 20;
+    kr_seq *seq = NULL;
+    KT_OK(kr_seq_gre(&seq, &o));
+    const int64_t n = 600000; /* two isochromats a thread */
+    kr_iso *iso = NULL;
+    KT_OK(kr_iso_create(&iso, n));
+    for (int64_t i = 0; i < n; i++) {
+        iso->x_mm[i] = (float)(120 * kri_rand_sym(1, (uint64_t)i));
+        iso->y_mm[i] = (float)(120 * kri_rand_sym(2, (uint64_t)i));
+        iso->t1_ms[i] = 900, iso->t2_ms[i] = 70, iso->m0[i] = 1;
+    }
+    KT_OK(kr_iso_equilibrium(iso));
+    int64_t kd[1] = {32 * 24};
+    kr_array *k[2];
+    for (int j = 0; j < 2; j++) {
+        kr_ctx *c = mkctx(j ? 3 : 1);
+        kr_sim_plan *p = NULL;
+        kr_array *dk = NULL;
+        KT_OK(kr_array_create(&dk, KR_C64, 1, kd, KR_DEVICE, c));
+        KT_OK(kr_sim_plan_create(&p, c, seq, NULL));
+        KT_OK(kr_sim_set_object(p, iso, NULL));
+        KT_OK(kr_sim_execute(p, dk));
+        KT_OK(kr_array_clone(&k[j], dk, KR_HOST, c));
+        kr_sim_plan_destroy(p);
+        kr_array_destroy(dk);
+        kr_ctx_destroy(c);
+    }
+    KT_CHECK_MSG(same(k[0], k[1]), "Bloch differs: %.3g", relmax(k[1], k[0]));
+    kr_array_destroy(k[0]), kr_array_destroy(k[1]);
+    kr_iso_destroy(iso);
+    kr_seq_destroy(seq);
+}
+
 int main(void)
 {
     kt_require_gpu();
@@ -220,5 +351,8 @@ int main(void)
     KT_RUN(test_projectors);
     KT_RUN(test_solvers);
     KT_RUN(test_fdk);
+    KT_RUN(test_nufft);
+    KT_RUN(test_cgsense_slices);
+    KT_RUN(test_bloch);
     return kt_finish();
 }

@@ -86,6 +86,14 @@ const char *kr_format_name(kr_format f);
 kr_status kr_read(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *opts);
 /* Write a host array. opts may be NULL. */
 kr_status kr_write(const char *path, const kr_array *a, const kr_io_opts *opts);
+/* Read part of a file: along dim `axis` (kray order, fastest first) only the indices [start,
+ * start + count), all indices of the other dims (the part of an array that one process of a
+ * divided run needs, docs/scaling.md). The new array has the file's dims with dim `axis` =
+ * count. .npy, .raw and .cfl (axes as stored) keep their samples in one uncompressed block:
+ * only the part's bytes are read. Other formats (and .cfl with KR_IO_AXES_IMAGE) are read whole
+ * and cut: the same result, not the same reading. Indices outside the dim: KR_ERR_DIM. */
+kr_status kr_read_part(const char *path, int axis, int64_t start, int64_t count, kr_array **out,
+                       kr_meta *meta, const kr_io_opts *opts);
 
 #ifdef __cplusplus
 }

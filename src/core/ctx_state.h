@@ -15,6 +15,7 @@ struct kr_ctx {
     kr_backend backend; /* resolved */
     int device;         /* == devs[0] */
     int ndev;           /* entries of devs (>= 1) */
+    int dist;           /* plans divide over the MPI processes too (kray/dist.h) */
     int devs[KR_MAX_DEVICES];
     void *stream;
     int threads; /* 0 = OpenMP default */

@@ -1,6 +1,7 @@
 /* Divided work: part contexts and the runner (parts.h). */
 #include "parts.h"
 #include "ctx_state.h"
+#include "kray/dist.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -26,6 +27,18 @@ kr_status kri_parts_create(kri_parts **out, const kr_ctx *ctx)
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for the parts of a device list");
     p->parent = ctx;
     p->n = ctx->ndev;
+    p->rank = 0, p->nranks = 1;
+    if (kri_dist_active(ctx)) {
+        kr_status s = kri_dist_same_count(ctx, p->n);
+        if (s != KR_OK) {
+            kri_free(p);
+            return s;
+        }
+        p->rank = kr_dist_rank();
+        p->nranks = kr_dist_size();
+    }
+    p->nglobal = p->n * p->nranks;
+    p->g0 = p->n * p->rank;
     const int threads = kri_threads(ctx);
     for (int i = 0; i < p->n; i++) {
         kr_ctx *c = kri_calloc(1, sizeof *c);
@@ -113,7 +126,37 @@ kr_status kri_parts_run(const kri_parts *p, kri_part_fn fn, void *user)
         break;
     }
     kri_free(jobs);
+    return kri_dist_active(p->parent) ? kr_dist_agree(s) : s;
+}
+
+int64_t *kri_parts_split(const kri_parts *p, int64_t total, int64_t align)
+{
+    int64_t *s = kri_malloc((size_t)(p->nglobal + 1) * sizeof *s);
+    if (!s) {
+        kri_fail(KR_ERR_OOM_HOST, "out of host memory for the split of a divided plan");
+        return NULL;
+    }
+    kri_split(total, p->nglobal, align, s);
     return s;
+}
+
+kr_status kri_parts_allgather(const kri_parts *p, void *buf, kr_loc loc, size_t esz,
+                              const int64_t *starts)
+{
+    if (!kri_dist_active(p->parent)) return KR_OK;
+    int64_t *rs = kri_malloc((size_t)(p->nranks + 1) * sizeof *rs);
+    if (!rs) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an MPI exchange");
+    for (int r = 0; r <= p->nranks; r++) rs[r] = starts[r * p->n];
+    kr_status s = kri_dist_allgather(p->parent, buf, loc, esz, rs);
+    kri_free(rs);
+    return s;
+}
+
+kr_status kri_parts_allreduce(const kri_parts *p, void *buf, kr_loc loc, int type, int op,
+                              size_t n)
+{
+    return kri_dist_active(p->parent) ? kri_dist_allreduce(p->parent, buf, loc, type, op, n)
+                                      : KR_OK;
 }
 
 int kri_part_remote(const kri_parts *p, int i, kr_loc loc)

@@ -18,6 +18,9 @@ typedef struct kri_parts {
                                     output; CUDA: part 0 runs on the parent's stream, the
                                     others on non-blocking streams of their own */
     void *stream[KR_MAX_DEVICES]; /* the streams the parts made (NULL for part 0) */
+    /* a distributed context (kray/dist.h): the parts of every process, ordered by rank, are
+     * the global parts; this process's part i is global part g0 + i */
+    int rank, nranks, nglobal, g0;
 } kri_parts;
 
 /* The parts of ctx's device list (the parent must outlive them). */
@@ -29,8 +32,32 @@ void kri_parts_destroy(kri_parts *p); /* accepts NULL */
 typedef kr_status (*kri_part_fn)(void *user, int part, const kr_ctx *pctx);
 /* fn for every part at once, each in a thread of its own (part 0 in the caller's). Returns
  * when all are done: KR_OK, or the status and sentence of the lowest failing part (for CUDA
- * parts with "(device D)" appended). */
+ * parts with "(device D)" appended). A distributed context's processes then agree
+ * (kr_dist_agree): every process returns the same status. */
 kr_status kri_parts_run(const kri_parts *p, kri_part_fn fn, void *user);
+
+/* The global split of [0, total) over every process's parts (kri_split with p->nglobal parts):
+ * a new array of nglobal + 1 starts (kri_free it); this process's part i has
+ * [s[g0 + i], s[g0 + i + 1]). NULL after a failed allocation (sentence set). */
+int64_t *kri_parts_split(const kri_parts *p, int64_t total, int64_t align);
+/* After each process filled its own parts' ranges of buf (elements of esz bytes, starts from
+ * kri_parts_split), every process gets every range (MPI; nothing without a distributed
+ * context). buf on the host, or on the parent's device. */
+kr_status kri_parts_allgather(const kri_parts *p, void *buf, kr_loc loc, size_t esz,
+                              const int64_t *starts);
+/* In place: the sum (op KRI_DIST_SUM), minimum or maximum over the processes of n values
+ * (KRI_DIST_I64, _F32 or _F64 of dist_plugin.h; host or the parent's device). Nothing without
+ * a distributed context. */
+kr_status kri_parts_allreduce(const kri_parts *p, void *buf, kr_loc loc, int type, int op,
+                              size_t n);
+
+/* dist.c: the collectives behind the two above, and the agreement on device-list lengths. */
+int kri_dist_active(const kr_ctx *ctx);
+kr_status kri_dist_allgather(const kr_ctx *ctx, void *buf, kr_loc loc, size_t esz,
+                             const int64_t *rank_starts);
+kr_status kri_dist_allreduce(const kr_ctx *ctx, void *buf, kr_loc loc, int type, int op,
+                             size_t n);
+kr_status kri_dist_same_count(const kr_ctx *ctx, int64_t n);
 
 /* Does part i of a CUDA division work off the first device's memory (and so copy what it
  * reads to its device, and what it writes back)? Parts on another device do; with the

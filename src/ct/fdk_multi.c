@@ -5,6 +5,7 @@
  * same bit for bit, on CUDA to float rounding (as out of core, kray/fdk.h). */
 #include "core/parts.h"
 #include "fdk_internal.h"
+#include "kray/dist.h"
 
 #include <string.h>
 
@@ -13,7 +14,7 @@ struct kri_fdkm {
     kr_fdk_plan *plan[KR_MAX_DEVICES];   /* NULL for a part with no slices */
     float *proj[KR_MAX_DEVICES];         /* device copies of parts off the first device */
     float *vol[KR_MAX_DEVICES];          /* their slabs */
-    int64_t zs[KR_MAX_DEVICES + 1];
+    int64_t *zs; /* the global split of the slices (parts.h) */
 };
 
 void kri_fdkm_destroy(kri_fdkm *m)
@@ -29,6 +30,7 @@ void kri_fdkm_destroy(kri_fdkm *m)
     }
     if (m->parts) kri_cuda_set_device(m->parts->parent);
     kri_parts_destroy(m->parts);
+    kri_free(m->zs);
     kri_free(m);
 }
 
@@ -40,23 +42,26 @@ kr_status kri_fdkm_create(kri_fdkm **out, kr_fdk_plan *p)
     kr_status s = kri_parts_create(&m->parts, p->ctx);
     if (s == KR_OK) {
         /* slabs of whole 16-slice groups (the CUDA kernels' thread slabs) */
-        kri_split(p->grid.n[2], m->parts->n, 16, m->zs);
+        m->zs = kri_parts_split(m->parts, p->grid.n[2], 16);
+        if (!m->zs) s = KR_ERR_OOM_HOST;
+        const int64_t *zs = m->zs + m->parts->g0; /* this process's parts */
         for (int i = 0; i < m->parts->n && s == KR_OK; i++) {
-            if (m->zs[i + 1] <= m->zs[i]) continue;
+            if (zs[i + 1] <= zs[i]) continue;
             /* parts on one device share its budget (gpu_mem is per device) */
             int share = 0;
             for (int j = 0; j < m->parts->n; j++)
-                share += m->zs[j + 1] > m->zs[j] &&
+                share += zs[j + 1] > zs[j] &&
                          kr_ctx_device(m->parts->ctx[j]) == kr_ctx_device(m->parts->ctx[i]);
             kr_fdk_opts o = p->o;
             o.gpu_mem /= share;
             s = kri_fdk_plan_make_range(&m->plan[i], m->parts->ctx[i], p->nu, p->nv, p->views,
                                         p->nviews, &p->grid, &o, &p->tune, p->bp_only,
-                                        m->zs[i], m->zs[i + 1]);
+                                        zs[i], zs[i + 1]);
             if (s == KR_OK) m->plan[i]->share = share;
         }
         kri_cuda_set_device(p->ctx);
     }
+    if (kri_dist_active(p->ctx)) s = kr_dist_agree(s); /* every process made its parts */
     if (s != KR_OK) {
         kri_fdkm_destroy(m);
         return s;
@@ -126,6 +131,14 @@ kr_status kri_fdkm_run(kri_fdkm *m, kr_fdk_plan *p, const kr_array *proj, kr_arr
     kri_fdkm_call k = {m, proj, vol, mode};
     kr_progress *pg = kri_fdk_progress(p, 1);
     kr_status s = kri_parts_run(m->parts, kri_fdkm_part, &k);
+    if (s == KR_OK && m->parts->nranks > 1) { /* the other processes' slabs */
+        const int64_t plane = p->grid.n[0] * p->grid.n[1];
+        int64_t *el = kri_malloc((size_t)(m->parts->nglobal + 1) * sizeof *el);
+        if (!el) s = kri_fail(KR_ERR_OOM_HOST, "out of host memory for an MPI exchange");
+        for (int g = 0; el && g <= m->parts->nglobal; g++) el[g] = m->zs[g] * plane;
+        if (el) s = kri_parts_allgather(m->parts, vol->data, vol->loc, sizeof(float), el);
+        kri_free(el);
+    }
     kr_progress_add(pg, 1);
     kr_progress_end(pg);
     /* the plan's info: the first part's kernel, the parts' slabs and bytes added, the slowest

@@ -15,7 +15,9 @@
  * device reads and writes the caller's arrays directly. All parts run at once
  * (kri_parts_run); a call returns when the result is complete. */
 #include "project3d_internal.h"
+#include "core/dist_plugin.h"
 #include "core/parts.h"
+#include "kray/dist.h"
 #include "kray/linop.h"
 
 #include <pthread.h>
@@ -25,7 +27,7 @@
 struct kri_ct3m {
     kri_parts *parts;
     kr_ct_projector_plan *plan[KR_MAX_DEVICES];
-    int64_t vs[KR_MAX_DEVICES + 1], zs[KR_MAX_DEVICES + 1];
+    int64_t *vs, *zs; /* global splits (parts.h): views and z slabs */
     int adj; /* KRI_CT_RANGE_Z or KRI_CT_RANGE_VIEWS */
     /* a part's own volume and projections (device buffers of parts off the first device; for
      * the views-divided adjoint also of parts i > 0 on it, host buffers on the CPU), made at
@@ -65,6 +67,8 @@ void kri_ct3m_destroy(kri_ct3m *m)
         kri_ct3m_free_buf(m, m->proj[i], i);
     }
     kri_ct3m_free_buf(m, m->sum, 0);
+    kri_free(m->vs);
+    kri_free(m->zs);
     if (m->parts) {
         kri_cuda_set_device(m->parts->parent);
         kri_parts_destroy(m->parts);
@@ -94,8 +98,12 @@ kr_status kri_ct3m_create(kri_ct3m **out, const kr_ct_projector_plan *p)
     m->nvox = m->plane * P->n[2];
     m->vsize = (int64_t)P->nu * P->nv;
     m->nproj = m->vsize * P->nviews;
-    kri_split(P->nviews, n, 1, m->vs);
-    kri_split(P->n[2], n, 16, m->zs); /* the CUDA gather's thread slabs are 16 (f64: 8) deep */
+    if (s == KR_OK) {
+        m->vs = kri_parts_split(m->parts, P->nviews, 1);
+        /* the CUDA gather's thread slabs are 16 (f64: 8) deep */
+        m->zs = kri_parts_split(m->parts, P->n[2], 16);
+        if (!m->vs || !m->zs) s = KR_ERR_OOM_HOST;
+    }
     m->adj = kri_ct3m_force_views() ? KRI_CT_RANGE_VIEWS : KRI_CT_RANGE_Z;
     for (int i = 0; i < n && s == KR_OK; i++) {
         s = kr_ct_projector_plan_create(&m->plan[i], m->parts->ctx[i], p->geom, &p->opts);
@@ -104,6 +112,7 @@ kr_status kri_ct3m_create(kri_ct3m **out, const kr_ct_projector_plan *p)
             m->adj = KRI_CT_RANGE_VIEWS;
     }
     kri_cuda_set_device(p->ctx);
+    if (kri_dist_active(p->ctx)) s = kr_dist_agree(s); /* every process made its parts */
     if (s != KR_OK) {
         kri_ct3m_destroy(m);
         return s;
@@ -149,12 +158,13 @@ static kr_status kri_ct3m_part(void *user, int i, const kr_ctx *c)
     kri_ct3m_call *k = user;
     kri_ct3m *m = k->m;
     const kr_ct_projector_plan *q = m->plan[i];
+    const int g = m->parts->g0 + i; /* the global part */
     const int first = kr_ctx_device(m->parts->parent), mine = kr_ctx_device(c);
     const int local = kri_ct3m_local(m, i);
     const char *in = k->in;
     char *out = k->out;
     if (!k->adjoint) { /* views [vs[i], vs[i + 1]) of out */
-        kri_ct_range r = {KRI_CT_RANGE_VIEWS, m->vs[i], m->vs[i + 1]};
+        kri_ct_range r = {KRI_CT_RANGE_VIEWS, m->vs[g], m->vs[g + 1]};
         if (r.r1 <= r.r0) return KR_OK;
         if (local) return q->be->forward_part(q, q->dev, in, out, &r);
         KRI_TRY(kri_ct3m_buf(m, i, &m->vol[i], m->nvox, "a part's copy of the volume"));
@@ -166,7 +176,7 @@ static kr_status kri_ct3m_part(void *user, int i, const kr_ctx *c)
                              (r.r1 - r.r0) * m->vsize, c);
     }
     if (m->adj == KRI_CT_RANGE_Z) { /* slices [zs[i], zs[i + 1]) of out */
-        kri_ct_range r = {KRI_CT_RANGE_Z, m->zs[i], m->zs[i + 1]};
+        kri_ct_range r = {KRI_CT_RANGE_Z, m->zs[g], m->zs[g + 1]};
         if (r.r1 <= r.r0) return KR_OK;
         if (local) return q->be->adjoint_part(q, q->dev, in, out, &r);
         KRI_TRY(kri_ct3m_buf(m, i, &m->vol[i], m->nvox, "a part's copy of the volume"));
@@ -179,13 +189,26 @@ static kr_status kri_ct3m_part(void *user, int i, const kr_ctx *c)
     }
     /* the backprojection of views [vs[i], vs[i + 1]) alone: part 0 into out, the others into
      * volumes of their own, added by kri_ct3m_run */
-    kri_ct_range r = {KRI_CT_RANGE_VIEWS, m->vs[i], m->vs[i + 1]};
+    kri_ct_range r = {KRI_CT_RANGE_VIEWS, m->vs[g], m->vs[g + 1]};
     if (i == 0) return q->be->adjoint_part(q, q->dev, in, out, &r);
     KRI_TRY(kri_ct3m_buf(m, i, &m->vol[i], m->nvox, "a part's volume"));
     if (local) return q->be->adjoint_part(q, q->dev, in, m->vol[i], &r);
     KRI_TRY(kri_ct3m_buf(m, i, &m->proj[i], m->nproj, "a part's projections"));
     KRI_TRY(kri_ct3m_copy(m, m->proj[i], mine, in, first, m->nproj, c));
     return q->be->adjoint_part(q, q->dev, m->proj[i], m->vol[i], &r);
+}
+
+/* Every process's ranges of a split (units of `unit` elements) to every other. */
+static kr_status kri_ct3m_exchange(const kri_ct3m *m, void *buf, const int64_t *split,
+                                   int64_t unit, size_t esz)
+{
+    if (m->parts->nranks < 2) return KR_OK;
+    int64_t *el = kri_malloc((size_t)(m->parts->nglobal + 1) * sizeof *el);
+    if (!el) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an MPI exchange");
+    for (int g = 0; g <= m->parts->nglobal; g++) el[g] = split[g] * unit;
+    kr_status s = kri_parts_allgather(m->parts, buf, m->loc, esz, el);
+    kri_free(el);
+    return s;
 }
 
 /* out = A in or A^T in on the parts; the arrays were checked by the front. */
@@ -202,7 +225,7 @@ kr_status kri_ct3m_run(kri_ct3m *m, int adjoint, const kr_array *in, kr_array *o
         s = m->loc == KR_DEVICE ? kri_ct3m_buf(m, 0, &m->sum, m->nvox, "the sum of the parts")
                                 : KR_OK;
         for (int i = 1; i < m->parts->n && s == KR_OK; i++) {
-            if (m->vs[i + 1] <= m->vs[i]) continue;
+            if (m->vs[m->parts->g0 + i + 1] <= m->vs[m->parts->g0 + i]) continue;
             void *v = m->vol[i];
             if (m->loc == KR_DEVICE && !kri_ct3m_local(m, i)) {
                 s = kri_ct3m_copy(m, m->sum, first, v, kr_ctx_device(m->parts->ctx[i]),
@@ -214,6 +237,16 @@ kr_status kri_ct3m_run(kri_ct3m *m, int adjoint, const kr_array *in, kr_array *o
             if (s == KR_OK) s = kr_vec_axpy(c, out, 1.0, 0.0, &acc);
         }
     }
+    /* across processes: the views or the slabs of the others; the partial volumes added */
+    const size_t esz = m->esz;
+    if (s == KR_OK && !adjoint)
+        s = kri_ct3m_exchange(m, out->data, m->vs, m->vsize, esz);
+    else if (s == KR_OK && m->adj == KRI_CT_RANGE_Z)
+        s = kri_ct3m_exchange(m, out->data, m->zs, m->plane, esz);
+    else if (s == KR_OK)
+        s = kri_parts_allreduce(m->parts, out->data, m->loc,
+                                esz == 4 ? KRI_DIST_F32 : KRI_DIST_F64, KRI_DIST_SUM,
+                                (size_t)m->nvox);
     pthread_mutex_unlock(&m->lock);
     return s;
 }

@@ -178,32 +178,53 @@ static kr_status kri_cfl_parse_header(const char *hdr, const char *text, size_t 
     return KR_OK;
 }
 
+/* The header's dims, checked against the size of the data file. */
+static kr_status kri_cfl_dims(const kri_cfl_names *nm, kr_meta *meta, int *ndim, int64_t *dims,
+                              uint64_t *bytes)
+{
+    unsigned char *text;
+    size_t len;
+    KRI_TRY(kri_read_file(nm->hdr, &text, &len, KRI_CFL_HDR_LIMIT));
+    kr_status s = kri_cfl_parse_header(nm->hdr, (const char *)text, len, ndim, dims, meta);
+    kri_free(text);
+    if (s != KR_OK) return s;
+    int64_t numel = 1;
+    for (int i = 0; i < *ndim; i++) numel *= dims[i]; /* checked by the parser */
+    size_t size;
+    KRI_TRY(kri_file_size(nm->cfl, &size));
+    *bytes = (uint64_t)numel * 8u;
+    if ((uint64_t)size != *bytes) {
+        char d[200];
+        return kri_fail(KR_ERR_FORMAT,
+                        "%s: file holds %zu bytes but %s promises %s complex floats (%llu bytes)",
+                        nm->cfl, size, nm->hdr, kr_dims_string(*ndim, dims, d, sizeof d),
+                        (unsigned long long)*bytes);
+    }
+    return KR_OK;
+}
+
+kr_status kri_layout_cfl(const char *path, kri_layout *L)
+{
+    kri_cfl_names nm;
+    KRI_TRY(kri_cfl_names_make(path, &nm));
+    memset(L, 0, sizeof *L);
+    uint64_t bytes;
+    KRI_TRY(kri_cfl_dims(&nm, NULL, &L->ndim, L->dims, &bytes));
+    L->dtype = KR_C64;
+    L->swap = kri_host_little_endian() ? 0 : 4;
+    snprintf(L->data, sizeof L->data, "%s", nm.cfl);
+    return KR_OK;
+}
+
 kr_status kri_read_cfl(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
 {
     kri_cfl_names nm;
     KRI_TRY(kri_cfl_names_make(path, &nm));
-    unsigned char *text;
-    size_t len;
-    kr_status s = kri_read_file(nm.hdr, &text, &len, KRI_CFL_HDR_LIMIT);
-    if (s != KR_OK) return s;
     int ndim = 0;
     int64_t dims[KR_MAX_DIMS];
-    s = kri_cfl_parse_header(nm.hdr, (const char *)text, len, &ndim, dims, meta);
-    kri_free(text);
-    if (s != KR_OK) return s;
-
-    int64_t numel = 1;
-    for (int i = 0; i < ndim; i++) numel *= dims[i]; /* checked by the parser */
-    size_t size;
-    KRI_TRY(kri_file_size(nm.cfl, &size));
-    uint64_t want = (uint64_t)numel * 8u;
-    if ((uint64_t)size != want) {
-        char d[200];
-        return kri_fail(KR_ERR_FORMAT,
-                        "%s: file holds %zu bytes but %s promises %s complex floats (%llu bytes)",
-                        nm.cfl, size, nm.hdr, kr_dims_string(ndim, dims, d, sizeof d),
-                        (unsigned long long)want);
-    }
+    uint64_t want;
+    KRI_TRY(kri_cfl_dims(&nm, meta, &ndim, dims, &want));
+    const int64_t numel = (int64_t)(want / 8u);
     kr_array *a;
     KRI_TRY(kri_io_array(&a, path, KR_C64, ndim, dims));
     FILE *f = fopen(nm.cfl, "rb");

@@ -25,6 +25,22 @@ kr_status kri_write_pgm(const char *path, const kr_array *a, const kr_io_opts *o
 kr_status kri_read_raw(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o);
 kr_status kri_write_raw(const char *path, const kr_array *a, const kr_io_opts *o);
 
+/* ---- where a file keeps its samples (part.c's kr_read_part) ---------------------------------
+ * Formats whose samples are stored uncompressed, in kray's order, in one block: the array's
+ * dims and dtype as kr_read gives them, the file holding the block, the block's offset, and the
+ * unit to byte-swap (0: none). */
+typedef struct kri_layout {
+    int ndim;
+    int64_t dims[KR_MAX_DIMS];
+    kr_dtype dtype;
+    int swap;
+    char data[4200];
+    uint64_t offset;
+} kri_layout;
+kr_status kri_layout_npy(const char *path, kri_layout *L);
+kr_status kri_layout_cfl(const char *path, kri_layout *L);                     /* as stored */
+kr_status kri_layout_raw(const char *path, const kr_io_opts *o, kri_layout *L);
+
 /* Shared by PNG and PGM: pick a 2-D image out of `a` (slice o->slice of a volume, part
  * o->complex_part of complex data) and map it to 8/16-bit with the window (default min..max).
  * Output: new buffer of nx*ny samples (uint8 or uint16 host order), row 0 = y index 0. */

@@ -231,60 +231,43 @@ static uint32_t kri_le32(const unsigned char *b)
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-kr_status kri_read_npy(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
+/* The header of the .npy file f (fsize bytes): h, and the offset of the data (checked to hold
+ * exactly the samples the header promises). */
+static kr_status kri_npy_header_of(FILE *f, const char *path, size_t fsize, kri_npy_header *h,
+                                   size_t *data_at)
 {
-    (void)meta, (void)o;
-    size_t fsize;
-    KRI_TRY(kri_file_size(path, &fsize));
-    FILE *f = fopen(path, "rb");
-    if (!f) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     kr_status s = KR_OK;
     char *text = NULL;
-    kr_array *a = NULL;
     unsigned char pre[12];
     size_t npre = fread(pre, 1, sizeof pre, f);
-    if (npre < 6 || memcmp(pre, kri_npy_magic, 6) != 0) {
-        s = kri_fail(KR_ERR_FORMAT, "%s: not a NumPy .npy file (bad magic string)", path);
-        goto done;
-    }
-    if (npre < 10) {
-        s = kri_fail(KR_ERR_FORMAT, "%s: file ends inside the .npy preamble", path);
-        goto done;
-    }
+    if (npre < 6 || memcmp(pre, kri_npy_magic, 6) != 0)
+        return kri_fail(KR_ERR_FORMAT, "%s: not a NumPy .npy file (bad magic string)", path);
+    if (npre < 10) return kri_fail(KR_ERR_FORMAT, "%s: file ends inside the .npy preamble", path);
     int major = pre[6], minor = pre[7];
     size_t pre_len, hlen;
     if (major == 1 && minor == 0) {
         pre_len = 10;
         hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
     } else if ((major == 2 || major == 3) && minor == 0) {
-        if (npre < 12) {
-            s = kri_fail(KR_ERR_FORMAT, "%s: file ends inside the .npy preamble", path);
-            goto done;
-        }
+        if (npre < 12)
+            return kri_fail(KR_ERR_FORMAT, "%s: file ends inside the .npy preamble", path);
         pre_len = 12;
         hlen = kri_le32(pre + 8);
     } else {
-        s = kri_fail(KR_ERR_FORMAT,
-                     "%s: unsupported .npy version %d.%d (kray reads 1.0, 2.0 and 3.0)", path,
-                     major, minor);
-        goto done;
+        return kri_fail(KR_ERR_FORMAT,
+                        "%s: unsupported .npy version %d.%d (kray reads 1.0, 2.0 and 3.0)", path,
+                        major, minor);
     }
-    if (hlen > fsize - pre_len) {
-        s = kri_fail(KR_ERR_FORMAT,
-                     "%s: header length %zu runs past the end of the %zu-byte file", path, hlen,
-                     fsize);
-        goto done;
-    }
-    if (hlen > KRI_NPY_HEADER_LIMIT) {
-        s = kri_fail(KR_ERR_FORMAT, "%s: header length %zu exceeds the %zu-byte limit", path,
-                     hlen, KRI_NPY_HEADER_LIMIT);
-        goto done;
-    }
+    if (hlen > fsize - pre_len)
+        return kri_fail(KR_ERR_FORMAT,
+                        "%s: header length %zu runs past the end of the %zu-byte file", path,
+                        hlen, fsize);
+    if (hlen > KRI_NPY_HEADER_LIMIT)
+        return kri_fail(KR_ERR_FORMAT, "%s: header length %zu exceeds the %zu-byte limit", path,
+                        hlen, KRI_NPY_HEADER_LIMIT);
     text = kri_malloc(hlen + 1);
-    if (!text) {
-        s = kri_fail(KR_ERR_OOM_HOST, "%s: out of memory for a %zu-byte header", path, hlen);
-        goto done;
-    }
+    if (!text)
+        return kri_fail(KR_ERR_OOM_HOST, "%s: out of memory for a %zu-byte header", path, hlen);
     if (fseek(f, (long)pre_len, SEEK_SET) != 0 || fread(text, 1, hlen, f) != hlen) {
         s = kri_fail(KR_ERR_IO, "%s: cannot read the %zu-byte header", path, hlen);
         goto done;
@@ -294,36 +277,73 @@ kr_status kri_read_npy(const char *path, kr_array **out, kr_meta *meta, const kr
         s = kri_fail(KR_ERR_FORMAT, "%s: header contains NUL bytes", path);
         goto done;
     }
-    kri_npy_header h;
-    memset(&h, 0, sizeof h);
-    s = kri_npy_parse(path, text, hlen, &h);
+    memset(h, 0, sizeof *h);
+    s = kri_npy_parse(path, text, hlen, h);
     if (s != KR_OK) goto done;
-    size_t esize = kr_dtype_size(h.dtype);
-    uint64_t want = (uint64_t)h.numel * esize, have = (uint64_t)(fsize - pre_len - hlen);
-    if (have != want) {
+    uint64_t want = (uint64_t)h->numel * kr_dtype_size(h->dtype),
+             have = (uint64_t)(fsize - pre_len - hlen);
+    if (have != want)
         s = kri_fail(KR_ERR_FORMAT,
                      "%s: %s data of %lld elements need %llu bytes but the file holds %llu "
                      "after the header",
-                     path, kr_dtype_name(h.dtype), (long long)h.numel, (unsigned long long)want,
-                     (unsigned long long)have);
-        goto done;
-    }
+                     path, kr_dtype_name(h->dtype), (long long)h->numel,
+                     (unsigned long long)want, (unsigned long long)have);
+    *data_at = pre_len + hlen;
+done:
+    kri_free(text);
+    return s;
+}
+
+kr_status kri_layout_npy(const char *path, kri_layout *L)
+{
+    size_t fsize, at = 0;
+    KRI_TRY(kri_file_size(path, &fsize));
+    FILE *f = fopen(path, "rb");
+    if (!f) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    kri_npy_header h;
+    kr_status s = kri_npy_header_of(f, path, fsize, &h, &at);
+    fclose(f);
+    if (s != KR_OK) return s;
+    memset(L, 0, sizeof *L);
+    L->ndim = h.ndim;
+    memcpy(L->dims, h.dims, sizeof h.dims);
+    L->dtype = h.dtype;
+    L->swap = h.swap ? (int)(kr_dtype_is_complex(h.dtype) ? kr_dtype_size(h.dtype) / 2
+                                                           : kr_dtype_size(h.dtype))
+                     : 0;
+    snprintf(L->data, sizeof L->data, "%s", path);
+    L->offset = at;
+    return KR_OK;
+}
+
+kr_status kri_read_npy(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
+{
+    (void)meta, (void)o;
+    size_t fsize, at = 0;
+    KRI_TRY(kri_file_size(path, &fsize));
+    FILE *f = fopen(path, "rb");
+    if (!f) return kri_fail(KR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    kr_array *a = NULL;
+    kri_npy_header h;
+    kr_status s = kri_npy_header_of(f, path, fsize, &h, &at);
+    if (s != KR_OK) goto done;
+    const size_t want = (size_t)h.numel * kr_dtype_size(h.dtype);
     s = kri_io_array(&a, path, h.dtype, h.ndim, h.dims);
     if (s != KR_OK) goto done;
-    if (fread(a->data, 1, (size_t)want, f) != (size_t)want) {
+    if (fseek(f, (long)at, SEEK_SET) != 0 || fread(a->data, 1, want, f) != want) {
         s = kri_fail(KR_ERR_IO, "%s: cannot read %llu data bytes", path,
                      (unsigned long long)want);
         goto done;
     }
     if (h.swap) {
-        size_t unit = kr_dtype_is_complex(h.dtype) ? esize / 2 : esize;
-        kri_byteswap(a->data, (size_t)want / unit, unit);
+        size_t unit = kr_dtype_is_complex(h.dtype) ? kr_dtype_size(h.dtype) / 2
+                                                   : kr_dtype_size(h.dtype);
+        kri_byteswap(a->data, want / unit, unit);
     }
     *out = a;
     a = NULL;
 done:
     fclose(f);
-    kri_free(text);
     kr_array_destroy(a);
     return s;
 }

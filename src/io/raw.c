@@ -14,9 +14,9 @@ static size_t kri_raw_unit(kr_dtype t)
     return kr_dtype_is_complex(t) ? kr_dtype_size(t) / 2 : kr_dtype_size(t);
 }
 
-kr_status kri_read_raw(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
+/* The checks of kri_read_raw: the options' dims and type against the file's size. */
+static kr_status kri_raw_check(const char *path, const kr_io_opts *o, uint64_t *data)
 {
-    (void)meta;
     if (kr_dtype_size(o->raw_dtype) == 0)
         return kri_fail(KR_ERR_INVALID_ARG,
                         "%s: reading a raw file needs its element type (kr_io_opts.raw_dtype)",
@@ -36,9 +36,9 @@ kr_status kri_read_raw(const char *path, kr_array **out, kr_meta *meta, const kr
     int64_t numel = 1;
     for (int i = 0; i < o->raw_ndim; i++) numel *= o->raw_dims[i]; /* checked above */
     size_t esize = kr_dtype_size(o->raw_dtype);
-    uint64_t data = (uint64_t)numel * esize;
-    uint64_t want = data + (uint64_t)o->raw_offset;
-    if (want < data || (uint64_t)fsize != want) {
+    uint64_t bytes = (uint64_t)numel * esize;
+    uint64_t want = bytes + (uint64_t)o->raw_offset;
+    if (want < bytes || (uint64_t)fsize != want) {
         char d[200];
         return kri_fail(KR_ERR_FORMAT,
                         "%s: file holds %zu bytes, expected %llu (offset %lld + %s %s samples "
@@ -47,6 +47,30 @@ kr_status kri_read_raw(const char *path, kr_array **out, kr_meta *meta, const kr
                         kr_dims_string(o->raw_ndim, o->raw_dims, d, sizeof d),
                         kr_dtype_name(o->raw_dtype), esize);
     }
+    *data = bytes;
+    return KR_OK;
+}
+
+kr_status kri_layout_raw(const char *path, const kr_io_opts *o, kri_layout *L)
+{
+    uint64_t data;
+    KRI_TRY(kri_raw_check(path, o, &data));
+    memset(L, 0, sizeof *L);
+    L->ndim = o->raw_ndim;
+    for (int i = 0; i < o->raw_ndim; i++) L->dims[i] = o->raw_dims[i];
+    L->dtype = o->raw_dtype;
+    const size_t unit = kri_raw_unit(o->raw_dtype);
+    L->swap = unit > 1 && (o->raw_big_endian != 0) == kri_host_little_endian() ? (int)unit : 0;
+    snprintf(L->data, sizeof L->data, "%s", path);
+    L->offset = (uint64_t)o->raw_offset;
+    return KR_OK;
+}
+
+kr_status kri_read_raw(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *o)
+{
+    (void)meta;
+    uint64_t data;
+    KRI_TRY(kri_raw_check(path, o, &data));
     kr_array *a;
     KRI_TRY(kri_io_array(&a, path, o->raw_dtype, o->raw_ndim, o->raw_dims));
     FILE *f = fopen(path, "rb");

@@ -3,7 +3,9 @@
  * program. Each part returns its ADC sums as 64-bit fixed-point integers at the whole object's
  * scale; adding them is exact and order-free, so the k-space is the undivided plan's bit for
  * bit, on the CPU and on CUDA. */
+#include "core/dist_plugin.h"
 #include "core/parts.h"
+#include "kray/dist.h"
 #include "sim_internal.h"
 
 #include <string.h>
@@ -12,7 +14,7 @@ struct kri_simm {
     kri_parts *parts;
     const kri_sim_backend *be;
     void *state[KR_MAX_DEVICES];
-    int64_t is[KR_MAX_DEVICES + 1]; /* isochromats [is[i], is[i + 1]) */
+    int64_t *is; /* the global split (parts.h): global part g has isochromats [is[g], is[g + 1]) */
     float *fin[KR_MAX_DEVICES];     /* a part's final state (3 counts) and coil weights */
     float *sens[KR_MAX_DEVICES];
     int64_t *acc[KR_MAX_DEVICES], nacc;
@@ -37,6 +39,7 @@ void kri_simm_destroy(kri_simm *m)
     if (m->parts) kri_cuda_set_device(m->parts->parent);
     kri_free(m->host_out);
     kri_parts_destroy(m->parts);
+    kri_free(m->is);
     kri_free(m);
 }
 
@@ -72,7 +75,8 @@ static kr_status kri_simm_part_object(void *user, int i, const kr_ctx *c)
     kri_simm_call *k = user;
     kri_simm *m = k->m;
     const kri_sim_obj *o = k->obj;
-    const int64_t i0 = m->is[i], n = m->is[i + 1] - i0;
+    const int g = m->parts->g0 + i;
+    const int64_t i0 = m->is[g], n = m->is[g + 1] - i0;
     if (n <= 0) return KR_OK;
     if (!m->state[i]) KRI_TRY(m->be->create(&m->state[i], c, m->prog, &m->opts));
     kri_free(m->fin[i]);
@@ -109,7 +113,9 @@ kr_status kri_simm_set_object(kri_simm *m, const kri_sim_obj *obj)
 {
     /* the parts' float groups are the undivided plan's: cuts at multiples of the group, and on
      * CUDA the isochromats per thread the whole object would get */
-    kri_split(obj->n, m->parts->n, KRI_SIM_GROUP, m->is);
+    kri_free(m->is);
+    m->is = kri_parts_split(m->parts, obj->n, KRI_SIM_GROUP);
+    if (!m->is) return KR_ERR_OOM_HOST;
     if (m->opts.iso_per_thread == 0 || m->auto_k) {
         const int k = kri_sim_iso_per_thread(obj->n);
         if (m->auto_k && m->opts.iso_per_thread != k) /* made for another size: make again */
@@ -146,7 +152,8 @@ static kr_status kri_simm_part_run(void *user, int i, const kr_ctx *c)
     kri_simm_call *k = user;
     kri_simm *m = k->m;
     (void)c;
-    if (m->is[i + 1] <= m->is[i]) {
+    const int g = m->parts->g0 + i;
+    if (m->is[g + 1] <= m->is[g]) {
         if (m->nacc > 0) memset(m->acc[i], 0, (size_t)m->nacc * sizeof(int64_t));
         return KR_OK;
     }
@@ -159,12 +166,14 @@ kr_status kri_simm_execute(kri_simm *m, const kri_sim_prog *prog, double scale, 
     kri_simm_call k = {m, NULL, scale};
     KRI_TRY(kri_parts_run(m->parts, kri_simm_part_run, &k));
     if (m->nacc <= 0 || !kspace) return KR_OK;
-    /* integer sums, in any order the same */
+    /* integer sums, in any order the same (wrapping: two's complement, as the backends) */
     uint64_t *a0 = (uint64_t *)m->acc[0];
     for (int i = 1; i < m->parts->n; i++) {
         const uint64_t *ai = (const uint64_t *)m->acc[i];
         for (int64_t j = 0; j < m->nacc; j++) a0[j] += ai[j];
     }
+    KRI_TRY(kri_parts_allreduce(m->parts, a0, KR_HOST, KRI_DIST_I64, KRI_DIST_SUM,
+                                (size_t)m->nacc));
     const int64_t ncoils = m->nacc / (2 * prog->nsamples);
     if (loc == KR_HOST) {
         kri_sim_finish(prog, m->acc[0], ncoils, scale, kspace);
@@ -179,14 +188,19 @@ kr_status kri_simm_execute(kri_simm *m, const kri_sim_prog *prog, double scale, 
 
 kr_status kri_simm_get_state(const kri_simm *m, float *mx, float *my, float *mz)
 {
-    for (int i = 0; i < m->parts->n; i++) {
-        const int64_t i0 = m->is[i], n = m->is[i + 1] - i0;
+    kr_status s = KR_OK;
+    for (int i = 0; i < m->parts->n && s == KR_OK; i++) {
+        const int g = m->parts->g0 + i;
+        const int64_t i0 = m->is[g], n = m->is[g + 1] - i0;
         if (n <= 0) continue;
-        KRI_TRY(kri_cuda_set_device(m->parts->ctx[i]));
-        kr_status s = m->be->get_state(m->state[i], mx + i0, my + i0, mz + i0);
+        s = kri_cuda_set_device(m->parts->ctx[i]);
+        if (s == KR_OK) s = m->be->get_state(m->state[i], mx + i0, my + i0, mz + i0);
         kri_cuda_set_device(m->parts->parent);
-        KRI_TRY(s);
     }
-    return KR_OK;
+    if (kri_dist_active(m->parts->parent)) s = kr_dist_agree(s);
+    float *f[3] = {mx, my, mz};
+    for (int c = 0; c < 3 && s == KR_OK; c++) /* the other processes' isochromats */
+        s = kri_parts_allgather(m->parts, f[c], KR_HOST, sizeof(float), m->is);
+    return s;
 }
 

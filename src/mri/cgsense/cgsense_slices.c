@@ -16,7 +16,7 @@ typedef struct kri_cgs_job {
     kr_solve_opts sopts;
     kr_array *x;
     kr_solve_info *info;
-    int64_t S, C, M, N, ss[KR_MAX_DEVICES + 1];
+    int64_t S, C, M, N, *ss; /* ss: the global split of the slices (parts.h) */
     int shared_maps;
     const kri_parts *parts;
 } kri_cgs_job;
@@ -36,7 +36,8 @@ static kr_status kri_cgs_view(kr_array *v, const kr_array *a, int64_t off, int n
 static kr_status kri_cgs_part(void *user, int i, const kr_ctx *c)
 {
     kri_cgs_job *j = user;
-    const int64_t s0 = j->ss[i], s1 = j->ss[i + 1];
+    const int g = j->parts->g0 + i;
+    const int64_t s0 = j->ss[g], s1 = j->ss[g + 1];
     if (s1 <= s0) return KR_OK;
     const kr_loc loc = j->kspace->loc;
     const int remote = kri_part_remote(j->parts, i, loc);
@@ -151,11 +152,24 @@ kr_status kr_cgsense_solve_slices(const kr_ctx *ctx, int ndim, const int64_t *di
     kri_parts *parts = NULL;
     KRI_TRY(kri_parts_create(&parts, ctx));
     j.parts = parts;
-    kri_split(nslices, parts->n, 1, j.ss);
+    j.ss = kri_parts_split(parts, nslices, 1);
+    if (!j.ss) {
+        kri_parts_destroy(parts);
+        return KR_ERR_OOM_HOST;
+    }
     kr_progress *pg = kr_progress_begin(ctx, "cgsense slices", 1);
     kr_status s = kri_parts_run(parts, kri_cgs_part, &j);
     kr_progress_add(pg, 1);
     kr_progress_end(pg);
+    if (s == KR_OK && parts->nranks > 1) { /* the other processes' slices (and their info) */
+        int64_t *el = kri_malloc((size_t)(parts->nglobal + 1) * sizeof *el);
+        if (!el) s = kri_fail(KR_ERR_OOM_HOST, "out of host memory for an MPI exchange");
+        for (int g = 0; el && g <= parts->nglobal; g++) el[g] = j.ss[g] * N;
+        if (el) s = kri_parts_allgather(parts, x->data, loc, kr_dtype_size(KR_C64), el);
+        if (s == KR_OK && info) s = kri_parts_allgather(parts, info, KR_HOST, sizeof *info, j.ss);
+        kri_free(el);
+    }
+    kri_free(j.ss);
     kri_parts_destroy(parts);
     return s;
 }

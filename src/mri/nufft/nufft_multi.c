@@ -4,7 +4,9 @@
  * computed exactly as by an undivided plan (kray/nufft.h), so the CPU results are the same bit
  * for bit. Device arrays live on the first device; a part on another device copies its members
  * there and back (its points it takes from a host copy of the trajectory). */
+#include "core/dist_plugin.h"
 #include "core/parts.h"
+#include "kray/dist.h"
 #include "nufft_internal.h"
 
 #include <string.h>
@@ -12,7 +14,7 @@
 struct kri_nufftm {
     kri_parts *parts;
     kr_nufft_plan *plan[KR_MAX_DEVICES]; /* NULL for a part without members */
-    int64_t bs[KR_MAX_DEVICES + 1];      /* members [bs[i], bs[i + 1]) */
+    int64_t *bs;                         /* global split (parts.h): members */
     void *img[KR_MAX_DEVICES], *ksp[KR_MAX_DEVICES]; /* remote parts' device buffers */
     int64_t ksp_elems[KR_MAX_DEVICES];
 };
@@ -32,6 +34,7 @@ static void kri_nufftm_destroy(kr_nufft_plan *p)
     }
     if (m->parts) kri_cuda_set_device(m->parts->parent);
     kri_parts_destroy(m->parts);
+    kri_free(m->bs);
     kri_free(m);
     p->multi = NULL;
 }
@@ -41,16 +44,17 @@ static kr_status kri_nufftm_create(kr_nufft_plan *p)
     kri_nufftm *m = kri_calloc(1, sizeof *m);
     if (!m) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a divided NUFFT plan");
     p->multi = m;
-    KRI_TRY(kri_parts_create(&m->parts, p->ctx));
-    kri_split(p->batch, m->parts->n, 1, m->bs);
+    kr_status s = kri_parts_create(&m->parts, p->ctx);
+    if (s == KR_OK && !(m->bs = kri_parts_split(m->parts, p->batch, 1))) s = KR_ERR_OOM_HOST;
     kr_nufft_opts o = p->opts;
-    kr_status s = KR_OK;
-    for (int i = 0; i < m->parts->n && s == KR_OK; i++) {
-        o.batch = m->bs[i + 1] - m->bs[i];
+    for (int i = 0; s == KR_OK && i < m->parts->n; i++) {
+        const int g = m->parts->g0 + i;
+        o.batch = m->bs[g + 1] - m->bs[g];
         if (o.batch > 0)
             s = kr_nufft_plan_create(&m->plan[i], m->parts->ctx[i], p->ndim, p->N, &o);
     }
     kri_cuda_set_device(p->ctx);
+    if (kri_dist_active(p->ctx)) s = kr_dist_agree(s); /* every process made its parts */
     if (s == KR_OK)
         kr_log(p->ctx, KR_LOG_INFO, "nufft: %lld batch members divided over %d %s",
                (long long)p->batch, m->parts->n,
@@ -82,7 +86,8 @@ static kr_status kri_nufftm_part(void *user, int i, const kr_ctx *c)
     }
     const int adjoint = k->what == 2, remote = kri_part_remote(m->parts, i, kri_ctx_loc(p->ctx));
     const size_t esz = kr_dtype_size(p->dtype);
-    const int64_t b0 = m->bs[i], nb = m->bs[i + 1] - b0;
+    const int g = m->parts->g0 + i;
+    const int64_t b0 = m->bs[g], nb = m->bs[g + 1] - b0;
     const int64_t ni = p->nimg * nb, nk = p->M * nb; /* elements of this part */
     const char *img = (const char *)(adjoint ? k->out : k->in) + (size_t)(b0 * p->nimg) * esz;
     const char *ksp = (const char *)(adjoint ? k->in : k->out) + (size_t)(b0 * p->M) * esz;
@@ -110,13 +115,31 @@ static kr_status kri_nufftm_part(void *user, int i, const kr_ctx *c)
     return kri_memcpy_peer(out, first, dout, mine, (size_t)(adjoint ? ni : nk) * esz, c);
 }
 
-/* The first bad index over the parts, as an index of the whole batch (-1: none). */
+/* The first bad index over the parts (of every process), as an index of the whole batch
+ * (-1: none). */
 static int64_t kri_nufftm_bad(const kri_nufftm_call *k, int64_t per_member)
 {
     const kri_nufftm *m = k->p->multi;
-    for (int i = 0; i < m->parts->n; i++)
-        if (k->bad[i] >= 0) return k->what == 0 ? k->bad[i] : k->bad[i] + m->bs[i] * per_member;
-    return -1;
+    int64_t b = INT64_MAX;
+    for (int i = 0; i < m->parts->n && b == INT64_MAX; i++)
+        if (k->bad[i] >= 0)
+            b = k->what == 0 ? k->bad[i] : k->bad[i] + m->bs[m->parts->g0 + i] * per_member;
+    if (kri_parts_allreduce(m->parts, &b, KR_HOST, KRI_DIST_I64, KRI_DIST_MIN, 1) != KR_OK)
+        return -1;
+    return b == INT64_MAX ? -1 : b;
+}
+
+/* The other processes' members of out (elements per member: per). */
+static kr_status kri_nufftm_exchange(kr_nufft_plan *p, void *out, int64_t per)
+{
+    kri_nufftm *m = p->multi;
+    if (m->parts->nranks < 2) return KR_OK;
+    int64_t *el = kri_malloc((size_t)(m->parts->nglobal + 1) * sizeof *el);
+    if (!el) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an MPI exchange");
+    for (int g = 0; g <= m->parts->nglobal; g++) el[g] = m->bs[g] * per;
+    kr_status s = kri_parts_allgather(m->parts, out, kri_ctx_loc(p->ctx), kr_dtype_size(p->dtype), el);
+    kri_free(el);
+    return s;
 }
 
 static kr_status kri_nufftm_set_points(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad)
@@ -152,7 +175,7 @@ static kr_status kri_nufftm_forward(kr_nufft_plan *p, const void *image, void *k
     kri_nufftm_call k = {p, 1, NULL, image, kspace, {0}};
     KRI_TRY(kri_parts_run(((kri_nufftm *)p->multi)->parts, kri_nufftm_part, &k));
     *bad = kri_nufftm_bad(&k, p->nimg);
-    return KR_OK;
+    return *bad < 0 ? kri_nufftm_exchange(p, kspace, p->M) : KR_OK;
 }
 
 static kr_status kri_nufftm_adjoint(kr_nufft_plan *p, const void *kspace, void *image,
@@ -161,7 +184,7 @@ static kr_status kri_nufftm_adjoint(kr_nufft_plan *p, const void *kspace, void *
     kri_nufftm_call k = {p, 2, NULL, kspace, image, {0}};
     KRI_TRY(kri_parts_run(((kri_nufftm *)p->multi)->parts, kri_nufftm_part, &k));
     *bad = kri_nufftm_bad(&k, p->M);
-    return KR_OK;
+    return *bad < 0 ? kri_nufftm_exchange(p, image, p->nimg) : KR_OK;
 }
 
 const kri_nufft_backend kri_nufft_multi = {{"divided", true},
