@@ -148,6 +148,17 @@ typedef struct kr_fdk_info {
 } kr_fdk_info;
 kr_status kr_fdk_plan_info(const kr_fdk_plan *plan, kr_fdk_info *info);
 
+/* A plan for slices [z0, z1) of g's volume alone (one process's share of a divided run,
+ * docs/scaling.md, or a volume too large for memory): it reads only the detector rows
+ * [*row0, *row0 + *rows) those slices see (projections [nu, *rows, nviews]) and gives the
+ * volume [nx, ny, z1 - z0]. The slab's geometry is the whole one re-expressed around the slab
+ * (detector centres moved to the rows' centre, the volume offset to the slab's), so its values
+ * equal the whole volume's slices to float rounding. The weights (cosine, view, Parker) are
+ * the whole scan's. */
+kr_status kr_fdk_plan_create_slab(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                                  const kr_fdk_opts *o, int64_t z0, int64_t z1, int64_t *row0,
+                                  int64_t *rows);
+
 /* One-shot: plan, execute, destroy. */
 kr_status kr_fdk(const kr_ctx *ctx, const kr_ct_geom *g, const kr_fdk_opts *o,
                  const kr_array *proj, kr_array *vol);

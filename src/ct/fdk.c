@@ -351,10 +351,13 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
                                    grid ? grid->n[2] : 0);
 }
 
-kr_status kri_fdk_plan_make_range(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
-                                  const kr_ct_view *views, int64_t nviews,
-                                  const kr_ct_grid *grid, const kr_fdk_opts *o,
-                                  const kri_fdk_tune *t, int bp_only, int64_t z0, int64_t z1)
+/* The plan; with backend == 0 its geometry alone (matrices, weights; no backend state: the
+ * slab planner's band of kr_fdk_plan_create_slab). */
+static kr_status kri_fdk_plan_build(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
+                                    int64_t nv, const kr_ct_view *views, int64_t nviews,
+                                    const kr_ct_grid *grid, const kr_fdk_opts *o,
+                                    const kri_fdk_tune *t, int bp_only, int64_t z0, int64_t z1,
+                                    int backend)
 {
     KRI_ARG_NOT_NULL(plan);
     *plan = NULL;
@@ -441,9 +444,11 @@ kr_status kri_fdk_plan_make_range(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t
         for (int64_t m = 0; m < nviews; m++) kri_fdk_wv_fill(p, vg, m, vox / vg[m].area);
     } else {
         KRI_CHECK(kri_fdk_weights(p, vg));
-        kri_fdk_fov_check(p);
+        if (backend) kri_fdk_fov_check(p);
     }
-    if (kr_ctx_ndevices(ctx) > 1) {
+    if (!backend) {
+        /* the geometry alone */
+    } else if (kr_ctx_ndevices(ctx) > 1) {
         KRI_CHECK(kri_fdkm_create(&p->multi, p)); /* the parts hold the backend states */
     } else {
         KRI_CHECK(kri_backend_pick(&p->be, p->loc, &kri_fdk_cpu, &kri_fdk_cuda,
@@ -457,6 +462,65 @@ kr_status kri_fdk_plan_make_range(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t
 fail:
     kri_free(vg);
     kr_fdk_plan_destroy(p);
+    return s;
+}
+
+kr_status kri_fdk_plan_make_range(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
+                                  const kr_ct_view *views, int64_t nviews,
+                                  const kr_ct_grid *grid, const kr_fdk_opts *o,
+                                  const kri_fdk_tune *t, int bp_only, int64_t z0, int64_t z1)
+{
+    return kri_fdk_plan_build(plan, ctx, nu, nv, views, nviews, grid, o, t, bp_only, z0, z1, 1);
+}
+
+kr_status kr_fdk_plan_create_slab(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
+                                  const kr_fdk_opts *o, int64_t z0, int64_t z1, int64_t *row0,
+                                  int64_t *rows)
+{
+    KRI_ARG_NOT_NULL(plan);
+    *plan = NULL;
+    KRI_ARG_NOT_NULL(g);
+    KRI_ARG_NOT_NULL(row0);
+    KRI_ARG_NOT_NULL(rows);
+    if (!kr_ct_type_is_cone(kr_ct_geom_type(g)))
+        return kri_fail(KR_ERR_GEOMETRY, "fdk: the geometry is of type %s; FDK needs a cone-beam "
+                        "geometry (cone or cone-vec)", kr_ct_type_name(kr_ct_geom_type(g)));
+    const kr_ct_grid *gr = kr_ct_geom_grid(g);
+    const int64_t nu = kr_ct_geom_det_count(g), nv = kr_ct_geom_det_rows(g);
+    const int64_t nviews = kr_ct_geom_nviews(g);
+    if (z0 < 0 || z1 <= z0 || z1 > gr->n[2])
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: slices %lld..%lld of a volume of %lld",
+                        (long long)z0, (long long)z1 - 1, (long long)gr->n[2]);
+    /* the rows the slab reads, from the whole geometry's matrices */
+    kr_fdk_plan *whole = NULL;
+    KRI_TRY(kri_fdk_plan_build(&whole, ctx, nu, nv, kr_ct_geom_views(g), nviews, gr, o, NULL, 0, 0,
+                               gr->n[2], 0));
+    int64_t vb0, nvb;
+    kri_fdk_band(whole, z0, z1 - z0, &vb0, &nvb);
+    kr_fdk_plan_destroy(whole);
+    if (nvb < 1) { /* the slab sees no row: keep one, its values never reach the slab */
+        vb0 = 0;
+        nvb = 1;
+    }
+    /* the same rays around the slab: detector centres moved to the band's centre, the volume's
+     * offset to the slab's */
+    kr_ct_view *v = NULL;
+    KRI_TRY(kri_alloc((void **)&v, (size_t)nviews * sizeof *v, "FDK slab views"));
+    memcpy(v, kr_ct_geom_views(g), (size_t)nviews * sizeof *v);
+    const double shift = (double)vb0 + 0.5 * (double)(nvb - 1) - 0.5 * (double)(nv - 1);
+    for (int64_t m = 0; m < nviews; m++)
+        for (int d = 0; d < 3; d++) v[m].det[d] += shift * v[m].v[d];
+    kr_ct_grid sg = *gr;
+    sg.n[2] = z1 - z0;
+    sg.offset_mm[2] = gr->offset_mm[2] +
+                      ((double)z0 + 0.5 * (double)(z1 - z0 - 1) - 0.5 * (double)(gr->n[2] - 1)) *
+                          gr->voxel_mm[2];
+    kr_status s = kri_fdk_plan_build(plan, ctx, nu, nvb, v, nviews, &sg, o, NULL, 0, 0, z1 - z0, 1);
+    kri_free(v);
+    if (s == KR_OK) {
+        *row0 = vb0;
+        *rows = nvb;
+    }
     return s;
 }
 

@@ -75,6 +75,11 @@ kr_status kri_fdkm_create(kri_fdkm **out, kr_fdk_plan *p)
 kr_status kri_fdkm_census(kri_fdkm *m, const kr_array *proj, int64_t *nnan, int64_t *ninf,
                           int64_t *first)
 {
+    if (proj->loc == KR_HOST) { /* every process counts all of it: the same answer everywhere */
+        kri_cpu_fdk_count_nonfinite(proj->data, kr_array_numel(proj),
+                                    kri_threads(m->parts->parent), nnan, ninf, first);
+        return KR_OK;
+    }
     for (int i = 0; i < m->parts->n; i++) {
         kr_fdk_plan *q = m->plan[i];
         if (!q) continue;
@@ -84,7 +89,13 @@ kr_status kri_fdkm_census(kri_fdkm *m, const kr_array *proj, int64_t *nnan, int6
         kri_cuda_set_device(m->parts->parent);
         return s;
     }
-    return kri_fail(KR_ERR_INTERNAL, "fdk: no part of the divided plan can count the input");
+    /* no part of this process on the device (more parts than slabs): count a host copy */
+    kr_array *h = NULL;
+    KRI_TRY(kr_array_clone(&h, proj, KR_HOST, m->parts->parent));
+    kri_cpu_fdk_count_nonfinite(h->data, kr_array_numel(h), kri_threads(m->parts->parent), nnan,
+                                ninf, first);
+    kr_array_destroy(h);
+    return KR_OK;
 }
 
 typedef struct kri_fdkm_call {
