@@ -4,13 +4,14 @@
 #   deps.sh test    the above plus the peers the tests compare against (bart, scikit-image,
 #                   nibabel, dicom3tools, pytest, PyTorch (CPU) and mypy for the Python package)
 #                   and clang with libFuzzer (libclang-rt-14-dev, Debian 12) and llvm (llvm-cov)
-#                   for the fuzzing harnesses; tests that need a missing one report "skipped"
+#                   for the fuzzing harnesses, and Open MPI (the MPI plugin and its tests);
+#                   tests that need a missing one report "skipped"
 #                   instead of failing
 set -euo pipefail
 what=${1:-build}
 build_pkgs=(gcc g++ make cmake pkg-config libfftw3-dev libpng-dev zlib1g-dev libdcmtk-dev libismrmrd-dev)
 test_pkgs=(bart python3 python3-numpy python3-scipy python3-skimage python3-nibabel python3-pil python3-pydicom python3-pytest python3-torch python3-mypy python3-venv dcmtk dicom3tools teem-apps ismrmrd-tools
-           clang libclang-rt-14-dev llvm)
+           clang libclang-rt-14-dev llvm openmpi-bin libopenmpi-dev)
 pkgs=("${build_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 

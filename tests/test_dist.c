@@ -190,10 +190,9 @@ static void test_agree(void)
     KT_OK(kr_dist_bcast(v, sizeof v, 0));
     KT_CHECK(v[0] == 0 && v[1] == 10);
     /* gather: rank r's value to slot r at the root */
-    int64_t all[64], off[64], cnt[64];
+    int64_t all[64], off[64], cnt[64], mine = 100 + rank;
     for (int r = 0; r < size && r < 64; r++) off[r] = 8 * r, cnt[r] = 8, all[r] = -1;
-    all[rank] = 100 + rank;
-    KT_OK(kr_dist_gather(all, off, cnt, 0));
+    KT_OK(kr_dist_gather(&mine, all, off, cnt, 0));
     for (int r = 0; rank == 0 && r < size && r < 64; r++) KT_CHECK(all[r] == 100 + r);
 }
 

@@ -48,6 +48,11 @@ static void check_file(const char *path, const kr_array *a, const kr_io_opts *o)
             kr_array_destroy(p);
         }
     kr_array *p = NULL;
+    int nd = 0;
+    int64_t dd[KR_MAX_DIMS];
+    kr_dtype dt = KR_DTYPE_INVALID;
+    KT_OK(kr_read_shape(path, &nd, dd, &dt, o));
+    KT_CHECK(nd == a->ndim && dt == a->dtype && !memcmp(dd, a->dims, (size_t)nd * sizeof *dd));
     KT_STATUS(kr_read_part(path, 1, 2, a->dims[1], &p, NULL, o), KR_ERR_DIM);
     KT_STATUS(kr_read_part(path, 0, -1, 1, &p, NULL, o), KR_ERR_DIM);
     KT_STATUS(kr_read_part(path, 0, 0, 0, &p, NULL, o), KR_ERR_DIM);

@@ -11,6 +11,17 @@ typedef struct kc_tool {
     int (*main)(int argc, char **argv);
 } kc_tool;
 
+/* The tools that divide their work over the processes of an MPI launch (docs/scaling.md). */
+static const char *const kc_dist_tools[] = {"fdk",   "project", "backproject", "sirt",
+                                            "cgls",  "ctreg",   "nufft",       "sim"};
+
+static int kc_divides(const char *name)
+{
+    for (size_t i = 0; i < sizeof kc_dist_tools / sizeof *kc_dist_tools; i++)
+        if (!strcmp(kc_dist_tools[i], name)) return 1;
+    return 0;
+}
+
 /* Grouped: a row with main == NULL starts a group (its name is the heading). */
 static const kc_tool kc_tools[] = {
     {"Files, phantoms and comparison", NULL, NULL},
@@ -165,6 +176,32 @@ static const kc_tool *kc_find_tool(const char *name)
     return NULL;
 }
 
+/* One of several processes of an MPI launch (`mpirun -n N kray <tool> ...`, docs/scaling.md):
+ * MPI through kray's plugin; the tools that divide their work run on every process (which
+ * agree on every failure, so all stop together), the others on rank 0 alone. Only rank 0
+ * prints and writes. */
+static int kc_main_dist(const kc_tool *t, int argc, char **argv)
+{
+    if (kr_dist_init(&argc, &argv) != KR_OK) {
+        fprintf(stderr, "kray: %s\n", kr_last_error());
+        return KC_EXIT_INPUT;
+    }
+    const int rank = kr_dist_rank(), n = kr_dist_size();
+    if (rank > 0 && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)))
+        return KC_EXIT_INPUT;
+    int r = 0;
+    if (kc_divides(t->name)) {
+        r = t->main(argc - 1, argv + 1);
+    } else if (rank == 0) {
+        kc_note(t->name, "note: %s runs in one process (rank 0 of %d); it does not divide its "
+                "work over processes", t->name, n);
+        r = t->main(argc - 1, argv + 1);
+    }
+    fflush(stdout);
+    kr_dist_finalize();
+    return r;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -205,5 +242,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "kray: unknown tool '%s' (run 'kray --help' for the list)\n", a);
         return KC_EXIT_USAGE;
     }
-    return t->main(argc - 1, argv + 1);
+    if (kr_dist_launched() <= 1) return t->main(argc - 1, argv + 1);
+    return kc_main_dist(t, argc, argv);
 }

@@ -48,12 +48,12 @@ int kr_ctx_dist(const kr_ctx *ctx);
  *   kr_dist_agree: returns, on every process, KR_OK when every s is KR_OK, else the status and
  *                  sentence of the lowest rank whose s is not (" (rank R)" appended);
  *   kr_dist_bcast: bytes from root to every process;
- *   kr_dist_gather: root receives `counts[r]` bytes from rank r into buf + offsets[r] (each
- *                  rank passes its own bytes at buf + offsets[rank]); other ranks' buf only
- *                  sends. Host memory. */
+ *   kr_dist_gather: every rank r sends counts[r] bytes (mine); root puts rank r's at
+ *                  all + offsets[r] (its own too). `all` is used on root only. Host memory. */
 kr_status kr_dist_agree(kr_status s);
 kr_status kr_dist_bcast(void *buf, size_t bytes, int root);
-kr_status kr_dist_gather(void *buf, const int64_t *offsets, const int64_t *counts, int root);
+kr_status kr_dist_gather(const void *mine, void *all, const int64_t *offsets,
+                         const int64_t *counts, int root);
 
 #ifdef __cplusplus
 }

@@ -154,7 +154,8 @@ kr_status kr_fdk_plan_info(const kr_fdk_plan *plan, kr_fdk_info *info);
  * volume [nx, ny, z1 - z0]. The slab's geometry is the whole one re-expressed around the slab
  * (detector centres moved to the rows' centre, the volume offset to the slab's), so its values
  * equal the whole volume's slices to float rounding. The weights (cosine, view, Parker) are
- * the whole scan's. */
+ * the whole scan's. It gives no field-of-view warning (check the whole geometry with
+ * kr_ct_geom_check_fov). */
 kr_status kr_fdk_plan_create_slab(kr_fdk_plan **plan, const kr_ctx *ctx, const kr_ct_geom *g,
                                   const kr_fdk_opts *o, int64_t z0, int64_t z1, int64_t *row0,
                                   int64_t *rows);

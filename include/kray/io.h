@@ -94,6 +94,10 @@ kr_status kr_write(const char *path, const kr_array *a, const kr_io_opts *opts);
  * and cut: the same result, not the same reading. Indices outside the dim: KR_ERR_DIM. */
 kr_status kr_read_part(const char *path, int axis, int64_t start, int64_t count, kr_array **out,
                        kr_meta *meta, const kr_io_opts *opts);
+/* The dims (KR_MAX_DIMS room) and element type kr_read would give, from the header alone for
+ * the formats kr_read_part reads in place (the others are read whole). dtype may be NULL. */
+kr_status kr_read_shape(const char *path, int *ndim, int64_t *dims, kr_dtype *dtype,
+                        const kr_io_opts *opts);
 
 #ifdef __cplusplus
 }

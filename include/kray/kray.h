@@ -5,6 +5,7 @@
 #include "kray/core.h"
 #include "kray/ct.h"
 #include "kray/dicom.h"
+#include "kray/dist.h"
 #include "kray/fbp.h"
 #include "kray/fdk.h"
 #include "kray/fft.h"

@@ -44,9 +44,10 @@ static void *kri_dist_open(char *why, size_t len)
     char cand[4][4200];
     int n = 0;
     const char *env = getenv("KRAY_MPI_PLUGIN");
-    if (env && *env) snprintf(cand[n++], sizeof cand[0], "%s", env);
     Dl_info di;
-    if (dladdr((void *)&kri_rank, &di) && di.dli_fname) { /* this library, or the program */
+    if (env && *env) /* the one place to look */
+        snprintf(cand[n++], sizeof cand[0], "%s", env);
+    else if (dladdr((void *)&kri_rank, &di) && di.dli_fname) { /* this library, or the program */
         char dir[4096];
         snprintf(dir, sizeof dir, "%s", di.dli_fname);
         char *slash = strrchr(dir, '/');
@@ -55,8 +56,8 @@ static void *kri_dist_open(char *why, size_t len)
         snprintf(cand[n++], sizeof cand[0], "%s/libkray_mpi.so", dir);
         snprintf(cand[n++], sizeof cand[0], "%s/../libkray_mpi.so", dir);
     }
-    snprintf(cand[n++], sizeof cand[0], "%s/libkray_mpi.so", KRAY_PLUGIN_DIR);
-    snprintf(why, len, "libkray_mpi.so was not found");
+    if (!(env && *env)) snprintf(cand[n++], sizeof cand[0], "%s/libkray_mpi.so", KRAY_PLUGIN_DIR);
+    snprintf(why, len, "%s was not found", env && *env ? env : "libkray_mpi.so");
     for (int i = 0; i < n; i++) {
         if (access(cand[i], R_OK) != 0) continue;
         void *h = dlopen(cand[i], RTLD_NOW | RTLD_GLOBAL);
@@ -161,17 +162,24 @@ kr_status kr_dist_bcast(void *buf, size_t bytes, int root)
     return kri_dist_err(kri_ops->bcast(buf, bytes, root, err, sizeof err), err);
 }
 
-kr_status kr_dist_gather(void *buf, const int64_t *offsets, const int64_t *counts, int root)
+kr_status kr_dist_gather(const void *mine, void *all, const int64_t *offsets,
+                         const int64_t *counts, int root)
 {
+    KRI_ARG_NOT_NULL(offsets);
+    KRI_ARG_NOT_NULL(counts);
+    if (kri_rank == root && counts[root] > 0)
+        memmove((char *)all + offsets[root], mine, (size_t)counts[root]);
     if (!kri_ops || kri_size < 2) return KR_OK;
     char err[512] = "";
     if (kri_rank != root)
-        return kri_dist_err(kri_ops->send((char *)buf + offsets[kri_rank],
-                                          (size_t)counts[kri_rank], root, err, sizeof err),
-                            err);
+        return counts[kri_rank] > 0
+                   ? kri_dist_err(kri_ops->send(mine, (size_t)counts[kri_rank], root, err,
+                                                sizeof err),
+                                  err)
+                   : KR_OK;
     for (int r = 0; r < kri_size; r++)
         if (r != root && counts[r] > 0)
-            KRI_TRY(kri_dist_err(kri_ops->recv((char *)buf + offsets[r], (size_t)counts[r], r,
+            KRI_TRY(kri_dist_err(kri_ops->recv((char *)all + offsets[r], (size_t)counts[r], r,
                                                err, sizeof err),
                                  err));
     return KR_OK;

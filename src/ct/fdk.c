@@ -352,7 +352,8 @@ kr_status kri_fdk_plan_make(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, i
 }
 
 /* The plan; with backend == 0 its geometry alone (matrices, weights; no backend state: the
- * slab planner's band of kr_fdk_plan_create_slab). */
+ * slab planner's band of kr_fdk_plan_create_slab), with 2 without the field-of-view warning
+ * (a slab's detector is cut to the rows the slab sees; the whole scan is what to check). */
 static kr_status kri_fdk_plan_build(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu,
                                     int64_t nv, const kr_ct_view *views, int64_t nviews,
                                     const kr_ct_grid *grid, const kr_fdk_opts *o,
@@ -444,7 +445,7 @@ static kr_status kri_fdk_plan_build(kr_fdk_plan **plan, const kr_ctx *ctx, int64
         for (int64_t m = 0; m < nviews; m++) kri_fdk_wv_fill(p, vg, m, vox / vg[m].area);
     } else {
         KRI_CHECK(kri_fdk_weights(p, vg));
-        if (backend) kri_fdk_fov_check(p);
+        if (backend == 1) kri_fdk_fov_check(p);
     }
     if (!backend) {
         /* the geometry alone */
@@ -515,7 +516,7 @@ kr_status kr_fdk_plan_create_slab(kr_fdk_plan **plan, const kr_ctx *ctx, const k
     sg.offset_mm[2] = gr->offset_mm[2] +
                       ((double)z0 + 0.5 * (double)(z1 - z0 - 1) - 0.5 * (double)(gr->n[2] - 1)) *
                           gr->voxel_mm[2];
-    kr_status s = kri_fdk_plan_build(plan, ctx, nu, nvb, v, nviews, &sg, o, NULL, 0, 0, z1 - z0, 1);
+    kr_status s = kri_fdk_plan_build(plan, ctx, nu, nvb, v, nviews, &sg, o, NULL, 0, 0, z1 - z0, 2);
     kri_free(v);
     if (s == KR_OK) {
         *row0 = vb0;

@@ -87,6 +87,46 @@ static kr_status kri_part_cut(const char *path, const kr_array *w, int axis, int
     return KR_OK;
 }
 
+/* The layout of a format that has one (npy, raw, cfl as stored); *have 0 for the others. */
+static kr_status kri_part_layout(const char *path, const kr_io_opts *o, kri_layout *L, int *have)
+{
+    const kr_format f = kr_format_from_path(path);
+    *have = f == KR_FMT_NPY || f == KR_FMT_RAW || (f == KR_FMT_CFL && o->axes != KR_IO_AXES_IMAGE);
+    if (!*have) return KR_OK;
+    return f == KR_FMT_NPY   ? kri_layout_npy(path, L)
+           : f == KR_FMT_RAW ? kri_layout_raw(path, o, L)
+                             : kri_layout_cfl(path, L);
+}
+
+kr_status kr_read_shape(const char *path, int *ndim, int64_t *dims, kr_dtype *dtype,
+                        const kr_io_opts *opts)
+{
+    KRI_ARG_NOT_NULL(path);
+    KRI_ARG_NOT_NULL(ndim);
+    KRI_ARG_NOT_NULL(dims);
+    kr_io_opts def;
+    if (!opts) {
+        kr_io_opts_default(&def);
+        opts = &def;
+    }
+    kri_layout L;
+    int have;
+    KRI_TRY(kri_part_layout(path, opts, &L, &have));
+    if (have) {
+        *ndim = L.ndim;
+        memcpy(dims, L.dims, (size_t)L.ndim * sizeof *dims);
+        if (dtype) *dtype = L.dtype;
+        return KR_OK;
+    }
+    kr_array *w = NULL;
+    KRI_TRY(kr_read(path, &w, NULL, opts));
+    *ndim = w->ndim;
+    memcpy(dims, w->dims, (size_t)w->ndim * sizeof *dims);
+    if (dtype) *dtype = w->dtype;
+    kr_array_destroy(w);
+    return KR_OK;
+}
+
 kr_status kr_read_part(const char *path, int axis, int64_t start, int64_t count, kr_array **out,
                        kr_meta *meta, const kr_io_opts *opts)
 {
@@ -101,14 +141,10 @@ kr_status kr_read_part(const char *path, int axis, int64_t start, int64_t count,
         kr_io_opts_default(&def);
         opts = &def;
     }
-    const kr_format f = kr_format_from_path(path);
     kri_layout L;
-    const int direct = f == KR_FMT_NPY || f == KR_FMT_RAW ||
-                       (f == KR_FMT_CFL && opts->axes != KR_IO_AXES_IMAGE);
+    int direct;
+    KRI_TRY(kri_part_layout(path, opts, &L, &direct));
     if (direct) {
-        KRI_TRY(f == KR_FMT_NPY   ? kri_layout_npy(path, &L)
-                : f == KR_FMT_RAW ? kri_layout_raw(path, opts, &L)
-                                  : kri_layout_cfl(path, &L));
         if (meta) memset(meta, 0, sizeof *meta);
         return kri_part_from_layout(path, &L, axis, start, count, out);
     }

@@ -89,7 +89,7 @@ int kc_tool_backproject(int argc, char **argv)
         r = kc_fail("backproject", s);
         goto done;
     }
-    if ((r = kc_make_ctx("backproject", &c, &ctx)) != 0) goto done;
+    if ((r = kc_make_dist_ctx("backproject", &c, &ctx)) != 0) goto done;
     int64_t vd[3];
     kr_ct_geom_image_dims(g, vd);
     if ((s = kr_array_create(&vol, t, 3, vd, KR_HOST, NULL)) != KR_OK) {

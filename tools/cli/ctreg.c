@@ -161,7 +161,7 @@ int kc_tool_ctreg(int argc, char **argv)
         conv = NULL;
     }
     if ((s = kr_ct_check_projections(g, y, NULL)) != KR_OK) goto fail;
-    if ((r = kc_make_ctx("ctreg", &c, &ctx)) != 0) goto done;
+    if ((r = kc_make_dist_ctx("ctreg", &c, &ctx)) != 0) goto done;
     int64_t idims[KR_MAX_DIMS];
     const int nd = kr_ct_geom_image_dims(g, idims);
     if ((s = kr_array_create(&x, dt, nd, idims, KR_HOST, NULL)) != KR_OK) goto fail;
@@ -191,7 +191,7 @@ int kc_tool_ctreg(int argc, char **argv)
     kr_io_opts_default(&wo);
     wo.axes = KR_IO_AXES_IMAGE;
     wo.meta = &meta;
-    if ((s = kr_write(pout, x, &wo)) != KR_OK) goto fail;
+    if ((s = kc_write(pout, x, &wo)) != KR_OK) goto fail;
     if (c.json) {
         kc_jo j;
         kc_jo_begin(&j);

@@ -2,6 +2,7 @@
  * tools (tools/common/cone_common.h); the benchmark is `kray bench fdk` (tools/bench/fdk.c). */
 #include "cone_common.h"
 #include "ct/fdk_bench.h"
+#include "core/parts.h"
 #include "fdk_common.h"
 
 #include <math.h>
@@ -35,6 +36,83 @@ int kc_gpu_mem(const char *tool, const char *s, int64_t *out)
 {
     if (kc_parse_bytes(s, out) == 0) return 0;
     return kc_usage(tool, "--gpu-mem '%s' is not a size (e.g. 512M, 2G or bytes)", s);
+}
+
+/* One of several MPI processes (docs/scaling.md): this rank's slices of the volume (16-slice
+ * groups shared out in rank order) from the detector rows they see, read from the file alone;
+ * the slabs gathered on rank 0, which writes. Every failure is agreed on, so all stop. */
+static int kc_fdk_dist(const kc_common *c, const kc_cone *a, const char *in, const char *out,
+                       const kr_fdk_opts *o, int slice)
+{
+    const int rank = kr_dist_rank(), size = kr_dist_size();
+    int r = kc_check_input("fdk", in), nd = 0;
+    if (r) return r;
+    kr_array shape, dflt, *band = NULL, *slab = NULL, *vol = NULL;
+    memset(&shape, 0, sizeof shape);
+    memset(&dflt, 0, sizeof dflt);
+    kr_ct_geom *g = NULL;
+    kr_ctx *ctx = NULL;
+    kr_fdk_plan *plan = NULL;
+    int64_t *zs = NULL, *off = NULL, *cnt = NULL;
+    double t0 = kr_time_now();
+    kr_status s = kr_read_shape(in, &nd, shape.dims, NULL, NULL);
+    if ((s = kr_dist_agree(s)) != KR_OK) return kc_fail("fdk", s);
+    shape.ndim = nd;
+    dflt.ndim = 3;
+    dflt.dims[0] = dflt.dims[1] = shape.dims[0];
+    dflt.dims[2] = nd > 1 ? shape.dims[1] : 1;
+    if ((r = kc_cone_geometry("fdk", a, &shape, &dflt, NULL, &g)) != 0) goto done;
+    if ((r = kc_make_ctx("fdk", c, &ctx)) != 0) goto done;
+    if (rank == 0) kr_ct_geom_check_fov(g, ctx, NULL); /* the whole scan's warning, once */
+    int64_t vd[3], row0 = 0, rows = 0;
+    kr_ct_geom_image_dims(g, vd);
+    const int64_t plane = vd[0] * vd[1];
+    zs = calloc((size_t)size + 1, sizeof *zs);
+    off = calloc((size_t)size, sizeof *off);
+    cnt = calloc((size_t)size, sizeof *cnt);
+    s = zs && off && cnt ? KR_OK : KR_ERR_OOM_HOST;
+    if (s == KR_OK) kri_split(vd[2], size, 16, zs);
+    const int64_t z0 = zs ? zs[rank] : 0, z1 = zs ? zs[rank + 1] : 0;
+    if (s == KR_OK && z1 > z0) s = kr_fdk_plan_create_slab(&plan, ctx, g, o, z0, z1, &row0, &rows);
+    if (s == KR_OK && z1 > z0) s = kc_read_part(in, 1, row0, rows, &band, NULL);
+    if (s == KR_OK && band && band->dtype != KR_F32) {
+        kr_array *f = NULL;
+        s = kr_array_astype(&f, band, KR_F32);
+        kr_array_destroy(band);
+        band = f;
+    }
+    const int64_t sd[3] = {vd[0], vd[1], z1 > z0 ? z1 - z0 : 1};
+    if (s == KR_OK) s = kr_array_create(&slab, KR_F32, 3, sd, KR_HOST, NULL);
+    if (s == KR_OK && z1 > z0) s = kr_fdk_execute(plan, band, slab);
+    if (s == KR_OK && rank == 0) s = kr_array_create(&vol, KR_F32, 3, vd, KR_HOST, NULL);
+    if ((s = kr_dist_agree(s)) != KR_OK) {
+        r = kc_fail("fdk", s);
+        goto done;
+    }
+    for (int q = 0; q < size; q++) {
+        off[q] = zs[q] * plane * (int64_t)sizeof(float);
+        cnt[q] = (zs[q + 1] - zs[q]) * plane * (int64_t)sizeof(float);
+    }
+    s = kr_dist_gather(slab->data, vol ? vol->data : NULL, off, cnt, 0);
+    if ((s = kr_dist_agree(s)) != KR_OK) {
+        r = kc_fail("fdk", s);
+        goto done;
+    }
+    if (rank == 0 && (r = kc_cone_write("fdk", out, vol, g, 1, slice)) != 0) goto done;
+    if (c->verbose)
+        kc_note("fdk", "wrote %s: %lldx%lldx%lld voxels in %.3f s over %d processes (rank 0: "
+                "slices %lld..%lld from detector rows %lld..%lld)",
+                out, (long long)vd[0], (long long)vd[1], (long long)vd[2], kr_time_now() - t0,
+                size, (long long)z0, (long long)z1 - 1, (long long)row0,
+                (long long)(row0 + rows - 1));
+    r = 0;
+done:
+    free(zs), free(off), free(cnt);
+    kr_fdk_plan_destroy(plan);
+    kr_array_destroy(band), kr_array_destroy(slab), kr_array_destroy(vol);
+    kr_ct_geom_destroy(g);
+    kr_ctx_destroy(ctx);
+    return r;
 }
 
 int kc_tool_fdk(int argc, char **argv)
@@ -118,6 +196,7 @@ int kc_tool_fdk(int argc, char **argv)
     if (c.precision == 1)
         return kc_usage("fdk", "--precision f64 is not supported: FDK runs in f32");
     if ((r = kc_check_output("fdk", out)) != 0) return r;
+    if (kr_dist_size() > 1) return kc_fdk_dist(&c, &a, in, out, &o, slice);
 
     kr_array *proj = NULL, *vol = NULL;
     kr_ctx *ctx = NULL;

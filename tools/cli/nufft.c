@@ -264,7 +264,9 @@ int kc_tool_nufft(int argc, char **argv)
     if (!bench && (r = kc_check_output("nufft", op)) != 0) return r;
     if (save && (r = kc_check_output("nufft", save)) != 0) return r;
     kr_ctx *ctx = NULL;
-    if ((r = kc_make_ctx("nufft", &c, &ctx)) != 0) return r;
+    /* several MPI processes: the plan divides its batch members over them (docs/scaling.md) */
+    if ((r = bench ? kc_make_ctx("nufft", &c, &ctx) : kc_make_dist_ctx("nufft", &c, &ctx)) != 0)
+        return r;
     kr_dtype cdt = c.precision == 1 ? KR_C128 : KR_C64;
     kr_loc loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
     int64_t n[3] = {1, 1, 1};
@@ -375,7 +377,7 @@ int kc_tool_nufft(int argc, char **argv)
                 ((double *)y->data)[i] *= f;
         }
     }
-    if (s == KR_OK) s = kr_write(op, y, fwd ? NULL : kc_image_io());
+    if (s == KR_OK) s = kc_write(op, y, fwd ? NULL : kc_image_io());
     if (s == KR_OK && (c.json || c.verbose)) {
         char d[128];
         kr_nufft_info in;

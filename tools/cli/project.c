@@ -65,7 +65,7 @@ int kc_tool_project(int argc, char **argv)
     int own_v = 0, own_p = 0;
     if (in && (r = kc_cone_read("project", in, t, 1, &vol, &vmeta)) != 0) goto done;
     if ((r = kc_cone_geometry("project", &a, NULL, vol, &vmeta, &g)) != 0) goto done;
-    if ((r = kc_make_ctx("project", &c, &ctx)) != 0) goto done;
+    if ((r = kc_make_dist_ctx("project", &c, &ctx)) != 0) goto done;
     double t0 = kr_time_now();
     kr_status s;
     if (phantom) {

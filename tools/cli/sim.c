@@ -187,7 +187,7 @@ int kc_tool_sim(int argc, char **argv)
     int rc = 0;
     kr_status s;
     int64_t ox = 0, oy = 0;
-    if ((rc = kc_make_ctx("sim", &c, &ctx)) != 0) return rc;
+    if ((rc = kc_make_dist_ctx("sim", &c, &ctx)) != 0) return rc;
     if ((s = kc_sim_object(&a, &iso, &ox, &oy)) != KR_OK) goto fail;
     const int epi = a.seq == 2;
     kr_seq_cart_opts so;
@@ -282,7 +282,7 @@ int kc_tool_sim(int argc, char **argv)
     kr_io_opts io; /* Cartesian k-space and the image share the image's axes */
     kr_io_opts_default(&io);
     io.axes = KR_IO_AXES_IMAGE;
-    if ((s = kr_write(a.out, k, &io)) != KR_OK) goto fail;
+    if ((s = kc_write(a.out, k, &io)) != KR_OK) goto fail;
     if (a.image) {
         if ((s = kr_array_create(&img, KR_C64, 4, k->dims, KR_HOST, NULL)) != KR_OK ||
             (s = kr_fft(NULL, k, img, 0x3, KR_FFT_BACKWARD, KR_FFT_CENTERED)) != KR_OK)
@@ -291,7 +291,7 @@ int kc_tool_sim(int argc, char **argv)
         const double sc = 1.0 / ((double)so.nx * (double)so.ny);
         for (int64_t i = 0; i < 2 * kr_array_numel(img); i++)
             f[i] = (float)(f[i] * sc);
-        if ((s = kr_write(a.image, img, &io)) != KR_OK) goto fail;
+        if ((s = kc_write(a.image, img, &io)) != KR_OK) goto fail;
     }
     kr_sim_info info;
     kr_sim_get_info(plan, &info);

@@ -72,6 +72,13 @@ int kc_fail_usage(const char *tool, kr_status s);
 /* Returns 0, or prints the sentence and returns KC_EXIT_INPUT (e.g. --backend cuda without a
  * GPU). */
 int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx);
+/* The same, and in an MPI launch of several processes the context divides its plans over them
+ * (kr_ctx_set_dist): for the tools whose plans do (docs/scaling.md). Under MPI, a CUDA context
+ * without --device/--devices takes the GPU of its local rank (modulo the GPUs present). */
+int kc_make_dist_ctx(const char *tool, const kc_common *c, kr_ctx **ctx);
+/* kr_write on rank 0 of an MPI launch (every process holds the result), on the one process
+ * otherwise. */
+kr_status kc_write(const char *path, const kr_array *a, const kr_io_opts *o);
 kr_dtype kc_precision_dtype(const kc_common *c); /* KR_F32 or KR_F64 */
 /* Host-only tools: make --threads the OpenMP default for library code without a ctx. */
 void kc_apply_threads(const kc_common *c);
@@ -96,6 +103,9 @@ kr_status kc_check_finite(const char *path, const kr_array *a);
 /* kr_read / kr_traj_read followed by kc_check_finite (the array is freed when refused). */
 kr_status kc_read(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *io);
 kr_status kc_read_traj(const char *path, kr_array **out, kr_dtype dtype);
+/* kr_read_part with the same refusal of non-finite values (one process's share of a file). */
+kr_status kc_read_part(const char *path, int axis, int64_t start, int64_t count, kr_array **out,
+                       const kr_io_opts *io);
 
 /* Raw-input options shared by tools that read files (convert, info, metrics). */
 typedef struct kc_raw {

@@ -62,6 +62,18 @@ void kc_apply_threads(const kc_common *c)
     if (c->threads > 0) omp_set_num_threads(c->threads);
 }
 
+int kc_make_dist_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
+{
+    int r = kc_make_ctx(tool, c, ctx);
+    kr_status s;
+    if (r == 0 && kr_dist_size() > 1 && (s = kr_ctx_set_dist(*ctx, 1)) != KR_OK) {
+        kr_ctx_destroy(*ctx);
+        *ctx = NULL;
+        return kc_fail(tool, s);
+    }
+    return r;
+}
+
 int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
 {
     kc_apply_threads(c);
@@ -75,6 +87,15 @@ int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
         (s = kr_ctx_set_threads(*ctx, c->threads)) != KR_OK ||
         (s = kr_ctx_set_device(*ctx, c->device)) != KR_OK ||
         (s = kr_ctx_set_quiet(*ctx, c->quiet)) != KR_OK) {
+        kr_ctx_destroy(*ctx);
+        *ctx = NULL;
+        return kc_fail(tool, s);
+    }
+    int ngpu = 0;
+    if (kr_dist_size() > 1 && !c->devices && !c->device_given &&
+        kr_ctx_backend(*ctx) == KR_BACKEND_CUDA && kr_cuda_device_count(&ngpu) == KR_OK &&
+        ngpu > 0 && (s = kr_ctx_set_device(*ctx, kr_dist_local_rank() % ngpu)) != KR_OK) {
+        /* several processes on a host: each its own GPU by default */
         kr_ctx_destroy(*ctx);
         *ctx = NULL;
         return kc_fail(tool, s);
@@ -295,9 +316,26 @@ static kr_status kc_refuse_nonfinite(const char *path, kr_status s, kr_array **o
     return s;
 }
 
+kr_status kc_write(const char *path, const kr_array *a, const kr_io_opts *o)
+{
+    return kr_dist_rank() == 0 ? kr_write(path, a, o) : KR_OK;
+}
+
 kr_status kc_read(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *io)
 {
     return kc_refuse_nonfinite(path, kr_read(path, out, meta, io), out);
+}
+
+kr_status kc_read_part(const char *path, int axis, int64_t start, int64_t count, kr_array **out,
+                       const kr_io_opts *io)
+{
+    kr_status s = kr_read_part(path, axis, start, count, out, NULL, io);
+    if (s != KR_OK || (s = kc_refuse_nonfinite(path, s, out)) == KR_OK) return s;
+    /* the index is the part's: say where the part starts */
+    char why[1024];
+    snprintf(why, sizeof why, "%s", kr_last_error());
+    return kri_fail(s, "%s (the index counts from index %lld of axis %d, where this process's "
+                    "part starts)", why, (long long)start, axis);
 }
 
 kr_status kc_read_traj(const char *path, kr_array **out, kr_dtype dtype)

@@ -195,7 +195,7 @@ int kc_cone_write(const char *tool, const char *path, const kr_array *a, const k
     }
     io.meta = &meta;
     io.slice = slice;
-    kr_status s = kr_write(path, a, &io);
+    kr_status s = kc_write(path, a, &io);
     return s == KR_OK ? 0 : kc_fail(tool, s);
 }
 
@@ -252,7 +252,7 @@ int kc_iterative(const char *tool, const kc_common *c, const kc_cone *a, const k
         r = kc_fail(tool, s);
         goto done;
     }
-    if ((r = kc_make_ctx(tool, c, &ctx)) != 0) goto done;
+    if ((r = kc_make_dist_ctx(tool, c, &ctx)) != 0) goto done;
     kr_ct_projector_opts o;
     kc_cone_popts(a, t, &o);
     if ((s = kr_ct_linop_create(&A, ctx, g, &o)) != KR_OK ||
