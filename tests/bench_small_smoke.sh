@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kray bench ct2d / sense / bloch / cone at small sizes on the CPU: the JSON lines are there,
+# kray bench ct2d / sense / bloch / cone / scale at small sizes on the CPU: the JSON lines are there,
 # complete and plausible (SENSE reconstructs the object; every time is positive), and bad options
 # are one sentence and exit 2.
 set -euo pipefail
@@ -56,4 +56,15 @@ grep -q '"case": "cone_adjoint", "geometry": "cone", "method": "voxel"' k.jsonl 
     fail "cone: no line for the voxel-driven backprojector"
 grep -q astra k.jsonl && fail "cone: a peer line on the CPU"
 expect_rc 2 "bench cone" "$KRAY" bench cone --iters -1
+# scale: one line per case and device list, the first list's speed-up 1
+expect_rc 0 scale "$KRAY" bench scale --backend cpu --problem small --reps 1 --json \
+    --cases fdk-host,sirt,cgsense --sets '0;0,1'
+cp "$T/out" s.jsonl
+[ "$(grep -c '"bench": "scale"' s.jsonl)" = 6 ] || fail "scale: expected 6 lines, got $(cat s.jsonl)"
+for w in fdk-host sirt cgsense; do
+    grep "\"case\": \"$w\"" s.jsonl | head -n 1 >l.json
+    [ "$(json_field l.json speedup)" = 1 ] && ok "scale $w: first list x1" || fail "scale $w: $(cat l.json)"
+done
+expect_rc 2 "bench scale" "$KRAY" bench scale --problem huge
+expect_rc 2 "bench scale" "$KRAY" bench scale --backend cpu --problem small --sets '0;0,,1' --cases sirt
 finish

@@ -47,6 +47,8 @@ static const kc_bench kc_benches[] = {
     {"bloch", "Bloch simulation: SE-EPI 256^2 with 2x2 isochromats per voxel, GRE 128^2 with 4 M "
      "isochromats; isochromats per thread, fast and accurate math",
      kc_bench_bloch},
+    {"scale", "work divided over 1, 2, 4, ... devices and MPI processes: FDK, SIRT/CGLS, FVE by "
+     "NUFFT, CG-SENSE slices", kc_bench_scale},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
 
