@@ -83,6 +83,8 @@ static _Atomic int kri_pool_set[KRI_POOL_DEVS];
 
 kr_status kri_cuda_set_device(const kr_ctx *ctx)
 {
+    /* a CPU context's device entries are labels of its parts, not ordinals */
+    if (ctx && ctx->backend != KR_BACKEND_CUDA) return KR_OK;
     int dev = ctx ? kri_ctx_device(ctx) : 0;
     cudaError_t e = cudaSetDevice(dev);
     if (e != cudaSuccess) return kri_cuda_err(e, "cudaSetDevice");

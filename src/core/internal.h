@@ -65,7 +65,7 @@ kr_status kri_memcpy(void *dst, kr_loc dst_loc, const void *src, kr_loc src_loc,
                      const kr_ctx *ctx);
 kr_status kri_device_memset0(void *p, size_t bytes, const kr_ctx *ctx);
 kr_status kri_device_synchronize(const kr_ctx *ctx);
-/* Make the ctx's device current (no-op without CUDA). */
+/* Make the ctx's device current (no-op without CUDA, and for a CPU context). */
 kr_status kri_cuda_set_device(const kr_ctx *ctx);
 /* A non-blocking stream on the ctx's device, and its release (CUDA builds; NO_DEVICE without). */
 kr_status kri_cuda_stream_create(const kr_ctx *ctx, void **stream);
