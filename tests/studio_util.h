@@ -223,7 +223,8 @@ static int kst_do(const kst_srv *s, const char *method, kst_resp *r, const char 
 }
 
 /* The value of a header (case-insensitive name) into buf, or NULL. */
-__attribute__((unused)) static const char *kst_header(const kst_resp *r, const char *name, char *buf, size_t len)
+__attribute__((unused)) static const char *kst_header(const kst_resp *r, const char *name,
+                                                      char *buf, size_t len)
 {
     size_t n = strlen(name);
     for (const char *l = r->head; l && *l;) {

@@ -1,8 +1,8 @@
 /* kray studio's HTTP API, driven over a socket: `kray studio --port 0` on a free port with a
- * small upload limit; every endpoint, the access checks (token, Host, Origin), bad parameters,
- * oversized uploads, paths from the client, a failing job (kray's sentence, the server keeps
- * serving), server-sent events, cancellation (the child process goes), and the temporary
- * directory removed on exit. Skipped (77) when the build has no studio. */
+ * small upload limit (ISMRMRD and DICOM files within it); every endpoint, the access checks (token,
+ * Host, Origin), bad parameters, oversized uploads, paths from the client, a failing job (kray's
+ * sentence, the server keeps serving), server-sent events, cancellation (the child process goes),
+ * and the temporary directory removed on exit. Skipped (77) when the build has no studio. */
 #include "studio_util.h"
 
 #include <dirent.h>
@@ -19,8 +19,7 @@ static int kst_status(const char *method, int auth, const char *extra, const cha
 }
 
 /* Upload bytes under a client name (extra query "&hdr=N" allowed): the response. */
-static void kst_upload(const char *name, const char *query, const void *data, size_t n,
-                       kst_resp *r)
+static void kst_upload(const char *name, const char *query, const void *data, size_t n, kst_resp *r)
 {
     char path[512];
     snprintf(path, sizeof path, "/api/upload?name=%s%s", name, query ? query : "");
@@ -80,7 +79,8 @@ static void test_access(void)
     snprintf(path, sizeof path, "/?token=%s", S.token);
     KT_CHECK(kst_request(&S, "GET", path, 0, NULL, NULL, 0, &r) == 0);
     KT_CHECK(r.status == 200 && strstr(r.body, S.token) && !strstr(r.body, "@TOKEN@"));
-    KT_CHECK(kst_header(&r, "Content-Security-Policy", h, sizeof h) && strstr(h, "default-src 'none'"));
+    KT_CHECK(kst_header(&r, "Content-Security-Policy", h, sizeof h) &&
+             strstr(h, "default-src 'none'"));
     KT_CHECK(kst_header(&r, "Cache-Control", h, sizeof h) && !strcmp(h, "no-store"));
     KT_CHECK(kst_header(&r, "X-Content-Type-Options", h, sizeof h) && !strcmp(h, "nosniff"));
     kst_free(&r);
@@ -138,11 +138,13 @@ static void test_items(void)
     KT_CHECK(kst_status("GET", 1, NULL, "/api/item/abc") == 404);
     KT_CHECK(kst_status("POST", 1, NULL, "/api/items") == 405);
     /* downloads in every format kray writes; the .npy read back equals the upload */
-    static const char *const fmts[] = {"nii", "nii.gz", "npy", "cfl", "hdr", "mha", "nrrd",
-                                       "pgm", "png", "raw"};
+    static const char *const fmts[] = {"nii", "nii.gz", "npy", "cfl", "hdr",
+                                       "mha", "nrrd",   "pgm", "png", "raw"};
     for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
-        KT_CHECK(kst_do(&S, "GET", &r, "/api/item/%d/download?fmt=%s&lo=0&hi=35", id, fmts[f]) == 0);
-        KT_CHECK_MSG(r.status == 200 && r.len > 0, "download .%s: %d %s", fmts[f], r.status, r.body);
+        KT_CHECK(kst_do(&S, "GET", &r, "/api/item/%d/download?fmt=%s&lo=0&hi=35", id, fmts[f]) ==
+                 0);
+        KT_CHECK_MSG(r.status == 200 && r.len > 0, "download .%s: %d %s", fmts[f], r.status,
+                     r.body);
         KT_CHECK(kst_header(&r, "Content-Disposition", h, sizeof h) && strstr(h, "a_npy."));
         if (!strcmp(fmts[f], "npy")) {
             const char *p = kt_tmp("studio_back.npy");
@@ -192,9 +194,42 @@ static void test_items(void)
     kst_free(&r);
     KT_CHECK(kst_do(&S, "GET", &r, "/api/compare?a=%d&b=%d", id, hid) == 0 && r.status == 422);
     kst_free(&r);
-    KT_CHECK(kst_do(&S, "GET", &r, "/api/items") == 0 && r.status == 200 && strstr(r.body, "a.npy"));
+    KT_CHECK(kst_do(&S, "GET", &r, "/api/items") == 0 && r.status == 200 &&
+             strstr(r.body, "a.npy"));
     kst_free(&r);
     free(npy);
+}
+
+/* ISMRMRD (its k-space) and DICOM uploads, when this build reads them. */
+static void test_formats(void)
+{
+    char cmd[4096], path[4096];
+    const char *k = getenv("KRAY");
+    const char *dir = kt_tmp("studio_formats");
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s && cd %s && %s phantom --kind kspace -n 16 --coils 2 "
+             "k.npy && %s recon --kspace-out k.h5 k.npy rss.npy 2>/dev/null; %s phantom "
+             "--kind sinogram -n 16 --views 12 s.npy && %s fbp s.npy img.dcm 2>/dev/null; true",
+             dir, dir, k, k, k, k);
+    KT_CHECK(system(cmd) == 0);
+    static const char *const files[][2] = {{"k.h5", "\"dims\": [16, 16, 2]"},
+                                           {"img.dcm", "\"dims\": [16, 16"}};
+    for (int f = 0; f < 2; f++) {
+        size_t n = 0;
+        snprintf(path, sizeof path, "%s/%s", dir, files[f][0]);
+        char *b = kst_slurp(path, &n);
+        if (!b) {
+            printf("note: %s not made (this build has no %s)\n", files[f][0],
+                   f ? "DCMTK" : "ISMRMRD");
+            continue;
+        }
+        kst_resp r;
+        kst_upload(files[f][0], NULL, b, n, &r);
+        KT_CHECK_MSG(r.status == 200 && strstr(r.body, files[f][1]), "%s: %d %s", files[f][0],
+                     r.status, r.body);
+        kst_free(&r);
+        free(b);
+    }
 }
 
 static int kst_count_files(const char *dir, const char *name)
@@ -211,20 +246,22 @@ static int kst_count_files(const char *dir, const char *name)
 static void test_uploads(void)
 {
     kst_resp r;
-    char big[8192];
+    static char big[80000], chunked[80000];
     memset(big, 'x', sizeof big);
-    /* over --max-upload 4096: refused from the Content-Length, and by count when chunked */
+    /* over --max-upload 65536: refused from the Content-Length, and by count when chunked */
     kst_upload("big.npy", NULL, big, sizeof big, &r);
-    KT_CHECK_MSG(r.status == 413 && strstr(r.body, "4096"), "oversized: %d %s", r.status, r.body);
+    KT_CHECK_MSG(r.status == 413 && strstr(r.body, "65536"), "oversized: %d %s", r.status, r.body);
     kst_free(&r);
-    char chunked[9000];
-    int o = snprintf(chunked, sizeof chunked, "1388\r\n");
-    memset(chunked + o, 'y', 5000);
-    o += 5000;
+    int o = snprintf(chunked, sizeof chunked, "11170\r\n"); /* 70000 bytes */
+    memset(chunked + o, 'y', 70000);
+    o += 70000;
     o += snprintf(chunked + o, sizeof chunked - (size_t)o, "\r\n0\r\n\r\n");
     KT_CHECK(kst_request(&S, "POST", "/api/upload?name=c.npy", 1, "Transfer-Encoding: chunked\r\n",
                          chunked, (size_t)o, &r) == 0);
     KT_CHECK_MSG(r.status == 413, "chunked oversized: %d %s", r.status, r.body);
+    kst_free(&r);
+    KT_CHECK(kst_request(&S, "POST", "/api/job?page=ct", 1, NULL, big, sizeof big, &r) == 0 &&
+             r.status == 413);
     kst_free(&r);
     /* names from the client never name a file */
     kst_upload("..%2F..%2F..%2Fevil.npy", NULL, "\x93NUMPY", 6, &r);
@@ -293,7 +330,8 @@ static void test_jobs(void)
         int item = (int)kst_num(res->items[i], "item");
         const char *role = kst_str(res->items[i], "role");
         KT_CHECK(kst_do(&S, "GET", &r, !strcmp(role, "geom") ? "/api/item/%d/file" : "/api/item/%d",
-                        item) == 0 && r.status == 200);
+                        item) == 0 &&
+                 r.status == 200);
         kst_free(&r);
     }
     kri_json_free(j);
@@ -367,7 +405,7 @@ static void test_shutdown(void)
 
 int main(void)
 {
-    const char *extra[] = {"--max-upload", "4096", "--keep", "8", NULL};
+    const char *extra[] = {"--max-upload", "65536", "--keep", "8", NULL};
     int r = kst_start(&S, extra);
     if (r == 77) kt_skip("this build of kray has no studio (or KRAY is not set)");
     if (r != 0) {
@@ -377,6 +415,7 @@ int main(void)
     KT_RUN(test_access);
     KT_RUN(test_items);
     KT_RUN(test_uploads);
+    KT_RUN(test_formats);
     KT_RUN(test_jobs);
     KT_RUN(test_cancel);
     KT_RUN(test_shutdown);

@@ -154,7 +154,8 @@ static void ks_api_slice(ks_item *it, const ks_params *p, ks_resp *rs)
     ks_err e;
     int h, v, part;
     int64_t idx[KR_MAX_DIMS];
-    if (ks_p_int(p, "h", 0, 0, KR_MAX_DIMS - 1, &h, &e) || ks_p_int(p, "v", 1, 0, KR_MAX_DIMS - 1, &v, &e) ||
+    if (ks_p_int(p, "h", 0, 0, KR_MAX_DIMS - 1, &h, &e) ||
+        ks_p_int(p, "v", 1, 0, KR_MAX_DIMS - 1, &v, &e) ||
         ks_p_choice(p, "part", ks_parts, 0, &part, &e)) {
         ks_resp_error(rs, 400, "%s", e.msg);
         return;
@@ -392,8 +393,9 @@ static void ks_api_upload(const ks_request *rq, ks_resp *rs)
     int r = ks_check_upload(path, &role, err, sizeof err);
     if (!strcmp(name + strlen(name) - 4, ".cfl") && !hdr_id) {
         r = -1;
-        snprintf(err, sizeof err, "a .cfl file comes with its .hdr: upload the .hdr first, then "
-                                  "the .cfl with the .hdr's item number");
+        snprintf(err, sizeof err,
+                 "a .cfl file comes with its .hdr: upload the .hdr first, then "
+                 "the .cfl with the .hdr's item number");
     }
     int id = r < 0 ? 0 : ks_item_add(0, path, client, role);
     if (r > 0 && id) { /* an array: read it now, so that a bad file is refused here */
@@ -441,7 +443,8 @@ static void ks_api_compare(const ks_params *p, ks_resp *rs)
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     ks_err e;
     int ia, ib;
-    if (ks_p_int(p, "a", 0, 1, 1000000000, &ia, &e) || ks_p_int(p, "b", 0, 1, 1000000000, &ib, &e)) {
+    if (ks_p_int(p, "a", 0, 1, 1000000000, &ia, &e) ||
+        ks_p_int(p, "b", 0, 1, 1000000000, &ib, &e)) {
         ks_resp_error(rs, 400, "%s", e.msg);
         return;
     }
@@ -592,8 +595,8 @@ void ks_api(const ks_request *rq, ks_resp *rs)
     } else if (!strncmp(path, "job/", 4) && (get || post)) {
         ks_api_job(rq, path + 4, rs);
     } else if (!strcmp(path, "info") || !strcmp(path, "items") || !strcmp(path, "jobs") ||
-               !strncmp(path, "item/", 5) || !strcmp(path, "upload") ||
-               !strcmp(path, "compare") || !strcmp(path, "job")) {
+               !strncmp(path, "item/", 5) || !strcmp(path, "upload") || !strcmp(path, "compare") ||
+               !strcmp(path, "job")) {
         ks_resp_error(rs, 405, "%s does not take %s", path, rq->method);
     } else {
         ks_resp_error(rs, 404, "unknown request %.60s", path);

@@ -288,7 +288,6 @@ void ks_prune(void)
     }
 }
 
-
 static const ks_page *const ks_pages[] = {&ks_page_mri, &ks_page_ct, &ks_page_bench, &ks_page_nc,
                                           &ks_page_fve};
 

@@ -49,8 +49,8 @@ struct ks_job {
     int nhold;
     double *sx, *sy; /* residual (or objective) per iteration of the running step */
     int ns;
-    char sname[32];   /* what sy holds */
-    char **jl; /* JSON lines of the tools */
+    char sname[32]; /* what sy holds */
+    char **jl;      /* JSON lines of the tools */
     int njl;
     ks_state state;
     double frac; /* progress within the running step */
@@ -64,7 +64,6 @@ struct ks_job {
     char cmp_x[64], cmp_ref[64]; /* ks_job_compare */
     ks_job *next;
 };
-
 
 extern pthread_mutex_t ks_jlock;
 extern pthread_cond_t ks_jcond; /* any job changed */

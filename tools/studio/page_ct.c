@@ -35,7 +35,11 @@ static int ks_ct_geometry(ks_job *j, const ks_params *p, kr_ct_geom **g, ks_err 
     if (ks_p_choice(p, "geom", "parallel|fan|cone|file", 0, &type, e) ||
         ks_p_int(p, "size", type == 2 ? 64 : 128, 8, 1024, &n, e) ||
         ks_p_int(p, "nz", 32, 1, 512, &nz, e) ||
-        ks_p_int(p, "views", type == 0 ? 180 : type == 1 ? 360 : 120, 1, 4096, &views, e) ||
+        ks_p_int(p, "views",
+                 type == 0   ? 180
+                 : type == 1 ? 360
+                             : 120,
+                 1, 4096, &views, e) ||
         ks_p_int(p, "det", 0, 0, 4096, &det, e) || ks_p_int(p, "rows", 0, 0, 2048, &rows, e) ||
         ks_p_num(p, "fov", 256, 1, 10000, &fov, e) || ks_p_num(p, "sod", 500, 1, 1e5, &sod, e) ||
         ks_p_num(p, "sdd", 1000, 1, 1e5, &sdd, e) ||
@@ -94,9 +98,12 @@ static int ks_plan_ct(ks_job *j, const ks_params *p, ks_err *e)
         ks_p_choice(p, "contrast", "modified|original", 0, &contrast, e) ||
         ks_p_choice(p, "filter", "fft|direct|seed", 0, &filter, e) ||
         ks_p_choice(p, "window", "ramlak|shepp-logan|cosine|hamming|hann", 0, &window, e) ||
-        ks_p_num(p, "cutoff", 1, 0.01, 1, &cutoff, e) || ks_p_int(p, "iters", 20, 1, 2000, &iters, e) ||
-        ks_p_num(p, "lambda", 0.01, 0, 1e6, &lambda, e) || ks_p_int(p, "nonneg", 0, 0, 1, &nonneg, e) ||
-        ks_p_int(p, "subsets", 10, 1, 1024, &subsets, e) || ks_p_num(p, "relax", 1, 0.01, 1.99, &relax, e) ||
+        ks_p_num(p, "cutoff", 1, 0.01, 1, &cutoff, e) ||
+        ks_p_int(p, "iters", 20, 1, 2000, &iters, e) ||
+        ks_p_num(p, "lambda", 0.01, 0, 1e6, &lambda, e) ||
+        ks_p_int(p, "nonneg", 0, 0, 1, &nonneg, e) ||
+        ks_p_int(p, "subsets", 10, 1, 1024, &subsets, e) ||
+        ks_p_num(p, "relax", 1, 0.01, 1.99, &relax, e) ||
         ks_p_int(p, "data", 0, 0, 1000000000, &did, e))
         return -1;
     kr_ct_geom *g = NULL;
@@ -127,7 +134,8 @@ static int ks_plan_ct(ks_job *j, const ks_params *p, ks_err *e)
         s = ks_job_tool(j, "phantom");
         if (cone) ks_arg(s, "--3d");
         if (cone)
-            ks_opt(s, "size", "%lldx%lldx%lld", (long long)id[0], (long long)id[1], (long long)id[2]);
+            ks_opt(s, "size", "%lldx%lldx%lld", (long long)id[0], (long long)id[1],
+                   (long long)id[2]);
         else
             ks_opt(s, "size", "%lldx%lld", (long long)id[0], (long long)id[1]);
         if (contrast) ks_opt(s, "contrast", "original");
@@ -191,8 +199,9 @@ static int ks_plan_bench(ks_job *j, const ks_params *p, ks_err *e)
 {
     int which, n, views, reps, batteries;
     if (ks_p_choice(p, "bench", "fbp2d|ct2d", 0, &which, e) ||
-        ks_p_int(p, "size", 128, 16, 2048, &n, e) || ks_p_int(p, "views", 180, 1, 4096, &views, e) ||
-        ks_p_int(p, "reps", 2, 1, 100, &reps, e) || ks_p_int(p, "batteries", 1, 1, 20, &batteries, e))
+        ks_p_int(p, "size", 128, 16, 2048, &n, e) ||
+        ks_p_int(p, "views", 180, 1, 4096, &views, e) || ks_p_int(p, "reps", 2, 1, 100, &reps, e) ||
+        ks_p_int(p, "batteries", 1, 1, 20, &batteries, e))
         return -1;
     ks_step *s = ks_job_tool(j, "bench");
     ks_arg(s, which ? "ct2d" : "fbp2d");

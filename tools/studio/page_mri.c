@@ -35,7 +35,8 @@ static int ks_mri_psi(ks_job *j, char *err, size_t len)
     }
     float *f = psi->data;
     for (int a = 0; a < m->nc; a++)
-        for (int b = 0; b < m->nc; b++) f[2 * (a + (int64_t)b * m->nc)] = (float)pow(m->psi_rho, abs(a - b));
+        for (int b = 0; b < m->nc; b++)
+            f[2 * (a + (int64_t)b * m->nc)] = (float)pow(m->psi_rho, abs(a - b));
     int r = ks_write(j, "psi.npy", psi, err, len);
     kr_array_destroy(psi);
     return r;
@@ -199,7 +200,8 @@ static int ks_plan_mri(ks_job *j, const ks_params *p, ks_err *e)
         /* one isochromat per voxel: spoiling by gradients needs intra-voxel dephasing that the
          * object does not have, and the first TRs approach the steady state; ideal spoiling
          * and preparatory TRs give k-space lines of one contrast, as SENSE assumes */
-        if (seq == 0) ks_opt(s, "spoil", "%s", (const char *[]){"ideal", "rf", "gradient", "none"}[spoil]);
+        if (seq == 0)
+            ks_opt(s, "spoil", "%s", (const char *[]){"ideal", "rf", "gradient", "none"}[spoil]);
         if (seq < 2 && dummy) ks_opt(s, "dummy", "%d", dummy);
         if (seq == 2 && shots > 1) ks_opt(s, "shots", "%d", shots);
         if (seq == 2 && order) ks_opt(s, "order", "sequential");
@@ -279,16 +281,19 @@ static int ks_plan_mri(ks_job *j, const ks_params *p, ks_err *e)
     ks_job_result(j, "maps.npy", "coil maps", "coils");
     ks_job_result(j, "under.npy", "undersampled k-space", "kspace");
     ks_job_result(j, "alias.npy", "aliased coil images", "coils");
-    ks_job_result(j, "recon.npy", recon == 0 ? "zero-filled (optimal combination)"
-                                  : recon == 1 ? "SENSE" : "CG-SENSE",
+    ks_job_result(j, "recon.npy",
+                  recon == 0   ? "zero-filled (optimal combination)"
+                  : recon == 1 ? "SENSE"
+                               : "CG-SENSE",
                   "image");
     ks_job_result(j, "g.npy", "g-factor", "gfactor");
     ks_job_result(j, "ref.npy", "reference (R = 1, no noise)", "image");
     if (rho > 0) ks_job_result(j, "psi.npy", "noise covariance", "psi");
     ks_job_compare(j, "recon.npy", "ref.npy");
     if (recon == 1)
-        ks_job_post(j, ks_mri_gstats, "the g-factor's maximum, and its mean and maximum where "
-                                      "|ref| > 2 % of its largest value");
+        ks_job_post(j, ks_mri_gstats,
+                    "the g-factor's maximum, and its mean and maximum where "
+                    "|ref| > 2 % of its largest value");
     return 0;
 }
 

@@ -45,11 +45,12 @@ static int ks_plan_nc(ks_job *j, const ks_params *p, ks_err *e)
     double eps, lambda;
     if (ks_p_choice(p, "traj", "radial|golden|spiral", 0, &traj, e) ||
         ks_p_int(p, "size", 64, 8, 512, &n, e) || ks_p_int(p, "spokes", 64, 1, 4096, &spokes, e) ||
-        ks_p_int(p, "interleaves", 16, 1, 256, &inter, e) || ks_p_int(p, "coils", 4, 0, 32, &coils, e) ||
+        ks_p_int(p, "interleaves", 16, 1, 256, &inter, e) ||
+        ks_p_int(p, "coils", 4, 0, 32, &coils, e) ||
         ks_p_choice(p, "dcf", "voronoi|pipe-menon|radial|spiral|none", 0, &dcf, e) ||
         ks_p_choice(p, "recon", "nufft|drft|cg", 0, &recon, e) ||
-        ks_p_num(p, "eps", 1e-4, 1e-6, 0.1, &eps, e) || ks_p_int(p, "iters", 15, 1, 500, &iters, e) ||
-        ks_p_num(p, "lambda", 0, 0, 1e6, &lambda, e))
+        ks_p_num(p, "eps", 1e-4, 1e-6, 0.1, &eps, e) ||
+        ks_p_int(p, "iters", 15, 1, 500, &iters, e) || ks_p_num(p, "lambda", 0, 0, 1e6, &lambda, e))
         return -1;
     if ((dcf == 2 && traj == 2) || (dcf == 3 && traj != 2)) {
         ks_errf(e, "the analytic density compensation '%s' is for %s trajectories",
@@ -117,7 +118,8 @@ static int ks_plan_nc(ks_job *j, const ks_params *p, ks_err *e)
             ks_arg(s, "comb.npy");
         }
         char note[128];
-        snprintf(note, sizeof note, "rec.npy = %s.npy / %d^2 (the compensated adjoint is n^2 x the image)",
+        snprintf(note, sizeof note,
+                 "rec.npy = %s.npy / %d^2 (the compensated adjoint is n^2 x the image)",
                  coils ? "comb" : "adj", n);
         ks_job_post(j, ks_nc_scale, note);
     } else {
@@ -137,8 +139,11 @@ static int ks_plan_nc(ks_job *j, const ks_params *p, ks_err *e)
     ks_job_result(j, "dcf.npy", "density compensation", "dcf");
     ks_job_result(j, "k.npy", "k-space samples", "samples");
     ks_job_result(j, "maps.npy", "coil maps", "coils");
-    ks_job_result(j, "rec.npy", recon == 0 ? "NUFFT adjoint" : recon == 1 ? "DrFT adjoint"
-                                : coils ? "CG-SENSE" : "least squares (CG)",
+    ks_job_result(j, "rec.npy",
+                  recon == 0   ? "NUFFT adjoint"
+                  : recon == 1 ? "DrFT adjoint"
+                  : coils      ? "CG-SENSE"
+                               : "least squares (CG)",
                   "image");
     ks_job_result(j, "truth.npy", "phantom", "image");
     ks_job_compare(j, "rec.npy", "truth.npy");

@@ -348,4 +348,3 @@ void ks_jobs_stop(void)
     free(ks_env);
     ks_env = NULL;
 }
-

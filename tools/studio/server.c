@@ -34,7 +34,7 @@ static int ks_next_part = 1;
 static pthread_mutex_t ks_part_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct ks_conn {
-    int upload;   /* POST /api/upload */
+    int upload; /* POST /api/upload */
     FILE *up;
     char up_path[4096];
     int64_t up_len;
@@ -72,8 +72,8 @@ static enum MHD_Result ks_send_error(struct MHD_Connection *c, unsigned status, 
     ks_resp rs;
     memset(&rs, 0, sizeof rs);
     ks_resp_error(&rs, (int)status, "%s", msg);
-    enum MHD_Result ret = ks_send(c, status, "application/json", rs.body ? rs.body : "{}",
-                                  rs.body ? rs.len : 2);
+    enum MHD_Result ret =
+        ks_send(c, status, "application/json", rs.body ? rs.body : "{}", rs.body ? rs.len : 2);
     free(rs.body);
     return ret;
 }
@@ -205,10 +205,12 @@ static enum MHD_Result ks_send_resp(struct MHD_Connection *c, ks_resp *rs)
             close(fd);
             return MHD_NO;
         }
-        MHD_add_response_header(r, "Content-Type", rs->mime ? rs->mime : "application/octet-stream");
+        MHD_add_response_header(r, "Content-Type",
+                                rs->mime ? rs->mime : "application/octet-stream");
     } else {
         r = MHD_create_response_from_buffer(rs->len, rs->body ? rs->body : (void *)"",
-                                            rs->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+                                            rs->body ? MHD_RESPMEM_MUST_FREE
+                                                     : MHD_RESPMEM_PERSISTENT);
         if (!r) return MHD_NO;
         rs->body = NULL; /* MHD frees it */
         MHD_add_response_header(r, "Content-Type", rs->mime ? rs->mime : "application/json");
@@ -283,18 +285,28 @@ static enum MHD_Result ks_access(void *cls, struct MHD_Connection *c, const char
         const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
         const char *tok = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Kray-Token");
         if (!tok) tok = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
-        if (!ks_host_ok(host)) return ks_send_error(c, 403, "this server answers to its own address only (Host header)");
-        if (!ks_origin_ok(origin, host)) return ks_send_error(c, 403, "requests from other sites are refused (Origin header)");
-        if (!ks_token_ok(tok)) return ks_send_error(c, 401, "the access token is missing or wrong: open the address kray studio printed");
+        if (!ks_host_ok(host))
+            return ks_send_error(c, 403,
+                                 "this server answers to its own address only (Host header)");
+        if (!ks_origin_ok(origin, host))
+            return ks_send_error(c, 403, "requests from other sites are refused (Origin header)");
+        if (!ks_token_ok(tok))
+            return ks_send_error(
+                c, 401,
+                "the access token is missing or wrong: open the address kray studio printed");
         k = calloc(1, sizeof *k);
         if (!k) return MHD_NO;
         *con_cls = k;
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        if (strcmp(url, "/api/upload") && cl && strtoll(cl, NULL, 10) > 65536)
+            return ks_send_error(c, 413, "only uploads carry a body of more than 64 KiB");
         if (!strcmp(method, "POST") && !strcmp(url, "/api/upload")) {
             k->upload = 1;
-            const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
             if (cl && strtoll(cl, NULL, 10) > ks_cfg.max_upload) {
                 char m[160];
-                snprintf(m, sizeof m, "the upload has %s bytes; this server takes at most %lld (kray studio --max-upload)",
+                snprintf(m, sizeof m,
+                         "the upload has %s bytes; this server takes at most %lld (kray studio "
+                         "--max-upload)",
                          cl, (long long)ks_cfg.max_upload);
                 return ks_send_error(c, 413, m);
             }
@@ -337,7 +349,8 @@ static enum MHD_Result ks_access(void *cls, struct MHD_Connection *c, const char
             char m[160];
             snprintf(m, sizeof m, "the upload is larger than %lld bytes (kray studio --max-upload)",
                      (long long)ks_cfg.max_upload);
-            return ks_send_error(c, k->too_big == 1 ? 413 : 507, k->too_big == 1 ? m : "cannot store the upload");
+            return ks_send_error(c, k->too_big == 1 ? 413 : 507,
+                                 k->too_big == 1 ? m : "cannot store the upload");
         }
     }
     if (!strcmp(method, "GET") && (!strcmp(url, "/") || !strncmp(url, "/static/", 8)))
@@ -392,8 +405,8 @@ int ks_server_start(const char *token, int *port)
     struct sockaddr_in6 a6;
     struct sockaddr_in a4;
     struct sockaddr *sa = NULL;
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_USE_ERROR_LOG;
+    unsigned flags =
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
     const char *h = ks_cfg.host;
     memset(&a4, 0, sizeof a4);
     memset(&a6, 0, sizeof a6);
@@ -411,15 +424,14 @@ int ks_server_start(const char *token, int *port)
         fprintf(stderr, "kray studio: --host '%s' is not an IPv4 or IPv6 address\n", ks_cfg.host);
         return -1;
     }
-    ks_d = MHD_start_daemon(flags, (uint16_t)ks_cfg.port, NULL, NULL, ks_access, NULL,
-                            MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT, (unsigned)256,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)128,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-                            MHD_OPTION_NOTIFY_COMPLETED, ks_completed, NULL,
-                            MHD_OPTION_EXTERNAL_LOGGER, ks_mhd_log, NULL, MHD_OPTION_END);
+    ks_d = MHD_start_daemon(
+        flags, (uint16_t)ks_cfg.port, NULL, NULL, ks_access, NULL, MHD_OPTION_SOCK_ADDR, sa,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)256, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)128, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_NOTIFY_COMPLETED,
+        ks_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER, ks_mhd_log, NULL, MHD_OPTION_END);
     if (!ks_d) {
-        fprintf(stderr, "kray studio: cannot listen on %s port %d: %s\n", ks_cfg.host,
-                ks_cfg.port, errno ? strerror(errno) : "the port is taken or not allowed");
+        fprintf(stderr, "kray studio: cannot listen on %s port %d: %s\n", ks_cfg.host, ks_cfg.port,
+                errno ? strerror(errno) : "the port is taken or not allowed");
         return -1;
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(ks_d, MHD_DAEMON_INFO_BIND_PORT);
@@ -432,8 +444,8 @@ int ks_server_start(const char *token, int *port)
     if (!loopback) {
         /* a wildcard address serves under any name; the token is then the guard */
         ks_any_host = !strcmp(h, "0.0.0.0") || !strcmp(h, "::");
-        snprintf(ks_hosts[ks_nhosts++], sizeof ks_hosts[0], strchr(h, ':') ? "[%s]:%d" : "%s:%d",
-                 h, ks_port);
+        snprintf(ks_hosts[ks_nhosts++], sizeof ks_hosts[0], strchr(h, ':') ? "[%s]:%d" : "%s:%d", h,
+                 ks_port);
     }
     return 0;
 }

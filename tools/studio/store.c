@@ -23,8 +23,8 @@ struct ks_item {
     char path[4096];
     char name[160];
     char role[16];
-    int refs;    /* holders (requests, jobs) */
-    int dropped; /* removed from the table: freed by the last ks_item_put */
+    int refs;             /* holders (requests, jobs) */
+    int dropped;          /* removed from the table: freed by the last ks_item_put */
     pthread_mutex_t lock; /* the array below */
     kr_array *arr;
     int users; /* ks_item_array holders */
@@ -94,9 +94,9 @@ void ks_store_cleanup(void)
 }
 
 /* The formats kray reads, by the end of a file name (longest first). */
-static const char *const ks_read_exts[] = {".nii.gz", ".nii", ".npy", ".cfl", ".hdr", ".mha",
-                                           ".nrrd",   ".pgm", ".dcm", ".h5",  ".mrd", ".seq",
-                                           ".json",   NULL};
+static const char *const ks_read_exts[] = {".nii.gz", ".nii",  ".npy",  ".cfl", ".hdr",
+                                           ".mha",    ".nrrd", ".pgm",  ".dcm", ".h5",
+                                           ".mrd",    ".seq",  ".json", NULL};
 
 int ks_store_upload_name(const char *client_name, char *buf, size_t len, ks_err *e)
 {

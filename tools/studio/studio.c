@@ -111,7 +111,8 @@ int kc_tool_studio(int argc, char **argv)
     if (c.device) o += (size_t)snprintf(common + o, sizeof common - o, "--device %d ", c.device);
     if (c.threads) o += (size_t)snprintf(common + o, sizeof common - o, "--threads %d ", c.threads);
     if (c.precision) o += (size_t)snprintf(common + o, sizeof common - o, "--precision f64 ");
-    if (c.allow_nonfinite) o += (size_t)snprintf(common + o, sizeof common - o, "--allow-nonfinite ");
+    if (c.allow_nonfinite)
+        o += (size_t)snprintf(common + o, sizeof common - o, "--allow-nonfinite ");
     if (o) common[o - 1] = '\0';
     ks_cfg.host = host;
     ks_cfg.port = port;

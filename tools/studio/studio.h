@@ -131,8 +131,8 @@ typedef struct ks_page {
 } ks_page;
 extern const ks_page ks_page_mri, ks_page_ct, ks_page_bench, ks_page_nc, ks_page_fve;
 
-int ks_jobs_start(void);   /* worker threads; 0 or -1 */
-void ks_jobs_stop(void);   /* cancel everything, join the workers, free the jobs */
+int ks_jobs_start(void); /* worker threads; 0 or -1 */
+void ks_jobs_stop(void); /* cancel everything, join the workers, free the jobs */
 int ks_jobs_stopping(void);
 /* Plan a job of `page` from p and queue it: the job id (> 0), or 0 with the sentence in e
  * (status 400 for the page, 503 when the queue is full). */
@@ -208,8 +208,7 @@ kr_status ks_slice(const kr_array *a, int h, int v, const int64_t *idx, int part
                    int64_t *w, int64_t *hh);
 /* Write item `a` (any kray format by extension) into the session's download area; PNG takes
  * the window lo..hi (lo < hi), slice along axis 2 and part. */
-kr_status ks_export(const kr_array *a, const char *path, double lo, double hi, int slice,
-                    int part);
+kr_status ks_export(const kr_array *a, const char *path, double lo, double hi, int slice, int part);
 
 /* d = x - ref (real data) or |x - ref| (complex), f32, same dims: 0, or -1 with the sentence. */
 int ks_difference(const kr_array *x, const kr_array *ref, kr_array **d, char *err, size_t len);

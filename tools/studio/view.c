@@ -61,8 +61,7 @@ kr_status ks_slice(const kr_array *a, int h, int v, const int64_t *idx, int part
     return KR_OK;
 }
 
-kr_status ks_export(const kr_array *a, const char *path, double lo, double hi, int slice,
-                    int part)
+kr_status ks_export(const kr_array *a, const char *path, double lo, double hi, int slice, int part)
 {
     kr_io_opts io = *kc_image_io();
     kr_format f = kr_format_from_path(path);
