@@ -62,16 +62,17 @@ def js(code, *args):
 
 def status(page, idx=0):
     return js('const s = document.querySelectorAll("#page-%s .status")[%d];'
-              'return [s.dataset.state || "", +(s.dataset.job || 0)];' % (page, idx))
+              'return [s.dataset.state || "", +(s.dataset.job || 0), +(s.dataset.shown || 0)];'
+              % (page, idx))
 
 
 def wait_job(page, after=0, idx=0, timeout=120):
-    """Wait until the page's status shows a finished job newer than `after`."""
+    """Wait until the page shows a finished job newer than `after`, its results drawn."""
     t0 = time.time()
     while time.time() - t0 < timeout:
-        state, job = status(page, idx)
-        if job > after and state in ('done', 'failed', 'cancelled'):
-            time.sleep(0.6)  # the results are drawn after the last event
+        state, job, shown = status(page, idx)
+        if job > after and shown == job and state in ('done', 'failed', 'cancelled'):
+            time.sleep(0.2)
             return state, job
         time.sleep(0.1)
     return 'timeout', 0
@@ -113,15 +114,15 @@ def rerun(page):
     return wd
 
 
-def shot(name, full=True):
-    d.set_window_size(1500, 1100)
-    if full:
-        h = js('return document.body.scrollHeight')
-        d.set_window_size(1500, min(max(h + 40, 900), 4000))
-        time.sleep(0.3)
+def shot(name):
+    """The whole page (the viewport stretched to its height through the DevTools protocol)."""
+    h = min(max(js('return document.documentElement.scrollHeight'), 900), 4000)
+    d.execute_cdp_cmd('Emulation.setDeviceMetricsOverride',
+                      {'width': 1500, 'height': h, 'deviceScaleFactor': 1, 'mobile': False})
+    time.sleep(0.3)
     path = os.path.join(DOCS or OUT, 'studio-%s.png' % name)
     d.save_screenshot(path)
-    d.set_window_size(1500, 1100)
+    d.execute_cdp_cmd('Emulation.clearDeviceMetricsOverride', {})
     if DOCS:  # 256 colours keep the pictures of the documentation small
         try:
             from PIL import Image
@@ -178,6 +179,8 @@ try:
                            'algo': 'sirt', 'iters': iters})
     state, job = wait_job('ct', first)
     check(state == 'done', 'CT: SIRT ran (%s)' % state)
+    check(js('return !!document.querySelector("#ct-results .panel[data-file=\'rec.npy\'] canvas")'),
+          'CT: the reconstruction is drawn beside the residual curve')
     ys = json.loads(js('return document.querySelector("#ct-residual").dataset.y'))
     check(len(ys) == iters + 1 and all(b < a for a, b in zip(ys, ys[1:])),
           'CT: residual curve of %d points, falling: %s' % (len(ys), [round(v, 4) for v in ys]))
@@ -211,6 +214,9 @@ try:
     set_params('nc-form', {'size': 32 if not DOCS else 64, 'recon': 'cg', 'iters': 6})
     state, job = wait_job('nc', first)
     check(state == 'done', 'non-Cartesian: CG-SENSE ran (%s)' % state)
+    check(js('return !!document.querySelector("#nc-results .panel[data-file=\'rec.npy\'] canvas")'
+             ' && !!document.querySelector("#nc-traj")'),
+          'non-Cartesian: the trajectory and the CG-SENSE image are drawn')
     nrmse = metric('nc-metrics', 'nrmse')
     wd = rerun('nc')
     r = subprocess.run([KRAY, 'metrics', '--json', 'rec.npy', 'truth.npy'], cwd=wd,

@@ -183,6 +183,7 @@ static int ks_plan_fve(ks_job *j, const ks_params *p, ks_err *e)
         nvox++;
     }
     if (!nvox) ks_opt(s, "at", "0,0");
+    ks_job_metric(j, "positions", nvox ? nvox : 1); /* the spectra: each slice of each one */
     ks_arg(s, "--json");
     ks_step_json(s);
     ks_arg(s, "traj.npy");

@@ -1,7 +1,7 @@
 /* kray studio: HTTP through libmicrohttpd (see studio.h).
  *
  * Every request passes three checks before anything else happens: the Host header names this
- * server (127.0.0.1, localhost or [::1] with its port, or the --host given), so a page of
+ * server (127.0.0.1, localhost or [::1] with its port, or the --listen address), so a page of
  * another site reached through DNS rebinding is refused; an Origin header, when present, is this
  * server's own; and the access token (header X-Kray-Token, or ?token= for the page, its files,
  * downloads and event streams) matches the one printed at start. An upload's body goes to a file
@@ -421,7 +421,7 @@ int ks_server_start(const char *token, int *port)
         sa = (struct sockaddr *)&a6;
         flags |= MHD_USE_IPv6;
     } else {
-        fprintf(stderr, "kray studio: --host '%s' is not an IPv4 or IPv6 address\n", ks_cfg.host);
+        fprintf(stderr, "kray studio: --listen '%s' is not an IPv4 or IPv6 address\n", ks_cfg.host);
         return -1;
     }
     ks_d = MHD_start_daemon(

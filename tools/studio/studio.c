@@ -62,7 +62,7 @@ int kc_tool_studio(int argc, char **argv)
     const kc_opt opts[] = {
         {"port", 0, KC_INT, &port, "8765", "N", "TCP port (0: any free port, printed)", NULL, 0,
          65535, NULL},
-        {"host", 0, KC_STRING, &host, "127.0.0.1", "ADDR",
+        {"listen", 0, KC_STRING, &host, "127.0.0.1", "ADDR",
          "address to listen on; anything but loopback (127.0.0.1, ::1) must be asked for, and "
          "then the printed token is what keeps others out",
          NULL, 0, 0, NULL},

@@ -64,7 +64,7 @@ KS.pages.ct = {
   progress(st) {
     if (!st.residual.length) return;
     if (!this.chart || !this.chart.panel.isConnected) {
-      this.grid.textContent = '';
+      if (st.state === 'running') this.grid.textContent = '';
       this.chart = new KS.Chart(this.grid, 'per iteration, as it runs');
       this.chart.panel.id = 'ct-residual';
     }

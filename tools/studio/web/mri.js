@@ -48,8 +48,8 @@ KS.pages.mri = {
   },
   progress(st) {
     if (!st.residual.length) return;
-    if (!this.chart) {
-      this.grid.textContent = '';
+    if (!this.chart || !this.chart.panel.isConnected) {
+      if (st.state === 'running') this.grid.textContent = '';
       this.chart = new KS.Chart(this.grid, 'CG-SENSE: relative residual per iteration');
     }
     this.chart.draw([{ x: st.residual.map((p) => p[0]), y: st.residual.map((p) => p[1]) }],
@@ -62,10 +62,7 @@ KS.pages.mri = {
     const coils = { axisNames: { 2: 'coil ', 3: 'coil ' } };
     await KS.showImages(this.grid, st, ['image', 'gfactor', 'error'], { image: { slice: 'centre' } });
     await KS.showImages(this.grid, st, ['coils', 'kspace'], { coils: coils, kspace: coils });
-    if (keep && st.residual.length) {
-      this.chart = new KS.Chart(this.grid, 'CG-SENSE: relative residual per iteration');
-      this.progress(st);
-    }
+    if (keep && st.residual.length) this.progress(st);
     this.tail.appendChild(KS.el('h2', 'sub', 'Numbers (reconstruction against the reference)'));
     KS.metricsTable(this.tail, st, 'mri-metrics');
     KS.commands(this.tail, st);

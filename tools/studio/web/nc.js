@@ -46,7 +46,7 @@ KS.pages.nc = {
   progress(st) {
     if (!st.residual.length) return;
     if (!this.chart || !this.chart.panel.isConnected) {
-      this.grid.textContent = '';
+      if (st.state === 'running') this.grid.textContent = '';
       this.chart = new KS.Chart(this.grid, 'CG: relative residual per iteration');
     }
     this.chart.draw([{ x: st.residual.map((p) => p[0]), y: st.residual.map((p) => p[1]) }],
@@ -94,7 +94,7 @@ KS.pages.nc = {
     const info = st.json[0] || {}, vmin = info.v_min_cm_s, dv = info.bin_cm_s;
     const vel = [];
     for (let b = 0; b < E; b++) vel.push(vmin + b * dv);
-    const frame = Math.floor(F / 2), nat = Math.max(1, info.voxels || 1), ns = Math.max(1, V / nat);
+    const frame = Math.floor(F / 2), nat = Math.max(1, st.metrics.positions || 1), ns = Math.max(1, V / nat);
     const series = [];
     for (let v = 0; v < V; v++) {
       const y = [];

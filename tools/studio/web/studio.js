@@ -284,7 +284,10 @@ KS.Runner = class {
       if (this.onStatus) this.onStatus(st);
       if (st.state === 'done' || st.state === 'failed' || st.state === 'cancelled') {
         es.close();
-        if (st.state === 'done' && this.onDone) this.onDone(st);
+        /* data-shown: the job whose results are on the page (the browser test waits for it) */
+        const shown = () => { if (id === this.job) this.status.el.dataset.shown = id; };
+        if (st.state === 'done' && this.onDone) Promise.resolve(this.onDone(st)).then(shown, shown);
+        else shown();
       }
     };
     es.onerror = () => es.close();
