@@ -81,6 +81,9 @@ expect sim 2 --decimate 3 o.npy
 expect sim 1 --object trunc.npy o.npy
 expect fve 2 --at 0,0 --vfov -1 t.npy k.npy o.npy
 expect fve 1 --at 0,0 --size 16 --vfov 100 trunc.npy k.npy o.npy
+expect studio 2 --port 70000
+expect studio 2 --jobs 0
+expect studio 1 --listen not-an-address
 expect bench 2 nosuchbenchmark
 expect_rc 2 "bench fbp2d" "$KRAY" bench fbp2d --reps 0
 # old spellings: usage errors naming the new one (or, for aliases, a working run with a note)

@@ -38,6 +38,8 @@ static const kc_tool kc_tools[] = {
     {"demo", "run the built-in demonstration and write images + an HTML report", kc_tool_demo},
     {"bench", "benchmark programs: timings, accuracy and peers, a table or JSON lines",
      kc_tool_bench},
+    {"studio", "a local web application: simulate, reconstruct and view in the browser",
+     kc_tool_studio},
     {"CT", NULL, NULL},
     {"fbp", "2-D filtered backprojection (parallel and fan beam) of a sinogram", kc_tool_fbp},
     {"fdk", "cone-beam FDK: cosine/Parker weights, ramp filter, voxel-driven backprojection",

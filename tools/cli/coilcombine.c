@@ -20,7 +20,7 @@ int kc_tool_coilcombine(int argc, char **argv)
     int axis = -1;
     const kc_opt opts[] = {
         {"maps", 0, KC_STRING, &mp, NULL, "FILE",
-         "sensitivity maps (same dims as the images): rho = S^H Psi^-1 I / (S^H Psi^-1 S), "
+         "sensitivity maps (same dims as the images, size-1 axes aside): rho = S^H Psi^-1 I / (S^H Psi^-1 S), "
          "complex; without: root-sum-of-squares, real", NULL, 0, 0, NULL},
         {"psi", 0, KC_STRING, &pp, NULL, "FILE",
          "with --maps: noise covariance [nc, nc] (default identity)", NULL, 0, 0, NULL},
@@ -76,8 +76,20 @@ int kc_tool_coilcombine(int argc, char **argv)
         s = kc_read(mp, &m0, NULL, kc_image_io());
         if (s == KR_OK) s = kr_array_astype(&maps, m0, KR_C64);
         if (s != KR_OK) goto fail;
-        int same = maps->ndim == img->ndim;
-        for (int i = 0; same && i < img->ndim; i++) same = maps->dims[i] == img->dims[i];
+        /* the same dims, size-1 axes aside ([nx, ny, coils] maps of [nx, ny, 1, coils]
+         * images): the same layout in memory */
+        int same = 1;
+        for (int i = 0, k = 0; same && (i < img->ndim || k < maps->ndim);) {
+            if (i < img->ndim && img->dims[i] == 1) {
+                i++;
+            } else if (k < maps->ndim && maps->dims[k] == 1) {
+                k++;
+            } else {
+                same = i < img->ndim && k < maps->ndim && img->dims[i] == maps->dims[k];
+                i++;
+                k++;
+            }
+        }
         if (!same) {
             kc_error("coilcombine", "maps '%s' have %s values, the images '%s' %s", mp,
                      kr_dims_string(maps->ndim, maps->dims, d1, sizeof d1), ip,

@@ -22,11 +22,31 @@ static int kc_parse_reg(const char *s, double *lam)
     return 0;
 }
 
-/* Run the chosen algorithm on arrays at the ctx's location. */
+/* -v: each iteration's value as it ends, from the history the algorithm fills (entry k before
+ * it reports progress k), through the ctx's progress callback. */
+typedef struct kc_ctreg_watch {
+    const double *hist;
+    int iters, shown;
+    const char *what; /* "relative residual" or "objective" */
+} kc_ctreg_watch;
+
+static void kc_ctreg_progress(void *user, const char *task, double frac, int done)
+{
+    (void)task;
+    (void)done;
+    kc_ctreg_watch *w = user;
+    int k = (int)(frac * w->iters + 0.5);
+    for (; w->shown <= k && w->shown <= w->iters; w->shown++)
+        kc_note("ctreg", "iteration %d: %s %.6e", w->shown, w->what, w->hist[w->shown]);
+}
+
+/* Run the chosen algorithm on arrays at the ctx's location; hist (iters + 1 values, or NULL)
+ * receives the relative residual (ossart, asd-pocs) or the objective (fista, pdhg) per
+ * iteration. */
 static kr_status kc_ctreg_run(const kr_ctx *ctx, const kr_ct_geom *g, kr_dtype dt, int algo,
                               double lam, int nonneg, int iters, int subsets, int inner,
                               double relax, const kr_array *y, kr_array *x, double *res,
-                              int *its)
+                              int *its, double *hist, int progress)
 {
     kr_ct_projector_opts po;
     kr_ct_projector_opts_default(&po);
@@ -39,6 +59,8 @@ static kr_status kc_ctreg_run(const kr_ctx *ctx, const kr_ct_geom *g, kr_dtype d
         o.relax = relax;
         o.nonneg = nonneg;
         o.tv_iter = inner;
+        o.residual = hist;
+        o.show_progress = progress;
         kr_solve_info si;
         kr_status s = algo == KC_ALGO_ASD ? kr_asd_pocs(ctx, g, &po, y, x, &o, &si)
                                           : kr_os_sart(ctx, g, &po, y, x, &o, &si);
@@ -55,6 +77,8 @@ static kr_status kc_ctreg_run(const kr_ctx *ctx, const kr_ct_geom *g, kr_dtype d
     kr_reg_opts_default(&o);
     o.max_iter = iters;
     o.tol = 0;
+    o.objective = hist;
+    o.show_progress = progress;
     kr_reg_info info;
     memset(&info, 0, sizeof info);
     kr_status s = kr_ct_linop_create(&A, ctx, g, &po);
@@ -123,7 +147,7 @@ int kc_tool_ctreg(int argc, char **argv)
         "with FISTA or PDHG, optionally with x >= 0; or OS-SART / ASD-POCS (subsets of views\n"
         "v = s mod subsets). Steps come from a power iteration of A^T A. With --json, one\n"
         "JSON object with the iterations, the final objective (fista, pdhg) or relative\n"
-        "residual (ossart, asd-pocs) and the time.",
+        "residual (ossart, asd-pocs) and the time; -v prints that value after each iteration.",
         opts,
         args,
         KC_JSON,
@@ -170,9 +194,14 @@ int kc_tool_ctreg(int argc, char **argv)
         if ((s = kr_array_clone(&dy, y, KR_DEVICE, ctx)) != KR_OK) goto fail;
         if ((s = kr_array_create_like(&dx, x, KR_DEVICE, ctx)) != KR_OK) goto fail;
     }
-    if ((s = kc_ctreg_run(ctx, g, dt, algo, lam, nonneg, iters, subsets, inner, relax,
-                          gpu ? dy : y, gpu ? dx : x, &res, &its)) != KR_OK)
-        goto fail;
+    double *hist = c.verbose ? calloc((size_t)iters + 1, sizeof *hist) : NULL;
+    kc_ctreg_watch watch = {hist, iters, 0,
+                            algo <= KC_ALGO_PDHG ? "objective" : "relative residual"};
+    if (hist) kr_ctx_set_progress(ctx, kc_ctreg_progress, &watch);
+    s = kc_ctreg_run(ctx, g, dt, algo, lam, nonneg, iters, subsets, inner, relax, gpu ? dy : y,
+                     gpu ? dx : x, &res, &its, hist, !c.quiet || hist);
+    free(hist);
+    if (s != KR_OK) goto fail;
     if (gpu && (s = kr_array_copy(x, dx, ctx)) != KR_OK) goto fail;
     const double t_run = kr_time_now() - t0;
     const kr_ct_grid *gr = kr_ct_geom_grid(g);

@@ -107,12 +107,7 @@ int kc_tool_metrics(int argc, char **argv)
         kc_jo_str(&j, "x", px);
         kc_jo_str(&j, "ref", pr);
         kc_jo_ints(&j, "dims", ref->ndim, ref->dims);
-        kc_jo_num(&j, "range", m.range);
-        kc_jo_num(&j, "mse", m.mse);
-        kc_jo_num(&j, "psnr_db", m.psnr);
-        kc_jo_num(&j, "ssim", m.ssim);
-        kc_jo_num(&j, "nrmse", m.nrmse);
-        kc_jo_num(&j, "maxerr", m.maxerr);
+        kc_jo_metrics(&j, &m);
         kc_jo_str(&j, "backend", kr_backend_name(kr_ctx_backend(ctx)));
         kc_jo_num(&j, "seconds", t1 - t0);
         kc_jo_end(&j);

@@ -1,5 +1,6 @@
 /* kray phantom: analytic phantoms (images, MR maps, exact sinograms, k-space, coil maps). */
 #include "cli.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +14,42 @@ typedef struct kc_phantom_args {
     int kind, contrast, is3d, supersample, dtype, views, det, units, coils, map, grid;
     double arc, fov, b0;
     kc_dims size;
+    const char *traj;
 } kc_phantom_args;
+
+/* --traj: the (kx, ky) pairs of a 2-D trajectory [3, samples...] (cycles per FOV, kz = 0) and
+ * the dims of its samples. */
+static kr_status kc_traj_k(const char *path, double **k, int64_t *nk, int *nd, int64_t *dims)
+{
+    kr_array *t = NULL;
+    kr_status s = kc_read_traj(path, &t, KR_F64);
+    if (s != KR_OK) return s;
+    const double *v = t->data;
+    *nk = kr_array_numel(t) / 3;
+    *nd = t->ndim - 1;
+    for (int i = 1; i < t->ndim; i++) dims[i - 1] = t->dims[i];
+    if (*nd < 1) {
+        *nd = 1;
+        dims[0] = 1;
+    }
+    *k = malloc((size_t)(2 * *nk) * sizeof **k);
+    if (!*k) s = KR_ERR_OOM_HOST;
+    for (int64_t i = 0; s == KR_OK && i < *nk; i++) {
+        if (v[3 * i + 2] != 0) {
+            s = kri_fail(KR_ERR_INVALID_ARG, "'%s': sample %lld has kz = %g; the analytic "
+                         "k-space is 2-D (kz = 0)", path, (long long)i, v[3 * i + 2]);
+            break;
+        }
+        (*k)[2 * i] = v[3 * i];
+        (*k)[2 * i + 1] = v[3 * i + 1];
+    }
+    kr_array_destroy(t);
+    if (s != KR_OK) {
+        free(*k);
+        *k = NULL;
+    }
+    return s;
+}
 
 /* Sample positions of a centred Cartesian k-space grid, kx fastest: kx, ky in [-n/2, n/2). */
 static kr_status kc_grid_k(int64_t n, double **k)
@@ -85,20 +121,26 @@ static kr_status kc_phantom_make(const kc_phantom_args *p, const int64_t *d, kr_
     }
     case K_KSPACE: {
         double *k = NULL;
-        kr_status s = kc_grid_k(d[0], &k);
+        int64_t nk = d[0] * d[0], sd[KR_MAX_DIMS] = {d[0], d[0]};
+        int nd = 2;
+        kr_status s = p->traj ? kc_traj_k(p->traj, &k, &nk, &nd, sd) : kc_grid_k(d[0], &k);
         if (s != KR_OK) return s;
         if (p->coils > 0)
-            s = kr_phantom_kspace_coils(out, kind, k, d[0] * d[0], d[0], p->coils);
+            s = kr_phantom_kspace_coils(out, kind, k, nk, d[0], p->coils);
         else
-            s = kr_phantom_kspace(out, kind, k, d[0] * d[0], d[0]);
+            s = kr_phantom_kspace(out, kind, k, nk, d[0]);
         free(k);
-        if (s == KR_OK) { /* [n*n, coils] -> [n, n, coils]: same memory */
+        if (s == KR_OK && nd + (p->coils > 0) > KR_MAX_DIMS) {
+            kr_array_destroy(*out);
+            *out = NULL;
+            return kri_fail(KR_ERR_DIM, "'%s' has too many sample dimensions", p->traj);
+        }
+        if (s == KR_OK) { /* [samples, coils] -> [sample dims..., coils]: same memory */
             kr_array *a = *out;
             int64_t nc = p->coils > 0 ? p->coils : 1;
-            a->ndim = p->coils > 0 ? 3 : 2;
-            a->dims[0] = d[0];
-            a->dims[1] = d[0];
-            a->dims[2] = nc;
+            a->ndim = nd + (p->coils > 0);
+            for (int i = 0; i < nd; i++) a->dims[i] = sd[i];
+            a->dims[nd] = nc;
             for (int i = a->ndim; i < KR_MAX_DIMS; i++) a->dims[i] = 1;
             a->strides[0] = 1;
             for (int i = 1; i < KR_MAX_DIMS; i++)
@@ -153,6 +195,10 @@ int kc_tool_phantom(int argc, char **argv)
          "kspace: multiply by N smooth coil sensitivities (0 = none); coils: number of maps "
          "(0 = 8)",
          NULL, 0, 64, NULL},
+        {"traj", 0, KC_STRING, &p.traj, NULL, "FILE",
+         "kspace: at the samples of this 2-D trajectory [3, samples...] (cycles per FOV, kz = 0; "
+         "e.g. from kray traj) instead of the grid: [samples..., coil]",
+         NULL, 0, 0, NULL},
         {"map", 0, KC_CHOICE, &p.map, "all", "M", "mr: all three maps [nx,ny,3] or one [nx,ny]",
          "all|t1|t2|pd", 0, 0, NULL},
         {"b0", 0, KC_DOUBLE, &p.b0, "1.5", "TESLA", "mr: field strength for T1 = A B0^C", NULL,
@@ -184,6 +230,7 @@ int kc_tool_phantom(int argc, char **argv)
         "  kray phantom --3d --size 128 --supersample 2 sl3d.nrrd\n"
         "  kray phantom --kind sinogram --size 256 --views 360 --arc 360 sino.npy\n"
         "  kray phantom --kind kspace --size 128 --coils 8 k.cfl\n"
+        "  kray phantom --kind kspace --size 128 --traj radial.npy --coils 8 k.npy\n"
         "  kray phantom --kind mr --map t2 --size 256 t2.nii",
         NULL,
         NULL};
@@ -208,6 +255,8 @@ int kc_tool_phantom(int argc, char **argv)
         return kc_usage("phantom", "--size takes N, NxM (2-D) or NxMxP (3-D), got %d sizes%s",
                         p.size.n, p.is3d ? " with --3d" : "");
     }
+    if (p.traj && p.kind != K_KSPACE)
+        return kc_usage("phantom", "--traj goes with --kind kspace");
     if (nd == 3 && p.kind != K_IMAGE)
         return kc_usage("phantom", "--3d is only available for --kind image");
     if ((p.kind == K_KSPACE || p.kind == K_COILS) && d[0] != d[1])
@@ -233,7 +282,7 @@ int kc_tool_phantom(int argc, char **argv)
     kr_io_opts io;
     kr_io_opts_default(&io);
     io.write_dtype = store;
-    io.axes = p.kind == K_SINO ? KR_IO_AXES_STORED : KR_IO_AXES_IMAGE;
+    io.axes = p.kind == K_SINO || p.traj ? KR_IO_AXES_STORED : KR_IO_AXES_IMAGE;
     kr_meta meta;
     memset(&meta, 0, sizeof meta);
     snprintf(meta.description, sizeof meta.description, "kray phantom %s",

@@ -9,6 +9,7 @@ int kc_tool_project(int argc, char **argv)
     const char *in = NULL, *out = NULL;
     kc_cone a;
     memset(&a, 0, sizeof a);
+    a.plane = 1;
     int phantom = 0, view = -1;
     const kc_opt opts[] = {
         KC_CONE_OPTS(a),
@@ -28,7 +29,9 @@ int kc_tool_project(int argc, char **argv)
         "Cone-beam forward projection: line integrals (mm x voxel value) through the volume for\n"
         "every detector pixel, the mean over K x K sub-rays (--rays). Joseph samples the volume "
         "on\nvoxel planes with bilinear interpolation, Siddon uses exact intersection lengths. "
-        "With\n--phantom the projections are the exact line integrals of the analytic phantom.",
+        "With\n--phantom the projections are the exact line integrals of the analytic phantom. A "
+        "2-D\ngeometry file (--geom with parallel2d, fan2d-flat, fan2d-equiangular) projects an "
+        "image\n[x, y] into a sinogram [det, view] with the 2-D Joseph or Siddon projector.",
         opts,
         args,
         0,
@@ -78,10 +81,10 @@ int kc_tool_project(int argc, char **argv)
         }
     } else {
         int64_t pd[3];
-        kr_ct_geom_sino_dims(g, pd);
+        const int nd = kr_ct_geom_sino_dims(g, pd);
         kr_ct_projector_opts o;
         kc_cone_popts(&a, t, &o);
-        if ((s = kr_array_create(&proj, t, 3, pd, KR_HOST, NULL)) != KR_OK ||
+        if ((s = kr_array_create(&proj, t, nd, pd, KR_HOST, NULL)) != KR_OK ||
             (s = kr_ct_projector_plan_create(&p, ctx, g, &o)) != KR_OK) {
             r = kc_fail("project", s);
             goto done;

@@ -34,6 +34,7 @@ int kc_tool_goertzel(int argc, char **argv);
 int kc_tool_fve(int argc, char **argv);
 int kc_tool_cgsense(int argc, char **argv);
 int kc_tool_ctreg(int argc, char **argv);
+int kc_tool_studio(int argc, char **argv);
 
 /* The benchmarks of `kray bench` (tools/bench/bench.c): count, name and one-line summary. */
 int kc_bench_count(void);
@@ -92,6 +93,10 @@ int kc_check_input(const char *tool, const char *path);
 /* Options for files that hold images [x, y, ...] (kr_io_opts_default with KR_IO_AXES_IMAGE:
  * BART's .cfl keeps images as [y, x, ...]). */
 const kr_io_opts *kc_image_io(void);
+/* PNG/PGM pictures: 8 bits, the window lo..hi (lo < hi; else the data's min..max), the slice
+ * along axis 2 (-1 central) and the complex part (0 magnitude .. 3 phase), into io (already
+ * defaulted). */
+void kc_picture_io(kr_io_opts *io, double lo, double hi, int slice, int part);
 /* ---- reading data files: the non-finite policy --------------------------------------------- */
 /* Every tool refuses NaN and Inf in the float data it reads unless --allow-nonfinite (a common
  * option; kc_parse records it here) is given. */

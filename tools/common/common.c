@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,16 +231,31 @@ const char *kc_fmt_seconds(double s, char *buf, size_t len)
     return buf;
 }
 
+static kr_io_opts kc_image_io_opts;
+
+static void kc_image_io_init(void)
+{
+    kr_io_opts_default(&kc_image_io_opts);
+    kc_image_io_opts.axes = KR_IO_AXES_IMAGE;
+}
+
 const kr_io_opts *kc_image_io(void)
 {
-    static kr_io_opts o;
-    static int init;
-    if (!init) {
-        kr_io_opts_default(&o);
-        o.axes = KR_IO_AXES_IMAGE;
-        init = 1;
+    static pthread_once_t once = PTHREAD_ONCE_INIT; /* kray studio reads from many threads */
+    pthread_once(&once, kc_image_io_init);
+    return &kc_image_io_opts;
+}
+
+void kc_picture_io(kr_io_opts *io, double lo, double hi, int slice, int part)
+{
+    io->bits = 8;
+    if (lo < hi) {
+        io->window_set = 1;
+        io->window_lo = lo;
+        io->window_hi = hi;
     }
-    return &o;
+    io->slice = slice;
+    io->complex_part = part;
 }
 
 int kc_flip_y(kr_array *a)

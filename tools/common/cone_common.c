@@ -37,7 +37,7 @@ int kc_cone_geometry(const char *tool, const kc_cone *a, const kr_array *proj,
             return kc_usage(tool, "give either --geom or the scan options (--sod, --sdd, --det, "
                                   "--angles, --size, ...), not both");
         if ((s = kr_ct_geom_read_json(g, a->geom)) != KR_OK) return kc_fail(tool, s);
-        if (!kr_ct_type_is_cone(kr_ct_geom_type(*g))) {
+        if (!kr_ct_type_is_cone(kr_ct_geom_type(*g)) && !a->plane) {
             int rc = kc_usage(tool, "'%s' is a %s geometry; this tool needs a cone or cone-vec one",
                               a->geom, kr_ct_type_name(kr_ct_geom_type(*g)));
             kr_ct_geom_destroy(*g);

@@ -14,6 +14,7 @@ typedef struct kc_cone {
     kc_dims det, vol;
     kc_list pitch, det_offset, voxel, vol_offset;
     int method, rays;
+    int plane; /* the tool also takes 2-D geometry files (parallel2d, fan2d-*): kray project */
     int g_sod, g_sdd, g_det, g_pitch, g_doff, g_cor, g_angles, g_vol, g_voxel, g_voff;
 } kc_cone;
 

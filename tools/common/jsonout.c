@@ -65,6 +65,16 @@ void kc_jo_nums(kc_jo *j, const char *key, int n, const double *v)
     kc_jo_end_array(j);
 }
 
+void kc_jo_metrics(kc_jo *j, const kr_metrics *m)
+{
+    kc_jo_num(j, "range", m->range);
+    kc_jo_num(j, "mse", m->mse);
+    kc_jo_num(j, "psnr_db", m->psnr);
+    kc_jo_num(j, "ssim", m->ssim);
+    kc_jo_num(j, "nrmse", m->nrmse);
+    kc_jo_num(j, "maxerr", m->maxerr);
+}
+
 void kc_jo_array(kc_jo *j, const char *key)
 {
     kc_jo_key(j, key);
@@ -81,12 +91,19 @@ void kc_jo_object(kc_jo *j, const char *key)
 
 void kc_jo_end_object(kc_jo *j) { kri_jw_end_object(&j->w); }
 
-int kc_jo_end(kc_jo *j)
+char *kc_jo_text(kc_jo *j, size_t *len)
 {
     kri_jw_end_object(&j->w);
     char *text = NULL;
+    if (kri_jw_finish(&j->w, &text, len) != KR_OK) return NULL; /* the writer freed its buffer */
+    return text;
+}
+
+int kc_jo_end(kc_jo *j)
+{
     size_t len = 0;
-    if (kri_jw_finish(&j->w, &text, &len) != KR_OK) { /* the writer freed its buffer */
+    char *text = kc_jo_text(j, &len);
+    if (!text) {
         fprintf(stderr, "kray: cannot write the JSON result: %s\n", kr_last_error());
         return -1;
     }

@@ -17,6 +17,7 @@
 #define KRAY_TOOLS_JSONOUT_H
 
 #include "json.h"
+#include "kray/metrics.h"
 
 #include <stdint.h>
 
@@ -33,6 +34,8 @@ void kc_jo_fmt(kc_jo *j, const char *key, const char *fmt, double v);
 /* "key": [v0, v1, ...] of n whole numbers / of n kc_jo_num numbers. */
 void kc_jo_ints(kc_jo *j, const char *key, int n, const int64_t *v);
 void kc_jo_nums(kc_jo *j, const char *key, int n, const double *v);
+/* The numbers of kray metrics: range, mse, psnr_db, ssim, nrmse, maxerr. */
+void kc_jo_metrics(kc_jo *j, const kr_metrics *m);
 /* "key": [ or "key": {, closed by kc_jo_end_array / kc_jo_end_object. */
 void kc_jo_array(kc_jo *j, const char *key);
 void kc_jo_end_array(kc_jo *j);
@@ -41,5 +44,8 @@ void kc_jo_end_object(kc_jo *j);
 /* Close the object and print it with a newline on stdout. 0, or -1 (nothing printed, the reason
  * on stderr) when the writer failed. */
 int kc_jo_end(kc_jo *j);
+/* Close the object and return its text (with a final newline; free with kri_free), or NULL when
+ * the writer failed (the writer is freed either way). */
+char *kc_jo_text(kc_jo *j, size_t *len);
 
 #endif

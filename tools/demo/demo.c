@@ -44,14 +44,7 @@ kr_status kc_demo_png(kc_demo *d, const char *name, const kr_array *a, double lo
     snprintf(path, sizeof path, "%s/%s", d->out, file);
     kr_io_opts io;
     kr_io_opts_default(&io);
-    io.bits = 8;
-    if (lo < hi) {
-        io.window_set = 1;
-        io.window_lo = lo;
-        io.window_hi = hi;
-    }
-    io.slice = slice;
-    io.complex_part = part;
+    kc_picture_io(&io, lo, hi, slice, part);
     kr_status s = kr_write(path, a, &io);
     if (s != KR_OK) return s;
     kc_report_figure(d->report, file, caption);
