@@ -110,7 +110,9 @@ static kr_status kri_cpu_nufft_create(kr_nufft_plan *p)
     p->simd = __builtin_cpu_supports("avx2") && !(simd && strcmp(simd, "0") == 0);
 #endif
     for (int d = 0; d < 3; d++) p->gscale[d] = (double)p->n[d] / (double)p->N[d];
-    KRI_TRY(kri_alloc(&p->grid, (size_t)p->ngrid * 2 * rs, "the NUFFT grid"));
+    /* the grid, and 64 zero bytes after it for whole-vector row reads */
+    KRI_TRY(kri_alloc(&p->grid, (size_t)p->ngrid * 2 * rs + 64, "the NUFFT grid"));
+    memset((char *)p->grid + (size_t)p->ngrid * 2 * rs, 0, 64);
     for (int d = 0; d < 3; d++) {
         KRI_TRY(kri_alloc(&p->dpre[d], (size_t)p->N[d] * rs, "NUFFT deapodisation factors"));
         for (int64_t i = 0; i < p->N[d]; i++) {
@@ -200,42 +202,6 @@ static void kri_cpu_nufft_destroy(kr_nufft_plan *p)
     p->fft_fwd = p->fft_bwd = NULL;
 }
 
-/* Validate points [m0, m1) of a trajectory of element type TT and store each one's tile (that of
- * its footprint's centre cell) in tile[m]; cnt[t] counts them. Returns the first invalid
- * coordinate index m nc + d, or -1. ceil(a) is computed as trunc(a) + (a > trunc(a)) (exact for
- * |a| < 2^31). */
-#define KRI_DEFINE_TILES_OF(TT, SFX)                                                            \
-    static int64_t kri_tiles_of_##SFX(const kr_nufft_plan *p, const TT *k, int nc, int64_t m0, \
-                                      int64_t m1, int32_t *tile, int64_t *cnt)                 \
-    {                                                                                         \
-        const int nd = p->ndim;                                                               \
-        const double hw = 0.5 * (double)p->ker.w;                                             \
-        const int64_t P = p->ker.w / 2;                                                       \
-        double h[3], r[3];                                                                    \
-        for (int d = 0; d < 3; d++) h[d] = d < nd ? 0.5 * (double)p->N[d] : 0.0, r[d] = p->gscale[d]; \
-        for (int64_t m = m0; m < m1; m++) {                                                   \
-            const TT *km = k + m * nc;                                                        \
-            int ok = 1;                                                                       \
-            for (int d = 0; d < nc; d++) ok &= fabs((double)km[d]) <= h[d];                   \
-            if (!ok)                                                                          \
-                for (int d = 0; d < nc; d++)                                                  \
-                    if (!KRI_NUFFT_COORD_OK((double)km[d], d, nd, p->N[d])) return m * nc + d; \
-            int64_t tt = 0;                                                                   \
-            for (int d = nd - 1; d >= 0; d--) {                                               \
-                double a = (double)km[d] * r[d] - hw;                                         \
-                int64_t c = (int64_t)a;                                                       \
-                c += a > (double)c; /* ceil */                                                \
-                /* centre cell c + P, in (-n, 2 n): the table covers that range */            \
-                tt = tt * p->ntile[d] + p->cell_tile[d][c + P];                               \
-            }                                                                                 \
-            tile[m] = (int32_t)tt;                                                            \
-            cnt[tt]++;                                                                        \
-        }                                                                                     \
-        return -1;                                                                            \
-    }
-KRI_DEFINE_TILES_OF(float, f)
-KRI_DEFINE_TILES_OF(double, d)
-
 static kr_status kri_cpu_points_alloc(kr_nufft_plan *p, int64_t M)
 {
     if (M <= p->cap) return KR_OK;
@@ -256,7 +222,7 @@ static kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj
                                           int64_t *bad)
 {
     const int64_t M = t->M;
-    const int nd = p->ndim, nch = p->nchunk, nc = (int)t->nc, f32 = t->dtype == KR_F32;
+    const int nch = p->nchunk, nc = (int)t->nc, f32 = t->dtype == KR_F32;
     *bad = -1;
     KRI_TRY(kri_cpu_points_alloc(p, M));
     const int64_t ntiles = (int64_t)p->ntile[0] * p->ntile[1] * p->ntile[2];
@@ -266,8 +232,7 @@ static kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj
 #pragma omp parallel for schedule(static, 1) num_threads(p->nthreads) reduction(min : first)
     for (int c = 0; c < nch; c++) {
         int64_t m0 = M * c / nch, m1 = M * (c + 1) / nch, *cnt = hist + c * ntiles;
-        int64_t b = f32 ? kri_tiles_of_f(p, t->data, nc, m0, m1, tile, cnt)
-                        : kri_tiles_of_d(p, t->data, nc, m0, m1, tile, cnt);
+        int64_t b = KRI_NF(p, tiles_of, t->data, f32, nc, m0, m1, tile, cnt);
         if (b >= 0 && b < first) first = b;
     }
     if (first != INT64_MAX) {
@@ -287,24 +252,7 @@ static kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj
 #pragma omp parallel for schedule(static, 1) num_threads(p->nthreads)
     for (int c = 0; c < nch; c++) {
         int64_t *cur = hist + c * ntiles;
-        const int64_t m0 = M * c / nch, m1 = M * (c + 1) / nch;
-        if (f32) {
-            const float *k = t->data;
-            float *o = p->kxyz;
-            for (int64_t m = m0; m < m1; m++) {
-                int64_t i = cur[tile[m]]++;
-                p->perm[i] = (int32_t)m;
-                for (int d = 0; d < nd; d++) o[i * nd + d] = k[m * nc + d];
-            }
-        } else {
-            const double *k = t->data;
-            double *o = p->kxyz;
-            for (int64_t m = m0; m < m1; m++) {
-                int64_t i = cur[tile[m]]++;
-                p->perm[i] = (int32_t)m;
-                for (int d = 0; d < nd; d++) o[i * nd + d] = k[m * nc + d];
-            }
-        }
+        KRI_NF(p, scatter, t->data, f32, nc, M * c / nch, M * (c + 1) / nch, tile, cur);
     }
     p->kf32 = f32;
     return KR_OK;

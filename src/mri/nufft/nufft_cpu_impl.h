@@ -192,7 +192,8 @@ static void KRI_F(spread)(kr_nufft_plan *p, const KRI_T *restrict y)
 }
 
 /* Interpolate sorted points [i0, i1) of one batch member from the grid:
- * y[m] = sum over the footprint of m. Each point is computed by one thread from reads only. */
+ * y[m] = sum over the footprint of m, accumulated in vectors of (re, im) lanes (summed in a fixed
+ * order at the end). Each point is computed by one thread from reads only. */
 static inline KRI_ALWAYS_INLINE void KRI_F(interp_range)(kr_nufft_plan *p, KRI_T *restrict y,
                                                         int64_t i0, int64_t i1, const int W)
 {
@@ -205,6 +206,8 @@ static inline KRI_ALWAYS_INLINE void KRI_F(interp_range)(kr_nufft_plan *p, KRI_T
     for (int64_t i = i0; i < i1; i++) {
         KRI_T kx[KRI_NUFFT_MAX_W], ky[KRI_NUFFT_MAX_W], kz[KRI_NUFFT_MAX_W];
         KRI_T sx, sy, sz = 0;
+        /* the outputs are written in sorted order, i.e. at random: fetch ahead */
+        if (i + KRI_NF_AHEAD < i1) __builtin_prefetch(y + 2 * (int64_t)p->perm[i + KRI_NF_AHEAD], 1);
         const int64_t x0 = KRI_F(foot)(KRI_F(kcoord)(p, i, 0), p->gscale[0], hw, n0, &sx);
         const int64_t y0 = KRI_F(foot)(KRI_F(kcoord)(p, i, 1), p->gscale[1], hw, n1, &sy);
         const int64_t z0 = nd == 3 ? KRI_F(foot)(KRI_F(kcoord)(p, i, 2), p->gscale[2], hw, n2, &sz) : 0;
@@ -212,36 +215,42 @@ static inline KRI_ALWAYS_INLINE void KRI_F(interp_range)(kr_nufft_plan *p, KRI_T
         KRI_F(kvals)(coef, deg, sx, kx, W);
         KRI_F(kvals)(coef, deg, sy, ky, W);
         if (nd == 3) KRI_F(kvals)(coef, deg, sz, kz, W);
-        int64_t ix[KRI_NUFFT_MAX_W];
-        for (int j = 0; j < W; j++) ix[j] = x0 + j >= n0 ? x0 + j - n0 : x0 + j;
+        /* rows of 2 W values in whole vectors, weighted by kx duplicated per (re, im) (zero past
+         * the footprint: the grid has a vector of zero slack at its end) */
+        const int NR = (2 * W + KRI_VL - 1) / KRI_VL;
+        KRI_V kxv[2 * KRI_NUFFT_MAX_W / KRI_VL], acc[2 * KRI_NUFFT_MAX_W / KRI_VL];
+        KRI_T *kxx = (KRI_T *)kxv;
+        for (int q = 0; q < NR * KRI_VL; q++) kxx[q] = q < 2 * W ? kx[q / 2] : (KRI_T)0;
+        for (int q = 0; q < NR; q++) acc[q] = kxv[q] * (KRI_T)0;
         const int wrapx = x0 + W > n0;
-        KRI_T are = 0, aim = 0;
+        KRI_V tmpv[2 * KRI_NUFFT_MAX_W / KRI_VL];
+        KRI_T *tmp = (KRI_T *)tmpv;
+        for (int q = 0; q < NR * KRI_VL; q++) tmp[q] = 0;
         for (int jz = 0; jz < wz; jz++) {
             int64_t iz = z0 + jz;
             if (iz >= n2) iz -= n2;
-            KRI_T zre = 0, zim = 0;
             for (int jy = 0; jy < W; jy++) {
                 int64_t iy = y0 + jy;
                 if (iy >= n1) iy -= n1;
                 const KRI_T *restrict row = g + 2 * ((iz * n1 + iy) * n0);
-                KRI_T rre = 0, rim = 0;
-                if (!wrapx) {
-                    const KRI_T *restrict r = row + 2 * (int64_t)x0;
+                const KRI_V *r = (const KRI_V *)(row + 2 * x0);
+                if (wrapx) {
                     for (int j = 0; j < W; j++) {
-                        rre += r[2 * j] * kx[j];
-                        rim += r[2 * j + 1] * kx[j];
+                        int64_t ix = x0 + j >= n0 ? x0 + j - n0 : x0 + j;
+                        tmp[2 * j] = row[2 * ix];
+                        tmp[2 * j + 1] = row[2 * ix + 1];
                     }
-                } else {
-                    for (int j = 0; j < W; j++) {
-                        rre += row[2 * ix[j]] * kx[j];
-                        rim += row[2 * ix[j] + 1] * kx[j];
-                    }
+                    r = tmpv;
                 }
-                zre += ky[jy] * rre;
-                zim += ky[jy] * rim;
+                const KRI_T a = ky[jy] * kz[jz];
+                for (int q = 0; q < NR; q++) acc[q] += a * (r[q] * kxv[q]);
             }
-            are += kz[jz] * zre;
-            aim += kz[jz] * zim;
+        }
+        const KRI_T *pa = (const KRI_T *)acc;
+        KRI_T are = 0, aim = 0;
+        for (int q = 0; q < NR * KRI_VL; q += 2) {
+            are += pa[q];
+            aim += pa[q + 1];
         }
         int64_t m = p->perm[i];
         y[2 * m] = are;
@@ -330,4 +339,92 @@ static void KRI_F(zero_grid)(kr_nufft_plan *p, int64_t n0)
     const int64_t rows = p->n[1] * p->n[2];
 #pragma omp parallel for schedule(static) num_threads(p->nthreads)
     for (int64_t r = 0; r < rows; r++) memset(g + 2 * r * n0, 0, (size_t)n0 * 2 * sizeof(KRI_T));
+}
+
+/* ---- set_points passes (nufft_cpu.c's counting sort), specialised per trajectory shape ------ */
+/* Validate points [m0, m1) (coordinates of type float when f32, else double; nc per point) and
+ * store each one's tile (that of its footprint's centre cell) in tile[m]; cnt[t] counts them.
+ * Returns the first invalid coordinate index m nc + d, or -1. */
+static inline KRI_ALWAYS_INLINE int64_t KRI_F(tiles_body)(const kr_nufft_plan *p, const void *kv,
+                                                         const int f32, const int nd,
+                                                         const int nc, int64_t m0, int64_t m1,
+                                                         int32_t *restrict tile,
+                                                         int64_t *restrict cnt)
+{
+    const double hw = 0.5 * (double)p->ker.w;
+    const int64_t P = p->ker.w / 2;
+    double h[3], r[3];
+    const int32_t *tab[3];
+    int64_t nt[3];
+    for (int d = 0; d < 3; d++) {
+        h[d] = d < nd ? 0.5 * (double)p->N[d] : 0.0;
+        r[d] = p->gscale[d];
+        tab[d] = p->cell_tile[d];
+        nt[d] = p->ntile[d];
+    }
+    for (int64_t m = m0; m < m1; m++) {
+        double k[3];
+        for (int d = 0; d < nc; d++)
+            k[d] = f32 ? (double)((const float *)kv)[m * nc + d] : ((const double *)kv)[m * nc + d];
+        int ok = 1;
+        for (int d = 0; d < nc; d++) ok &= fabs(k[d]) <= h[d];
+        if (!ok)
+            for (int d = 0; d < nc; d++)
+                if (!KRI_NUFFT_COORD_OK(k[d], d, nd, p->N[d])) return m * nc + d;
+        int64_t tt = 0;
+        for (int d = nd - 1; d >= 0; d--) {
+            /* centre cell ceil(u - w/2) + P, in (-n, 2 n): the table covers that range */
+            int64_t c = (int64_t)ceil(k[d] * r[d] - hw) + P;
+            tt = tt * nt[d] + tab[d][c];
+        }
+        tile[m] = (int32_t)tt;
+        cnt[tt]++;
+    }
+    return -1;
+}
+
+static int64_t KRI_F(tiles_of)(const kr_nufft_plan *p, const void *kv, int f32, int nc,
+                               int64_t m0, int64_t m1, int32_t *tile, int64_t *cnt)
+{
+    if (p->ndim == 3) return f32 ? KRI_F(tiles_body)(p, kv, 1, 3, 3, m0, m1, tile, cnt)
+                                 : KRI_F(tiles_body)(p, kv, 0, 3, 3, m0, m1, tile, cnt);
+    if (nc == 2) return f32 ? KRI_F(tiles_body)(p, kv, 1, 2, 2, m0, m1, tile, cnt)
+                            : KRI_F(tiles_body)(p, kv, 0, 2, 2, m0, m1, tile, cnt);
+    return f32 ? KRI_F(tiles_body)(p, kv, 1, 2, 3, m0, m1, tile, cnt)
+               : KRI_F(tiles_body)(p, kv, 0, 2, 3, m0, m1, tile, cnt);
+}
+
+/* Points [m0, m1) to their sorted places: cur[t] is the next place of tile t. */
+static inline KRI_ALWAYS_INLINE void KRI_F(scatter_body)(kr_nufft_plan *p, const void *kv,
+                                                        const int f32, const int nd, const int nc,
+                                                        int64_t m0, int64_t m1,
+                                                        const int32_t *restrict tile,
+                                                        int64_t *restrict cur)
+{
+    int32_t *restrict perm = p->perm;
+    for (int64_t m = m0; m < m1; m++) {
+        const int64_t i = cur[tile[m]]++;
+        perm[i] = (int32_t)m;
+        for (int d = 0; d < nd; d++) {
+            if (f32)
+                ((float *)p->kxyz)[i * nd + d] = ((const float *)kv)[m * nc + d];
+            else
+                ((double *)p->kxyz)[i * nd + d] = ((const double *)kv)[m * nc + d];
+        }
+    }
+}
+
+static void KRI_F(scatter)(kr_nufft_plan *p, const void *kv, int f32, int nc, int64_t m0,
+                           int64_t m1, const int32_t *tile, int64_t *cur)
+{
+    if (p->ndim == 3) {
+        if (f32) KRI_F(scatter_body)(p, kv, 1, 3, 3, m0, m1, tile, cur);
+        else KRI_F(scatter_body)(p, kv, 0, 3, 3, m0, m1, tile, cur);
+    } else if (nc == 2) {
+        if (f32) KRI_F(scatter_body)(p, kv, 1, 2, 2, m0, m1, tile, cur);
+        else KRI_F(scatter_body)(p, kv, 0, 2, 2, m0, m1, tile, cur);
+    } else {
+        if (f32) KRI_F(scatter_body)(p, kv, 1, 2, 3, m0, m1, tile, cur);
+        else KRI_F(scatter_body)(p, kv, 0, 2, 3, m0, m1, tile, cur);
+    }
 }
