@@ -129,8 +129,9 @@ typedef struct kri_nufft_traj {
  * create: the backend's state for the plan (the CPU fields of kr_nufft_plan: host grid, tiles,
  *   FFT plans; the CUDA backend's p->dev); destroy frees it (also after a failed create).
  * set_points: validate the points (the first invalid coordinate index m nc + d in *bad, -1 when
- *   all are valid; nothing is changed then), compute their footprints and sort them (the CUDA
- *   backend uploads a host trajectory first).
+ *   all are valid; the plan then has no points), compute their footprints and sort them (the
+ *   CUDA backend uploads a host trajectory first), reusing the arrays of the last call when they
+ *   are large enough.
  * forward / adjoint: batched transforms of contiguous arrays in the backend's memory, image
  *   [nimg, batch], kspace [M, batch]. When the plan checks finiteness, the first non-finite input
  *   index (element of [nimg, batch] or [M, batch]) is returned in *bad (-1: none; the output is
