@@ -46,25 +46,7 @@ def main():
     methods = (1, 2, 3) if (inp.adjoint and inp.nd == 3) else (1, 2)
     settings = [dict(dtype=dt, gpu_method=mt, upsampfac=up, **extra)
                 for dt in pc.precisions(target) for mt in methods for up in (2.0, 1.25)]
-    cache = {}
-
-    def make(st, eps):
-        dt = st["dtype"]
-        if dt not in cache:  # device copies per precision
-            rdt = np.float32 if dt == "complex64" else np.float64
-            cache[dt] = ([to_dev(c.astype(rdt)) for c in inp.coords],
-                         to_dev(inp.data.astype(dt)))
-        coords, data = cache[dt]
-        opts = {k: v for k, v in st.items() if k != "dtype"}
-        plan = cufinufft.Plan(1 if inp.adjoint else 2, inp.modes, n_trans=1, eps=eps,
-                              isign=1 if inp.adjoint else -1, dtype=dt, **opts)
-        holder = {}
-
-        def execute():
-            holder["o"] = plan.execute(data, out=holder.get("o"))
-            return holder["o"]
-        return (lambda: plan.setpts(*coords)), execute, to_host
-
+    make = pc.plan_maker(inp, np, cufinufft, to_dev, to_host)
     return pc.sweep("cufinufft", getattr(cufinufft, "__version__", "?"), a, inp, settings, make,
                     sync)
 

@@ -30,25 +30,7 @@ def main():
     target = a.target_err if a.target_err is not None else a.eps
     settings = [dict(dtype=dt, upsampfac=up, spread_sort=so, nthreads=a.threads, **extra)
                 for dt in pc.precisions(target) for up in (2.0, 1.25) for so in (1, 0)]
-    cache = {}
-
-    def make(st, eps):
-        dt = st["dtype"]
-        if dt not in cache:
-            rdt = np.float32 if dt == "complex64" else np.float64
-            cache[dt] = ([np.ascontiguousarray(c.astype(rdt)) for c in inp.coords],
-                         np.ascontiguousarray(inp.data.astype(dt)))
-        coords, data = cache[dt]
-        opts = {k: v for k, v in st.items() if k != "dtype"}
-        plan = finufft.Plan(1 if inp.adjoint else 2, inp.modes, n_trans=1, eps=eps,
-                            isign=1 if inp.adjoint else -1, dtype=dt, **opts)
-        holder = {}
-
-        def execute():
-            holder["o"] = plan.execute(data, out=holder.get("o"))
-            return holder["o"]
-        return (lambda: plan.setpts(*coords)), execute, (lambda x: x)
-
+    make = pc.plan_maker(inp, np, finufft, lambda x: x, lambda x: x)
     return pc.sweep("finufft", getattr(finufft, "__version__", "?"), a, inp, settings, make,
                     lambda: None)
 

@@ -137,6 +137,30 @@ def sweep(name, version, a, inp, settings, make, sync, emit=print):
     return 0
 
 
+def plan_maker(inp, np, module, to_dev, to_host):
+    """make(setting, eps) for sweep(): a fresh module.Plan (finufft and cufinufft share the
+    signature) of the setting's precision and options on the points, and its execute."""
+    cache = {}
+
+    def make(st, eps):
+        dt = st["dtype"]
+        if dt not in cache:  # the points and data in this precision, converted once
+            rdt = np.float32 if dt == "complex64" else np.float64
+            cache[dt] = ([to_dev(np.ascontiguousarray(c.astype(rdt))) for c in inp.coords],
+                         to_dev(np.ascontiguousarray(inp.data.astype(dt))))
+        coords, data = cache[dt]
+        opts = {k: v for k, v in st.items() if k != "dtype"}
+        plan = module.Plan(1 if inp.adjoint else 2, inp.modes, n_trans=1, eps=eps,
+                           isign=1 if inp.adjoint else -1, dtype=dt, **opts)
+        holder = {}
+
+        def execute():
+            holder["o"] = plan.execute(data, out=holder.get("o"))
+            return holder["o"]
+        return (lambda: plan.setpts(*coords)), execute, to_host
+    return make
+
+
 def precisions(target):
     """complex64 while single precision can plausibly reach the target, complex128 always."""
     return (["complex64"] if target >= 2e-6 else []) + ["complex128"]

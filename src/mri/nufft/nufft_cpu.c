@@ -23,57 +23,17 @@
 typedef float kri_v8f __attribute__((vector_size(32), aligned(4), may_alias));
 typedef double kri_v4d __attribute__((vector_size(32), aligned(8), may_alias));
 
-#define KRI_T float
-#define KRI_V kri_v8f
-#define KRI_VL 8
-#define KRI_F(name) kri_nf_##name##_f
-#define KRI_COEF(k) ((k)->coeff)
-#include "mri/nufft/nufft_cpu_impl.h"
-#undef KRI_F
-#undef KRI_T
-#undef KRI_V
-#undef KRI_VL
-#undef KRI_COEF
-
-#define KRI_T double
-#define KRI_V kri_v4d
-#define KRI_VL 4
-#define KRI_F(name) kri_nf_##name##_d
-#define KRI_COEF(k) ((k)->coef)
-#include "mri/nufft/nufft_cpu_impl.h"
-#undef KRI_T
-#undef KRI_V
-#undef KRI_VL
-#undef KRI_F
-#undef KRI_COEF
+#define KRI_ISA
+#include "mri/nufft/nufft_cpu_bodies.h"
+#undef KRI_ISA
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(KRAY_NO_SIMD)
 #define KRI_NF_AVX2 1
 #pragma GCC push_options
 #pragma GCC target("avx2")
-#define KRI_T float
-#define KRI_V kri_v8f
-#define KRI_VL 8
-#define KRI_F(name) kri_nf_##name##_f_avx2
-#define KRI_COEF(k) ((k)->coeff)
-#include "mri/nufft/nufft_cpu_impl.h"
-#undef KRI_T
-#undef KRI_V
-#undef KRI_VL
-#undef KRI_F
-#undef KRI_COEF
-
-#define KRI_T double
-#define KRI_V kri_v4d
-#define KRI_VL 4
-#define KRI_F(name) kri_nf_##name##_d_avx2
-#define KRI_COEF(k) ((k)->coef)
-#include "mri/nufft/nufft_cpu_impl.h"
-#undef KRI_T
-#undef KRI_V
-#undef KRI_VL
-#undef KRI_F
-#undef KRI_COEF
+#define KRI_ISA _avx2
+#include "mri/nufft/nufft_cpu_bodies.h"
+#undef KRI_ISA
 #pragma GCC pop_options
 #endif
 

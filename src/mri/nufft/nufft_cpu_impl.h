@@ -1,5 +1,6 @@
-/* CPU NUFFT body, included twice by nufft_cpu.c: once with KRI_T = float (c64 plans) and once
- * with KRI_T = double (c128 plans); KRI_F(name) appends the type suffix. Not a public header.
+/* CPU NUFFT body, included by nufft_cpu_bodies.h with KRI_T = float (c64 plans) and with
+ * KRI_T = double (c128 plans), KRI_V / KRI_VL its 32-byte vector and lanes; KRI_F(name) appends
+ * the type and instruction-set suffix. Not a public header.
  *
  * Complex arrays are interleaved (re, im) KRI_T pairs. The grid is n[0] x n[1] x n[2], axis 0
  * fastest. Points are visited in the plan's sorted (tile) order; point i's footprint (first cell

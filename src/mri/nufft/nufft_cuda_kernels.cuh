@@ -239,6 +239,24 @@ __global__ void k_nufft_sub_fill(long long nbins, int maxsub, const int *start,
     }
 }
 
+/* Subproblem blockIdx.x: its sorted points [first, last) and its bin's first cell o. */
+struct kd_subp {
+    int first, last, o[3];
+};
+
+__device__ __forceinline__ kd_subp kd_subp_of(const kri_geo &g, const int *sub_bin,
+                                              const int *sub_first, const int *bin_start)
+{
+    kd_subp r;
+    const int bin = sub_bin[blockIdx.x];
+    r.first = sub_first[blockIdx.x];
+    r.last = min(r.first + g.maxsub, bin_start[bin + 1]);
+    r.o[0] = bin % g.nb[0] * g.bs[0];
+    r.o[1] = bin / g.nb[0] % g.nb[1] * g.bs[1];
+    r.o[2] = bin / (g.nb[0] * g.nb[1]) * g.bs[2];
+    return r;
+}
+
 /* Spreading: block = (subproblem blockIdx.x, batch member blockIdx.y of the pass). The work
  * items are (point, r) pairs: item r of a point adds its footprint row jy = r (2-D) or plane
  * jz = r (3-D), so the W items of one point run on neighbouring lanes and touch disjoint
@@ -255,12 +273,9 @@ __global__ void __launch_bounds__(kThreads)
 {
     extern __shared__ __align__(16) unsigned char kri_smem[];
     T *sh = (T *)kri_smem;
-    const int s = blockIdx.x, b = blockIdx.y;
-    const int bin = sub_bin[s];
-    const int first = sub_first[s];
-    const int last = min(first + g.maxsub, bin_start[bin + 1]);
-    const int bx = bin % g.nb[0], by = (bin / g.nb[0]) % g.nb[1], bz = bin / (g.nb[0] * g.nb[1]);
-    const int ox = bx * g.bs[0], oy = by * g.bs[1], oz = bz * g.bs[2];
+    const int b = blockIdx.y;
+    const kd_subp sp = kd_subp_of(g, sub_bin, sub_first, bin_start);
+    const int first = sp.first, last = sp.last, ox = sp.o[0], oy = sp.o[1], oz = sp.o[2];
     const int TX = g.bs[0] + W - 1, TY = g.bs[1] + W - 1, TZ = ND == 3 ? g.bs[2] + W - 1 : 1;
     const int ncell = TX * TY * TZ;
     T *cs = sh + 2 * ncell; /* (deg + 1) x kMaxW coefficients */
@@ -345,12 +360,9 @@ __global__ void __launch_bounds__(kThreads)
 {
     typedef typename kri_c2<T>::t C;
     extern __shared__ __align__(16) unsigned char kri_smem[];
-    const int s = blockIdx.x, b = blockIdx.y;
-    const int bin = sub_bin[s];
-    const int first = sub_first[s];
-    const int last = min(first + g.maxsub, bin_start[bin + 1]);
-    const int bx = bin % g.nb[0], by = (bin / g.nb[0]) % g.nb[1], bz = bin / (g.nb[0] * g.nb[1]);
-    const int ox = bx * g.bs[0], oy = by * g.bs[1], oz = bz * g.bs[2];
+    const int b = blockIdx.y;
+    const kd_subp sp = kd_subp_of(g, sub_bin, sub_first, bin_start);
+    const int first = sp.first, last = sp.last, ox = sp.o[0], oy = sp.o[1], oz = sp.o[2];
     const int TX = g.bs[0] + W - 1, TY = g.bs[1] + W - 1, TZ = g.bs[2] + W - 1;
     const int ncell = TX * TY * TZ;
     C *tile = (C *)kri_smem;
