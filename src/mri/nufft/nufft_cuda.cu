@@ -3,8 +3,9 @@
  * set_points: the trajectory is uploaded (when on the host); every point is validated and
  * binned (32x32 cells in 2-D; 16x16x8 or 16x16x4 in 3-D; smaller when the padded tile does not
  * fit in shared memory) with the host's arithmetic; a counting sort (atomic ranks in each bin,
- * a scan of the bin counts) writes each point's footprint (first cell l0, offset s) to its sorted
- * place (KRAY_NUFFT_GPU_SORT=radix: a stable CUB radix sort of (bin, index) instead); the sorted
+ * one atomic per bin and warp; a scan of the bin counts) puts each point's index at its sorted
+ * place (KRAY_NUFFT_GPU_SORT=radix: a stable CUB radix sort of (bin, index) instead), then each
+ * sorted point's footprint (first cell l0, offset s) is written in sorted order; the sorted
  * points are cut into subproblems of at most max_subprob points of one bin. The arrays are kept
  * for the next call (grown only), and the call synchronises once.
  *
@@ -341,8 +342,8 @@ static kr_status kri_set_points_tk(kr_nufft_plan *p, const kri_nufft_traj *t, in
         KRI_CU(cub::DeviceScan::ExclusiveSum(d->scan_tmp, d->scan_tmp_bytes, d->count,
                                              d->bin_start, (int)(d->nbins + 1), d->stream),
                "the NUFFT bin scan");
-        k_nufft_scatter<T, K><<<nbk, kThreads, 0, d->stream>>>(
-            tr, nc, M, g, gr, d->keys, d->rank, d->bin_start, d->perm, out, d->bad);
+        k_nufft_scatter<<<nbk, kThreads, 0, d->stream>>>(M, d->keys, d->rank, d->bin_start,
+                                                         d->perm, d->bad);
         KRI_LAUNCHED("the NUFFT point sort");
     } else {
         int nbits = 1;
@@ -353,13 +354,12 @@ static kr_status kri_set_points_tk(kr_nufft_plan *p, const kri_nufft_traj *t, in
         KRI_CU(cub::DeviceRadixSort::SortPairs(d->sort_tmp, d->sort_bytes, d->keys, d->keys_s,
                                                d->rank, d->perm, (int)M, 0, nbits, d->stream),
                "the NUFFT point sort");
-        k_nufft_gather<T, K><<<nbk, kThreads, 0, d->stream>>>(tr, nc, M, g, gr, d->perm, out,
-                                                               d->bad);
-        KRI_LAUNCHED("the NUFFT footprints");
         k_nufft_bin_start<<<kri_blocks(d->nbins + 1), kThreads, 0, d->stream>>>(
             M, d->nbins, d->keys_s, d->bin_start);
         KRI_LAUNCHED("the NUFFT bin starts");
     }
+    k_nufft_gather<T, K><<<nbk, kThreads, 0, d->stream>>>(tr, nc, M, g, gr, d->perm, out, d->bad);
+    KRI_LAUNCHED("the NUFFT footprints");
     k_nufft_sub_count<<<kri_blocks(d->nbins + 1), kThreads, 0, d->stream>>>(
         d->nbins, g.maxsub, d->bin_start, d->nsub);
     KRI_LAUNCHED("the NUFFT subproblem count");

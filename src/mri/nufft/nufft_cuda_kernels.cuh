@@ -128,7 +128,8 @@ struct kri_geo_r {
 };
 
 /* Counting sort, pass 1: validate, bin, and the point's rank among its bin's points (atomic:
- * the order within a bin is run-dependent). */
+ * the order within a bin is run-dependent). The lanes of a warp with the same bin (neighbours
+ * along a trajectory usually are) take their ranks with one atomic. */
 template <typename K>
 __global__ void k_nufft_bin_count(const K *traj, int nc, long long M, const kri_geo g,
                                   const kri_geo_r gr, unsigned *keys, int *rank, int *count,
@@ -139,7 +140,12 @@ __global__ void k_nufft_bin_count(const K *traj, int nc, long long M, const kri_
     unsigned b;
     if (!kd_bin_of(traj, nc, m, g, gr.hw, gr.r, &b, bad)) return;
     keys[m] = b;
-    rank[m] = atomicAdd(count + b, 1);
+    const unsigned peers = __match_any_sync(__activemask(), b);
+    const int lane = threadIdx.x & 31, leader = __ffs(peers) - 1;
+    int base = 0;
+    if (lane == leader) base = atomicAdd(count + b, __popc(peers));
+    base = __shfl_sync(peers, base, leader);
+    rank[m] = base + __popc(peers & ((1u << lane) - 1));
 }
 
 /* Write the footprint of point m to sorted place i. */
@@ -160,18 +166,14 @@ struct kri_pts {
     void *fr[3];
 };
 
-/* Counting sort, pass 2: every point to its place (nothing when a point was invalid). */
-template <typename T, typename K>
-__global__ void k_nufft_scatter(const K *traj, int nc, long long M, const kri_geo g,
-                                const kri_geo_r gr, const unsigned *keys, const int *rank,
-                                const int *start, int *perm, kri_pts out,
-                                const unsigned long long *bad)
+/* Counting sort, pass 2: every point's index to its place (nothing when a point was invalid);
+ * k_nufft_gather then writes the footprints in sorted order. */
+__global__ void k_nufft_scatter(long long M, const unsigned *keys, const int *rank,
+                                const int *start, int *perm, const unsigned long long *bad)
 {
     long long m = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (m >= M || *bad != ~0ull) return;
-    long long i = start[keys[m]] + rank[m];
-    perm[i] = (int)m;
-    kd_put<T, K>(traj, nc, m, i, g, gr, out.l0, (T *const *)out.fr);
+    perm[start[keys[m]] + rank[m]] = (int)m;
 }
 
 /* Radix-sort variant, pass 1: validate and bin (key, index) pairs for a stable sort. */
@@ -188,7 +190,7 @@ __global__ void k_nufft_bin_keys(const K *traj, int nc, long long M, const kri_g
     vals[m] = (int)m;
 }
 
-/* Radix-sort variant, pass 2: the footprints of the sorted points. */
+/* Both sorts, last pass: the footprints of the sorted points (coalesced writes). */
 template <typename T, typename K>
 __global__ void k_nufft_gather(const K *traj, int nc, long long M, const kri_geo g,
                                const kri_geo_r gr, const int *perm, kri_pts out,
