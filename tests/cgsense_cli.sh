@@ -66,7 +66,10 @@ expect_rc 0 cgsense "$KRAY" cgsense --maps maps_big.npy -i 100 t.cfl k.npy x_big
     fail "no scale note for maps 1e5 too large: $(cat "$T/err")"
 "$PY" -c 'import numpy as np; np.save("x_big5.npy", np.load("x_big.npy") * 1e5)'
 e=$(nrmse x_big5.npy x_u.npy)
-num_le "$e" 1e-3 && ok "maps x 1e5: image x 1e-5 ($e)" || fail "maps x 1e5: image not x 1e-5: $e"
+# 100 CG iterations at R ~ 4 amplify float rounding: NUFFTs that differ only in their summation
+# order give solutions 3.1e-3 apart (measured), and x 1e5 rounds differently (x 2^17 agrees
+# exactly); a wrong scale would be off by O(1)
+num_le "$e" 1e-2 && ok "maps x 1e5: image x 1e-5 ($e)" || fail "maps x 1e5: image not x 1e-5: $e"
 # the Toeplitz normal operator gives the same solution as the NUFFT one (to 2.9e-3 measured:
 # both are the normal operator to --eps, and 100 iterations of an ill-conditioned problem
 # amplify the difference)

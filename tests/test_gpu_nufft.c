@@ -1,13 +1,30 @@
 /* NUFFT on CUDA: accuracy against the direct non-uniform DFT per eps (2-D, 3-D, c64, c128),
  * parity with the CPU backend, batches (including a remainder pass), forward determinism,
- * adjointness, trajectories in device memory, and bad input (host arrays, NaN samples).
- * Exits 77 without a usable CUDA device. */
+ * adjointness, trajectories in device memory, points set again on one plan, and bad input
+ * (host arrays, NaN samples, invalid points). Every variant of set_points (counting sort, radix
+ * sort: KRAY_NUFFT_GPU_SORT) and of 3-D spreading (warp-owned planes, shared atomics:
+ * KRAY_NUFFT_GPU_SPREAD) is checked. Exits 77 without a usable CUDA device. */
 #include "mri/nufft/nufft_internal.h"
 #include "nufft_test_util.h"
 
 #include <stdio.h>
 
 static kr_ctx *g_cpu, *g_gpu;
+
+/* The GPU variants, picked at plan creation from the environment. */
+static const char *const g_sorts[2] = {"count", "radix"}, *const g_spreads[2] = {"warp", "atomic"};
+
+static void set_variant(int sort, int spread)
+{
+    setenv("KRAY_NUFFT_GPU_SORT", g_sorts[sort], 1);
+    setenv("KRAY_NUFFT_GPU_SPREAD", g_spreads[spread], 1);
+}
+
+static void clear_variant(void)
+{
+    unsetenv("KRAY_NUFFT_GPU_SORT");
+    unsetenv("KRAY_NUFFT_GPU_SPREAD");
+}
 
 static kr_array *to_dev(const kr_array *h)
 {
@@ -122,6 +139,19 @@ static void test_accuracy_and_parity(void)
     }
     check_case(2, a, KR_C128, 1e-12, 3000);
     check_case(3, b, KR_C128, 1e-12, 1000); /* wide kernel: opt-in shared memory or small bins */
+    /* every set_points and spreading variant against the direct sums and the CPU */
+    int64_t c[3] = {20, 18, 16};
+    for (int so = 0; so < 2; so++)
+        for (int sp = 0; sp < 2; sp++) {
+            set_variant(so, sp);
+            printf("  variant sort=%s spread=%s\n", g_sorts[so], g_spreads[sp]);
+            check_case(3, c, KR_C64, 1e-3, 6000);
+            check_case(3, c, KR_C64, 1e-6, 6000);
+            check_case(3, c, KR_C128, 1e-6, 4000);
+            check_case(3, b, KR_C128, 1e-10, 1000);
+            if (sp == 0) check_case(2, a, KR_C64, 1e-4, 4000);
+            clear_variant();
+        }
 }
 
 /* Batch of 5 in passes of 2 (remainder 1) against the CPU; the forward transform is
@@ -129,7 +159,10 @@ static void test_accuracy_and_parity(void)
  * bins exercise subproblem splitting. */
 static void test_batch_and_determinism(void)
 {
+    for (int v = 0; v < 5; v++)
     for (int nd = 2; nd <= 3; nd++) {
+        if (v < 4) set_variant(v / 2, v % 2); /* v == 4: the defaults */
+        if (v < 4 && nd == 2 && v % 2) continue; /* 2-D has one spreading kernel */
         int64_t N[3] = {48, 40, 24};
         const int B = 5;
         int64_t M = 20000, kd[2] = {M, B}, id[4] = {N[0], N[1], N[2], B};
@@ -157,6 +190,7 @@ static void test_batch_and_determinism(void)
         run_out g3 = run(g_gpu, nd, N, &o, t, y, f);
         KT_LE(relerr_arrays(g3.fo, g1.fo), 1e-6);
         KT_LE(relerr_arrays(g3.yo, g1.yo), 1e-6);
+        clear_variant();
         free_run(&g1);
         free_run(&g2);
         free_run(&g3);
@@ -215,6 +249,56 @@ static void test_adjoint_linop_and_device_traj(void)
     kr_nufft_plan_destroy(p);
 }
 
+/* One plan, points set again: more points (the arrays grow), fewer (reused), an invalid set
+ * (refused; the plan then has no points), and a valid set again, each matching a fresh plan. */
+static void test_points_again(void)
+{
+    for (int v = 0; v < 2; v++) {
+        setenv("KRAY_NUFFT_GPU_SORT", g_sorts[v], 1);
+        int64_t N[3] = {24, 20, 16};
+        kr_nufft_opts o;
+        kr_nufft_opts_default(&o);
+        o.eps = 1e-5;
+        kr_nufft_plan *p = NULL;
+        KT_OK(kr_nufft_plan_create(&p, g_gpu, 3, N, &o));
+        const int64_t Ms[4] = {3000, 9000, 2000, 5000};
+        kr_array *f = nt_rand(KR_C64, 3, N, 101), *fd = to_dev(f);
+        for (int r = 0; r < 4; r++) {
+            kr_array *t = nt_traj(3, N, Ms[r], 102 + (uint64_t)r), *yd = NULL;
+            if (r == 3) { /* an invalid point first: refused, nothing usable left */
+                float *k = t->data;
+                float keep = k[3 * 777 + 1];
+                k[3 * 777 + 1] = 100.0f;
+                KT_STATUS(kr_nufft_set_points(p, t), KR_ERR_GEOMETRY);
+                KT_CHECK(strstr(kr_last_error(), "point 777 has ky = 100") != NULL);
+                int64_t kd0[1] = {Ms[2]};
+                KT_OK(kr_array_create(&yd, KR_C64, 1, kd0, KR_DEVICE, g_gpu));
+                KT_STATUS(kr_nufft_forward(p, fd, yd), KR_ERR_INVALID_ARG);
+                kr_array_destroy(yd);
+                k[3 * 777 + 1] = keep;
+            }
+            KT_OK(kr_nufft_set_points(p, t));
+            int64_t kd[1] = {Ms[r]};
+            KT_OK(kr_array_create(&yd, KR_C64, 1, kd, KR_DEVICE, g_gpu));
+            KT_OK(kr_nufft_forward(p, fd, yd));
+            kr_array *yh = to_host(yd);
+            double *ref = malloc(sizeof(double) * 2 * (size_t)Ms[r]);
+            nt_direct_forward(3, N, t, f, 0, ref);
+            double e = nt_relerr(yh, 0, ref, Ms[r]);
+            printf("  sort=%s points again %lld: forward %.2e\n", g_sorts[v], (long long)Ms[r], e);
+            KT_LE(e, 1e-5);
+            free(ref);
+            kr_array_destroy(yh);
+            kr_array_destroy(yd);
+            kr_array_destroy(t);
+        }
+        kr_array_destroy(f);
+        kr_array_destroy(fd);
+        kr_nufft_plan_destroy(p);
+        unsetenv("KRAY_NUFFT_GPU_SORT");
+    }
+}
+
 int main(void)
 {
     kt_require_gpu();
@@ -223,6 +307,7 @@ int main(void)
     KT_RUN(test_accuracy_and_parity);
     KT_RUN(test_batch_and_determinism);
     KT_RUN(test_adjoint_linop_and_device_traj);
+    KT_RUN(test_points_again);
     kr_ctx_destroy(g_cpu);
     kr_ctx_destroy(g_gpu);
     return kt_finish();

@@ -304,8 +304,9 @@ static void test_adjointness(void)
     }
 }
 
-/* Same transforms under CPU_SERIAL, 2 and 3 threads, batched vs one member at a time: every
- * output bit-identical. */
+/* Same transforms under CPU_SERIAL, 2 and 3 threads, with the baseline (non-AVX2) bodies, and
+ * from an f64 copy of the trajectory, batched vs one member at a time: every output
+ * bit-identical. */
 static void check_bits(int nd, const int64_t *N, kr_dtype dt)
 {
     const int B = 3;
@@ -313,11 +314,14 @@ static void check_bits(int nd, const int64_t *N, kr_dtype dt)
     idim[nd] = B;
     kr_array *t = nt_traj(nd, N, M, 41);
     kr_array *y = nt_rand(dt, 2, kd, 42), *f = nt_rand(dt, nd + 1, idim, 43);
-    kr_array *fo[4] = {0}, *yo[4] = {0};
-    const kr_backend be[3] = {KR_BACKEND_CPU_SERIAL, KR_BACKEND_CPU, KR_BACKEND_CPU};
-    const int th[3] = {0, 2, 3};
-    for (int r = 0; r < 3; r++) {
+    kr_array *fo[5] = {0}, *yo[5] = {0}, *t64 = NULL;
+    KT_OK(kr_array_astype(&t64, t, KR_F64));
+    const kr_backend be[5] = {KR_BACKEND_CPU_SERIAL, KR_BACKEND_CPU, KR_BACKEND_CPU,
+                              KR_BACKEND_CPU, KR_BACKEND_CPU};
+    const int th[5] = {0, 2, 3, 2, 2};
+    for (int r = 0; r < 5; r++) {
         kr_ctx *c = ctx_of(be[r], th[r]);
+        if (r == 3) setenv("KRAY_NUFFT_CPU_SIMD", "0", 1);
         kr_nufft_opts o;
         kr_nufft_opts_default(&o);
         o.dtype = dt;
@@ -325,7 +329,8 @@ static void check_bits(int nd, const int64_t *N, kr_dtype dt)
         o.eps = 1e-5;
         kr_nufft_plan *p = NULL;
         KT_OK(kr_nufft_plan_create(&p, c, nd, N, &o));
-        KT_OK(kr_nufft_set_points(p, t));
+        unsetenv("KRAY_NUFFT_CPU_SIMD");
+        KT_OK(kr_nufft_set_points(p, r == 4 ? t64 : t));
         KT_OK(kr_array_create(&fo[r], dt, nd + 1, idim, KR_HOST, NULL));
         KT_OK(kr_array_create(&yo[r], dt, 2, kd, KR_HOST, NULL));
         KT_OK(kr_nufft_adjoint(p, y, fo[r]));
@@ -333,7 +338,7 @@ static void check_bits(int nd, const int64_t *N, kr_dtype dt)
         kr_nufft_plan_destroy(p);
         kr_ctx_destroy(c);
     }
-    for (int r = 1; r < 3; r++) {
+    for (int r = 1; r < 5; r++) {
         KT_CHECK(memcmp(fo[0]->data, fo[r]->data, kr_array_bytes(fo[0])) == 0);
         KT_CHECK(memcmp(yo[0]->data, yo[r]->data, kr_array_bytes(yo[0])) == 0);
     }
@@ -366,10 +371,11 @@ static void check_bits(int nd, const int64_t *N, kr_dtype dt)
     }
     kr_nufft_plan_destroy(p);
     kr_ctx_destroy(c);
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < 5; r++) {
         kr_array_destroy(fo[r]);
         kr_array_destroy(yo[r]);
     }
+    kr_array_destroy(t64);
     kr_array_destroy(y);
     kr_array_destroy(f);
     kr_array_destroy(t);
@@ -381,6 +387,7 @@ static void test_determinism_and_batch(void)
     check_bits(2, a, KR_C64);
     check_bits(2, a, KR_C128);
     check_bits(3, b, KR_C64);
+    check_bits(3, b, KR_C128);
 }
 
 /* Points set again replace the old ones; BART-shaped arrays ([1, samples, spokes, coils] and

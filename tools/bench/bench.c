@@ -22,7 +22,7 @@ static const kc_bench kc_benches[] = {
      kc_bench_fbp2d},
     {"nufft",
      "NUFFT: 2-D radial and 3-D random points, adjoint and forward, per eps and backend, "
-     "accuracy vs direct sums, peers (BART nufft, cuFINUFFT)",
+     "accuracy vs direct sums, peers (BART nufft, FINUFFT, cuFINUFFT; tuned)",
      kc_bench_nufft},
     {"lsq",
      "least squares MRI: Q (Toeplitz set-up), F^H W d and the normal operators at 128^3 / "

@@ -1,8 +1,8 @@
 /* kray bench nufft: NUFFT timings and accuracy per case, direction, backend and eps, with peers
- * on the same points (BART `nufft` on the CPU, cuFINUFFT through bench/peer_cufinufft.py on a
- * GPU machine). Accuracy is the relative l2 error over `check` outputs spread over the output,
- * against float64 direct sums computed here once per case; kray and the peers are scored on the
- * same entries. */
+ * on the same points (BART `nufft` on the CPU, FINUFFT through bench/peer_finufft.py on the CPU,
+ * cuFINUFFT through bench/peer_cufinufft.py on a GPU machine), each peer's settings swept.
+ * Accuracy is the relative l2 error over `check` outputs spread over the output, against float64
+ * direct sums computed here once per case; kray and the peers are scored on the same entries. */
 #include "bench.h"
 
 #include "kray/nufft.h"
@@ -147,9 +147,23 @@ static void kc_free_case(kc_ncase *c)
     free(c->idx_a), free(c->idx_f), free(c->ref_a), free(c->ref_f);
 }
 
+static void kc_emit2(int json, const kc_ncase *c, const char *dir, const char *impl,
+                     const char *backend, double eps, double target, int width, int64_t B,
+                     double setpts, double setpts_first, double sec, double mean, double err,
+                     const char *note);
+
 static void kc_emit(int json, const kc_ncase *c, const char *dir, const char *impl,
                     const char *backend, double eps, int width, int64_t B, double setpts,
                     double sec, double mean, double err, const char *note)
+{
+    kc_emit2(json, c, dir, impl, backend, eps, NAN, width, B, setpts, NAN, sec, mean, err, note);
+}
+
+/* A run with its target accuracy and the first set_points call apart. */
+static void kc_emit2(int json, const kc_ncase *c, const char *dir, const char *impl,
+                     const char *backend, double eps, double target, int width, int64_t B,
+                     double setpts, double setpts_first, double sec, double mean, double err,
+                     const char *note)
 {
     if (json) {
         kc_jo j;
@@ -163,8 +177,10 @@ static void kc_emit(int json, const kc_ncase *c, const char *dir, const char *im
         kc_jo_int(&j, "points", c->M);
         kc_jo_int(&j, "batch", B);
         kc_jo_num(&j, "eps", eps);
+        if (!isnan(target)) kc_jo_num(&j, "target_eps", target);
         kc_jo_int(&j, "width", width);
         kc_jo_num(&j, "set_points_s", setpts);
+        if (!isnan(setpts_first)) kc_jo_num(&j, "set_points_first_s", setpts_first);
         kc_jo_num(&j, "min_s", sec);
         kc_jo_num(&j, "mean_s", mean);
         kc_jo_num(&j, "rel_err", err);
@@ -180,14 +196,21 @@ static void kc_emit(int json, const kc_ncase *c, const char *dir, const char *im
     fflush(stdout);
 }
 
-/* One kray run: plan, set_points, warm-up, reps timed calls (synchronous through the
+typedef struct kc_res {
+    int ok;
+    double eps, min_s, mean_s, err, setpts;
+} kc_res;
+
+/* One kray run: plan, set_points (the first call, then the best of 5 more on the same plan, the
+ * trajectory where the backend computes), warm-up, reps timed calls (synchronous through the
  * finiteness check, the library default), score on the checked outputs. */
-static void kc_run_kray(int json, kc_ncase *c, int forward, kr_backend be, int threads,
-                        double eps, int64_t B, int reps)
+static kc_res kc_run_kray(int json, kc_ncase *c, int forward, kr_backend be, int threads,
+                          double eps, double target, int64_t B, int reps)
 {
+    kc_res res = {0, eps, NAN, NAN, NAN, NAN};
     kr_ctx *ctx = NULL;
     kr_nufft_plan *p = NULL;
-    kr_array *din = NULL, *dout = NULL, *hout = NULL;
+    kr_array *din = NULL, *dout = NULL, *hout = NULL, *tr = NULL;
     const char *dir = forward ? "forward" : "adjoint";
     kr_status s = kr_ctx_create(&ctx, be);
     if (s == KR_OK && threads > 0) s = kr_ctx_set_threads(ctx, threads);
@@ -196,12 +219,15 @@ static void kc_run_kray(int json, kc_ncase *c, int forward, kr_backend be, int t
     kr_nufft_opts_default(&o);
     o.eps = eps;
     o.batch = B;
-    double t0 = 0, t1 = 0, best = INFINITY, sum = 0;
+    double first = 0, sp = INFINITY, best = INFINITY, sum = 0;
     if (s == KR_OK) s = kr_nufft_plan_create(&p, ctx, c->nd, c->n, &o);
-    if (s == KR_OK) {
-        t0 = kr_time_now();
-        s = kr_nufft_set_points(p, c->traj);
-        t1 = kr_time_now();
+    if (s == KR_OK) s = kr_array_clone(&tr, c->traj, loc, ctx);
+    for (int r = 0; r < 6 && s == KR_OK; r++) {
+        double t0 = kr_time_now();
+        s = kr_nufft_set_points(p, tr);
+        double t1 = kr_time_now();
+        if (r == 0) first = t1 - t0;
+        else sp = fmin(sp, t1 - t0);
     }
     const kr_array *in = forward ? c->f : c->y, *outl = forward ? c->y : c->f;
     if (s == KR_OK) s = kr_array_clone(&din, in, loc, ctx);
@@ -216,17 +242,35 @@ static void kc_run_kray(int json, kc_ncase *c, int forward, kr_backend be, int t
     if (s == KR_OK) {
         kr_nufft_info in2;
         kr_nufft_plan_info(p, &in2);
-        char bk[32];
-        snprintf(bk, sizeof bk, "%s", kr_backend_name(be));
-        kc_emit(json, c, dir, "kray", bk, eps, in2.width, B, t1 - t0, best, sum / reps,
-                kc_score(c, forward, hout->data, 1.0), NULL);
+        res = (kc_res){1, eps, best, sum / reps, kc_score(c, forward, hout->data, 1.0), sp};
+        kc_emit2(json, c, dir, "kray", kr_backend_name(be), eps, target, in2.width, B, sp, first,
+                 best, sum / reps, res.err, NULL);
     } else {
         fprintf(stderr, "kray bench nufft: %s %s on %s: %s\n", c->name, dir, kr_backend_name(be),
                 kr_last_error());
     }
-    kr_array_destroy(din), kr_array_destroy(dout), kr_array_destroy(hout);
+    kr_array_destroy(din), kr_array_destroy(dout), kr_array_destroy(hout), kr_array_destroy(tr);
     kr_nufft_plan_destroy(p);
     kr_ctx_destroy(ctx);
+    return res;
+}
+
+/* kray at eps = target x each factor; its setting: the fastest whose error is at most the
+ * target (the most accurate when none is). */
+static kc_res kc_kray_sweep(int json, kc_ncase *c, int forward, kr_backend be, int threads,
+                            double target, const kc_list *fac, int64_t B, int reps)
+{
+    kc_res win = {0, NAN, NAN, NAN, NAN, NAN};
+    for (int i = 0; i < fac->n; i++) {
+        double e = target * fac->v[i];
+        if (e < 1e-6 || e > 0.1) continue; /* outside what a c64 plan accepts */
+        kc_res r = kc_run_kray(json, c, forward, be, threads, e, target, B, reps);
+        if (!r.ok) continue;
+        int rok = r.err <= target, wok = win.ok && win.err <= target;
+        if (!win.ok || (rok && (!wok || r.min_s < win.min_s)) || (!rok && !wok && r.err < win.err))
+            win = r;
+    }
+    return win;
 }
 
 static int kc_write_raw(const char *path, const void *data, size_t bytes)
@@ -288,58 +332,130 @@ static void kc_run_bart(int json, kc_ncase *c, int forward, const char *tmp, int
     kr_array_destroy(out);
 }
 
-/* cuFINUFFT through the peer script: same points and data (raw files), same checked outputs. */
-static void kc_run_cufinufft(int json, kc_ncase *c, int forward, const char *py,
-                             const char *script, const char *tmp, double eps, int reps)
+/* A NUFFT peer through its script (bench/peer_cufinufft.py, bench/peer_finufft.py): same points
+ * and data (raw files), the same checked outputs and their direct sums; the script sweeps its
+ * settings and reports the fastest one whose error is at most `target` (kray's). Its sweep lines
+ * are passed on (JSON mode); then one line for the winner, and one "match" line beside kray's
+ * setting. */
+static void kc_run_peer(int json, kc_ncase *c, int forward, const char *peer, const char *be,
+                        const char *py, const char *script, const char *tmp, double eps,
+                        const kc_res *k, int threads, int reps)
 {
-    char tp[600], yp[600], fp[600], ip[600], outp[600], cmd[8192], line[4096] = "";
-    snprintf(tp, sizeof tp, "%.500s/cf_traj.f32", tmp);
-    snprintf(yp, sizeof yp, "%.500s/cf_y.c64", tmp);
-    snprintf(fp, sizeof fp, "%.500s/cf_f.c64", tmp);
-    snprintf(ip, sizeof ip, "%.500s/cf_idx.i64", tmp);
+    char tp[600], yp[600], fp[600], ip[600], rp[600], outp[600], cmd[8192], line[4096] = "";
+    snprintf(tp, sizeof tp, "%.500s/pn_traj.f32", tmp);
+    snprintf(yp, sizeof yp, "%.500s/pn_y.c64", tmp);
+    snprintf(fp, sizeof fp, "%.500s/pn_f.c64", tmp);
+    snprintf(ip, sizeof ip, "%.500s/pn_idx.i64", tmp);
+    snprintf(rp, sizeof rp, "%.500s/pn_ref.c128", tmp);
     int64_t nimg = c->n[0] * c->n[1] * c->n[2];
     const int64_t *idx = forward ? c->idx_f : c->idx_a;
+    const double *ref = forward ? c->ref_f : c->ref_a;
     if (kc_write_raw(tp, c->traj->data, (size_t)c->M * 3 * sizeof(float)) ||
         kc_write_raw(yp, c->y->data, (size_t)c->M * 2 * sizeof(float)) ||
         kc_write_raw(fp, c->f->data, (size_t)nimg * 2 * sizeof(float)) ||
-        kc_write_raw(ip, idx, (size_t)c->nchk * sizeof(int64_t))) {
+        kc_write_raw(ip, idx, (size_t)c->nchk * sizeof(int64_t)) ||
+        kc_write_raw(rp, ref, (size_t)c->nchk * 2 * sizeof(double))) {
         fprintf(stderr, "kray bench nufft: cannot write the peer's inputs in %s\n", tmp);
         return;
     }
-    snprintf(outp, sizeof outp, "%s/cf_out.c64", tmp);
+    snprintf(outp, sizeof outp, "%s/pn_out.c64", tmp);
     snprintf(cmd, sizeof cmd,
              "PYTHONUNBUFFERED=1 %.500s '%.2100s' --traj '%s' --y '%s' --f '%s' --idx '%s' "
-             "--dims %lld %lld %lld --ndim %d --direction %s --eps %g --reps %d --out '%s' 2>&1",
-             py, script, tp, yp, fp, ip, (long long)c->n[0], (long long)c->n[1],
-             (long long)c->n[2], c->nd, forward ? "forward" : "adjoint", eps, reps, outp);
+             "--ref '%s' --dims %lld %lld %lld --ndim %d --direction %s --eps %g "
+             "--target-err %.17g --threads %d --reps %d --out '%s' 2>&1",
+             py, script, tp, yp, fp, ip, rp, (long long)c->n[0], (long long)c->n[1],
+             (long long)c->n[2], c->nd, forward ? "forward" : "adjoint", eps,
+             k->ok ? k->err : eps, threads, reps, outp);
     FILE *p = popen(cmd, "r");
     char buf[4096];
-    while (p && fgets(buf, sizeof buf, p))
-        if (buf[0] == '{') snprintf(line, sizeof line, "%s", buf);
+    while (p && fgets(buf, sizeof buf, p)) {
+        if (buf[0] != '{') continue;
+        if (strstr(buf, "\"winner\"")) snprintf(line, sizeof line, "%s", buf);
+        else if (json)
+            printf("{\"bench\": \"nufft\", \"case\": \"%s\", \"direction\": \"%s\", "
+                   "\"target_eps\": %g, \"peer_sweep\": %.*s}\n", c->name,
+                   forward ? "forward" : "adjoint", eps, (int)strcspn(buf, "\n"), buf);
+    }
     int rc = p ? pclose(p) : -1;
     const char *mn = strstr(line, "\"min_s\":"), *me = strstr(line, "\"mean_s\":"),
-               *sp = strstr(line, "\"setpts_s\":");
+               *sp = strstr(line, "\"setpts_s\":"), *sf = strstr(line, "\"setpts_first_s\":"),
+               *ss = strstr(line, "\"setting_str\": \""), *re = strstr(line, "\"reached\": true");
     if (rc != 0 || !mn || !me) {
-        fprintf(stderr, "kray bench nufft: cufinufft peer failed (exit %d): %s", rc,
+        fprintf(stderr, "kray bench nufft: %s peer failed (exit %d): %s", peer, rc,
                 line[0] ? line : "no output\n");
         return;
     }
-    /* the peer writes the checked outputs (c64, in idx order) */
+    char setting[512] = "?";
+    if (ss) {
+        ss += 16;
+        size_t n = strcspn(ss, "\"");
+        snprintf(setting, sizeof setting, "%.*s", (int)(n < 500 ? n : 500), ss);
+    }
+    /* the peer writes the winner's checked outputs (c64, in idx order): score them here */
     float *vals = calloc(2 * (size_t)c->nchk + 2, sizeof(float));
     FILE *f = fopen(outp, "rb");
     size_t got = f && vals ? fread(vals, sizeof(float), 2 * (size_t)c->nchk, f) : 0;
     if (f) fclose(f);
     double e = 0, r = 0;
-    const double *ref = forward ? c->ref_f : c->ref_a;
     for (int64_t q = 0; got == 2 * (size_t)c->nchk && q < c->nchk; q++) {
         double dr = vals[2 * q] - ref[2 * q], di = vals[2 * q + 1] - ref[2 * q + 1];
         e += dr * dr + di * di;
         r += ref[2 * q] * ref[2 * q] + ref[2 * q + 1] * ref[2 * q + 1];
     }
     free(vals);
-    kc_emit(json, c, forward ? "forward" : "adjoint", "cufinufft", "cuda", eps, 0, 1,
-            sp ? strtod(sp + 11, NULL) : NAN, strtod(mn + 8, NULL), strtod(me + 9, NULL),
-            r > 0 ? sqrt(e / r) : NAN, "cufinufft (float32), same points");
+    double pmin = strtod(mn + 8, NULL), psp = sp ? strtod(sp + 11, NULL) : NAN;
+    char note[700];
+    snprintf(note, sizeof note, "%s at kray's error %.2e: %s", re ? "fastest setting" :
+             "no setting reached kray's error; most accurate", k->ok ? k->err : eps, setting);
+    kc_emit2(json, c, forward ? "forward" : "adjoint", peer, be, eps, eps, 0, 1, psp,
+             sf ? strtod(sf + 17, NULL) : NAN, pmin, strtod(me + 9, NULL),
+             r > 0 ? sqrt(e / r) : NAN, note);
+    if (!k->ok) return;
+    if (json) {
+        kc_jo j;
+        kc_jo_begin(&j);
+        kc_jo_str(&j, "bench", "nufft");
+        kc_jo_str(&j, "match", peer);
+        kc_jo_str(&j, "case", c->name);
+        kc_jo_str(&j, "direction", forward ? "forward" : "adjoint");
+        kc_jo_str(&j, "backend", be);
+        kc_jo_num(&j, "target_eps", eps);
+        kc_jo_num(&j, "kray_eps", k->eps);
+        kc_jo_num(&j, "kray_rel_err", k->err);
+        kc_jo_num(&j, "kray_min_s", k->min_s);
+        kc_jo_num(&j, "kray_set_points_s", k->setpts);
+        kc_jo_str(&j, "peer_setting", setting);
+        kc_jo_int(&j, "peer_reached", re != NULL);
+        kc_jo_num(&j, "peer_min_s", pmin);
+        kc_jo_num(&j, "peer_setpts_s", psp);
+        kc_jo_num(&j, "kray_lead", pmin / k->min_s);
+        kc_jo_num(&j, "kray_set_points_lead", psp / k->setpts);
+        kc_jo_end(&j);
+    } else {
+        printf("  => %s %s %s eps %.0e: kray (eps %.0e) %.4f ms vs %s %.4f ms (%s): %.2fx; "
+               "set_points %.3f vs %.3f ms: %.2fx\n", c->name, forward ? "forward" : "adjoint",
+               be, eps, k->eps, k->min_s * 1e3, peer, pmin * 1e3, setting, pmin / k->min_s,
+               k->setpts * 1e3, psp * 1e3, psp / k->setpts);
+    }
+    fflush(stdout);
+}
+
+/* The peer script `name` in --peer-dir, $KRAY_SRC/bench or ./bench, usable by --python when
+ * `module` imports. */
+static int kc_find_peer(char *script, size_t n, const char *name, const char *module,
+                        const char *peer_dir, const char *py)
+{
+    script[0] = 0;
+    const char *cand[3] = {peer_dir, getenv("KRAY_SRC"), "."};
+    for (int i = 0; i < 3 && !script[0]; i++) {
+        if (!cand[i]) continue;
+        snprintf(script, n, i == 0 ? "%s/%s" : "%s/bench/%s", cand[i], name);
+        if (access(script, R_OK) != 0) script[0] = 0;
+    }
+    if (!script[0]) return 0;
+    char probe[2300];
+    snprintf(probe, sizeof probe, "%s -c 'import %s' >/dev/null 2>&1", py, module);
+    return system(probe) == 0;
 }
 
 static int kc_list_has(const char *list, const char *item)
@@ -354,8 +470,9 @@ int kc_bench_nufft(int argc, char **argv)
 {
     const char *cases = "radial2d,random3d", *dirs = "adjoint,forward", *backends = "auto";
     const char *peers = "auto", *py = "python3", *peer_dir = NULL, *tmpd = "/tmp";
-    kc_list eps;
+    kc_list eps, fac;
     memset(&eps, 0, sizeof eps);
+    memset(&fac, 0, sizeof fac);
     int reps = 10, peer_reps = 5, threads = 0;
     int64_t batch = 1, check = 64;
     const kc_opt opts[] = {
@@ -366,6 +483,9 @@ int kc_bench_nufft(int argc, char **argv)
          0, NULL},
         {"eps", 'e', KC_LIST, &eps, "1e-3,1e-6", "LIST", "requested accuracies", NULL, 1e-14, 0.1,
          NULL},
+        {"eps-factors", 0, KC_LIST, &fac, "1,2,5", "LIST",
+         "kray runs at eps = target x each factor; the fastest within the target is its setting",
+         NULL, 1, 1000, NULL},
         {"backends", 0, KC_STRING, &backends, "auto", "LIST",
          "cpu, cuda (auto: cpu, and cuda when a GPU is usable)", NULL, 0, 0, NULL},
         {"batch", 0, KC_INT64, &batch, "1", "B", "kray: batch members (coils) per call", NULL, 1,
@@ -375,25 +495,31 @@ int kc_bench_nufft(int argc, char **argv)
         {"check", 0, KC_INT64, &check, "64", "N", "outputs scored against float64 direct sums",
          NULL, 1, 1 << 20, NULL},
         {"peers", 0, KC_STRING, &peers, "auto", "LIST",
-         "bart (CPU, radial2d), cufinufft (GPU), none; auto: those available", NULL, 0, 0, NULL},
+         "bart (CPU, radial2d), finufft (CPU), cufinufft (GPU), none; auto: those available",
+         NULL, 0, 0, NULL},
         {"peer-reps", 0, KC_INT, &peer_reps, "5", "N", "timed repetitions of each peer", NULL, 1,
          1000, NULL},
-        {"python", 0, KC_STRING, &py, "python3", "PY", "interpreter with cufinufft (and torch or "
-         "cupy)", NULL, 0, 0, NULL},
+        {"python", 0, KC_STRING, &py, "python3", "PY", "interpreter with finufft, or cufinufft (and "
+         "torch or cupy)", NULL, 0, 0, NULL},
         {"peer-dir", 0, KC_STRING, &peer_dir, NULL, "DIR",
-         "directory of peer_cufinufft.py (default: $KRAY_SRC/bench, ./bench)", NULL, 0, 0, NULL},
+         "directory of the peer scripts (default: $KRAY_SRC/bench, ./bench)", NULL, 0, 0, NULL},
         {"tmp", 0, KC_STRING, &tmpd, "/tmp", "DIR", "scratch directory for peer files", NULL, 0, 0,
          NULL},
         {0}};
     const kc_spec spec = {
         "bench nufft",
-        "NUFFT timings and accuracy: cases x directions x backends x eps, kray and its peers on\n"
-        "the same points and data (BART `nufft -P` on the CPU for the 2-D case, cuFINUFFT on a\n"
-        "GPU machine through bench/peer_cufinufft.py). Times are the best and the mean of --reps\n"
-        "calls that return when the result is complete (GPU calls include the finiteness\n"
-        "check's one-flag read-back; data already on the device); set_points is timed apart.\n"
-        "Errors: relative l2 over --check outputs against float64 direct sums. --threads sets\n"
-        "the CPU threads.",
+        "NUFFT timings and accuracy: cases x directions x backends x target eps, kray and its\n"
+        "peers on the same points and data: FINUFFT (bench/peer_finufft.py, --threads threads)\n"
+        "beside the CPU backend, cuFINUFFT (bench/peer_cufinufft.py) beside the CUDA one, BART\n"
+        "`nufft -P` on the CPU for the 2-D case. kray runs at eps = target x --eps-factors; its\n"
+        "setting is the fastest with an error within the target. Each peer sweeps its own\n"
+        "settings (precision, method, upsampling, sorting, its eps) and reports the fastest one\n"
+        "whose error is at most kray's; a \"match\" line (JSON) gives both settings and the\n"
+        "ratios. Times are the best and the mean of --reps calls that return when the result is\n"
+        "complete (GPU calls include the finiteness check's one-flag read-back; data on the\n"
+        "device); set_points (peers: setpts) is the best of repeated calls on one plan, the\n"
+        "trajectory where the backend computes, the first call apart. Errors: relative l2 over\n"
+        "--check outputs against float64 direct sums. --threads sets the CPU threads.",
         opts,
         NULL,
         KC_JSON,
@@ -412,23 +538,21 @@ int kc_bench_nufft(int argc, char **argv)
     int pa = !strcmp(peers, "auto");
     int use_bart = (pa || kc_list_has(peers, "bart")) && use_cpu &&
                    system("command -v bart >/dev/null 2>&1") == 0;
-    char script[2048] = "";
-    const char *src = getenv("KRAY_SRC");
-    const char *cand[3] = {peer_dir, src, "."};
-    for (int i = 0; i < 3 && !script[0]; i++) {
-        if (!cand[i]) continue;
-        snprintf(script, sizeof script, i == 0 ? "%s/peer_cufinufft.py" : "%s/bench/peer_cufinufft.py",
-                 cand[i]);
-        if (access(script, R_OK) != 0) script[0] = 0;
-    }
-    char probe[2300];
-    snprintf(probe, sizeof probe, "%s -c 'import cufinufft' >/dev/null 2>&1", py);
-    int use_cf = (pa || kc_list_has(peers, "cufinufft")) && gpu && script[0] &&
-                 system(probe) == 0;
+    char cf_script[2048], ff_script[2048];
+    int use_cf = (pa || kc_list_has(peers, "cufinufft")) && use_gpu &&
+                 kc_find_peer(cf_script, sizeof cf_script, "peer_cufinufft.py", "cufinufft",
+                              peer_dir, py);
+    int use_ff = (pa || kc_list_has(peers, "finufft")) && use_cpu &&
+                 kc_find_peer(ff_script, sizeof ff_script, "peer_finufft.py", "finufft", peer_dir,
+                              py);
     if (kc_list_has(peers, "cufinufft") && !use_cf)
         fprintf(stderr, "kray bench nufft: cufinufft peer unavailable (%s)\n",
-                !gpu ? "no GPU" : !script[0] ? "bench/peer_cufinufft.py not found" :
-                "cufinufft not importable by --python");
+                !use_gpu ? "no GPU" : "bench/peer_cufinufft.py not found or cufinufft not "
+                "importable by --python");
+    if (kc_list_has(peers, "finufft") && !use_ff)
+        fprintf(stderr, "kray bench nufft: finufft peer unavailable (bench/peer_finufft.py not "
+                "found or finufft not importable by --python)\n");
+    if (fac.n == 0) fac.n = 3, fac.v[0] = 1, fac.v[1] = 2, fac.v[2] = 5;
     if (eps.n == 0) eps.n = 2, eps.v[0] = 1e-3, eps.v[1] = 1e-6;
     if (!cm.json) {
         char cpu[256], gname[256];
@@ -447,9 +571,21 @@ int kc_bench_nufft(int argc, char **argv)
         for (int fw = 0; fw < 2; fw++) {
             if (!kc_list_has(dirs, fw ? "forward" : "adjoint")) continue;
             for (int e = 0; e < eps.n; e++) {
-                if (use_cpu) kc_run_kray(cm.json, &c, fw, KR_BACKEND_CPU, threads, eps.v[e], batch, reps);
-                if (use_gpu) kc_run_kray(cm.json, &c, fw, KR_BACKEND_CUDA, 0, eps.v[e], batch, reps);
-                if (use_cf) kc_run_cufinufft(cm.json, &c, fw, py, script, tmpd, eps.v[e], peer_reps);
+                const double te = eps.v[e];
+                if (use_cpu) {
+                    kc_res k = kc_kray_sweep(cm.json, &c, fw, KR_BACKEND_CPU, threads, te, &fac,
+                                             batch, reps);
+                    if (use_ff)
+                        kc_run_peer(cm.json, &c, fw, "finufft", "cpu", py, ff_script, tmpd, te,
+                                    &k, threads, peer_reps);
+                }
+                if (use_gpu) {
+                    kc_res k = kc_kray_sweep(cm.json, &c, fw, KR_BACKEND_CUDA, 0, te, &fac, batch,
+                                             reps);
+                    if (use_cf)
+                        kc_run_peer(cm.json, &c, fw, "cufinufft", "cuda", py, cf_script, tmpd, te,
+                                    &k, 0, peer_reps);
+                }
             }
             if (use_bart && c.nd == 2) kc_run_bart(cm.json, &c, fw, tmpd, peer_reps);
         }

@@ -5,6 +5,8 @@
 #include "mri/mri_internal.h"
 #include "mri/nufft/nufft_internal.h"
 
+#include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__GNUC__)
@@ -13,30 +15,64 @@
 #define KRI_ALWAYS_INLINE
 #endif
 
-/* ---- typed bodies (float for c64 plans, double for c128 plans) ---------------------------- */
-#define KRI_T float
-#define KRI_F(name) kri_nf_##name##_f
-#define KRI_COEF(k) ((k)->coeff)
-#include "mri/nufft/nufft_cpu_impl.h"
-#undef KRI_T
-#undef KRI_F
-#undef KRI_COEF
+/* ---- typed bodies (float for c64 plans, double for c128 plans) ----------------------------
+ * KRI_V is a 32-byte vector of KRI_T (GNU vector extension; unaligned access allowed), KRI_VL
+ * its lanes. Each body is compiled twice: for the baseline ISA and, on x86-64, for AVX2 (picked
+ * at plan creation). Without contraction of a * b + c (ISO C mode) both give the same bits. */
+#define KRI_NF_AHEAD 16 /* points between a sample's prefetch and its use */
+typedef float kri_v8f __attribute__((vector_size(32), aligned(4), may_alias));
+typedef double kri_v4d __attribute__((vector_size(32), aligned(8), may_alias));
 
-#define KRI_T double
-#define KRI_F(name) kri_nf_##name##_d
-#define KRI_COEF(k) ((k)->coef)
-#include "mri/nufft/nufft_cpu_impl.h"
-#undef KRI_T
-#undef KRI_F
-#undef KRI_COEF
+#define KRI_ISA
+#include "mri/nufft/nufft_cpu_bodies.h"
+#undef KRI_ISA
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(KRAY_NO_SIMD)
+#define KRI_NF_AVX2 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define KRI_ISA _avx2
+#include "mri/nufft/nufft_cpu_bodies.h"
+#undef KRI_ISA
+#pragma GCC pop_options
+#endif
+
+/* Call body `name` of the plan's precision and ISA with the given arguments. */
+#ifdef KRI_NF_AVX2
+#define KRI_NF(p, name, ...)                                                                   \
+    ((p)->dbl ? ((p)->simd ? kri_nf_##name##_d_avx2(p, __VA_ARGS__) : kri_nf_##name##_d(p, __VA_ARGS__)) \
+              : ((p)->simd ? kri_nf_##name##_f_avx2(p, __VA_ARGS__) : kri_nf_##name##_f(p, __VA_ARGS__)))
+#else
+#define KRI_NF(p, name, ...)                                                                   \
+    ((p)->dbl ? kri_nf_##name##_d(p, __VA_ARGS__) : kri_nf_##name##_f(p, __VA_ARGS__))
+#endif
 
 /* ---- plan-time state ------------------------------------------------------------------------ */
+/* Tile width target (cells): 32 in 2-D, 16 in 3-D (measured on the 2-core machine: 3-D tiles of
+ * 8 or 12 cells were slower at every width, the sort's extra streams included).
+ * KRAY_NUFFT_CPU_TILE overrides it (for tuning). */
+static int kri_nufft_cpu_tile(int ndim, int w)
+{
+    int t = ndim == 2 ? 32 : 16;
+    const char *e = getenv("KRAY_NUFFT_CPU_TILE");
+    if (e && atoi(e) > 0) t = atoi(e);
+    return t < w ? w : t;
+}
+
 static kr_status kri_cpu_nufft_create(kr_nufft_plan *p)
 {
     size_t rs = p->dbl ? sizeof(double) : sizeof(float);
     p->nthreads = kri_threads(p->ctx);
     if (p->nthreads < 1) p->nthreads = 1;
-    KRI_TRY(kri_alloc(&p->grid, (size_t)p->ngrid * 2 * rs, "the NUFFT grid"));
+#ifdef KRI_NF_AVX2
+    /* AVX2 bodies where the CPU has them (KRAY_NUFFT_CPU_SIMD=0: the baseline ones, same bits) */
+    const char *simd = getenv("KRAY_NUFFT_CPU_SIMD");
+    p->simd = __builtin_cpu_supports("avx2") && !(simd && strcmp(simd, "0") == 0);
+#endif
+    for (int d = 0; d < 3; d++) p->gscale[d] = (double)p->n[d] / (double)p->N[d];
+    /* the grid, and 64 zero bytes after it for whole-vector row reads */
+    KRI_TRY(kri_alloc(&p->grid, (size_t)p->ngrid * 2 * rs + 64, "the NUFFT grid"));
+    memset((char *)p->grid + (size_t)p->ngrid * 2 * rs, 0, 64);
     for (int d = 0; d < 3; d++) {
         KRI_TRY(kri_alloc(&p->dpre[d], (size_t)p->N[d] * rs, "NUFFT deapodisation factors"));
         for (int64_t i = 0; i < p->N[d]; i++) {
@@ -46,29 +82,44 @@ static kr_status kri_cpu_nufft_create(kr_nufft_plan *p)
                 ((float *)p->dpre[d])[i] = (float)p->deapod[d][i];
         }
     }
-    /* Tiles: an even number per grid dim, each at least w cells (and about 32 cells in 2-D,
-     * 16 in 3-D, so that one tile's footprint stays in cache). */
-    int target = p->ndim == 2 ? 32 : 16;
-    if (target < p->ker.w) target = p->ker.w;
+    /* Tiles: an even number per grid dim, each at least w cells; a thread spreads one tile's
+     * points into its own buffer of (tile + w - 1)^ndim cells (small enough to stay in cache,
+     * with none of the grid's power-of-two strides), then adds the buffer to the grid. */
+    int target = kri_nufft_cpu_tile(p->ndim, p->ker.w);
+    int64_t cells = 1;
     for (int d = 0; d < 3; d++) {
         int nt = 1;
         if (d < p->ndim) {
             nt = (int)(p->n[d] / target);
             nt -= nt % 2;
             if (nt < 2) nt = 2; /* n >= 2 w, so two tiles are each >= w */
+            cells *= (p->n[d] + nt - 1) / nt + p->ker.w - 1;
         }
         p->ntile[d] = nt;
-        KRI_TRY(kri_alloc((void **)&p->cell_tile[d], (size_t)p->n[d] * sizeof(int32_t),
+        /* cell (footprint centre, in (-n, 2 n) before wrapping) -> tile; cell_tile[d] points
+         * at cell 0 of a table of 3 n entries */
+        int32_t *tab = NULL;
+        KRI_TRY(kri_alloc((void **)&tab, (size_t)(3 * p->n[d]) * sizeof(int32_t),
                           "NUFFT tile table"));
+        p->cell_tile[d] = tab + p->n[d];
         for (int t = 0; t < nt; t++) {
             int64_t lo = p->n[d] * t / nt, hi = p->n[d] * (t + 1) / nt;
-            for (int64_t c = lo; c < hi; c++) p->cell_tile[d][c] = t;
+            for (int64_t c = lo; c < hi; c++)
+                p->cell_tile[d][c - p->n[d]] = p->cell_tile[d][c] = p->cell_tile[d][c + p->n[d]] = t;
         }
     }
+    p->tbuf_cells = cells + 4; /* slack for the last row's whole vectors */
+    KRI_TRY(kri_alloc(&p->tbuf, (size_t)(p->tbuf_cells * p->nthreads) * 2 * rs,
+                      "NUFFT tile buffers"));
     int64_t ntiles = (int64_t)p->ntile[0] * p->ntile[1] * p->ntile[2];
     KRI_TRY(kri_alloc((void **)&p->tile_start, (size_t)(ntiles + 1) * sizeof(int64_t),
                       "NUFFT tile offsets"));
     memset(p->tile_start, 0, (size_t)(ntiles + 1) * sizeof(int64_t));
+    /* counting-sort chunks: one per thread, fewer when the grid has very many tiles */
+    int64_t nch = (int64_t)(1 << 24) / ntiles;
+    p->nchunk = nch < 1 ? 1 : nch < p->nthreads ? (int)nch : p->nthreads;
+    KRI_TRY(kri_alloc((void **)&p->hist, (size_t)(ntiles * p->nchunk) * sizeof(int64_t),
+                      "NUFFT sort counts"));
 
     int64_t gd[3] = {p->n[0], p->n[1], p->n[2]};
     KRI_TRY(kr_fft_plan_create(&p->fft_fwd, p->ctx, p->dtype, p->ndim, gd, 0, KR_FFT_FORWARD, 0,
@@ -78,22 +129,32 @@ static kr_status kri_cpu_nufft_create(kr_nufft_plan *p)
     return KR_OK;
 }
 
-static void kri_cpu_nufft_destroy(kr_nufft_plan *p)
+static void kri_cpu_points_free(kr_nufft_plan *p)
 {
     kri_free(p->perm);
+    kri_free(p->kxyz);
+    kri_free(p->ptile);
     p->perm = NULL;
+    p->kxyz = NULL;
+    p->ptile = NULL;
+    p->cap = 0;
+}
+
+static void kri_cpu_nufft_destroy(kr_nufft_plan *p)
+{
+    kri_cpu_points_free(p);
     for (int d = 0; d < 3; d++) {
-        kri_free(p->l0[d]);
-        kri_free(p->frac[d]);
         kri_free(p->dpre[d]);
-        kri_free(p->cell_tile[d]);
-        p->l0[d] = NULL;
-        p->frac[d] = NULL;
+        if (p->cell_tile[d]) kri_free(p->cell_tile[d] - p->n[d]);
         p->dpre[d] = NULL;
         p->cell_tile[d] = NULL;
     }
     kri_free(p->tile_start);
     p->tile_start = NULL;
+    kri_free(p->hist);
+    p->hist = NULL;
+    kri_free(p->tbuf);
+    p->tbuf = NULL;
     kri_free(p->grid);
     p->grid = NULL;
     kr_fft_plan_destroy(p->fft_fwd);
@@ -101,136 +162,70 @@ static void kri_cpu_nufft_destroy(kr_nufft_plan *p)
     p->fft_fwd = p->fft_bwd = NULL;
 }
 
-/* Footprints of points [m0, m1) (original order) in the plan's precision; returns the first
- * invalid coordinate index m nc + d, or -1. */
-static int64_t kri_geometry(const kr_nufft_plan *p, const kri_nufft_traj *t, int64_t m0,
-                            int64_t m1, int32_t *const *l0, void *const *frac)
+static kr_status kri_cpu_points_alloc(kr_nufft_plan *p, int64_t M)
 {
-    const int nd = p->ndim, nc = (int)t->nc;
-    const double hw = 0.5 * (double)p->ker.w;
-    for (int64_t m = m0; m < m1; m++)
-        for (int d = 0; d < nc; d++) {
-            double k = t->dtype == KR_F32 ? (double)((const float *)t->data)[m * nc + d]
-                                          : ((const double *)t->data)[m * nc + d];
-            if (!KRI_NUFFT_COORD_OK(k, d, nd, p->N[d])) return m * nc + d;
-            if (d >= nd) continue;
-            double u = k * ((double)p->n[d] / (double)p->N[d]);
-            double a = u - hw, c = ceil(a);
-            int64_t l = (int64_t)c;
-            if (l < 0) l += p->n[d];
-            if (l >= p->n[d]) l -= p->n[d];
-            l0[d][m] = (int32_t)l;
-            if (p->dbl)
-                ((double *)frac[d])[m] = c - a;
-            else
-                ((float *)frac[d])[m] = (float)(c - a);
-        }
-    return -1;
+    if (M <= p->cap) return KR_OK;
+    kri_cpu_points_free(p);
+    KRI_TRY(kri_alloc((void **)&p->perm, (size_t)M * sizeof(int32_t), "NUFFT point order"));
+    KRI_TRY(kri_alloc((void **)&p->ptile, (size_t)M * sizeof(int32_t), "NUFFT point tiles"));
+    KRI_TRY(kri_alloc(&p->kxyz, (size_t)(M * p->ndim) * sizeof(double), "NUFFT points"));
+    p->cap = M;
+    return KR_OK;
 }
 
-/* Validate and compute the footprints (in parallel; the first invalid coordinate wins), then a
- * stable counting sort by tile (tile of the footprint's centre cell l0 + floor(w/2)); within a
- * tile the original order is kept. */
+/* A stable counting sort by tile, in parallel and identical for every thread count: each chunk
+ * of the points (in order) validates and counts its points per tile; the cursors of chunk c in
+ * tile t start after the tile's points of chunks before c; each chunk then writes its points'
+ * indices and coordinates (in the trajectory's type) to their sorted places. The arrays are reused while the
+ * number of points does not grow. */
 static kr_status kri_cpu_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t,
                                           int64_t *bad)
 {
     const int64_t M = t->M;
-    const int nd = p->ndim, P = p->ker.w / 2;
-    const size_t rs = p->dbl ? sizeof(double) : sizeof(float);
+    const int nch = p->nchunk, nc = (int)t->nc, f32 = t->dtype == KR_F32;
     *bad = -1;
-    int32_t *l0o[3] = {NULL, NULL, NULL}, *tile = NULL;
-    void *fo[3] = {NULL, NULL, NULL};
-    kr_status s = KR_OK;
-    for (int d = 0; d < nd && s == KR_OK; d++) {
-        s = kri_alloc((void **)&l0o[d], (size_t)M * sizeof(int32_t), "NUFFT points");
-        if (s == KR_OK) s = kri_alloc(&fo[d], (size_t)M * rs, "NUFFT points");
+    KRI_TRY(kri_cpu_points_alloc(p, M));
+    const int64_t ntiles = (int64_t)p->ntile[0] * p->ntile[1] * p->ntile[2];
+    int32_t *tile = p->ptile;
+    int64_t *hist = p->hist, first = INT64_MAX;
+    memset(hist, 0, (size_t)(ntiles * nch) * sizeof(int64_t));
+#pragma omp parallel for schedule(static, 1) num_threads(p->nthreads) reduction(min : first)
+    for (int c = 0; c < nch; c++) {
+        int64_t m0 = M * c / nch, m1 = M * (c + 1) / nch, *cnt = hist + c * ntiles;
+        int64_t b = KRI_NF(p, tiles_of, t->data, f32, nc, m0, m1, tile, cnt);
+        if (b >= 0 && b < first) first = b;
     }
-    if (s == KR_OK) s = kri_alloc((void **)&tile, (size_t)M * sizeof(int32_t), "NUFFT tiles");
-    if (s == KR_OK) {
-        const int64_t chunk = 1 << 14, nchunk = (M + chunk - 1) / chunk;
-        int64_t first = INT64_MAX;
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) reduction(min : first)
-        for (int64_t c = 0; c < nchunk; c++) {
-            int64_t m0 = c * chunk, m1 = m0 + chunk < M ? m0 + chunk : M;
-            int64_t b = kri_geometry(p, t, m0, m1, l0o, fo);
-            if (b >= 0 && b < first) first = b;
-        }
-        if (first != INT64_MAX) *bad = first;
+    if (first != INT64_MAX) {
+        *bad = first;
+        return KR_OK;
     }
-    if (s != KR_OK || *bad >= 0) goto done;
-
-    kri_free(p->perm);
-    p->perm = NULL;
-    for (int d = 0; d < 3; d++) {
-        kri_free(p->l0[d]);
-        kri_free(p->frac[d]);
-        p->l0[d] = NULL;
-        p->frac[d] = NULL;
-    }
-    s = kri_alloc((void **)&p->perm, (size_t)M * sizeof(int32_t), "NUFFT point order");
-    for (int d = 0; d < nd && s == KR_OK; d++) {
-        s = kri_alloc((void **)&p->l0[d], (size_t)M * sizeof(int32_t), "NUFFT points");
-        if (s == KR_OK) s = kri_alloc(&p->frac[d], (size_t)M * rs, "NUFFT points");
-    }
-    if (s != KR_OK) goto done;
-    {
-        const int64_t ntiles = (int64_t)p->ntile[0] * p->ntile[1] * p->ntile[2];
-        memset(p->tile_start, 0, (size_t)(ntiles + 1) * sizeof(int64_t));
-        for (int64_t m = 0; m < M; m++) {
-            int64_t tt = 0;
-            for (int d = nd - 1; d >= 0; d--) {
-                int64_t c = l0o[d][m] + P;
-                if (c >= p->n[d]) c -= p->n[d];
-                tt = tt * p->ntile[d] + p->cell_tile[d][c];
-            }
-            tile[m] = (int32_t)tt;
-            p->tile_start[tt + 1]++;
-        }
-        for (int64_t q = 0; q < ntiles; q++) p->tile_start[q + 1] += p->tile_start[q];
-        /* Use tile_start[t] as the running cursor, then restore it. */
-        for (int64_t m = 0; m < M; m++) p->perm[p->tile_start[tile[m]]++] = (int32_t)m;
-        for (int64_t q = ntiles; q > 0; q--) p->tile_start[q] = p->tile_start[q - 1];
-        p->tile_start[0] = 0;
-    }
-#pragma omp parallel for schedule(static) num_threads(p->nthreads)
-    for (int64_t i = 0; i < M; i++) {
-        int64_t m = p->perm[i];
-        for (int d = 0; d < nd; d++) {
-            p->l0[d][i] = l0o[d][m];
-            if (p->dbl)
-                ((double *)p->frac[d])[i] = ((const double *)fo[d])[m];
-            else
-                ((float *)p->frac[d])[i] = ((const float *)fo[d])[m];
+    int64_t run = 0;
+    for (int64_t q = 0; q < ntiles; q++) {
+        p->tile_start[q] = run;
+        for (int c = 0; c < nch; c++) {
+            int64_t n = hist[c * ntiles + q];
+            hist[c * ntiles + q] = run;
+            run += n;
         }
     }
-done:
-    for (int d = 0; d < 3; d++) {
-        kri_free(l0o[d]);
-        kri_free(fo[d]);
+    p->tile_start[ntiles] = run;
+#pragma omp parallel for schedule(static, 1) num_threads(p->nthreads)
+    for (int c = 0; c < nch; c++) {
+        int64_t *cur = hist + c * ntiles;
+        KRI_NF(p, scatter, t->data, f32, nc, M * c / nch, M * (c + 1) / nch, tile, cur);
     }
-    kri_free(tile);
-    return s;
+    p->kf32 = f32;
+    return KR_OK;
 }
 
 /* ---- execution ------------------------------------------------------------------------------ */
 void kri_cpu_nufft_spread(kr_nufft_plan *p, const void *kspace)
 {
-    if (p->dbl) {
-        kri_nf_zero_grid_d(p);
-        kri_nf_spread_d(p, (const double *)kspace);
-    } else {
-        kri_nf_zero_grid_f(p);
-        kri_nf_spread_f(p, (const float *)kspace);
-    }
+    KRI_NF(p, zero_grid, p->n[0]);
+    KRI_NF(p, spread, kspace);
 }
 
-void kri_cpu_nufft_interp(kr_nufft_plan *p, void *kspace)
-{
-    if (p->dbl)
-        kri_nf_interp_d(p, (double *)kspace);
-    else
-        kri_nf_interp_f(p, (float *)kspace);
-}
+void kri_cpu_nufft_interp(kr_nufft_plan *p, void *kspace) { KRI_NF(p, interp, kspace); }
 
 static kr_status kri_grid_fft(kr_nufft_plan *p, kr_fft_plan *f)
 {
@@ -266,15 +261,9 @@ static kr_status kri_cpu_nufft_execute(kr_nufft_plan *p, int adjoint, const void
         if (adjoint) {
             kri_cpu_nufft_spread(p, x);
             KRI_TRY(kri_grid_fft(p, p->fft_bwd));
-            if (p->dbl)
-                kri_nf_crop_d(p, (double *)y);
-            else
-                kri_nf_crop_f(p, (float *)y);
+            KRI_NF(p, crop, (void *)y);
         } else {
-            if (p->dbl)
-                kri_nf_pad_d(p, (const double *)x);
-            else
-                kri_nf_pad_f(p, (const float *)x);
+            KRI_NF(p, pad, (const void *)x);
             KRI_TRY(kri_grid_fft(p, p->fft_fwd));
             kri_cpu_nufft_interp(p, y);
         }

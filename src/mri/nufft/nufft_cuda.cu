@@ -1,23 +1,26 @@
 /* NUFFT on CUDA: plan state, set_points and execution (kernels in nufft_cuda_kernels.cuh).
  *
- * set_points: the trajectory is uploaded (when on the host), every point's footprint (first
- * cell l0, offset s) is computed and validated on the device with the host's arithmetic, each
- * point gets the key of its bin (32x32 cells in 2-D; 16x16x8 or 16x16x4 in 3-D; smaller when the
- * padded tile does not fit in shared memory), the (key, index) pairs are sorted by a stable CUB
- * radix sort (so the order is deterministic), and the sorted points are cut into subproblems of
- * at most max_subprob points of one bin.
+ * set_points: the trajectory is uploaded (when on the host); every point is validated and
+ * binned (32x32 cells in 2-D; 16x16x8 or 16x16x4 in 3-D; smaller when the padded tile does not
+ * fit in shared memory) with the host's arithmetic; a counting sort (atomic ranks in each bin,
+ * one atomic per bin and warp; a scan of the bin counts) puts each point's index at its sorted
+ * place (KRAY_NUFFT_GPU_SORT=radix: a stable CUB radix sort of (bin, index) instead), then each
+ * sorted point's footprint (first cell l0, offset s) is written in sorted order; the sorted
+ * points are cut into subproblems of at most max_subprob points of one bin. The arrays are kept
+ * for the next call (grown only), and the call synchronises once.
  *
  * adjoint: one block per (subproblem, batch member) spreads its points into a shared-memory
- * copy of the bin's padded tile (bin + w - 1 cells per dim) with shared atomics, then adds the
- * tile to the global grid with one atomic per non-zero cell (wrapping periodically); cuFFT
- * (kray/fft.h device plans, batched); deapodisation + crop. Atomic accumulation makes the last
- * bits run-dependent.
+ * copy of the bin's padded tile (bin + w - 1 cells per dim): with shared atomics (2-D, and 3-D
+ * with w < 6), or (3-D, w >= 6) with the points staged in shared memory and each warp adding
+ * them on the tile planes it owns, no atomics (KRAY_NUFFT_GPU_SPREAD=atomic|warp picks one);
+ * then the tile goes to the global grid with one atomic per non-zero cell (wrapping
+ * periodically); cuFFT (kray/fft.h device plans, batched); deapodisation + crop. Atomic
+ * accumulation makes the last bits run-dependent.
  * forward: zero-pad + deapodisation, cuFFT, then one thread per bin-sorted point interpolates
  * all batch members of the pass from the w^ndim footprint (deterministic).
  *
- * Everything is allocated at plan creation or set_points; execution only launches kernels (and,
- * with check_finite, reads back one flag). The kernel width W, the precision and ndim are
- * template parameters (w <= 16). */
+ * Execution only launches kernels (and, with check_finite, reads back one flag). The kernel
+ * width W, the precision and ndim are template parameters (w <= 16). */
 #include "mri/nufft/nufft_internal.h"
 
 #include <cub/cub.cuh>
@@ -26,6 +29,9 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "mri/nufft/nufft_cuda_kernels.cuh"
 
@@ -46,12 +52,18 @@ struct kri_nufft_dev {
     int *sub_start;      /* nbins + 1 */
     void *scan_tmp;
     size_t scan_tmp_bytes;
-    /* points (set_points) */
-    long long M, nsubs;
+    /* points (set_points; grown, never shrunk: capacity cap points, trajectory bytes) */
+    long long M, nsubs, cap;
+    int sort_radix;      /* KRAY_NUFFT_GPU_SORT=radix: stable CUB radix sort */
     int *perm, *l0[3];
     void *frac[3];
     int *sub_bin, *sub_first;
+    unsigned *keys, *keys_s;
+    int *rank, *count;   /* counting sort: rank in bin, points per bin (nbins + 1) */
+    void *sort_tmp, *traj;
+    size_t sort_bytes, traj_bytes;
     size_t shmem;
+    int spread_warp, np; /* k_nufft_spread_warp and its points per stage */
 };
 
 #define KRI_CU(call, what)                                                                    \
@@ -68,18 +80,21 @@ static unsigned kri_blocks(long long n) { return (unsigned)((n + kThreads - 1) /
 
 static void kri_dev_free_points(kri_nufft_dev *d)
 {
-    kri_device_free(d->perm);
-    d->perm = NULL;
+    void **ps[] = {(void **)&d->perm, (void **)&d->sub_bin, (void **)&d->sub_first,
+                   (void **)&d->keys, (void **)&d->keys_s, (void **)&d->rank, &d->sort_tmp,
+                   &d->traj};
+    for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+        kri_device_free(*ps[k]);
+        *ps[k] = NULL;
+    }
     for (int i = 0; i < 3; i++) {
         kri_device_free(d->l0[i]);
         kri_device_free(d->frac[i]);
         d->l0[i] = NULL;
         d->frac[i] = NULL;
     }
-    kri_device_free(d->sub_bin);
-    kri_device_free(d->sub_first);
-    d->sub_bin = d->sub_first = NULL;
-    d->M = d->nsubs = 0;
+    d->M = d->nsubs = d->cap = 0;
+    d->sort_bytes = d->traj_bytes = 0;
 }
 
 static void kri_cuda_nufft_destroy(kr_nufft_plan *p)
@@ -97,6 +112,7 @@ static void kri_cuda_nufft_destroy(kr_nufft_plan *p)
     kri_device_free(d->bin_start);
     kri_device_free(d->nsub);
     kri_device_free(d->sub_start);
+    kri_device_free(d->count);
     kri_device_free(d->scan_tmp);
     kri_free(d);
     p->dev = NULL;
@@ -121,8 +137,6 @@ static kr_status kri_cuda_nufft_create(kr_nufft_plan *p)
         g.n[i] = (int)p->n[i];
         g.N[i] = (int)p->N[i];
     }
-    /* Bin sizes: 32x32 (2-D) or 16x16x2 (3-D), halved (largest first) until the padded tile of
-     * complex values fits the shared-memory budget; never larger than the grid. */
     int optin = 0;
     KRI_CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d->device),
            "querying the shared memory size");
@@ -130,15 +144,29 @@ static kr_status kri_cuda_nufft_create(kr_nufft_plan *p)
      * (3-D, within the opt-in shared memory, at most 100 KiB: larger 3-D bins keep the halo's
      * share of global atomics and the idle threads of sparse bins down), halved (largest dim
      * first) until the padded tile of complex values and the coefficients fit. */
-    const size_t cbytes = (size_t)(p->ker.degree + 1) * kMaxW * rs;
+    /* The spreading kernel: in 3-D with w >= 6 the warp-owned-plane kernel (no shared atomics),
+     * else shared atomics; KRAY_NUFFT_GPU_SPREAD=atomic|warp picks one (3-D only), and
+     * KRAY_NUFFT_GPU_BIN=XxYxZ sets the bins when the options do not (for tuning). */
+    const char *sv = getenv("KRAY_NUFFT_GPU_SPREAD");
+    d->spread_warp = p->ndim == 3 && (sv && *sv ? strcmp(sv, "warp") == 0 : w >= 6);
+    d->np = 64;
+    int ebin[3] = {0, 0, 0};
+    const char *eb = getenv("KRAY_NUFFT_GPU_BIN");
+    if (eb && sscanf(eb, "%dx%dx%d", &ebin[0], &ebin[1], &ebin[2]) < 2) ebin[0] = ebin[1] = 0;
+    /* shared memory besides the tile: the coefficients (atomic kernel) or the staged points */
+    const size_t cbytes = d->spread_warp
+                              ? (size_t)d->np * (2 * rs + 3 * (size_t)w * rs + 3 * sizeof(int))
+                              : (size_t)(p->ker.degree + 1) * kMaxW * rs;
     size_t budget = p->ndim == 2 ? kShmemBudget : (size_t)(optin < 100 * 1024 ? optin : 100 * 1024);
     if (budget < kShmemBudget) budget = kShmemBudget;
     int bs[3];
     for (int attempt = 0; attempt < 2; attempt++) {
         bs[0] = bs[1] = p->ndim == 3 ? 16 : 32;
         bs[2] = p->ndim == 3 ? (w <= 5 ? 8 : 4) : 1; /* fastest on an H100 (measured) */
-        for (int i = 0; i < p->ndim; i++)
+        for (int i = 0; i < p->ndim; i++) {
+            if (ebin[i] > 0 && ebin[i] <= 1024) bs[i] = ebin[i];
             if (p->gpu_bin[i] > 0) bs[i] = p->gpu_bin[i];
+        }
         int fits = 0;
         for (;;) {
             size_t cells = 1;
@@ -218,6 +246,9 @@ static kr_status kri_cuda_nufft_create(kr_nufft_plan *p)
     KRI_TRY(kri_device_alloc((void **)&d->bin_start, nb1, d->device, "NUFFT bins"));
     KRI_TRY(kri_device_alloc((void **)&d->nsub, nb1, d->device, "NUFFT bins"));
     KRI_TRY(kri_device_alloc((void **)&d->sub_start, nb1, d->device, "NUFFT bins"));
+    KRI_TRY(kri_device_alloc((void **)&d->count, nb1, d->device, "NUFFT bins"));
+    const char *srt = getenv("KRAY_NUFFT_GPU_SORT");
+    d->sort_radix = srt && strcmp(srt, "radix") == 0;
     KRI_CU(cub::DeviceScan::ExclusiveSum(NULL, d->scan_tmp_bytes, d->nsub, d->sub_start,
                                          (int)(d->nbins + 1), d->stream),
            "sizing the bin scan");
@@ -225,155 +256,145 @@ static kr_status kri_cuda_nufft_create(kr_nufft_plan *p)
     return KR_OK;
 }
 
+/* The point arrays for at least M points (and a trajectory staging area of tbytes when the
+ * trajectory is on the host), allocated when they grow only. */
 template <typename T>
-static kr_status kri_set_points_t(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad)
+static kr_status kri_points_alloc(kr_nufft_plan *p, long long M, size_t tbytes)
+{
+    kri_nufft_dev *d = p->dev;
+    if (tbytes > d->traj_bytes) {
+        kri_device_free(d->traj);
+        d->traj = NULL;
+        d->traj_bytes = 0;
+        KRI_TRY(kri_device_alloc(&d->traj, tbytes, d->device, "the NUFFT trajectory"));
+        d->traj_bytes = tbytes;
+    }
+    if (M <= d->cap) return KR_OK;
+    size_t tb = d->traj_bytes;
+    void *tr = d->traj;
+    d->traj = NULL;
+    kri_dev_free_points(d);
+    d->traj = tr;
+    d->traj_bytes = tb;
+    const size_t n = (size_t)M;
+    for (int i = 0; i < p->ndim; i++) {
+        KRI_TRY(kri_device_alloc((void **)&d->l0[i], n * sizeof(int), d->device, "NUFFT points"));
+        KRI_TRY(kri_device_alloc(&d->frac[i], n * sizeof(T), d->device, "NUFFT points"));
+    }
+    KRI_TRY(kri_device_alloc((void **)&d->perm, n * sizeof(int), d->device, "NUFFT point order"));
+    KRI_TRY(kri_device_alloc((void **)&d->keys, n * sizeof(unsigned), d->device, "NUFFT keys"));
+    KRI_TRY(kri_device_alloc((void **)&d->keys_s, n * sizeof(unsigned), d->device, "NUFFT keys"));
+    KRI_TRY(kri_device_alloc((void **)&d->rank, n * sizeof(int), d->device, "NUFFT ranks"));
+    /* at most one partial subproblem per bin beyond the full ones */
+    size_t nsub = (size_t)d->nbins + n / (size_t)d->geo.maxsub + 1;
+    KRI_TRY(kri_device_alloc((void **)&d->sub_bin, nsub * sizeof(int), d->device,
+                             "NUFFT subproblems"));
+    KRI_TRY(kri_device_alloc((void **)&d->sub_first, nsub * sizeof(int), d->device,
+                             "NUFFT subproblems"));
+    int nbits = 1;
+    while (nbits < 32 && (1ll << nbits) < d->nbins) nbits++;
+    KRI_CU(cub::DeviceRadixSort::SortPairs(NULL, d->sort_bytes, d->keys, d->keys_s, d->rank,
+                                           d->perm, (int)M, 0, nbits, d->stream),
+           "sizing the NUFFT sort");
+    KRI_TRY(kri_device_alloc(&d->sort_tmp, d->sort_bytes, d->device, "NUFFT sort scratch"));
+    d->cap = M;
+    return KR_OK;
+}
+
+/* Points on the device with no allocation after the first call (or a larger one) and one
+ * synchronisation: validation and binning, a counting sort (atomic ranks; or, with
+ * KRAY_NUFFT_GPU_SORT=radix, a stable radix sort of (bin, index)) that writes every point's
+ * footprint to its sorted place, bin starts, subproblems; then the validity flag and the
+ * subproblem count come back together. */
+template <typename T, typename K>
+static kr_status kri_set_points_tk(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad)
 {
     kri_nufft_dev *d = p->dev;
     const long long M = t->M;
-    const int nd = p->ndim;
+    const int nc = (int)t->nc;
     const kri_geo g = d->geo;
+    const size_t tbytes = (size_t)(M * nc) * sizeof(K);
     *bad = -1;
-    /* Temporaries: the trajectory on the device, original-order footprints, keys, values, sort
-     * scratch. */
-    void *traj = NULL;
-    int *l0o[3] = {NULL, NULL, NULL};
-    T *fo[3] = {NULL, NULL, NULL};
-    unsigned *keys = NULL, *keys_s = NULL;
-    int *vals = NULL;
-    void *sort_tmp = NULL;
-    size_t sort_bytes = 0, tbytes = (size_t)(M * t->nc) * kr_dtype_size(t->dtype);
-    kr_status s = KR_OK;
-    cudaError_t e = cudaSuccess;
-    int nsubs = 0;
-    unsigned long long badv = ~0ull;
-    int nbits = 1;
-    while (nbits < 32 && (1ll << nbits) < d->nbins) nbits++;
-#define KRI_S(expr)                                                                           \
-    do {                                                                                      \
-        if (s == KR_OK) s = (expr);                                                           \
-    } while (0)
-#define KRI_E(expr)                                                                           \
-    do {                                                                                      \
-        if (s == KR_OK && e == cudaSuccess) e = (expr);                                       \
-    } while (0)
-    const void *tsrc = t->data;
+    d->M = d->nsubs = 0;
+    KRI_TRY(kri_points_alloc<T>(p, M, t->loc == KR_HOST ? tbytes : 0));
+    const K *tr = (const K *)t->data;
     if (t->loc == KR_HOST) {
-        KRI_S(kri_device_alloc(&traj, tbytes, d->device, "the NUFFT trajectory"));
-        KRI_S(kri_memcpy(traj, KR_DEVICE, t->data, KR_HOST, tbytes, p->ctx));
-        tsrc = traj;
+        KRI_CU(cudaMemcpyAsync(d->traj, t->data, tbytes, cudaMemcpyHostToDevice, d->stream),
+               "uploading the NUFFT trajectory");
+        tr = (const K *)d->traj;
     }
-    for (int i = 0; i < nd; i++) {
-        KRI_S(kri_device_alloc((void **)&l0o[i], (size_t)M * sizeof(int), d->device,
-                               "NUFFT points"));
-        KRI_S(kri_device_alloc((void **)&fo[i], (size_t)M * sizeof(T), d->device, "NUFFT points"));
+    kri_geo_r gr;
+    gr.hw = 0.5 * (double)p->ker.w;
+    for (int i = 0; i < 3; i++) gr.r[i] = (double)p->n[i] / (double)p->N[i];
+    kri_pts out;
+    for (int i = 0; i < 3; i++) {
+        out.l0[i] = d->l0[i < p->ndim ? i : 0];
+        out.fr[i] = d->frac[i < p->ndim ? i : 0];
     }
-    for (int i = nd; i < 3; i++) { /* unused by 2-D kernels; valid pointers anyway */
-        l0o[i] = l0o[0];
-        fo[i] = fo[0];
-    }
-    if (s == KR_OK) {
-        double r[3];
-        for (int i = 0; i < 3; i++) r[i] = (double)p->n[i] / (double)p->N[i];
-        const double hw = 0.5 * (double)p->ker.w;
-        KRI_E(cudaMemsetAsync(d->bad, 0xff, sizeof *d->bad, d->stream));
-        if (t->dtype == KR_F32)
-            k_nufft_geometry<T, float><<<kri_blocks(M), kThreads, 0, d->stream>>>(
-                (const float *)tsrc, (int)t->nc, M, g, hw, r[0], r[1], r[2], l0o[0], l0o[1],
-                l0o[2], fo[0], fo[1], fo[2], d->bad);
-        else
-            k_nufft_geometry<T, double><<<kri_blocks(M), kThreads, 0, d->stream>>>(
-                (const double *)tsrc, (int)t->nc, M, g, hw, r[0], r[1], r[2], l0o[0], l0o[1],
-                l0o[2], fo[0], fo[1], fo[2], d->bad);
-        KRI_E(cudaGetLastError());
-        KRI_E(cudaMemcpyAsync(&badv, d->bad, sizeof badv, cudaMemcpyDeviceToHost, d->stream));
-        KRI_E(cudaStreamSynchronize(d->stream));
-    }
-    if (s == KR_OK && e == cudaSuccess && badv != ~0ull) {
-        *bad = (int64_t)badv;
-        goto done;
-    }
-    if (s == KR_OK && e == cudaSuccess) kri_dev_free_points(d);
-    for (int i = 0; i < nd; i++) {
-        KRI_S(kri_device_alloc((void **)&d->l0[i], (size_t)M * sizeof(int), d->device,
-                               "NUFFT points"));
-        KRI_S(kri_device_alloc(&d->frac[i], (size_t)M * sizeof(T), d->device, "NUFFT points"));
-    }
-    KRI_S(kri_device_alloc((void **)&keys, (size_t)M * sizeof(unsigned), d->device, "NUFFT keys"));
-    KRI_S(kri_device_alloc((void **)&keys_s, (size_t)M * sizeof(unsigned), d->device,
-                           "NUFFT keys"));
-    KRI_S(kri_device_alloc((void **)&vals, (size_t)M * sizeof(int), d->device, "NUFFT keys"));
-    KRI_S(kri_device_alloc((void **)&d->perm, (size_t)M * sizeof(int), d->device,
-                           "NUFFT point order"));
-    KRI_E(cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, keys, keys_s, vals, d->perm, (int)M,
-                                          0, nbits, d->stream));
-    KRI_S(kri_device_alloc(&sort_tmp, sort_bytes, d->device, "NUFFT sort scratch"));
-    if (s == KR_OK && e == cudaSuccess) {
-        k_nufft_bin_keys<<<kri_blocks(M), kThreads, 0, d->stream>>>(g, M, l0o[0], l0o[1], l0o[2],
-                                                                    keys, vals);
-        e = cudaGetLastError();
-    }
-    KRI_E(cub::DeviceRadixSort::SortPairs(sort_tmp, sort_bytes, keys, keys_s, vals, d->perm,
-                                          (int)M, 0, nbits, d->stream));
-    if (s == KR_OK && e == cudaSuccess) {
-        int *l2 = nd == 3 ? d->l0[2] : d->l0[0];
-        T *f2 = nd == 3 ? (T *)d->frac[2] : (T *)d->frac[0];
-        k_nufft_gather<T><<<kri_blocks(M), kThreads, 0, d->stream>>>(
-            M, nd, d->perm, l0o[0], l0o[1], l0o[2], fo[0], fo[1], fo[2], d->l0[0], d->l0[1], l2,
-            (T *)d->frac[0], (T *)d->frac[1], f2);
-        e = cudaGetLastError();
-    }
-    if (s == KR_OK && e == cudaSuccess) {
+    const unsigned nbk = kri_blocks(M);
+    KRI_CU(cudaMemsetAsync(d->bad, 0xff, sizeof *d->bad, d->stream), "clearing the NUFFT flag");
+    if (!d->sort_radix) {
+        KRI_CU(cudaMemsetAsync(d->count, 0, (size_t)(d->nbins + 1) * sizeof(int), d->stream),
+               "clearing the NUFFT bins");
+        k_nufft_bin_count<K><<<nbk, kThreads, 0, d->stream>>>(tr, nc, M, g, gr, d->keys, d->rank,
+                                                               d->count, d->bad);
+        KRI_LAUNCHED("the NUFFT binning kernel");
+        KRI_CU(cub::DeviceScan::ExclusiveSum(d->scan_tmp, d->scan_tmp_bytes, d->count,
+                                             d->bin_start, (int)(d->nbins + 1), d->stream),
+               "the NUFFT bin scan");
+        k_nufft_scatter<<<nbk, kThreads, 0, d->stream>>>(M, d->keys, d->rank, d->bin_start,
+                                                         d->perm, d->bad);
+        KRI_LAUNCHED("the NUFFT point sort");
+    } else {
+        int nbits = 1;
+        while (nbits < 32 && (1ll << nbits) < d->nbins) nbits++;
+        k_nufft_bin_keys<K><<<nbk, kThreads, 0, d->stream>>>(tr, nc, M, g, gr, d->keys, d->rank,
+                                                              d->bad);
+        KRI_LAUNCHED("the NUFFT binning kernel");
+        KRI_CU(cub::DeviceRadixSort::SortPairs(d->sort_tmp, d->sort_bytes, d->keys, d->keys_s,
+                                               d->rank, d->perm, (int)M, 0, nbits, d->stream),
+               "the NUFFT point sort");
         k_nufft_bin_start<<<kri_blocks(d->nbins + 1), kThreads, 0, d->stream>>>(
-            M, d->nbins, keys_s, d->bin_start);
-        e = cudaGetLastError();
+            M, d->nbins, d->keys_s, d->bin_start);
+        KRI_LAUNCHED("the NUFFT bin starts");
     }
-    if (s == KR_OK && e == cudaSuccess) {
-        k_nufft_sub_count<<<kri_blocks(d->nbins + 1), kThreads, 0, d->stream>>>(
-            d->nbins, g.maxsub, d->bin_start, d->nsub);
-        e = cudaGetLastError();
+    k_nufft_gather<T, K><<<nbk, kThreads, 0, d->stream>>>(tr, nc, M, g, gr, d->perm, out, d->bad);
+    KRI_LAUNCHED("the NUFFT footprints");
+    k_nufft_sub_count<<<kri_blocks(d->nbins + 1), kThreads, 0, d->stream>>>(
+        d->nbins, g.maxsub, d->bin_start, d->nsub);
+    KRI_LAUNCHED("the NUFFT subproblem count");
+    KRI_CU(cub::DeviceScan::ExclusiveSum(d->scan_tmp, d->scan_tmp_bytes, d->nsub, d->sub_start,
+                                         (int)(d->nbins + 1), d->stream),
+           "the NUFFT subproblem scan");
+    k_nufft_sub_fill<<<kri_blocks(d->nbins), kThreads, 0, d->stream>>>(
+        d->nbins, g.maxsub, d->bin_start, d->sub_start, d->sub_bin, d->sub_first);
+    KRI_LAUNCHED("the NUFFT subproblems");
+    unsigned long long badv = ~0ull;
+    int nsubs = 0;
+    KRI_CU(cudaMemcpyAsync(&badv, d->bad, sizeof badv, cudaMemcpyDeviceToHost, d->stream),
+           "reading the NUFFT flag");
+    KRI_CU(cudaMemcpyAsync(&nsubs, d->sub_start + d->nbins, sizeof nsubs, cudaMemcpyDeviceToHost,
+                           d->stream),
+           "reading the NUFFT subproblem count");
+    KRI_CU(cudaStreamSynchronize(d->stream), "setting the NUFFT points");
+    if (badv != ~0ull) {
+        *bad = (int64_t)badv;
+        return KR_OK;
     }
-    KRI_E(cub::DeviceScan::ExclusiveSum(d->scan_tmp, d->scan_tmp_bytes, d->nsub, d->sub_start,
-                                        (int)(d->nbins + 1), d->stream));
-    if (s == KR_OK && e == cudaSuccess)
-        s = kri_memcpy(&nsubs, KR_HOST, d->sub_start + d->nbins, KR_DEVICE, sizeof(int), p->ctx);
-    KRI_S(kri_device_alloc((void **)&d->sub_bin, (size_t)(nsubs > 0 ? nsubs : 1) * sizeof(int),
-                           d->device, "NUFFT subproblems"));
-    KRI_S(kri_device_alloc((void **)&d->sub_first, (size_t)(nsubs > 0 ? nsubs : 1) * sizeof(int),
-                           d->device, "NUFFT subproblems"));
-    if (s == KR_OK && e == cudaSuccess) {
-        k_nufft_sub_fill<<<kri_blocks(d->nbins), kThreads, 0, d->stream>>>(
-            d->nbins, g.maxsub, d->bin_start, d->sub_start, d->sub_bin, d->sub_first);
-        e = cudaGetLastError();
-    }
-    KRI_E(cudaStreamSynchronize(d->stream));
-    if (s == KR_OK) {
-        d->M = M;
-        d->nsubs = nsubs;
-    }
-done:
-    if (s == KR_OK && e != cudaSuccess)
-        s = kri_fail(KR_ERR_CUDA, "NUFFT: setting the points on the GPU failed: %s",
-                     cudaGetErrorString(e));
-#undef KRI_S
-#undef KRI_E
-    kri_device_free(traj);
-    for (int i = 0; i < nd; i++) {
-        kri_device_free(l0o[i]);
-        kri_device_free(fo[i]);
-    }
-    kri_device_free(keys);
-    kri_device_free(keys_s);
-    kri_device_free(vals);
-    kri_device_free(sort_tmp);
-    if (s != KR_OK) kri_dev_free_points(d);
-    return s;
+    d->M = M;
+    d->nsubs = nsubs;
+    return KR_OK;
 }
 
 static kr_status kri_cuda_nufft_set_points(kr_nufft_plan *p, const kri_nufft_traj *t,
                                            int64_t *bad)
 {
     KRI_TRY(kri_cuda_set_device(p->ctx));
-    return p->dbl ? kri_set_points_t<double>(p, t, bad) : kri_set_points_t<float>(p, t, bad);
+    if (t->dtype == KR_F32)
+        return p->dbl ? kri_set_points_tk<double, float>(p, t, bad)
+                      : kri_set_points_tk<float, float>(p, t, bad);
+    return p->dbl ? kri_set_points_tk<double, double>(p, t, bad)
+                  : kri_set_points_tk<float, double>(p, t, bad);
 }
 
 /* ---- execution ---------------------------------------------------------------------------- */
@@ -394,6 +415,20 @@ static cudaError_t kri_launch_spread(kri_nufft_dev *d, const kri_coef<T> &c, con
     if (d->nsubs == 0) return cudaSuccess;
     static_assert(W <= kMaxW, "kernel too wide");
     dim3 grid((unsigned)d->nsubs, (unsigned)nb);
+    if (ND == 3 && d->spread_warp) {
+        if (d->shmem > kShmemBudget) {
+            cudaError_t e = cudaFuncSetAttribute(k_nufft_spread_warp<T, W>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 (int)d->shmem);
+            if (e != cudaSuccess) return e;
+        }
+        k_nufft_spread_warp<T, W><<<grid, kThreads, d->shmem, d->stream>>>(
+            d->geo, c, d->sub_bin, d->sub_first, d->bin_start, d->perm, d->l0[0], d->l0[1],
+            d->l0[2], (const T *)d->frac[0], (const T *)d->frac[1], (const T *)d->frac[2],
+            (const typename kri_c2<T>::t *)y, d->M, (T *)d->grid, ngrid, b0, check, d->bad,
+            d->np);
+        return cudaGetLastError();
+    }
     if (d->shmem > kShmemBudget) {
         cudaError_t e = cudaFuncSetAttribute(k_nufft_spread<T, ND, W>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,

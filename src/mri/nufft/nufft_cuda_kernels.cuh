@@ -84,71 +84,121 @@ __device__ __forceinline__ int kd_centre(int l0, int P, int n)
     return c >= n ? c - n : c;
 }
 
-__global__ void k_nufft_bin_keys(kri_geo g, long long M, const int *l0x, const int *l0y,
-                                 const int *l0z, unsigned *keys, int *vals)
+/* Footprint of coordinate d of point m (first cell l0, wrapped into [0, n); offset s), with the
+ * host's arithmetic (nufft_internal.h: double, no fused multiply-add), so CPU and GPU plans place
+ * the points identically. */
+template <typename K>
+__device__ __forceinline__ int kd_foot(const K *traj, int nc, long long m, int d, const kri_geo &g,
+                                       double hw, double r, double *s)
 {
-    long long m = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (m >= M) return;
-    int bx = kd_centre(l0x[m], g.P, g.n[0]) / g.bs[0];
-    int by = kd_centre(l0y[m], g.P, g.n[1]) / g.bs[1];
-    int bz = g.nd == 3 ? kd_centre(l0z[m], g.P, g.n[2]) / g.bs[2] : 0;
-    keys[m] = (unsigned)((bz * g.nb[1] + by) * g.nb[0] + bx);
-    vals[m] = (int)m;
+    double u = __dmul_rn((double)traj[m * nc + d], r);
+    double a = __dsub_rn(u, hw), c = ceil(a);
+    int l = (int)c;
+    if (l < 0) l += g.n[d];
+    if (l >= g.n[d]) l -= g.n[d];
+    *s = __dsub_rn(c, a);
+    return l;
 }
 
-/* Footprint of every point, with the host's arithmetic (nufft_internal.h: double, no fused
- * multiply-add), so CPU and GPU plans place the points identically. The first invalid
- * coordinate index m nc + d goes to *bad (atomicMin). */
-template <typename T, typename K>
-__global__ void k_nufft_geometry(const K *traj, int nc, long long M, const kri_geo g, double hw,
-                                 double r0, double r1, double r2, int *l0x, int *l0y, int *l0z,
-                                 T *fx, T *fy, T *fz, unsigned long long *bad)
+/* Validate point m (the first invalid coordinate index m nc + d goes to *bad by atomicMin;
+ * returns false then) and compute its bin. */
+template <typename K>
+__device__ __forceinline__ bool kd_bin_of(const K *traj, int nc, long long m, const kri_geo &g,
+                                          double hw, const double *r, unsigned *bin,
+                                          unsigned long long *bad)
 {
-    long long m = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (m >= M) return;
+    int c[3] = {0, 0, 0};
     for (int d = 0; d < nc; d++) {
         double k = (double)traj[m * nc + d];
         bool ok = isfinite(k) && (d < g.nd ? fabs(k) <= 0.5 * (double)g.N[d] : k == 0.0);
         if (!ok) {
             atomicMin(bad, (unsigned long long)(m * nc + d));
-            return;
+            return false;
         }
         if (d >= g.nd) continue;
-        double u = __dmul_rn(k, d == 0 ? r0 : d == 1 ? r1 : r2);
-        double a = __dsub_rn(u, hw), c = ceil(a);
-        int l = (int)c;
-        if (l < 0) l += g.n[d];
-        if (l >= g.n[d]) l -= g.n[d];
-        T f = (T)__dsub_rn(c, a);
-        if (d == 0) {
-            l0x[m] = l;
-            fx[m] = f;
-        } else if (d == 1) {
-            l0y[m] = l;
-            fy[m] = f;
-        } else {
-            l0z[m] = l;
-            fz[m] = f;
-        }
+        double s;
+        c[d] = kd_centre(kd_foot(traj, nc, m, d, g, hw, r[d], &s), g.P, g.n[d]) / g.bs[d];
+    }
+    *bin = (unsigned)((c[2] * g.nb[1] + c[1]) * g.nb[0] + c[0]);
+    return true;
+}
+
+struct kri_geo_r {
+    double hw, r[3];
+};
+
+/* Counting sort, pass 1: validate, bin, and the point's rank among its bin's points (atomic:
+ * the order within a bin is run-dependent). The lanes of a warp with the same bin (neighbours
+ * along a trajectory usually are) take their ranks with one atomic. */
+template <typename K>
+__global__ void k_nufft_bin_count(const K *traj, int nc, long long M, const kri_geo g,
+                                  const kri_geo_r gr, unsigned *keys, int *rank, int *count,
+                                  unsigned long long *bad)
+{
+    long long m = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (m >= M) return;
+    unsigned b;
+    if (!kd_bin_of(traj, nc, m, g, gr.hw, gr.r, &b, bad)) return;
+    keys[m] = b;
+    const unsigned peers = __match_any_sync(__activemask(), b);
+    const int lane = threadIdx.x & 31, leader = __ffs(peers) - 1;
+    int base = 0;
+    if (lane == leader) base = atomicAdd(count + b, __popc(peers));
+    base = __shfl_sync(peers, base, leader);
+    rank[m] = base + __popc(peers & ((1u << lane) - 1));
+}
+
+/* Write the footprint of point m to sorted place i. */
+template <typename T, typename K>
+__device__ __forceinline__ void kd_put(const K *traj, int nc, long long m, long long i,
+                                       const kri_geo &g, const kri_geo_r &gr, int *const *l0,
+                                       T *const *fr)
+{
+    for (int d = 0; d < g.nd; d++) {
+        double s;
+        l0[d][i] = kd_foot(traj, nc, m, d, g, gr.hw, gr.r[d], &s);
+        fr[d][i] = (T)s;
     }
 }
 
-template <typename T>
-__global__ void k_nufft_gather(long long M, int nd, const int *perm, const int *l0ix,
-                               const int *l0iy, const int *l0iz, const T *fix, const T *fiy,
-                               const T *fiz, int *l0x, int *l0y, int *l0z, T *fx, T *fy, T *fz)
+struct kri_pts {
+    int *l0[3];
+    void *fr[3];
+};
+
+/* Counting sort, pass 2: every point's index to its place (nothing when a point was invalid);
+ * k_nufft_gather then writes the footprints in sorted order. */
+__global__ void k_nufft_scatter(long long M, const unsigned *keys, const int *rank,
+                                const int *start, int *perm, const unsigned long long *bad)
+{
+    long long m = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (m >= M || *bad != ~0ull) return;
+    perm[start[keys[m]] + rank[m]] = (int)m;
+}
+
+/* Radix-sort variant, pass 1: validate and bin (key, index) pairs for a stable sort. */
+template <typename K>
+__global__ void k_nufft_bin_keys(const K *traj, int nc, long long M, const kri_geo g,
+                                 const kri_geo_r gr, unsigned *keys, int *vals,
+                                 unsigned long long *bad)
+{
+    long long m = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (m >= M) return;
+    unsigned b = 0;
+    kd_bin_of(traj, nc, m, g, gr.hw, gr.r, &b, bad);
+    keys[m] = b;
+    vals[m] = (int)m;
+}
+
+/* Both sorts, last pass: the footprints of the sorted points (coalesced writes). */
+template <typename T, typename K>
+__global__ void k_nufft_gather(const K *traj, int nc, long long M, const kri_geo g,
+                               const kri_geo_r gr, const int *perm, kri_pts out,
+                               const unsigned long long *bad)
 {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= M) return;
-    int m = perm[i];
-    l0x[i] = l0ix[m];
-    l0y[i] = l0iy[m];
-    fx[i] = fix[m];
-    fy[i] = fiy[m];
-    if (nd == 3) {
-        l0z[i] = l0iz[m];
-        fz[i] = fiz[m];
-    }
+    if (i >= M || *bad != ~0ull) return;
+    kd_put<T, K>(traj, nc, perm[i], i, g, gr, out.l0, (T *const *)out.fr);
 }
 
 /* First sorted index with key >= bin, for every bin (and M for bin = nbins). */
@@ -191,6 +241,24 @@ __global__ void k_nufft_sub_fill(long long nbins, int maxsub, const int *start,
     }
 }
 
+/* Subproblem blockIdx.x: its sorted points [first, last) and its bin's first cell o. */
+struct kd_subp {
+    int first, last, o[3];
+};
+
+__device__ __forceinline__ kd_subp kd_subp_of(const kri_geo &g, const int *sub_bin,
+                                              const int *sub_first, const int *bin_start)
+{
+    kd_subp r;
+    const int bin = sub_bin[blockIdx.x];
+    r.first = sub_first[blockIdx.x];
+    r.last = min(r.first + g.maxsub, bin_start[bin + 1]);
+    r.o[0] = bin % g.nb[0] * g.bs[0];
+    r.o[1] = bin / g.nb[0] % g.nb[1] * g.bs[1];
+    r.o[2] = bin / (g.nb[0] * g.nb[1]) * g.bs[2];
+    return r;
+}
+
 /* Spreading: block = (subproblem blockIdx.x, batch member blockIdx.y of the pass). The work
  * items are (point, r) pairs: item r of a point adds its footprint row jy = r (2-D) or plane
  * jz = r (3-D), so the W items of one point run on neighbouring lanes and touch disjoint
@@ -207,12 +275,9 @@ __global__ void __launch_bounds__(kThreads)
 {
     extern __shared__ __align__(16) unsigned char kri_smem[];
     T *sh = (T *)kri_smem;
-    const int s = blockIdx.x, b = blockIdx.y;
-    const int bin = sub_bin[s];
-    const int first = sub_first[s];
-    const int last = min(first + g.maxsub, bin_start[bin + 1]);
-    const int bx = bin % g.nb[0], by = (bin / g.nb[0]) % g.nb[1], bz = bin / (g.nb[0] * g.nb[1]);
-    const int ox = bx * g.bs[0], oy = by * g.bs[1], oz = bz * g.bs[2];
+    const int b = blockIdx.y;
+    const kd_subp sp = kd_subp_of(g, sub_bin, sub_first, bin_start);
+    const int first = sp.first, last = sp.last, ox = sp.o[0], oy = sp.o[1], oz = sp.o[2];
     const int TX = g.bs[0] + W - 1, TY = g.bs[1] + W - 1, TZ = ND == 3 ? g.bs[2] + W - 1 : 1;
     const int ncell = TX * TY * TZ;
     T *cs = sh + 2 * ncell; /* (deg + 1) x kMaxW coefficients */
@@ -276,6 +341,105 @@ __global__ void __launch_bounds__(kThreads)
         }
         long long gi = (gz * g.n[1] + gy) * (long long)g.n[0] + gx;
         kd_atomic_add2(gb + 2 * gi, re, im);
+    }
+}
+
+/* Spreading without atomics in shared memory (3-D): block = (subproblem, batch member). The
+ * subproblem's points are staged in chunks of up to np: their kernel values (one thread per
+ * point and dim), samples and tile corners go to shared memory. Warp k of NW owns the tile's
+ * planes z = k (mod NW) and walks through every staged point in order: the lanes share the
+ * point's w x w cells on each owned plane it touches, so no two threads ever add to one cell at
+ * the same time (a __syncwarp between points orders the lanes' adds). Each tile cell receives
+ * its points in sorted order; the tile then goes to the grid as in k_nufft_spread. */
+template <typename T, int W>
+__global__ void __launch_bounds__(kThreads)
+    k_nufft_spread_warp(const kri_geo g, const __grid_constant__ kri_coef<T> coef,
+                        const int *sub_bin, const int *sub_first, const int *bin_start,
+                        const int *perm, const int *l0x, const int *l0y, const int *l0z,
+                        const T *fx, const T *fy, const T *fz, const typename kri_c2<T>::t *y,
+                        long long M, T *grid, long long ngrid, long long b0, int check,
+                        unsigned long long *bad, int np)
+{
+    typedef typename kri_c2<T>::t C;
+    extern __shared__ __align__(16) unsigned char kri_smem[];
+    const int b = blockIdx.y;
+    const kd_subp sp = kd_subp_of(g, sub_bin, sub_first, bin_start);
+    const int first = sp.first, last = sp.last, ox = sp.o[0], oy = sp.o[1], oz = sp.o[2];
+    const int TX = g.bs[0] + W - 1, TY = g.bs[1] + W - 1, TZ = g.bs[2] + W - 1;
+    const int ncell = TX * TY * TZ;
+    C *tile = (C *)kri_smem;
+    C *sv = tile + ncell;                  /* np samples */
+    T *kv = (T *)(sv + np);                /* np x 3 x W kernel values */
+    int *corner = (int *)(kv + 3 * W * np); /* np x 3 tile corners */
+    for (int t = threadIdx.x; t < ncell; t += blockDim.x) tile[t] = C{(T)0, (T)0};
+    const C *yb = y + (long long)b * M;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, NW = blockDim.x >> 5;
+    for (int base = first; base < last; base += np) {
+        const int cnt = min(np, last - base);
+        __syncthreads(); /* the tile is cleared / the previous chunk is consumed */
+        for (int t = threadIdx.x; t < 3 * cnt; t += blockDim.x) {
+            const int q = t / 3, d = t - 3 * q, i = base + q;
+            const T f = d == 0 ? fx[i] : d == 1 ? fy[i] : fz[i];
+            T v[W];
+            kd_kvals<T, W>(coef, g.deg, f, v);
+#pragma unroll
+            for (int j = 0; j < W; j++) kv[(q * 3 + d) * W + j] = v[j];
+            const int l = d == 0 ? l0x[i] : d == 1 ? l0y[i] : l0z[i];
+            const int o = d == 0 ? ox : d == 1 ? oy : oz;
+            corner[q * 3 + d] = kd_centre(l, g.P, g.n[d]) - o;
+            if (d == 0) {
+                const int m = perm[i];
+                C v0 = yb[m];
+                if (check && !(kd_finite(v0.x) && kd_finite(v0.y))) {
+                    atomicMin(bad, (unsigned long long)((b0 + b) * M + m));
+                    v0 = C{(T)0, (T)0};
+                }
+                sv[q] = v0;
+            }
+        }
+        __syncthreads();
+        for (int q = 0; q < cnt; q++) {
+            const int lz = corner[q * 3 + 2];
+            int z = lz + ((warp - lz) % NW + NW) % NW; /* first owned plane >= lz */
+            if (z < lz + W) {
+                const int lx = corner[q * 3], ly = corner[q * 3 + 1];
+                const T *kx = kv + q * 3 * W, *ky = kx + W, *kz = ky + W;
+                const C v = sv[q];
+                for (; z < lz + W; z += NW) {
+                    const T az = kz[z - lz];
+                    const T vr = v.x * az, vi = v.y * az;
+                    C *pl = tile + (z * TY + ly) * TX + lx;
+#pragma unroll
+                    for (int c0 = 0; c0 < W * W; c0 += 32) {
+                        const int c = c0 + lane;
+                        if (c < W * W) {
+                            const int jy = c / W, jx = c - jy * W;
+                            const T a = ky[jy] * kx[jx];
+                            C *cell = pl + jy * TX + jx;
+                            C o = *cell;
+                            o.x += vr * a;
+                            o.y += vi * a;
+                            *cell = o;
+                        }
+                    }
+                }
+            }
+            __syncwarp();
+        }
+    }
+    __syncthreads();
+    T *gb = grid + 2 * (long long)b * ngrid;
+    for (int t = threadIdx.x; t < ncell; t += blockDim.x) {
+        const C v = tile[t];
+        if (v.x == (T)0 && v.y == (T)0) continue;
+        int tx = t % TX, ty = (t / TX) % TY, tz = t / (TX * TY);
+        int gx = (ox - g.P + tx) % g.n[0], gy = (oy - g.P + ty) % g.n[1],
+            gz = (oz - g.P + tz) % g.n[2];
+        if (gx < 0) gx += g.n[0];
+        if (gy < 0) gy += g.n[1];
+        if (gz < 0) gz += g.n[2];
+        long long gi = ((long long)gz * g.n[1] + gy) * (long long)g.n[0] + gx;
+        kd_atomic_add2(gb + 2 * gi, v.x, v.y);
     }
 }
 

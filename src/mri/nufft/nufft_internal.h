@@ -84,12 +84,22 @@ struct kr_nufft_plan {
 
     /* CPU backend (kri_nufft_cpu) */
     int nthreads;
+    int simd;          /* the AVX2 bodies (x86-64 CPUs that have it) */
+    int64_t cap;       /* points the arrays below hold (grown, never shrunk, by set_points) */
     int32_t *perm;     /* sorted position -> original point index */
-    int32_t *l0[3];    /* sorted order: first cell of the footprint, wrapped into [0, n) */
-    void *frac[3];     /* sorted order: s in [0, 1), float (c64) or double (c128) */
+    void *kxyz;        /* sorted order: the ndim coordinates of each point, float (kf32) or
+                        * double as the trajectory was given (the footprint, first cell l0 and
+                        * offset s, is computed from them when it is needed) */
+    int kf32;
+    int32_t *ptile;    /* set_points: each point's tile (original order) */
+    double gscale[3];  /* n[d] / N[d] */
     int ntile[3];      /* tiles per dim: even (>= 2) for tiled dims, 1 otherwise */
-    int32_t *cell_tile[3]; /* grid cell (footprint centre) -> tile index along the dim */
+    int32_t *cell_tile[3]; /* cell c of the footprint centre, -n <= c < 2 n -> tile along the dim */
     int64_t *tile_start;   /* sorted points of tile t: [tile_start[t], tile_start[t + 1]) */
+    int64_t *hist;         /* set_points: per-chunk tile counts, then cursors (nchunk ntiles) */
+    int nchunk;            /* set_points: chunks of the counting sort */
+    void *tbuf;            /* per-thread tile buffers of tbuf_cells complex values each */
+    int64_t tbuf_cells;    /* (largest tile + w - 1)^ndim */
     void *grid;            /* one host grid, n[0] n[1] n[2] complex values */
     void *dpre[3];         /* deapod factors in the plan's real type */
     kr_fft_plan *fft_fwd, *fft_bwd;
@@ -122,8 +132,9 @@ typedef struct kri_nufft_traj {
  * create: the backend's state for the plan (the CPU fields of kr_nufft_plan: host grid, tiles,
  *   FFT plans; the CUDA backend's p->dev); destroy frees it (also after a failed create).
  * set_points: validate the points (the first invalid coordinate index m nc + d in *bad, -1 when
- *   all are valid; nothing is changed then), compute their footprints and sort them (the CUDA
- *   backend uploads a host trajectory first).
+ *   all are valid; the plan then has no points), compute their footprints and sort them (the
+ *   CUDA backend uploads a host trajectory first), reusing the arrays of the last call when they
+ *   are large enough.
  * forward / adjoint: batched transforms of contiguous arrays in the backend's memory, image
  *   [nimg, batch], kspace [M, batch]. When the plan checks finiteness, the first non-finite input
  *   index (element of [nimg, batch] or [M, batch]) is returned in *bad (-1: none; the output is
