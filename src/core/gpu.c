@@ -199,6 +199,7 @@ kr_status kri_device_memset0(void *p, size_t bytes, const kr_ctx *ctx)
 
 kr_status kri_device_synchronize(const kr_ctx *ctx)
 {
+    if (ctx && ctx->backend != KR_BACKEND_CUDA) return KR_OK; /* nothing queued */
     cudaStream_t s = ctx ? (cudaStream_t)kri_ctx_stream(ctx) : 0;
     cudaError_t e = cudaStreamSynchronize(s);
     return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaStreamSynchronize");
