@@ -169,9 +169,37 @@ static void test_band_short_detector(void)
     kr_ctx_destroy(ctx);
 }
 
+/* Host projections come in batches of at most KRI_FDK_HOST_BATCH views (so transfers overlap
+ * the kernels), unless the tuning or opts.batch_views says otherwise; device ones in one. */
+static void test_host_batches(void)
+{
+    kt_cone c;
+    kt_cone_default(&c, 16, 1.0, 70);
+    kr_ctx *ctx = NULL;
+    kr_fdk_plan *p = make_plan(&c, NULL, &ctx);
+    kri_fdk_sched s;
+    KT_OK(kri_fdk_sched_make(p, 1, 1, (int64_t)1 << 30, 0, &s));
+    KT_CHECK(s.nslabs == 1 && s.batch == KRI_FDK_HOST_BATCH);
+    kri_fdk_sched_free(&s);
+    KT_OK(kri_fdk_sched_make(p, 0, 1, (int64_t)1 << 30, 0, &s));
+    KT_CHECK(s.batch == 70);
+    kri_fdk_sched_free(&s);
+    p->tune.host_batch = -1;
+    KT_OK(kri_fdk_sched_make(p, 1, 1, (int64_t)1 << 30, 0, &s));
+    KT_CHECK(s.batch == 70);
+    kri_fdk_sched_free(&s);
+    p->tune.host_batch = 9;
+    KT_OK(kri_fdk_sched_make(p, 1, 0, (int64_t)1 << 30, 0, &s));
+    KT_CHECK(s.batch == 9);
+    kri_fdk_sched_free(&s);
+    kr_fdk_plan_destroy(p);
+    kr_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     KT_RUN(test_schedules);
+    KT_RUN(test_host_batches);
     KT_RUN(test_band_short_detector);
     return kt_finish();
 }

@@ -53,9 +53,10 @@
  * cuda: projections and volume may each be on the host or on the device. The volume is
  *   processed in z slabs and the projections in batches of views (of only the detector rows a
  *   slab needs) so that the plan's working memory stays within opts.gpu_mem bytes; host
- *   projections go through two pinned staging buffers and a second stream so transfers overlap
- *   with the filtering and backprojection of the previous batch; filtered projections never
- *   leave the device. Backprojection kernels take 64 views per launch (their matrices in the
+ *   projections go through two pinned staging buffers and a second stream, in batches of at
+ *   most 32 views, so transfers overlap with the filtering and backprojection of the previous
+ *   batch; a host volume comes down through the same buffers in chunks that every CPU thread
+ *   copies on while the next chunk transfers; filtered projections never leave the device. Backprojection kernels take 64 views per launch (their matrices in the
  *   constant bank), keep 16 voxels along z per thread in registers, and (smem, smem32) stage
  *   each view's detector footprint of the block in shared memory as (q(a), q(a+1)) pairs. All
  *   CUDA kernels and the CPU's AVX-512 kernel evaluate the same float expressions (fused

@@ -19,6 +19,9 @@ static kr_status kri_fdk_check_tune(const kri_fdk_tune *t)
                         (int)t->kernel);
     if (t->fuse < -1 || t->fuse > 1)
         return kri_fail(KR_ERR_INVALID_ARG, "fdk: fuse is %d (expected -1, 0 or 1)", t->fuse);
+    if (t->host_batch < -1)
+        return kri_fail(KR_ERR_INVALID_ARG, "fdk: host_batch is %d (expected -1, 0 or a count)",
+                        t->host_batch);
     return KR_OK;
 }
 

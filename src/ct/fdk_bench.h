@@ -37,7 +37,13 @@ typedef struct kri_fdk_tune {
     int fuse;              /* CUDA fft filter: cuFFT store callbacks, as kr_filter_opts.fuse (-1
                               never, 0 auto = default, 1 always); worth their plan time (~0.6 s
                               at RabbitCT size) when the plan runs many times */
+    int host_batch;        /* CUDA, projections in host memory: at most this many views a batch,
+                              so that staging, upload and the kernels of successive batches
+                              overlap (0 = auto: KRI_FDK_HOST_BATCH; -1 = as many as the budget
+                              allows, one batch in core); opts.batch_views overrides it. The
+                              environment variable KRAY_FDK_HOST_BATCH sets the default. */
 } kri_fdk_tune;
+#define KRI_FDK_HOST_BATCH 32
 
 void kri_fdk_tune_default(kri_fdk_tune *t);
 

@@ -24,7 +24,9 @@
  * otherwise into the batch buffer, filtered in place -> backproject into the slab (the user's
  * device volume directly, or a device slab copied to the host volume at the end of the slab).
  * Two pinned and two device staging buffers alternate, guarded by events, so the host copy and
- * the transfer of batch b+1 overlap the kernels of batch b. */
+ * the transfer of batch b+1 overlap the kernels of batch b (host projections come in batches of
+ * at most KRI_FDK_HOST_BATCH views for that). A host volume comes down through the same pinned
+ * buffers in chunks, each copied on by every CPU thread while the next one transfers. */
 #include <cuda_runtime.h>
 
 #include <math.h>
@@ -286,7 +288,7 @@ typedef struct kri_fdk_dev {
     int64_t budget; /* resolved gpu_mem */
     int budget_auto;
     cudaStream_t copy; /* non-blocking: overlaps with the ctx's stream even if that is stream 0 */
-    cudaEvent_t h2d[2], used[2];
+    cudaEvent_t h2d[2], used[2], d2h[2];
     cudaEvent_t tev[3]; /* in-core timing: before weighting, after filtering, after BP */
     int timed;          /* the last execute recorded tev */
     kri_fdk_wv *d_wv;
@@ -327,6 +329,7 @@ static void kri_cuda_fdk_destroy(void *state)
     for (int k = 0; k < 2; k++) {
         if (cu->h2d[k]) cudaEventDestroy(cu->h2d[k]);
         if (cu->used[k]) cudaEventDestroy(cu->used[k]);
+        if (cu->d2h[k]) cudaEventDestroy(cu->d2h[k]);
     }
     for (int k = 0; k < 3; k++)
         if (cu->tev[k]) cudaEventDestroy(cu->tev[k]);
@@ -362,6 +365,7 @@ static kr_status kri_cuda_fdk_create(kr_fdk_plan *p, void **state)
     for (int k = 0; k < 2; k++) {
         KRI_CU(cudaEventCreateWithFlags(&cu->h2d[k], cudaEventDisableTiming), "cudaEventCreate");
         KRI_CU(cudaEventCreateWithFlags(&cu->used[k], cudaEventDisableTiming), "cudaEventCreate");
+        KRI_CU(cudaEventCreateWithFlags(&cu->d2h[k], cudaEventDisableTiming), "cudaEventCreate");
     }
     for (int k = 0; k < 3; k++) KRI_CU(cudaEventCreate(&cu->tev[k]), "cudaEventCreate");
     size_t wb = (size_t)p->nviews * sizeof(kri_fdk_wv);
@@ -618,10 +622,34 @@ static kr_status kri_cuda_fdk_run(void *state, kr_fdk_plan *p, const kr_array *p
             }
             kr_progress_add(pg, nb);
         }
-        if (vh)
+        if (vh && ph) {
+            /* through the two pinned buffers: chunk c comes down while every CPU thread copies
+             * chunk c - 1 on into the caller's (pageable) volume */
+            char *dst = (char *)(vout + (sl->z0 - p->z0) * nx * ny);
+            const size_t chunk = (size_t)(B * H * nu) * sizeof(float);
+            const int nt = kri_threads(p->ctx);
+            size_t prev_o = 0, prev_n = 0;
+            for (size_t o = 0, c = 0;; o += chunk, c++) {
+                const size_t n = o < slab_bytes ? (slab_bytes - o < chunk ? slab_bytes - o : chunk) : 0;
+                const int k = (int)(c & 1);
+                if (n)
+                    KRI_RUN_CU(cudaMemcpyAsync(cu->h_pin[k], (char *)slab + o, n,
+                                               cudaMemcpyDeviceToHost, st),
+                               "copying the volume to the host");
+                if (n) KRI_RUN_CU(cudaEventRecord(cu->d2h[k], st), "cudaEventRecord");
+                if (prev_n) {
+                    KRI_RUN_CU(cudaEventSynchronize(cu->d2h[k ^ 1]), "copying the volume");
+                    kri_cpu_fdk_stage((float *)(dst + prev_o), 0, cu->h_pin[k ^ 1], 0, 1,
+                                      (int64_t)(prev_n / sizeof(float)), nt);
+                }
+                if (!n) break;
+                prev_o = o, prev_n = n;
+            }
+        } else if (vh) {
             KRI_RUN_CU(cudaMemcpyAsync(vout + (sl->z0 - p->z0) * nx * ny, slab, slab_bytes,
                                        cudaMemcpyDeviceToHost, st),
                        "copying the volume to the host");
+        }
     }
     KRI_RUN_CU(cudaStreamSynchronize(st), "the FDK reconstruction");
 out:

@@ -3,6 +3,8 @@
 #include "ct_internal.h"
 #include "fdk_internal.h"
 
+#include <stdlib.h>
+
 static const char *const kri_fdk_kernel_names[KRI_FDK_KERNEL_COUNT] = {
     "auto", "smem", "smem32", "global", "pipe", "pipe32", "align"};
 
@@ -16,4 +18,6 @@ void kri_fdk_tune_default(kri_fdk_tune *t)
     if (!t) return;
     t->kernel = KRI_FDK_KERNEL_AUTO;
     t->fuse = 0;
+    const char *e = getenv("KRAY_FDK_HOST_BATCH");
+    t->host_batch = e && *e ? atoi(e) : 0;
 }

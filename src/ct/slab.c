@@ -232,6 +232,10 @@ kr_status kri_fdk_sched_make(const kr_fdk_plan *p, int ph, int vh, int64_t budge
                         (long long)(p->o.batch_views ? p->o.batch_views : 1),
                         p->o.batch_views > 1 ? "s" : "", kri_mib(need, b, sizeof b));
     }
+    /* host projections: batches small enough that staging, upload and kernels overlap (the
+     * volume holds the running sums, so the batch size does not change a value) */
+    const int hb = p->tune.host_batch == 0 ? KRI_FDK_HOST_BATCH : p->tune.host_batch;
+    if (ph && !p->o.batch_views && hb > 0 && best_b > hb) best_b = hb;
     s->slab_z = best_zs;
     s->nslabs = (nz + best_zs - 1) / best_zs;
     s->batch = best_b;
