@@ -10,8 +10,8 @@ set -euo pipefail
 cd "$T"
 FEATURES=$("$KRAY" --version | head -n 1)
 OPTIONAL='libcufft|libismrmrd|libhdf5|libdcmdata|libkray_dcmtk|libcurl'
-# the CUDA sources need the C++ runtime; a build without CUDA does not
-case "$FEATURES" in *cuda*) ;; *) OPTIONAL="$OPTIONAL|libstdc" ;; esac
+# the CUDA sources need the C++ runtime (and so does the sanitizers' runtime); kray does not
+case "$FEATURES" in *cuda*) ;; *) ldd "$KRAY" | grep -q libasan || OPTIONAL="$OPTIONAL|libstdc" ;; esac
 
 # what the dynamic loader maps for a call: the file names it reports
 loaded() { LD_DEBUG=libs "$@" 2>&1 >/dev/null | sed -n 's/.*calling init: //p'; }
