@@ -24,6 +24,9 @@ static const char *const kri_cufft_syms[] = {KRI_CUFFT_SYMS(KRI_SYM_NAME)};
 static const char *const kri_ismrmrd_syms[] = {KRI_ISMRMRD_SYMS(KRI_SYM_NAME)};
 static const char *const kri_dcmtk_syms[] = {KRI_DCMTK_SYMS(KRI_SYM_NAME)};
 #define KRI_MAX_SYMS 24
+_Static_assert(KRI_CUFFT_NSYM <= KRI_MAX_SYMS && KRI_ISMRMRD_NSYM <= KRI_MAX_SYMS &&
+                   KRI_DCMTK_NSYM <= KRI_MAX_SYMS,
+               "KRI_MAX_SYMS is too small for a part's symbols");
 
 typedef struct kri_part_desc {
     const char *name;         /* as `kray --version` lists it */

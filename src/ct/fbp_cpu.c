@@ -118,7 +118,8 @@ kri_row_float_avx2_loop(float *acc, const float *q, const float *dq, float c, co
         const __m256 k = _mm256_add_ps(vc, _mm256_loadu_ps(tab + x));
         const __m256i i = _mm256_cvttps_epi32(k);
         const __m256 f = _mm256_sub_ps(k, _mm256_cvtepi32_ps(i));
-        const int ib = L == 0 ? _mm256_cvtsi256_si32(i) : _mm256_extract_epi32(i, 7);
+        /* ib >= 0: unsigned, so that the address needs no sign extension */
+        const unsigned ib = (unsigned)(L == 0 ? _mm256_cvtsi256_si32(i) : _mm256_extract_epi32(i, 7));
         const __m256i r = _mm256_sub_epi32(i, _mm256_permutevar8x32_epi32(i, lane));
         __m256 qv, dv;
         if (!checked || __builtin_expect(_mm256_testz_si256(r, far), 1)) { /* r in 0 .. 7 */
@@ -166,8 +167,8 @@ kri_row_float_avx512_loop(float *acc, const float *q, const float *dq, float c, 
         const __m512 k = _mm512_add_ps(vc, _mm512_loadu_ps(tab + x));
         const __m512i i = _mm512_cvttps_epi32(k);
         const __m512 f = _mm512_sub_ps(k, _mm512_cvtepi32_ps(i));
-        const int ib = L == 0 ? _mm_cvtsi128_si32(_mm512_castsi512_si128(i))
-                              : _mm_extract_epi32(_mm512_extracti32x4_epi32(i, 3), 3);
+        const unsigned ib = (unsigned)(L == 0 ? _mm_cvtsi128_si32(_mm512_castsi512_si128(i))
+                                              : _mm_extract_epi32(_mm512_extracti32x4_epi32(i, 3), 3));
         const __m512i r = _mm512_sub_epi32(i, _mm512_permutexvar_epi32(lane, i));
         __m512 qv, dv;
         if (!checked || __builtin_expect(_mm512_cmpgt_epu32_mask(r, span) == 0, 1)) {
