@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kray bench ct2d / sense / bloch / cone / scale at small sizes on the CPU: the JSON lines are there,
+# kray bench ct2d / sense / bloch / cone / scale / startup at small sizes on the CPU: the JSON lines are there,
 # complete and plausible (SENSE reconstructs the object; every time is positive), and bad options
 # are one sentence and exit 2.
 set -euo pipefail
@@ -67,4 +67,19 @@ for w in fdk-host sirt cgsense; do
 done
 expect_rc 2 "bench scale" "$KRAY" bench scale --problem huge
 expect_rc 2 "bench scale" "$KRAY" bench scale --backend cpu --problem small --sets '0;0,,1' --cases sirt
+# whole processes: kray's commands time, the fbp case's image equals iradon's when it ran
+expect_rc 0 startup "$KRAY" bench startup --reps 3 --fbp-reps 1 --size 32 --views 24 --json
+cp "$T/out" p.jsonl
+for c in "kray --version" "kray info x.npy" "kray fbp --skimage s.npy k.npy"; do
+    grep "\"command\": \"$c\"" p.jsonl >l.json || true
+    t=$(json_field l.json median_s)
+    [ -n "$t" ] && num_le 0 "$t" && num_le "$t" 60 && ok "startup '$c': $t s" ||
+        fail "startup '$c': $(cat l.json)"
+done
+if grep -q iradon_cli p.jsonl; then
+    d=$(grep max_rel_diff p.jsonl | sed -n 's/.*"max_rel_diff_kray_iradon": \([^,}]*\).*/\1/p')
+    num_le "$d" 1e-5 && ok "startup fbp: kray = iradon ($d)" || fail "startup fbp: kray vs iradon $d"
+fi
+grep -q '"loadavg_before"' p.jsonl || fail "startup: no load average line"
+expect_rc 2 "bench startup" "$KRAY" bench startup --cases nothing
 finish

@@ -453,6 +453,51 @@ static void test_pairs_layout(void)
     kr_ctx_destroy(c);
 }
 
+/* PLANAR layout (the CPU backprojection of f32): the numbers of PAIRS, bit for bit, values then
+ * differences, for both methods, both precisions, an odd row count and pre-weights. */
+static void test_planar_layout(void)
+{
+    kr_ctx *c = ctx_cpu(KR_BACKEND_CPU, 0);
+    const int64_t n = 41, r = 5, w = KRI_PAD_ROW(n);
+    double pre[41 * 5], rs[5];
+    for (int64_t i = 0; i < n * r; i++) pre[i] = 1.0 + 0.3 * kri_rand_sym(31, (uint64_t)i);
+    for (int64_t i = 0; i < r; i++) rs[i] = 0.5 + 0.1 * (double)i;
+    for (int d = 0; d < 2; d++)
+        for (int m = 0; m < 2; m++) {
+            kr_filter_opts o;
+            kr_filter_opts_default(&o);
+            o.dtype = d ? KR_F64 : KR_F32;
+            o.method = (kr_filter_method)m;
+            o.pre_weight = pre;
+            o.pre_rows = r;
+            o.row_scale = rs;
+            o.row_scale_count = r;
+            kr_filter_plan *p = NULL;
+            KT_OK(kr_filter_plan_create(&p, c, n, r, &o));
+            kr_array *x = rows(o.dtype, n, r, 22);
+            const size_t es = kr_dtype_size(o.dtype), bytes = es * (size_t)(2 * w * r);
+            char *pa = malloc(bytes), *pl = malloc(bytes);
+            KT_OK(kri_filter_run(p, x->data, n, pa, 2 * w, KRI_FILTER_PAIRS));
+            KT_OK(kri_filter_run(p, x->data, n, pl, 2 * w, KRI_FILTER_PLANAR));
+            int same = 1, nonzero = 0;
+            for (int64_t row = 0; row < r; row++)
+                for (int64_t j = 0; j < w; j++)
+                    for (int h = 0; h < 2; h++) {
+                        const char *a = pa + es * (size_t)(2 * w * row + 2 * j + h);
+                        const char *b = pl + es * (size_t)(2 * w * row + h * w + j);
+                        same &= memcmp(a, b, es) == 0;
+                        nonzero |= d ? *(const double *)a != 0 : *(const float *)a != 0;
+                    }
+            KT_CHECK(same);
+            KT_CHECK(nonzero);
+            free(pa);
+            free(pl);
+            kr_array_destroy(x);
+            kr_filter_plan_destroy(p);
+        }
+    kr_ctx_destroy(c);
+}
+
 static void test_names(void)
 {
     kr_filter_method m;
@@ -589,6 +634,7 @@ int main(void)
     KT_RUN(test_preweights);
     KT_RUN(test_f32_vs_f64);
     KT_RUN(test_pairs_layout);
+    KT_RUN(test_planar_layout);
     KT_RUN(test_names);
     KT_RUN(test_dumb_inputs);
     return kt_finish();

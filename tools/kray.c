@@ -85,7 +85,7 @@ static void kc_list_tools(FILE *f)
 {
     fprintf(f,
             "Usage: kray <tool> [options] <inputs> <outputs>\n"
-            "       kray <tool> --help | kray --help | kray --version\n\n"
+            "       kray <tool> --help | kray --help | kray --version [--load]\n\n"
             "kray %s: reconstruction and simulation of medical images (CT, MRI) on GPUs "
             "and CPUs.\n",
             kr_version());
@@ -232,7 +232,23 @@ int main(int argc, char **argv)
         return t->main(2, hargv);
     }
     if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+        /* the optional parts are looked for, not loaded (that would cost tens of ms), unless
+         * --load asks for it */
+        const int load = argc > 2 && !strcmp(argv[2], "--load");
+        if (argc > 2 + load) {
+            fprintf(stderr, "kray: --version takes only --load (got '%s')\n", argv[2 + load]);
+            return KC_EXIT_USAGE;
+        }
+        char parts[4096];
         printf("kray %s (%s)\n", kr_version(), kr_build_features());
+        if (kr_optional_parts(parts, sizeof parts, load) > 0) {
+            printf("optional parts, loaded when a call needs them:\n");
+            for (char *l = parts, *e; *l; l = e + 1) {
+                e = strchr(l, '\n');
+                if (!e) break;
+                printf("  %.*s\n", (int)(e - l), l);
+            }
+        }
         return 0;
     }
     if (a[0] == '-') {

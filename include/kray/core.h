@@ -52,6 +52,13 @@ void kr_clear_error(void);
 const char *kr_version(void);
 /* Build features, e.g. "openmp fftw cuda(sm_90) png zlib". */
 const char *kr_build_features(void);
+/* The optional parts of this build, which kray loads only when a call first needs them (cufft:
+ * the CUDA toolkit's cuFFT; ismrmrd: libismrmrd; dcmtk: kray's DICOM plug-in), one line each
+ * into buf (always terminated when len > 0): "<part> <state> <file or reason>", state
+ * "present" (its file is where the loader looks; not loaded yet), "loaded" or "missing".
+ * load != 0 loads each part first, so the state is "loaded" or "missing" with the loader's
+ * reason (that takes tens of milliseconds). Returns the number of parts. */
+int kr_optional_parts(char *buf, size_t len, int load);
 
 /* ---- element types ----------------------------------------------------------------------- */
 typedef enum kr_dtype {

@@ -51,7 +51,7 @@ typedef struct kr_ismrmrd_data {
 } kr_ismrmrd_data;
 
 void kr_ismrmrd_read_opts_default(kr_ismrmrd_read_opts *o);
-/* 1 when built with libismrmrd. */
+/* 1 when built with libismrmrd and the library loads (kray opens it on first use). */
 int kr_have_ismrmrd(void);
 /* Read `path`; *out is filled (free with kr_ismrmrd_data_destroy). Statuses: KR_ERR_IO (cannot
  * open), KR_ERR_FORMAT (no header, header without the fields above, more than one encoding,

@@ -334,6 +334,18 @@ kr_status kr_array_convert(kr_array *dst, const kr_array *src)
         memmove(dst->data, src->data, kr_array_bytes(src));
         return KR_OK;
     }
+    if (dst->dtype == KR_F32 && src->dtype == KR_F64) { /* the common ones, as loops that vectorise */
+        float *d = dst->data;
+        const double *x = src->data;
+        for (int64_t i = 0; i < n; i++) d[i] = (float)x[i];
+        return KR_OK;
+    }
+    if (dst->dtype == KR_F64 && src->dtype == KR_F32) {
+        double *d = dst->data;
+        const float *x = src->data;
+        for (int64_t i = 0; i < n; i++) d[i] = (double)x[i];
+        return KR_OK;
+    }
     for (int64_t i = 0; i < n; i++) {
         double re, im;
         kri_get(src, i, &re, &im);

@@ -143,6 +143,47 @@ static void kri_fftw_release(kri_fftw_entry *e)
     pthread_mutex_unlock(&kri_fftw_lock);
 }
 
+/* ---- single lines (fft_internal.h) ------------------------------------------------------------ */
+struct kri_fft_line {
+    kri_fftw_entry *fw;
+};
+
+kr_status kri_fft_line_create(kri_fft_line **out, kr_dtype dtype, int64_t n, int dir)
+{
+    *out = NULL;
+    if ((dtype != KR_C64 && dtype != KR_C128) || n < 1 || n > INT32_MAX)
+        return kri_fail(KR_ERR_INTERNAL, "kri_fft_line_create: %s lines of %lld",
+                        kr_dtype_name(dtype), (long long)n);
+    kri_fft_line *l = kri_calloc(1, sizeof *l);
+    void *buf = kri_malloc((size_t)n * kr_dtype_size(dtype)); /* planning only (not touched) */
+    kr_status s = l && buf ? KR_OK : kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FFT");
+    if (s == KR_OK)
+        s = kri_fftw_acquire(&l->fw, dtype, (int)n, 1, 1, (int)n,
+                             dir == KR_FFT_FORWARD ? FFTW_FORWARD : FFTW_BACKWARD, buf);
+    kri_free(buf);
+    if (s != KR_OK) {
+        kri_free(l);
+        return s;
+    }
+    *out = l;
+    return KR_OK;
+}
+
+void kri_fft_line_execute(const kri_fft_line *l, void *line)
+{
+    if (l->fw->dtype == KR_C64)
+        fftwf_execute_dft((fftwf_plan)l->fw->plan, (fftwf_complex *)line, (fftwf_complex *)line);
+    else
+        fftw_execute_dft((fftw_plan)l->fw->plan, (fftw_complex *)line, (fftw_complex *)line);
+}
+
+void kri_fft_line_destroy(kri_fft_line *l)
+{
+    if (!l) return;
+    kri_fftw_release(l->fw);
+    kri_free(l);
+}
+
 /* ---- plan ----------------------------------------------------------------------------------- */
 typedef struct kri_fft_axis {
     int axis;

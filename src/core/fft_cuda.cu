@@ -11,7 +11,7 @@
 #include "fft_internal.h"
 
 #include <cuda_runtime.h>
-#include <cufft.h>
+#include "cufft_load.h" /* cuFFT, loaded on first use */
 
 #include <math.h>
 #include <pthread.h>
@@ -259,6 +259,7 @@ static kr_status kri_cuda_fft_create(kri_cuda_fft **out, kr_dtype dtype, int ndi
                                      int device)
 {
     *out = NULL;
+    KRI_TRY(kri_cufft_load());
     kri_cuda_fft *p = (kri_cuda_fft *)kri_calloc(1, sizeof *p);
     if (!p) return kri_fail(KR_ERR_OOM_HOST, "out of host memory creating a cuFFT plan");
     p->dtype = dtype;

@@ -59,6 +59,16 @@ typedef struct kri_fft_backend {
 } kri_fft_backend;
 extern const kri_fft_backend kri_fft_cpu, kri_fft_cuda;
 
+/* One in-place complex FFT of length n on the host (kr_dtype KR_C64 or KR_C128, dir -1 forward,
+ * +1 backward, unnormalised), for code that transforms lines of its own inside its own loops
+ * (the CPU ramp filter fuses weighting, transform, response and unpacking per line): an FFTW
+ * plan from the host plan cache. Lines must be 64-byte aligned; executing is thread-safe and
+ * gives the same bits on every line with the same values. fft_cpu.c. */
+typedef struct kri_fft_line kri_fft_line;
+kr_status kri_fft_line_create(kri_fft_line **out, kr_dtype dtype, int64_t n, int dir);
+void kri_fft_line_execute(const kri_fft_line *l, void *line);
+void kri_fft_line_destroy(kri_fft_line *l); /* accepts NULL */
+
 /* Plans made so far by the backend for arrays at `loc` (0 where that backend is absent): a
  * test calls kr_fft twice on one shape and sees the count grow once. */
 int64_t kri_fft_plans_made(kr_loc loc);

@@ -429,6 +429,13 @@ static kr_status kri_fbp_check(const char *fn, const kr_fbp_plan *p, const kr_ar
     return KR_OK;
 }
 
+/* Filter one sinogram into the backend's rows, in the layout its backprojection reads. */
+static kr_status kri_fbp_filter_run(kr_fbp_plan *p, const void *sino)
+{
+    return kri_filter_run(p->filter, sino, p->ndet, p->st->pairs, 2 * KRI_PAD_ROW(p->ndet),
+                          p->st->planar ? KRI_FILTER_PLANAR : KRI_FILTER_PAIRS);
+}
+
 static kr_status kri_fbp_bp(kr_fbp_plan *p, void *image)
 {
     return p->be->backproject(p, p->st, image);
@@ -447,8 +454,7 @@ kr_status kr_fbp_execute(kr_fbp_plan *p, const kr_array *sino, kr_array *image)
     for (int64_t b = 0; b < nbs; b++) {
         const char *in = (const char *)sino->data + (size_t)(b * p->ndet * p->nviews) * es;
         char *out = (char *)image->data + (size_t)(b * p->nx * p->ny) * es;
-        KRI_TRY(kri_filter_run(p->filter, in, p->ndet, p->st->pairs, 2 * KRI_PAD_ROW(p->ndet),
-                               KRI_FILTER_PAIRS));
+        KRI_TRY(kri_fbp_filter_run(p, in));
         KRI_TRY(kri_fbp_bp(p, out));
     }
     p->filtered = 0;
@@ -459,8 +465,7 @@ kr_status kr_fbp_filter(kr_fbp_plan *p, const kr_array *sino)
 {
     KRI_ARG_NOT_NULL(p);
     KRI_TRY(kri_fbp_check("kr_fbp_filter", p, sino, 1, NULL));
-    KRI_TRY(kri_filter_run(p->filter, sino->data, p->ndet, p->st->pairs, 2 * KRI_PAD_ROW(p->ndet),
-                           KRI_FILTER_PAIRS));
+    KRI_TRY(kri_fbp_filter_run(p, sino->data));
     p->filtered = 1;
     return KR_OK;
 }

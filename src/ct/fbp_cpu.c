@@ -1,4 +1,4 @@
-/* 2-D FBP on the CPU (kri_fbp_cpu, fbp_internal.h): backprojection of filtered pair rows,
+/* 2-D FBP on the CPU (kri_fbp_cpu, fbp_internal.h): backprojection of filtered rows (PLANAR),
  * pixel-driven with linear interpolation. OpenMP over fixed blocks of KRI_ROWS image rows; every
  * pixel is summed over the views in view order by the same code whatever the thread count, so
  * the threaded result is bit-identical to the serial one. Inside a block the loops run view by
@@ -20,20 +20,22 @@
         T k = c + a1 * (T)x;                                                                       \
         return k > (T)0 && k < hi;                                                                 \
     }                                                                                              \
-    static void kri_interval_##T(T c, T a1, T hi, int64_t nx, int64_t *xs, int64_t *xe)            \
+    /* ia1 = 1 / a1 (any value when a1 == 0): the estimate from it is corrected by the tests */    \
+    static void kri_interval_##T(T c, T a1, double ia1, T hi, int64_t nx, int64_t *xs,             \
+                                 int64_t *xe)                                                      \
     {                                                                                              \
         int64_t s, e;                                                                              \
         if (a1 == (T)0) {                                                                          \
             s = 0;                                                                                 \
             e = kri_valid_##T(c, a1, 0, hi) ? nx : 0;                                              \
         } else {                                                                                   \
-            double xa = (0.0 - (double)c) / (double)a1,                                            \
-                   xb = ((double)hi - (double)c) / (double)a1;                                     \
-            double lo = fmin(xa, xb), up = fmax(xa, xb);                                           \
-            lo = fmax(-1.0, fmin(lo, (double)nx + 1));                                             \
-            up = fmax(-1.0, fmin(up, (double)nx + 1));                                             \
-            s = (int64_t)floor(lo);                                                                \
-            e = (int64_t)ceil(up) + 1;                                                             \
+            double xa = -(double)c * ia1, xb = ((double)hi - (double)c) * ia1;                     \
+            double lo = xa < xb ? xa : xb, up = xa < xb ? xb : xa;                                 \
+            const double top = (double)nx + 1;                                                     \
+            lo = lo < -1.0 ? -1.0 : lo > top ? top : lo;                                           \
+            up = up < -1.0 ? -1.0 : up > top ? top : up;                                           \
+            s = (int64_t)(lo + 1.0) - 1; /* floor(lo) for lo >= -1 */                              \
+            e = (int64_t)(up + 1.0) + 1; /* >= ceil(up) + 1 */                                     \
             if (s < 0) s = 0;                                                                      \
             if (e > nx) e = nx;                                                                    \
             if (e < s) e = s;                                                                      \
@@ -53,22 +55,38 @@
 KRI_DEFINE_PAR(float)
 KRI_DEFINE_PAR(double)
 
-/* One row of one parallel-beam view: acc[x] += q(c + a1 x) for x in [xs, xe). The scalar loop is
- * the reference; the AVX2 loops compute exactly the same IEEE operations in the same order
+/* The filtered rows: float rows in the filter's PLANAR layout (q[j], then dq[j] = q[j + 1] - q[j]
+ * after KRI_PAD_ROW(ndet) values), so that a vector load covers the samples of several pixels;
+ * double rows in the PAIRS layout ((q[j], dq[j]) next to each other), where one 16-byte load
+ * fetches both values of a pixel (faster for 4-wide vectors than loads and permutes). Sample j
+ * is q[S j] and dq[S j] with S = KRI_S_<type>, dq = q + KRI_DQ_<type>(ndet). */
+#define KRI_S_float 1
+#define KRI_S_double 2
+#define KRI_DQ_float(n) KRI_PAD_ROW(n)
+#define KRI_DQ_double(n) 1
+
+/* One row of one parallel-beam view: acc[x] += q(c + a1 x) for x in [xs, xe), where
+ * tab[x] = a1 x (the view's table, the same float product). The scalar loop is the reference;
+ * the AVX2 and AVX-512 loops compute exactly the same IEEE operations in the same order
  * (multiply, add, truncate, subtract, multiply, add, add: no FMA), so every path gives the same
- * bits and the dispatch never changes a result. */
-typedef void (*kri_row_f)(float *acc, const float *row, float c, float a1, int64_t xs, int64_t xe);
-typedef void (*kri_row_d)(double *acc, const double *row, double c, double a1, int64_t xs,
-                          int64_t xe);
+ * bits and the dispatch never changes a result. sure != 0: every intermediate of k stays below
+ * 2^20, so that when |a1| <= 1 the indices of W consecutive pixels span at most W - 1 (their
+ * exact span is at most W - 1, the rounding adds less than 1/8). */
+typedef void (*kri_row_f)(float *acc, const float *q, const float *dq, float c, float a1,
+                          const float *tab, int64_t xs, int64_t xe, int sure);
+typedef void (*kri_row_d)(double *acc, const double *q, const double *dq, double c, double a1,
+                          const double *tab, int64_t xs, int64_t xe, int sure);
 
 #define KRI_DEFINE_ROW_SCALAR(T)                                                                   \
-    static void kri_row_##T(T *acc, const T *row, T c, T a1, int64_t xs, int64_t xe)               \
+    static void kri_row_##T(T *acc, const T *q, const T *dq, T c, T a1, const T *tab, int64_t xs,  \
+                            int64_t xe, int sure)                                                  \
     {                                                                                              \
+        (void)tab, (void)sure;                                                                     \
         for (int64_t x = xs; x < xe; x++) {                                                        \
             const T k = c + a1 * (T)x;                                                             \
             const int i = (int)k;                                                                  \
             const T f = k - (T)i;                                                                  \
-            acc[x] += row[2 * i] + f * row[2 * i + 1];                                             \
+            acc[x] += q[KRI_S_##T * i] + f * dq[KRI_S_##T * i];                                    \
         }                                                                                          \
     }
 KRI_DEFINE_ROW_SCALAR(float)
@@ -78,95 +96,124 @@ KRI_DEFINE_ROW_SCALAR(double)
 #define KRI_HAVE_AVX2_PATH 1
 #include <immintrin.h>
 
-__attribute__((target("avx2"))) static void
-kri_row_float_avx2(float *acc, const float *row, float c, float a1, int64_t xs, int64_t xe)
+/* The float vector loops: W consecutive pixels x .. x + W-1 have detector indices i(x) that are
+ * monotone in x, so their lowest one, ib, is that of the first pixel (a1 >= 0) or of the last
+ * (a1 < 0), computed by the same scalar expression as that lane (the same integer). When
+ * |a1| <= 1 the W indices lie within ib .. ib + W-1: one W-wide load of q and of dq from ib and
+ * a permute by i - ib select every lane's sample without a gather (the rows have a tail of
+ * KRI_CPU_TAIL elements, so the loads never leave the buffer). Groups whose span is larger
+ * (|a1| > 1, or rounding at |a1| = 1) gather instead; the values are the same either way. */
+/* The AVX2 float loop for rows whose lowest index in a group of 8 is that of lane L (0 when
+ * a1 >= 0, 7 when a1 < 0); checked != 0 tests each group's span (and gathers the groups whose
+ * span is too wide). */
+__attribute__((target("avx2"), always_inline)) static inline void
+kri_row_float_avx2_loop(float *acc, const float *q, const float *dq, float c, const float *tab,
+                        int64_t *xp, int64_t xe, const int L, const int checked)
+{
+    int64_t x = *xp;
+    const __m256 vc = _mm256_set1_ps(c);
+    const __m256i lane = _mm256_set1_epi32(L), far = _mm256_set1_epi32(~7);
+#pragma GCC unroll 2
+    for (; x + 8 <= xe; x += 8) {
+        const __m256 k = _mm256_add_ps(vc, _mm256_loadu_ps(tab + x));
+        const __m256i i = _mm256_cvttps_epi32(k);
+        const __m256 f = _mm256_sub_ps(k, _mm256_cvtepi32_ps(i));
+        /* ib >= 0: unsigned, so that the address needs no sign extension */
+        const unsigned ib = (unsigned)(L == 0 ? _mm256_cvtsi256_si32(i) : _mm256_extract_epi32(i, 7));
+        const __m256i r = _mm256_sub_epi32(i, _mm256_permutevar8x32_epi32(i, lane));
+        __m256 qv, dv;
+        if (!checked || __builtin_expect(_mm256_testz_si256(r, far), 1)) { /* r in 0 .. 7 */
+            qv = _mm256_permutevar8x32_ps(_mm256_loadu_ps(q + ib), r);
+            dv = _mm256_permutevar8x32_ps(_mm256_loadu_ps(dq + ib), r);
+        } else {
+            qv = _mm256_i32gather_ps(q, i, 4);
+            dv = _mm256_i32gather_ps(dq, i, 4);
+        }
+        const __m256 val = _mm256_add_ps(qv, _mm256_mul_ps(f, dv));
+        _mm256_storeu_ps(acc + x, _mm256_add_ps(_mm256_loadu_ps(acc + x), val));
+    }
+    *xp = x;
+}
+
+__attribute__((target("avx2"))) static void kri_row_float_avx2(float *acc, const float *q,
+                                                               const float *dq, float c, float a1,
+                                                               const float *tab, int64_t xs,
+                                                               int64_t xe, int sure)
 {
     int64_t x = xs;
     if (xe - xs >= 8) {
-        const __m256 vc = _mm256_set1_ps(c), va = _mm256_set1_ps(a1), step = _mm256_set1_ps(8.0f);
-        __m256 vx = _mm256_setr_ps((float)x, (float)(x + 1), (float)(x + 2), (float)(x + 3),
-                                   (float)(x + 4), (float)(x + 5), (float)(x + 6), (float)(x + 7));
-        for (; x + 8 <= xe; x += 8) {
-            const __m256 k = _mm256_add_ps(vc, _mm256_mul_ps(va, vx));
-            const __m256i i = _mm256_cvttps_epi32(k);
-            const __m256 f = _mm256_sub_ps(k, _mm256_cvtepi32_ps(i));
-            /* gather the (q, dq) pairs as 64-bit elements, pixels {0,1,4,5} and {2,3,6,7}, so
-             * that one in-lane shuffle each puts q and dq in pixel order */
-            const __m128i lo = _mm256_castsi256_si128(i), hi = _mm256_extracti128_si256(i, 1);
-            const __m256 ra = _mm256_castpd_ps(_mm256_i32gather_pd(
-                (const double *)(const void *)row, _mm_unpacklo_epi64(lo, hi), 8));
-            const __m256 rb = _mm256_castpd_ps(_mm256_i32gather_pd(
-                (const double *)(const void *)row, _mm_unpackhi_epi64(lo, hi), 8));
-            const __m256 q = _mm256_shuffle_ps(ra, rb, 0x88);
-            const __m256 dq = _mm256_shuffle_ps(ra, rb, 0xDD);
-            const __m256 val = _mm256_add_ps(q, _mm256_mul_ps(f, dq));
-            _mm256_storeu_ps(acc + x, _mm256_add_ps(_mm256_loadu_ps(acc + x), val));
-            vx = _mm256_add_ps(vx, step);
-        }
+        const int checked = !(sure && fabsf(a1) <= 1.0f);
+        if (a1 >= 0 && !checked)
+            kri_row_float_avx2_loop(acc, q, dq, c, tab, &x, xe, 0, 0);
+        else if (!checked)
+            kri_row_float_avx2_loop(acc, q, dq, c, tab, &x, xe, 7, 0);
+        else if (a1 >= 0)
+            kri_row_float_avx2_loop(acc, q, dq, c, tab, &x, xe, 0, 1);
+        else
+            kri_row_float_avx2_loop(acc, q, dq, c, tab, &x, xe, 7, 1);
     }
-    kri_row_float(acc, row, c, a1, x, xe);
+    kri_row_float(acc, q, dq, c, a1, tab, x, xe, sure);
 }
 
-__attribute__((target("avx512f"))) static void
-kri_row_float_avx512(float *acc, const float *row, float c, float a1, int64_t xs, int64_t xe)
+/* The AVX-512 float loop (groups of 16; lane L = 0 or 15), as the AVX2 one. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+kri_row_float_avx512_loop(float *acc, const float *q, const float *dq, float c, const float *tab,
+                          int64_t *xp, int64_t xe, const int L, const int checked)
+{
+    int64_t x = *xp;
+    const __m512 vc = _mm512_set1_ps(c);
+    const __m512i lane = _mm512_set1_epi32(L), span = _mm512_set1_epi32(15);
+    for (; x + 16 <= xe; x += 16) {
+        const __m512 k = _mm512_add_ps(vc, _mm512_loadu_ps(tab + x));
+        const __m512i i = _mm512_cvttps_epi32(k);
+        const __m512 f = _mm512_sub_ps(k, _mm512_cvtepi32_ps(i));
+        const unsigned ib = (unsigned)(L == 0 ? _mm_cvtsi128_si32(_mm512_castsi512_si128(i))
+                                              : _mm_extract_epi32(_mm512_extracti32x4_epi32(i, 3), 3));
+        const __m512i r = _mm512_sub_epi32(i, _mm512_permutexvar_epi32(lane, i));
+        __m512 qv, dv;
+        if (!checked || __builtin_expect(_mm512_cmpgt_epu32_mask(r, span) == 0, 1)) {
+            qv = _mm512_permutexvar_ps(r, _mm512_loadu_ps(q + ib));
+            dv = _mm512_permutexvar_ps(r, _mm512_loadu_ps(dq + ib));
+        } else {
+            qv = _mm512_i32gather_ps(i, q, 4);
+            dv = _mm512_i32gather_ps(i, dq, 4);
+        }
+        const __m512 val = _mm512_add_ps(qv, _mm512_mul_ps(f, dv));
+        _mm512_storeu_ps(acc + x, _mm512_add_ps(_mm512_loadu_ps(acc + x), val));
+    }
+    *xp = x;
+}
+
+__attribute__((target("avx512f"))) static void kri_row_float_avx512(float *acc, const float *q,
+                                                                    const float *dq, float c,
+                                                                    float a1, const float *tab,
+                                                                    int64_t xs, int64_t xe,
+                                                                    int sure)
 {
     int64_t x = xs;
     if (xe - xs >= 16) {
-        const __m512 vc = _mm512_set1_ps(c), va = _mm512_set1_ps(a1), step = _mm512_set1_ps(16.0f);
-        const __m512i even =
-            _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-        const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-        __m512 vx =
-            _mm512_add_ps(_mm512_set1_ps((float)x),
-                          _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-        if (fabsf(a1) <= 0.9f) {
-            /* 16 pixels touch at most 15 consecutive samples: load the 16 pairs from the
-             * lowest one (the same scalar expression as that lane, so the same integer) and
-             * select with two-register permutes instead of gathers. The rows have a tail of
-             * KRI_CPU_TAIL floats, so the loads never leave the buffer. */
-            const __m512i one = _mm512_set1_epi32(1);
-            for (; x + 16 <= xe; x += 16) {
-                const __m512 k = _mm512_add_ps(vc, _mm512_mul_ps(va, vx));
-                const __m512i i = _mm512_cvttps_epi32(k);
-                const __m512 f = _mm512_sub_ps(k, _mm512_cvtepi32_ps(i));
-                const int ib = a1 >= 0 ? (int)(c + a1 * (float)x) : (int)(c + a1 * (float)(x + 15));
-                const float *b = row + 2 * (int64_t)ib;
-                const __m512 z0 = _mm512_loadu_ps(b), z1 = _mm512_loadu_ps(b + 16);
-                const __m512i r2 = _mm512_slli_epi32(_mm512_sub_epi32(i, _mm512_set1_epi32(ib)), 1);
-                const __m512 q = _mm512_permutex2var_ps(z0, r2, z1);
-                const __m512 dq = _mm512_permutex2var_ps(z0, _mm512_add_epi32(r2, one), z1);
-                const __m512 val = _mm512_add_ps(q, _mm512_mul_ps(f, dq));
-                _mm512_storeu_ps(acc + x, _mm512_add_ps(_mm512_loadu_ps(acc + x), val));
-                vx = _mm512_add_ps(vx, step);
-            }
-        }
-        for (; x + 16 <= xe; x += 16) {
-            const __m512 k = _mm512_add_ps(vc, _mm512_mul_ps(va, vx));
-            const __m512i i = _mm512_cvttps_epi32(k);
-            const __m512 f = _mm512_sub_ps(k, _mm512_cvtepi32_ps(i));
-            const __m512 ra = _mm512_castpd_ps(
-                _mm512_i32gather_pd(_mm512_castsi512_si256(i), (const void *)row, 8));
-            const __m512 rb = _mm512_castpd_ps(
-                _mm512_i32gather_pd(_mm512_extracti64x4_epi64(i, 1), (const void *)row, 8));
-            const __m512 q = _mm512_permutex2var_ps(ra, even, rb);
-            const __m512 dq = _mm512_permutex2var_ps(ra, odd, rb);
-            const __m512 val = _mm512_add_ps(q, _mm512_mul_ps(f, dq));
-            _mm512_storeu_ps(acc + x, _mm512_add_ps(_mm512_loadu_ps(acc + x), val));
-            vx = _mm512_add_ps(vx, step);
-        }
+        const int checked = !(sure && fabsf(a1) <= 1.0f);
+        if (a1 >= 0 && !checked)
+            kri_row_float_avx512_loop(acc, q, dq, c, tab, &x, xe, 0, 0);
+        else if (!checked)
+            kri_row_float_avx512_loop(acc, q, dq, c, tab, &x, xe, 15, 0);
+        else if (a1 >= 0)
+            kri_row_float_avx512_loop(acc, q, dq, c, tab, &x, xe, 0, 1);
+        else
+            kri_row_float_avx512_loop(acc, q, dq, c, tab, &x, xe, 15, 1);
     }
-    kri_row_float_avx2(acc, row, c, a1, x, xe);
+    kri_row_float_avx2(acc, q, dq, c, a1, tab, x, xe, sure);
 }
 
 __attribute__((target("avx2"))) static void
-kri_row_double_avx2(double *acc, const double *row, double c, double a1, int64_t xs, int64_t xe)
+kri_row_double_avx2(double *acc, const double *row, const double *dq, double c, double a1,
+                    const double *tab, int64_t xs, int64_t xe, int sure)
 {
     int64_t x = xs;
     if (xe - xs >= 4) {
-        const __m256d vc = _mm256_set1_pd(c), va = _mm256_set1_pd(a1), step = _mm256_set1_pd(4.0);
-        __m256d vx = _mm256_setr_pd((double)x, (double)(x + 1), (double)(x + 2), (double)(x + 3));
+        const __m256d vc = _mm256_set1_pd(c);
         for (; x + 4 <= xe; x += 4) {
-            const __m256d k = _mm256_add_pd(vc, _mm256_mul_pd(va, vx));
+            const __m256d k = _mm256_add_pd(vc, _mm256_loadu_pd(tab + x));
             const __m128i i = _mm256_cvttpd_epi32(k);
             const __m256d f = _mm256_sub_pd(k, _mm256_cvtepi32_pd(i));
             /* four 16-byte (q, dq) loads, transposed */
@@ -175,17 +222,17 @@ kri_row_double_avx2(double *acc, const double *row, double c, double a1, int64_t
             const __m128d p2 = _mm_loadu_pd(row + 2 * _mm_extract_epi32(i, 2));
             const __m128d p3 = _mm_loadu_pd(row + 2 * _mm_extract_epi32(i, 3));
             const __m256d a = _mm256_set_m128d(p2, p0), b = _mm256_set_m128d(p3, p1);
-            const __m256d q = _mm256_unpacklo_pd(a, b), dq = _mm256_unpackhi_pd(a, b);
-            const __m256d val = _mm256_add_pd(q, _mm256_mul_pd(f, dq));
+            const __m256d qv = _mm256_unpacklo_pd(a, b), dv = _mm256_unpackhi_pd(a, b);
+            const __m256d val = _mm256_add_pd(qv, _mm256_mul_pd(f, dv));
             _mm256_storeu_pd(acc + x, _mm256_add_pd(_mm256_loadu_pd(acc + x), val));
-            vx = _mm256_add_pd(vx, step);
         }
     }
-    kri_row_double(acc, row, c, a1, x, xe);
+    kri_row_double(acc, row, dq, c, a1, tab, x, xe, sure);
 }
 
 __attribute__((target("avx512f"))) static void
-kri_row_double_avx512(double *acc, const double *row, double c, double a1, int64_t xs, int64_t xe)
+kri_row_double_avx512(double *acc, const double *row, const double *dq, double c, double a1,
+                      const double *tab, int64_t xs, int64_t xe, int sure)
 {
     int64_t x = xs;
     if (xe - xs >= 8) {
@@ -206,9 +253,9 @@ kri_row_double_avx512(double *acc, const double *row, double c, double a1, int64
                 const __m512d z0 = _mm512_loadu_pd(b), z1 = _mm512_loadu_pd(b + 8);
                 const __m512i r2 = _mm512_slli_epi64(
                     _mm512_cvtepi32_epi64(_mm256_sub_epi32(i, _mm256_set1_epi32(ib))), 1);
-                const __m512d q = _mm512_permutex2var_pd(z0, r2, z1);
-                const __m512d dq = _mm512_permutex2var_pd(z0, _mm512_add_epi64(r2, one), z1);
-                const __m512d val = _mm512_add_pd(q, _mm512_mul_pd(f, dq));
+                const __m512d qv = _mm512_permutex2var_pd(z0, r2, z1);
+                const __m512d dv = _mm512_permutex2var_pd(z0, _mm512_add_epi64(r2, one), z1);
+                const __m512d val = _mm512_add_pd(qv, _mm512_mul_pd(f, dv));
                 _mm512_storeu_pd(acc + x, _mm512_add_pd(_mm512_loadu_pd(acc + x), val));
                 vx = _mm512_add_pd(vx, step);
             }
@@ -218,14 +265,14 @@ kri_row_double_avx512(double *acc, const double *row, double c, double a1, int64
             const __m256i i = _mm512_cvttpd_epi32(k);
             const __m512d f = _mm512_sub_pd(k, _mm512_cvtepi32_pd(i));
             const __m256i i2 = _mm256_add_epi32(i, i);
-            const __m512d q = _mm512_i32gather_pd(i2, (const void *)row, 8);
-            const __m512d dq = _mm512_i32gather_pd(i2, (const void *)(row + 1), 8);
-            const __m512d val = _mm512_add_pd(q, _mm512_mul_pd(f, dq));
+            const __m512d qv = _mm512_i32gather_pd(i2, (const void *)row, 8);
+            const __m512d dv = _mm512_i32gather_pd(i2, (const void *)(row + 1), 8);
+            const __m512d val = _mm512_add_pd(qv, _mm512_mul_pd(f, dv));
             _mm512_storeu_pd(acc + x, _mm512_add_pd(_mm512_loadu_pd(acc + x), val));
             vx = _mm512_add_pd(vx, step);
         }
     }
-    kri_row_double_avx2(acc, row, c, a1, x, xe);
+    kri_row_double_avx2(acc, row, dq, c, a1, tab, x, xe, sure);
 }
 #endif
 
@@ -298,10 +345,26 @@ KRI_DEFINE_FAN_COORD(float, kri_fan_float_avx2, __attribute__((target("avx2"))))
 KRI_DEFINE_FAN_COORD(double, kri_fan_double_avx2, __attribute__((target("avx2"))))
 #endif
 
+/* The table of a parallel-beam view: tab[j] = a1 (x0 + j), j < n (the row loops' product; a
+ * vector loop, also built for AVX2: a product is the same at any width). */
+#define KRI_DEFINE_TAB(T, NAME, ATTR)                                                              \
+    ATTR static void NAME(T *restrict tab, T a1, int x0, int n)                                    \
+    {                                                                                              \
+        for (int j = 0; j < n; j++) tab[j] = a1 * (T)(x0 + j);                                     \
+    }
+typedef void (*kri_tab_f)(float *restrict tab, float a1, int x0, int n);
+typedef void (*kri_tab_d)(double *restrict tab, double a1, int x0, int n);
+KRI_DEFINE_TAB(float, kri_tab_float, )
+KRI_DEFINE_TAB(double, kri_tab_double, )
+#ifdef KRI_HAVE_AVX2_PATH
+KRI_DEFINE_TAB(float, kri_tab_float_avx2, __attribute__((target("avx2"))))
+KRI_DEFINE_TAB(double, kri_tab_double_avx2, __attribute__((target("avx2"))))
+#endif
+
 /* One row of one fan-beam view: acc[x] += w(x) q(k(x)), x = 0 .. nx-1. */
 #define KRI_DEFINE_FAN_ROW(T, FANFN)                                                               \
-    static void kri_fan_row_##T(FANFN coord, kri_bp_kind kind, T *acc, const T *row, T ca, T cb,   \
-                                T a1, T b1, T k0, T cc, T hi, int64_t nx)                          \
+    static void kri_fan_row_##T(FANFN coord, kri_bp_kind kind, T *acc, const T *q, const T *dq,    \
+                                T ca, T cb, T a1, T b1, T k0, T cc, T hi, int64_t nx)              \
     {                                                                                              \
         T kb[KRI_FAN_CHUNK], wb[KRI_FAN_CHUNK];                                                    \
         for (int64_t x0 = 0; x0 < nx; x0 += KRI_FAN_CHUNK) {                                       \
@@ -311,8 +374,7 @@ KRI_DEFINE_FAN_COORD(double, kri_fan_double_avx2, __attribute__((target("avx2"))
             for (int j = 0; j < n; j++) {                                                          \
                 const int i = (int)kb[j];                                                          \
                 const T f = kb[j] - (T)i;                                                          \
-                const T *q = row + 2 * i;                                                          \
-                a[j] += wb[j] * (q[0] + f * q[1]);                                                 \
+                a[j] += wb[j] * (q[KRI_S_##T * i] + f * dq[KRI_S_##T * i]);                        \
             }                                                                                      \
         }                                                                                          \
     }
@@ -330,38 +392,58 @@ static int kri_simd_level(int simd)
     return 0;
 }
 
-#define KRI_DEFINE_BP(T, ROWFN, FANFN)                                                             \
+/* Parallel beams go through the image in chunks of at most KRI_CHUNK columns (each pixel is in
+ * one chunk, so the order of its sums is unchanged); per chunk and view, the table a1 x of the
+ * chunk's columns is made once for the block's rows. */
+#define KRI_CHUNK 2048
+
+#define KRI_DEFINE_BP(T, ROWFN, FANFN, TABFN)                                                      \
     static void kri_bp_##T(kri_bp_kind kind, const kri_bp_view *views, int64_t nviews,             \
                            const T *pairs, int64_t ndet, T *img, int64_t nx, int64_t ny,           \
-                           int clamp, int nthreads, ROWFN rowfn, FANFN fanfn)                      \
+                           int clamp, int nthreads, ROWFN rowfn, FANFN fanfn, TABFN tabfn)         \
     {                                                                                              \
-        const int64_t rl = 2 * KRI_PAD_ROW(ndet);                                                  \
+        const int64_t rl = 2 * KRI_PAD_ROW(ndet), dqo = KRI_DQ_##T(ndet);                          \
         const int64_t nblk = (ny + KRI_ROWS - 1) / KRI_ROWS;                                       \
         const T hi = (T)(ndet + KRI_PAD + 1);                                                      \
+        const int sure = (double)hi + 2.0 * (double)nx < 1048576.0;                                \
         _Pragma(                                                                                   \
             "omp parallel for num_threads(nthreads) schedule(dynamic, 1)") for (int64_t blk = 0;   \
                                                                                 blk < nblk; blk++) \
         {                                                                                          \
             const int64_t y0 = blk * KRI_ROWS, y1 = y0 + KRI_ROWS < ny ? y0 + KRI_ROWS : ny;       \
             memset(img + y0 * nx, 0, (size_t)((y1 - y0) * nx) * sizeof(T));                        \
-            for (int64_t v = 0; v < nviews; v++) {                                                 \
-                const T *row = pairs + v * rl;                                                     \
-                const kri_bp_view *b = &views[v];                                                  \
-                const T a0 = (T)b->a0, a1 = (T)b->a1, a2 = (T)b->a2;                               \
-                if (kind == KRI_BP_PAR) {                                                          \
-                    for (int64_t y = y0; y < y1; y++) {                                            \
-                        const T c = a0 + a2 * (T)y;                                                \
-                        int64_t xs, xe;                                                            \
-                        kri_interval_##T(c, a1, hi, nx, &xs, &xe);                                 \
-                        if (xe > xs) rowfn(img + y * nx, row, c, a1, xs, xe);                      \
+            if (kind == KRI_BP_PAR) {                                                              \
+                T tab[KRI_CHUNK];                                                                  \
+                for (int64_t x0 = 0; x0 < nx; x0 += KRI_CHUNK) {                                   \
+                    const int64_t x1 = x0 + KRI_CHUNK < nx ? x0 + KRI_CHUNK : nx;                  \
+                    for (int64_t v = 0; v < nviews; v++) {                                         \
+                        const T *q = pairs + v * rl, *dq = q + dqo;                                \
+                        const kri_bp_view *b = &views[v];                                          \
+                        const T a0 = (T)b->a0, a1 = (T)b->a1, a2 = (T)b->a2;                       \
+                        const double ia1 = a1 != (T)0 ? 1.0 / (double)a1 : 0.0;                    \
+                        tabfn(tab, a1, (int)x0, (int)(x1 - x0));                                   \
+                        for (int64_t y = y0; y < y1; y++) {                                        \
+                            const T c = a0 + a2 * (T)y;                                            \
+                            int64_t xs, xe;                                                        \
+                            kri_interval_##T(c, a1, ia1, hi, nx, &xs, &xe);                        \
+                            if (xs < x0) xs = x0;                                                  \
+                            if (xe > x1) xe = x1;                                                  \
+                            if (xe > xs)                                                           \
+                                rowfn(img + y * nx, q, dq, c, a1, tab - x0, xs, xe, sure);         \
+                        }                                                                          \
                     }                                                                              \
-                    continue;                                                                      \
                 }                                                                                  \
-                const T b0 = (T)b->b0, b1 = (T)b->b1, b2 = (T)b->b2;                               \
-                const T k0 = (T)b->k0, cc = (T)b->c;                                               \
-                for (int64_t y = y0; y < y1; y++)                                                  \
-                    kri_fan_row_##T(fanfn, kind, img + y * nx, row, a0 + a2 * (T)y,                \
-                                    b0 + b2 * (T)y, a1, b1, k0, cc, hi, nx);                       \
+            } else {                                                                               \
+                for (int64_t v = 0; v < nviews; v++) {                                             \
+                    const T *q = pairs + v * rl, *dq = q + dqo;                                    \
+                    const kri_bp_view *b = &views[v];                                              \
+                    const T a0 = (T)b->a0, a1 = (T)b->a1, a2 = (T)b->a2;                           \
+                    const T b0 = (T)b->b0, b1 = (T)b->b1, b2 = (T)b->b2;                           \
+                    const T k0 = (T)b->k0, cc = (T)b->c;                                           \
+                    for (int64_t y = y0; y < y1; y++)                                              \
+                        kri_fan_row_##T(fanfn, kind, img + y * nx, q, dq, a0 + a2 * (T)y,          \
+                                        b0 + b2 * (T)y, a1, b1, k0, cc, hi, nx);                   \
+                }                                                                                  \
             }                                                                                      \
             if (clamp)                                                                             \
                 for (int64_t i = y0 * nx; i < y1 * nx; i++)                                        \
@@ -369,8 +451,8 @@ static int kri_simd_level(int simd)
         }                                                                                          \
     }
 
-KRI_DEFINE_BP(float, kri_row_f, kri_fan_f)
-KRI_DEFINE_BP(double, kri_row_d, kri_fan_d)
+KRI_DEFINE_BP(float, kri_row_f, kri_fan_f, kri_tab_f)
+KRI_DEFINE_BP(double, kri_row_d, kri_fan_d, kri_tab_d)
 
 kr_status kri_cpu_fbp_backproject(int f64, kri_bp_kind kind, const kri_bp_view *views,
                                   int64_t nviews, const void *pairs, int64_t ndet, void *image,
@@ -381,19 +463,22 @@ kr_status kri_cpu_fbp_backproject(int f64, kri_bp_kind kind, const kri_bp_view *
     kri_row_d rd = kri_row_double;
     kri_fan_f ff = kri_fan_float;
     kri_fan_d fd = kri_fan_double;
+    kri_tab_f tf = kri_tab_float;
+    kri_tab_d td = kri_tab_double;
 #ifdef KRI_HAVE_AVX2_PATH
     if (lv >= 2) rf = kri_row_float_avx2, rd = kri_row_double_avx2;
     if (lv >= 2) ff = kri_fan_float_avx2, fd = kri_fan_double_avx2;
+    if (lv >= 2) tf = kri_tab_float_avx2, td = kri_tab_double_avx2;
     if (lv >= 3) rf = kri_row_float_avx512, rd = kri_row_double_avx512;
 #else
     (void)lv;
 #endif
     if (f64)
         kri_bp_double(kind, views, nviews, (const double *)pairs, ndet, (double *)image, nx, ny,
-                      clamp, nthreads, rd, fd);
+                      clamp, nthreads, rd, fd, td);
     else
         kri_bp_float(kind, views, nviews, (const float *)pairs, ndet, (float *)image, nx, ny, clamp,
-                     nthreads, rf, ff);
+                     nthreads, rf, ff, tf);
     return KR_OK;
 }
 
@@ -411,6 +496,7 @@ static kr_status kri_fbp_cpu_create(const kr_fbp_plan *p, kri_fbp_state **out)
     kri_fbp_state *st = kri_calloc(1, sizeof *st);
     if (!st) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an FBP plan");
     st->groups = 1;
+    st->planar = p->o.dtype == KR_F32; /* the layouts above */
     st->kernel = "cpu";
     const size_t es = kr_dtype_size(p->o.dtype);
     const size_t pair_bytes = (size_t)(p->nviews * 2 * KRI_PAD_ROW(p->ndet)) * es;

@@ -46,8 +46,9 @@ struct kr_fbp_plan {
 /* ---- the backend seam (core/backend.h) ------------------------------------------------------
  * A backend's state (one per device) starts with this; the rest is the backend's own. */
 struct kri_fbp_state {
-    void *pairs;        /* filtered pair rows at the backend's location:
-                           nviews x 2 KRI_PAD_ROW(ndet) values of the dtype */
+    void *pairs;        /* filtered rows at the backend's location: nviews x 2 KRI_PAD_ROW(ndet)
+                           values of the dtype, in the filter's PAIRS layout, or PLANAR */
+    int planar;         /* 1: the PLANAR layout (filter_internal.h) */
     int groups;         /* views split into this many partial sums (1 = none) */
     const char *kernel; /* the backprojection kernel in use ("cpu", "tiled-flat-f32", ...) */
 };
@@ -67,7 +68,8 @@ extern const kri_fbp_backend kri_fbp_cpu, kri_fbp_cuda;
 /* Floats of readable slack after the CPU pair rows (vector loads may run past a row's end). */
 #define KRI_CPU_TAIL 64
 
-/* CPU backprojection of filtered pair rows (stride 2 * KRI_PAD_ROW(ndet) elements per view)
+/* CPU backprojection of filtered rows (stride 2 * KRI_PAD_ROW(ndet) elements per view; f32 rows
+ * in the PLANAR layout, f64 rows in the PAIRS layout: fbp_cpu.c)
  * into image [nx, ny] (overwritten); OpenMP over fixed 16-row blocks. simd != 0 allows the
  * AVX2 / AVX-512 parallel-beam row loops and the AVX2 build of the fan-beam coordinate pass
  * where the CPU has them (same bits as the plain loops; tests compare). */

@@ -364,6 +364,8 @@ kr_status kri_filter_run_packed(kr_filter_plan *p, void *out, int64_t out_stride
 kr_status kri_filter_run(kr_filter_plan *p, const void *in, int64_t in_stride, void *out,
                          int64_t out_stride, kri_filter_out mode)
 {
+    if (mode == KRI_FILTER_PLANAR && p->loc != KR_HOST)
+        return kri_fail(KR_ERR_INTERNAL, "filter: the planar layout is for host plans only");
     return p->be->run(p, p->st, in, in_stride, out, out_stride, mode);
 }
 

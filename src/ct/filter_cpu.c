@@ -1,6 +1,12 @@
-/* Ramp filters on the CPU (kri_filter_cpu, filter_internal.h): FFT filtering through kray/fft.h
- * host plans (FFTW) and the direct O(ndet^2) convolution. OpenMP over rows; every row is computed
- * by the same code whatever the thread count, so cpu == cpu-serial bit for bit. */
+/* Ramp filters on the CPU (kri_filter_cpu, filter_internal.h): FFT filtering through the core's
+ * host line transforms (FFTW) and the direct O(ndet^2) convolution. OpenMP over rows (pairs of
+ * rows for the FFT); every row is computed by the same code whatever the thread count, so
+ * cpu == cpu-serial bit for bit.
+ *
+ * The FFT filter packs two real rows into one complex line (x_2p + i x_2p+1, zero-padded to L)
+ * and runs each line start to end while it is in cache: weights, forward transform, response,
+ * inverse transform, unpacking into the output layout. */
+#include "core/fft_internal.h"
 #include "ct/filter_internal.h"
 
 #include <string.h>
@@ -8,20 +14,41 @@
 /* The CPU state of a plan (kri_filter_cpu.create). */
 typedef struct kri_filter_host {
     kri_filter_state base;
-    void *work;   /* FFT: complex [L, npairs]; direct: real [ndet, nrows] x 2 */
-    void *kern_t; /* direct: kern in the dtype */
-    kr_fft_plan *fwd, *bwd;
-    kr_ctx *serial; /* small problems: one thread (parallel regions cost more than they save),
-                       NULL otherwise */
+    void *work;   /* FFT: complex lines of ls elements, one per pair of rows; direct: real
+                     [ndet, nrows] x 2 */
+    void *kern_t; /* direct: kern in the dtype; FFT: the response (L values) in the dtype */
+    int64_t ls;   /* FFT: complex elements per line (L rounded up to 64-byte lines) */
+    kri_fft_line *fwd, *bwd;
+    int serial; /* small problems: one thread (a parallel region costs more than it saves) */
 } kri_filter_host;
 
-static double kri_row_weight(const kr_filter_plan *p, int64_t r, int64_t m)
+/* The weight row of row r (NULL: none) and its scale (p->pre, p->rs; filter_internal.h). */
+static const double *kri_pre_row(const kr_filter_plan *p, int64_t r)
 {
-    double w = 1.0;
-    if (p->pre) w = p->pre[m + p->ndet * ((r / p->pre_div) % p->pre_rows)];
-    if (p->rs) w *= p->rs[(r / p->rs_div) % p->rs_count];
-    return w;
+    return p->pre ? p->pre + p->ndet * ((r / p->pre_div) % p->pre_rows) : NULL;
 }
+static double kri_row_scale(const kr_filter_plan *p, int64_t r)
+{
+    return p->rs ? p->rs[(r / p->rs_div) % p->rs_count] : 1.0;
+}
+
+/* dst[m * ds] = in[m] * pre[m] * rs for m < N, in double, rounded to T (the weight is formed
+ * as pre[m] then times rs, as one number per sample). */
+#define KRI_DEFINE_PACK(T)                                                                         \
+    static void kri_pack_##T(const kr_filter_plan *p, int64_t r, const T *restrict in,             \
+                             T *restrict dst, int64_t ds)                                          \
+    {                                                                                              \
+        const int64_t N = p->ndet;                                                                 \
+        const double *pre = kri_pre_row(p, r), rs = kri_row_scale(p, r);                           \
+        if (pre && p->rs)                                                                          \
+            for (int64_t m = 0; m < N; m++) dst[m * ds] = (T)((double)in[m] * (pre[m] * rs));      \
+        else if (pre)                                                                              \
+            for (int64_t m = 0; m < N; m++) dst[m * ds] = (T)((double)in[m] * pre[m]);             \
+        else                                                                                       \
+            for (int64_t m = 0; m < N; m++) dst[m * ds] = (T)((double)in[m] * rs);                 \
+    }
+KRI_DEFINE_PACK(float)
+KRI_DEFINE_PACK(double)
 
 /* Row r of the filtered output to the requested layout. q holds the filtered values at
  * positions 0 .. N (index * qs) and at position -1 (index ileft * qs). */
@@ -34,11 +61,22 @@ static double kri_row_weight(const kr_filter_plan *p, int64_t r, int64_t m)
     static void kri_store_##T(const T *q, int64_t qs, int64_t N, int64_t ileft, T *out,            \
                               kri_filter_out mode)                                                 \
     {                                                                                              \
+        const int64_t W = KRI_PAD_ROW(N);                                                          \
         if (mode == KRI_FILTER_PLAIN) {                                                            \
             for (int64_t m = 0; m < N; m++) out[m] = q[m * qs];                                    \
             return;                                                                                \
         }                                                                                          \
-        for (int64_t j = 0; j < KRI_PAD_ROW(N); j++) {                                             \
+        if (mode == KRI_FILTER_PLANAR) { /* q_pad, then its differences */                       \
+            T *restrict v = out, *restrict dv = out + W;                                           \
+            for (int64_t j = 0; j < KRI_PAD + 1; j++)                                              \
+                v[j] = kri_at_##T(q, qs, N, ileft, j - KRI_PAD);                                   \
+            for (int64_t j = KRI_PAD + 1; j < W - 2; j++) v[j] = q[(j - KRI_PAD) * qs];            \
+            for (int64_t j = W - 2; j < W; j++) v[j] = kri_at_##T(q, qs, N, ileft, j - KRI_PAD);   \
+            for (int64_t j = 0; j + 1 < W; j++) dv[j] = v[j + 1] - v[j];                           \
+            dv[W - 1] = (T)0 - v[W - 1];                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t j = 0; j < W; j++) {                                                          \
             T va = kri_at_##T(q, qs, N, ileft, j - KRI_PAD);                                       \
             T vb = kri_at_##T(q, qs, N, ileft, j - KRI_PAD + 1);                                   \
             out[2 * j] = va;                                                                       \
@@ -54,51 +92,41 @@ KRI_DEFINE_STORE(double)
     const kr_filter_plan *p, kri_filter_host *st, const T *in, int64_t is, T *out, int64_t os,     \
         kri_filter_out mode, int nt
 
+/* Pair pr = rows 2 pr and 2 pr + 1 in line c (complex, interleaved): packed, transformed,
+ * multiplied by the response h, transformed back and stored. */
 #define KRI_DEFINE_CPU_FFT(T)                                                                      \
     static kr_status kri_cpu_filter_fft_##T(KRI_FILTER_ARGS(T))                                    \
     {                                                                                              \
         const int64_t N = p->ndet, L = p->L, R = p->nrows, P = p->npairs;                          \
         T *w = (T *)st->work;                                                                      \
+        const T *h = (const T *)st->kern_t;                                                        \
         _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t pr = 0; pr < P;  \
                                                                           pr++)                    \
         {                                                                                          \
-            T *c = w + 2 * L * pr;                                                                 \
-            int64_t r0 = 2 * pr, r1 = 2 * pr + 1;                                                  \
-            for (int64_t m = 0; m < N; m++) {                                                      \
-                c[2 * m] = (T)((double)in[r0 * is + m] * kri_row_weight(p, r0, m));                \
-                c[2 * m + 1] =                                                                     \
-                    r1 < R ? (T)((double)in[r1 * is + m] * kri_row_weight(p, r1, m)) : (T)0;       \
-            }                                                                                      \
-            for (int64_t m = 2 * N; m < 2 * L; m++) c[m] = (T)0;                                   \
-        }                                                                                          \
-        kr_array wa;                                                                               \
-        int64_t dims[2] = {L, P};                                                                  \
-        KRI_TRY(kr_array_wrap(&wa, kr_dtype_complex(p->o.dtype), 2, dims, w, KR_HOST));            \
-        KRI_TRY(kr_fft_execute(st->fwd, &wa, &wa));                                                \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t pr = 0; pr < P;  \
-                                                                          pr++)                    \
-        {                                                                                          \
-            T *c = w + 2 * L * pr;                                                                 \
+            T *restrict c = w + 2 * st->ls * pr;                                                   \
+            const int64_t r0 = 2 * pr, r1 = 2 * pr + 1;                                            \
+            kri_pack_##T(p, r0, in + r0 * is, c, 2);                                               \
+            if (r1 < R)                                                                            \
+                kri_pack_##T(p, r1, in + r1 * is, c + 1, 2);                                       \
+            else                                                                                   \
+                for (int64_t m = 0; m < N; m++) c[2 * m + 1] = (T)0;                               \
+            memset(c + 2 * N, 0, (size_t)(2 * (L - N)) * sizeof(T));                               \
+            kri_fft_line_execute(st->fwd, c);                                                      \
             for (int64_t k = 0; k < L; k++) {                                                      \
-                T h = (T)p->resp[k];                                                               \
-                c[2 * k] *= h;                                                                     \
-                c[2 * k + 1] *= h;                                                                 \
+                c[2 * k] *= h[k];                                                                  \
+                c[2 * k + 1] *= h[k];                                                              \
             }                                                                                      \
-        }                                                                                          \
-        KRI_TRY(kr_fft_execute(st->bwd, &wa, &wa));                                                \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t r = 0; r < R;    \
-                                                                          r++)                     \
-        {                                                                                          \
-            const T *c = w + 2 * L * (r / 2) + (r % 2);                                            \
-            kri_store_##T(c, 2, N, L - 1, out + r * os, mode);                                     \
+            kri_fft_line_execute(st->bwd, c);                                                      \
+            kri_store_##T(c, 2, N, L - 1, out + r0 * os, mode);                                    \
+            if (r1 < R) kri_store_##T(c + 1, 2, N, L - 1, out + r1 * os, mode);                    \
         }                                                                                          \
         return KR_OK;                                                                              \
     }
 KRI_DEFINE_CPU_FFT(float)
 KRI_DEFINE_CPU_FFT(double)
 
-/* y[k] = sum_m kern[|k - m|] x[m] (lags < ndet) for k = 0 .. N-1, and in PAIRS mode also for
- * k = N (stored at index N) and k = -1 (index N + 1). */
+/* y[k] = sum_m kern[|k - m|] x[m] (lags < ndet) for k = 0 .. N-1, and in PAIRS / PLANAR mode
+ * also for k = N (stored at index N) and k = -1 (index N + 1). */
 #define KRI_DEFINE_CPU_DIRECT(T)                                                                   \
     static kr_status kri_cpu_filter_direct_##T(KRI_FILTER_ARGS(T))                                 \
     {                                                                                              \
@@ -107,21 +135,18 @@ KRI_DEFINE_CPU_FFT(double)
         T *y = x + N * R;    /* convolved rows, [N + 2, R] */                                      \
         const T *h = (const T *)st->kern_t;                                                        \
         _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t r = 0; r < R;    \
-                                                                          r++) for (int64_t m = 0; \
-                                                                                    m < N; m++)    \
-            x[r * N + m] = (T)((double)in[r * is + m] * kri_row_weight(p, r, m));                  \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t r = 0; r < R;    \
                                                                           r++)                     \
         {                                                                                          \
-            const T *xr = x + r * N;                                                               \
+            T *xr = x + r * N;                                                                     \
             T *yr = y + r * (N + 2);                                                               \
+            kri_pack_##T(p, r, in + r * is, xr, 1);                                                \
             for (int64_t k = 0; k < N; k++) {                                                      \
                 T acc = 0;                                                                         \
                 for (int64_t m = 0; m < k; m++) acc += h[k - m] * xr[m];                           \
                 for (int64_t m = k; m < N; m++) acc += h[m - k] * xr[m];                           \
                 yr[k] = acc;                                                                       \
             }                                                                                      \
-            if (mode == KRI_FILTER_PAIRS) {                                                        \
+            if (mode != KRI_FILTER_PLAIN) {                                                        \
                 T ar = 0, al = 0;                                                                  \
                 for (int64_t m = 1; m < N; m++) ar += h[N - m] * xr[m];     /* position N */       \
                 for (int64_t m = 0; m + 1 < N; m++) al += h[m + 1] * xr[m]; /* position -1 */      \
@@ -141,44 +166,45 @@ static void kri_filter_cpu_destroy(kri_filter_state *state)
 {
     kri_filter_host *st = (kri_filter_host *)state;
     if (!st) return;
-    kr_fft_plan_destroy(st->fwd);
-    kr_fft_plan_destroy(st->bwd);
-    kr_ctx_destroy(st->serial);
+    kri_fft_line_destroy(st->fwd);
+    kri_fft_line_destroy(st->bwd);
     kri_free(st->work);
     kri_free(st->kern_t);
     kri_free(st);
 }
 
-/* The buffers, transforms and kernel copy of plan p into st. */
+/* The table t (n doubles) in the dtype, into a new buffer *out. */
+static kr_status kri_table_as(void **out, kr_dtype dt, const double *t, int64_t n, const char *what)
+{
+    KRI_TRY(kri_alloc(out, (size_t)n * kr_dtype_size(dt), what));
+    for (int64_t i = 0; i < n; i++) {
+        if (dt == KR_F32)
+            ((float *)*out)[i] = (float)t[i];
+        else
+            ((double *)*out)[i] = t[i];
+    }
+    return KR_OK;
+}
+
+/* The buffers, transforms and tables of plan p into st. */
 static kr_status kri_filter_cpu_make(const kr_filter_plan *p, kri_filter_host *st)
 {
     const kr_dtype dt = p->o.dtype;
     const size_t es = kr_dtype_size(dt);
     if (p->o.method != KR_FILTER_FFT) {
         KRI_TRY(kri_alloc(&st->work, (size_t)((2 * p->ndet + 2) * p->nrows) * es, "filter work"));
-        KRI_TRY(kri_alloc(&st->kern_t, (size_t)p->ndet * es, "filter kernel"));
-        for (int64_t n = 0; n < p->ndet; n++) {
-            if (dt == KR_F32)
-                ((float *)st->kern_t)[n] = (float)p->kern[n];
-            else
-                ((double *)st->kern_t)[n] = p->kern[n];
-        }
-        return KR_OK;
+        return kri_table_as(&st->kern_t, dt, p->kern, p->ndet, "filter kernel");
     }
-    /* Below ~2^21 complex samples the whole FFT filter takes about a millisecond on one core;
-     * OpenMP regions would cost more than they save (results do not depend on the thread count
-     * either way). */
-    const kr_ctx *fctx = p->ctx;
-    if (p->L * p->npairs < ((int64_t)1 << 21)) {
-        KRI_TRY(kr_ctx_create(&st->serial, KR_BACKEND_CPU_SERIAL));
-        fctx = st->serial;
-    }
-    const int64_t wdims[2] = {p->L, p->npairs};
-    KRI_TRY(kri_alloc(&st->work, (size_t)(p->L * p->npairs) * 2 * es, "filter work"));
-    KRI_TRY(kr_fft_plan_create(&st->fwd, fctx, kr_dtype_complex(dt), 2, wdims, 1u, KR_FFT_FORWARD,
-                               0, KR_HOST));
-    return kr_fft_plan_create(&st->bwd, fctx, kr_dtype_complex(dt), 2, wdims, 1u,
-                              KR_FFT_BACKWARD, 0, KR_HOST);
+    /* Below ~2^16 complex samples the whole FFT filter takes well under a millisecond on one
+     * core; a parallel region would cost more than it saves (results do not depend on the
+     * thread count either way). */
+    st->serial = p->L * p->npairs < ((int64_t)1 << 16);
+    const int64_t per64 = (int64_t)(64 / (2 * es)); /* complex elements per 64 bytes */
+    st->ls = (p->L + per64 - 1) / per64 * per64;
+    KRI_TRY(kri_alloc(&st->work, (size_t)(st->ls * p->npairs) * 2 * es, "filter work"));
+    KRI_TRY(kri_table_as(&st->kern_t, dt, p->resp, p->L, "filter response"));
+    KRI_TRY(kri_fft_line_create(&st->fwd, kr_dtype_complex(dt), p->L, KR_FFT_FORWARD));
+    return kri_fft_line_create(&st->bwd, kr_dtype_complex(dt), p->L, KR_FFT_BACKWARD);
 }
 
 static kr_status kri_filter_cpu_create(const kr_filter_plan *p, kri_filter_state **out)

@@ -10,7 +10,7 @@
 #include "ct/filter_internal.h"
 
 #include <cuda_runtime.h>
-#include <cufftXt.h>
+#include "cufft_load.h" /* cuFFT, loaded on first use */
 
 #include "cuda_util.cuh"
 #include "fft_internal.h" /* kri_cufft_name, kri_cufft_fail */
@@ -78,6 +78,7 @@ extern "C" kr_status kri_filter_cufft_create(kri_filter_cufft **out, const kr_ct
     const double cells = (double)L * (double)npairs;
     if (fuse < 0 || cells >= 4294967296.0 || (fuse == 0 && cells < (double)KRI_FILTER_CB_MIN))
         return KR_OK;
+    KRI_TRY(kri_cufft_load());
     kri_filter_cufft *f = (kri_filter_cufft *)calloc(1, sizeof *f);
     if (!f) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a filter plan");
     f->f64 = f64;

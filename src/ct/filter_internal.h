@@ -28,8 +28,16 @@ extern "C" {
  *          by zero with no other bounds test. */
 #define KRI_PAD 2
 #define KRI_PAD_ROW(n) ((n) + 2 * KRI_PAD) /* pairs per padded row */
+/*   PLANAR (host plans only; the CPU backprojection): the same numbers as PAIRS, row r at
+ *          out + r * out_stride as KRI_PAD_ROW(ndet) values q_pad[j], then KRI_PAD_ROW(ndet)
+ *          differences q_pad[j+1] - q_pad[j], so that consecutive samples of either are
+ *          consecutive in memory (one vector load covers the samples of several pixels). */
 
-typedef enum kri_filter_out { KRI_FILTER_PLAIN = 0, KRI_FILTER_PAIRS = 1 } kri_filter_out;
+typedef enum kri_filter_out {
+    KRI_FILTER_PLAIN = 0,
+    KRI_FILTER_PAIRS = 1,
+    KRI_FILTER_PLANAR = 2
+} kri_filter_out;
 
 typedef struct kri_filter_backend kri_filter_backend;
 typedef struct kri_filter_state kri_filter_state;

@@ -1,7 +1,10 @@
 /* DICOM export: options, validation, attenuation -> HU -> 16-bit quantisation, slice files and
- * safe renaming. The DCMTK calls live in dicom_dcmtk.cpp (only with KRAY_HAVE_DCMTK). */
+ * safe renaming. The DCMTK calls live in kray's plug-in dicom_dcmtk.cpp (libkray_dcmtk.so, only
+ * with KRAY_HAVE_DCMTK), loaded here when a call first needs it. */
 #include "dicom_internal.h"
+#include "internal.h"
 #include "iofile.h"
+#include "optional.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -71,6 +74,27 @@ static kr_status kri_dicom_check(const char *path, const kr_array *a, const kr_d
 }
 
 #ifdef KRAY_HAVE_DCMTK
+/* The plug-in's functions, loaded on first use; KR_ERR_NOT_SUPPORTED with one sentence when
+ * it is missing or belongs to another build. */
+static kr_status kri_dcmtk(const kri_fn **f)
+{
+    KRI_TRY(kri_part_load(KRI_PART_DCMTK, f));
+    const int abi = ((kri_dcmtk_abi_fn *)(*f)[KRI_SYM_kri_dcmtk_abi])();
+    if (abi != KRI_DCMTK_ABI)
+        return kri_fail(KR_ERR_NOT_SUPPORTED,
+                        "DICOM files: the DCMTK plug-in found has interface %d, this libkray %d "
+                        "(a plug-in of another kray build; reinstall kray)",
+                        abi, KRI_DCMTK_ABI);
+    return KR_OK;
+}
+
+static kr_status kri_dicom_uid(const kri_fn *f, char uid[KRI_UID_LEN])
+{
+    char err[KRI_DCMTK_ERR] = "";
+    const kr_status s = ((kri_dcmtk_uid_fn *)f[KRI_SYM_kri_dcmtk_uid])(uid, err);
+    return s == KR_OK ? KR_OK : kri_fail(s, "%s", err);
+}
+
 /* HU of element i. */
 static double kri_hu(const kr_array *a, int64_t i, const kr_dicom_opts *o)
 {
@@ -92,6 +116,8 @@ kr_status kr_write_dicom(const char *path, const kr_array *image, const kr_dicom
 #ifndef KRAY_HAVE_DCMTK
     return kri_no_dcmtk();
 #else
+    const kri_fn *f;
+    KRI_TRY(kri_dcmtk(&f));
     const int64_t nx = image->dims[0], ny = image->ndim > 1 ? image->dims[1] : 1;
     const int64_t nz = kr_array_numel(image) / (nx * ny);
     if (o.slice_thickness_mm == 0) o.slice_thickness_mm = o.pixel_spacing_mm[0];
@@ -131,9 +157,9 @@ kr_status kr_write_dicom(const char *path, const kr_array *image, const kr_dicom
     localtime_r(&now, &tmv);
     strftime(s.date, sizeof s.date, "%Y%m%d", &tmv);
     strftime(s.time, sizeof s.time, "%H%M%S", &tmv);
-    KRI_TRY(kri_dicom_uid(s.study_uid));
-    KRI_TRY(kri_dicom_uid(s.series_uid));
-    KRI_TRY(kri_dicom_uid(s.frame_uid));
+    KRI_TRY(kri_dicom_uid(f, s.study_uid));
+    KRI_TRY(kri_dicom_uid(f, s.series_uid));
+    KRI_TRY(kri_dicom_uid(f, s.frame_uid));
 
     int16_t *px;
     KRI_TRY(kri_alloc((void **)&px, (size_t)(nx * ny) * sizeof(int16_t), "DICOM pixels"));
@@ -165,7 +191,9 @@ kr_status kr_write_dicom(const char *path, const kr_array *image, const kr_dicom
             snprintf(fname, plen + 32, "%s_%04lld.dcm", stem, (long long)z);
         snprintf(tmp, plen + 64, "%s.tmp.%ld", fname, (long)getpid());
         const int slot = kri_tmp_register(tmp); /* removed if a signal ends the process */
-        st = kri_dicom_write_slice(tmp, &s, &o);
+        char err[KRI_DCMTK_ERR] = "";
+        st = ((kri_dcmtk_write_slice_fn *)f[KRI_SYM_kri_dcmtk_write_slice])(tmp, &s, &o, err);
+        if (st != KR_OK) kri_fail(st, "%s", err);
         if (st == KR_OK && rename(tmp, fname) != 0)
             st = kri_fail(KR_ERR_IO, "%s: cannot rename the finished file into place", fname);
         if (st != KR_OK) remove(tmp);
@@ -188,6 +216,20 @@ kr_status kr_read_dicom(const char *path, kr_array **out, double spacing_mm[2])
     (void)spacing_mm;
     return kri_no_dcmtk();
 #else
-    return kri_dicom_read(path, out, spacing_mm);
+    const kri_fn *f;
+    KRI_TRY(kri_dcmtk(&f));
+    char err[KRI_DCMTK_ERR] = "";
+    float *px = NULL;
+    int64_t dims[2] = {0, 0};
+    kr_status st = ((kri_dcmtk_read_fn *)f[KRI_SYM_kri_dcmtk_read])(path, &px, dims, spacing_mm, err);
+    if (st != KR_OK) return kri_fail(st, "%s", err);
+    kr_array *a = NULL;
+    st = kr_array_create(&a, KR_F32, 2, dims, KR_HOST, NULL);
+    if (st == KR_OK) {
+        memcpy(a->data, px, (size_t)(dims[0] * dims[1]) * sizeof(float));
+        *out = a;
+    }
+    free(px);
+    return st;
 #endif
 }

@@ -1,5 +1,7 @@
-// DICOM writer and reader on DCMTK (dcmdata). Compiled only when CMake found DCMTK
-// (KRAY_HAVE_DCMTK); dicom.c does validation, HU quantisation and file naming.
+// kray's DCMTK plug-in (libkray_dcmtk.so): DICOM writer and reader on DCMTK (dcmdata), built
+// only when CMake found DCMTK (KRAY_HAVE_DCMTK) and loaded by dicom.c when a call first needs
+// it (core/optional.h), so that processes which never touch DICOM do not load DCMTK. It uses
+// nothing of libkray: failures are a status and one sentence in err (dicom_internal.h).
 #include "dcmtk/config/osconfig.h"
 #include "dcmtk/dcmdata/dctk.h"
 #include "dcmtk/dcmdata/dcuid.h"
@@ -7,9 +9,13 @@
 
 #include "dicom_internal.h"
 
+#include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
+
+#define KRI_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace
 {
@@ -23,9 +29,19 @@ void quiet_dcmtk()
                    [] { OFLog::getLogger("dcmtk.dcmdata").setLogLevel(OFLogger::OFF_LOG_LEVEL); });
 }
 
-kr_status cond_fail(const OFCondition &c, const char *path, const char *what)
+__attribute__((format(printf, 3, 4))) kr_status fail(char *err, kr_status s, const char *fmt,
+                                                      ...)
 {
-    return kri_fail(KR_ERR_IO, "%s: DCMTK could not %s: %s", path, what, c.text());
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(err, KRI_DCMTK_ERR, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+kr_status cond_fail(char *err, const OFCondition &c, const char *path, const char *what)
+{
+    return fail(err, KR_ERR_IO, "%s: DCMTK could not %s: %s", path, what, c.text());
 }
 
 // Insert a string attribute; collects the first failure.
@@ -49,24 +65,31 @@ struct putter {
 
 } // namespace
 
-extern "C" kr_status kri_dicom_uid(char uid[KRI_UID_LEN])
+KRI_EXPORT kri_dcmtk_abi_fn kri_dcmtk_abi;
+KRI_EXPORT kri_dcmtk_uid_fn kri_dcmtk_uid;
+KRI_EXPORT kri_dcmtk_write_slice_fn kri_dcmtk_write_slice;
+KRI_EXPORT kri_dcmtk_read_fn kri_dcmtk_read;
+
+int kri_dcmtk_abi(void) { return KRI_DCMTK_ABI; }
+
+kr_status kri_dcmtk_uid(char uid[KRI_UID_LEN], char *err)
 {
     char buf[100];
     if (!dcmGenerateUniqueIdentifier(buf, SITE_INSTANCE_UID_ROOT) || std::strlen(buf) > 64)
-        return kri_fail(KR_ERR_INTERNAL, "DCMTK could not generate a DICOM UID");
+        return fail(err, KR_ERR_INTERNAL, "DCMTK could not generate a DICOM UID");
     std::snprintf(uid, KRI_UID_LEN, "%s", buf);
     return KR_OK;
 }
 
-extern "C" kr_status kri_dicom_write_slice(const char *path, const kri_dicom_slice *s,
-                                           const kr_dicom_opts *o)
+kr_status kri_dcmtk_write_slice(const char *path, const kri_dicom_slice *s,
+                                const kr_dicom_opts *o, char *err)
 {
     quiet_dcmtk();
     DcmFileFormat ff;
     DcmDataset *ds = ff.getDataset();
     putter p{ds, EC_Normal};
     char sop[KRI_UID_LEN], buf[160];
-    kr_status st = kri_dicom_uid(sop);
+    kr_status st = kri_dcmtk_uid(sop, err);
     if (st != KR_OK) return st;
 
     // SOP common, patient, study, series, equipment, frame of reference
@@ -137,39 +160,41 @@ extern "C" kr_status kri_dicom_write_slice(const char *path, const kri_dicom_sli
         p.str(DCM_WindowWidth, buf, "WindowWidth");
     }
     if (p.cond.bad())
-        return kri_fail(KR_ERR_FORMAT, "%s: DCMTK refused the value of %s: %s", path, p.failed_tag,
-                        p.cond.text());
+        return fail(err, KR_ERR_FORMAT, "%s: DCMTK refused the value of %s: %s", path,
+                    p.failed_tag, p.cond.text());
     OFCondition c =
         ds->putAndInsertUint16Array(DCM_PixelData, reinterpret_cast<const Uint16 *>(s->pixels),
                                     (unsigned long)s->rows * (unsigned long)s->cols);
-    if (c.bad()) return cond_fail(c, path, "store the pixel data");
+    if (c.bad()) return cond_fail(err, c, path, "store the pixel data");
     c = ff.saveFile(path, EXS_LittleEndianExplicit, EET_ExplicitLength, EGL_recalcGL, EPD_noChange,
                     0, 0, EWM_fileformat);
-    if (c.bad()) return cond_fail(c, path, "write the file");
+    if (c.bad()) return cond_fail(err, c, path, "write the file");
     return KR_OK;
 }
 
-extern "C" kr_status kri_dicom_read(const char *path, kr_array **out, double spacing_mm[2])
+kr_status kri_dcmtk_read(const char *path, float **pixels, int64_t dims[2], double spacing_mm[2],
+                         char *err)
 {
+    *pixels = nullptr;
     quiet_dcmtk();
     DcmFileFormat ff;
     OFCondition c = ff.loadFile(path);
     if (c.bad()) {
         FILE *f = std::fopen(path, "rb");
-        if (!f) return kri_fail(KR_ERR_IO, "%s: cannot open the file", path);
+        if (!f) return fail(err, KR_ERR_IO, "%s: cannot open the file", path);
         std::fclose(f);
-        return kri_fail(KR_ERR_FORMAT, "%s: not a readable DICOM file (%s)", path, c.text());
+        return fail(err, KR_ERR_FORMAT, "%s: not a readable DICOM file (%s)", path, c.text());
     }
     DcmDataset *ds = ff.getDataset();
     DcmXfer xfer(ds->getOriginalXfer());
     if (xfer.isEncapsulated())
-        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: compressed transfer syntax %s is not supported",
-                        path, xfer.getXferName());
+        return fail(err, KR_ERR_NOT_SUPPORTED, "%s: compressed transfer syntax %s is not supported",
+                    path, xfer.getXferName());
     Uint16 rows = 0, cols = 0, bits = 0, stored = 0, repr = 0, spp = 1;
     if (ds->findAndGetUint16(DCM_Rows, rows).bad() ||
         ds->findAndGetUint16(DCM_Columns, cols).bad() ||
         ds->findAndGetUint16(DCM_BitsAllocated, bits).bad())
-        return kri_fail(KR_ERR_FORMAT, "%s: Rows, Columns or BitsAllocated is missing", path);
+        return fail(err, KR_ERR_FORMAT, "%s: Rows, Columns or BitsAllocated is missing", path);
     if (ds->findAndGetUint16(DCM_BitsStored, stored).bad()) stored = bits;
     (void)ds->findAndGetUint16(DCM_PixelRepresentation, repr);
     (void)ds->findAndGetUint16(DCM_SamplesPerPixel, spp);
@@ -177,11 +202,11 @@ extern "C" kr_status kri_dicom_read(const char *path, kr_array **out, double spa
     (void)ds->findAndGetSint32(DCM_NumberOfFrames, frames);
     if (rows == 0 || cols == 0 || spp != 1 || frames > 1 || (bits != 8 && bits != 16) ||
         stored == 0 || stored > bits)
-        return kri_fail(KR_ERR_NOT_SUPPORTED,
-                        "%s: %ux%u, %u samples, %d frames, %u/%u bits: only single-frame "
-                        "greyscale 8/16-bit images are supported",
-                        path, (unsigned)cols, (unsigned)rows, (unsigned)spp, (int)frames,
-                        (unsigned)stored, (unsigned)bits);
+        return fail(err, KR_ERR_NOT_SUPPORTED,
+                    "%s: %ux%u, %u samples, %d frames, %u/%u bits: only single-frame "
+                    "greyscale 8/16-bit images are supported",
+                    path, (unsigned)cols, (unsigned)rows, (unsigned)spp, (int)frames,
+                    (unsigned)stored, (unsigned)bits);
     Float64 slope = 1.0, icpt = 0.0;
     if (ds->findAndGetFloat64(DCM_RescaleSlope, slope).bad()) slope = 1.0;
     if (ds->findAndGetFloat64(DCM_RescaleIntercept, icpt).bad()) icpt = 0.0;
@@ -192,13 +217,10 @@ extern "C" kr_status kri_dicom_read(const char *path, kr_array **out, double spa
     c = bits == 16 ? ds->findAndGetUint16Array(DCM_PixelData, p16, &count)
                    : ds->findAndGetUint8Array(DCM_PixelData, p8, &count);
     if (c.bad() || count < n)
-        return kri_fail(KR_ERR_FORMAT, "%s: pixel data missing or shorter than %lux%lu values",
-                        path, (unsigned long)cols, (unsigned long)rows);
-    int64_t dims[2] = {cols, rows};
-    kr_array *a = nullptr;
-    kr_status st = kr_array_create(&a, KR_F32, 2, dims, KR_HOST, nullptr);
-    if (st != KR_OK) return st;
-    float *dst = (float *)a->data;
+        return fail(err, KR_ERR_FORMAT, "%s: pixel data missing or shorter than %lux%lu values",
+                    path, (unsigned long)cols, (unsigned long)rows);
+    float *dst = (float *)std::malloc(n * sizeof(float));
+    if (!dst) return fail(err, KR_ERR_OOM_HOST, "%s: out of host memory for the pixels", path);
     const unsigned sh = 32u - stored;
     for (unsigned long i = 0; i < n; i++) {
         uint32_t raw = bits == 16 ? p16[i] : p8[i];
@@ -216,6 +238,8 @@ extern "C" kr_status kri_dicom_read(const char *path, kr_array **out, double spa
         spacing_mm[0] = dx;
         spacing_mm[1] = dy;
     }
-    *out = a;
+    dims[0] = cols;
+    dims[1] = rows;
+    *pixels = dst;
     return KR_OK;
 }

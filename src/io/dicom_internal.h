@@ -1,9 +1,11 @@
 /* Private contract between dicom.c (options, validation, HU quantisation, file names) and
- * dicom_dcmtk.cpp (the DCMTK writer and reader, compiled only with KRAY_HAVE_DCMTK). */
+ * dicom_dcmtk.cpp, kray's DCMTK plug-in (libkray_dcmtk.so, built only with KRAY_HAVE_DCMTK and
+ * loaded by dicom.c on first use through core/optional.h). The plug-in uses nothing of libkray:
+ * a failure is a status and one sentence in err (KRI_DCMTK_ERR bytes). */
 #ifndef KRAY_DICOM_INTERNAL_H
 #define KRAY_DICOM_INTERNAL_H
 
-#include "internal.h"
+#include "kray/core.h"
 #include "kray/dicom.h"
 
 #ifdef __cplusplus
@@ -11,6 +13,9 @@ extern "C" {
 #endif
 
 #define KRI_UID_LEN 68 /* a UID is at most 64 characters */
+#define KRI_DCMTK_ERR 400
+/* The plug-in's interface version: raise it when anything below changes. */
+#define KRI_DCMTK_ABI 1
 
 typedef struct kri_dicom_slice {
     const int16_t *pixels; /* rows x cols, row-major (DICOM order) */
@@ -23,11 +28,19 @@ typedef struct kri_dicom_slice {
     char study_uid[KRI_UID_LEN], series_uid[KRI_UID_LEN], frame_uid[KRI_UID_LEN];
 } kri_dicom_slice;
 
-/* Fresh UID with DCMTK's site root. */
-kr_status kri_dicom_uid(char uid[KRI_UID_LEN]);
+/* The plug-in's functions (optional.h's KRI_DCMTK_SYMS), as types both sides check against. */
+/* KRI_DCMTK_ABI of the plug-in's build. */
+typedef int kri_dcmtk_abi_fn(void);
+/* A fresh UID with DCMTK's site root. */
+typedef kr_status kri_dcmtk_uid_fn(char uid[KRI_UID_LEN], char *err);
 /* Write one slice to `path` (the caller renames it into place). */
-kr_status kri_dicom_write_slice(const char *path, const kri_dicom_slice *s, const kr_dicom_opts *o);
-kr_status kri_dicom_read(const char *path, kr_array **out, double spacing_mm[2]);
+typedef kr_status kri_dcmtk_write_slice_fn(const char *path, const kri_dicom_slice *s,
+                                           const kr_dicom_opts *o, char *err);
+/* Read a single-frame greyscale slice: *pixels = malloc'ed dims[0] (columns) x dims[1] (rows)
+ * floats after the modality LUT (freed by the caller with free), spacing_mm = PixelSpacing
+ * (dx, dy) or zeros when spacing_mm is not NULL. */
+typedef kr_status kri_dcmtk_read_fn(const char *path, float **pixels, int64_t dims[2],
+                                    double spacing_mm[2], char *err);
 
 #ifdef __cplusplus
 }

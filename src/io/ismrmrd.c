@@ -59,12 +59,10 @@ kr_status kr_ismrmrd_read_array(const char *path, const char *dataset, const cha
 
 #else /* KRAY_HAVE_ISMRMRD */
 
-#include <ismrmrd/dataset.h>
-#include <ismrmrd/ismrmrd.h>
 #include <pthread.h>
 #include <unistd.h>
 
-int kr_have_ismrmrd(void) { return 1; }
+int kr_have_ismrmrd(void) { return kri_ismrmrd_load() == KR_OK; }
 
 static pthread_mutex_t kri_ismrmrd_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t kri_ismrmrd_once = PTHREAD_ONCE_INIT;
@@ -88,11 +86,13 @@ static void kri_ismrmrd_init(void)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-void kri_ismrmrd_enter(void)
+kr_status kri_ismrmrd_enter(void)
 {
+    KRI_TRY(kri_ismrmrd_load());
     pthread_once(&kri_ismrmrd_once, kri_ismrmrd_init);
     pthread_mutex_lock(&kri_ismrmrd_lock);
     kri_ismrmrd_msg[0] = '\0';
+    return KR_OK;
 }
 
 void kri_ismrmrd_leave(void) { pthread_mutex_unlock(&kri_ismrmrd_lock); }
@@ -323,7 +323,7 @@ kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr
                         "kr_ismrmrd_read: repetition %d / slice %d must be >= 0", o.repetition,
                         o.slice);
     const char *group = o.dataset ? o.dataset : "dataset";
-    kri_ismrmrd_enter();
+    KRI_TRY(kri_ismrmrd_enter());
     ISMRMRD_Dataset d;
     kr_status st = kri_ismrmrd_open(&d, path, group, 0);
     if (st != KR_OK) {
@@ -632,7 +632,7 @@ static kr_status kri_read_stored(const kri_stored *k, const char *path, const ch
                                  const char *var, int index, kr_array **out)
 {
     if (index < 0) return kri_fail(KR_ERR_INVALID_ARG, "%s: index %d < 0", k->fn, index);
-    kri_ismrmrd_enter();
+    KRI_TRY(kri_ismrmrd_enter());
     ISMRMRD_Dataset d;
     kr_status st = kri_ismrmrd_open(&d, path, dataset ? dataset : "dataset", 0);
     if (st != KR_OK) {

@@ -11,11 +11,12 @@
 
 #ifdef KRAY_HAVE_ISMRMRD
 
-#include <ismrmrd/dataset.h>
+#include "ismrmrd_load.h" /* libismrmrd, loaded on first use */
 
-/* Serialise libismrmrd / HDF5 calls (the serial HDF5 build is not thread-safe) and route
+/* Load libismrmrd (KR_ERR_NOT_SUPPORTED with one sentence when it cannot be; then nothing is
+ * held), serialise libismrmrd / HDF5 calls (the serial HDF5 build is not thread-safe) and route
  * libismrmrd's error messages to this thread's buffer (cleared on enter). */
-void kri_ismrmrd_enter(void);
+kr_status kri_ismrmrd_enter(void);
 void kri_ismrmrd_leave(void);
 /* First libismrmrd error message since kri_ismrmrd_enter on this thread ("" when none). */
 const char *kri_ismrmrd_error(void);

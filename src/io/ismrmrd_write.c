@@ -126,9 +126,12 @@ kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
     int w = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     if (w < 0 || (size_t)w >= sizeof tmp)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: path too long", fn);
+    KRI_TRY(kri_ismrmrd_enter());
     char *xml = kri_header_xml(&o, nx, ny, nc);
-    if (!xml) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for the ISMRMRD header");
-    kri_ismrmrd_enter();
+    if (!xml) {
+        kri_ismrmrd_leave();
+        return kri_fail(KR_ERR_OOM_HOST, "out of host memory for the ISMRMRD header");
+    }
     remove(tmp);
     const int slot = kri_tmp_register(tmp); /* removed if a signal ends the process */
     ISMRMRD_Dataset d;

@@ -44,6 +44,9 @@ static const kc_bench kc_benches[] = {
     {"sense", "Cartesian SENSE 256^2, 32 coils, R = 4: execute, unfold, g-factor; the general "
      "path with ACS lines",
      kc_bench_sense},
+    {"startup", "whole processes: kray --version, kray info, kray fbp 400^2/720 with file I/O; "
+     "peers bart version, bart show -m, scikit-image iradon as a command",
+     kc_bench_startup},
     {"bloch", "Bloch simulation: SE-EPI 256^2 with 2x2 isochromats per voxel, GRE 128^2 with 4 M "
      "isochromats; isochromats per thread, fast and accurate math",
      kc_bench_bloch},
@@ -332,5 +335,36 @@ int kc_svg_bars(const char *path, const char *title, const char *ylabel, const k
         errno = e;
         return -1;
     }
+    return 0;
+}
+
+int kc_bench_find_script(const char *dir_opt, const char *argv0, const char *script, char *out,
+                          size_t len)
+{
+    const char *env = getenv("KRAY_SRC");
+    char exe[2048] = "";
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = 0;
+        char *sl = strrchr(exe, '/');
+        if (sl) *sl = 0;
+    }
+    (void)argv0;
+    const char *fmt[6][2] = {{dir_opt, "%s/%s"},         {env, "%s/bench/%s"},
+                             {".", "%s/bench/%s"},       {exe, "%s/../bench/%s"},
+                             {exe, "%s/../../bench/%s"}, {exe, "%s/../../../bench/%s"}};
+    for (int i = 0; i < 6; i++) {
+        if (!fmt[i][0] || !fmt[i][0][0]) continue;
+        snprintf(out, len, fmt[i][1], fmt[i][0], script);
+        if (access(out, R_OK) == 0) return 1;
+    }
+    return 0;
+}
+
+int kc_bench_has(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; (p = strstr(p, item)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
     return 0;
 }

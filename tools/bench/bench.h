@@ -18,6 +18,7 @@ int kc_bench_ct2d(int argc, char **argv);
 int kc_bench_sense(int argc, char **argv);
 int kc_bench_bloch(int argc, char **argv);
 int kc_bench_scale(int argc, char **argv);
+int kc_bench_startup(int argc, char **argv);
 
 /* Statistics of n timings (seconds), n >= 1: mean, sample standard deviation, min, max. */
 typedef struct kc_tstats {
@@ -60,6 +61,13 @@ int kc_peer_inputs(const char *tool, const char *tmpdir, const char *stem, const
 int kc_peer_json(const char *args, char *line, size_t n);
 /* The number after "key": in a JSON line (NaN when absent). */
 double kc_json_num(const char *line, const char *key);
+
+/* 1 when the comma-separated list holds item. */
+int kc_bench_has(const char *list, const char *item);
+/* The path of bench/<script> (a peer's program) in out: from dir_opt (--peer-dir) itself, else
+ * $KRAY_SRC/bench, ./bench, or bench/ beside or above the executable. 0 when none is readable. */
+int kc_bench_find_script(const char *dir_opt, const char *argv0, const char *script, char *out,
+                         size_t len);
 
 /* "Intel(R) Xeon(R) ..., 2 threads" and, when a GPU is usable, its description. */
 void kc_bench_machine(char *cpu, size_t ncpu, char *gpu, size_t ngpu);

@@ -359,38 +359,6 @@ static void kc_run_peer(kc_peer *pe, const char *script, const kc_slice *sl, con
     remove(outp);
 }
 
-/* The first of candidate directories that holds bench/<script>. */
-static int kc_find_script(const char *dir_opt, const char *argv0, const char *script, char *out,
-                          size_t len)
-{
-    const char *env = getenv("KRAY_SRC");
-    char exe[2048] = "";
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = 0;
-        char *sl = strrchr(exe, '/');
-        if (sl) *sl = 0;
-    }
-    (void)argv0;
-    const char *fmt[6][2] = {{dir_opt, "%s/%s"},         {env, "%s/bench/%s"},
-                             {".", "%s/bench/%s"},       {exe, "%s/../bench/%s"},
-                             {exe, "%s/../../bench/%s"}, {exe, "%s/../../../bench/%s"}};
-    for (int i = 0; i < 6; i++) {
-        if (!fmt[i][0] || !fmt[i][0][0]) continue;
-        snprintf(out, len, fmt[i][1], fmt[i][0], script);
-        if (access(out, R_OK) == 0) return 1;
-    }
-    return 0;
-}
-
-static int kc_has(const char *list, const char *item)
-{
-    size_t n = strlen(item);
-    for (const char *p = list; (p = strstr(p, item)) != NULL; p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
-    return 0;
-}
-
 static void kc_case_label(const kc_case *c, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/%s", kr_backend_name((kr_backend)c->backend), kr_dtype_name(c->dt));
@@ -482,15 +450,15 @@ int kc_bench_fbp2d(int argc, char **argv)
     gpu_ok = kr_cuda_device_count(&ndev) == KR_OK && ndev > 0;
     const char *bnames[3] = {"cpu-serial", "cpu", "cuda"};
     for (int i = 0; i < 3; i++) {
-        if (!strcmp(backends, "auto") ? (i < 2 || gpu_ok) : kc_has(backends, bnames[i])) {
+        if (!strcmp(backends, "auto") ? (i < 2 || gpu_ok) : kc_bench_has(backends, bnames[i])) {
             if (i == 2 && !gpu_ok) return kc_usage(tool, "--backends cuda: no usable CUDA device");
             be[nbe++] = i + 1;
         }
     }
     kr_dtype pr[2];
     int npr = 0;
-    if (kc_has(precs, "f32")) pr[npr++] = KR_F32;
-    if (kc_has(precs, "f64")) pr[npr++] = KR_F64;
+    if (kc_bench_has(precs, "f32")) pr[npr++] = KR_F32;
+    if (kc_bench_has(precs, "f64")) pr[npr++] = KR_F64;
     if (!nbe || !npr)
         return kc_usage(tool,
                         "no backend or precision selected (--backends '%s', --precisions "
@@ -504,16 +472,16 @@ int kc_bench_fbp2d(int argc, char **argv)
     int nsl = 0;
     memset(sl, 0, sizeof sl);
     for (int i = 0; i < KC_MAXSLICE; i++)
-        if (kc_has(slices, snames[i])) sl[nsl].name = snames[i], sl[nsl].what = swhat[i], nsl++;
+        if (kc_bench_has(slices, snames[i])) sl[nsl].name = snames[i], sl[nsl].what = swhat[i], nsl++;
     if (!nsl) return kc_usage(tool, "--cases '%s' selects none of sl, msl, ct", slices);
 
     /* peers */
     char sk_script[4096] = "", as_script[4096] = "";
     int use_sk = 0, use_as = 0;
     int peers_auto = !strcmp(peers, "auto");
-    if (peers_auto || kc_has(peers, "skimage")) {
+    if (peers_auto || kc_bench_has(peers, "skimage")) {
         int found =
-            kc_find_script(peer_dir, argv[0], "peer_skimage.py", sk_script, sizeof sk_script);
+            kc_bench_find_script(peer_dir, argv[0], "peer_skimage.py", sk_script, sizeof sk_script);
         int avail = found && access(kc_py_path(), X_OK) == 0 &&
                     system(KC_PY " -c 'import skimage.transform' >/dev/null 2>&1") == 0;
         if (!avail && !peers_auto)
@@ -522,8 +490,8 @@ int kc_bench_fbp2d(int argc, char **argv)
                                   : "bench/peer_skimage.py not found (--peer-dir)");
         use_sk = avail;
     }
-    if (kc_has(peers, "astra") || (peers_auto && gpu_ok)) {
-        int found = kc_find_script(peer_dir, argv[0], "peer_astra.py", as_script, sizeof as_script);
+    if (kc_bench_has(peers, "astra") || (peers_auto && gpu_ok)) {
+        int found = kc_bench_find_script(peer_dir, argv[0], "peer_astra.py", as_script, sizeof as_script);
         int avail = found && access(kc_py_path(), X_OK) == 0 &&
                     system(KC_PY " -c 'import astra' >/dev/null 2>&1") == 0;
         if (!avail && !peers_auto)

@@ -33,34 +33,47 @@ static int kc_fbp_transpose(kr_array **sino)
     int64_t planes = kr_array_numel(a) / (n0 * n1);
     for (int64_t p = 0; p < planes; p++)
         for (int64_t j = 0; j < n1; j++)
-            for (int64_t i = 0; i < n0; i++)
-                memcpy((char *)t->data + (size_t)(p * n0 * n1 + j + n1 * i) * es,
-                       (const char *)a->data + (size_t)(p * n0 * n1 + i + n0 * j) * es, es);
+            for (int64_t i = 0; i < n0; i++) {
+                const int64_t to = p * n0 * n1 + j + n1 * i, from = p * n0 * n1 + i + n0 * j;
+                if (es == 4)
+                    ((float *)t->data)[to] = ((const float *)a->data)[from];
+                else if (es == 8)
+                    ((double *)t->data)[to] = ((const double *)a->data)[from];
+                else
+                    memcpy((char *)t->data + (size_t)to * es, (const char *)a->data + (size_t)from * es,
+                           es);
+            }
     kr_array_destroy(a);
     *sino = t;
     return 0;
 }
 
-/* Sum of view v (or of detector row d when by_det) of plane 0, in double. */
-static double kc_fbp_sum(const kr_array *s, int64_t k, int by_det)
+/* The relative spreads (max - min) / max |.| of the view sums (*sv) and of the detector sums
+ * (*sd) of plane 0, each sum in double in ascending order, in one pass over the data. 0 or -1
+ * (out of memory). */
+static int kc_fbp_spreads(const kr_array *s, double *sv, double *sd)
 {
-    int64_t nd = s->dims[0], nv = s->dims[1];
-    double acc = 0;
-    for (int64_t i = 0; i < (by_det ? nv : nd); i++)
-        acc += kr_array_get_f64(s, by_det ? k + nd * i : i + nd * k);
-    return acc;
-}
-
-/* Relative spread (max - min) / max |.| of the view sums (by_det: of the detector sums). */
-static double kc_fbp_spread(const kr_array *s, int by_det)
-{
-    int64_t n = s->dims[by_det ? 0 : 1];
-    double lo = INFINITY, hi = -INFINITY, big = 0;
-    for (int64_t k = 0; k < n; k++) {
-        double v = kc_fbp_sum(s, k, by_det);
-        lo = fmin(lo, v), hi = fmax(hi, v), big = fmax(big, fabs(v));
+    const int64_t nd = s->dims[0], nv = s->dims[1];
+    double *sum = calloc((size_t)(nd + nv), sizeof *sum), *dsum = sum + nv;
+    if (!sum) return -1;
+    for (int64_t v = 0; v < nv; v++)
+        for (int64_t k = 0; k < nd; k++) {
+            const int64_t i = k + nd * v;
+            const double x = s->dtype == KR_F32   ? (double)((const float *)s->data)[i]
+                             : s->dtype == KR_F64 ? ((const double *)s->data)[i]
+                                                  : kr_array_get_f64(s, i);
+            sum[v] += x;
+            dsum[k] += x;
+        }
+    for (int by_det = 0; by_det < 2; by_det++) {
+        const double *a = by_det ? dsum : sum;
+        double lo = INFINITY, hi = -INFINITY, big = 0;
+        for (int64_t k = 0; k < (by_det ? nd : nv); k++)
+            lo = fmin(lo, a[k]), hi = fmax(hi, a[k]), big = fmax(big, fabs(a[k]));
+        *(by_det ? sd : sv) = big > 0 ? (hi - lo) / big : 0.0;
     }
-    return big > 0 ? (hi - lo) / big : 0.0;
+    free(sum);
+    return 0;
 }
 
 /* A parallel scan sees the same total attenuation in every view (the zeroth moment of the
@@ -68,8 +81,9 @@ static double kc_fbp_spread(const kr_array *s, int by_det)
  * wrong way round: refuse it with a sentence. 0 or KC_EXIT_INPUT. */
 static int kc_fbp_check_layout(const char *path, const kr_array *s)
 {
-    if (s->ndim < 2 || s->dims[0] < 8 || s->dims[1] < 8) return 0;
-    double sv = kc_fbp_spread(s, 0), sd = kc_fbp_spread(s, 1);
+    double sv = 0, sd = 0;
+    if (s->ndim < 2 || s->dims[0] < 8 || s->dims[1] < 8 || kc_fbp_spreads(s, &sv, &sd) != 0)
+        return 0;
     if (!(sv > 0.2 && sd < 0.05)) return 0;
     char d[64];
     kc_error("fbp", "sinogram '%s' (%s) looks transposed: a parallel scan has the same "
