@@ -1,9 +1,10 @@
 /* kray across processes: MPI (docs/scaling.md).
  *
  * libkray itself needs no MPI library. A kray built where CMake finds MPI (KRAY_MPI=AUTO or ON)
- * also builds the plugin libkray_mpi.so, which kr_dist_init loads (from KRAY_MPI_PLUGIN, or
- * next to the library or program, or kray's install libdir) when the process is one of several
- * started by an MPI launcher (mpirun, mpiexec, srun: detected from their environment).
+ * also builds the plug-in libkray_mpi.so, which kr_dist_init loads as kray loads its other
+ * plug-ins (from $KRAY_PLUGIN_DIR, beside the library or the program, or kray's install
+ * libdir) when the process is one of several started by an MPI launcher (mpirun, mpiexec,
+ * srun: detected from their environment).
  *
  * A context marked with kr_ctx_set_dist divides the work of its plans over all the processes
  * as it divides it over its device list (kray/core.h), with each process's list as its share:

@@ -1,23 +1,19 @@
-/* kray across processes (kray/dist.h): the MPI plugin's loader, the process-wide rank and size,
- * and the collectives the divided plans use (parts.h). No MPI header here: the plugin
- * (src/plugins/mpi.c) holds every MPI call behind the table of dist_plugin.h. */
-#define _GNU_SOURCE /* dladdr */
+/* kray across processes (kray/dist.h): the process-wide rank and size, and the collectives the
+ * divided plans use (parts.h). No MPI header here: the plug-in (src/plugins/mpi.c, loaded as an
+ * optional part, optional.h) holds every MPI call behind the table of dist_plugin.h. */
 #include "ctx_state.h"
 #include "dist_plugin.h"
 #include "internal.h"
 #include "kray/dist.h"
+#include "optional.h"
 #include "parts.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#ifndef KRAY_PLUGIN_DIR
-#define KRAY_PLUGIN_DIR "/usr/local/lib"
-#endif
 
 static const kri_dist_ops *kri_ops;
 static int kri_rank = 0, kri_size = 1, kri_local = 0, kri_inited = 0;
@@ -38,55 +34,28 @@ int kr_dist_launched(void)
     return 1;
 }
 
-/* dlopen the plugin from the first place that has it; *why gets the last failure. */
-static void *kri_dist_open(char *why, size_t len)
-{
-    char cand[4][4200];
-    int n = 0;
-    const char *env = getenv("KRAY_MPI_PLUGIN");
-    Dl_info di;
-    if (env && *env) /* the one place to look */
-        snprintf(cand[n++], sizeof cand[0], "%s", env);
-    else if (dladdr((void *)&kri_rank, &di) && di.dli_fname) { /* this library, or the program */
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", di.dli_fname);
-        char *slash = strrchr(dir, '/');
-        if (slash) *slash = '\0';
-        else snprintf(dir, sizeof dir, ".");
-        snprintf(cand[n++], sizeof cand[0], "%s/libkray_mpi.so", dir);
-        snprintf(cand[n++], sizeof cand[0], "%s/../libkray_mpi.so", dir);
-    }
-    if (!(env && *env)) snprintf(cand[n++], sizeof cand[0], "%s/libkray_mpi.so", KRAY_PLUGIN_DIR);
-    snprintf(why, len, "%s was not found", env && *env ? env : "libkray_mpi.so");
-    for (int i = 0; i < n; i++) {
-        if (access(cand[i], R_OK) != 0) continue;
-        void *h = dlopen(cand[i], RTLD_NOW | RTLD_GLOBAL);
-        if (h) return h;
-        const char *e = dlerror();
-        snprintf(why, len, "%.400s", e ? e : cand[i]);
-    }
-    return NULL;
-}
-
 kr_status kr_dist_init(int *argc, char ***argv)
 {
     pthread_mutex_lock(&kri_dist_lock);
     kr_status s = KR_OK;
     if (kri_inited) goto done;
     const int launched = kr_dist_launched();
-    if (launched <= 1 && !getenv("KRAY_MPI_PLUGIN")) {
+    if (launched <= 1) {
         kri_inited = 1; /* one process: nothing to load */
         goto done;
     }
-    char why[512];
-    void *h = kri_dist_open(why, sizeof why);
-    const kri_dist_ops *ops = h ? (const kri_dist_ops *)dlsym(h, "kri_dist_plugin") : NULL;
-    if (!ops || ops->abi != KRI_DIST_ABI) {
+    const kri_fn *fns = NULL;
+    const kri_dist_ops *ops = NULL;
+    s = kri_part_load(KRI_PART_MPI, &fns);
+    if (s == KR_OK) ops = kri_part_data(fns, KRI_SYM_kri_dist_plugin);
+    if (s != KR_OK || !ops || ops->abi != KRI_DIST_ABI) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", s != KR_OK ? kr_last_error()
+                                                   : "its plug-in is of another kray version");
         s = kri_fail(KR_ERR_NOT_SUPPORTED,
                      "this process is one of %d started by an MPI launcher, but this kray has no "
-                     "usable MPI plugin (%s; build kray where OpenMPI is installed, "
-                     "libopenmpi-dev on Debian, or set KRAY_MPI_PLUGIN)",
-                     launched, ops ? "its plugin is of another kray version" : why);
+                     "usable MPI plugin (%s)",
+                     launched, why);
         goto done;
     }
     char err[512] = "";

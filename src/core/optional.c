@@ -23,9 +23,10 @@
 static const char *const kri_cufft_syms[] = {KRI_CUFFT_SYMS(KRI_SYM_NAME)};
 static const char *const kri_ismrmrd_syms[] = {KRI_ISMRMRD_SYMS(KRI_SYM_NAME)};
 static const char *const kri_dcmtk_syms[] = {KRI_DCMTK_SYMS(KRI_SYM_NAME)};
+static const char *const kri_mpi_syms[] = {KRI_MPI_SYMS(KRI_SYM_NAME)};
 #define KRI_MAX_SYMS 24
 _Static_assert(KRI_CUFFT_NSYM <= KRI_MAX_SYMS && KRI_ISMRMRD_NSYM <= KRI_MAX_SYMS &&
-                   KRI_DCMTK_NSYM <= KRI_MAX_SYMS,
+                   KRI_DCMTK_NSYM <= KRI_MAX_SYMS && KRI_MPI_NSYM <= KRI_MAX_SYMS,
                "KRI_MAX_SYMS is too small for a part's symbols");
 
 typedef struct kri_part_desc {
@@ -33,7 +34,8 @@ typedef struct kri_part_desc {
     const char *what;         /* the subject of the failure sentence */
     const char *file;         /* soname or plug-in file name; NULL: not in this build */
     const char *fallback;     /* absolute path from the build, or NULL */
-    int plugin;               /* kray's own plug-in: looked for in kri_plugin_dirs */
+    int plugin;               /* kray's own plug-in: looked for in kri_plugin_dirs; 2: also
+                                 opened with its symbols global (RTLD_GLOBAL) */
     const char *hint;         /* what provides the file */
     const char *const *syms;
     int nsym;
@@ -63,6 +65,11 @@ typedef struct kri_part_desc {
 #else
 #define KRI_DCMTK_FILE NULL
 #endif
+#ifdef KRAY_MPI_PLUGIN
+#define KRI_MPI_FILE KRAY_MPI_PLUGIN
+#else
+#define KRI_MPI_FILE NULL
+#endif
 
 static const kri_part_desc kri_parts[KRI_PART_COUNT] = {
     [KRI_PART_CUFFT] = {"cufft", "cuFFT (device FFTs)", KRI_CUFFT_FILE, KRAY_CUFFT_PATH, 0,
@@ -74,6 +81,10 @@ static const kri_part_desc kri_parts[KRI_PART_COUNT] = {
                         "kray's DCMTK plug-in, built and installed with libkray (and Debian's "
                         "libdcmtk17)",
                         kri_dcmtk_syms, KRI_DCMTK_NSYM},
+    [KRI_PART_MPI] = {"mpi", "MPI runs", KRI_MPI_FILE, NULL, 2,
+                      "kray's MPI plug-in, built where Open MPI is installed (libopenmpi-dev) "
+                      "and installed with libkray",
+                      kri_mpi_syms, KRI_MPI_NSYM},
 };
 
 typedef struct kri_part_state {
@@ -229,7 +240,7 @@ static void *kri_part_dlopen(const kri_part_desc *d, char *why, size_t wlen)
         for (int i = 0; i < k && !h; i++) {
             snprintf(path, sizeof path, "%.*s/%s", (int)dl[i], dirs[i], d->file);
             if (access(path, F_OK) != 0) continue;
-            h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+            h = dlopen(path, RTLD_NOW | (d->plugin == 2 ? RTLD_GLOBAL : RTLD_LOCAL));
             if (!h && !why[0]) snprintf(why, wlen, "%s", dlerror());
         }
         if (!h && !why[0])
@@ -292,6 +303,16 @@ static int kri_part_ensure(kri_part p)
         d = atomic_load_explicit(&s->done, memory_order_acquire);
     }
     return d;
+}
+
+const void *kri_part_data(const kri_fn *fns, int i)
+{
+    union {
+        void *obj;
+        kri_fn fn;
+    } u;
+    u.fn = fns[i];
+    return u.obj;
 }
 
 kr_status kri_part_load(kri_part p, const kri_fn **fns)

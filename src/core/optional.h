@@ -6,7 +6,10 @@
  *   cufft    the CUDA toolkit's cuFFT (CUDA builds): plans and transforms on the device;
  *   ismrmrd  Debian's libismrmrd (and through it HDF5): ISMRMRD raw data files;
  *   dcmtk    kray's own plug-in libkray_dcmtk.so (src/io/dicom_dcmtk.cpp, linked to DCMTK),
- *            looked for beside libkray or the program: DICOM files.
+ *            looked for beside libkray or the program: DICOM files;
+ *   mpi      kray's own plug-in libkray_mpi.so (src/plugins/mpi.c, linked to MPI), loaded with
+ *            its symbols global (MPI's own components resolve against them) by a process that
+ *            an MPI launcher started among several (core/dist.c, kray/dist.h).
  * The users keep calling the libraries' own names: cufft_load.h and ismrmrd_load.h map them to
  * typed wrappers over these tables. */
 #ifndef KRAY_OPTIONAL_H
@@ -18,7 +21,13 @@
 extern "C" {
 #endif
 
-typedef enum kri_part { KRI_PART_CUFFT = 0, KRI_PART_ISMRMRD, KRI_PART_DCMTK, KRI_PART_COUNT } kri_part;
+typedef enum kri_part {
+    KRI_PART_CUFFT = 0,
+    KRI_PART_ISMRMRD,
+    KRI_PART_DCMTK,
+    KRI_PART_MPI,
+    KRI_PART_COUNT
+} kri_part;
 
 /* A symbol as dlsym found it, to be cast to its function type by the typed wrappers. */
 typedef void (*kri_fn)(void);
@@ -38,16 +47,21 @@ typedef void (*kri_fn)(void);
     X(ismrmrd_set_flag) X(ismrmrd_write_header) X(H5Eset_auto2)
 #define KRI_DCMTK_SYMS(X)                                                                          \
     X(kri_dcmtk_abi) X(kri_dcmtk_uid) X(kri_dcmtk_write_slice) X(kri_dcmtk_read)
+/* the plug-in's one symbol is its table (a kri_dist_ops, dist_plugin.h): kri_part_data */
+#define KRI_MPI_SYMS(X) X(kri_dist_plugin)
 
 #define KRI_SYM_ENUM(name) KRI_SYM_##name,
 enum { KRI_CUFFT_SYMS(KRI_SYM_ENUM) KRI_CUFFT_NSYM };
 enum { KRI_ISMRMRD_SYMS(KRI_SYM_ENUM) KRI_ISMRMRD_NSYM };
 enum { KRI_DCMTK_SYMS(KRI_SYM_ENUM) KRI_DCMTK_NSYM };
+enum { KRI_MPI_SYMS(KRI_SYM_ENUM) KRI_MPI_NSYM };
 
 /* Load part p once (thread-safe; later calls return at once) and set *fns to its symbols in
  * the order of its list. Failure is KR_ERR_NOT_SUPPORTED with one sentence naming the part,
  * the file and the loader's reason (and the same sentence on every later call). */
 kr_status kri_part_load(kri_part p, const kri_fn **fns);
+/* A data symbol of a loaded part (symbol i of its list) as the object address dlsym gave. */
+const void *kri_part_data(const kri_fn *fns, int i);
 
 #ifdef __cplusplus
 }
