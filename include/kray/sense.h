@@ -119,6 +119,17 @@ kr_status kr_sense_unfold(kr_sense_plan *plan, const kr_array *aliased, kr_array
 /* g-factor only (f32 [nx, ny]). */
 kr_status kr_sense_gfactor(kr_sense_plan *plan, kr_array *gfactor);
 
+/* Several slices (a multi-slice scan, frames): k-space c64 [nx, ny, nc, S], maps c64
+ * [nx, ny, nc, S] or [nx, ny, nc] (one set for every slice), image c64 [nx, ny, S], gfactor f32
+ * [nx, ny, S] or NULL. Each slice is reconstructed exactly as kr_sense_plan_create (with opts)
+ * and kr_sense_execute reconstruct it alone; a context with several devices (or processes,
+ * kray/dist.h) divides the slices over them (docs/scaling.md). Arrays in host memory for a CPU
+ * context, on the first device for a CUDA one. A failing slice stops the call with its
+ * sentence prefixed "slice s: ". */
+kr_status kr_sense_execute_slices(const kr_ctx *ctx, const kr_array *maps, int64_t nslices,
+                                  const kr_sense_opts *opts, const kr_array *kspace,
+                                  kr_array *image, kr_array *gfactor);
+
 /* The SENSE encoding operator E = M F S as a kr_linop: domain c64 [nx, ny], codomain c64
  * [nx, ny, nc] (zero on lines not acquired). maps c64 [nx, ny, nc] (host or device; copied to
  * `loc`); lines [ny] flags (NULL = all lines). E^H y = sum_c conj(S_c) F^H (M y_c). For

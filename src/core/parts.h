@@ -51,6 +51,29 @@ kr_status kri_parts_allgather(const kri_parts *p, void *buf, kr_loc loc, size_t 
 kr_status kri_parts_allreduce(const kri_parts *p, void *buf, kr_loc loc, int type, int op,
                               size_t n);
 
+/* ---- independent slices (slices.c) ------------------------------------------------------------
+ * S independent problems (slices, frames, repetitions) divided over the parts (every process's,
+ * in rank order): part i works through its range of slices one by one, calling fn with views of
+ * each operand's slice. Operand views: dims nd/dims; per_slice: slice s of a lies at s times the
+ * view's size (else one view serves every slice); in: read by fn, out: written by fn. Parts off
+ * the first device get device copies of each slice (in: copied there, out: copied back; a shared
+ * operand once). After its last slice each part calls fn once more with slice -1 and no
+ * views, on its own thread, to release what it kept. A failure is prefixed "slice s: ". Across
+ * processes the out operands are
+ * exchanged afterwards, so every process holds every slice. Arrays: host, or on the first
+ * device. */
+#define KRI_SLICE_MAX_ARGS 8
+typedef struct kri_slice_arg {
+    const kr_array *a;
+    int nd;
+    int64_t dims[KR_MAX_DIMS];
+    int per_slice, in, out;
+} kri_slice_arg;
+typedef kr_status (*kri_slice_fn)(void *user, int part, const kr_ctx *pctx, int64_t slice,
+                                  kr_array *views);
+kr_status kri_parts_slices(const kr_ctx *ctx, int64_t nslices, kri_slice_arg *args, int nargs,
+                           kri_slice_fn fn, void *user);
+
 /* dist.c: the collectives behind the two above, and the agreement on device-list lengths. */
 int kri_dist_active(const kr_ctx *ctx);
 kr_status kri_dist_allgather(const kr_ctx *ctx, void *buf, kr_loc loc, size_t esz,
