@@ -47,6 +47,12 @@ static const kc_bench kc_benches[] = {
     {"bloch", "Bloch simulation: SE-EPI 256^2 with 2x2 isochromats per voxel, GRE 128^2 with 4 M "
      "isochromats; isochromats per thread, fast and accurate math",
      kc_bench_bloch},
+    {"espirit", "ESPIRiT maps, 2-D 256^2 and 3-D 128x128x64, 8 coils: host calibration, per-voxel "
+     "eigenvectors on the backend",
+     kc_bench_espirit},
+    {"llr", "locally-low-rank prox (a batched SVD per image block), 2-D and 3-D blocks, every "
+     "CUDA variant",
+     kc_bench_llr},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
 
