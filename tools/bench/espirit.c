@@ -80,6 +80,7 @@ static double kc_esp_span(const kr_array *m, const kr_array *S, const kr_array *
 int kc_bench_espirit(int argc, char **argv)
 {
     int size = 256, coils = 8, kernel = 6, calib = 24, reps = 3, kernel3 = 5, calib3 = 20;
+    int small = 0;
     kc_dims d3;
     d3.n = 3, d3.d[0] = 128, d3.d[1] = 128, d3.d[2] = 64;
     const kc_opt opts[] = {
@@ -94,6 +95,9 @@ int kc_bench_espirit(int argc, char **argv)
          3, 256, NULL},
         {"reps", 0, KC_INT, &reps, "3", "N", "timed calls (the best is printed)", NULL, 1, 1000,
          NULL},
+        {"small", 0, KC_FLAG, &small, NULL, NULL,
+         "CPU smoke size: 48^2 and 16x16x12, 4 coils, 3-D kernel 4 and calibration 10", NULL, 0,
+         0, NULL},
         {0}};
     const kc_spec spec = {
         "bench espirit",
@@ -113,6 +117,10 @@ int kc_bench_espirit(int argc, char **argv)
     int r = kc_parse(&spec, &c, argc, argv);
     if (r) return r < 0 ? 0 : r;
     if (d3.n != 3) return kc_usage("bench espirit", "--size3 must be NxMxK");
+    if (small) {
+        size = 48, coils = 4, kernel3 = 4, calib3 = 10;
+        d3.d[0] = d3.d[1] = 16, d3.d[2] = 12;
+    }
     kr_ctx *ctx = NULL, *cpu = NULL;
     char dev[256];
     if ((r = kc_bench_ctx("bench espirit", &c, &ctx, dev, sizeof dev)) != 0) return r;
