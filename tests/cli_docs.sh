@@ -12,7 +12,7 @@ doc="$KRAY_SRC/docs/cli.md"
 tools=$(cut -f1 "$T/opts.tsv" | grep -v '^bench ' | sort -u)
 benches=$(cut -f1 "$T/opts.tsv" | sed -n 's/^bench //p' | sort -u)
 [ "$(echo "$tools" | wc -l)" -eq 25 ] || fail "expected 25 tools besides bench, got: $tools"
-[ "$(echo "$benches" | wc -l)" -eq 11 ] || fail "expected 11 benchmarks, got: $benches"
+[ "$(echo "$benches" | wc -l)" -eq 13 ] || fail "expected 13 benchmarks, got: $benches"
 "$KRAY" --help >"$T/help"
 for t in $tools bench; do
     grep -q "^  $t " "$T/help" || fail "kray --help does not list $t"
