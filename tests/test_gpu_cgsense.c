@@ -31,13 +31,19 @@ static void solve_on(kr_ctx *ctx, const ct_problem *P, const kr_array *dcf, doub
     kr_cgsense_plan_destroy(p);
 }
 
+/* A quiet CPU and a quiet CUDA context. */
+static void ctx_pair(kr_ctx **cpu, kr_ctx **gpu)
+{
+    KT_OK(kr_ctx_create(cpu, KR_BACKEND_CPU));
+    KT_OK(kr_ctx_create(gpu, KR_BACKEND_CUDA));
+    kr_ctx_set_quiet(*cpu, 1);
+    kr_ctx_set_quiet(*gpu, 1);
+}
+
 static void test_parity(void)
 {
     kr_ctx *cpu = NULL, *gpu = NULL;
-    KT_OK(kr_ctx_create(&cpu, KR_BACKEND_CPU));
-    KT_OK(kr_ctx_create(&gpu, KR_BACKEND_CUDA));
-    kr_ctx_set_quiet(cpu, 1);
-    kr_ctx_set_quiet(gpu, 1);
+    ctx_pair(&cpu, &gpu);
     ct_problem P;
     ct_problem_make(&P, 64, 8, 24);
     for (int weighted = 0; weighted < 2; weighted++) {
@@ -139,10 +145,7 @@ static void test_parity(void)
 static void test_fieldmap_precond(void)
 {
     kr_ctx *cpu = NULL, *gpu = NULL;
-    KT_OK(kr_ctx_create(&cpu, KR_BACKEND_CPU));
-    KT_OK(kr_ctx_create(&gpu, KR_BACKEND_CUDA));
-    kr_ctx_set_quiet(cpu, 1);
-    kr_ctx_set_quiet(gpu, 1);
+    ctx_pair(&cpu, &gpu);
     ct_problem P;
     ct_problem_make(&P, 64, 8, 24);
     int64_t dims[2] = {64, 64}, M = P.M;

@@ -5,64 +5,10 @@
  * inverse column norms; f32, f64, c64 and c128; bit-identical for 1 and 2 threads; bad
  * preconditioners give their exact statuses. */
 #include "internal.h"
-#include "kt.h"
+#include "solve_test_util.h"
 
-#include <complex.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef double _Complex cplx;
-
-static int is_single(kr_dtype t) { return t == KR_F32 || t == KR_C64; }
-
-static void put(void *p, kr_dtype t, int64_t i, cplx v)
-{
-    const int c = kr_dtype_is_complex(t);
-    const int64_t k = c ? 2 * i : i;
-    if (is_single(t)) {
-        ((float *)p)[k] = (float)creal(v);
-        if (c) ((float *)p)[k + 1] = (float)cimag(v);
-    } else {
-        ((double *)p)[k] = creal(v);
-        if (c) ((double *)p)[k + 1] = cimag(v);
-    }
-}
-
-static cplx get(const void *p, kr_dtype t, int64_t i)
-{
-    const int c = kr_dtype_is_complex(t);
-    const int64_t k = c ? 2 * i : i;
-    if (is_single(t)) return ((const float *)p)[k] + (c ? ((const float *)p)[k + 1] : 0.0f) * I;
-    return ((const double *)p)[k] + (c ? ((const double *)p)[k + 1] : 0.0) * I;
-}
-
-/* Gaussian elimination with partial pivoting (G destroyed). */
-static void gauss(int n, cplx *G, cplx *r, cplx *x)
-{
-    for (int k = 0; k < n; k++) {
-        int piv = k;
-        for (int i = k + 1; i < n; i++)
-            if (cabs(G[i * n + k]) > cabs(G[piv * n + k])) piv = i;
-        for (int j = 0; j < n; j++) {
-            cplx tmp = G[k * n + j];
-            G[k * n + j] = G[piv * n + j];
-            G[piv * n + j] = tmp;
-        }
-        cplx tr = r[k];
-        r[k] = r[piv];
-        r[piv] = tr;
-        for (int i = k + 1; i < n; i++) {
-            cplx f = G[i * n + k] / G[k * n + k];
-            for (int j = k; j < n; j++) G[i * n + j] -= f * G[k * n + j];
-            r[i] -= f * r[k];
-        }
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        cplx s = r[i];
-        for (int j = i + 1; j < n; j++) s -= G[i * n + j] * x[j];
-        x[i] = s / G[i * n + i];
-    }
-}
 
 /* The badly scaled matrix R = C Q (m x n; Q with orthonormal-ish columns, C = diag(c_j)
  * column scales over four decades) and A = R^H R + lambda I's pieces. */
@@ -89,7 +35,7 @@ static double rel_to(const kr_array *x, kr_dtype t, const cplx *ref, int n)
 {
     double e = 0, r = 0;
     for (int i = 0; i < n; i++) {
-        e += pow(cabs(get(x->data, t, i) - ref[i]), 2);
+        e += pow(cabs(getc_(x->data, t, i) - ref[i]), 2);
         r += pow(cabs(ref[i]), 2);
     }
     return sqrt(e / r);
@@ -114,20 +60,20 @@ static void test_cg_cgls_jacobi(void)
             for (int j = 0; j < n; j++) {
                 cplx s = 0;
                 for (int k = 0; k < m; k++) s += conj(R[k * n + i]) * R[k * n + j];
-                put(Ab, t, i * n + j, s);
-                G[i * n + j] = get(Ab, t, i * n + j) + (i == j ? lambda : 0);
+                setc_(Ab, t, i * n + j, s);
+                G[i * n + j] = getc_(Ab, t, i * n + j) + (i == j ? lambda : 0);
             }
         for (int i = 0; i < n; i++) rhs[i] = kri_rand_sym(77, (uint64_t)i) + I * 0.0;
         for (int k = 0; k < m; k++) y[k] = kri_rand_sym(78, (uint64_t)k);
         kr_linop *A = NULL, *Rop = NULL;
         KT_OK(kr_linop_matrix(&A, ctx, t, n, n, Ab, KR_HOST));
         void *Rb = malloc((size_t)(m * n) * kr_dtype_size(t));
-        for (int i = 0; i < m * n; i++) put(Rb, t, i, R[i]);
+        for (int i = 0; i < m * n; i++) setc_(Rb, t, i, R[i]);
         KT_OK(kr_linop_matrix(&Rop, ctx, t, m, n, Rb, KR_HOST));
         kr_array *b = host_vec(t, n), *x = host_vec(t, n), *x2 = host_vec(t, n);
         kr_array *yy = host_vec(t, m), *P = host_vec(rt, n);
-        for (int i = 0; i < n; i++) put(b->data, t, i, rhs[i]);
-        for (int k = 0; k < m; k++) put(yy->data, t, k, y[k]);
+        for (int i = 0; i < n; i++) setc_(b->data, t, i, rhs[i]);
+        for (int k = 0; k < m; k++) setc_(yy->data, t, k, y[k]);
         for (int i = 0; i < n; i++) {
             const double dg = creal(G[i * n + i]);
             if (rt == KR_F32)
@@ -139,14 +85,14 @@ static void test_cg_cgls_jacobi(void)
         cplx *Gc = malloc(sizeof(cplx) * n * n), *rc = malloc(sizeof(cplx) * n);
         memcpy(Gc, G, sizeof(cplx) * n * n);
         memcpy(rc, rhs, sizeof(cplx) * n);
-        gauss(n, Gc, rc, xs);
+        gauss_solve(n, Gc, rc, xs);
         memcpy(Gc, G, sizeof(cplx) * n * n);
         for (int i = 0; i < n; i++) {
             cplx s = 0;
             for (int k = 0; k < m; k++) s += conj(R[k * n + i]) * y[k];
             rc[i] = s;
         }
-        gauss(n, Gc, rc, xl);
+        gauss_solve(n, Gc, rc, xl);
         const double tol = is_single(t) ? 1e-5 : 1e-12, acc = is_single(t) ? 1e-3 : 1e-9;
         kr_solve_opts o;
         kr_solve_opts_default(&o);

@@ -30,16 +30,9 @@ static double kri_svt_impl(double *M, int64_t m, int64_t n, double tau, double *
                     gr += pr * qr + pi * qi; /* conj(a_p) a_q */
                     gi += pr * qi - pi * qr;
                 }
-                const double g = hypot(gr, gi);
-                if (g <= 1e-15 * sqrt(al * be) || g == 0.0) continue;
-                const double r = g / sqrt(al * be);
+                double er, ei, c, sn, r;
+                if (!kri_llr_rotation(al, be, gr, gi, &er, &ei, &c, &sn, &r)) continue;
                 if (r > off) off = r;
-                /* a_q e (e = conj(gamma)/|gamma|) makes the pair's product real, then a real
-                 * rotation zeroes it. */
-                const double er = gr / g, ei = -gi / g;
-                const double zeta = (be - al) / (2.0 * g);
-                const double tt = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
-                const double c = 1.0 / sqrt(1.0 + tt * tt), sn = c * tt;
                 for (int k = 0; k < 2; k++) {
                     double *X = k == 0 ? M : V;
                     const int64_t rows = k == 0 ? m : n;

@@ -112,15 +112,9 @@ __global__ void k_llr_svt(kri_llr_desc d, int64_t b0, const T *v, T *x, double t
                 be = warp_sum(be);
                 gr = warp_sum(gr);
                 gi = warp_sum(gi);
-                const double g = hypot(gr, gi);
-                if (g <= 1e-15 * sqrt(al * be) || g == 0.0) continue;
-                off = fmax(off, g / sqrt(al * be));
-                // a_q e (e = conj(gamma) / |gamma|) makes the pair's product real, then a real
-                // rotation zeroes it
-                const double er = gr / g, ei = -gi / g;
-                const double zeta = (be - al) / (2.0 * g);
-                const double tt = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
-                const double c = 1.0 / sqrt(1.0 + tt * tt), sn = c * tt;
+                double er, ei, c, sn, r;
+                if (!kri_llr_rotation(al, be, gr, gi, &er, &ei, &c, &sn, &r)) continue;
+                off = fmax(off, r);
                 for (int w = 0; w < 2; w++) {
                     double2 *X = w == 0 ? M : V;
                     const int64_t rows = w == 0 ? m : n;

@@ -198,6 +198,18 @@ class CgsensePlan(Plan):
                           x0 is not None, progress)
 
 
+def _samples(shape, traj, kspace, dcf):
+    """The image shape, trajectory, k-space (as (M, C)), its coil shape and the weights of the
+    map estimates (host arrays)."""
+    shape = pyshape(shape, "the image shape")
+    t = as_traj(traj)
+    y = A.arg(kspace, "the k-space", dtypes=(C64,))
+    b = ksp_batch(y, tuple(t.shape[:-1]), "the k-space")
+    A.redim(y, [prod(t.shape[:-1]), prod(b)], "the k-space")
+    d = None if dcf is None else A.arg(dcf, "the density weights", dtypes=REAL)
+    return shape, t, y, b, d
+
+
 def estimate_maps(shape, traj, kspace, dcf=None, calib_radius=12.0, threshold=0.0,
                   espirit=False, ctx=None):
     """Coil maps (complex64 (C, *shape), host) from the data's own k-space centre:
@@ -205,12 +217,7 @@ def estimate_maps(shape, traj, kspace, dcf=None, calib_radius=12.0, threshold=0.
     root sum of squares, zero below threshold * max; espirit=True (2-D or 3-D, dcf optional):
     ESPIRiT on the calibration region |k| < calib_radius of :func:`calib_kspace` (with dcf:
     gridding on the image grid; without: the least-squares fit), on the ctx's backend."""
-    shape = pyshape(shape, "the image shape")
-    t = as_traj(traj)
-    y = A.arg(kspace, "the k-space", dtypes=(C64,))
-    b = ksp_batch(y, tuple(t.shape[:-1]), "the k-space")
-    A.redim(y, [prod(t.shape[:-1]), prod(b)], "the k-space")
-    d = None if dcf is None else A.arg(dcf, "the density weights", dtypes=REAL)
+    shape, t, y, b, d = _samples(shape, traj, kspace, dcf)
     o = MapsOpts()
     lib.kr_cgsense_maps_opts_default(byref(o))
     o.calib_radius, o.threshold, o.espirit = calib_radius, threshold, int(bool(espirit))
@@ -229,12 +236,7 @@ def calib_kspace(shape, traj, kspace, dcf=None, calib_radius=12.0, iters=30, gri
     on a grid of `grid` points per axis (0 = 2 ceil(calib_radius) + 8; `iters` CG iterations,
     1 = density-compensated gridding), ready for :func:`kray.mri.sense.espirit`. Trajectory,
     k-space and weights on the host; the fit runs on `device` (int: CUDA) or the CPU."""
-    shape = pyshape(shape, "the image shape")
-    t = as_traj(traj)
-    y = A.arg(kspace, "the k-space", dtypes=(C64,))
-    b = ksp_batch(y, tuple(t.shape[:-1]), "the k-space")
-    A.redim(y, [prod(t.shape[:-1]), prod(b)], "the k-space")
-    d = None if dcf is None else A.arg(dcf, "the density weights", dtypes=REAL)
+    shape, t, y, b, d = _samples(shape, traj, kspace, dcf)
     ctx, _, _ = place(device, ctx, ())
     p = POINTER(A.KrArray)()
     lib.kr_cgsense_calib_kspace(ctx.ptr, len(shape), A.kdims(shape), t.ref(), y.ref(),

@@ -31,12 +31,9 @@ static kr_status kri_cpu_espirit_maps(const kri_espirit_desc *d, float *maps, fl
     if (st == KR_OK)
         st = kri_alloc((void **)&wtmp, sizeof(double) * (size_t)n * (size_t)nt, "ESPIRiT scratch");
     if (st != KR_OK) goto done;
-    for (int D = 0; D < K0; D++)
-        for (int64_t x = 0; x < nx; x++) ex[D * nx + x] = kri_esp_phase(D - K0 / 2, x, nx);
-    for (int D = 0; D < K1; D++)
-        for (int64_t y = 0; y < ny; y++) ey[D * ny + y] = kri_esp_phase(D - K1 / 2, y, ny);
-    for (int D = 0; D < K2; D++)
-        for (int64_t z = 0; z < nz; z++) ez[D * nz + z] = kri_esp_phase(D - K2 / 2, z, nz);
+    kri_esp_table(K0, nx, ex);
+    kri_esp_table(K1, ny, ey);
+    kri_esp_table(K2, nz, ez);
 #pragma omp parallel num_threads(nt)
     {
         const int tid = kri_omp_tid();

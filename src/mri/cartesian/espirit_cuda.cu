@@ -95,12 +95,9 @@ static kr_status kri_cuda_espirit_maps(const kri_espirit_desc *d, float *maps, f
     if (!hhx || !hey || !hez || !hex)
         st = kri_fail(KR_ERR_OOM_HOST, "out of host memory for the ESPIRiT tables");
     if (st == KR_OK) {
-        for (int D = 0; D < K0; D++)
-            for (int64_t x = 0; x < nx; x++) hex[D * nx + x] = kri_esp_phase(D - K0 / 2, x, nx);
-        for (int D = 0; D < K1; D++)
-            for (int64_t y = 0; y < ny; y++) hey[D * ny + y] = kri_esp_phase(D - K1 / 2, y, ny);
-        for (int D = 0; D < K2; D++)
-            for (int64_t z = 0; z < nz; z++) hez[D * nz + z] = kri_esp_phase(D - K2 / 2, z, nz);
+        kri_esp_table(K0, nx, hex);
+        kri_esp_table(K1, ny, hey);
+        kri_esp_table(K2, nz, hez);
         const double2 *gg = (const double2 *)d->g;
         for (int64_t r = 0; r < ntri * K2 * K1; r++)
             for (int64_t x = 0; x < nx; x++) {

@@ -59,6 +59,13 @@ KRI_ESP_HD kri_ez kri_esp_phase(int d, int64_t x, int64_t n)
     return kri_ez_mk(cos(t), sin(t));
 }
 
+/* t[D n + x] = kri_esp_phase(D - K / 2, x, n) for D < K, x < n: the phases of one axis. */
+KRI_ESP_HD void kri_esp_table(int K, int64_t n, kri_ez *t)
+{
+    for (int D = 0; D < K; D++)
+        for (int64_t x = 0; x < n; x++) t[D * n + x] = kri_esp_phase(D - K / 2, x, n);
+}
+
 /* Dominant eigenpair of the Hermitian n x n matrix G (G[i + n j] at g[(i + n j) gs]) by power
  * iteration from v (unit norm, updated; v[i] at v[i vs], scratch tmp likewise): stops when the
  * residual ||G v - rq v|| <= 1e-9 |rq|, or after 30 iterations when rq < low, or after maxit.
