@@ -200,11 +200,13 @@ kr_status launch(const kr_ctx *ctx, const kri_llr_desc *d, const void *v, void *
     KRI_TRY(kri_cu_err(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                               kr_ctx_device(ctx)),
                        "cudaDeviceGetAttribute"));
-    int shared = var.mode == 1 || (var.mode == 0 && bytes <= (size_t)optin);
-    if (shared && bytes > (size_t)optin)
+    /* the kernel's static shared memory (block geometry, warp maxima) needs under 1 KB more */
+    const size_t room = optin > 1024 ? (size_t)optin - 1024 : 0;
+    int shared = var.mode == 1 || (var.mode == 0 && bytes <= room);
+    if (shared && bytes > room)
         return kri_fail(KR_ERR_NOT_SUPPORTED, "locally-low-rank prox: a %lld x %lld block needs "
-                        "%zu bytes of shared memory, the device has %d (unset KRAY_LLR_GPU)",
-                        (long long)d->mmax, (long long)d->n, bytes, optin);
+                        "%zu bytes of shared memory, the device has %zu (unset KRAY_LLR_GPU)",
+                        (long long)d->mmax, (long long)d->n, bytes, room);
     if (shared && bytes > 48 * 1024)
         KRI_TRY(kri_cu_err(cudaFuncSetAttribute(k_llr_svt<T, C>,
                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
