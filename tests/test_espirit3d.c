@@ -2,7 +2,8 @@
  * multi-coil phantom reproduce its coil images (each voxel's coil vector lies in the span of its
  * map) and |maps| equal |S| / RSS(S) of the true sensitivities; a 2-D k-space given as
  * [nx, ny, 1, coils] gives the same bits as [nx, ny, coils]; undersampling outside the
- * calibration region changes little; bad input. test_espirit3d_bart.c compares with BART. */
+ * calibration region leaves the maps unchanged; the same bits for 1 and 2 threads; bad input.
+ * test_espirit3d_bart.c compares with BART. */
 #include "espirit_test_util.h"
 
 #include <complex.h>
@@ -122,6 +123,34 @@ static void test_2d_as_3d(void)
     kr_ctx_destroy(c);
 }
 
+/* The same bits for 1 and 2 threads (a 16x16x12 volume, 4 coils, kernel 4: the 256 x 256 Gram
+ * matrix is decomposed with the threaded Householder steps). */
+static void test_threads(void)
+{
+    const int64_t n3[3] = {16, 16, 12};
+    kr_ctx *c1 = NULL, *c2 = NULL;
+    KT_OK(kr_ctx_create(&c1, KR_BACKEND_CPU));
+    KT_OK(kr_ctx_create(&c2, KR_BACKEND_CPU));
+    KT_OK(kr_ctx_set_threads(c1, 1));
+    KT_OK(kr_ctx_set_threads(c2, 2));
+    kr_ctx_set_quiet(c1, 1);
+    kr_ctx_set_quiet(c2, 1);
+    kr_array *S = ket_maps3(n3, 4);
+    kr_array *k = ket_kspace3(c1, S, NULL);
+    kr_espirit_opts o;
+    kr_espirit_opts_default(&o);
+    o.kernel = 4;
+    o.calib = 10;
+    kr_array *m1 = NULL, *m2 = NULL, *e1 = NULL, *e2 = NULL;
+    KT_OK(kr_espirit(c1, k, &o, &m1, &e1));
+    KT_OK(kr_espirit(c2, k, &o, &m2, &e2));
+    KT_CHECK(memcmp(m1->data, m2->data, kr_array_bytes(m1)) == 0);
+    KT_CHECK(memcmp(e1->data, e2->data, kr_array_bytes(e1)) == 0);
+    kr_array_destroy(S), kr_array_destroy(k), kr_array_destroy(m1), kr_array_destroy(m2);
+    kr_array_destroy(e1), kr_array_destroy(e2);
+    kr_ctx_destroy(c1), kr_ctx_destroy(c2);
+}
+
 static void test_bad_input(void)
 {
     kr_ctx *c = kt_cpu_ctx();
@@ -142,6 +171,7 @@ int main(void)
 {
     KT_RUN(test_self_consistency);
     KT_RUN(test_2d_as_3d);
+    KT_RUN(test_threads);
     KT_RUN(test_bad_input);
     return kt_finish();
 }
