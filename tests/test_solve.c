@@ -1,20 +1,15 @@
 /* CG and CGLS against direct solves (complex Gaussian elimination with partial pivoting in
- * double, in this file), with and without Tikhonov lambda, for f32, f64, c64, c128; warm start,
+ * double, solve_test_util.h), with and without Tikhonov lambda, for f32, f64, c64, c128; warm start,
  * residual history, non-convergence, breakdown, non-finite operators, progress, determinism
  * across thread counts, and dumb inputs with exact statuses. */
 #include "internal.h"
-#include "kt.h"
+#include "solve_test_util.h"
 
-#include <complex.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef double _Complex cplx;
-
 static kr_ctx *g_ctx;
 static const kr_dtype kDT[4] = {KR_F32, KR_F64, KR_C64, KR_C128};
-
-static int is_single(kr_dtype t) { return t == KR_F32 || t == KR_C64; }
 
 /* Buffer of count elements of t with scalars kri_rand_sym(seed, k) * scale (+ shift on the
  * real part of diagonal entries when diag_n > 0 and shift != 0 are handled by the caller). */
@@ -30,57 +25,6 @@ static void *rand_buf(kr_dtype t, int64_t count, uint64_t seed)
             ((double *)p)[k] = v;
     }
     return p;
-}
-
-static cplx getc_(const void *p, kr_dtype t, int64_t i)
-{
-    int c = kr_dtype_is_complex(t);
-    int64_t k = c ? 2 * i : i;
-    if (is_single(t)) return ((const float *)p)[k] + (c ? ((const float *)p)[k + 1] : 0.0f) * I;
-    return ((const double *)p)[k] + (c ? ((const double *)p)[k + 1] : 0.0) * I;
-}
-
-static void setc_(void *p, kr_dtype t, int64_t i, cplx v)
-{
-    int c = kr_dtype_is_complex(t);
-    int64_t k = c ? 2 * i : i;
-    if (is_single(t)) {
-        ((float *)p)[k] = (float)creal(v);
-        if (c) ((float *)p)[k + 1] = (float)cimag(v);
-    } else {
-        ((double *)p)[k] = creal(v);
-        if (c) ((double *)p)[k + 1] = cimag(v);
-    }
-}
-
-/* Solve G x = r (n x n, row-major, destroyed) by Gaussian elimination with partial pivoting. */
-static void gauss_solve(int n, cplx *G, cplx *r, cplx *x)
-{
-    for (int k = 0; k < n; k++) {
-        int piv = k;
-        for (int i = k + 1; i < n; i++)
-            if (cabs(G[i * n + k]) > cabs(G[piv * n + k])) piv = i;
-        if (piv != k) {
-            for (int j = 0; j < n; j++) {
-                cplx tmp = G[k * n + j];
-                G[k * n + j] = G[piv * n + j];
-                G[piv * n + j] = tmp;
-            }
-            cplx tmp = r[k];
-            r[k] = r[piv];
-            r[piv] = tmp;
-        }
-        for (int i = k + 1; i < n; i++) {
-            cplx f = G[i * n + k] / G[k * n + k];
-            for (int j = k; j < n; j++) G[i * n + j] -= f * G[k * n + j];
-            r[i] -= f * r[k];
-        }
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        cplx s = r[i];
-        for (int j = i + 1; j < n; j++) s -= G[i * n + j] * x[j];
-        x[i] = s / G[i * n + i];
-    }
 }
 
 /* ||x - ref|| / ||ref|| with x an array */

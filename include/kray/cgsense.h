@@ -16,7 +16,8 @@
  * Pruessmann 2001 uses density compensation (D inside E^H D E, which speeds up convergence);
  * it changes the solution only when the data are inconsistent (noise, model error). Without
  * weights D = I (plain least squares, the problem `bart pics -l2` solves). Pruessmann's
- * image-space intensity correction is not applied (CG runs unpreconditioned).
+ * image-space intensity correction is opts.precond = KR_CGSENSE_PRECOND_INTENSITY (below); it
+ * changes the iterates, not the solution CG converges to.
  *
  * SCALE. F has no 1/sqrt(N) factor, so for data y = E x the solution is x itself, and lambda
  * is in the units of E^H D E: its diagonal is about M sum_c |S_c|^2 without weights and about
@@ -32,6 +33,16 @@
  * square kr_linop of the plan's dtype and location on [Nx, Ny(, Nz)] (applied coil by coil)
  * or of Nx Ny (Nz) C elements (applied once to the coil images); T must include the weights D.
  *
+ * FIELD MAP (opts.fieldmap, opts.times). With a B0 field map f(x) (Hz) and sample times t_m
+ * (s), the encoding becomes (E x)_c = A (S_c x) with kray/offres.h's operator
+ *     (A u)_m = sum_x u(x) exp(-2 pi i (k_m . x / N + f(x) t_m)),
+ * all coils through one off-resonance operator of batch C: time-segmented (Sutton, Noll,
+ * Fessler 2003: one NUFFT plan of batch L C, L automatic or opts.segments) or exact
+ * (opts.exact, the direct sum, O(M N C) per application, each phase computed once for up to 8
+ * coils), on the ctx's backend. The normal operator is then E^H D E by A and A^H (the Toeplitz
+ * choice is refused: KR_ERR_NOT_SUPPORTED). Checks as kr_offres_linop_create (field map dims,
+ * times count, finite values).
+ *
  * BACKENDS. A CPU ctx: host arrays (OpenMP, bit-identical for any thread count as the NUFFT).
  * A CUDA ctx: maps, weights, scratch and the NUFFT plan live on the device; k-space, image and
  * the solver vectors passed to kr_cgsense_* are device arrays, so CG runs without a host round
@@ -45,6 +56,7 @@
 
 #include "kray/core.h"
 #include "kray/linop.h"
+#include "kray/offres.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,12 +67,34 @@ typedef enum kr_cgsense_normal {
     KR_CGSENSE_NORMAL_TOEPLITZ   /* F^H D F = the operator given to kr_cgsense_set_fhf */
 } kr_cgsense_normal;
 
+/* Preconditioners of kr_cgsense_solve (diagonal, applied by kr_cg as P in opts.precond):
+ *   INTENSITY: Pruessmann et al. 2001's intensity correction I = (sum_c |S_c|^2)^(-1/2),
+ *              applied as P = I^2 (preconditioned CG with P gives the iterates of CG on
+ *              I E^H D E I y = I E^H D y, x = I y, the paper's symmetric form);
+ *   JACOBI:    P = 1 / diag(E^H D E + lambda I) = 1 / (w_sum sum_c |S_c|^2 + lambda), exact
+ *              because every sample contributes |exp(...)|^2 = 1 to the diagonal of F^H D F
+ *              (w_sum = sum_m w_m, or M without weights; a field map changes nothing).
+ * Voxels where sum_c |S_c|^2 (and lambda) vanish get the value of the best-covered voxel. */
+typedef enum kr_cgsense_precond {
+    KR_CGSENSE_PRECOND_NONE = 0,
+    KR_CGSENSE_PRECOND_INTENSITY,
+    KR_CGSENSE_PRECOND_JACOBI
+} kr_cgsense_precond;
+
 typedef struct kr_cgsense_opts {
     const kr_array *dcf;      /* optional weights w (f32/f64, host or the plan's location),
                                  M values >= 0 and finite; NULL = D = I. Copied. */
     kr_cgsense_normal normal; /* default KR_CGSENSE_NORMAL_NUFFT */
     double eps;               /* NUFFT accuracy (kray/nufft.h); default 1e-4 */
     double sigma;             /* NUFFT grid oversampling; 0 = 2 */
+    /* Off-resonance (FIELD MAP below): both NULL = no field map. */
+    const kr_array *fieldmap; /* host f32/f64 with the image dims, Hz (kray/offres.h) */
+    const kr_array *times;    /* host f32/f64, one time in seconds per sample */
+    int exact;                /* non-zero: the exact direct-sum model (else time segments) */
+    int segments;             /* time segments L in [1, 256]; 0 = automatic from segment_tol */
+    double segment_tol;       /* automatic L: interpolation error bound; 0 = 1e-3 */
+    kr_cgsense_precond precond; /* used by kr_cgsense_solve unless its opts->precond is set;
+                                   default KR_CGSENSE_PRECOND_NONE */
 } kr_cgsense_opts;
 
 void kr_cgsense_opts_default(kr_cgsense_opts *o);
@@ -80,6 +114,13 @@ void kr_cgsense_plan_destroy(kr_cgsense_plan *plan); /* accepts NULL */
 
 /* Sizes: coils C and samples M (either pointer may be NULL). */
 kr_status kr_cgsense_plan_sizes(const kr_cgsense_plan *plan, int64_t *coils, int64_t *samples);
+/* The off-resonance model of a plan made with a field map (kray/offres.h's info: segments L, 0
+ * for the exact model, interpolation error, time and field ranges); all zeros without one. */
+kr_status kr_cgsense_plan_offres(const kr_cgsense_plan *plan, kr_offres_info *info);
+/* The diagonal preconditioner `kind` for Tikhonov weight lambda (see kr_cgsense_precond):
+ * d real f32 [dims] at the plan's location (KR_CGSENSE_PRECOND_NONE fills ones). */
+kr_status kr_cgsense_precond_diag(kr_cgsense_plan *plan, kr_cgsense_precond kind, double lambda,
+                                  kr_array *d);
 
 /* Replace the Toeplitz operator: attach T ~= F^H D F (see NORMAL OPERATOR above; the plan
  * keeps a reference; NULL detaches). Only used when opts.normal was KR_CGSENSE_NORMAL_TOEPLITZ;
@@ -100,7 +141,9 @@ kr_status kr_cgsense_rhs(kr_cgsense_plan *plan, const kr_array *kspace, kr_array
  * (cycles per FOV)^d (kr_dcf). */
 kr_status kr_cgsense_adjoint_image(kr_cgsense_plan *plan, const kr_array *kspace, kr_array *x);
 /* CG-SENSE: solve (E^H D E + lambda I) x = E^H D y with kr_cg (opts: lambda, max_iter, tol,
- * warm_start (x holds the initial guess), history, show_progress; NULL = kr_cg's defaults).
+ * warm_start (x holds the initial guess), history, show_progress, precond; NULL = kr_cg's
+ * defaults). Without opts->precond the plan's opts.precond choice is made for lambda and
+ * passed to kr_cg.
  * Status and info as kr_cg: KR_OK also when not converged (check info->converged). The
  * k-space values are checked once for NaN/Inf (KR_ERR_INVALID_ARG). */
 kr_status kr_cgsense_solve(kr_cgsense_plan *plan, const kr_array *kspace, kr_array *x,
@@ -127,18 +170,21 @@ kr_status kr_cgsense_solve_slices(const kr_ctx *ctx, int ndim, const int64_t *di
  *     h(k) = cos^2(pi |k| / (2 r)) for |k| < r, else 0   (r = calib_radius, cycles per FOV),
  * then S_c = a_c / sqrt(sum_c |a_c|^2), set to 0 where the root sum of squares is below
  * threshold * its maximum. D: the weights given (NULL = ones; radial data then over-weights
- * the centre, which blurs a_c a little more but cancels in the ratio to first order).
- * ESPIRiT variant (espirit != 0, 2-D): the gridding reconstruction F^H (D y_c) of all samples
- * (no window) is Fourier transformed (centred) to Cartesian coil k-space; the square
- * |kx|, |ky| < r of it is kept as the calibration region and kr_espirit runs with its defaults
- * and calib = 2 floor(r) (kernel 6, threshold sqrt(0.001), crop 0.8: maps are 0 outside the
- * object). Needs density weights D for a faithful gridding (KR_ERR_INVALID_ARG without).
- * Host arrays; computed with a CPU NUFFT (eps 1e-3) whatever the ctx backend (ctx may be NULL).
+ * the centre, which blurs a_c a little more but cancels in the ratio to first order). CPU NUFFT
+ * (eps 1e-3) whatever the ctx backend.
+ * ESPIRiT variant (espirit != 0; 2-D and 3-D, weights optional): the Cartesian calibration
+ * k-space |k_a| < r of kr_cgsense_calib_kspace (with weights D: their gridding, one step on the
+ * image grid; without: the least-squares fit, 30 steps on the small grid), then kr_espirit with
+ * its defaults and calib = 2 floor(r) (threshold sqrt(0.001), crop 0.8: maps are 0 outside the
+ * object), and kernel width 6, or the largest k >= 3 below it with at least as many patches
+ * (c - k + 1)^d as kernel columns k^d C in the c = 2 ceil(r) - 1 calibration samples per axis
+ * (r = 12 keeps 6; a 3-D region of r = 6 takes 4), both on the ctx's backend (ctx NULL: the
+ * CPU).
  * *maps is created c64 [dims..., C] on the host. */
 typedef struct kr_cgsense_maps_opts {
-    double calib_radius; /* r > 0, cycles per FOV; default 12 */
+    double calib_radius; /* r > 0, cycles per FOV (ESPIRiT: >= 3.5); default 12 */
     double threshold;    /* in [0, 1); default 0 (no mask) */
-    int espirit;         /* non-zero (2-D only): ESPIRiT instead (below); default 0 */
+    int espirit;         /* non-zero: ESPIRiT instead (above); default 0 */
 } kr_cgsense_maps_opts;
 
 void kr_cgsense_maps_opts_default(kr_cgsense_maps_opts *o);
@@ -146,6 +192,26 @@ kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *d
                                    const kr_array *traj, const kr_array *kspace,
                                    const kr_array *dcf, const kr_cgsense_maps_opts *opts,
                                    kr_array **maps);
+
+/* ---- Cartesian calibration data from non-Cartesian samples -----------------------------------
+ * The samples inside a grid of g_a points per image axis around k = 0 (|k_a| < g_a / 2; same
+ * FOV, coarser pixels; g_a = min(grid, N_a), grid 0 = 2 ceil(r) + 8) are fitted by g-grid coil
+ * images x_c in the least-squares sense,
+ *     (F_g^H W F_g + lambda I) x_c = F_g^H W y_c,   lambda = 1e-3 sum_m w_m,
+ * by `iters` CG iterations (1 <= iters <= 1000; kray/lsq.h's Toeplitz normal operator, on the
+ * ctx's backend), W the weights given (NULL = ones). The centred FFT of x_c gives coil k-space at
+ * the integer k of the g-grid, i.e. the Cartesian samples of the full image's k-space there.
+ * The ones with |k_a| < r on every axis are written into *cal, c64 [dims..., C] on the host,
+ * zero elsewhere: the input kr_espirit expects (a fully sampled centre of width 2 ceil(r) - 1).
+ * One iteration from zero is the density-compensated gridding of the samples (up to a factor,
+ * which ESPIRiT does not see; with grid = N it is the gridding reconstruction's own k-space);
+ * more iterations fit the samples without needing density weights (docs/sense.md compares
+ * the two). Needs r >= 2, grid 0 or >= 2 ceil(r), and at least one sample near k = 0
+ * (KR_ERR_INVALID_ARG); other checks as kr_cgsense_estimate_maps. */
+kr_status kr_cgsense_calib_kspace(const kr_ctx *ctx, int ndim, const int64_t *dims,
+                                  const kr_array *traj, const kr_array *kspace,
+                                  const kr_array *dcf, double calib_radius, int iters,
+                                  int64_t grid, kr_array **cal);
 
 #ifdef __cplusplus
 }

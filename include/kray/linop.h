@@ -157,6 +157,15 @@ typedef struct kr_solve_opts {
                               info->iterations) is the relative residual after k iterations;
                               later entries are left untouched */
     int show_progress;     /* progress through the ctx (callback, or a bar on a terminal) */
+    const kr_array *precond; /* optional diagonal preconditioner P ~= (A + lambda I)^-1 (CG) or
+                              (A^H A + lambda I)^-1 (CGLS): real, f32 for f32/c64 operators and
+                              f64 for f64/c128, one value per element of the domain, finite and
+                              >= 0, at the operator's location (not copied: keep it alive during
+                              the call). CG becomes preconditioned CG (z = P g, gamma = <g, z>,
+                              p = z + beta p), CGLS the same on the normal equations. NULL (the
+                              default): unpreconditioned. Convergence is still measured on the
+                              unpreconditioned residual, so tol and the history mean the same
+                              with and without P, and at convergence the solution is the same. */
 } kr_solve_opts;
 
 typedef struct kr_solve_info {
@@ -180,7 +189,11 @@ void kr_solve_opts_default(kr_solve_opts *o);
  * the iteration (A not positive definite): check info->converged; x holds the last iterate.
  * Returns KR_ERR_NOT_CONVERGED when the iteration produced inf or nan (x is then undefined).
  * Bad options (max_iter <= 0, tol < 0, lambda < 0 or not finite): KR_ERR_INVALID_ARG.
- * Work space: 3 domain-sized arrays at A's location, allocated per call. */
+ * Bad preconditioner (dtype, element count, location, a negative or non-finite value):
+ * KR_ERR_DTYPE / KR_ERR_DIM / KR_ERR_LOCATION / KR_ERR_INVALID_ARG (a device preconditioner
+ * is copied to the host once per call for that check).
+ * Work space: 3 domain-sized arrays at A's location (4 with a preconditioner), allocated per
+ * call. */
 kr_status kr_cg(const kr_ctx *ctx, const kr_linop *A, const kr_array *b, kr_array *x,
                 const kr_solve_opts *opts, kr_solve_info *info);
 /* CGLS for min ||A x - y||^2 + lambda ||x||^2 with any A (forward and adjoint); y is a

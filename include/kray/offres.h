@@ -8,7 +8,8 @@
  *   (A^H d)(x)  = sum_m d_m   exp(+2 pi i (k_m . x / n + f(x) t_m)).
  * f = 0 gives the plain F of kray/lsq.h.
  *
- * Two operators, both kr_linops with domain [nx, ny, nz] (one image) and codomain [M]:
+ * Two operators, both kr_linops with domain [nx, ny, nz] (one image) and codomain [M] (or B
+ * images at once with opts.batch: [nx, ny(, nz), B] -> [M, B]):
  *  - exact: the direct sum above, O(M N); CPU: OpenMP over outputs, phases and sums in double
  *    (phase reduced modulo one cycle before sin/cos), each output summed in index order, so the
  *    result is bit-identical for any thread count; CUDA: one thread per output, same arithmetic
@@ -54,6 +55,11 @@ typedef struct kr_offres_opts {
     double tol;     /* automatic L: bound on e(L) above; 0 = 1e-3 (c64) / 1e-6 (c128) */
     int bins;       /* histogram bins; 0 = 256 */
     double eps;     /* NUFFT accuracy; 0 = 1e-4 (c64) / 1e-9 (c128) */
+    int64_t batch;  /* B images at once (e.g. the coil images of CG-SENSE): domain
+                       [nx, ny, B] (nz = 1) or [nx, ny, nz, B], codomain [M, B], one NUFFT
+                       plan of batch L B
+                       (segmented) or each phase computed once for up to 8 images (exact);
+                       0 or 1 = one image, [nx, ny, nz] -> [M] */
 } kr_offres_opts;
 
 void kr_offres_opts_default(kr_offres_opts *o);

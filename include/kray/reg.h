@@ -82,8 +82,9 @@ kr_status kr_wavelet_linop_create(kr_linop **op, const kr_ctx *ctx, kr_dtype dty
  *              axes other than `axis` (the image axes; blocks at the far edges are smaller),
  *              X_b the matrix (block pixels) x (dims[axis]); the prox soft-thresholds the
  *              singular values of each block by t lambda. Blocks are shifted by `shift` per
- *              axis (circularly; NULL = none). CPU only in this build of kray: device arrays
- *              are copied to the host and back around the SVDs (documented cost; docs/reg.md).
+ *              axis (circularly; NULL = none). One-sided Jacobi SVD in double per block, on
+ *              the host (OpenMP over blocks) or the device (one thread block per block; no
+ *              host round trip; docs/reg.md).
  *   l1-wavelet: lambda ||W S x||_1 with W an orthogonal wavelet (kr_wavelet_opts): the prox is
  *              S^-1 W^H soft(W S v) exactly. With random shifts on (seed != 0), every call of
  *              the prox draws a new circular shift S per transformed axis (0 .. 2^levels - 1,

@@ -139,21 +139,30 @@ kr_status kr_sense_linop_create(kr_linop **op, const kr_ctx *ctx, const kr_array
                          const uint8_t *lines, kr_loc loc);
 
 /* ---- ESPIRiT ---------------------------------------------------------------------------------
- * Sensitivity maps from the fully sampled centre of k-space (one map set):
- *  1. calibration region: a centred block at index (N - n) / 2 per axis, grown one sample at a
- *     time per axis up to `calib` while every sample of the block is non-zero in some coil;
- *  2. calibration matrix: one row per kernel-sized patch (kernel x kernel x nc values), SVD
- *     (eigen-decomposition of the smaller Gram matrix), keep the right singular vectors with
- *     sigma_i / sigma_0 > threshold (BART ecalib's rule: threshold = sqrt(-t));
- *  3. image-space operator G(p) = (1/k^2) sum_i w_i(p) w_i(p)^H (w_i(p): kernel i, per coil,
- *     as a trigonometric polynomial at pixel p), evaluated exactly per pixel;
+ * Sensitivity maps from the fully sampled centre of 2-D or 3-D k-space (one map set):
+ *  1. calibration region: inside the centre of extent (nx, min(calib, ny), min(calib, nz)), a
+ *     centred block grown one sample at a time per axis (x, y, z in turn) up to `calib` while
+ *     every sample of the block is non-zero in some coil, then slid along x (the readout) to the
+ *     position of largest energy (BART's rule);
+ *  2. calibration matrix: one row per kernel-sized patch (kernel^d x nc values; the kernel is 1
+ *     along an axis of size 1), SVD (eigen-decomposition of the smaller Gram matrix), keep the
+ *     right singular vectors with sigma_i / sigma_0 > threshold (BART ecalib's rule:
+ *     threshold = sqrt(-t));
+ *  3. image-space operator G(p) = (1/kernel^d) sum_i w_i(p) w_i(p)^H (w_i(p): kernel i, per
+ *     coil, as a trigonometric polynomial at voxel p), evaluated exactly per voxel;
  *  4. maps = the eigenvector of G(p) of the largest eigenvalue (unit norm over coils), set to 0
  *     where that eigenvalue is <= crop;
- *  5. phase: per pixel, the map is rotated so that its inner product with the first principal
+ *  5. phase: per voxel, the map is rotated so that its inner product with the first principal
  *     component of the calibration data (over coils) is real and positive (BART's default).
- * kspace: host c64 [nx, ny, nc] (zero where not sampled). *maps created c64 [nx, ny, nc];
- * eigenvalues (optional, may be NULL) created f32 [nx, ny]. KR_ERR_INVALID_ARG when the
- * calibration region is smaller than kernel + 1 per axis (no fully sampled centre). */
+ * kspace: host c64 [nx, ny, nc] (2-D) or [nx, ny, nz, nc] (3-D; nz = 1 is 2-D), zero where not
+ * sampled. *maps created c64 with the k-space's dims; eigenvalues (optional, may be NULL) created
+ * f32 [nx, ny(, nz)]; both on the host. Steps 1-3 run on the host; step 4 on the ctx's backend:
+ * CPU (OpenMP over lines of x, each warm-started from its left neighbour, the first voxel by a
+ * full eigen-decomposition; bit-identical for any thread count) or CUDA (one thread per voxel,
+ * power iteration in double from the phase reference; the maps agree with the CPU's to float
+ * rounding where the iteration converges). KR_ERR_INVALID_ARG when the calibration region is
+ * smaller than kernel + 1 along an axis (no fully sampled centre); KR_ERR_NOT_SUPPORTED when the
+ * calibration matrix is too large (both sides > 4096, or more than 2^26 entries). */
 typedef struct kr_espirit_opts {
     int kernel;       /* kernel width k (default 6) */
     int calib;        /* largest calibration width per axis (default 24) */

@@ -8,7 +8,7 @@ operator lives in one place (host or one CUDA device) and takes arrays of its dt
 :mod:`kray.torch` turns any Linop into a differentiable PyTorch function.
 """
 from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_int, c_int64, c_uint64, \
-    c_void_p
+    c_void_p, pointer
 
 import numpy as np
 
@@ -40,7 +40,7 @@ fn("kr_linop_adjoint_test", [c_void_p, c_uint64, POINTER(c_double)])
 class SolveOpts(Structure):
     _fields_ = [("max_iter", c_int), ("tol", c_double), ("lambda_", c_double),
                 ("warm_start", c_int), ("history", POINTER(c_double)),
-                ("show_progress", c_int)]
+                ("show_progress", c_int), ("precond", parr)]
 
 
 @struct("kr_solve_info")
@@ -198,20 +198,38 @@ def start(like, x0, shape, code):
     return A.arg(A.copy_of(A.arg(x0, "x0", dtypes=(code,)).obj), "x0")
 
 
-def _solve(f, op, rhs, x0, shape, max_iter, tol, lam, progress):
+def precond_arg(p, code):
+    """The Arg of a diagonal preconditioner for an operator of dtype `code` (real of its
+    precision; the caller keeps it alive while the solver runs and checks its place); None
+    passes through."""
+    if p is None:
+        return None
+    real = A.KR_F32 if code in (A.KR_F32, A.KR_C64) else A.KR_F64
+    return A.arg(p, "the preconditioner", dtypes=(real,), cast=real)
+
+
+def _solve(f, op, rhs, x0, shape, max_iter, tol, lam, progress, precond):
     ra = A.arg(rhs, "the right-hand side", dtypes=(op._code,))
     xa = start(ra, x0, shape, op._code)
-    op._args(ra, xa)
-    return run_solver(f, (op.ctx.ptr, op.ptr), ra, xa, cg_opts(lam), max_iter, tol,
-                      x0 is not None, progress)
+    pa = precond_arg(precond, op._code)
+    op._args(*((ra, xa) if pa is None else (ra, xa, pa)))
+    o = cg_opts(lam)
+    if pa is not None:
+        o.precond = pointer(pa.c)
+    return run_solver(f, (op.ctx.ptr, op.ptr), ra, xa, o, max_iter, tol, x0 is not None,
+                      progress)
 
 
-def cg(op, b, x0=None, max_iter=50, tol=1e-6, lam=0.0, progress=False):
+def cg(op, b, x0=None, max_iter=50, tol=1e-6, lam=0.0, progress=False, precond=None):
     """Conjugate gradients for (A + lam I) x = b, A Hermitian positive (semi-)definite
-    (e.g. ``B.N``). Returns a :class:`SolveResult`; x0 (not modified) warm-starts."""
-    return _solve(lib.kr_cg, op, b, x0, op.shape_in, max_iter, tol, lam, progress)
+    (e.g. ``B.N``). Returns a :class:`SolveResult`; x0 (not modified) warm-starts. precond: a
+    diagonal preconditioner P ~ (A + lam I)^-1 (real, one value >= 0 per element of x, where
+    the operator lives): preconditioned CG, the same solution in fewer iterations when P
+    fits."""
+    return _solve(lib.kr_cg, op, b, x0, op.shape_in, max_iter, tol, lam, progress, precond)
 
 
-def cgls(op, y, x0=None, max_iter=50, tol=1e-6, lam=0.0, progress=False):
-    """CGLS for min ||A x - y||^2 + lam ||x||^2. Returns a :class:`SolveResult`."""
-    return _solve(lib.kr_cgls, op, y, x0, op.shape_in, max_iter, tol, lam, progress)
+def cgls(op, y, x0=None, max_iter=50, tol=1e-6, lam=0.0, progress=False, precond=None):
+    """CGLS for min ||A x - y||^2 + lam ||x||^2. Returns a :class:`SolveResult`. precond: a
+    diagonal preconditioner P ~ (A^H A + lam I)^-1 (as for :func:`cg`)."""
+    return _solve(lib.kr_cgls, op, y, x0, op.shape_in, max_iter, tol, lam, progress, precond)

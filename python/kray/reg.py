@@ -290,7 +290,8 @@ def llr(shape, lam, axis=0, block=8, shift=None, dtype=np.complex64, device=None
     """Locally low rank: lam * sum_b ||X_b||_* over blocks of block^s pixels of the axes other
     than Python `axis` (the frames axis, e.g. time: shape (nt, ny, nx) with axis 0), X_b the
     (block pixels) x (frames) matrix; the prox soft-thresholds singular values. shift: a
-    circular block shift per Python axis (None: none). Device arrays go through the host."""
+    circular block shift per Python axis (None: none). On a device the block SVDs run there
+    (one thread block per image block)."""
     s = _shape(shape)
     return Prox(lib.kr_prox_llr_create, s, dtype, device, _real(lam, "lam"),
                 _axis(axis, len(s)), int(block), _shift(shift, len(s)))

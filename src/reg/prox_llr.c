@@ -1,219 +1,36 @@
 /* Locally low rank (kr_prox_llr_create, kray/reg.h): block-wise singular value soft threshold.
- * The SVD is a one-sided (Hestenes) Jacobi iteration in double on each block matrix, complex
- * rotations, so real and complex data share one code. Blocks are independent (OpenMP over
- * blocks, each block written by one thread), so results do not depend on the thread count.
- * Device arrays are copied to the host and back around the blocks (one copy each way per
- * call). */
+ * The front sets up the block geometry and hands the blocks to the backend of the arrays'
+ * location (prox_llr_internal.h): the host's OpenMP Jacobi SVDs, or the CUDA kernel that runs
+ * one block per thread block on the device (no host round trip). */
 #include "internal.h"
 #include "prox_internal.h"
+#include "prox_llr_internal.h"
 
-#include <math.h>
 #include <string.h>
-
-/* M (m x n complex, column-major interleaved) <- M V diag(f) V^H with M V = U S (one-sided
- * Jacobi: columns of M V orthogonal, norms s_j), f_j = max(0, s_j - tau) / s_j. Returns the
- * sum of the singular values of the input. work: 2 n n + n doubles. */
-static double kri_svt_impl(double *M, int64_t m, int64_t n, double tau, double *V, double *s)
-{
-    memset(V, 0, (size_t)(2 * n * n) * sizeof *V);
-    for (int64_t j = 0; j < n; j++) V[2 * (j * n + j)] = 1.0;
-    for (int sweep = 0; sweep < 60; sweep++) {
-        double off = 0.0;
-        for (int64_t pp = 0; pp < n - 1; pp++)
-            for (int64_t q = pp + 1; q < n; q++) {
-                double *ap = M + 2 * pp * m, *aq = M + 2 * q * m;
-                double al = 0, be = 0, gr = 0, gi = 0;
-                for (int64_t i = 0; i < m; i++) {
-                    const double pr = ap[2 * i], pi = ap[2 * i + 1];
-                    const double qr = aq[2 * i], qi = aq[2 * i + 1];
-                    al += pr * pr + pi * pi;
-                    be += qr * qr + qi * qi;
-                    gr += pr * qr + pi * qi; /* conj(a_p) a_q */
-                    gi += pr * qi - pi * qr;
-                }
-                const double g = hypot(gr, gi);
-                if (g <= 1e-15 * sqrt(al * be) || g == 0.0) continue;
-                const double r = g / sqrt(al * be);
-                if (r > off) off = r;
-                /* a_q e (e = conj(gamma)/|gamma|) makes the pair's product real, then a real
-                 * rotation zeroes it. */
-                const double er = gr / g, ei = -gi / g;
-                const double zeta = (be - al) / (2.0 * g);
-                const double tt = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
-                const double c = 1.0 / sqrt(1.0 + tt * tt), sn = c * tt;
-                for (int k = 0; k < 2; k++) {
-                    double *X = k == 0 ? M : V;
-                    const int64_t rows = k == 0 ? m : n;
-                    double *xp = X + 2 * pp * rows, *xq = X + 2 * q * rows;
-                    for (int64_t i = 0; i < rows; i++) {
-                        const double pr = xp[2 * i], pi = xp[2 * i + 1];
-                        const double qr = xq[2 * i] * er - xq[2 * i + 1] * ei;
-                        const double qi = xq[2 * i] * ei + xq[2 * i + 1] * er;
-                        xp[2 * i] = c * pr - sn * qr;
-                        xp[2 * i + 1] = c * pi - sn * qi;
-                        xq[2 * i] = sn * pr + c * qr;
-                        xq[2 * i + 1] = sn * pi + c * qi;
-                    }
-                }
-            }
-        if (off < 1e-14) break;
-    }
-    double sum = 0.0;
-    for (int64_t j = 0; j < n; j++) {
-        double ss = 0.0;
-        for (int64_t i = 0; i < m; i++)
-            ss += M[2 * (j * m + i)] * M[2 * (j * m + i)] +
-                  M[2 * (j * m + i) + 1] * M[2 * (j * m + i) + 1];
-        s[j] = sqrt(ss);
-        sum += s[j];
-    }
-    if (tau < 0) return sum;
-    /* M V diag(f): scale columns; then times V^H. */
-    for (int64_t j = 0; j < n; j++) {
-        const double f = s[j] > tau ? (s[j] - tau) / s[j] : 0.0;
-        for (int64_t i = 0; i < 2 * m; i++) M[2 * j * m + i] *= f;
-    }
-    return sum; /* the caller multiplies by V^H */
-}
-
-void kri_svt(double *M, int64_t m, int64_t n, double tau, double *work)
-{
-    double *V = work, *s = work + 2 * n * n, *row = s + n;
-    kri_svt_impl(M, m, n, tau, V, s);
-    for (int64_t i = 0; i < m; i++) {
-        for (int64_t k = 0; k < n; k++) {
-            double ar = 0.0, ai = 0.0;
-            for (int64_t j = 0; j < n; j++) {
-                const double mr = M[2 * (j * m + i)], mi = M[2 * (j * m + i) + 1];
-                const double vr = V[2 * (j * n + k)], vi = -V[2 * (j * n + k) + 1];
-                ar += mr * vr - mi * vi;
-                ai += mr * vi + mi * vr;
-            }
-            row[2 * k] = ar;
-            row[2 * k + 1] = ai;
-        }
-        for (int64_t k = 0; k < n; k++) {
-            M[2 * (k * m + i)] = row[2 * k];
-            M[2 * (k * m + i) + 1] = row[2 * k + 1];
-        }
-    }
-}
-
-/* Nuclear norm of M (destroys M). */
-static double kri_nuclear(double *M, int64_t m, int64_t n, double *work)
-{
-    return kri_svt_impl(M, m, n, -1.0, work, work + 2 * n * n);
-}
 
 kr_status kri_llr_apply(kr_prox *p, const kr_array *v, kr_array *x, double tau, double *value)
 {
-    const int64_t numel = kr_array_numel(v);
-    const int cplx = kr_dtype_is_complex(p->dtype), dbl = p->dtype == KR_F64 || p->dtype == KR_C128;
-    const size_t esz = kr_dtype_size(p->dtype);
-    void *host = (void *)v->data;
-    kr_status st = KR_OK;
-    if (v->loc == KR_DEVICE) {
-        host = kri_malloc((size_t)numel * esz);
-        if (!host) return kri_fail(KR_ERR_OOM_HOST, "locally-low-rank prox: host copy");
-        st = kri_memcpy(host, KR_HOST, v->data, KR_DEVICE, (size_t)numel * esz, p->ctx);
-        if (st != KR_OK) {
-            kri_free(host);
-            return st;
-        }
-    }
-    void *dst = x ? (x->loc == KR_DEVICE ? host : x->data) : NULL;
+    kri_llr_desc d;
+    memset(&d, 0, sizeof d);
     kri_shape sh;
     kri_shape_init(&sh, p->ndim, p->dims);
-    const int64_t n = p->dims[p->axis], B = p->block;
-    int64_t nb[KR_MAX_DIMS], nblocks = 1, m = 1;
+    d.ndim = p->ndim;
+    d.axis = p->axis;
+    d.block = p->block;
+    d.n = p->dims[p->axis];
+    d.nblocks = 1;
+    d.mmax = 1;
     for (int a = 0; a < p->ndim; a++) {
+        d.dims[a] = p->dims[a];
+        d.stride[a] = sh.stride[a];
+        d.shift[a] = p->shift[a];
         const int64_t len = a == p->axis ? 1 : p->dims[a];
-        const int64_t bl = len < B ? len : B;
-        nb[a] = (len + bl - 1) / bl;
-        nblocks *= nb[a];
-        m *= bl;
+        const int64_t bl = len < p->block ? len : p->block;
+        d.nb[a] = (len + bl - 1) / bl;
+        d.nblocks *= d.nb[a];
+        d.mmax *= bl;
     }
-    const int nt = kri_threads(p->ctx);
-    double *bsum = value ? kri_calloc((size_t)nblocks, sizeof *bsum) : NULL;
-    if (value && !bsum) {
-        if (v->loc == KR_DEVICE) kri_free(host);
-        return kri_fail(KR_ERR_OOM_HOST, "locally-low-rank prox: block sums");
-    }
-    int fail = 0;
-#pragma omp parallel for num_threads(nt) schedule(dynamic) reduction(| : fail)
-    for (int64_t b = 0; b < nblocks; b++) {
-        double *M = kri_malloc((size_t)(2 * m * n + 2 * n * n + 3 * n) * sizeof(double));
-        int64_t *idx = kri_malloc((size_t)m * sizeof(int64_t));
-        if (!M || !idx) {
-            fail |= 1;
-            kri_free(M);
-            kri_free(idx);
-            continue;
-        }
-        /* pixels of block b: q coordinates in [bi B, min(len, (bi + 1) B)), p = q - shift */
-        int64_t lo[KR_MAX_DIMS], ext[KR_MAX_DIMS], rem = b, cnt = 1;
-        for (int a = 0; a < p->ndim; a++) {
-            const int64_t len = a == p->axis ? 1 : p->dims[a];
-            const int64_t bl = len < B ? len : B, bi = rem % nb[a];
-            rem /= nb[a];
-            lo[a] = bi * bl;
-            ext[a] = (lo[a] + bl <= len ? bl : len - lo[a]);
-            cnt *= ext[a];
-        }
-        for (int64_t k = 0; k < cnt; k++) {
-            int64_t r = k, off = 0;
-            for (int a = 0; a < p->ndim; a++) {
-                if (a == p->axis) continue;
-                const int64_t qc = lo[a] + r % ext[a];
-                r /= ext[a];
-                int64_t pc = qc - p->shift[a];
-                if (pc < 0) pc += p->dims[a];
-                off += pc * sh.stride[a];
-            }
-            idx[k] = off;
-        }
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t k = 0; k < cnt; k++) {
-                const int64_t e = idx[k] + j * sh.stride[p->axis];
-                double re, im = 0.0;
-                if (dbl) {
-                    re = ((const double *)host)[cplx ? 2 * e : e];
-                    if (cplx) im = ((const double *)host)[2 * e + 1];
-                } else {
-                    re = ((const float *)host)[cplx ? 2 * e : e];
-                    if (cplx) im = ((const float *)host)[2 * e + 1];
-                }
-                M[2 * (j * cnt + k)] = re;
-                M[2 * (j * cnt + k) + 1] = im;
-            }
-        double *work = M + 2 * m * n;
-        if (value) {
-            if (bsum) bsum[b] = kri_nuclear(M, cnt, n, work);
-        } else {
-            kri_svt(M, cnt, n, tau, work);
-            for (int64_t j = 0; j < n; j++)
-                for (int64_t k = 0; k < cnt; k++) {
-                    const int64_t e = idx[k] + j * sh.stride[p->axis];
-                    const double re = M[2 * (j * cnt + k)], im = M[2 * (j * cnt + k) + 1];
-                    if (dbl) {
-                        ((double *)dst)[cplx ? 2 * e : e] = re;
-                        if (cplx) ((double *)dst)[2 * e + 1] = im;
-                    } else {
-                        ((float *)dst)[cplx ? 2 * e : e] = (float)re;
-                        if (cplx) ((float *)dst)[2 * e + 1] = (float)im;
-                    }
-                }
-        }
-        kri_free(M);
-        kri_free(idx);
-    }
-    double total = 0.0;
-    for (int64_t b = 0; bsum && b < nblocks; b++) total += bsum[b];
-    kri_free(bsum);
-    if (fail && st == KR_OK) st = kri_fail(KR_ERR_OOM_HOST, "locally-low-rank prox: block matrices");
-    if (st == KR_OK && x && x->loc == KR_DEVICE)
-        st = kri_memcpy(x->data, KR_DEVICE, host, KR_HOST, (size_t)numel * esz, p->ctx);
-    if (v->loc == KR_DEVICE) kri_free(host);
-    if (value) *value = total;
-    return st;
+    const kri_llr_backend *be;
+    KRI_TRY(kri_backend_pick(&be, v->loc, &kri_llr_cpu, &kri_llr_cuda, "locally-low-rank prox"));
+    return be->svt(p->ctx, p->dtype, &d, v->data, x ? x->data : NULL, tau, value, &p->work);
 }

@@ -115,9 +115,6 @@ kr_status kri_reg_reduce(const kr_ctx *ctx, const kr_array *x, int kind, int k, 
 /* y *= w elementwise (same dtype, element count and location; reg_cpu/cuda). */
 kr_status kri_reg_mul(const kr_ctx *ctx, kr_array *y, const kr_array *w);
 
-/* Singular value soft threshold of the m x n complex matrix M (column-major, interleaved
- * double pairs, m >= 1, n >= 1) by tau, in place; work: n * n * 2 + n doubles (reg_svd.c). */
-void kri_svt(double *M, int64_t m, int64_t n, double tau, double *work);
 #endif
 
 #endif

@@ -28,6 +28,33 @@ static kr_status kri_opts_check(const char *fn, const kr_solve_opts *o)
     return KR_OK;
 }
 
+/* The diagonal preconditioner: real of the operator's precision, one value per domain element,
+ * at the operator's location, finite and >= 0 (a device array is read back once for that). */
+static kr_status kri_precond_check(const char *fn, const kr_linop *A, const kr_array *P)
+{
+    const kr_dtype want = kri_real_dtype(kr_linop_dtype(A));
+    KRI_TRY(kri_check_operand(fn, "the preconditioner", P, want, kr_linop_loc(A)));
+    int64_t dims[KR_MAX_DIMS], n = 1;
+    const int nd = kr_linop_in_dims(A, dims);
+    for (int i = 0; i < nd; i++) n *= dims[i];
+    if (kr_array_numel(P) != n)
+        return kri_fail(KR_ERR_DIM, "%s: the preconditioner has %lld values, the domain of '%s' "
+                        "%lld", fn, (long long)kr_array_numel(P), kr_linop_name(A), (long long)n);
+    kr_array *h = NULL;
+    if (P->loc != KR_HOST) KRI_TRY(kr_array_clone(&h, P, KR_HOST, kri_linop_ctx(A)));
+    const kr_array *v = h ? h : P;
+    kr_status s = KR_OK;
+    for (int64_t i = 0; i < n && s == KR_OK; i++) {
+        const double d = want == KR_F32 ? (double)((const float *)v->data)[i]
+                                        : ((const double *)v->data)[i];
+        if (!(d >= 0) || !isfinite(d))
+            s = kri_fail(KR_ERR_INVALID_ARG, "%s: preconditioner value %lld is %g; it must be "
+                         "finite and >= 0", fn, (long long)i, d);
+    }
+    kr_array_destroy(h);
+    return s;
+}
+
 /* Common argument checks; rhs is b (CG) or y (CGLS), a codomain array; x a domain array. */
 static kr_status kri_solve_check(const char *fn, const kr_ctx *ctx, const kr_linop *A,
                                  const kr_array *rhs, const char *rhs_name, const kr_array *x,
@@ -45,7 +72,8 @@ static kr_status kri_solve_check(const char *fn, const kr_ctx *ctx, const kr_lin
     if (kr_linop_loc(A) == KR_DEVICE && x->device != kr_ctx_device(ctx))
         return kri_fail(KR_ERR_LOCATION, "%s: x is on CUDA device %d, the context uses device %d",
                         fn, x->device, kr_ctx_device(ctx));
-    return kri_opts_check(fn, o);
+    KRI_TRY(kri_opts_check(fn, o));
+    return o->precond ? kri_precond_check(fn, A, o->precond) : KR_OK;
 }
 
 static void kri_info_set(kr_solve_info *info, int it, double rel, int conv)
@@ -109,7 +137,9 @@ static kr_status kri_run_close(const kr_ctx *ctx, const char *fn, kr_progress *p
  * against the reference norm ref (CG: g = r, ref = ||b||; CGLS: g = s = A^H r - lambda x,
  * ref = ||A^H y||). One iteration:
  *   delta = curvature(p) (q is formed there); alpha = gamma / delta;
- *   x += alpha p; r -= alpha q; follow(g); gamma' = ||g||^2; p = g + (gamma' / gamma) p. */
+ *   x += alpha p; r -= alpha q; follow(g); gamma' = ||g||^2; p = g + (gamma' / gamma) p.
+ * With a diagonal preconditioner P (opts.precond): z = P g, gamma = <g, z> and p = z + beta p
+ * (preconditioned CG, or CGLS on the normal equations); ||g|| still decides convergence. */
 typedef struct kri_krylov kri_krylov;
 typedef struct kri_krylov_method {
     const char *fn, *task;        /* "kr_cg", progress label "cg" */
@@ -140,7 +170,20 @@ struct kri_krylov {
     kr_array *x;
     const kr_solve_opts *o;
     kr_array *r, *q, *s, *p, *g;
+    kr_array *z; /* z = P g with a preconditioner P, else NULL (the direction follows g) */
 };
+
+/* gamma for the direction update: <g, P g> (z = P g formed) with a preconditioner, else
+ * ||g||^2 (gsq, already known). */
+static kr_status kri_krylov_gamma(kri_krylov *m, double gsq, double *gamma)
+{
+    if (!m->z) {
+        *gamma = gsq;
+        return KR_OK;
+    }
+    KRI_TRY(kri_vec_dmul(m->ctx, m->z, m->o->precond, m->g));
+    return kr_vec_dot(m->ctx, m->g, m->z, gamma, NULL);
+}
 
 static kr_status kri_krylov_iterate(kri_krylov *m, kr_solve_info *info)
 {
@@ -155,12 +198,13 @@ static kr_status kri_krylov_iterate(kri_krylov *m, kr_solve_info *info)
         kri_info_set(info, 0, 0.0, 1);
         return KR_OK;
     }
-    double gamma;
-    KRI_TRY(kri_vec_sumsq(ctx, m->g, &gamma));
-    if (!isfinite(gamma)) return kri_nonfinite(m->fn, m->A, how->g0_name, 0);
-    double rel = sqrt(gamma) / ref;
+    double gsq, gamma;
+    KRI_TRY(kri_vec_sumsq(ctx, m->g, &gsq));
+    if (!isfinite(gsq)) return kri_nonfinite(m->fn, m->A, how->g0_name, 0);
+    double rel = sqrt(gsq) / ref;
     if (o->history) o->history[0] = rel;
-    KRI_TRY(kr_vec_copy(ctx, m->p, m->g));
+    KRI_TRY(kri_krylov_gamma(m, gsq, &gamma));
+    KRI_TRY(kr_vec_copy(ctx, m->p, m->z ? m->z : m->g));
     kr_log(ctx, KR_LOG_INFO, "%s: iteration 0: relative residual %.6e", m->fn, rel);
     kr_progress *prog = o->show_progress ? kr_progress_begin(ctx, how->task, o->max_iter) : NULL;
     kr_status s = KR_OK;
@@ -181,13 +225,17 @@ static kr_status kri_krylov_iterate(kri_krylov *m, kr_solve_info *info)
         s = kr_vec_axpy(ctx, m->x, alpha, 0.0, m->p);
         if (s == KR_OK) s = kr_vec_axpy(ctx, m->r, -alpha, 0.0, m->q);
         if (s == KR_OK && how->follow) s = how->follow(m);
-        double gamma_new = 0.0;
-        if (s == KR_OK) s = kri_vec_sumsq(ctx, m->g, &gamma_new);
+        double gsq_new = 0.0, gamma_new = 0.0;
+        if (s == KR_OK) s = kri_vec_sumsq(ctx, m->g, &gsq_new);
         if (s != KR_OK) break;
-        if (kri_iter_close(ctx, m->fn, m->A, how->g_name, o, prog, ++k, gamma_new, ref, &rel,
+        if (kri_iter_close(ctx, m->fn, m->A, how->g_name, o, prog, ++k, gsq_new, ref, &rel,
                            &s))
             break;
-        s = kr_vec_xpay(ctx, m->p, gamma_new / gamma, 0.0, m->g); /* p = g + beta p */
+        s = kri_krylov_gamma(m, gsq_new, &gamma_new);
+        if (s == KR_OK && !isfinite(gamma_new)) s = kri_nonfinite(m->fn, m->A, "<g, P g>", k);
+        if (s != KR_OK) break;
+        /* p = g + beta p (preconditioned: p = P g + beta p) */
+        s = kr_vec_xpay(ctx, m->p, gamma_new / gamma, 0.0, m->z ? m->z : m->g);
         if (s != KR_OK) break;
         gamma = gamma_new;
     }
@@ -220,8 +268,10 @@ static kr_status kri_krylov_run(const kri_krylov_method *how, const kr_ctx *ctx,
     if (s == KR_OK) s = kri_work(&m->q, ctx, A, how->r_domain);
     if (s == KR_OK && how->has_s) s = kri_work(&m->s, ctx, A, 1);
     if (s == KR_OK) s = kri_work(&m->p, ctx, A, 1);
+    if (s == KR_OK && o.precond) s = kri_work(&m->z, ctx, A, 1);
     m->g = how->has_s ? m->s : m->r;
     if (s == KR_OK) s = kri_krylov_iterate(m, info);
+    kr_array_destroy(m->z);
     kr_array_destroy(m->r);
     kr_array_destroy(m->q);
     kr_array_destroy(m->s);

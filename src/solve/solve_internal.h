@@ -30,7 +30,9 @@ extern "C" {
  *   dot:   sum conj(x) y in double (host: fixed chunks in chunk order; device: per-chunk block
  *          tree, then one block over the partials).
  *   sumsq: sum |x|^2 in double, the same scheme.
- *   random: value k of the interleaved scalars is (T)kri_rand_sym(seed, k). */
+ *   random: value k of the interleaved scalars is (T)kri_rand_sym(seed, k).
+ *   dmul:  z = d .* x with d real of t's precision (complex x: both parts times d[i]); z may be
+ *          x. */
 typedef struct kri_vec_backend {
     kri_backend_hdr hdr;
     kr_status (*zero)(const kr_ctx *ctx, void *x, size_t bytes);
@@ -40,6 +42,8 @@ typedef struct kri_vec_backend {
                      double *re, double *im);
     kr_status (*sumsq)(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x, double *sumsq);
     kr_status (*random)(const kr_ctx *ctx, kr_dtype t, int64_t n, void *x, uint64_t seed);
+    kr_status (*dmul)(const kr_ctx *ctx, kr_dtype t, int64_t n, void *z, const void *d,
+                      const void *x);
 } kri_vec_backend;
 extern const kri_vec_backend kri_vec_cpu, kri_vec_cuda;
 
@@ -68,6 +72,11 @@ extern const kri_matrix_backend kri_matrix_cpu, kri_matrix_cuda;
 
 /* sum |x|^2 in double (deterministic); x checked like the kr_vec_* operands. */
 kr_status kri_vec_sumsq(const kr_ctx *ctx, const kr_array *x, double *sumsq);
+/* z = d .* x: x and z of one dtype and element count, d real of their precision (f32 for
+ * f32/c64, f64 for f64/c128) with as many elements, all at one location (checked). */
+kr_status kri_vec_dmul(const kr_ctx *ctx, kr_array *z, const kr_array *d, const kr_array *x);
+/* The real dtype of t's precision (f32 for f32/c64, f64 for f64/c128). */
+kr_dtype kri_real_dtype(kr_dtype t);
 
 /* ---- scratch buffers -----------------------------------------------------------------------
  * One cached array per slot, created on first use and kept until kri_scratch_free. A caller

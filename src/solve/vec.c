@@ -181,3 +181,27 @@ kr_status kr_vec_random(const kr_ctx *ctx, kr_array *x, uint64_t seed)
     KRI_TRY(kri_vec_pick(&be, x, "kr_vec_random"));
     return be->random(ctx, x->dtype, kr_array_numel(x), x->data, seed);
 }
+
+kr_dtype kri_real_dtype(kr_dtype t)
+{
+    return (t == KR_F32 || t == KR_C64) ? KR_F32 : KR_F64;
+}
+
+kr_status kri_vec_dmul(const kr_ctx *ctx, kr_array *z, const kr_array *d, const kr_array *x)
+{
+    const char *fn = "kri_vec_dmul";
+    KRI_TRY(kri_vec_check2(fn, ctx, z, "z", x, "x"));
+    KRI_TRY(kri_vec_basic(fn, d, "d"));
+    if (d->dtype != kri_real_dtype(x->dtype))
+        return kri_fail(KR_ERR_DTYPE, "%s: d is %s; expected %s for %s vectors", fn,
+                        kr_dtype_name(d->dtype), kr_dtype_name(kri_real_dtype(x->dtype)),
+                        kr_dtype_name(x->dtype));
+    if (kr_array_numel(d) != kr_array_numel(x))
+        return kri_fail(KR_ERR_DIM, "%s: d has %lld elements but x has %lld", fn,
+                        (long long)kr_array_numel(d), (long long)kr_array_numel(x));
+    if (d->loc != x->loc || (d->loc == KR_DEVICE && d->device != x->device))
+        return kri_fail(KR_ERR_LOCATION, "%s: d and x are in different memory", fn);
+    const kri_vec_backend *be;
+    KRI_TRY(kri_vec_pick(&be, x, fn));
+    return be->dmul(ctx, x->dtype, kr_array_numel(x), z->data, d->data, x->data);
+}

@@ -155,5 +155,33 @@ static kr_status kri_cpu_vec_random(const kr_ctx *ctx, kr_dtype t, int64_t n, vo
     return KR_OK;
 }
 
-const kri_vec_backend kri_vec_cpu = {{"cpu", true},  kri_cpu_vec_zero,  kri_cpu_vec_elem,
-                                     kri_cpu_vec_dot, kri_cpu_vec_sumsq, kri_cpu_vec_random};
+#define KRI_DMUL(T)                                                                            \
+    do {                                                                                       \
+        T *z = zv;                                                                             \
+        const T *d = dv, *x = xv;                                                              \
+        _Pragma("omp parallel for num_threads(nt) schedule(static) if (n > KRI_VEC_PAR_MIN / 2)") \
+        for (int64_t i = 0; i < n; i++) {                                                      \
+            if (cplx) {                                                                        \
+                z[2 * i] = d[i] * x[2 * i];                                                    \
+                z[2 * i + 1] = d[i] * x[2 * i + 1];                                            \
+            } else {                                                                           \
+                z[i] = d[i] * x[i];                                                            \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+
+static kr_status kri_cpu_vec_dmul(const kr_ctx *ctx, kr_dtype t, int64_t n, void *zv,
+                                  const void *dv, const void *xv)
+{
+    const int nt = kri_threads(ctx);
+    const int cplx = kr_dtype_is_complex(t);
+    if (t == KR_F32 || t == KR_C64)
+        KRI_DMUL(float);
+    else
+        KRI_DMUL(double);
+    return KR_OK;
+}
+
+const kri_vec_backend kri_vec_cpu = {{"cpu", true},     kri_cpu_vec_zero,  kri_cpu_vec_elem,
+                                     kri_cpu_vec_dot,   kri_cpu_vec_sumsq, kri_cpu_vec_random,
+                                     kri_cpu_vec_dmul};

@@ -332,6 +332,54 @@ static kr_status kri_cuda_vec_random(const kr_ctx *ctx, kr_dtype t, int64_t n, v
     return launch_check("k_vec_random");
 }
 
-extern "C" const kri_vec_backend kri_vec_cuda = {{"cuda", true},  kri_cuda_vec_zero,
-                                                 kri_cuda_vec_elem, kri_cuda_vec_dot,
-                                                 kri_cuda_vec_sumsq, kri_cuda_vec_random};
+namespace {
+// z = d .* x (d real; complex x: both parts), one rounded product per scalar as on the host.
+template <typename T, bool C>
+__global__ void k_vec_dmul(int64_t n, T *z, const T *__restrict__ d, const T *x)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        if (C) {
+            z[2 * i] = mul_rn(d[i], x[2 * i]);
+            z[2 * i + 1] = mul_rn(d[i], x[2 * i + 1]);
+        } else {
+            z[i] = mul_rn(d[i], x[i]);
+        }
+    }
+}
+} // namespace
+
+static kr_status kri_cuda_vec_dmul(const kr_ctx *ctx, kr_dtype t, int64_t n, void *z,
+                                   const void *d, const void *x)
+{
+    if (n <= 0) return KR_OK;
+    KRI_TRY(set_device(ctx));
+    cudaStream_t s = stream_of(ctx);
+    switch (t) {
+    case KR_F32:
+        k_vec_dmul<float, false><<<grid_for(n), kThreads, 0, s>>>(
+            n, static_cast<float *>(z), static_cast<const float *>(d), static_cast<const float *>(x));
+        break;
+    case KR_C64:
+        k_vec_dmul<float, true><<<grid_for(n), kThreads, 0, s>>>(
+            n, static_cast<float *>(z), static_cast<const float *>(d), static_cast<const float *>(x));
+        break;
+    case KR_F64:
+        k_vec_dmul<double, false><<<grid_for(n), kThreads, 0, s>>>(
+            n, static_cast<double *>(z), static_cast<const double *>(d),
+            static_cast<const double *>(x));
+        break;
+    case KR_C128:
+        k_vec_dmul<double, true><<<grid_for(n), kThreads, 0, s>>>(
+            n, static_cast<double *>(z), static_cast<const double *>(d),
+            static_cast<const double *>(x));
+        break;
+    default: return kri_fail(KR_ERR_DTYPE, "device vector operation on %s", kr_dtype_name(t));
+    }
+    return launch_check("k_vec_dmul");
+}
+
+extern "C" const kri_vec_backend kri_vec_cuda = {{"cuda", true},     kri_cuda_vec_zero,
+                                                 kri_cuda_vec_elem,  kri_cuda_vec_dot,
+                                                 kri_cuda_vec_sumsq, kri_cuda_vec_random,
+                                                 kri_cuda_vec_dmul};

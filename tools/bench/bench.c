@@ -52,6 +52,12 @@ static const kc_bench kc_benches[] = {
      kc_bench_bloch},
     {"scale", "work divided over 1, 2, 4, ... devices and MPI processes: FDK, SIRT/CGLS, FVE by "
      "NUFFT, CG-SENSE slices", kc_bench_scale},
+    {"espirit", "ESPIRiT maps, 2-D 256^2 and 3-D 128x128x64, 8 coils: host calibration, per-voxel "
+     "eigenvectors on the backend",
+     kc_bench_espirit},
+    {"llr", "locally-low-rank prox (a batched SVD per image block), 2-D and 3-D blocks, every "
+     "CUDA variant",
+     kc_bench_llr},
 };
 #define KC_NBENCH ((int)(sizeof kc_benches / sizeof kc_benches[0]))
 

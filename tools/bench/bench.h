@@ -19,6 +19,8 @@ int kc_bench_sense(int argc, char **argv);
 int kc_bench_bloch(int argc, char **argv);
 int kc_bench_scale(int argc, char **argv);
 int kc_bench_startup(int argc, char **argv);
+int kc_bench_espirit(int argc, char **argv);
+int kc_bench_llr(int argc, char **argv);
 
 /* Statistics of n timings (seconds), n >= 1: mean, sample standard deviation, min, max. */
 typedef struct kc_tstats {

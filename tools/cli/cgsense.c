@@ -1,6 +1,7 @@
 /* kray cgsense: CG-SENSE reconstruction of non-Cartesian multi-coil k-space (Pruessmann 2001),
  * CPU or GPU (kray/cgsense.h). */
 #include "cli.h"
+#include "mri_common.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -55,8 +56,8 @@ static void kc_cg_scale_note(const kr_array *maps)
 int kc_tool_cgsense(int argc, char **argv)
 {
     const char *tp = NULL, *kp = NULL, *mp = NULL, *op = NULL, *dcfp = NULL, *warm = NULL,
-               *adjp = NULL, *maps_out = NULL;
-    int iters = 30, toeplitz = 0, espirit = 0;
+               *adjp = NULL, *maps_out = NULL, *fmp = NULL, *tsp = NULL;
+    int iters = 30, toeplitz = 0, espirit = 0, segments = 0, exact = 0, precond = 0;
     double lambda = 0, tol = 1e-4, eps = 1e-4, calib = 12, thresh = 0;
     kc_dims dims;
     memset(&dims, 0, sizeof dims);
@@ -66,8 +67,8 @@ int kc_tool_cgsense(int argc, char **argv)
          "normalised differently, see below) (default: estimated from the k-space centre: "
          "windowed low-resolution coil images / RSS)", NULL, 0, 0, NULL},
         {"espirit", 0, KC_FLAG, &espirit, NULL, NULL,
-         "without --maps: ESPIRiT on the gridded calibration square |kx|, |ky| < --calib-radius "
-         "(2-D, needs --dcf)", NULL, 0, 0, NULL},
+         "without --maps: ESPIRiT on the calibration region |k| < --calib-radius per axis, fitted "
+         "to the central samples by least squares (2-D and 3-D)", NULL, 0, 0, NULL},
         {"calib-radius", 0, KC_DOUBLE, &calib, "12", "R",
          "without --maps: calibration window radius in cycles per FOV", NULL, 0.5, 1e6, NULL},
         {"threshold", 0, KC_DOUBLE, &thresh, "0", "F",
@@ -91,6 +92,22 @@ int kc_tool_cgsense(int argc, char **argv)
         {"toeplitz", 0, KC_FLAG, &toeplitz, NULL, NULL,
          "normal operator by Toeplitz embedding (Q on the 2x grid, FFTs; faster per iteration)", NULL, 0, 0,
          NULL},
+        {"precond", 0, KC_CHOICE, &precond, "none", "P",
+         "diagonal preconditioner of CG: none, intensity (Pruessmann's intensity correction "
+         "1/sum |S|^2) or jacobi (1/diag(E^H D E + lambda I)); same solution, other iterates",
+         "none|intensity|jacobi", 0, 0, NULL},
+        {"fieldmap", 0, KC_STRING, &fmp, NULL, "FILE",
+         "off-resonance field map in Hz, dims of the image (needs --times): E = the model "
+         "exp(-2 pi i (k.x/n + f(x) t)) times the maps, time-segmented (or --exact)", NULL, 0, 0,
+         NULL},
+        {"times", 0, KC_STRING, &tsp, NULL, "FILE",
+         "sample times in seconds, one per trajectory point (with --fieldmap)", NULL, 0, 0, NULL},
+        {"segments", 0, KC_INT, &segments, "0", "L",
+         "--fieldmap: time segments L (0 = smallest L with interpolation error <= 1e-3)", NULL, 0,
+         256, NULL},
+        {"exact", 0, KC_FLAG, &exact, NULL, NULL,
+         "--fieldmap: use the exact direct-sum operator (O(M N C) per application)", NULL, 0, 0,
+         NULL},
         {"iter", 0, KC_ALIAS, NULL, NULL, "iters", NULL, NULL, 0, 0, NULL},
         {"warm", 0, KC_ALIAS, NULL, NULL, "init", NULL, NULL, 0, 0, NULL},
         {"calib", 0, KC_RENAMED, NULL, NULL, "--calib-radius", "--calib is the ESPIRiT calibration width", NULL, 0, 0, NULL},
@@ -113,9 +130,10 @@ int kc_tool_cgsense(int argc, char **argv)
         "cgsense",
         "CG-SENSE (Pruessmann 2001): solves (E^H D E + lambda I) x = E^H D y by conjugate\n"
         "gradients, E = NUFFT . coil maps (kray's NUFFT: no scaling, k in cycles per FOV), D =\n"
-        "density weights (--dcf) or I. -v prints each iteration's residual as it happens and a\n"
-        "summary; a run that does not reach --tol writes the last iterate with a warning\n"
-        "(exit 0).",
+        "density weights (--dcf) or I; with --fieldmap and --times, E models off-resonance\n"
+        "(time-segmented, or --exact). --precond intensity|jacobi preconditions CG. -v prints\n"
+        "each iteration's residual as it happens and a summary; a run that does not reach\n"
+        "--tol writes the last iterate with a warning (exit 0).",
         opts,
         args,
         KC_JSON,
@@ -123,6 +141,8 @@ int kc_tool_cgsense(int argc, char **argv)
         "  bart traj -r -x 512 -y 64 t && bart scale 0.5 t t2  # 256^2 image, 2x readout\n"
         "  kray cgsense --maps maps.cfl -l 0.01 -i 20 t2.cfl ksp.cfl x.cfl\n"
         "  kray cgsense -n 256x256 --dcf radial t.cfl ksp.cfl x.cfl   # maps estimated\n"
+        "  kray cgsense --maps m.cfl --fieldmap f.npy --times t.npy --precond intensity \\\n"
+        "      t.cfl ksp.cfl x.cfl\n"
         "Scale: E has no scaling, so the image is the data divided by the maps (E x = y).\n"
         "BART's nufft divides by sqrt(nx ny), so `bart pics` gives sqrt(nx ny) times kray's\n"
         "image; and maps from `bart phantom -S` peak near 1e5, which makes kray's image about\n"
@@ -139,8 +159,14 @@ int kc_tool_cgsense(int argc, char **argv)
     if (est && dims.n == 0)
         return kc_usage("cgsense", "without --maps the maps are estimated: give the image size "
                                    "(--size NxM)");
-    if (espirit && (!est || !dcfp))
-        return kc_usage("cgsense", "--espirit estimates the maps: give --dcf and no --maps");
+    if (espirit && !est)
+        return kc_usage("cgsense", "--espirit estimates the maps: give no --maps");
+    if ((fmp != NULL) != (tsp != NULL))
+        return kc_usage("cgsense", "--fieldmap and --times must be given together");
+    if (fmp && toeplitz)
+        return kc_usage("cgsense", "--toeplitz does not model the field map; drop one of them");
+    if (!fmp && (segments || exact))
+        return kc_usage("cgsense", "--segments and --exact need --fieldmap");
     if (dims.n != 0 && dims.n != 2 && dims.n != 3)
         return kc_usage("cgsense", "--size has %d values; give 2 or 3", dims.n);
     if (!isfinite(lambda) || lambda < 0)
@@ -152,7 +178,7 @@ int kc_tool_cgsense(int argc, char **argv)
     if ((r = kc_make_ctx("cgsense", &c, &ctx)) != 0) return r;
     const kr_loc loc = kr_ctx_backend(ctx) == KR_BACKEND_CUDA ? KR_DEVICE : KR_HOST;
     kr_array *t = NULL, *k = NULL, *kc64 = NULL, *maps = NULL, *mc64 = NULL, *w = NULL,
-             *x = NULL, *dk = NULL, *dx = NULL, *wa = NULL;
+             *x = NULL, *dk = NULL, *dx = NULL, *wa = NULL, *fmap = NULL, *tms = NULL;
     kr_cgsense_plan *p = NULL;
     double *hist = NULL;
     kr_status s = kc_read_traj(tp, &t, KR_F32);
@@ -162,6 +188,10 @@ int kc_tool_cgsense(int argc, char **argv)
     int64_t n[3] = {1, 1, 1};
     for (int i = 0; i < dims.n; i++) n[i] = dims.d[i];
     if (s == KR_OK && dcfp) s = kc_cg_dcf(dcfp, ctx, t, &w);
+    if (s == KR_OK && fmp) {
+        s = kc_read_real(fmp, &fmap, kc_image_io()); /* an image; the times follow the samples */
+        if (s == KR_OK) s = kc_read_real(tsp, &tms, NULL);
+    }
     if (s == KR_OK && mp) {
         s = kc_read(mp, &maps, NULL, kc_image_io());
         if (s == KR_OK) s = kr_array_astype(&mc64, maps, KR_C64);
@@ -184,6 +214,13 @@ int kc_tool_cgsense(int argc, char **argv)
     po.dcf = w;
     po.eps = eps;
     po.normal = toeplitz ? KR_CGSENSE_NORMAL_TOEPLITZ : KR_CGSENSE_NORMAL_NUFFT;
+    po.fieldmap = fmap;
+    po.times = tms;
+    po.exact = exact;
+    po.segments = segments;
+    po.precond = precond == 1   ? KR_CGSENSE_PRECOND_INTENSITY
+                 : precond == 2 ? KR_CGSENSE_PRECOND_JACOBI
+                                : KR_CGSENSE_PRECOND_NONE;
     double t0 = kr_time_now();
     if (s == KR_OK) s = kr_cgsense_plan_create(&p, ctx, nd, n, t, mc64, &po);
     if (s == KR_OK) s = kr_array_create(&x, KR_C64, nd, n, KR_HOST, NULL);
@@ -234,6 +271,8 @@ int kc_tool_cgsense(int argc, char **argv)
     if (s == KR_OK) {
         int64_t nc = 0, M = 0;
         kr_cgsense_plan_sizes(p, &nc, &M);
+        kr_offres_info oi;
+        kr_cgsense_plan_offres(p, &oi);
         if (c.json) {
             kc_jo j;
             kc_jo_begin(&j);
@@ -244,11 +283,21 @@ int kc_tool_cgsense(int argc, char **argv)
             kc_jo_int(&j, "iterations", info.iterations);
             kc_jo_bool(&j, "converged", info.converged);
             kc_jo_num(&j, "rel_residual", info.rel_residual);
+            if (fmp) {
+                kc_jo_str(&j, "fieldmap_model", exact ? "exact" : "segmented");
+                kc_jo_int(&j, "segments", oi.segments);
+                kc_jo_num(&j, "interp_err", oi.interp_err);
+            }
+            kc_jo_str(&j, "precond", precond == 1 ? "intensity" : precond == 2 ? "jacobi" : "none");
             kc_jo_num(&j, "plan_seconds", t1 - t0);
             kc_jo_num(&j, "solve_seconds", t2 - t1);
             kc_jo_nums(&j, "history", info.iterations + 1, hist);
             kc_jo_end(&j);
         } else if (c.verbose) {
+            if (fmp && !exact)
+                kc_note("cgsense", "field map %.4g..%.4g Hz, times %.4g..%.4g ms: %d segments, "
+                        "interpolation error %.2e", oi.f_min, oi.f_max, 1e3 * oi.t_min,
+                        1e3 * oi.t_max, oi.segments, oi.interp_err);
             kc_note("cgsense", "%lld coils, %lld samples, %d iterations, relative residual "
                     "%.3e (%s), solve %.3f s (%s)",
                    (long long)nc, (long long)M, info.iterations, info.rel_residual,
@@ -266,7 +315,7 @@ out:
     free(hist);
     kr_array_destroy(t), kr_array_destroy(k), kr_array_destroy(kc64), kr_array_destroy(maps);
     kr_array_destroy(mc64), kr_array_destroy(w), kr_array_destroy(x), kr_array_destroy(dk);
-    kr_array_destroy(dx), kr_array_destroy(wa);
+    kr_array_destroy(dx), kr_array_destroy(wa), kr_array_destroy(fmap), kr_array_destroy(tms);
     kr_cgsense_plan_destroy(p);
     kr_ctx_destroy(ctx);
     return r;

@@ -2,6 +2,7 @@
  * equations (F^H W F + lambda I) x = F^H W d, with the normal operator by Toeplitz embedding,
  * NUFFT or the exact DrFT (kray/lsq.h). */
 #include "cli.h"
+#include "mri_common.h"
 #include "kray/linop.h"
 #include "kray/lsq.h"
 #include "kray/offres.h"
@@ -26,19 +27,6 @@ static kr_status kc_read_complex(const char *path, kr_dtype t, int64_t want, con
         return KR_ERR_DIM;
     }
     if (s == KR_OK) s = kr_array_astype(out, a, t);
-    kr_array_destroy(a);
-    return s;
-}
-
-/* Read `path` as a host f64 array of the file's dims (complex files: real parts). */
-static kr_status kc_read_real(const char *path, kr_array **out, const kr_io_opts *io)
-{
-    kr_array *a = NULL;
-    kr_status s = kc_read(path, &a, NULL, io);
-    if (s != KR_OK) return s;
-    s = kr_array_create(out, KR_F64, a->ndim, a->dims, KR_HOST, NULL);
-    for (int64_t i = 0; s == KR_OK && i < kr_array_numel(a); i++)
-        ((double *)(*out)->data)[i] = kr_array_get_f64(a, i);
     kr_array_destroy(a);
     return s;
 }

@@ -64,6 +64,10 @@ int kc_mri_maps(const char *tool, const kr_ctx *ctx, const kc_mri_input *in, con
  * sequence, so every run and machine gets the same points. */
 kr_status kc_random_traj(const char *spec, int nd, const int64_t n[3], kr_dtype dt, kr_array **t);
 
+/* Read `path` as a host f64 array of the file's dims (complex files: real parts), e.g. a field
+ * map or sample times. */
+kr_status kc_read_real(const char *path, kr_array **out, const kr_io_opts *io);
+
 /* clang-format off */
 #define KC_TRANSFORM_DIR_OPTS(fwd, adj)                                                        \
     {"forward", 'F', KC_FLAG, &(fwd), NULL, NULL, "image -> k-space samples", NULL, 0, 0, NULL}, \

@@ -20,7 +20,7 @@ from .traj import as_traj
 @struct("kr_offres_opts")
 class OffresOpts(Structure):
     _fields_ = [("dtype", c_int), ("exact", c_int), ("segments", c_int), ("tol", c_double),
-                ("bins", c_int), ("eps", c_double)]
+                ("bins", c_int), ("eps", c_double), ("batch", c_int64)]
 
 
 @struct("kr_offres_info")
@@ -36,13 +36,13 @@ fn("kr_offres_interp", [c_int, pdbl, c_int, pdbl, pdbl, c_int64, pdbl, pdbl])
 
 
 def operator(shape, traj, fieldmap, times, dtype=np.complex64, exact=False, segments=0,
-             tol=0.0, bins=0, eps=0.0, device=None, ctx=None, info=False):
+             tol=0.0, bins=0, eps=0.0, device=None, ctx=None, info=False, batch=0):
     """The off-resonance operator A as a :class:`~kray.linop.Linop`: domain `shape`, codomain
     (M,). traj host (..., 3); fieldmap host real, Python shape `shape` (Hz); times host real,
     M values (s). exact=True: direct sums; else `segments` (0 = the smallest L with
-    interpolation error <= tol), `bins` histogram bins, NUFFT accuracy `eps`. Runs on `device`
-    (int: CUDA) or the CPU. info=True also returns a dict (segments, interp_err, t_min, t_max,
-    f_min, f_max)."""
+    interpolation error <= tol), `bins` histogram bins, NUFFT accuracy `eps`. batch > 1: B
+    images at once, domain (B, *shape), codomain (B, M). Runs on `device` (int: CUDA) or the
+    CPU. info=True also returns a dict (segments, interp_err, t_min, t_max, f_min, f_max)."""
     shape = pyshape(shape, "the image shape")
     t = as_traj(traj)
     f = A.arg(fieldmap, "the field map", dtypes=REAL)
@@ -52,6 +52,7 @@ def operator(shape, traj, fieldmap, times, dtype=np.complex64, exact=False, segm
     lib.kr_offres_opts_default(byref(o))
     o.dtype = A.dtype_code(dtype, CPLX, "dtype")
     o.exact, o.segments, o.tol, o.bins, o.eps = int(bool(exact)), segments, tol, bins, eps
+    o.batch = int(batch)
     inf = OffresInfo()
     p = c_void_p()
     lib.kr_offres_linop_create(byref(p), ctx.ptr, n3(shape), t.ref(), f.ref(), tm.ref(),

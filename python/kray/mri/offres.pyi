@@ -12,6 +12,7 @@ class OffresOpts(Structure):
     tol: float
     bins: int
     eps: float
+    batch: int
 
 class OffresInfo(Structure):
     segments: int
@@ -23,6 +24,7 @@ class OffresInfo(Structure):
 
 def operator(shape: ShapeLike, traj: Array, fieldmap: Array, times: Array, dtype: DTypeLike = ...,
         exact: bool = ..., segments: int = ..., tol: float = ..., bins: int = ..., eps: float = ...,
-        device: Device = ..., ctx: Optional[Context] = ..., info: bool = ...) -> Linop: ...
+        device: Device = ..., ctx: Optional[Context] = ..., info: bool = ...,
+        batch: int = ...) -> Linop: ...
 
 def interp(tau: Array, f: Array, h: Array, t: Array) -> np.ndarray[Any, Any]: ...

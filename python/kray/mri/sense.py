@@ -169,9 +169,11 @@ def operator(maps, lines=None, device=None, ctx=None):
 
 def espirit(kspace, kernel=6, calib=24, threshold=0.001 ** 0.5, crop=0.8, rotate_phase=True,
             eigenvalues=False, ctx=None):
-    """ESPIRiT coil maps (complex64 (C, ny, nx), host) from k-space (C, ny, nx) with a fully
-    sampled centre (Uecker et al. 2014; BART ecalib's defaults). eigenvalues=True also returns
-    the largest eigenvalue per pixel (float32 (ny, nx))."""
+    """ESPIRiT coil maps (complex64 (C, ny, nx) or (C, nz, ny, nx), host) from 2-D or 3-D
+    k-space of the same shape with a fully sampled centre (Uecker et al. 2014; BART ecalib's
+    defaults; a 3-D kernel and calibration region for 3-D data). eigenvalues=True also returns
+    the largest eigenvalue per voxel (float32 (ny, nx) or (nz, ny, nx)). With a CUDA ctx the
+    per-voxel eigenvectors are computed on the device; the result is on the host."""
     a = coil_data(kspace, "the k-space")
     o = EspiritOpts()
     lib.kr_espirit_opts_default(byref(o))

@@ -91,6 +91,10 @@ void kri_ztrtri_lower(int n, kri_zc *l, int lda);
  * ascending, eigenvectors in the columns of V (n x n, ldv). A is destroyed. Householder
  * tridiagonalisation + implicit QL. Returns 0, or -1 when QL did not converge. */
 int kri_zheev(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv);
+/* The same with the O(n^3) steps (the trailing updates of the tridiagonalisation, the
+ * back-transformation) shared by nt OpenMP threads for large n; every entry is computed by one
+ * thread in a fixed order, so the result is the same for any nt. */
+int kri_zheev_nt(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv, int nt);
 /* Lower Cholesky factor and its inverse of a host psi kr_array (c64/c128 [nc, nc]) as
  * column-major doubles: *w (nc x nc) = L^-1. Checks Hermitian (1e-6 relative) and positive
  * definite; messages name the argument "<fn>: psi". Caller frees *w with kri_free. */

@@ -104,6 +104,12 @@ static int kri_tql(int n, double *d, double *e, kri_zc *v, int ldv)
 
 int kri_zheev(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv)
 {
+    return kri_zheev_nt(n, a, lda, w, v, ldv, 1);
+}
+
+int kri_zheev_nt(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv, int nt)
+{
+    if (n < 96) nt = 1; /* not worth a team */
     if (n <= 0) return 0;
     /* Full Hermitian matrix from the lower triangle. */
     for (int j = 0; j < n; j++) {
@@ -150,6 +156,7 @@ int kri_zheev(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv)
         /* Trailing block B = a[k+1.., k+1..]: p = B u, K = (u^H p) / 2, q = p - K u,
          * B -= u q^H + q u^H. */
         kri_zc *ub = uk + k + 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && m >= 256)
         for (int i = 0; i < m; i++) {
             kri_zc s = 0;
             for (int j = 0; j < m; j++) s += a[(k + 1 + i) + (int64_t)lda * (k + 1 + j)] * ub[j];
@@ -159,6 +166,7 @@ int kri_zheev(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv)
         for (int i = 0; i < m; i++) kk += conj(ub[i]) * p[i];
         kk *= 0.5;
         for (int i = 0; i < m; i++) p[i] -= kk * ub[i];
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && m >= 256)
         for (int j = 0; j < m; j++)
             for (int i = 0; i < m; i++)
                 a[(k + 1 + i) + (int64_t)lda * (k + 1 + j)] -=
@@ -183,15 +191,16 @@ int kri_zheev(int n, kri_zc *a, int lda, double *w, kri_zc *v, int ldv)
     /* V = Q D with Q = H_0 H_1 ... : start from D and apply reflections from the last. */
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) v[i + (int64_t)ldv * j] = i == j ? delta[i] : 0.0;
-    for (int k = nh - 1; k >= 0; k--) {
-        kri_zc *uk = u + (int64_t)n * k;
-        int lo = k + 1;
-        for (int j = 0; j < n; j++) {
-            kri_zc *vj = v + (int64_t)ldv * j;
+    /* column by column (each column is independent): one parallel region */
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int j = 0; j < n; j++) {
+        kri_zc *vj = v + (int64_t)ldv * j;
+        for (int k = nh - 1; k >= 0; k--) {
+            const kri_zc *uk = u + (int64_t)n * k;
             kri_zc s = 0;
-            for (int i = lo; i < n; i++) s += conj(uk[i]) * vj[i];
+            for (int i = k + 1; i < n; i++) s += conj(uk[i]) * vj[i];
             if (s == 0) continue;
-            for (int i = lo; i < n; i++) vj[i] -= uk[i] * s;
+            for (int i = k + 1; i < n; i++) vj[i] -= uk[i] * s;
         }
     }
     int rc = kri_tql(n, d, e, v, ldv);

@@ -2,6 +2,7 @@
  * plan (coils as the batch), its weighted normal operator, and the CG solve (see cgsense.h). */
 #include "kray/cgsense.h"
 #include "kray/lsq.h"
+#include "kray/offres.h"
 #include "internal.h"
 #include "kray/nufft.h"
 #include "mri/cartesian/coilop_internal.h"
@@ -28,7 +29,12 @@ struct kr_cgsense_plan {
     kr_array *coil2; /* c64 [dims, C] scratch for T (on first use) */
     kr_array *ksp;   /* c64 [M, C] scratch */
     kr_linop *fhf;   /* Toeplitz hook */
+    kr_linop *offres; /* field map: A batched over coils ([nx, ny, nz, C] -> [M, C]), or NULL */
+    kr_offres_info oinfo;
+    double *sos;     /* host [nvox]: sum_c |S_c|^2 (made on first use) */
+    double wsum;     /* sum of the weights (M without) */
     kr_cgsense_normal normal;
+    kr_cgsense_precond precond;
     pthread_mutex_t lock;
 };
 
@@ -39,6 +45,7 @@ void kr_cgsense_opts_default(kr_cgsense_opts *o)
     o->normal = KR_CGSENSE_NORMAL_NUFFT;
     o->eps = 1e-4;
     o->sigma = 0;
+    o->precond = KR_CGSENSE_PRECOND_NONE;
 }
 
 void kr_cgsense_plan_destroy(kr_cgsense_plan *p)
@@ -53,6 +60,8 @@ void kr_cgsense_plan_destroy(kr_cgsense_plan *p)
     kr_array_destroy(p->coil2);
     kr_array_destroy(p->ksp);
     kr_linop_destroy(p->fhf);
+    kr_linop_destroy(p->offres);
+    kri_free(p->sos);
     pthread_mutex_destroy(&p->lock);
     kri_free(p);
 }
@@ -83,12 +92,27 @@ static kr_status kri_reduce(const kr_cgsense_plan *p, const float *coil, float *
     return p->ops->reduce(p->ctx, p->nvox, p->nc, p->maps->data, coil, x);
 }
 
+/* ksp = F coil for every coil: the NUFFT, or the off-resonance operator A with a field map
+ * (batched over the coils, on the coil images' own dims [image, C]). */
+static kr_status kri_F_forward(kr_cgsense_plan *p, kr_array *ksp)
+{
+    if (!p->offres) return kr_nufft_forward(p->nufft, p->coil, ksp);
+    return kr_linop_forward(p->offres, p->coil, ksp);
+}
+
+/* coil = F^H ksp for every coil. */
+static kr_status kri_F_adjoint(kr_cgsense_plan *p, const kr_array *ksp)
+{
+    if (!p->offres) return kr_nufft_adjoint(p->nufft, ksp, p->coil);
+    return kr_linop_adjoint(p->offres, ksp, p->coil);
+}
+
 /* out = E^H D y (y [M, C] as a view; y is not modified: copied to the k-space scratch). */
 static kr_status kri_rhs_locked(kr_cgsense_plan *p, const kr_array *y, kr_array *out)
 {
     KRI_TRY(kr_array_copy(p->ksp, y, p->ctx));
     if (p->w) KRI_TRY(kri_weight(p, p->w, p->M, p->nc, p->ksp->data));
-    KRI_TRY(kr_nufft_adjoint(p->nufft, p->ksp, p->coil));
+    KRI_TRY(kri_F_adjoint(p, p->ksp));
     return kri_reduce(p, p->coil->data, out->data);
 }
 
@@ -98,7 +122,12 @@ static kr_status kri_op_forward(void *data, const kr_array *in, kr_array *out)
     kr_cgsense_plan *p = data;
     pthread_mutex_lock(&p->lock);
     kr_status st = kri_expand(p, in->data, p->coil->data);
-    if (st == KR_OK) st = kr_nufft_forward(p->nufft, p->coil, out);
+    if (st == KR_OK) {
+        kr_array v; /* the codomain as [M, C] */
+        const int64_t kd[2] = {p->M, p->nc};
+        kri_view(&v, out, 2, kd);
+        st = kri_F_forward(p, &v);
+    }
     if (st == KR_OK && p->ws) st = kri_weight(p, p->ws, p->M, p->nc, out->data);
     pthread_mutex_unlock(&p->lock);
     return st;
@@ -110,7 +139,7 @@ static kr_status kri_op_adjoint(void *data, const kr_array *in, kr_array *out)
     pthread_mutex_lock(&p->lock);
     kr_status st = kr_array_copy(p->ksp, in, p->ctx);
     if (st == KR_OK && p->ws) st = kri_weight(p, p->ws, p->M, p->nc, p->ksp->data);
-    if (st == KR_OK) st = kr_nufft_adjoint(p->nufft, p->ksp, p->coil);
+    if (st == KR_OK) st = kri_F_adjoint(p, p->ksp);
     if (st == KR_OK) st = kri_reduce(p, p->coil->data, out->data);
     pthread_mutex_unlock(&p->lock);
     return st;
@@ -120,9 +149,9 @@ static kr_status kri_op_adjoint(void *data, const kr_array *in, kr_array *out)
 static kr_status kri_normal_nufft(kr_cgsense_plan *p, const kr_array *in, kr_array *out)
 {
     KRI_TRY(kri_expand(p, in->data, p->coil->data));
-    KRI_TRY(kr_nufft_forward(p->nufft, p->coil, p->ksp));
+    KRI_TRY(kri_F_forward(p, p->ksp));
     if (p->w) KRI_TRY(kri_weight(p, p->w, p->M, p->nc, p->ksp->data));
-    KRI_TRY(kr_nufft_adjoint(p->nufft, p->ksp, p->coil));
+    KRI_TRY(kri_F_adjoint(p, p->ksp));
     return kri_reduce(p, p->coil->data, out->data);
 }
 
@@ -230,6 +259,7 @@ static kr_status kri_plan_weights(kr_cgsense_plan *p, const kr_array *dcf)
     if (st == KR_OK) {
         const kr_array *src = h ? h : dcf;
         float *f = hf->data, *s = hs->data;
+        p->wsum = 0;
         for (int64_t m = 0; m < p->M && st == KR_OK; m++) {
             double v = kr_array_get_f64(src, m);
             if (!isfinite(v) || v < 0)
@@ -237,6 +267,7 @@ static kr_status kri_plan_weights(kr_cgsense_plan *p, const kr_array *dcf)
                               "be finite and >= 0)", fn, (long long)m, v);
             f[m] = (float)v;
             s[m] = (float)sqrt(v);
+            p->wsum += (double)f[m];
         }
     }
     if (st == KR_OK) st = kr_array_clone(&p->w, hf, p->loc, p->ctx);
@@ -275,6 +306,37 @@ static kr_status kri_plan_toeplitz(kr_cgsense_plan *p, const kr_array *traj,
     return st;
 }
 
+/* The off-resonance operator A of the field map, batched over the coils (kray/offres.h). */
+static kr_status kri_plan_offres(kr_cgsense_plan *p, const kr_array *traj,
+                                 const kr_cgsense_opts *o)
+{
+    const char *fn = "kr_cgsense_plan_create";
+    if (traj->loc != KR_HOST)
+        return kri_fail(KR_ERR_LOCATION, "%s: with a field map the trajectory must be in host "
+                        "memory", fn);
+    double *k = NULL;
+    int64_t M = 0;
+    KRI_TRY(kri_traj_to_f64(traj, &k, &M));
+    kr_array kv;
+    const int64_t kd[2] = {3, M};
+    kr_status st = kr_array_wrap(&kv, KR_F64, 2, kd, k, KR_HOST);
+    kr_offres_opts fo;
+    kr_offres_opts_default(&fo);
+    fo.dtype = KR_C64;
+    fo.exact = o->exact;
+    fo.segments = o->segments;
+    fo.tol = o->segment_tol;
+    if (o->eps > 0) fo.eps = o->eps;
+    fo.batch = p->nc;
+    if (st == KR_OK)
+        st = kr_offres_linop_create(&p->offres, p->ctx, p->dims, &kv, o->fieldmap, o->times, &fo,
+                                    &p->oinfo);
+    kri_free(k);
+    if (st != KR_OK) return st;
+    p->M = M;
+    return KR_OK;
+}
+
 kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int ndim,
                                  const int64_t *dims, const kr_array *traj, const kr_array *maps,
                                  const kr_cgsense_opts *opts)
@@ -298,6 +360,15 @@ kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int n
     if (o.normal != KR_CGSENSE_NORMAL_NUFFT && o.normal != KR_CGSENSE_NORMAL_TOEPLITZ)
         return kri_fail(KR_ERR_INVALID_ARG, "%s: unknown normal-operator choice %d", fn,
                         (int)o.normal);
+    if (o.precond != KR_CGSENSE_PRECOND_NONE && o.precond != KR_CGSENSE_PRECOND_INTENSITY &&
+        o.precond != KR_CGSENSE_PRECOND_JACOBI)
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: unknown preconditioner %d", fn, (int)o.precond);
+    if ((o.fieldmap != NULL) != (o.times != NULL))
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: the field map and the sample times go together "
+                        "(one of them is missing)", fn);
+    if (o.fieldmap && o.normal == KR_CGSENSE_NORMAL_TOEPLITZ)
+        return kri_fail(KR_ERR_NOT_SUPPORTED, "%s: the Toeplitz normal operator does not model a "
+                        "field map; use the NUFFT normal operator", fn);
     KRI_TRY(kri_check_operand(fn, "coil maps", maps, KR_C64, KRI_ANY_LOC));
     const kr_loc loc = kri_ctx_loc(ctx);
     if (maps->loc != KR_HOST && maps->loc != loc)
@@ -334,6 +405,7 @@ kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int n
     p->nvox = nvox;
     p->nc = nc;
     p->normal = o.normal;
+    p->precond = o.precond;
     int64_t cd[4] = {p->dims[0], p->dims[1], p->dims[2], nc};
     if (ndim == 2) cd[2] = nc;
     kr_array mv;
@@ -345,19 +417,24 @@ kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int n
     if (st == KR_OK && bad >= 0)
         st = kri_fail(KR_ERR_INVALID_ARG, "%s: coil map value %lld (coil %lld) is not finite", fn,
                       (long long)(bad / 2 % nvox), (long long)(bad / 2 / nvox));
-    kr_nufft_opts no;
-    kr_nufft_opts_default(&no);
-    no.dtype = KR_C64;
-    no.batch = nc;
-    no.check_finite = 0; /* data checked once per solve, iterates are finite by construction */
-    if (o.eps > 0) no.eps = o.eps;
-    no.sigma = o.sigma;
-    if (st == KR_OK) st = kr_nufft_plan_create(&p->nufft, ctx, ndim, p->dims, &no);
-    if (st == KR_OK) st = kr_nufft_set_points(p->nufft, traj);
-    kr_nufft_info info;
-    if (st == KR_OK) st = kr_nufft_plan_info(p->nufft, &info);
+    if (st == KR_OK && o.fieldmap) {
+        st = kri_plan_offres(p, traj, &o);
+    } else if (st == KR_OK) {
+        kr_nufft_opts no;
+        kr_nufft_opts_default(&no);
+        no.dtype = KR_C64;
+        no.batch = nc;
+        no.check_finite = 0; /* data checked once per solve, iterates finite by construction */
+        if (o.eps > 0) no.eps = o.eps;
+        no.sigma = o.sigma;
+        kr_nufft_info info;
+        st = kr_nufft_plan_create(&p->nufft, ctx, ndim, p->dims, &no);
+        if (st == KR_OK) st = kr_nufft_set_points(p->nufft, traj);
+        if (st == KR_OK) st = kr_nufft_plan_info(p->nufft, &info);
+        if (st == KR_OK) p->M = info.npoints;
+    }
     if (st == KR_OK) {
-        p->M = info.npoints;
+        p->wsum = (double)p->M;
         int64_t kd[2] = {p->M, nc};
         st = kr_array_create(&p->ksp, KR_C64, 2, kd, loc, ctx);
     }
@@ -377,6 +454,17 @@ kr_status kr_cgsense_plan_sizes(const kr_cgsense_plan *p, int64_t *coils, int64_
     KRI_ARG_NOT_NULL(p);
     if (coils) *coils = p->nc;
     if (samples) *samples = p->M;
+    return KR_OK;
+}
+
+kr_status kr_cgsense_plan_offres(const kr_cgsense_plan *p, kr_offres_info *info)
+{
+    KRI_ARG_NOT_NULL(p);
+    KRI_ARG_NOT_NULL(info);
+    if (p->offres)
+        *info = p->oinfo;
+    else
+        memset(info, 0, sizeof *info);
     return KR_OK;
 }
 
@@ -443,34 +531,86 @@ kr_status kr_cgsense_rhs(kr_cgsense_plan *p, const kr_array *kspace, kr_array *b
     return st;
 }
 
+/* p->sos = sum_c |S_c|^2 per voxel (host, double), made once from the plan's maps. */
+static kr_status kri_sos(kr_cgsense_plan *p)
+{
+    if (p->sos) return KR_OK;
+    kr_array *hm = NULL;
+    KRI_TRY(p->loc == KR_HOST ? KR_OK : kr_array_clone(&hm, p->maps, KR_HOST, p->ctx));
+    double *sos = kri_malloc(sizeof(double) * (size_t)p->nvox);
+    if (!sos) {
+        kr_array_destroy(hm);
+        return kri_fail(KR_ERR_OOM_HOST, "out of host memory for the coil sensitivity sums");
+    }
+    const float *m = (hm ? hm : p->maps)->data;
+    for (int64_t q = 0; q < p->nvox; q++) {
+        double e = 0;
+        for (int64_t c = 0; c < p->nc; c++) {
+            const int64_t k = 2 * (q + p->nvox * c);
+            e += (double)m[k] * m[k] + (double)m[k + 1] * m[k + 1];
+        }
+        sos[q] = e;
+    }
+    kr_array_destroy(hm);
+    p->sos = sos;
+    return KR_OK;
+}
+
+/* A real f32 [dims] array at the plan's location from host values v[q] = f(q). */
+static kr_status kri_real_at(kr_cgsense_plan *p, const float *v, kr_array *dst)
+{
+    kr_array h;
+    KRI_TRY(kr_array_wrap(&h, KR_F32, p->ndim, p->dims, (void *)v, KR_HOST));
+    return kr_array_copy(dst, &h, p->ctx);
+}
+
 kr_status kr_cgsense_adjoint_image(kr_cgsense_plan *p, const kr_array *kspace, kr_array *x)
 {
     KRI_TRY(kr_cgsense_rhs(p, kspace, x));
     if (!p->icomb) {
+        KRI_TRY(kri_sos(p));
         int64_t d1[1] = {p->nvox};
         kr_array *h = NULL;
         KRI_TRY(kr_array_create(&h, KR_F32, 1, d1, KR_HOST, NULL));
-        kr_array *hm = NULL;
-        kr_status st = p->loc == KR_HOST ? KR_OK : kr_array_clone(&hm, p->maps, KR_HOST, p->ctx);
-        if (st == KR_OK) {
-            const float *s = (hm ? hm : p->maps)->data;
-            float *f = h->data;
-            double scale = (double)p->nvox;
-            for (int64_t q = 0; q < p->nvox; q++) {
-                double e = 0;
-                for (int64_t c = 0; c < p->nc; c++) {
-                    const int64_t k = 2 * (q + p->nvox * c);
-                    e += (double)s[k] * s[k] + (double)s[k + 1] * s[k + 1];
-                }
-                f[q] = e > 0 ? (float)(1.0 / (scale * e)) : 0.f;
-            }
-            st = kr_array_clone(&p->icomb, h, p->loc, p->ctx);
-        }
+        float *f = h->data;
+        const double scale = (double)p->nvox;
+        for (int64_t q = 0; q < p->nvox; q++)
+            f[q] = p->sos[q] > 0 ? (float)(1.0 / (scale * p->sos[q])) : 0.f;
+        kr_status st = kr_array_clone(&p->icomb, h, p->loc, p->ctx);
         kr_array_destroy(h);
-        kr_array_destroy(hm);
         KRI_TRY(st);
     }
     return kri_weight(p, p->icomb, p->nvox, 1, x->data);
+}
+
+kr_status kr_cgsense_precond_diag(kr_cgsense_plan *p, kr_cgsense_precond kind, double lambda,
+                                  kr_array *d)
+{
+    const char *fn = "kr_cgsense_precond_diag";
+    KRI_ARG_NOT_NULL(p);
+    KRI_TRY(kri_check_operand_dims(fn, "the preconditioner", d, KR_F32, p->loc, p->ndim,
+                                   p->dims));
+    if (!isfinite(lambda) || lambda < 0)
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: lambda %g must be finite and >= 0", fn, lambda);
+    if (kind != KR_CGSENSE_PRECOND_NONE && kind != KR_CGSENSE_PRECOND_INTENSITY &&
+        kind != KR_CGSENSE_PRECOND_JACOBI)
+        return kri_fail(KR_ERR_INVALID_ARG, "%s: unknown preconditioner %d", fn, (int)kind);
+    KRI_TRY(kri_sos(p));
+    float *v = kri_malloc(sizeof(float) * (size_t)p->nvox);
+    if (!v) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a preconditioner");
+    /* diagonal of E^H D E (+ lambda) per voxel; where it vanishes, the best-covered voxel's */
+    const double w = kind == KR_CGSENSE_PRECOND_JACOBI ? p->wsum : 1.0;
+    const double lam = kind == KR_CGSENSE_PRECOND_JACOBI ? lambda : 0.0;
+    double dmax = 0;
+    for (int64_t q = 0; q < p->nvox; q++) dmax = fmax(dmax, w * p->sos[q] + lam);
+    for (int64_t q = 0; q < p->nvox; q++) {
+        const double dq = w * p->sos[q] + lam;
+        v[q] = kind == KR_CGSENSE_PRECOND_NONE ? 1.0f
+                                                : (float)(1.0 / (dq > 0 ? dq : (dmax > 0 ? dmax : 1)));
+    }
+    kr_status st = kri_real_at(p, v, d);
+    kri_free(v);
+    return st;
 }
 
 kr_status kr_cgsense_solve(kr_cgsense_plan *p, const kr_array *kspace, kr_array *x,
@@ -493,13 +633,24 @@ kr_status kr_cgsense_solve(kr_cgsense_plan *p, const kr_array *kspace, kr_array 
         return kri_fail(KR_ERR_INVALID_ARG, "%s: k-space sample %lld of coil %lld is NaN or "
                         "infinite", fn, (long long)(bad / 2 % p->M),
                         (long long)(bad / 2 / p->M));
-    kr_array *b = NULL;
+    kr_array *b = NULL, *pd = NULL;
     kr_linop *N = NULL;
+    kr_solve_opts so;
+    if (opts)
+        so = *opts;
+    else
+        kr_solve_opts_default(&so);
     KRI_TRY(kr_array_create_like(&b, x, p->loc, p->ctx));
     kr_status st = kr_cgsense_rhs(p, &v, b);
+    if (st == KR_OK && !so.precond && p->precond != KR_CGSENSE_PRECOND_NONE) {
+        st = kr_array_create(&pd, KR_F32, p->ndim, p->dims, p->loc, p->ctx);
+        if (st == KR_OK) st = kr_cgsense_precond_diag(p, p->precond, so.lambda, pd);
+        so.precond = pd;
+    }
     if (st == KR_OK) st = kr_cgsense_normal_linop_create(&N, p);
-    if (st == KR_OK) st = kr_cg(p->ctx, N, b, x, opts, info);
+    if (st == KR_OK) st = kr_cg(p->ctx, N, b, x, &so, info);
     kr_linop_destroy(N);
     kr_array_destroy(b);
+    kr_array_destroy(pd);
     return st;
 }

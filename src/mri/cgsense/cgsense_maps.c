@@ -1,5 +1,6 @@
 /* CG-SENSE coil maps from the data's own k-space centre: windowed low-resolution coil images
- * normalised by their root sum of squares (see cgsense.h). */
+ * normalised by their root sum of squares, or ESPIRiT on a fitted Cartesian calibration region
+ * (see cgsense.h). */
 #include "kray/cgsense.h"
 #include "internal.h"
 #include "kray/fft.h"
@@ -18,27 +19,45 @@ void kr_cgsense_maps_opts_default(kr_cgsense_maps_opts *o)
     o->espirit = 0;
 }
 
-/* ESPIRiT on the Cartesian calibration square of the gridded coil images (img, [n, n, nc]
- * host, overwritten); *maps created. */
-static kr_status kri_maps_espirit(const kr_ctx *cpu, kr_array *img, double r, kr_array **maps)
+/* ESPIRiT on the calibration k-space of the samples (kr_cgsense_calib_kspace): with density
+ * weights their gridding on the image grid (one CG step), else the least-squares fit on a small
+ * grid (30 steps); on the ctx's backend (a NULL ctx: the CPU); *maps on the host. */
+static kr_status kri_maps_espirit(const kr_ctx *ctx, int ndim, const int64_t *dims,
+                                  const kr_array *traj, const kr_array *kspace,
+                                  const kr_array *dcf, const kr_cgsense_maps_opts *o,
+                                  kr_array **maps)
 {
-    const int64_t nx = img->dims[0], ny = img->dims[1], nc = kr_array_numel(img) / (nx * ny);
-    int64_t d3[3] = {nx, ny, nc};
-    kr_array k3;
-    KRI_TRY(kr_array_wrap(&k3, KR_C64, 3, d3, img->data, KR_HOST));
-    KRI_TRY(kr_fft(cpu, &k3, &k3, 3u, KR_FFT_FORWARD, KR_FFT_CENTERED));
-    float *k = k3.data;
-    for (int64_t c = 0; c < nc; c++)
-        for (int64_t j = 0; j < ny; j++)
-            for (int64_t i = 0; i < nx; i++)
-                if (fabs((double)(i - nx / 2)) >= r || fabs((double)(j - ny / 2)) >= r) {
-                    const int64_t q = 2 * (i + nx * (j + ny * c));
-                    k[q] = k[q + 1] = 0;
-                }
+    kr_ctx *own = NULL;
+    if (!ctx) {
+        KRI_TRY(kr_ctx_create(&own, KR_BACKEND_CPU));
+        kr_ctx_set_quiet(own, 1);
+        ctx = own;
+    }
+    kr_array *cal = NULL;
+    int64_t full = 0;
+    for (int a = 0; a < ndim; a++) full = dims[a] > full ? dims[a] : full;
+    kr_status st = kr_cgsense_calib_kspace(ctx, ndim, dims, traj, kspace, dcf, o->calib_radius,
+                                           dcf ? 1 : 30, dcf ? full : 0, &cal);
     kr_espirit_opts eo;
     kr_espirit_opts_default(&eo);
-    eo.calib = 2 * (int)floor(r);
-    return kr_espirit(cpu, &k3, &eo, maps, NULL);
+    eo.calib = 2 * (int)floor(o->calib_radius);
+    /* the kernel: 6, or the largest below it that leaves at least as many calibration rows,
+     * (c - k + 1)^d with c = 2 ceil(r) - 1 samples per axis, as kernel columns k^d C (a small
+     * 3-D region is otherwise underdetermined: 11^3 samples hold 216 patches of 6^3 x C) */
+    const int64_t nc = cal ? cal->dims[cal->ndim - 1] : 1;
+    const int cw = 2 * (int)ceil(o->calib_radius) - 1;
+    for (eo.kernel = 6; eo.kernel > 2; eo.kernel--) {
+        double rows = 1, cols = (double)nc;
+        for (int a = 0; a < ndim; a++) {
+            rows *= cw - eo.kernel + 1;
+            cols *= eo.kernel;
+        }
+        if (rows >= cols && eo.kernel < cw) break;
+    }
+    if (st == KR_OK) st = kr_espirit(ctx, cal, &eo, maps, NULL);
+    kr_array_destroy(cal);
+    kr_ctx_destroy(own);
+    return st;
 }
 
 kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *dims,
@@ -64,9 +83,7 @@ kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *d
                         o.threshold);
     if (ndim != 2 && ndim != 3)
         return kri_fail(KR_ERR_DIM, "%s: images must have 2 or 3 dims (got %d)", fn, ndim);
-    if (o.espirit && (ndim != 2 || !dcf))
-        return kri_fail(KR_ERR_INVALID_ARG, "%s: the ESPIRiT estimate needs a 2-D image and "
-                        "density weights (got %d-D, %s)", fn, ndim, dcf ? "weights" : "no weights");
+    if (o.espirit) return kri_maps_espirit(ctx, ndim, dims, traj, kspace, dcf, &o, maps);
     double *k = NULL;
     int64_t M = 0;
     KRI_TRY(kri_traj_to_f64(traj, &k, &M));
@@ -109,9 +126,7 @@ kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *d
             const double *km = k + 3 * m;
             const double kr = sqrt(km[0] * km[0] + km[1] * km[1] + km[2] * km[2]);
             double h = 0;
-            if (o.espirit) {
-                h = 1;
-            } else if (kr < r) {
+            if (kr < r) {
                 const double c = cos(3.14159265358979323846 * kr / (2 * r));
                 h = c * c;
             }
@@ -135,12 +150,7 @@ kr_status kr_cgsense_estimate_maps(const kr_ctx *ctx, int ndim, const int64_t *d
     int64_t id[4] = {dims[0], dims[1], ndim == 3 ? dims[2] : nc, nc};
     if (st == KR_OK) st = kr_array_create(&img, KR_C64, ndim + 1, id, KR_HOST, NULL);
     if (st == KR_OK) st = kr_nufft_adjoint(plan, y, img);
-    if (st == KR_OK && o.espirit) {
-        kr_array *em = NULL;
-        st = kri_maps_espirit(cpu, img, o.calib_radius, &em);
-        kr_array_destroy(img);
-        img = em;
-    } else if (st == KR_OK) {
+    if (st == KR_OK) {
         int64_t nvox = 1;
         for (int d = 0; d < ndim; d++) nvox *= dims[d];
         float *a = img->data;

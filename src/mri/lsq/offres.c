@@ -176,7 +176,7 @@ typedef struct offres_op {
     kr_dtype t;
     kr_loc loc;
     int exact, L;
-    int64_t n[3], N, M;
+    int64_t n[3], N, M, B;
     kr_array *k, *f, *tm;  /* exact: f64 [3M], [N], [M] at loc */
     kr_nufft_plan *nufft;  /* segmented: batch L */
     kr_array *ph, *b;      /* exp(-2 pi i f tau_l) [N, L], b_l(t_m) [M, L] at loc */
@@ -198,23 +198,32 @@ static void offres_free(void *data)
     kri_free(o);
 }
 
+/* X holds B groups of L blocks of P values, x B blocks of P values. */
 static kr_status expand(offres_op *o, int64_t P, const void *x, const kr_array *w, int cj,
                         void *X)
 {
-    return o->be->expand(o->ctx, o->t, P, o->L, x, w->data, cj, X);
+    const size_t es = kr_dtype_size(o->t);
+    for (int64_t b = 0; b < o->B; b++)
+        KRI_TRY(o->be->expand(o->ctx, o->t, P, o->L, (const char *)x + (size_t)(b * P) * es,
+                              w->data, cj, (char *)X + (size_t)(b * o->L * P) * es));
+    return KR_OK;
 }
 
 static kr_status combine(offres_op *o, int64_t P, const void *X, const kr_array *w, int cj,
                          void *x)
 {
-    return o->be->combine(o->ctx, o->t, P, o->L, X, w->data, cj, x);
+    const size_t es = kr_dtype_size(o->t);
+    for (int64_t b = 0; b < o->B; b++)
+        KRI_TRY(o->be->combine(o->ctx, o->t, P, o->L, (const char *)X + (size_t)(b * o->L * P) * es,
+                               w->data, cj, (char *)x + (size_t)(b * P) * es));
+    return KR_OK;
 }
 
 static kr_status exact_apply(offres_op *o, int adj, const kr_array *in, kr_array *out)
 {
     const double *k = (const double *)o->k->data, *f = (const double *)o->f->data;
     const double *tm = (const double *)o->tm->data;
-    return o->be->exact(o->ctx, o->t, o->n, o->M, k, f, tm, adj, in->data, out->data);
+    return o->be->exact(o->ctx, o->t, o->n, o->M, k, f, tm, adj, o->B, in->data, out->data);
 }
 
 static kr_status offres_fwd(void *data, const kr_array *in, kr_array *out)
@@ -367,7 +376,7 @@ static kr_status build_segmented(offres_op *o, const kr_array *tv, const double 
     if (s == KR_OK) s = to_loc(o, o->N, ph, &o->ph);
     kri_free(b);
     kri_free(fc);
-    int64_t xd[4] = {o->n[0], o->n[1], o->n[2], L}, yd[2] = {o->M, L};
+    int64_t xd[4] = {o->n[0], o->n[1], o->n[2], L * o->B}, yd[2] = {o->M, L * o->B};
     if (s == KR_OK) s = kr_array_create(&o->X, o->t, 4, xd, o->loc, o->ctx);
     if (s == KR_OK) s = kr_array_create(&o->Y, o->t, 2, yd, o->loc, o->ctx);
     if (s == KR_OK) {
@@ -375,7 +384,7 @@ static kr_status build_segmented(offres_op *o, const kr_array *tv, const double 
         kr_nufft_opts_default(&no);
         no.dtype = o->t;
         no.eps = opt->eps > 0 ? opt->eps : (o->t == KR_C64 ? 1e-4 : 1e-9);
-        no.batch = L;
+        no.batch = L * o->B;
         s = kr_nufft_plan_create(&o->nufft, o->ctx, o->n[2] > 1 ? 3 : 2, o->n, &no);
     }
     if (s == KR_OK) s = kr_nufft_set_points(o->nufft, tv);
@@ -396,6 +405,9 @@ kr_status kr_offres_linop_create(kr_linop **op, const kr_ctx *ctx, const int64_t
     if (!opt.exact && (opt.segments < 0 || opt.segments > 256))
         return kri_fail(KR_ERR_INVALID_ARG, "kr_offres_linop_create: segments %d must be in [0, 256]",
                         opt.segments);
+    if (opt.batch < 0 || opt.batch > 4096)
+        return kri_fail(KR_ERR_INVALID_ARG, "kr_offres_linop_create: batch %lld must be in "
+                        "[0, 4096]", (long long)opt.batch);
     if (!(opt.tol >= 0) || !(opt.eps >= 0) || opt.eps > 0.1 || opt.bins < 0)
         return kri_fail(KR_ERR_INVALID_ARG,
                         "kr_offres_linop_create: tol %g, eps %g (<= 0.1) and bins %d must be >= 0",
@@ -415,6 +427,7 @@ kr_status kr_offres_linop_create(kr_linop **op, const kr_ctx *ctx, const int64_t
     for (int a = 0; a < 3; a++) o->n[a] = n[a];
     o->N = N;
     o->M = M;
+    o->B = opt.batch > 1 ? opt.batch : 1;
     kr_offres_info inf;
     memset(&inf, 0, sizeof inf);
     double *kf = NULL, *f, *tm;
@@ -456,6 +469,12 @@ kr_status kr_offres_linop_create(kr_linop **op, const kr_ctx *ctx, const int64_t
     for (int a = 0; a < 3; a++) d.in_dims[a] = n[a];
     d.out_ndim = 1;
     d.out_dims[0] = M;
+    if (opt.batch > 1) { /* [nx, ny, B] (2-D) or [nx, ny, nz, B] */
+        d.in_ndim = n[2] > 1 ? 4 : 3;
+        d.in_dims[d.in_ndim - 1] = opt.batch;
+        d.out_ndim = 2;
+        d.out_dims[1] = opt.batch;
+    }
     d.forward = offres_fwd;
     d.adjoint = offres_adj;
     d.destroy = offres_free;

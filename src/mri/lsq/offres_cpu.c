@@ -64,37 +64,32 @@ static kr_status kri_cpu_offres_combine(const kr_ctx *ctx, kr_dtype t, int64_t P
 
 static kr_status kri_cpu_offres_exact(const kr_ctx *ctx, kr_dtype t, const int64_t n[3],
                                       int64_t M, const double *k, const double *f,
-                                      const double *tm, int adj, const void *in, void *out)
+                                      const double *tm, int adj, int64_t B, const void *in,
+                                      void *out)
 {
     const int nthreads = kri_threads(ctx);
-    int64_t N = n[0] * n[1] * n[2];
-    if (!adj) {
-#pragma omp parallel for num_threads(nthreads) schedule(static)
-        for (int64_t m = 0; m < M; m++) {
-            double sr = 0, si = 0;
-            for (int64_t i = 0; i < N; i++) {
-                double p = TWO_PI * kri_offres_phase(n[0], n[1], n[2], k, m, i, f, tm);
-                double c = cos(p), s = -sin(p);
-                double complex v = ld(t, in, i);
-                sr += creal(v) * c - cimag(v) * s;
-                si += creal(v) * s + cimag(v) * c;
+    const int64_t N = n[0] * n[1] * n[2];
+    const int64_t nout = adj ? N : M, nin = adj ? M : N;
+    const double sgn = adj ? 1.0 : -1.0;
+    const int64_t nchunk = (B + KRI_OFFRES_BCHUNK - 1) / KRI_OFFRES_BCHUNK;
+#pragma omp parallel for num_threads(nthreads) schedule(static) collapse(2)
+    for (int64_t bc = 0; bc < nchunk; bc++)
+        for (int64_t o = 0; o < nout; o++) {
+            const int64_t b0 = bc * KRI_OFFRES_BCHUNK;
+            const int nb = (int)(B - b0 < KRI_OFFRES_BCHUNK ? B - b0 : KRI_OFFRES_BCHUNK);
+            double sr[KRI_OFFRES_BCHUNK] = {0}, si[KRI_OFFRES_BCHUNK] = {0};
+            for (int64_t q = 0; q < nin; q++) {
+                const int64_t m = adj ? q : o, i = adj ? o : q;
+                const double p = TWO_PI * kri_offres_phase(n[0], n[1], n[2], k, m, i, f, tm);
+                const double c = cos(p), s = sgn * sin(p);
+                for (int b = 0; b < nb; b++) {
+                    const double complex v = ld(t, in, (b0 + b) * nin + q);
+                    sr[b] += creal(v) * c - cimag(v) * s;
+                    si[b] += creal(v) * s + cimag(v) * c;
+                }
             }
-            st(t, out, m, CMPLX(sr, si));
+            for (int b = 0; b < nb; b++) st(t, out, (b0 + b) * nout + o, CMPLX(sr[b], si[b]));
         }
-    } else {
-#pragma omp parallel for num_threads(nthreads) schedule(static)
-        for (int64_t i = 0; i < N; i++) {
-            double sr = 0, si = 0;
-            for (int64_t m = 0; m < M; m++) {
-                double p = TWO_PI * kri_offres_phase(n[0], n[1], n[2], k, m, i, f, tm);
-                double c = cos(p), s = sin(p);
-                double complex v = ld(t, in, m);
-                sr += creal(v) * c - cimag(v) * s;
-                si += creal(v) * s + cimag(v) * c;
-            }
-            st(t, out, i, CMPLX(sr, si));
-        }
-    }
     return KR_OK;
 }
 

@@ -46,26 +46,38 @@ struct geom {
     int64_t n0, n1, n2, N, M;
 };
 
-// adj = 0: one thread per sample m, sum over voxels; adj = 1: one thread per voxel, sum over m
+// adj = 0: one thread per sample m, sum over voxels; adj = 1: one thread per voxel, sum over m.
+// B vectors: each thread serves one output of a chunk of up to KRI_OFFRES_BCHUNK vectors and
+// computes every phase once for the chunk.
 template <typename C>
 __global__ void k_offres_exact(geom g, const double *k, const double *f, const double *tm,
-                               int adj, const C *in, C *out)
+                               int adj, int64_t B, const C *in, C *out)
 {
-    int64_t nout = adj ? g.N : g.M, nin = adj ? g.M : g.N;
-    double sgn = adj ? 1.0 : -1.0;
-    for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < nout;
-         o += (int64_t)gridDim.x * blockDim.x) {
-        double sr = 0.0, si = 0.0;
+    const int64_t nout = adj ? g.N : g.M, nin = adj ? g.M : g.N;
+    const int64_t nchunk = (B + KRI_OFFRES_BCHUNK - 1) / KRI_OFFRES_BCHUNK;
+    const double sgn = adj ? 1.0 : -1.0;
+    for (int64_t w = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; w < nout * nchunk;
+         w += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t o = w % nout, b0 = (w / nout) * KRI_OFFRES_BCHUNK;
+        const int nb = (int)(B - b0 < KRI_OFFRES_BCHUNK ? B - b0 : KRI_OFFRES_BCHUNK);
+        double sr[KRI_OFFRES_BCHUNK], si[KRI_OFFRES_BCHUNK];
+#pragma unroll
+        for (int b = 0; b < KRI_OFFRES_BCHUNK; b++) sr[b] = si[b] = 0.0;
         for (int64_t q = 0; q < nin; q++) {
             int64_t m = adj ? q : o, i = adj ? o : q;
             double s, c;
             sincospi(2.0 * kri_offres_phase(g.n0, g.n1, g.n2, k, m, i, f, tm), &s, &c);
             s *= sgn;
-            const double2 v = kri_cmul(kri_cload_d(in, q), make_double2(c, s));
-            sr += v.x;
-            si += v.y;
+#pragma unroll
+            for (int b = 0; b < KRI_OFFRES_BCHUNK; b++) {
+                if (b >= nb) break;
+                const double2 v =
+                    kri_cmul(kri_cload_d(in, (b0 + b) * nin + q), make_double2(c, s));
+                sr[b] += v.x;
+                si[b] += v.y;
+            }
         }
-        kri_cstore_d(out, o, make_double2(sr, si));
+        for (int b = 0; b < nb; b++) kri_cstore_d(out, (b0 + b) * nout + o, make_double2(sr[b], si[b]));
     }
 }
 
@@ -99,17 +111,18 @@ static kr_status kri_cuda_offres_combine(const kr_ctx *ctx, kr_dtype t, int64_t 
 
 static kr_status kri_cuda_offres_exact(const kr_ctx *ctx, kr_dtype t, const int64_t n[3],
                                        int64_t M, const double *k, const double *f,
-                                       const double *tm, int adj, const void *in, void *out)
+                                       const double *tm, int adj, int64_t B, const void *in,
+                                       void *out)
 {
     KRI_TRY(kri_cuda_set_device(ctx));
     geom g = {n[0], n[1], n[2], n[0] * n[1] * n[2], M};
-    int64_t nout = adj ? g.N : M;
+    const int64_t work = (adj ? g.N : M) * ((B + KRI_OFFRES_BCHUNK - 1) / KRI_OFFRES_BCHUNK);
     if (t == KR_C64)
-        k_offres_exact<float2><<<kri_cu_grid(nout, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
-            g, k, f, tm, adj, (const float2 *)in, (float2 *)out);
+        k_offres_exact<float2><<<kri_cu_grid(work, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
+            g, k, f, tm, adj, B, (const float2 *)in, (float2 *)out);
     else
-        k_offres_exact<double2><<<kri_cu_grid(nout, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
-            g, k, f, tm, adj, (const double2 *)in, (double2 *)out);
+        k_offres_exact<double2><<<kri_cu_grid(work, kThreads), kThreads, 0, kri_cu_stream(ctx)>>>(
+            g, k, f, tm, adj, B, (const double2 *)in, (double2 *)out);
     return kri_cu_launched("k_offres_exact");
 }
 

@@ -22,7 +22,10 @@ extern "C" {
  * combine: x[p] = sum_{l = 0..L-1, in order} w'[l P + p] X[l P + p] (double accumulation).
  * exact: adj = 0: d[m] = sum_i x[i] exp(-2 pi i (k_m . c_i / n + f_i tm_m)) (in order of i);
  *   adj = 1: x[i] = sum_m d[m] exp(+2 pi i (...)) (in order of m). Phases reduced modulo 1
- *   (kri_offres_phase, offres_kern.h). */
+ *   (kri_offres_phase, offres_kern.h). B >= 1 vectors at once: in and out hold B consecutive
+ *   blocks (N values per image, M per sample vector); each phase is computed once for the
+ *   KRI_OFFRES_BCHUNK vectors of a chunk. */
+#define KRI_OFFRES_BCHUNK 8
 typedef struct kri_offres_backend {
     kri_backend_hdr hdr;
     kr_status (*expand)(const kr_ctx *ctx, kr_dtype t, int64_t P, int L, const void *x,
@@ -31,7 +34,7 @@ typedef struct kri_offres_backend {
                          const void *w, int cj, void *x);
     kr_status (*exact)(const kr_ctx *ctx, kr_dtype t, const int64_t n[3], int64_t M,
                        const double *k, const double *f, const double *tm, int adj,
-                       const void *in, void *out);
+                       int64_t B, const void *in, void *out);
 } kri_offres_backend;
 extern const kri_offres_backend kri_offres_cpu, kri_offres_cuda;
 
