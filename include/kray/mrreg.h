@@ -115,7 +115,8 @@ typedef struct kr_mrreg_data {
     const kr_array *dcf;    /* non-Cartesian weights (host) or NULL */
     const kr_array *mask;   /* Cartesian pattern f32 [nx, ny, T] (host) or NULL */
     double eps;             /* NUFFT accuracy; 0 = 1e-4 */
-    int toeplitz;           /* non-Cartesian normal operator by Toeplitz embedding */
+    int toeplitz;           /* non-Cartesian normal operator by Toeplitz embedding (BART's
+                               default): ADMM's CG and FISTA (in normal form) use it */
 } kr_mrreg_data;
 
 typedef struct kr_mrreg_info {

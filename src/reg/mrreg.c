@@ -316,6 +316,7 @@ static kr_status kri_mr_run(kri_mr *m, const kr_mrreg_data *d, const kr_mrreg_te
     ro.seed = o->seed;
     ro.rho = o->rho;
     ro.cg_iter = o->cg_iter;
+    ro.normal_form = d->traj && d->toeplitz; /* FISTA on the Toeplitz normal, as BART */
     kr_reg_info ri;
     memset(&ri, 0, sizeof ri);
     if (s == KR_OK) {
