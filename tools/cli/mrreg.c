@@ -388,6 +388,16 @@ int kc_tool_mrreg(int argc, char **argv)
     for (int j = 0; j < nreg; j++)
         if (kr_mrreg_term_parse(regs[j], &terms[j]) != KR_OK)
             return kc_usage("mrreg", "%s", kr_last_error());
+    int ntv = 0, nllr = 0;
+    for (int j = 0; j < nreg; j++) {
+        ntv += terms[j].kind == KR_MRREG_TV;
+        nllr += terms[j].kind == KR_MRREG_LLR;
+    }
+    if (method == KR_MRREG_FISTA && (nreg > 1 || ntv))
+        return kc_usage("mrreg", "--method fista takes one l1-wavelet or llr term; tv and "
+                        "several terms need admm or pdhg");
+    if (method == KR_MRREG_PDHG && nllr > 1)
+        return kc_usage("mrreg", "--method pdhg takes at most one llr term");
     if (cart && (m.dcf || m.size.n || m.espirit))
         return kc_usage("mrreg", "--dcf, --size and --espirit are for non-Cartesian data "
                         "(<traj> <kspace> <output>)");
