@@ -17,6 +17,7 @@ int kc_bench_cgsense(int argc, char **argv);
 int kc_bench_ct2d(int argc, char **argv);
 int kc_bench_sense(int argc, char **argv);
 int kc_bench_bloch(int argc, char **argv);
+int kc_bench_reg(int argc, char **argv);
 
 /* Statistics of n timings (seconds), n >= 1: mean, sample standard deviation, min, max. */
 typedef struct kc_tstats {
