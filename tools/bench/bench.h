@@ -61,6 +61,16 @@ int kc_peer_json(const char *args, char *line, size_t n);
 /* The number after "key": in a JSON line (NaN when absent). */
 double kc_json_num(const char *line, const char *key);
 
+/* BART's inputs for a radial peer run from kray's host arrays: the trajectory as c64 [3, X, S],
+ * the k-space as [1, X, S, C] and the maps as [n, n, 1, C] (unswapped: BART sees kray's frame as
+ * its own, the same problem up to the transpose of both image axes), written as
+ * tmp/kray_<stem>_{traj,ksp,maps}.cfl; stems[0..3] receive the paths without ".cfl" of the
+ * trajectory, k-space, maps and the output to give BART. kc_bart_remove deletes the four. */
+kr_status kc_bart_radial_inputs(const char *tmp, const char *stem, const kr_array *traj,
+                                const kr_array *k, const kr_array *maps, int64_t n, int64_t x,
+                                int64_t spokes, int64_t coils, char stems[4][1024]);
+void kc_bart_remove(char stems[4][1024]);
+
 /* "Intel(R) Xeon(R) ..., 2 threads" and, when a GPU is usable, its description. */
 void kc_bench_machine(char *cpu, size_t ncpu, char *gpu, size_t ngpu);
 

@@ -168,6 +168,14 @@ static kr_status kc_mrcase_make(kc_mrcase *c, int small)
     return KR_OK;
 }
 
+/* "256^2 8c 64x512" */
+static const char *kc_mr_size(const kc_mrcase *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "%lld^2 %lldc %lldx%lld", (long long)c->n, (long long)c->nc,
+             (long long)c->spokes, (long long)(2 * c->n));
+    return buf;
+}
+
 /* kray: warm-up, `reps` timed runs of c->iters and one of 1 iteration; the image on the host. */
 static kr_status kc_rg_mri_kray(const kc_rg *b, const kc_mrcase *c, kr_array **img)
 {
@@ -206,8 +214,7 @@ static kr_status kc_rg_mri_kray(const kc_rg *b, const kc_mrcase *c, kr_array **i
         double best, med;
         kc_rg_stats(ts, b->reps, &best, &med);
         char size[64], note[160];
-        snprintf(size, sizeof size, "%lld^2 %lldc %lldx%lld", (long long)c->n, (long long)c->nc,
-                 (long long)c->spokes, (long long)(2 * c->n));
+        kc_mr_size(c, size, sizeof size);
         snprintf(note, sizeof note, "l1-wavelet %g, FISTA on the Toeplitz normal, one run of 1 "
                  "iteration %.4f s", c->lambda, t1);
         kc_rg_line(b, "mri_l1wavelet", "kray", size, c->iters, best, med,
@@ -223,23 +230,11 @@ static kr_status kc_rg_mri_kray(const kc_rg *b, const kc_mrcase *c, kr_array **i
 static kr_status kc_rg_mri_bart(const kc_rg *b, const kc_mrcase *c, const char *tmp,
                                 const kr_array *kimg)
 {
-    char tp[1024], kp[1024], mp[1024], op[1024], f[1100], cmd[5200];
-    snprintf(tp, sizeof tp, "%s/kray_reg_traj", tmp);
-    snprintf(kp, sizeof kp, "%s/kray_reg_ksp", tmp);
-    snprintf(mp, sizeof mp, "%s/kray_reg_maps", tmp);
-    snprintf(op, sizeof op, "%s/kray_reg_out", tmp);
-    kr_array *tc = NULL, *out = NULL, *img = NULL;
-    kr_array kv, mv;
-    int64_t kd[4] = {1, 2 * c->n, c->spokes, c->nc}, md[4] = {c->n, c->n, 1, c->nc};
-    /* BART sees kray's frame as its own (trajectory, maps and image unswapped: the same
-     * problem up to the transpose of both image axes) */
-    kr_status s = kr_array_astype(&tc, c->traj, KR_C64);
-    if (s == KR_OK) snprintf(f, sizeof f, "%s.cfl", tp), s = kr_write(f, tc, NULL);
-    if (s == KR_OK) s = kr_array_wrap(&kv, KR_C64, 4, kd, c->k->data, KR_HOST);
-    if (s == KR_OK) snprintf(f, sizeof f, "%s.cfl", kp), s = kr_write(f, &kv, NULL);
-    if (s == KR_OK) s = kr_array_wrap(&mv, KR_C64, 4, md, c->maps->data, KR_HOST);
-    if (s == KR_OK) snprintf(f, sizeof f, "%s.cfl", mp), s = kr_write(f, &mv, NULL);
-    kr_array_destroy(tc);
+    char st[4][1024], f[1100], cmd[5200];
+    kr_array *out = NULL, *img = NULL;
+    kr_status s = kc_bart_radial_inputs(tmp, "reg", c->traj, c->k, c->maps, c->n, 2 * c->n,
+                                        c->spokes, c->nc, st);
+    const char *tp = st[0], *kp = st[1], *mp = st[2], *op = st[3];
     double *ts = calloc((size_t)b->reps, sizeof *ts), t1 = 0;
     if (s == KR_OK && !ts) s = KR_ERR_OOM_HOST;
     for (int r = -1; r < b->reps && s == KR_OK; r++) {
@@ -260,8 +255,7 @@ static kr_status kc_rg_mri_bart(const kc_rg *b, const kc_mrcase *c, const char *
         double best, med;
         kc_rg_stats(ts, b->reps, &best, &med);
         char size[64], note[200];
-        snprintf(size, sizeof size, "%lld^2 %lldc %lldx%lld", (long long)c->n, (long long)c->nc,
-                 (long long)c->spokes, (long long)(2 * c->n));
+        kc_mr_size(c, size, sizeof size);
         snprintf(note, sizeof note, "bart pics -e -R W:3:0:%g, whole process incl. file I/O; "
                  "-i 1 %.4f s; nrmse_vs_peer: kray's image against it after a scale",
                  c->lambda, t1);
@@ -272,11 +266,7 @@ static kr_status kc_rg_mri_bart(const kc_rg *b, const kc_mrcase *c, const char *
     }
     free(ts);
     kr_array_destroy(out), kr_array_destroy(img);
-    const char *stems[4] = {tp, kp, mp, op};
-    for (int i = 0; i < 4; i++) {
-        snprintf(f, sizeof f, "%s.cfl", stems[i]), unlink(f);
-        snprintf(f, sizeof f, "%s.hdr", stems[i]), unlink(f);
-    }
+    kc_bart_remove(st);
     return s;
 }
 

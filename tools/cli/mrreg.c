@@ -45,31 +45,13 @@ static int64_t kc_prod(int a, int b, const int64_t *d)
     return p;
 }
 
-/* Density weights: radial, pipe, voronoi or a file. */
-static kr_status kc_mrreg_dcf(const char *spec, const kr_ctx *ctx, const kr_array *traj,
-                              kr_array **w)
-{
-    kr_dcf_opts o;
-    kr_dcf_opts_default(&o);
-    if (!strcmp(spec, "radial") || !strcmp(spec, "pipe") || !strcmp(spec, "voronoi")) {
-        o.method = !strcmp(spec, "radial") ? KR_DCF_RADIAL
-                   : !strcmp(spec, "pipe") ? KR_DCF_PIPE_MENON
-                                           : KR_DCF_VORONOI;
-        return kr_dcf(w, ctx, traj, &o, NULL);
-    }
-    kr_array *a = NULL;
-    kr_status s = kc_read(spec, &a, NULL, NULL);
-    if (s == KR_OK) s = kr_array_astype(w, a, KR_F32);
-    kr_array_destroy(a);
-    return s;
-}
-
 typedef struct kc_mr {
     const char *maps_path, *maps_out, *dcf, *mask, *init, *dataset;
     kc_dims size;
     int espirit, kernel, calib;
     double calib_radius, threshold, crop;
     kr_array *traj, *k, *maps, *w, *m, *x; /* host */
+    kr_array *whiten;                      /* ISMRMRD noise scans: the whitener, or NULL */
     kr_mrreg_data d;
 } kc_mr;
 
@@ -110,7 +92,7 @@ static int kc_mr_noncart(kc_mr *m, const kr_ctx *ctx, const char *tp, const char
             kr_array tv, *wt = NULL;
             int64_t td[2] = {D, M};
             s = kr_array_wrap(&tv, KR_F32, 2, td, (float *)m->traj->data + D * M * t, KR_HOST);
-            if (s == KR_OK) s = kc_mrreg_dcf(m->dcf, ctx, &tv, &wt);
+            if (s == KR_OK) s = kc_mri_dcf(m->dcf, ctx, &tv, &wt);
             if (s == KR_OK && kr_array_numel(wt) != M) {
                 kr_array_destroy(wt);
                 return kc_error("mrreg", "density weights '%s' have %lld values; the %lld "
@@ -172,7 +154,11 @@ static int kc_mr_cart(kc_mr *m, const kr_ctx *ctx, const char *kp)
         if (r) return r;
         m->k = in.kspace;
         in.kspace = NULL;
+        /* the file's noise scans pre-whiten data and maps, as kray sense does */
+        if (in.psi) s = kr_noise_whitener(in.psi, &m->whiten);
+        if (s == KR_OK && m->whiten) s = kr_coil_apply(ctx, m->k, 2, m->whiten);
         kc_mri_free(&in);
+        if (s != KR_OK) return kc_fail("mrreg", s);
     } else {
         if ((s = kc_read(kp, &a, NULL, kc_image_io())) != KR_OK) return kc_fail("mrreg", s);
         if (!kr_dtype_is_complex(a->dtype) || (a->ndim >= 4 && a->dims[2] != 1)) {
@@ -204,6 +190,8 @@ static int kc_mr_cart(kc_mr *m, const kr_ctx *ctx, const char *kp)
         int64_t want[3] = {nx, ny, C};
         int r = kc_mri_read_c64("mrreg", m->maps_path, "maps", want, &m->maps);
         if (r) return r;
+        if (m->whiten && (s = kr_coil_apply(ctx, m->maps, 2, m->whiten)) != KR_OK)
+            return kc_fail("mrreg", s);
     } else {
         /* ESPIRiT on the mean over the frames of each sampled k-space value */
         int64_t kd[3] = {nx, ny, C};
@@ -250,6 +238,7 @@ static void kc_mr_free(kc_mr *m)
 {
     kr_array_destroy(m->traj), kr_array_destroy(m->k), kr_array_destroy(m->maps);
     kr_array_destroy(m->w), kr_array_destroy(m->m), kr_array_destroy(m->x);
+    kr_array_destroy(m->whiten);
 }
 
 /* The initial image (kray's units) into m->x, or zeros. */
@@ -352,7 +341,8 @@ int kc_tool_mrreg(int argc, char **argv)
         {"kspace", &a2,
          "k-space c64: non-Cartesian [samples..., coils(, frames)] (BART's [1, samples, spokes, "
          "coils, ..., frames]); Cartesian [x, y, coils] or BART's [x, y, 1, coils, ..., frames] "
-         "(.cfl, .npy) or an ISMRMRD file", 0},
+         "(.cfl, .npy) or an ISMRMRD file (its noise scans pre-whiten data and maps, as kray "
+         "sense)", 0},
         {"output", &a3, "image c64 [x, y(, z)(, frames)] in the units of kray cgsense", 1},
         {0}};
     const kc_spec spec = {
@@ -409,7 +399,7 @@ int kc_tool_mrreg(int argc, char **argv)
         return kc_usage("mrreg", "--size has %d values; give 2 or 3", m.size.n);
     if (m.espirit && (m.maps_path || !m.dcf))
         return kc_usage("mrreg", "--espirit estimates the maps: give --dcf and no --maps");
-    if ((r = kc_check_input("mrreg", kp)) != 0) return r;
+    if (!kc_mri_is_ismrmrd(kp) && (r = kc_check_input("mrreg", kp)) != 0) return r;
     if ((r = kc_check_output("mrreg", op)) != 0) return r;
     if (m.maps_out && (r = kc_check_output("mrreg", m.maps_out)) != 0) return r;
     kr_ctx *ctx = NULL;
