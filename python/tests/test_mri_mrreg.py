@@ -7,6 +7,7 @@ import kray
 from kray.mri import mrreg as M
 from kray.mri import traj as T
 from cli_util import run_cli
+from conftest import needs_cupy
 
 
 def _phantom(n):
@@ -98,6 +99,23 @@ def test_same_as_cli(cli, tmp_path):
     want = kray.read(tmp_path / "x.npy")
     got = M.mrreg(k, maps, ["l1-wavelet:0.01", "tv:0.01"], max_iter=6).x
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@needs_cupy
+def test_cupy_matches_numpy():
+    import cupy as cp
+    k, maps, _ = _cart()
+    a = M.mrreg(k, maps, ["l1-wavelet:0.01", "tv:0.01"], max_iter=10).x
+    b = M.mrreg(cp.asarray(k), cp.asarray(maps), ["l1-wavelet:0.01", "tv:0.01"], max_iter=10).x
+    assert isinstance(b, cp.ndarray)
+    assert _nrmse(cp.asnumpy(b), a) < 1e-3
+    n, nc = 32, 4
+    m = kray.phantom.coil_maps(n, nc).astype(np.complex64)
+    t = T.radial(samples=n, spokes=10, oversampling=2)
+    kr = (np.random.default_rng(2).standard_normal((nc, 10, 2 * n)) * (1 + 1j)).astype(np.complex64)
+    a = M.mrreg(kr, m, "l1-wavelet:0.01", traj=t, max_iter=10).x
+    b = M.mrreg(cp.asarray(kr), m, "l1-wavelet:0.01", traj=t, max_iter=10).x
+    assert _nrmse(cp.asnumpy(b), a) < 1e-3
 
 
 def test_bad_input():

@@ -188,10 +188,31 @@ static kr_status kri_mr_term(kri_mr *m, const kr_mrreg_term *t, kr_mrreg_method 
     return kri_fail(KR_ERR_INVALID_ARG, "mrreg: term %d has an unknown kind %d", j, (int)t->kind);
 }
 
-static int kri_cmp_float(const void *x, const void *y)
+/* The k-th smallest of a[0..n) (0-based), by Hoare's selection; reorders a so that a[0..k) <=
+ * a[k] <= a[k+1..n). The value is the sorted array's a[k] (what BART's zsort gives). */
+static float kri_select(float *a, int64_t n, int64_t k)
 {
-    const float a = *(const float *)x, b = *(const float *)y;
-    return (a > b) - (a < b);
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const float p = a[lo + (hi - lo) / 2];
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < p) i++;
+            while (a[j] > p) j--;
+            if (i <= j) {
+                const float t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            break;
+    }
+    return a[k];
 }
 
 /* BART's scale rule on the magnitudes of the adjoint image a (estimate_scaling_norm). */
@@ -212,8 +233,14 @@ static kr_status kri_mr_scale(const kr_ctx *ctx, const kr_array *a, double *s)
     const float *z = v->data;
     for (int64_t i = 0; i < n; i++) mag[i] = hypotf(z[2 * i], z[2 * i + 1]);
     kr_array_destroy(h);
-    qsort(mag, (size_t)n, sizeof *mag, kri_cmp_float);
-    const double med = mag[n / 2], p90 = mag[(int64_t)trunc((double)n * 0.9)], mx = mag[n - 1];
+    /* median, 90th percentile and maximum: two selections (the second in the upper half the
+     * first leaves) and a scan, O(n) where BART sorts */
+    const int64_t k50 = n / 2, k90 = (int64_t)trunc((double)n * 0.9);
+    const double med = kri_select(mag, n, k50);
+    const double p90 = kri_select(mag + k50, n - k50, k90 - k50);
+    float mxf = mag[0];
+    for (int64_t i = 1; i < n; i++) mxf = mag[i] > mxf ? mag[i] : mxf;
+    const double mx = mxf;
     kri_free(mag);
     *s = (mx - p90) < 2 * (p90 - med) ? p90 : mx;
     if (!(*s > 0) || !isfinite(*s)) *s = 1.0; /* BART: "Estimated scale is zero. Set to one." */
