@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kray bench ct2d / sense / bloch / cone / scale / startup at small sizes on the CPU: the JSON lines are there,
+# kray bench ct2d / sense / bloch / cone / scale / startup / reg at small sizes on the CPU: the JSON lines are there,
 # complete and plausible (SENSE reconstructs the object; every time is positive), and bad options
 # are one sentence and exit 2.
 set -euo pipefail
@@ -82,4 +82,25 @@ if grep -q iradon_cli p.jsonl; then
 fi
 grep -q '"loadavg_before"' p.jsonl || fail "startup: no load average line"
 expect_rc 2 "bench startup" "$KRAY" bench startup --cases nothing
+# reg: the MRI, cone-beam TV and quality lines (bart's line when bart is there); --peer is CUDA
+# only; TV beats FDK in the quality case
+expect_rc 0 reg "$KRAY" bench reg --backend cpu --small --reps 1 --json --peer /nonexistent.py
+cp "$T/out" r.jsonl
+for w in "mri_l1wavelet.*\"impl\": \"kray\"" "cone_tv.*\"impl\": \"kray\"" \
+    "cone_quality.*\"impl\": \"fdk\"" "cone_quality.*\"impl\": \"kray-tv\""; do
+    grep -E "$w" r.jsonl | head -n 1 >l.json
+    [ -s l.json ] || fail "reg: no line matching $w"
+    t=$(json_field l.json time_s)
+    num_le 0 "$t" && ok "reg $w: $t s" || fail "reg $w: time $t"
+done
+grep '"impl": "kray-tv"' r.jsonl >l.json
+p_tv=$(json_field l.json psnr_db)
+grep '"impl": "fdk"' r.jsonl >l.json
+num_le "$(json_field l.json psnr_db)" "$p_tv" || fail "reg: TV $p_tv dB below FDK"
+if command -v bart >/dev/null 2>&1; then
+    grep '"impl": "bart"' r.jsonl >l.json || fail "reg: no bart line"
+    num_le "$(json_field l.json nrmse_vs_peer)" 0.2 || fail "reg: kray and bart images differ"
+fi
+grep -q astra r.jsonl && fail "reg: a peer line on the CPU"
+expect_rc 2 "bench reg" "$KRAY" bench reg --cases nothing
 finish

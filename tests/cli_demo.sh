@@ -11,7 +11,7 @@ cat "$T/out"
 R="$T/demo/report.html"
 [ -s "$R" ] || fail "no report.html"
 grep -q "report: $R" "$T/out" || fail "the summary does not give the report path"
-for sec in system phantoms mri spiral lsq; do
+for sec in system phantoms mri spiral lsq reg; do
     grep -q "id=\"$sec\"" "$R" || fail "report lacks section '$sec'"
     grep -q "^\[$sec\] " "$T/out" || fail "summary lacks a line for '$sec'"
 done
@@ -28,6 +28,8 @@ done
 ls "$T/demo"/*.tmp.* >/dev/null 2>&1 && fail "temporary files left in the demo directory"
 # PSNR of the k-space -> image check is reported as a number.
 grep -qE '^\[mri\] .*PSNR [0-9]+\.[0-9]+ dB' "$T/out" || fail "mri summary lacks a PSNR"
+grep -qE '^\[reg\] sparse-view CT: TV [0-9.]+ dB vs FBP [0-9.]+ dB; radial MRI' "$T/out" ||
+    fail "reg summary lacks the PSNRs"
 
 # A second run into the same directory replaces the report.
 expect_rc 0 demo "$KRAY" demo --quick --quiet --out "$T/demo" --only system

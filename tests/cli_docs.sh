@@ -11,8 +11,8 @@ doc="$KRAY_SRC/docs/cli.md"
 "$KRAY" help --options >"$T/opts.tsv"
 tools=$(cut -f1 "$T/opts.tsv" | grep -v '^bench ' | sort -u)
 benches=$(cut -f1 "$T/opts.tsv" | sed -n 's/^bench //p' | sort -u)
-[ "$(echo "$tools" | wc -l)" -eq 26 ] || fail "expected 26 tools besides bench, got: $tools"
-[ "$(echo "$benches" | wc -l)" -eq 15 ] || fail "expected 15 benchmarks, got: $benches"
+[ "$(echo "$tools" | wc -l)" -eq 27 ] || fail "expected 27 tools besides bench, got: $tools"
+[ "$(echo "$benches" | wc -l)" -eq 16 ] || fail "expected 16 benchmarks, got: $benches"
 "$KRAY" --help >"$T/help"
 for t in $tools bench; do
     grep -q "^  $t " "$T/help" || fail "kray --help does not list $t"

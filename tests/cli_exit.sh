@@ -71,6 +71,11 @@ expect sense 1 trunc.npy o.npy
 expect cgsense 2 -n 16x16x16x16 t.npy k.npy o.npy
 expect cgsense 2 --maps img.npy -l -1 t.npy k.npy o.npy
 expect cgsense 1 -n 16x16 t.npy trunc.npy o.npy
+expect mrreg 2 -n 16x16 --reg tv:-1 t.npy k.npy o.npy
+expect mrreg 2 -n 16x16 t.npy k.npy o.npy
+expect mrreg 2 -n 16x16 --reg tv:1 --method fista t.npy k.npy o.npy
+expect mrreg 1 -n 16x16 --reg tv:1 t.npy trunc.npy o.npy
+expect mrreg 1 --reg tv:1 trunc.npy o.npy
 expect lsrecon 2 -n 16x16 --lambda -1 t.npy k.npy o.npy
 expect lsrecon 1 -n 16x16 t.npy trunc.npy o.npy
 expect coils 2 --per-ring 0 o.npy

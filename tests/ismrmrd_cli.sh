@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kray recon / kray sense on ISMRMRD files from ismrmrd_generate_cartesian_shepp_logan: RSS
+# kray recon / kray sense / kray mrreg on ISMRMRD files from ismrmrd_generate_cartesian_shepp_logan: RSS
 # against ismrmrd_recon_cartesian_2d (unaccelerated; scale-normalised NRMSE), SENSE of R = 2
 # data with embedded ACS lines and a noise scan against the unaccelerated optimal combination,
 # simulated data written by kray and read by the reference tool, damaged files.
@@ -48,6 +48,8 @@ compare s.npy opt.npy 0.06 || fail "SENSE of the R = 2 file vs the unaccelerated
 expect_rc 0 recon "$KRAY" recon r2.h5 alias.npy
 expect_rc 0 sense "$KRAY" sense --cg --magnitude r2.h5 cg.npy
 compare cg.npy opt.npy 0.06 || fail "CG-SENSE of the R = 2 file"
+expect_rc 0 mrreg "$KRAY" mrreg --reg l1-wavelet:0.001 -i 40 r2.h5 mr.npy
+compare mr.npy opt.npy 0.06 || fail "kray mrreg (l1-wavelet) of the R = 2 file"
 
 # Simulated data written by kray (undersampled + noise scan), read back by kray and by the
 # reference tool (fully sampled).

@@ -72,6 +72,8 @@ static const kc_tool kc_tools[] = {
      "least-squares non-Cartesian MRI reconstruction by CG (Toeplitz, NUFFT or DrFT normal "
      "operator)",
      kc_tool_lsrecon},
+    {"mrreg", "regularised MRI (l1-wavelet, TV, LLR; FISTA, ADMM, PDHG), Cartesian and "
+     "non-Cartesian, in BART pics' conventions", kc_tool_mrreg},
     {"coils", "coil sensitivity maps of an MRXCAT loop array (Biot-Savart)", kc_tool_coils},
     {"coilcombine", "combine coil images: root-sum-of-squares or weighted by sensitivity maps",
      kc_tool_coilcombine},

@@ -20,6 +20,7 @@
 #include "kray/linop.h"
 #include "kray/metrics.h"
 #include "kray/reg.h"
+#include "kray/mrreg.h"
 #include "kray/phantom.h"
 #include "kray/cartesian.h"
 #include "kray/noise.h"

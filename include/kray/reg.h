@@ -143,6 +143,10 @@ typedef struct kr_reg_opts {
                             power iteration */
     int power_iter;      /* power iterations for L and for PDHG's ||K||; 0 = 30 */
     int monotone;        /* FISTA: Beck and Teboulle's monotone variant (MFISTA) */
+    int normal_form;     /* FISTA: the gradient A^H A z - A^H y from A's own normal (one normal
+                            per iteration instead of a forward and an adjoint; faster when the
+                            normal is cheap, e.g. a Toeplitz embedding); objective from
+                            <x, A^H A x> */
     double rho;          /* ADMM penalty (> 0); 0 = 1 */
     int cg_iter;         /* ADMM inner CG iterations (warm-started); 0 = 10 */
     double sigma, tau;   /* PDHG steps; 0 = automatic: tau = 0.99 / ||K|| (K = [A; K_1; ...],

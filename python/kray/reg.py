@@ -38,7 +38,8 @@ class RegOpts(Structure):
     _fields_ = [("max_iter", c_int), ("tol", c_double), ("warm_start", c_int),
                 ("objective", POINTER(c_double)), ("residual", POINTER(c_double)),
                 ("show_progress", c_int), ("step", c_double), ("power_iter", c_int),
-                ("monotone", c_int), ("rho", c_double), ("cg_iter", c_int),
+                ("monotone", c_int), ("normal_form", c_int), ("rho", c_double),
+                ("cg_iter", c_int),
                 ("sigma", c_double), ("tau", c_double), ("seed", c_uint64)]
 
 
@@ -407,10 +408,11 @@ def _run(f, op, y, x0, mid, max_iter, tol, progress, opts):
 
 
 def fista(op, y, g=None, x0=None, max_iter=100, tol=1e-6, step=0.0, monotone=False,
-          power_iter=0, seed=None, progress=False):
+          power_iter=0, seed=None, normal_form=False, progress=False):
     """FISTA for min 1/2 ||A x - y||^2 + g(x) (g a :class:`Prox` of A's input shape, or None).
     step: 1/L (0: 1 / (1.01 ||A^H A||) by `power_iter` (0 = 30) power iterations); monotone:
-    MFISTA. x0 (not modified) warm-starts. Returns a :class:`RegResult`."""
+    MFISTA; normal_form: the gradient from A's own normal (one per iteration; fast with a
+    Toeplitz normal). x0 (not modified) warm-starts. Returns a :class:`RegResult`."""
     if g is not None and not isinstance(g, Prox):
         raise InvalidArgumentError("kray: g must be a kray.reg.Prox or None")
     _need_linop(op, "A")
@@ -418,7 +420,8 @@ def fista(op, y, g=None, x0=None, max_iter=100, tol=1e-6, step=0.0, monotone=Fal
         raise InvalidArgumentError("kray: the prox lives elsewhere than A")
     return _run(lib.kr_fista, op, y, x0, (g.ptr if g is not None else None,), max_iter, tol,
                 progress, dict(step=float(step), monotone=int(bool(monotone)),
-                               power_iter=int(power_iter), seed=seed))
+                               power_iter=int(power_iter), seed=seed,
+                               normal_form=int(bool(normal_form))))
 
 
 def admm(op, y, terms, x0=None, max_iter=100, tol=1e-6, rho=1.0, cg_iter=10, progress=False):

@@ -28,6 +28,7 @@ class RegOpts(Structure):
     step: float
     power_iter: int
     monotone: int
+    normal_form: int
     rho: float
     cg_iter: int
     sigma: float
@@ -102,7 +103,7 @@ class RegResult(SolveResult):
 
 def fista(op: Linop, y: Array, g: Optional[Prox] = ..., x0: Optional[Array] = ...,
           max_iter: int = ..., tol: float = ..., step: float = ..., monotone: bool = ...,
-          power_iter: int = ..., seed: Optional[int] = ...,
+          power_iter: int = ..., seed: Optional[int] = ..., normal_form: bool = ...,
           progress: bool = ...) -> RegResult: ...
 def admm(op: Linop, y: Array, terms: Any, x0: Optional[Array] = ...,
          max_iter: int = ..., tol: float = ..., rho: float = ..., cg_iter: int = ...,

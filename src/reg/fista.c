@@ -1,7 +1,8 @@
 /* FISTA (Beck and Teboulle 2009), its monotone variant, the power iteration, and the checks
  * shared by the reg algorithms. Written against kr_linop, kr_prox and kr_vec_* only: the same
  * code runs on host and device arrays. FISTA keeps A x, A u and A z up to date by linearity,
- * so an iteration costs one forward and one adjoint of A. */
+ * so an iteration costs one forward and one adjoint of A; in normal form it keeps A^H A x, ...
+ * instead, one application of A's normal per iteration. */
 #include "solve_common.h"
 #include "solve/solve_internal.h"
 
@@ -137,12 +138,33 @@ kr_status kr_linop_norm2_estimate(const kr_ctx *ctx, const kr_linop *A, int iter
     return s;
 }
 
-/* F = 1/2 ||r||^2 + g(x), r = A x - y already in `r`. */
-static kr_status kri_fista_obj(const kr_ctx *ctx, kr_prox *g, const kr_array *r,
-                               const kr_array *x, double *F)
+typedef struct kri_fista_ws {
+    kr_array *xp, *z, *u, *grad, *Ax, *Axp, *Au, *Az, *r, *b;
+    int nf;     /* normal form: A. holds A^H A . (domain arrays), b = A^H y */
+    double yy;  /* normal form: ||y||^2 */
+} kri_fista_ws;
+
+/* out = A in, or (normal form) A^H A in. */
+static kr_status kri_fista_op(const kr_linop *A, const kri_fista_ws *w, const kr_array *in,
+                              kr_array *out)
+{
+    return w->nf ? kr_linop_normal(A, in, out) : kr_linop_forward(A, in, out);
+}
+
+/* F = 1/2 ||A x - y||^2 + g(x): from r = A x - y, or (normal form) from Ax = A^H A x as
+ * 1/2 <x, A^H A x> - Re <x, A^H y> + 1/2 ||y||^2. */
+static kr_status kri_fista_obj(const kr_ctx *ctx, kr_prox *g, const kri_fista_ws *w,
+                               const kr_array *x, const kr_array *Ax, double *F)
 {
     double d, v = 0.0;
-    KRI_TRY(kri_half_sq(ctx, r, &d));
+    if (w->nf) {
+        double xn, xb;
+        KRI_TRY(kr_vec_dot(ctx, x, Ax, &xn, NULL));
+        KRI_TRY(kr_vec_dot(ctx, x, w->b, &xb, NULL));
+        d = fmax(0.0, 0.5 * xn - xb + 0.5 * w->yy);
+    } else {
+        KRI_TRY(kri_half_sq(ctx, w->r, &d));
+    }
     if (g) KRI_TRY(kr_prox_value(g, x, &v));
     *F = d + v;
     return KR_OK;
@@ -162,10 +184,6 @@ static kr_status kri_extrap(const kr_ctx *c, kr_array *z, const kr_array *x, con
     return kr_vec_axpy(c, z, 1.0, 0.0, x);
 }
 
-typedef struct kri_fista_ws {
-    kr_array *xp, *z, *u, *grad, *Ax, *Axp, *Au, *Az, *r;
-} kri_fista_ws;
-
 static kr_status kri_fista_run(const kr_ctx *c, const kr_linop *A, const kr_array *y, kr_prox *g,
                                kr_array *x, const kr_reg_opts *o, kr_reg_info *info,
                                kri_fista_ws *w)
@@ -181,38 +199,56 @@ static kr_status kri_fista_run(const kr_ctx *c, const kr_linop *A, const kr_arra
     }
     info->lipschitz = 1.0 / step;
     if (!o->warm_start) KRI_TRY(kr_vec_zero(c, x));
-    KRI_TRY(kr_linop_forward(A, x, w->Ax));
-    KRI_TRY(kr_vec_copy(c, w->r, w->Ax));
-    KRI_TRY(kr_vec_axpy(c, w->r, -1.0, 0.0, y));
+    if (w->nf) {
+        double yn;
+        KRI_TRY(kr_linop_adjoint(A, y, w->b));
+        KRI_TRY(kr_vec_norm2(c, y, &yn));
+        w->yy = yn * yn;
+    }
+    KRI_TRY(kri_fista_op(A, w, x, w->Ax));
+    if (!w->nf) {
+        KRI_TRY(kr_vec_copy(c, w->r, w->Ax));
+        KRI_TRY(kr_vec_axpy(c, w->r, -1.0, 0.0, y));
+    }
     double Fx;
-    KRI_TRY(kri_fista_obj(c, g, w->r, x, &Fx));
+    KRI_TRY(kri_fista_obj(c, g, w, x, w->Ax, &Fx));
     if (o->objective) o->objective[0] = Fx;
     if (o->residual) o->residual[0] = 1.0;
     KRI_TRY(kr_vec_copy(c, w->z, x));
     KRI_TRY(kr_vec_copy(c, w->Az, w->Ax));
     double t = 1.0;
+    const int want = o->objective != NULL || o->monotone;
     kr_progress *prog = o->show_progress ? kr_progress_begin(c, "FISTA", o->max_iter) : NULL;
     kr_status s = KR_OK;
     int k;
     for (k = 0; k < o->max_iter; k++) {
         /* u = prox_{step g}(z - step A^H (A z - y)) */
-        if ((s = kr_vec_copy(c, w->r, w->Az)) != KR_OK) break;
-        if ((s = kr_vec_axpy(c, w->r, -1.0, 0.0, y)) != KR_OK) break;
-        if ((s = kr_linop_adjoint(A, w->r, w->grad)) != KR_OK) break;
+        if (w->nf) {
+            if ((s = kr_vec_copy(c, w->grad, w->Az)) != KR_OK) break;
+            if ((s = kr_vec_axpy(c, w->grad, -1.0, 0.0, w->b)) != KR_OK) break;
+        } else {
+            if ((s = kr_vec_copy(c, w->r, w->Az)) != KR_OK) break;
+            if ((s = kr_vec_axpy(c, w->r, -1.0, 0.0, y)) != KR_OK) break;
+            if ((s = kr_linop_adjoint(A, w->r, w->grad)) != KR_OK) break;
+        }
         if ((s = kr_vec_copy(c, w->u, w->z)) != KR_OK) break;
         if ((s = kr_vec_axpy(c, w->u, -step, 0.0, w->grad)) != KR_OK) break;
         if (g && (s = kr_prox_apply(g, step, w->u, w->u)) != KR_OK) break;
-        if ((s = kr_linop_forward(A, w->u, w->Au)) != KR_OK) break;
-        if ((s = kr_vec_copy(c, w->r, w->Au)) != KR_OK) break;
-        if ((s = kr_vec_axpy(c, w->r, -1.0, 0.0, y)) != KR_OK) break;
-        double Fu;
-        if ((s = kri_fista_obj(c, g, w->r, w->u, &Fu)) != KR_OK) break;
-        if (isnan(Fu)) {
+        if ((s = kri_fista_op(A, w, w->u, w->Au)) != KR_OK) break;
+        if (!w->nf) {
+            if ((s = kr_vec_copy(c, w->r, w->Au)) != KR_OK) break;
+            if ((s = kr_vec_axpy(c, w->r, -1.0, 0.0, y)) != KR_OK) break;
+        }
+        /* the objective only when asked for (a history, or the monotone test): it costs a
+         * prox value (a wavelet transform, for l1-wavelet) per iteration */
+        double Fu = 0.0;
+        if (want && (s = kri_fista_obj(c, g, w, w->u, w->Au, &Fu)) != KR_OK) break;
+        double change;
+        if ((s = kri_rel_change(c, w->u, x, w->grad, &change)) != KR_OK) break;
+        if (isnan(Fu) || isnan(change)) {
             s = kri_reg_nonfinite(fn, k + 1);
             break;
         }
-        double change;
-        if ((s = kri_rel_change(c, w->u, x, w->grad, &change)) != KR_OK) break;
         const int accept = !o->monotone || Fu <= Fx;
         if ((s = kr_vec_copy(c, w->xp, x)) != KR_OK) break;
         if ((s = kr_vec_copy(c, w->Axp, w->Ax)) != KR_OK) break;
@@ -238,6 +274,7 @@ static kr_status kri_fista_run(const kr_ctx *c, const kr_linop *A, const kr_arra
     }
     kr_progress_end(prog);
     info->iterations = k;
+    if (s == KR_OK && !want && k > 0) s = kri_fista_obj(c, g, w, x, w->Ax, &Fx);
     info->objective = Fx;
     return s;
 }
@@ -255,13 +292,16 @@ kr_status kr_fista(const kr_ctx *ctx, const kr_linop *A, const kr_array *y, kr_p
     memset(&inf, 0, sizeof inf);
     kri_fista_ws w;
     memset(&w, 0, sizeof w);
-    kr_array **dom[] = {&w.xp, &w.z, &w.u, &w.grad};
+    w.nf = o.normal_form != 0;
+    /* the kept products A x, ... live in the domain in normal form (and r is not needed) */
+    kr_array **dom[] = {&w.xp, &w.z, &w.u, &w.grad, &w.b};
     kr_array **cod[] = {&w.Ax, &w.Axp, &w.Au, &w.Az, &w.r};
     kr_status s = KR_OK;
-    for (int i = 0; i < 4 && s == KR_OK; i++) s = kri_reg_work(dom[i], ctx, A, 1);
-    for (int i = 0; i < 5 && s == KR_OK; i++) s = kri_reg_work(cod[i], ctx, A, 0);
+    for (int i = 0; i < (w.nf ? 5 : 4) && s == KR_OK; i++) s = kri_reg_work(dom[i], ctx, A, 1);
+    for (int i = 0; i < (w.nf ? 4 : 5) && s == KR_OK; i++)
+        s = kri_reg_work(cod[i], ctx, A, w.nf);
     if (s == KR_OK) s = kri_fista_run(ctx, A, y, g, x, &o, &inf, &w);
-    for (int i = 0; i < 4; i++) kr_array_destroy(*dom[i]);
+    for (int i = 0; i < 5; i++) kr_array_destroy(*dom[i]);
     for (int i = 0; i < 5; i++) kr_array_destroy(*cod[i]);
     if (info) *info = inf;
     return s;

@@ -21,6 +21,7 @@ int kc_bench_scale(int argc, char **argv);
 int kc_bench_startup(int argc, char **argv);
 int kc_bench_espirit(int argc, char **argv);
 int kc_bench_llr(int argc, char **argv);
+int kc_bench_reg(int argc, char **argv);
 
 /* Statistics of n timings (seconds), n >= 1: mean, sample standard deviation, min, max. */
 typedef struct kc_tstats {
@@ -70,6 +71,15 @@ int kc_bench_has(const char *list, const char *item);
  * $KRAY_SRC/bench, ./bench, or bench/ beside or above the executable. 0 when none is readable. */
 int kc_bench_find_script(const char *dir_opt, const char *argv0, const char *script, char *out,
                          size_t len);
+/* BART's inputs for a radial peer run from kray's host arrays: the trajectory as c64 [3, X, S],
+ * the k-space as [1, X, S, C] and the maps as [n, n, 1, C] (unswapped: BART sees kray's frame as
+ * its own, the same problem up to the transpose of both image axes), written as
+ * tmp/kray_<stem>_{traj,ksp,maps}.cfl; stems[0..3] receive the paths without ".cfl" of the
+ * trajectory, k-space, maps and the output to give BART. kc_bart_remove deletes the four. */
+kr_status kc_bart_radial_inputs(const char *tmp, const char *stem, const kr_array *traj,
+                                const kr_array *k, const kr_array *maps, int64_t n, int64_t x,
+                                int64_t spokes, int64_t coils, char stems[4][1024]);
+void kc_bart_remove(char stems[4][1024]);
 
 /* "Intel(R) Xeon(R) ..., 2 threads" and, when a GPU is usable, its description. */
 void kc_bench_machine(char *cpu, size_t ncpu, char *gpu, size_t ngpu);

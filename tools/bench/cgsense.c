@@ -186,22 +186,12 @@ static kr_status kc_cg_run(int json, const kc_cgcase *c, kr_backend be, int thre
 static kr_status kc_cg_bart(const kc_cgcase *c, const char *tmp, double lambda, int reps,
                             kc_tstats *t, kr_array **img)
 {
-    char tp[1024], kp[1024], mp[1024], op[1024], f[1100], cmd[4800];
-    snprintf(tp, sizeof tp, "%s/kray_cgs_traj", tmp);
-    snprintf(kp, sizeof kp, "%s/kray_cgs_ksp", tmp);
-    snprintf(mp, sizeof mp, "%s/kray_cgs_maps", tmp);
-    snprintf(op, sizeof op, "%s/kray_cgs_out", tmp);
-    kr_array *tc = NULL, *out = NULL;
-    kr_array kv, mv;
-    int64_t kd[4] = {1, 2 * c->n, c->spokes, c->nc}, md[4] = {c->n, c->n, 1, c->nc};
-    kr_status s = kr_array_astype(&tc, c->traj, KR_C64);
-    if (s == KR_OK) snprintf(f, sizeof f, "%s.cfl", tp), s = kr_write(f, tc, NULL);
-    if (s == KR_OK) s = kr_array_wrap(&kv, KR_C64, 4, kd, c->data->data, KR_HOST);
-    if (s == KR_OK) snprintf(f, sizeof f, "%s.cfl", kp), s = kr_write(f, &kv, NULL);
-    if (s == KR_OK) s = kr_array_wrap(&mv, KR_C64, 4, md, c->maps->data, KR_HOST);
-    if (s == KR_OK) snprintf(f, sizeof f, "%s.cfl", mp), s = kr_write(f, &mv, NULL);
-    kr_array_destroy(tc);
+    char st[4][1024], f[1100], cmd[4800];
+    kr_array *out = NULL;
+    kr_status s = kc_bart_radial_inputs(tmp, "cgs", c->traj, c->data, c->maps, c->n, 2 * c->n,
+                                        c->spokes, c->nc, st);
     if (s != KR_OK) return s;
+    const char *tp = st[0], *kp = st[1], *mp = st[2], *op = st[3];
     const double lb = lambda / (double)(c->n * c->n);
     snprintf(cmd, sizeof cmd, "bart pics -w 1 -l2 -r %.17g -i 10 -t '%s' '%s' '%s' '%s' "
              ">/dev/null 2>&1", lb, tp, kp, mp, op);
@@ -222,6 +212,7 @@ static kr_status kc_cg_bart(const kc_cgcase *c, const char *tmp, double lambda, 
     s = kr_read(f, &out, NULL, NULL);
     if (s == KR_OK) s = kr_array_astype(img, out, KR_C64);
     kr_array_destroy(out);
+    kc_bart_remove(st);
     return s;
 }
 

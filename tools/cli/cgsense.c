@@ -8,25 +8,6 @@
 #include <string.h>
 
 
-/* Density weights: a method name (radial, pipe, voronoi) or a file of M real values. */
-static kr_status kc_cg_dcf(const char *spec, const kr_ctx *ctx, const kr_array *traj,
-                           kr_array **w)
-{
-    kr_dcf_opts o;
-    kr_dcf_opts_default(&o);
-    if (!strcmp(spec, "radial") || !strcmp(spec, "pipe") || !strcmp(spec, "voronoi")) {
-        o.method = !strcmp(spec, "radial") ? KR_DCF_RADIAL
-                   : !strcmp(spec, "pipe") ? KR_DCF_PIPE_MENON
-                                           : KR_DCF_VORONOI;
-        return kr_dcf(w, ctx, traj, &o, NULL);
-    }
-    kr_array *a = NULL;
-    kr_status s = kc_read(spec, &a, NULL, NULL);
-    if (s == KR_OK) s = kr_array_astype(w, a, KR_F32);
-    kr_array_destroy(a);
-    return s;
-}
-
 /* The image comes out as the data divided by the maps (E^H E x = E^H y): maps that are not
  * normalised (root-sum-of-squares about 1 where there is signal, as kray's and BART's ESPIRiT
  * maps are) scale it by the inverse. One line on stderr when the largest RSS over the pixels is
@@ -187,7 +168,7 @@ int kc_tool_cgsense(int argc, char **argv)
     int nd = dims.n;
     int64_t n[3] = {1, 1, 1};
     for (int i = 0; i < dims.n; i++) n[i] = dims.d[i];
-    if (s == KR_OK && dcfp) s = kc_cg_dcf(dcfp, ctx, t, &w);
+    if (s == KR_OK && dcfp) s = kc_mri_dcf(dcfp, ctx, t, &w);
     if (s == KR_OK && fmp) {
         s = kc_read_real(fmp, &fmap, kc_image_io()); /* an image; the times follow the samples */
         if (s == KR_OK) s = kc_read_real(tsp, &tms, NULL);

@@ -35,6 +35,7 @@ int kc_tool_fve(int argc, char **argv);
 int kc_tool_cgsense(int argc, char **argv);
 int kc_tool_ctreg(int argc, char **argv);
 int kc_tool_studio(int argc, char **argv);
+int kc_tool_mrreg(int argc, char **argv);
 
 /* The benchmarks of `kray bench` (tools/bench/bench.c): count, name and one-line summary. */
 int kc_bench_count(void);

@@ -231,3 +231,20 @@ kr_status kc_read_real(const char *path, kr_array **out, const kr_io_opts *io)
     kr_array_destroy(a);
     return s;
 }
+
+kr_status kc_mri_dcf(const char *spec, const kr_ctx *ctx, const kr_array *traj, kr_array **w)
+{
+    kr_dcf_opts o;
+    kr_dcf_opts_default(&o);
+    if (!strcmp(spec, "radial") || !strcmp(spec, "pipe") || !strcmp(spec, "voronoi")) {
+        o.method = !strcmp(spec, "radial") ? KR_DCF_RADIAL
+                   : !strcmp(spec, "pipe") ? KR_DCF_PIPE_MENON
+                                           : KR_DCF_VORONOI;
+        return kr_dcf(w, ctx, traj, &o, NULL);
+    }
+    kr_array *a = NULL;
+    kr_status s = kc_read(spec, &a, NULL, NULL);
+    if (s == KR_OK) s = kr_array_astype(w, a, KR_F32);
+    kr_array_destroy(a);
+    return s;
+}

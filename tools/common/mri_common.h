@@ -88,6 +88,10 @@ kr_status kc_read_real(const char *path, kr_array **out, const kr_io_opts *io);
     {"", 'd', KC_RENAMED, NULL, NULL, "-n", NULL, NULL, 0, 0, NULL}
 /* clang-format on */
 
+/* Density weights of a trajectory (kray cgsense and kray mrreg -w): a method name (radial, pipe,
+ * voronoi) or a file of real values, as f32. */
+kr_status kc_mri_dcf(const char *spec, const kr_ctx *ctx, const kr_array *traj, kr_array **w);
+
 /* Write a c64 image, or its magnitude as f32 when magnitude != 0; 0 or exit code. */
 int kc_mri_write_image(const char *tool, const char *path, const kr_array *img, int magnitude);
 

@@ -21,6 +21,7 @@ static const kc_demo_section *const kc_sections[] = {
     &kc_demo_ct2d,
     &kc_demo_cone,
     &kc_demo_fdk,
+    &kc_demo_reg,
 };
 #define KC_NSECTIONS ((int)(sizeof kc_sections / sizeof kc_sections[0]))
 

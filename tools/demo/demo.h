@@ -42,6 +42,7 @@ extern const kc_demo_section kc_demo_iterative;
 extern const kc_demo_section kc_demo_ct2d;
 extern const kc_demo_section kc_demo_cone;
 extern const kc_demo_section kc_demo_fdk;
+extern const kc_demo_section kc_demo_reg;
 
 /* One summary line on stdout ("[section] text"), unless --quiet. */
 void kc_demo_say(const kc_demo *d, const char *fmt, ...)
