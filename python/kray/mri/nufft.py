@@ -95,6 +95,9 @@ class NufftPlan(Plan):
     def _set(self, t):
         lib.kr_nufft_set_points(self.ptr, t.ref())
         self.sample_shape = tuple(t.shape[:-1])
+        # kray dims of one call's k-space and image: (samples..., batch), (x, y(, z), batch)
+        self._kksp = tuple(reversed(self.sample_shape)) + (self.batch,)
+        self._kimg = tuple(reversed(self.shape)) + (self.batch,)
 
     def set_points(self, points):
         """Set (or replace) the non-uniform points: Python shape (..., 3) (or (..., 2) for a
@@ -134,7 +137,7 @@ class NufftPlan(Plan):
         o = A.output(out, x, b + self.sample_shape, self._code)
         self._args(x, o)
         if self.batch > 1 or out is not None:
-            A.redim(o, list(reversed(self.sample_shape)) + [self.batch], "out")
+            A.redim(o, self._kksp, "out")
         lib.kr_nufft_forward(self.ptr, x.ref(), o.ref())
         return A.result(out, o)
 
@@ -145,8 +148,8 @@ class NufftPlan(Plan):
         b = self._bshape(ksp_batch(y, self.sample_shape, "the k-space"))
         o = A.output(out, y, b + self.shape, self._code)
         self._args(y, o)
-        A.redim(y, list(reversed(self.sample_shape)) + [self.batch], "the k-space")
-        A.redim(o, list(reversed(self.shape)) + [self.batch], "out")
+        A.redim(y, self._kksp, "the k-space")
+        A.redim(o, self._kimg, "out")
         lib.kr_nufft_adjoint(self.ptr, y.ref(), o.ref())
         return A.result(out, o)
 
