@@ -104,8 +104,10 @@ def _make(kind, obj, device, shape, code, ptr):
     a.device = device
     a.shape = shape
     a.dtype = code
-    a.c, a.r = desc(ptr, shape[::-1] or (1,), code, KR_HOST if device < 0 else KR_DEVICE,
-                    device if device > 0 else 0)
+    loc, dev = (KR_HOST, 0) if device < 0 else (KR_DEVICE, device)
+    dims = shape[::-1] or (1,)
+    d = _DESC.get((ptr, dims, code, loc, dev))
+    a.c, a.r = d if d is not None else desc(ptr, dims, code, loc, dev)
     return a
 
 
@@ -337,12 +339,11 @@ def redim(a, dims, what="array"):
     taken as it is) instead of its own; the element count must agree. No data moves."""
     if type(dims) is not tuple:
         dims = tuple(int(d) for d in dims) or (1,)
-    if prod(dims) != prod(a.shape):
-        raise DimensionError("kray: %s has %d elements, expected %d" % (what, prod(a.shape),
-                                                                         prod(dims)))
-    if len(dims) > KR_MAX_DIMS:
-        raise DimensionError("kray: %s has too many dimensions" % what)
-    a.c, a.r = desc(a.c.data or 0, dims, a.dtype, a.c.loc, a.c.device)
+    n = prod(dims)
+    if n != prod(a.shape):
+        raise DimensionError("kray: %s has %d elements, expected %d" % (what, prod(a.shape), n))
+    c = a.c
+    a.c, a.r = desc(c.data or 0, dims, a.dtype, c.loc, c.device)
     return a
 
 

@@ -195,11 +195,16 @@ class Plan(Handle):
     def _run(self, f, x, what, shape, out, code):
         """out = f(x) for input x of dtype `code` and a new output of `shape` (a tuple, or a
         function of x's shape) like x, or into `out`; returns the output."""
-        xa = A.arg(x, what, dtypes=(code,))
-        oa = A.output(out, xa, shape(xa.shape) if callable(shape) else shape, code)
-        self._args(xa, oa)
-        f(self.ptr, xa.ref(), oa.ref())
-        return A.result(out, oa)
+        codes = (code,)
+        xa = A.arg(x, what, codes)
+        if out is None:
+            oa = A.out(xa, shape(xa.shape) if callable(shape) else shape, code)
+        else:
+            oa = A.arg(out, "out", codes)
+        if self.device >= 0 or xa.device >= 0 or oa.device >= 0:   # else all on the host
+            self._args(xa, oa)
+        f(self._ptr or self.ptr, xa.r, oa.r)
+        return oa.obj if out is None else out
 
 
 def float_code(dtype, what="dtype"):

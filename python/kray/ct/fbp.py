@@ -226,9 +226,9 @@ class FbpPlan(Plan):
 
     def execute(self, sino, out=None):
         """The image (ny, nx) or (nb, ny, nx), same kind as sino (or `out`, filled). A CUDA
-        plan also takes a host sinogram (NumPy or a CPU tensor) and then returns a host image
-        (or fills `out`): host arrays are copied through device buffers the plan keeps, from
-        page-locked memory when the same arrays come again (kray._staging)."""
+        plan also takes a host sinogram (NumPy or a CPU tensor; the image is then a host array
+        too) and a host `out`: host arrays are copied through device buffers the plan keeps,
+        from page-locked memory when the same arrays come again (kray._staging)."""
         sa = A.arg(sino, "the sinogram", dtypes=(self._code,))
         shape = ((sa.shape[0],) if len(sa.shape) == 3 else ()) + tuple(self.image_shape)
         host_in = self.on_device and sa.device < 0
