@@ -2,12 +2,16 @@
 """kray from Python against the peers' own Python APIs, on one GPU, in one run.
 
 Cases (each prints one JSON line; --cases picks them):
-  overhead  per-call cost of the binding: a 1x1 matrix operator applied with a preallocated
-            output through kray.Linop, against the same C call made with ctypes directly on
-            prebuilt descriptors (the floor of any ctypes binding); medians of 20000 calls
+  overhead  per-call cost of the binding, medians of tight loops: a 1x1 matrix operator applied
+            with a preallocated output (NumPy; PyTorch CPU tensors; a new output each call) and
+            through kray.torch (autograd), against the same C call made with ctypes directly
+            on prebuilt descriptors (the floor of any ctypes binding); a tiny NUFFT adjoint on
+            CuPy arrays and on PyTorch CUDA tensors against its bare C call
   fbp       2-D parallel FBP, 512^2 from 720 views of 512 pixels (ram-lak), as `kray bench
-            fbp2d`: kray.ct.FbpPlan on device arrays and from NumPy to NumPy (host to host), against
-            ASTRA FBP_CUDA (host data, as ASTRA's Python API keeps them)
+            fbp2d`: kray.ct.FbpPlan on device arrays; host to host on the CUDA plan (NumPy in,
+            NumPy out into a reused image, as the C benchmark reuses its buffers; a new image
+            each call; through CuPy as on 2026-11-27), against ASTRA FBP_CUDA (host data, as
+            ASTRA's Python API keeps them)
   fdk       FDK 512^3 from the RabbitCT-sized scan of `kray bench fdk` (496 views of 1248 x 960,
             source 750 mm, detector 1200 mm): kray.ct.FdkPlan on device arrays and on NumPy
             arrays, against ASTRA FDK_CUDA (host data)
@@ -22,8 +26,12 @@ Cases (each prints one JSON line; --cases picks them):
             on each side the fastest setting whose measured error meets the target wins (kray:
             complex64 and complex128, its eps at the target and 2, 4 and 10 times above it);
             errors against a complex128 kray plan at 1e-12. Times are reported as the median
-            and the best (min) of the runs
-Times: median and spread (min, max) of --reps runs after one warm-up, each run followed by a
+            and the best (min) of the runs; kray's settings also time the bare C call on
+            prebuilt descriptors, so the binding's share is measured at each size
+  c         with --kray PATH (the kray command of the same build): the C benchmarks of the
+            same cases in the same session, their JSON lines under "c_bench" (fbp2d with ASTRA,
+            fdk host to host with ASTRA, nufft with cuFINUFFT), for the "in C" column
+Times: median and spread (min, max) of --reps runs after warm-up calls, each run followed by a
 device synchronisation; the same steps on both sides. Needs CuPy, and astra / cufinufft for the
 peer lines (missing peers print an "error" line).
 """
@@ -31,6 +39,7 @@ import argparse
 import ctypes
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -41,7 +50,12 @@ from peer_astra_cone import run_times  # noqa: E402
 import astra_cone_geom  # noqa: E402
 
 
-def timed(run, sync, reps):
+def timed(run, sync, reps, warm=1):
+    """Median, min and max of `reps` runs after `warm` warm-up runs (run_times does one; host
+    arrays are page-locked on their second use, so host-to-host cases warm up twice)."""
+    for _ in range(warm - 1):
+        run()
+    sync()
     ts = run_times(run, sync, reps)
     return {"median_ms": 1e3 * ts[len(ts) // 2], "min_ms": 1e3 * ts[0], "max_ms": 1e3 * ts[-1],
             "reps": len(ts)}
@@ -51,33 +65,44 @@ def emit(d):
     print(json.dumps(d), flush=True)
 
 
+def _loop(f, n):
+    """Median over 5 rounds of the time per call (us) of n calls of f()."""
+    t = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f()
+        t.append((time.perf_counter() - t0) / n)
+    t.sort()
+    return 1e6 * t[2]
+
+
 def case_overhead(a):
     import kray
     from kray import _lib
-    from kray._array import arg
+    from kray._array import arg, redim
     op = kray.Linop.matrix(np.ones((1, 1), np.float32))
     x = np.ones(1, np.float32)
     y = np.zeros(1, np.float32)
     n = 20000
-
-    def loop(f):
-        t = []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                f()
-            t.append((time.perf_counter() - t0) / n)
-        t.sort()
-        return 1e6 * t[2]
     xa, ya = arg(x), arg(y)
     raw = _lib.lib.kr_linop_forward
     p, xr, yr = op.ptr, ctypes.byref(xa.c), ctypes.byref(ya.c)
-    r = {"case": "overhead", "kray_call_us": loop(lambda: op.forward(x, out=y)),
-         "kray_call_new_output_us": loop(lambda: op.forward(x)),
-         "ctypes_floor_us": loop(lambda: raw(p, xr, yr))}
+    r = {"case": "overhead", "kray_call_us": _loop(lambda: op.forward(x, out=y), n),
+         "kray_call_new_output_us": _loop(lambda: op.forward(x), n),
+         "ctypes_floor_us": _loop(lambda: raw(p, xr, yr), n)}
+    r["binding_us"] = r["kray_call_us"] - r["ctypes_floor_us"]
+    try:
+        import torch
+        import kray.torch as kt
+        xt, yt = torch.ones(1), torch.zeros(1)
+        r["kray_call_torch_cpu_us"] = _loop(lambda: op.forward(xt, out=yt), n)
+        m, xg = kt.Operator(op), torch.ones(1, requires_grad=True)
+        r["kray_torch_autograd_forward_us"] = _loop(lambda: m(xg), n // 4)
+    except Exception as e:  # noqa: BLE001
+        r["torch_error"] = "%s: %s" % (type(e).__name__, e)
     try:   # a device call: a tiny NUFFT adjoint on CuPy arrays, wrapper against the bare call
         import kray.mri as mri
-        from kray._array import redim
         cp, sync = _cupy()
         k = cp.asarray(mri.traj.radial(8, 2))
         plan = mri.NufftPlan((8, 8), k, dtype=np.complex64, eps=1e-3, device=0)
@@ -89,9 +114,17 @@ def case_overhead(a):
         rawn = _lib.lib.kr_nufft_adjoint
         pp, yr, orr = plan.ptr, ctypes.byref(ya.c), ctypes.byref(oa.c)
         n = 2000
-        r["nufft_device_call_us"] = loop(lambda: plan.adjoint(yd, out=od))
-        r["nufft_device_bare_call_us"] = loop(lambda: rawn(pp, yr, orr))
+        r["nufft_device_call_us"] = _loop(lambda: plan.adjoint(yd, out=od), n)
+        r["nufft_device_bare_call_us"] = _loop(lambda: rawn(pp, yr, orr), n)
         sync()
+        try:
+            import torch
+            yt = torch.ones(k.shape[:-1], dtype=torch.complex64, device="cuda")
+            ot = torch.zeros((8, 8), dtype=torch.complex64, device="cuda")
+            r["nufft_device_call_torch_us"] = _loop(lambda: plan.adjoint(yt, out=ot), n)
+            torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001
+            r["nufft_torch_error"] = "%s: %s" % (type(e).__name__, e)
     except Exception as e:  # noqa: BLE001
         r["nufft_error"] = "%s: %s" % (type(e).__name__, e)
     emit(r)
@@ -117,9 +150,15 @@ def case_fbp(a):
     out = cp.empty((n, n), cp.float32)
     r = {"case": "fbp", "size": n, "views": nviews, "det": ndet}
     r["kray_device"] = timed(lambda: plan.execute(sd, out=out), sync, a.reps)
-    # FBP plans take arrays where they run: host to host is NumPy -> device -> NumPy
-    r["kray_host_to_host"] = timed(lambda: cp.asnumpy(plan.execute(cp.asarray(sino), out=out)),
-                                   sync, a.reps)
+    # host to host on the CUDA plan: NumPy in, NumPy out (staged through the plan's device
+    # buffers; the reused sinogram and image are page-locked from their second call)
+    img = np.empty((n, n), np.float32)
+    r["kray_host_to_host"] = timed(lambda: plan.execute(sino, out=img), sync, a.reps, warm=2)
+    r["kray_host_to_host_new_output"] = timed(lambda: plan.execute(sino), sync, a.reps, warm=2)
+    # the 2026-11-27 way: NumPy -> CuPy -> plan -> NumPy
+    r["kray_host_to_host_cupy"] = timed(
+        lambda: cp.asnumpy(plan.execute(cp.asarray(sino), out=out)), sync, a.reps)
+    r["agreement_host_vs_device"] = float(np.abs(img - cp.asnumpy(out)).max())
     try:
         import astra
         pg = astra.create_proj_geom("parallel", 1.0, ndet,
@@ -178,7 +217,8 @@ def case_fdk(a):
     r["kray_device"] = timed(lambda: plan.execute(pd, out=out), sync, a.reps)
     pd = None   # free the device copy before the host-to-host runs
     vol = np.empty((n, n, n), np.float32)   # reused, as the C benchmark reuses its output
-    r["kray_host_to_host"] = timed(lambda: plan.execute(proj, out=vol), sync, a.reps)
+    # the reused volume is page-locked from its second call on
+    r["kray_host_to_host"] = timed(lambda: plan.execute(proj, out=vol), sync, a.reps, warm=2)
     r["kray_host_to_host_new_output"] = timed(lambda: plan.execute(proj), sync, a.reps)
 
     def astra_fdk(astra, pgeom, vgeom, dims):
@@ -241,6 +281,23 @@ def _nufft_points(ndim, rng):
     return (128, 128, 128), k
 
 
+def _bare(p, direction, x, o):
+    """The bare C call of NUFFT plan p on prebuilt descriptors of x and o (as the plan's own
+    forward/adjoint would pass them)."""
+    from kray import _lib
+    from kray._array import arg, redim
+    xa, oa = arg(x), arg(o)
+    if direction == "adjoint":
+        redim(xa, p._kksp)
+        redim(oa, p._kimg)
+        f = _lib.lib.kr_nufft_adjoint
+    else:
+        redim(oa, p._kksp)
+        f = _lib.lib.kr_nufft_forward
+    pp, xr, orr = p.ptr, ctypes.byref(xa.c), ctypes.byref(oa.c)
+    return lambda: f(pp, xr, orr)
+
+
 def _kray_nufft(mri, shape, k, kd, inp, direction, eps, err, sync, reps):
     """kray's settings (complex64, complex128) for one case, each timed and scored."""
     out = []
@@ -258,6 +315,7 @@ def _kray_nufft(mri, shape, k, kd, inp, direction, eps, err, sync, reps):
             o = f(x)
             out.append({"dtype": np.dtype(dt).name, "eps": keps,
                         "time": timed(lambda: f(x, out=o), sync, reps),
+                        "bare_c_call": timed(_bare(p, direction, x, o), sync, reps),
                         "setup_with_points_ms": 1e3 * setup, "rel_err": err(o)})
             p.close()
     return out
@@ -347,10 +405,38 @@ def case_nufft(a):
                 emit(r)
 
 
+def case_c(a):
+    """The C benchmarks of the same cases, same session (the "in C" column)."""
+    if not a.kray:
+        emit({"case": "c_bench", "error": "--kray PATH (the kray command) is not given"})
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    cmds = [[a.kray, "bench", "fbp2d", "--backends", "cuda", "--precisions", "f32",
+             "--cases", "sl", "--peers", "astra", "--peer-reps", "10", "--chart", "none",
+             "--json"],
+            [a.kray, "bench", "fdk", "--backend", "cuda", "--size", "512", "--host", "--json"],
+            [a.kray, "bench", "fdk", "--backend", "cuda", "--size", "512", "--peer",
+             os.path.join(here, "peer_astra_fdk.py"), "--json"],
+            [a.kray, "bench", "nufft", "--backends", "cuda", "--peers", "cufinufft",
+             "--reps", "20", "--python", sys.executable, "--json"]]
+    for c in cmds:
+        t0 = time.perf_counter()
+        try:
+            p = subprocess.run(c, capture_output=True, text=True, timeout=400)
+            lines = [json.loads(x) for x in p.stdout.splitlines() if x.startswith("{")]
+            emit({"case": "c_bench", "cmd": " ".join(c[1:]), "rc": p.returncode,
+                  "wall_s": time.perf_counter() - t0, "lines": lines,
+                  "stderr_tail": p.stderr[-1500:]})
+        except Exception as e:  # noqa: BLE001
+            emit({"case": "c_bench", "cmd": " ".join(c[1:]), "error": "%s: %s" %
+                  (type(e).__name__, e)})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cases", default="overhead,fbp,fdk,cone,nufft")
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--kray", default=None, help="the kray command, for --cases c")
     a = ap.parse_args()
     import kray
     emit({"kray": kray.__version__, "features": kray.build_features,

@@ -149,7 +149,12 @@ static void test_array_dumb_inputs(void)
         /* device arrays without a device */
         KT_STATUS(kr_array_create(&a, KR_F32, 2, dims, KR_DEVICE, NULL), KR_ERR_NO_DEVICE);
         KT_CHECK(a == NULL);
+        /* page-locking host memory needs a device */
+        float buf[4];
+        KT_STATUS(kr_host_register(buf, sizeof buf), KR_ERR_NO_DEVICE);
+        KT_STATUS(kr_host_unregister(buf), KR_ERR_NO_DEVICE);
     }
+    KT_STATUS(kr_host_register(NULL, 16), KR_ERR_INVALID_ARG);
 }
 
 struct kt_progress_state {

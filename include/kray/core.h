@@ -202,6 +202,12 @@ kr_status kr_dims_check(int ndim, const int64_t *dims, const char *what);
 /* "512x512x3" into buf. */
 const char *kr_dims_string(int ndim, const int64_t *dims, char *buf, size_t len);
 
+/* Page-lock `bytes` of caller-owned host memory at `ptr` for every CUDA device
+ * (cudaHostRegister), so copies between it and a device run at full bus speed; undo with
+ * kr_host_unregister(ptr) before the memory is freed. A range overlapping one already
+ * registered is refused (KR_ERR_CUDA); KR_ERR_NO_DEVICE without CUDA. */
+kr_status kr_host_register(void *ptr, size_t bytes);
+kr_status kr_host_unregister(void *ptr);
 /* Copy contents between arrays of equal dtype and shape, any locations (host<->device). */
 kr_status kr_array_copy(kr_array *dst, const kr_array *src, const kr_ctx *ctx);
 /* New array with the same content at loc. */

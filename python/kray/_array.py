@@ -7,8 +7,9 @@ data moves: contiguous inputs are passed by pointer (host or device), and output
 by the caller's own library (numpy.empty, cupy.empty, torch.empty on the input's device).
 Non-contiguous inputs are copied once to C order first.
 """
+import platform
 import sys
-from ctypes import byref, c_int64
+from ctypes import byref, c_int64, c_void_p
 from math import prod
 
 import numpy as np
@@ -46,35 +47,107 @@ def _cupy():
 
 
 class Arg:
-    """One array operand: `c` is its kr_array, `kind` where it lives ("numpy", "cupy",
-    "torch"), `device` its CUDA device (-1 on the host); `obj` keeps the memory alive."""
-    __slots__ = ("obj", "c", "kind", "device", "shape", "dtype")
+    """One array operand: `c` is its kr_array and `r` a reference to it for ctypes, `kind`
+    where it lives ("numpy", "cupy", "torch"), `device` its CUDA device (-1 on the host);
+    `obj` keeps the memory alive. `c` may be shared with other operands that describe the same
+    memory the same way: it is never modified (:func:`redim` swaps in another one)."""
+    __slots__ = ("obj", "c", "r", "kind", "device", "shape", "dtype")
 
     def ref(self):
-        return byref(self.c)
+        return self.r
 
 
-def _fill(c, code, shape, ptr, loc, device):
-    n = len(shape)
-    if n > KR_MAX_DIMS:
-        raise DimensionError("kray: arrays have at most %d dimensions, not %d" %
-                             (KR_MAX_DIMS, n))
-    c.dtype = code
-    _set_dims(c, shape[::-1] if n else (1,))
-    c.data = ptr
-    c.loc = loc
-    c.device = device
+# ---- descriptors -------------------------------------------------------------------------------
+# A kr_array descriptor is a pure function of (data pointer, kray dims, dtype, location, device)
+# for contiguous memory, so the ctypes structures (and their byref) are built once per distinct
+# tuple and shared: a repeated operand costs a dictionary look-up instead of a new structure.
+# Nothing of the array object is kept, so a stale entry describes memory nobody passes any more
+# and is harmless; the table is emptied when it grows past _DESC_MAX entries.
+_DESC = {}
+_DESC_MAX = 1024
 
 
-def _set_dims(c, dims):
-    """Dims (fastest first) and contiguous strides of KrArray c."""
-    n = len(dims)
-    c.ndim = n
-    c.dims[:n] = dims
-    st = [1] * n
-    for i in range(1, n):
-        st[i] = st[i - 1] * dims[i - 1]
-    c.strides[:n] = st
+def desc(ptr, dims, code, loc, device):
+    """(KrArray, byref) of contiguous memory at `ptr` with kray dims `dims` (a tuple, fastest
+    first), kray dtype `code`, at `loc` (KR_HOST / KR_DEVICE) on CUDA `device`; shared and
+    read-only."""
+    key = (ptr, dims, code, loc, device)
+    d = _DESC.get(key)
+    if d is None:
+        n = len(dims)
+        if n > KR_MAX_DIMS:
+            raise DimensionError("kray: arrays have at most %d dimensions, not %d" %
+                                 (KR_MAX_DIMS, n))
+        c = KrArray()
+        c.dtype = code
+        c.ndim = n
+        c.dims[:n] = dims
+        st = [1] * n
+        for i in range(1, n):
+            st[i] = st[i - 1] * dims[i - 1]
+        c.strides[:n] = st
+        c.data = ptr or None
+        c.loc = loc
+        c.device = device
+        d = (c, byref(c))
+        if len(_DESC) >= _DESC_MAX:
+            _DESC.clear()
+        _DESC[key] = d
+    return d
+
+
+def _make(kind, obj, device, shape, code, ptr):
+    """The Arg of contiguous memory at `ptr` of Python `shape` and kray dtype `code`."""
+    a = Arg()
+    a.kind = kind
+    a.obj = obj
+    a.device = device
+    a.shape = shape
+    a.dtype = code
+    loc, dev = (KR_HOST, 0) if device < 0 else (KR_DEVICE, device)
+    dims = shape[::-1] or (1,)
+    d = _DESC.get((ptr, dims, code, loc, dev))
+    a.c, a.r = d if d is not None else desc(ptr, dims, code, loc, dev)
+    return a
+
+
+def _ptr_offset():
+    """Offset of the data pointer in a NumPy array object (PyArrayObject.data follows the
+    object header), checked on a probe array; 0 where it cannot be read that way (then the
+    pointer comes from __array_interface__, which builds a dictionary per call)."""
+    if platform.python_implementation() != "CPython":
+        return 0
+    off = object.__basicsize__
+    probe = np.arange(4.0)[1:]
+    try:
+        if c_void_p.from_address(id(probe) + off).value == probe.__array_interface__["data"][0]:
+            return off
+    except (ValueError, OverflowError):
+        pass
+    return 0
+
+
+_PTR_OFF = _ptr_offset()
+
+
+def np_ptr(x):
+    """The data pointer of NumPy array x (0 when it has none)."""
+    if _PTR_OFF:
+        return c_void_p.from_address(id(x) + _PTR_OFF).value or 0
+    return x.__array_interface__["data"][0] or 0
+
+
+_T2KR = {}
+
+
+def _torch_codes(t):
+    if not _T2KR:
+        for name, code in (("float32", KR_F32), ("float64", KR_F64), ("complex64", KR_C64),
+                           ("complex128", KR_C128), ("uint8", KR_U8), ("uint16", KR_U16),
+                           ("int16", KR_I16)):
+            if hasattr(t, name):
+                _T2KR[getattr(t, name)] = code
+    return _T2KR
 
 
 def kind_of(x):
@@ -90,87 +163,85 @@ def kind_of(x):
 
 def arg(x, what="array", dtypes=None, cast=None):
     """Describe `x` for kray. dtypes: allowed kray dtype codes (None = any); when x's dtype is
-    not allowed and `cast` is a kray code, x is converted (a copy) to it, else DTypeError."""
-    a = Arg()
-    if type(x) is np.ndarray and x.flags.c_contiguous:   # the fast path
-        code = _NP2KR.get(x.dtype)
-        if code is not None and (dtypes is None or code in dtypes):
-            a.kind, a.obj, a.device, a.shape, a.dtype = "numpy", x, -1, x.shape, code
-            a.c = KrArray()
-            _fill(a.c, code, x.shape, x.__array_interface__["data"][0] or None, KR_HOST, 0)
-            return a
-    t = _torch()
-    if t is not None and isinstance(x, t.Tensor):
-        x = x.detach()
-        if x.is_cuda:
-            if not x.is_contiguous():
-                x = x.contiguous()
-            a.kind = "torch"
-            a.device = x.device.index if x.device.index is not None else t.cuda.current_device()
-            a.obj = x
-            np_dt = np.dtype(str(x.dtype).replace("torch.", ""))
-            code = kr_dtype(np_dt)
-            if code is None or (dtypes is not None and code not in dtypes):
-                if cast is None:
-                    raise _dtype_error(what, np_dt, dtypes)
-                x = x.to(getattr(t, np_dtype(cast).name))
-                a.obj = x
-                code = cast
-            a.shape = tuple(x.shape)
-            a.dtype = code
-            a.c = KrArray()
-            _fill(a.c, code, a.shape, x.data_ptr() or None, KR_DEVICE, a.device)
-            return a
-        if not x.is_contiguous():
-            x = x.contiguous()
-        tobj = x
-        x = x.numpy()
-        a.kind = "torch"
-    elif hasattr(x, "__cuda_array_interface__"):
-        cai = x.__cuda_array_interface__
-        np_dt = np.dtype(cai["typestr"])
-        code = kr_dtype(np_dt)
-        cp = _cupy()
-        contiguous = cai.get("strides") is None or _c_contiguous(cai["shape"], cai["strides"],
-                                                                   np_dt.itemsize)
-        if code is None or (dtypes is not None and code not in dtypes) or not contiguous:
-            if cp is None:
-                raise _dtype_error(what, np_dt, dtypes)
-            if code is None or (dtypes is not None and code not in dtypes):
-                if cast is None:
-                    raise _dtype_error(what, np_dt, dtypes)
-                code = cast
-            x = cp.ascontiguousarray(cp.asarray(x), dtype=np_dtype(code))
-            cai = x.__cuda_array_interface__
-        a.kind = "cupy"
-        a.obj = x
-        a.device = _cai_device(x, cai)
-        a.shape = tuple(cai["shape"])
-        a.dtype = code
-        a.c = KrArray()
-        _fill(a.c, code, a.shape, cai["data"][0] or None, KR_DEVICE, a.device)
-        return a
+    not allowed and `cast` is a kray code, x is converted (a copy) to it, else DTypeError.
+    C-contiguous NumPy and CuPy arrays and PyTorch tensors of an allowed dtype take a fast path
+    (no copy, a cached descriptor); anything else is converted first."""
+    tx = type(x)
+    if tx is np.ndarray:
+        if x.flags.c_contiguous:
+            code = _NP2KR.get(x.dtype)
+            if code is not None and (dtypes is None or code in dtypes):
+                return _make("numpy", x, -1, x.shape, code, np_ptr(x))
     else:
-        a.kind = "numpy"
-        tobj = None
-    x = np.asarray(x)
+        t = _torch()
+        if t is not None and isinstance(x, t.Tensor):
+            return _torch_arg(t, x, what, dtypes, cast)
+        cp = _cupy()
+        if cp is not None and tx is cp.ndarray and x.flags.c_contiguous:
+            code = _NP2KR.get(x.dtype)
+            if code is not None and (dtypes is None or code in dtypes):
+                mem = x.data
+                return _make("cupy", x, mem.device_id, x.shape, code, mem.ptr)
+        if hasattr(x, "__cuda_array_interface__"):
+            return _cai_arg(x, what, dtypes, cast)
+    return _host_arg(np.asarray(x), what, dtypes, cast)
+
+
+def _torch_arg(t, x, what, dtypes, cast):
+    if x.requires_grad:
+        x = x.detach()
+    if x.is_conj() or x.is_neg():   # lazy conjugate / negative views: materialise them
+        x = x.resolve_conj().resolve_neg()
+    if x.is_cuda:
+        dev = x.get_device()
+    elif x.is_cpu:
+        dev = -1
+    else:
+        raise LocationError("kray: %s is a PyTorch tensor on %s; kray takes CPU and CUDA "
+                            "tensors" % (what, x.device))
+    code = _torch_codes(t).get(x.dtype)
+    if code is None or (dtypes is not None and code not in dtypes):
+        if cast is None:
+            raise _dtype_error(what, str(x.dtype).replace("torch.", ""), dtypes)
+        x = x.to(getattr(t, np_dtype(cast).name))
+        code = cast
+    if not x.is_contiguous():
+        x = x.contiguous()
+    return _make("torch", x, dev, tuple(x.shape), code, x.data_ptr())
+
+
+def _host_arg(x, what, dtypes, cast):
+    """Arg of NumPy array x, converted to an allowed dtype and to C order when needed."""
     code = kr_dtype(x.dtype)
     if code is None or (dtypes is not None and code not in dtypes):
         if cast is None:
             raise _dtype_error(what, x.dtype, dtypes)
         x = x.astype(np_dtype(cast))
         code = cast
-        if tobj is not None:
-            tobj = _torch().from_numpy(x)
     if not x.flags.c_contiguous:
         x = np.ascontiguousarray(x)
-    a.obj = x if tobj is None else tobj
-    a.device = -1
-    a.shape = x.shape
-    a.dtype = code
-    a.c = KrArray()
-    _fill(a.c, code, x.shape, x.ctypes.data or None, KR_HOST, 0)
-    return a
+    return _make("numpy", x, -1, x.shape, code, np_ptr(x))
+
+
+def _cai_arg(x, what, dtypes, cast):
+    """Arg of an object with __cuda_array_interface__ (converted through CuPy if needed)."""
+    cai = x.__cuda_array_interface__
+    np_dt = np.dtype(cai["typestr"])
+    code = kr_dtype(np_dt)
+    cp = _cupy()
+    contiguous = cai.get("strides") is None or _c_contiguous(cai["shape"], cai["strides"],
+                                                               np_dt.itemsize)
+    bad = code is None or (dtypes is not None and code not in dtypes)
+    if bad or not contiguous:
+        if cp is None:
+            raise _dtype_error(what, np_dt, dtypes)
+        if bad:
+            if cast is None:
+                raise _dtype_error(what, np_dt, dtypes)
+            code = cast
+        x = cp.ascontiguousarray(cp.asarray(x), dtype=np_dtype(code))
+        cai = x.__cuda_array_interface__
+    return _make("cupy", x, _cai_device(x, cai), tuple(cai["shape"]), code, cai["data"][0])
 
 
 def _c_contiguous(shape, strides, itemsize):
@@ -201,12 +272,13 @@ def _dtype_error(what, dt, dtypes):
     return DTypeError("kray: %s has element type %s; expected %s" % (what, dt, names))
 
 
-def out(like, shape, code, what="output"):
-    """A new zero-filled array of `shape` (Python order) and kray dtype `code`, of the same
-    kind and device as operand `like` (an Arg)."""
+def out(like, shape, code, what="output", zero=True):
+    """A new zero-filled array (uninitialised on the host with zero=False, for outputs kray
+    overwrites) of `shape` (Python order) and kray dtype `code`, of the same kind and device as
+    operand `like` (an Arg)."""
     dt = np_dtype(code)
     if like.kind == "numpy" or like.device < 0:
-        o = np.zeros(shape, dtype=dt)
+        o = np.zeros(shape, dtype=dt) if zero else np.empty(shape, dtype=dt)
         if like.kind == "torch":
             o = _torch().from_numpy(o)
     elif like.kind == "torch":
@@ -263,15 +335,15 @@ def c_shape(c):
 
 
 def redim(a, dims, what="array"):
-    """Describe Arg `a` (contiguous) with kray dims `dims` (fastest first) instead of its own;
-    the element count must agree. No data moves."""
-    dims = [int(d) for d in dims] or [1]
-    have = prod(a.shape) if len(a.shape) else 1
-    if prod(dims) != have:
-        raise DimensionError("kray: %s has %d elements, expected %d" % (what, have, prod(dims)))
-    if len(dims) > KR_MAX_DIMS:
-        raise DimensionError("kray: %s has too many dimensions" % what)
-    _set_dims(a.c, dims)
+    """Describe Arg `a` (contiguous) with kray dims `dims` (fastest first; a tuple of ints is
+    taken as it is) instead of its own; the element count must agree. No data moves."""
+    if type(dims) is not tuple:
+        dims = tuple(int(d) for d in dims) or (1,)
+    n = prod(dims)
+    if n != prod(a.shape):
+        raise DimensionError("kray: %s has %d elements, expected %d" % (what, prod(a.shape), n))
+    c = a.c
+    a.c, a.r = desc(c.data or 0, dims, a.dtype, c.loc, c.device)
     return a
 
 

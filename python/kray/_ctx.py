@@ -96,17 +96,18 @@ def cpu_context():
     return c
 
 
-def cuda_context(device):
-    """This thread's CUDA context for `device`."""
-    d = getattr(_local, "cuda", None)
-    if d is None:
-        d = _local.cuda = {}
-    c = d.get(device)
-    if c is None:
+def cuda_context(device, stream=0):
+    """This thread's CUDA context for `device`, set to run on `stream` (0: the legacy default
+    stream). Callers pass the current stream of the arrays they run on (kray._plan); without
+    one the context forgets the stream of its last call, which may be destroyed by now."""
+    try:
+        c = _local.cuda[device]
+    except (AttributeError, KeyError):
+        d = getattr(_local, "cuda", None)
+        if d is None:
+            d = _local.cuda = {}
         c = d[device] = Context("cuda", device=device)
-    # Never keep a caller's stream between calls: it may be destroyed once the call returns.
-    # Calls with device operands set the caller's current stream again (kray._plan).
-    c.set_stream(0)
+    c.set_stream(stream)
     return c
 
 

@@ -42,15 +42,42 @@ def where(dev):
     return "host memory" if dev < 0 else "CUDA device %d" % dev
 
 
+_STREAM = {}
+
+
+def _stream_getter(kind):
+    """A function dev -> the caller's current stream handle for arrays of `kind`: PyTorch's raw
+    stream query or CuPy's per-device current stream where the installed version has them
+    (one call, no Python objects made), else the general forms."""
+    if kind == "torch":
+        t = sys.modules["torch"]
+        raw = getattr(t._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            return raw
+        return lambda dev: t.cuda.current_stream(dev).cuda_stream
+    cp = sys.modules.get("cupy")
+    if cp is None:
+        return lambda dev: 0
+    try:
+        cp.cuda.get_current_stream(cp.cuda.runtime.getDevice())
+        return lambda dev: cp.cuda.get_current_stream(dev).ptr
+    except Exception:   # CuPy without the device argument (TypeError)
+
+        def get(dev):
+            with cp.cuda.Device(dev):
+                return cp.cuda.get_current_stream().ptr
+        return get
+
+
 def current_stream(kind, dev):
     """The caller's current CUDA stream handle for arrays of `kind` on `dev`."""
-    if kind == "torch":
-        return sys.modules["torch"].cuda.current_stream(dev).cuda_stream
-    cp = sys.modules.get("cupy")
-    if cp is not None:
-        with cp.cuda.Device(dev):
-            return cp.cuda.get_current_stream().ptr
-    return 0
+    k = "torch" if kind == "torch" else "cupy"
+    f = _STREAM.get(k)
+    if f is None:
+        if k == "cupy" and "cupy" not in sys.modules:
+            return 0
+        f = _STREAM[k] = _stream_getter(k)
+    return f(dev)
 
 
 def context(*args, ctx=None):
@@ -71,9 +98,7 @@ def context(*args, ctx=None):
         return ctx
     if dev is None or dev < 0:
         return cpu_context()
-    c = cuda_context(dev)
-    c.set_stream(current_stream(kind, dev))
-    return c
+    return cuda_context(dev, current_stream(kind, dev))
 
 
 def bind(ctx, dev, args, name, host_ok=False, kind=None):
@@ -129,9 +154,7 @@ def place(device=None, ctx=None, args=()):
     d = device_index(device)
     if d >= 0:
         kind = kind or device_kind()
-        c = cuda_context(d)
-        c.set_stream(current_stream(kind, d))
-        return c, kind, d
+        return cuda_context(d, current_stream(kind, d)), kind, d
     if device is None and devs:
         return context(*devs), kind, devs[0].device
     return cpu_context(), "numpy", -1
@@ -172,11 +195,16 @@ class Plan(Handle):
     def _run(self, f, x, what, shape, out, code):
         """out = f(x) for input x of dtype `code` and a new output of `shape` (a tuple, or a
         function of x's shape) like x, or into `out`; returns the output."""
-        xa = A.arg(x, what, dtypes=(code,))
-        oa = A.output(out, xa, shape(xa.shape) if callable(shape) else shape, code)
-        self._args(xa, oa)
-        f(self.ptr, xa.ref(), oa.ref())
-        return A.result(out, oa)
+        codes = (code,)
+        xa = A.arg(x, what, codes)
+        if out is None:
+            oa = A.out(xa, shape(xa.shape) if callable(shape) else shape, code)
+        else:
+            oa = A.arg(out, "out", codes)
+        if self.device >= 0 or xa.device >= 0 or oa.device >= 0:   # else all on the host
+            self._args(xa, oa)
+        f(self._ptr or self.ptr, xa.r, oa.r)
+        return oa.obj if out is None else out
 
 
 def float_code(dtype, what="dtype"):

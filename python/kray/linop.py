@@ -34,6 +34,7 @@ fn("kr_linop_normal_op", [POINTER(c_void_p), c_void_p])
 fn("kr_linop_identity", [POINTER(c_void_p), c_void_p, c_int, c_int, POINTER(c_int64), c_int])
 fn("kr_linop_matrix", [POINTER(c_void_p), c_void_p, c_int, c_int64, c_int64, c_void_p, c_int])
 fn("kr_linop_adjoint_test", [c_void_p, c_uint64, POINTER(c_double)])
+_FORWARD, _ADJOINT, _NORMAL = lib.kr_linop_forward, lib.kr_linop_adjoint, lib.kr_linop_normal
 
 
 @struct("kr_solve_opts")
@@ -78,22 +79,19 @@ class Linop(Plan):
         return "kray.Linop(%r, %s -> %s, %s, %s)" % (self.name, self.shape_in, self.shape_out,
                                                       self.dtype, where)
 
-    def _apply(self, f, x, shape, out, what):
-        return self._run(f, x, what, shape, out, self._code)
-
     def forward(self, x, out=None):
         """y = A x (x of shape shape_in; returns shape_out, same kind as x)."""
-        return self._apply(lib.kr_linop_forward, x, self.shape_out, out, "the operator's input")
+        return self._run(_FORWARD, x, "the operator's input", self.shape_out, out, self._code)
 
     __call__ = forward
 
     def adjoint(self, y, out=None):
         """x = A^H y."""
-        return self._apply(lib.kr_linop_adjoint, y, self.shape_in, out, "the adjoint's input")
+        return self._run(_ADJOINT, y, "the adjoint's input", self.shape_in, out, self._code)
 
     def normal(self, x, out=None):
         """z = A^H A x."""
-        return self._apply(lib.kr_linop_normal, x, self.shape_in, out, "the normal's input")
+        return self._run(_NORMAL, x, "the normal's input", self.shape_in, out, self._code)
 
     def _combine(self, f, other, *extra):
         p = c_void_p()

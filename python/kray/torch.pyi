@@ -1,6 +1,9 @@
 import torch
 from ._typing import Array
 from .linop import Linop
+from typing import Optional, Sequence, Tuple
+
+def batch_shape(x: torch.Tensor, shape: Sequence[int]) -> Optional[Tuple[int, ...]]: ...
 
 def apply(op: Linop, x: Array) -> Array: ...
 def apply_adjoint(op: Linop, y: Array) -> Array: ...

@@ -205,6 +205,34 @@ kr_status kri_device_synchronize(const kr_ctx *ctx)
     return e == cudaSuccess ? KR_OK : kri_cuda_err(e, "cudaStreamSynchronize");
 }
 
+kr_status kr_host_register(void *ptr, size_t bytes)
+{
+    KRI_ARG_NOT_NULL(ptr);
+    if (bytes == 0) return kri_fail(KR_ERR_INVALID_ARG, "kr_host_register: the size is 0 bytes");
+    int n;
+    KRI_TRY(kr_cuda_device_count(&n));
+    cudaError_t e = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return kri_fail(KR_ERR_CUDA, "cannot page-lock %zu bytes of host memory: %s", bytes,
+                        cudaGetErrorString(e));
+    }
+    return KR_OK;
+}
+
+kr_status kr_host_unregister(void *ptr)
+{
+    KRI_ARG_NOT_NULL(ptr);
+    int n;
+    KRI_TRY(kr_cuda_device_count(&n));
+    cudaError_t e = cudaHostUnregister(ptr);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return kri_fail(KR_ERR_CUDA, "cannot unlock host memory: %s", cudaGetErrorString(e));
+    }
+    return KR_OK;
+}
+
 #else /* no CUDA in this build */
 
 bool kri_have_cuda(void) { return false; }
@@ -281,6 +309,21 @@ kr_status kri_device_synchronize(const kr_ctx *ctx)
 {
     (void)ctx;
     return KR_OK;
+}
+
+kr_status kr_host_register(void *ptr, size_t bytes)
+{
+    KRI_ARG_NOT_NULL(ptr);
+    (void)bytes;
+    int n;
+    return kr_cuda_device_count(&n);
+}
+
+kr_status kr_host_unregister(void *ptr)
+{
+    KRI_ARG_NOT_NULL(ptr);
+    int n;
+    return kr_cuda_device_count(&n);
 }
 
 #endif

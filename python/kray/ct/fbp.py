@@ -12,6 +12,7 @@ from .._lib import fn, lib, parr, struct, InvalidArgumentError
 from .. import _array as A
 from .geometry import as_geometry, name_code
 from .._plan import Plan, context, ctx_for, float_code
+from .._staging import Staging
 
 FILTERS = ("fft", "direct", "seed")
 WINDOWS = ("ramlak", "shepp-logan", "cosine", "hamming", "hann")
@@ -195,6 +196,7 @@ class FbpPlan(Plan):
     One execute at a time per plan."""
     _destroy = lib.kr_fbp_plan_destroy
     _held = None
+    _staging = None
 
     def __init__(self, geom, filter="fft", window="ramlak", cutoff=1.0, seed_raw=False,
                  clamp=False, short_scan="auto", dtype=np.float32, device=None):
@@ -209,39 +211,73 @@ class FbpPlan(Plan):
         lib.kr_fbp_plan_create(byref(p), ctx.ptr, g.ptr, byref(o))
         self._init(p, ctx)
 
-    def _arg(self, x, what):
-        a = A.arg(x, what, dtypes=(self._code,))
-        self._args(a)
-        return a
+    def _place(self, *args):
+        """Check operand Args against the plan; on a CUDA plan, host operands are staged
+        (returns whether any is)."""
+        staged = self.on_device and any(a.device < 0 for a in args)
+        self._args(*(a for a in args if not (staged and a.device < 0)))
+        return staged
+
+    def _staged(self):
+        """The device buffers of host operands (a CUDA plan given host arrays)."""
+        if self._staging is None:
+            self._staging = Staging()
+        return self._staging
 
     def execute(self, sino, out=None):
-        """The image (ny, nx) or (nb, ny, nx), same kind as sino (or `out`, filled)."""
-        sa = self._arg(sino, "the sinogram")
+        """The image (ny, nx) or (nb, ny, nx), same kind as sino (or `out`, filled). A CUDA
+        plan also takes a host sinogram (NumPy or a CPU tensor; the image is then a host array
+        too) and a host `out`: host arrays are copied through device buffers the plan keeps,
+        from page-locked memory when the same arrays come again (kray._staging)."""
+        sa = A.arg(sino, "the sinogram", dtypes=(self._code,))
         shape = ((sa.shape[0],) if len(sa.shape) == 3 else ()) + tuple(self.image_shape)
-        oa = A.out(sa, shape, self._code) if out is None else self._arg(out, "out")
-        lib.kr_fbp_execute(self.ptr, sa.ref(), oa.ref())
+        host_in = self.on_device and sa.device < 0
+        oa = A.out(sa, shape, self._code, zero=not host_in) if out is None else \
+            A.arg(out, "out", dtypes=(self._code,))
+        if not self._place(sa, oa):
+            lib.kr_fbp_execute(self.ptr, sa.ref(), oa.ref())
+            return A.result(out, oa)
+        st = self._staged()
+        si = st.to_device(self.ctx, sa) if sa.device < 0 else sa.ref()
+        if oa.device >= 0:
+            lib.kr_fbp_execute(self.ptr, si, oa.ref())
+        else:
+            do = st.buffer(self.ctx, "out", shape, self._code)
+            lib.kr_fbp_execute(self.ptr, si, do)
+            st.to_host(self.ctx, do, oa)
         return A.result(out, oa)
 
     __call__ = execute
 
     def filter(self, sino):
         """Weight and filter one sinogram (nviews, det) into the plan's buffer (for
-        :meth:`backproject`)."""
-        sa = self._arg(sino, "the sinogram")
+        :meth:`backproject`); a CUDA plan also takes a host sinogram (copied)."""
+        sa = A.arg(sino, "the sinogram", dtypes=(self._code,))
         self._held = sa
-        lib.kr_fbp_filter(self.ptr, sa.ref())
+        if self._place(sa):
+            lib.kr_fbp_filter(self.ptr, self._staged().to_device(self.ctx, sa))
+        else:
+            lib.kr_fbp_filter(self.ptr, sa.ref())
 
     def backproject(self, like=None, out=None):
         """Backproject the buffer that :meth:`filter` filled into a new image (ny, nx) of the
-        kind of `like` (default: the last filtered sinogram) or into `out`."""
+        kind of `like` (default: the last filtered sinogram) or into `out` (a CUDA plan fills
+        a host array through a device buffer)."""
         if out is not None:
-            oa = self._arg(out, "out")
+            oa = A.arg(out, "out", dtypes=(self._code,))
         else:
-            ref = self._arg(like, "like") if like is not None else getattr(self, "_held", None)
+            ref = A.arg(like, "like", dtypes=(self._code,)) if like is not None else \
+                getattr(self, "_held", None)
             if ref is None:
                 raise InvalidArgumentError("kray: call filter() before backproject()")
             oa = A.out(ref, tuple(self.image_shape), self._code)
-        lib.kr_fbp_backproject(self.ptr, oa.ref())
+        if self._place(oa):
+            st = self._staged()
+            do = st.buffer(self.ctx, "out", tuple(self.image_shape), self._code)
+            lib.kr_fbp_backproject(self.ptr, do)
+            st.to_host(self.ctx, do, oa)
+        else:
+            lib.kr_fbp_backproject(self.ptr, oa.ref())
         return A.result(out, oa)
 
     @property
@@ -256,6 +292,9 @@ class FbpPlan(Plan):
     def close(self):
         super().close()
         self._held = None
+        if self._staging is not None:
+            self._staging.close()
+            self._staging = None
 
 
 def fbp(sino, geom, filter="fft", window="ramlak", cutoff=1.0, seed_raw=False, clamp=False,

@@ -13,6 +13,7 @@ from .. import _array as A
 from .geometry import View, _grid, _views, as_geometry
 from .fbp import filter_code, window_code, _short
 from .._plan import Plan, bind, ctx_for, float_code
+from .._staging import pin
 
 
 @struct("kr_fdk_opts")
@@ -61,7 +62,9 @@ class FdkPlan(Plan):
     given as arrays with :meth:`from_views`. filter "fft" (window, cutoff), "direct" or
     "seed"; short_scan "auto", "on" (Parker) or "off"; device None (CPU) or a CUDA ordinal;
     gpu_mem (bytes, 0 = auto), batch_views and slab_z (0 = auto) bound the CUDA working set.
-    One execute at a time per plan. CUDA plans take host or device arrays."""
+    One execute at a time per plan. CUDA plans take host or device arrays (host
+    projections are streamed through the plan's page-locked buffers; a host volume passed as
+    `out` again is page-locked, see kray._staging)."""
     _destroy = lib.kr_fdk_plan_destroy
     _host_ok = True
 
@@ -93,7 +96,13 @@ class FdkPlan(Plan):
         return cls(None, _from_views=(cols, rows, vs, n, grid), **opts)
 
     def _fdk(self, f, proj, out):
-        return self._run(f, proj, "the projections", self.image_shape, out, A.KR_F32)
+        pa = A.arg(proj, "the projections", dtypes=(A.KR_F32,))
+        oa = A.output(out, pa, self.image_shape, A.KR_F32)
+        self._args(pa, oa)
+        if self.on_device:
+            pin(oa)   # a host volume reused as `out` is copied into page-locked memory
+        f(self.ptr, pa.ref(), oa.ref())
+        return A.result(out, oa)
 
     def execute(self, proj, out=None):
         """The volume (nz, ny, nx) in 1/mm from projections (nviews, rows, cols), float32,

@@ -82,6 +82,7 @@ class NufftPlan(Plan):
         for i in range(3):
             o.gpu_bin[i] = gpu_bin[i]
         self._code = o.dtype
+        self._codes = (o.dtype,)
         self.dtype = A.np_dtype(o.dtype)
         self.batch = max(1, batch)
         p = c_void_p()
@@ -95,6 +96,12 @@ class NufftPlan(Plan):
     def _set(self, t):
         lib.kr_nufft_set_points(self.ptr, t.ref())
         self.sample_shape = tuple(t.shape[:-1])
+        # kray dims of one call's k-space and image: (samples..., batch), (x, y(, z), batch);
+        # the Python shapes of the usual operands (batch axis only when batch > 1)
+        self._kksp = tuple(reversed(self.sample_shape)) + (self.batch,)
+        self._kimg = tuple(reversed(self.shape)) + (self.batch,)
+        b = (self.batch,) if self.batch > 1 else ()
+        self._b, self._pimg, self._pksp = b, b + self.shape, b + self.sample_shape
 
     def set_points(self, points):
         """Set (or replace) the non-uniform points: Python shape (..., 3) (or (..., 2) for a
@@ -126,29 +133,39 @@ class NufftPlan(Plan):
                                    (b, prod(b), self.batch))
         return b
 
+    def _out(self, like, shape, out):
+        """The output Arg (new, of `shape`, like Arg `like`; or the caller's `out`), with the
+        operands checked against the plan's place."""
+        o = A.out(like, shape, self._code) if out is None else A.arg(out, "out", self._codes)
+        if self.device >= 0 or like.device >= 0 or o.device >= 0:   # else all on the host
+            self._args(like, o)
+        return o
+
     def forward(self, image, out=None):
         """k-space (batch..., *points.shape[:-1]) of image (batch..., *shape)."""
-        self._need_points()
-        x = A.arg(image, "the image", dtypes=(self._code,))
-        b = self._bshape(image_batch(x, self.shape, "the image"))
-        o = A.output(out, x, b + self.sample_shape, self._code)
-        self._args(x, o)
+        if self.sample_shape is None:
+            self._need_points()
+        x = A.arg(image, "the image", self._codes)
+        b = self._b if x.shape == self._pimg else \
+            self._bshape(image_batch(x, self.shape, "the image"))
+        o = self._out(x, b + self.sample_shape, out)
         if self.batch > 1 or out is not None:
-            A.redim(o, list(reversed(self.sample_shape)) + [self.batch], "out")
-        lib.kr_nufft_forward(self.ptr, x.ref(), o.ref())
-        return A.result(out, o)
+            A.redim(o, self._kksp, "out")
+        lib.kr_nufft_forward(self._ptr or self.ptr, x.r, o.r)
+        return o.obj if out is None else out
 
     def adjoint(self, kspace, out=None):
         """Image (batch..., *shape) of k-space (batch..., *points.shape[:-1])."""
-        self._need_points()
-        y = A.arg(kspace, "the k-space", dtypes=(self._code,))
-        b = self._bshape(ksp_batch(y, self.sample_shape, "the k-space"))
-        o = A.output(out, y, b + self.shape, self._code)
-        self._args(y, o)
-        A.redim(y, list(reversed(self.sample_shape)) + [self.batch], "the k-space")
-        A.redim(o, list(reversed(self.shape)) + [self.batch], "out")
-        lib.kr_nufft_adjoint(self.ptr, y.ref(), o.ref())
-        return A.result(out, o)
+        if self.sample_shape is None:
+            self._need_points()
+        y = A.arg(kspace, "the k-space", self._codes)
+        b = self._b if y.shape == self._pksp else \
+            self._bshape(ksp_batch(y, self.sample_shape, "the k-space"))
+        o = self._out(y, b + self.shape, out)
+        A.redim(y, self._kksp, "the k-space")
+        A.redim(o, self._kimg, "out")
+        lib.kr_nufft_adjoint(self._ptr or self.ptr, y.r, o.r)
+        return o.obj if out is None else out
 
     def linop(self):
         """The plan as a :class:`~kray.linop.Linop` (domain (batch, *shape), codomain
