@@ -1,0 +1,177 @@
+/* ISMRMRD files written through HDF5 alone, in forms libismrmrd does not write (shared by
+ * tests/test_ismrmrd_read.c and the fuzzing harness fuzz/fuzz_ismrmrd.c, whose seeds they are).
+ *
+ * KT_FORM_PLAIN: a 512-byte user block before the HDF5 data; a fixed-length XML header (encoded 8 x 6, recon 4 x 6, line centre 3, R = 2,
+ * "embedded"); 5 contiguous acquisitions whose head holds only the fields kray reads and whose
+ * samples are big-endian: a noise scan, then lines 2..5 of 8 samples x 2 channels, line 3
+ * reversed, sample values kt_form_sample(i, k); an image "image" (header: 4 x 3 x 1, 1 channel;
+ * data [1, 1, 1, 3, 4] u16 1000 k, chunked through shuffle and deflate); an NDArray "array"
+ * ([1, 2, 3] doubles kt_form_array[k], contiguous).
+ * The other forms change one thing, which kray must refuse:
+ *   KT_FORM_EXTERNAL_DATA  the array's data kept in the file `other` (H5Pset_external);
+ *   KT_FORM_EXTERNAL_LINK  "dataset/data" an external link to `other`;
+ *   KT_FORM_SOFT_LINK      "dataset/xml" a soft link to "/xml";
+ *   KT_FORM_NBIT           the image's data through the nbit filter;
+ *   KT_FORM_COMPACT        the acquisitions in compact storage. */
+#ifndef KT_ISMRMRD_FORMS_H
+#define KT_ISMRMRD_FORMS_H
+
+#include <hdf5.h>
+#include <stdint.h>
+#include <string.h>
+
+enum {
+    KT_FORM_PLAIN,
+    KT_FORM_EXTERNAL_DATA,
+    KT_FORM_EXTERNAL_LINK,
+    KT_FORM_SOFT_LINK,
+    KT_FORM_NBIT,
+    KT_FORM_COMPACT,
+    KT_FORM_COUNT
+};
+
+static const double kt_form_array[6] = {1.5, -2, 3.25, 4, -5.5, 6};
+
+/* Float k of acquisition i (k = 2 (sample + 8 channel) + 0 for real, 1 for imaginary). */
+static float kt_form_sample(int i, int k) { return (float)((i * 7 + k * 3) % 11) - 5; }
+
+typedef struct kt_form_head {
+    uint64_t flags;
+    uint16_t ns, ch, center;
+    struct kt_form_idx {
+        uint16_t e1, slice, rep;
+    } idx;
+} kt_form_head;
+typedef struct kt_form_acq {
+    kt_form_head head;
+    hvl_t data;
+} kt_form_acq;
+
+static hid_t kt_form_acq_type(hid_t sample)
+{
+    hid_t idx = H5Tcreate(H5T_COMPOUND, sizeof(struct kt_form_idx));
+    H5Tinsert(idx, "kspace_encode_step_1", HOFFSET(struct kt_form_idx, e1), H5T_NATIVE_UINT16);
+    H5Tinsert(idx, "slice", HOFFSET(struct kt_form_idx, slice), H5T_NATIVE_UINT16);
+    H5Tinsert(idx, "repetition", HOFFSET(struct kt_form_idx, rep), H5T_NATIVE_UINT16);
+    hid_t head = H5Tcreate(H5T_COMPOUND, sizeof(kt_form_head));
+    H5Tinsert(head, "flags", HOFFSET(kt_form_head, flags), H5T_NATIVE_UINT64);
+    H5Tinsert(head, "number_of_samples", HOFFSET(kt_form_head, ns), H5T_NATIVE_UINT16);
+    H5Tinsert(head, "active_channels", HOFFSET(kt_form_head, ch), H5T_NATIVE_UINT16);
+    H5Tinsert(head, "center_sample", HOFFSET(kt_form_head, center), H5T_NATIVE_UINT16);
+    H5Tinsert(head, "idx", HOFFSET(kt_form_head, idx), idx);
+    hid_t v = H5Tvlen_create(sample), t = H5Tcreate(H5T_COMPOUND, sizeof(kt_form_acq));
+    H5Tinsert(t, "head", HOFFSET(kt_form_acq, head), head);
+    H5Tinsert(t, "data", HOFFSET(kt_form_acq, data), v);
+    H5Tclose(idx);
+    H5Tclose(head);
+    H5Tclose(v);
+    return t;
+}
+
+/* Write `form` to path (`other`: the external file of the two external forms); 0 on success. */
+static int kt_write_ismrmrd_form(const char *path, int form, const char *other)
+{
+    static const char xml[] =
+        "<ismrmrdHeader><encoding><encodedSpace><matrixSize><x>8</x><y>6</y><z>1</z>"
+        "</matrixSize><fieldOfView_mm><x>200</x><y>150</y><z>5</z></fieldOfView_mm>"
+        "</encodedSpace><reconSpace><matrixSize><x>4</x><y>6</y><z>1</z></matrixSize>"
+        "<fieldOfView_mm><x>100</x><y>150</y><z>5</z></fieldOfView_mm></reconSpace>"
+        "<encodingLimits><kspace_encoding_step_1><minimum>0</minimum><maximum>5</maximum>"
+        "<center>3</center></kspace_encoding_step_1></encodingLimits>"
+        "<trajectory>cartesian</trajectory><parallelImaging><accelerationFactor>"
+        "<kspace_encoding_step_1>2</kspace_encoding_step_1></accelerationFactor>"
+        "<calibrationMode>embedded</calibrationMode></parallelImaging></encoding>"
+        "</ismrmrdHeader>";
+    int bad = 0;
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    H5Pset_userblock(fcpl, 512); /* HDF5 addresses count from the end of it */
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    H5Pclose(fcpl);
+    if (f < 0) return -1;
+    hid_t g = H5Gcreate2(f, "dataset", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t st = H5Tcopy(H5T_C_S1), one = H5Screate(H5S_SCALAR);
+    H5Tset_size(st, sizeof xml);
+    hid_t x = H5Dcreate2(form == KT_FORM_SOFT_LINK ? f : g, "xml", st, one, H5P_DEFAULT,
+                         H5P_DEFAULT, H5P_DEFAULT);
+    bad |= H5Dwrite(x, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, xml) < 0;
+    H5Dclose(x);
+    H5Tclose(st);
+    H5Sclose(one);
+    if (form == KT_FORM_SOFT_LINK) bad |= H5Lcreate_soft("/xml", g, "xml", H5P_DEFAULT, H5P_DEFAULT) < 0;
+    /* acquisitions */
+    kt_form_acq q[5];
+    float s[5][32];
+    memset(q, 0, sizeof q);
+    for (int i = 0; i < 5; i++) {
+        q[i].head.ns = 8, q[i].head.ch = 2, q[i].head.center = 4;
+        q[i].head.idx.e1 = (uint16_t)(i + 1);
+        q[i].head.flags = i == 0 ? 1ull << 18 : i == 2 ? 1ull << 21 : 0; /* noise; reverse */
+        for (int k = 0; k < 32; k++) s[i][k] = kt_form_sample(i, k);
+        q[i].data.len = 32;
+        q[i].data.p = s[i];
+    }
+    if (form == KT_FORM_EXTERNAL_LINK) {
+        bad |= H5Lcreate_external(other, "/dataset/data", g, "data", H5P_DEFAULT, H5P_DEFAULT) < 0;
+    } else {
+        hid_t mt = kt_form_acq_type(H5T_NATIVE_FLOAT), ft = kt_form_acq_type(H5T_IEEE_F32BE);
+        hsize_t five = 5;
+        hid_t sp = H5Screate_simple(1, &five, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        if (form == KT_FORM_COMPACT) H5Pset_layout(dcpl, H5D_COMPACT);
+        hid_t a = H5Dcreate2(g, "data", ft, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        bad |= H5Dwrite(a, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, q) < 0;
+        H5Dclose(a);
+        H5Pclose(dcpl);
+        H5Sclose(sp);
+        H5Tclose(mt);
+        H5Tclose(ft);
+    }
+    /* image "image": header (matrix_size, channels) and data [1, 1, 1, 3, 4] */
+    hid_t ig = H5Gcreate2(g, "image", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    struct {
+        uint16_t m[3], c;
+    } ih = {{4, 3, 1}, 1};
+    hsize_t three = 3, d1 = 1, dd[5] = {1, 1, 1, 3, 4};
+    hid_t at = H5Tarray_create2(H5T_NATIVE_UINT16, 1, &three);
+    hid_t ht = H5Tcreate(H5T_COMPOUND, sizeof ih);
+    H5Tinsert(ht, "matrix_size", 0, at);
+    H5Tinsert(ht, "channels", 6, H5T_NATIVE_UINT16);
+    hid_t sp = H5Screate_simple(1, &d1, NULL);
+    hid_t h = H5Dcreate2(ig, "header", ht, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    bad |= H5Dwrite(h, ht, H5S_ALL, H5S_ALL, H5P_DEFAULT, &ih) < 0;
+    H5Dclose(h);
+    H5Sclose(sp);
+    H5Tclose(ht);
+    H5Tclose(at);
+    uint16_t pix[12];
+    for (int i = 0; i < 12; i++) pix[i] = (uint16_t)(1000 * i);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 5, dd);
+    if (form == KT_FORM_NBIT) {
+        H5Pset_nbit(dcpl);
+    } else {
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, 6);
+    }
+    sp = H5Screate_simple(5, dd, NULL);
+    hid_t id = H5Dcreate2(ig, "data", H5T_STD_U16LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    bad |= H5Dwrite(id, H5T_NATIVE_UINT16, H5S_ALL, H5S_ALL, H5P_DEFAULT, pix) < 0;
+    H5Dclose(id);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    H5Gclose(ig);
+    /* NDArray "array": [1, 2, 3] doubles */
+    hsize_t ad[3] = {1, 2, 3};
+    sp = H5Screate_simple(3, ad, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (form == KT_FORM_EXTERNAL_DATA) H5Pset_external(dcpl, other, 0, sizeof kt_form_array);
+    hid_t ar = H5Dcreate2(g, "array", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    bad |= H5Dwrite(ar, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, kt_form_array) < 0;
+    H5Dclose(ar);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    H5Gclose(g);
+    bad |= H5Fclose(f) < 0;
+    return bad ? -1 : 0;
+}
+
+#endif
