@@ -104,6 +104,11 @@ else
     expect_rc 1 recon limited timeout 20 "$KRAY" recon "$D/ismrmrd_matrix_huge.h5" ism_bad.npy
     grep -q "the encoded matrix 20000 x 20000 of 2 channels is more than 64 times the 96 samples the file holds" "$T/err" ||
         fail "ISMRMRD matrix: $(cat "$T/err")"
+    # a member of the acquisitions' compound type 2 MiB into its 376 bytes (HDF5's conversion
+    # moved bytes outside its buffer)
+    expect_rc 1 recon limited timeout 20 "$KRAY" recon "$D/ismrmrd_member_offset_2m.h5" ism_bad.npy
+    grep -q "the element type of dataset 'dataset/data' is inconsistent (members or bit fields outside its 376 bytes" "$T/err" ||
+        fail "ISMRMRD member offset: $(cat "$T/err")"
     # an image header of 1 x 3 pixels over data of 4 x 3 (HDF5 wrote past libismrmrd's buffer)
     expect_rc 1 recon limited timeout 20 "$KRAY" recon --extract-image image "$D/ismrmrd_image_header_short.h5" ism_bad.npy
     grep -q "image 'image' 0 is 1 x 3 x 1 of 2 channels in its header, its data dataset does not hold that" "$T/err" ||

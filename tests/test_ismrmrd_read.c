@@ -4,7 +4,8 @@
  * deflate, a double NDArray; tests/ismrmrd_forms.h); the forms kray refuses, each with its
  * sentence and without waiting on the FIFO it names (external raw data, an external link, a
  * soft link, the nbit filter, compact variable-length data); the file of the fuzzing finding
- * whose global heap made HDF5 loop for ever, read value for value; and a group that does not
+ * whose global heap made HDF5 loop for ever, read value for value; the one whose NDArray type
+ * put a member outside its bytes, refused; and a group that does not
  * exist leaves the file as it was (libismrmrd opened inputs read-write and created it). The
  * CLI side of the fuzzing findings is tests/input_safety_cli.sh. Skips (77) without ISMRMRD. */
 #include "kray/ismrmrd.h"
@@ -125,6 +126,25 @@ static void test_heap_free_size0(void)
     kr_ismrmrd_data_destroy(&d);
 }
 
+/* The reproducer whose complex NDArray type puts "imag" 2 GB into its 8 bytes (HDF5's
+ * conversion segfaulted): refused before HDF5 converts anything; the file's acquisitions and
+ * image are still read. */
+static void test_array_member_offset(void)
+{
+    char f[4096];
+    snprintf(f, sizeof f, "%s/tests/data/fuzz/ismrmrd_array_member_offset.h5", kt_src());
+    kr_array *a = NULL;
+    KT_STATUS(kr_ismrmrd_read_array(f, NULL, "array", 0, &a), KR_ERR_FORMAT);
+    KT_CHECK(contains(kr_last_error(), "the element type of dataset 'dataset/array' is "
+                                       "inconsistent (members or bit fields outside its 8 bytes"));
+    KT_OK(kr_ismrmrd_read_image(f, NULL, "image", 0, &a));
+    KT_CHECK(a && a->dtype == KR_F32 && kr_array_numel(a) == 4 * 3 * 2);
+    kr_array_destroy(a);
+    kr_ismrmrd_data d;
+    KT_OK(kr_ismrmrd_read(f, NULL, &d));
+    kr_ismrmrd_data_destroy(&d);
+}
+
 /* Inputs are opened read-only: asking for a group the file lacks changes nothing. */
 static void test_input_untouched(void)
 {
@@ -160,6 +180,7 @@ int main(void)
     KT_RUN(test_refused_forms);
 #endif
     KT_RUN(test_heap_free_size0);
+    KT_RUN(test_array_member_offset);
     KT_RUN(test_input_untouched);
     return kt_finish();
 }

@@ -210,6 +210,81 @@ static kr_status kri_h5_dcpl(kri_h5 *h, kri_h5_dset *d)
     return st;
 }
 
+static int kri_h5_span_cmp(const void *a, const void *b)
+{
+    size_t x = ((const size_t *)a)[0], y = ((const size_t *)b)[0];
+    return x < y ? -1 : x > y;
+}
+
+/* A datatype HDF5 can convert without leaving its buffers: every compound member (and array
+ * element) within its parent's bytes, members without overlap, sizes of at least
+ * one byte, integer and float bit fields within their bytes, at most 8 levels deep. HDF5
+ * 1.10's conversions trust these numbers (a member past the end of its compound made
+ * H5T__conv_struct_opt move bytes outside its buffer). 1 when sound. */
+static int kri_h5_type_ok(hid_t t, int depth)
+{
+    size_t size = H5Tget_size(t);
+    if (size == 0 || depth > 8) return 0;
+    const size_t bits = 8 * size;
+    int ok = 1;
+    switch (H5Tget_class(t)) {
+    case H5T_INTEGER: {
+        size_t prec = H5Tget_precision(t);
+        int off = H5Tget_offset(t);
+        ok = size <= 16 && prec >= 1 && off >= 0 && prec + (size_t)off <= bits;
+        break;
+    }
+    case H5T_FLOAT: {
+        size_t prec = H5Tget_precision(t), spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0;
+        int off = H5Tget_offset(t);
+        ok = size <= 16 && prec >= 1 && off >= 0 && prec + (size_t)off <= bits &&
+             H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) >= 0 && spos < bits &&
+             esize >= 1 && esize <= 32 && epos + esize <= bits && msize >= 1 && msize <= 128 &&
+             mpos + msize <= bits;
+        break;
+    }
+    case H5T_STRING: break;
+    case H5T_COMPOUND: {
+        int n = H5Tget_nmembers(t);
+        size_t (*span)[2] = n >= 1 && n <= 4096 ? malloc((size_t)n * sizeof *span) : NULL;
+        ok = span != NULL;
+        for (int i = 0; ok && i < n; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            size_t off = H5Tget_member_offset(t, (unsigned)i), ms = m >= 0 ? H5Tget_size(m) : 0;
+            ok = m >= 0 && ms >= 1 && off <= size && ms <= size - off &&
+                 kri_h5_type_ok(m, depth + 1);
+            span[i][0] = off, span[i][1] = off + ms;
+            if (m >= 0) H5Tclose(m);
+        }
+        if (ok) qsort(span, (size_t)n, sizeof *span, kri_h5_span_cmp);
+        for (int i = 1; ok && i < n; i++) ok = span[i][0] >= span[i - 1][1]; /* no overlap */
+        free(span);
+        break;
+    }
+    case H5T_ARRAY: {
+        hsize_t dims[H5S_MAX_RANK];
+        int nd = H5Tget_array_ndims(t);
+        hid_t b = H5Tget_super(t);
+        size_t n = 1, bs = b >= 0 ? H5Tget_size(b) : 0;
+        ok = nd >= 1 && nd <= H5S_MAX_RANK && H5Tget_array_dims2(t, dims) == nd && bs >= 1;
+        for (int i = 0; ok && i < nd; i++) ok = dims[i] >= 1 && n <= size / dims[i], n *= dims[i];
+        ok = ok && n * bs == size && kri_h5_type_ok(b, depth + 1);
+        if (b >= 0) H5Tclose(b);
+        break;
+    }
+    case H5T_VLEN:
+    case H5T_ENUM: {
+        hid_t b = H5Tget_super(t);
+        ok = b >= 0 && kri_h5_type_ok(b, depth + 1);
+        if (b >= 0) H5Tclose(b);
+        break;
+    }
+    default: ok = 0; /* time, bitfield, opaque, reference: nothing kray reads */
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return ok;
+}
+
 kr_status kri_h5_dset_open(kri_h5 *h, const char *name, kri_h5_dset *d)
 {
     memset(d, 0, sizeof *d);
@@ -234,6 +309,11 @@ kr_status kri_h5_dset_open(kri_h5 *h, const char *name, kri_h5_dset *d)
     if (d->type < 0 || rank < 0 || tsize == 0)
         return kri_fail(KR_ERR_FORMAT, "'%s': dataset '%s' has %s", h->path, name,
                         rank == -2 ? "more than 8 dimensions" : "no readable type or extent");
+    if (!kri_h5_type_ok(d->type, 0))
+        return kri_fail(KR_ERR_FORMAT,
+                        "'%s': the element type of dataset '%s' is inconsistent (members or bit "
+                        "fields outside its %zu bytes, or a class kray does not read)",
+                        h->path, name, tsize);
     d->rank = rank;
     if (rank == 0) d->dims[0] = 1;
     d->elem = tsize;
