@@ -1,12 +1,13 @@
 /* ISMRMRD files written through HDF5 alone, in forms libismrmrd does not write (shared by
  * tests/test_ismrmrd_read.c and the fuzzing harness fuzz/fuzz_ismrmrd.c, whose seeds they are).
  *
- * KT_FORM_PLAIN: a 512-byte user block before the HDF5 data; a fixed-length XML header (encoded 8 x 6, recon 4 x 6, line centre 3, R = 2,
- * "embedded"); 5 contiguous acquisitions whose head holds only the fields kray reads and whose
- * samples are big-endian: a noise scan, then lines 2..5 of 8 samples x 2 channels, line 3
- * reversed, sample values kt_form_sample(i, k); an image "image" (header: 4 x 3 x 1, 1 channel;
- * data [1, 1, 1, 3, 4] u16 1000 k, chunked through shuffle and deflate); an NDArray "array"
- * ([1, 2, 3] doubles kt_form_array[k], contiguous).
+ * KT_FORM_PLAIN: a 512-byte user block before the HDF5 data; a fixed-length XML header
+ * (encoded 8 x 6, recon 4 x 6, line centre 3, R = 2, "embedded"); 5 contiguous acquisitions
+ * whose head holds only the fields kray reads and whose samples are big-endian: a noise scan,
+ * then lines 2..5 of 8 samples x 2 channels, line 3 reversed, sample values
+ * kt_form_sample(i, k); an image "image" (header: 4 x 3 x 1, 1 channel; data [1, 1, 1, 3, 4]
+ * u16 1000 k, chunked through shuffle and deflate); an NDArray "array" ([1, 2, 3] doubles
+ * kt_form_array[k], contiguous).
  * The other forms change one thing, which kray must refuse:
  *   KT_FORM_EXTERNAL_DATA  the array's data kept in the file `other` (H5Pset_external);
  *   KT_FORM_EXTERNAL_LINK  "dataset/data" an external link to `other`;
@@ -97,7 +98,8 @@ static int kt_write_ismrmrd_form(const char *path, int form, const char *other)
     H5Dclose(x);
     H5Tclose(st);
     H5Sclose(one);
-    if (form == KT_FORM_SOFT_LINK) bad |= H5Lcreate_soft("/xml", g, "xml", H5P_DEFAULT, H5P_DEFAULT) < 0;
+    if (form == KT_FORM_SOFT_LINK)
+        bad |= H5Lcreate_soft("/xml", g, "xml", H5P_DEFAULT, H5P_DEFAULT) < 0;
     /* acquisitions */
     kt_form_acq q[5];
     float s[5][32];

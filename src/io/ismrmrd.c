@@ -308,23 +308,26 @@ static hid_t kri_acq_type(void)
     return t;
 }
 
-/* The stored offset of the acquisitions' "data" field (a variable-length sequence of 32-bit
- * floats) and its byte order; KR_ERR_FORMAT when the dataset is not ISMRMRD's. */
+/* The stored offset of the acquisitions' "data" field (a variable-length sequence of IEEE
+ * 32-bit floats, either byte order) and whether to swap; KR_ERR_FORMAT when the dataset is not
+ * ISMRMRD's. */
 static kr_status kri_acq_data_field(kri_h5 *h, const kri_h5_dset *d, size_t *off, int *swap)
 {
     kr_status st = KR_OK;
     int k = H5Tget_class(d->type) == H5T_COMPOUND ? H5Tget_member_index(d->type, "data") : -1;
     hid_t m = k >= 0 ? H5Tget_member_type(d->type, (unsigned)k) : H5I_INVALID_HID;
     hid_t b = m >= 0 && H5Tget_class(m) == H5T_VLEN ? H5Tget_super(m) : H5I_INVALID_HID;
-    if (d->rank != 1 || b < 0 || H5Tget_size(m) != 16 || H5Tget_class(b) != H5T_FLOAT ||
-        H5Tget_size(b) != 4 || H5Tget_member_offset(d->type, (unsigned)k) + 16 > d->elem)
+    int le = b >= 0 && H5Tequal(b, H5T_IEEE_F32LE) > 0;
+    int be = b >= 0 && H5Tequal(b, H5T_IEEE_F32BE) > 0;
+    if (d->rank != 1 || b < 0 || H5Tget_size(m) != 16 || !(le || be) ||
+        H5Tget_member_offset(d->type, (unsigned)k) + 16 > d->elem)
         st = kri_fail(KR_ERR_FORMAT,
                       "'%s': dataset '%s' is not a list of ISMRMRD acquisitions (a \"data\" "
                       "field of 32-bit floats)",
                       h->path, d->name);
     else {
         *off = H5Tget_member_offset(d->type, (unsigned)k);
-        *swap = (H5Tget_order(b) == H5T_ORDER_BE) == kri_host_little_endian();
+        *swap = be == kri_host_little_endian();
     }
     if (b >= 0) H5Tclose(b);
     if (m >= 0) H5Tclose(m);
@@ -383,8 +386,9 @@ static kr_status kri_acqs_scan(kri_h5 *h, const char *name, kri_acqs *a)
         }
         if (a->nc == 0) a->nc = q->ch;
         if (q->ch != a->nc) {
-            st = kri_fail(KR_ERR_FORMAT, "'%s': acquisition %llu has %u channels, earlier ones %lld",
-                          h->path, (unsigned long long)i, q->ch, (long long)a->nc);
+            st = kri_fail(KR_ERR_FORMAT,
+                          "'%s': acquisition %llu has %u channels, earlier ones %lld", h->path,
+                          (unsigned long long)i, q->ch, (long long)a->nc);
             break;
         }
         const uint8_t *raw;

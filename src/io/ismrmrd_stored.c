@@ -177,7 +177,8 @@ static kr_status kri_read_stored(int image, const char *path, const char *datase
     kri_ismrmrd_enter();
     kri_h5 h;
     kr_status st = kri_h5_open(&h, path);
-    if (st == KR_OK) st = image ? kri_image(&h, base, var, index, out) : kri_array(&h, base, var, index, out);
+    if (st == KR_OK)
+        st = image ? kri_image(&h, base, var, index, out) : kri_array(&h, base, var, index, out);
     kri_h5_close(&h);
     kri_ismrmrd_leave();
     return st;
