@@ -74,10 +74,10 @@ static void test_plain_forms(void)
     KT_OK(kr_ismrmrd_read_array(f, NULL, "array", 0, &ar));
     KT_CHECK(ar && ar->dtype == KR_F64 && ar->ndim == 2 && ar->dims[0] == 3 && ar->dims[1] == 2);
     if (ar) KT_CHECK(memcmp(ar->data, kt_form_array, sizeof kt_form_array) == 0);
-    KT_STATUS(kr_ismrmrd_read_image(f, NULL, "image", 1, &im), KR_ERR_FORMAT);
-    printf("  index past the end: %s\n", kr_last_error());
     kr_array_destroy(im);
     kr_array_destroy(ar);
+    KT_STATUS(kr_ismrmrd_read_image(f, NULL, "image", 1, &im), KR_ERR_FORMAT);
+    printf("  index past the end: %s\n", kr_last_error());
 }
 
 /* A form kray refuses: `fn` 0 reads the acquisitions, 1 the image, 2 the array. */
