@@ -16,5 +16,11 @@ rc=0
 harnesses=$("$KRAY_SRC/scripts/fuzz" --build "$out" --list) || rc=$?
 [ "$rc" -eq 0 ] || exit "$rc"
 read -r -a names <<<"$harnesses"
-"$KRAY_SRC/scripts/fuzz" --build "$out" --seconds "$s" --parallel 2 "${names[@]}" || rc=$?
+"$KRAY_SRC/scripts/fuzz" --build "$out" --seconds "$s" --parallel 2 "${names[@]}" | tee "$out.lines" ||
+    rc=$?
+# every harness must have run inputs (a burst that never started is a failure too)
+if grep -q ' execs=0 ' "$out.lines"; then
+    echo "FAIL: a harness ran no input: $(grep ' execs=0 ' "$out.lines" | tr '\n' ' ')" >&2
+    rc=1
+fi
 exit "$rc"
