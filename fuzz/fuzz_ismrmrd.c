@@ -67,8 +67,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     hsize_t before[4], after[4];
     H5open();
     fz_ids(before);
+    /* the last byte picks the options (HDF5 does not read past the end of its data) */
+    const uint8_t ob = n ? d[n - 1] : 0;
     kr_ismrmrd_read_opts o;
     kr_ismrmrd_read_opts_default(&o);
+    o.remove_oversampling = !(ob & 1);
+    o.repetition = (ob >> 1) & 1;
+    o.slice = (ob >> 2) & 1;
     kr_ismrmrd_data k = {0};
     kr_status st = kr_ismrmrd_read(path, &o, &k);
     fz_status(st, "kr_ismrmrd_read");
@@ -149,7 +154,33 @@ void fz_seeds(void)
         kr_array_destroy(ks);
         kr_array_destroy(noise);
     }
-    /* the forms libismrmrd does not write (tests/ismrmrd_forms.h) */
-    if (kt_write_ismrmrd_form(fz_path("p.h5"), KT_FORM_PLAIN, NULL) == 0)
-        fz_seed_file(fz_path("p.h5"));
+    /* the forms libismrmrd does not write, and those kray refuses (tests/ismrmrd_forms.h) */
+    for (int f = 0; f < KT_FORM_COUNT; f++)
+        if (kt_write_ismrmrd_form(fz_path("p.h5"), f, fz_path("other.h5")) == 0)
+            fz_seed_file(fz_path("p.h5"));
+    /* headers that kray refuses or reads in their other forms: each replaces one piece */
+    static const char *edit[][2] = {
+        {"</encoding>", "</encoding><encoding><trajectory>cartesian</trajectory></encoding>"},
+        {"<z>1</z></matrixSize><fieldOfView_mm><x>200",
+         "<z>4</z></matrixSize><fieldOfView_mm><x>200"},
+        {">cartesian<", ">radial<"},
+        {"<x>8</x>", "<x>0</x>"},
+        {"<x>4</x>", "<x>16</x>"},
+        {"<kspace_encoding_step_1>2<", "<kspace_encoding_step_1>2000<"},
+        {"<x>8</x><y>6</y>", "<x> 8 </x>\n<y>\t6\r</y>"},
+        {"<encodingLimits>", "<encodingLimits/><x>"},
+        {"<center>3</center>", "<center>9</center>"},
+        {"<ismrmrdHeader>", "<ismrmrdHeade>"},
+        {"<trajectory>cartesian</trajectory>", "<trajectory>cartesian"},
+        {"<calibrationMode>embedded</calibrationMode>", ""},
+    };
+    for (size_t e = 0; e < sizeof edit / sizeof edit[0]; e++) {
+        char xml[2048];
+        const char *at = strstr(kt_form_xml, edit[e][0]);
+        if (!at) continue;
+        snprintf(xml, sizeof xml, "%.*s%s%s", (int)(at - kt_form_xml), kt_form_xml, edit[e][1],
+                 at + strlen(edit[e][0]));
+        if (kt_write_ismrmrd_form_xml(fz_path("p.h5"), KT_FORM_PLAIN, NULL, xml) == 0)
+            fz_seed_file(fz_path("p.h5"));
+    }
 }

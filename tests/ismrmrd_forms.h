@@ -2,10 +2,10 @@
  * tests/test_ismrmrd_read.c and the fuzzing harness fuzz/fuzz_ismrmrd.c, whose seeds they are).
  *
  * KT_FORM_PLAIN: a 512-byte user block before the HDF5 data; a fixed-length XML header
- * (encoded 8 x 6, recon 4 x 6, line centre 3, R = 2, "embedded"); 5 contiguous acquisitions
- * whose head holds only the fields kray reads and whose samples are big-endian: a noise scan,
- * then lines 2..5 of 8 samples x 2 channels, line 3 reversed, sample values
- * kt_form_sample(i, k); an image "image" (header: 4 x 3 x 1, 1 channel; data [1, 1, 1, 3, 4]
+ * (kt_form_xml: encoded 8 x 6, recon 4 x 6, line centre 3, R = 2, "embedded"); 6 contiguous
+ * acquisitions whose head holds only the fields kray reads and whose samples are big-endian: a
+ * noise scan, lines 2..5 of 8 samples x 2 channels (line 3 reversed), then line 3 again in
+ * repetition 1, sample values kt_form_sample(i, k); an image "image" (header: 4 x 3 x 1, 1 channel; data [1, 1, 1, 3, 4]
  * u16 1000 k, chunked through shuffle and deflate); an NDArray "array" ([1, 2, 3] doubles
  * kt_form_array[k], contiguous).
  * The other forms change one thing, which kray must refuse:
@@ -32,6 +32,17 @@ enum {
 };
 
 static const double kt_form_array[6] = {1.5, -2, 3.25, 4, -5.5, 6};
+static const char kt_form_xml[] =
+    "<ismrmrdHeader><encoding><encodedSpace><matrixSize><x>8</x><y>6</y><z>1</z>"
+    "</matrixSize><fieldOfView_mm><x>200</x><y>150</y><z>5</z></fieldOfView_mm>"
+    "</encodedSpace><reconSpace><matrixSize><x>4</x><y>6</y><z>1</z></matrixSize>"
+    "<fieldOfView_mm><x>100</x><y>150</y><z>5</z></fieldOfView_mm></reconSpace>"
+    "<encodingLimits><kspace_encoding_step_1><minimum>0</minimum><maximum>5</maximum>"
+    "<center>3</center></kspace_encoding_step_1></encodingLimits>"
+    "<trajectory>cartesian</trajectory><parallelImaging><accelerationFactor>"
+    "<kspace_encoding_step_1>2</kspace_encoding_step_1></accelerationFactor>"
+    "<calibrationMode>embedded</calibrationMode></parallelImaging></encoding>"
+    "</ismrmrdHeader>";
 
 /* Float k of acquisition i (k = 2 (sample + 8 channel) + 0 for real, 1 for imaginary). */
 static float kt_form_sample(int i, int k) { return (float)((i * 7 + k * 3) % 11) - 5; }
@@ -69,20 +80,12 @@ static hid_t kt_form_acq_type(hid_t sample)
     return t;
 }
 
-/* Write `form` to path (`other`: the external file of the two external forms); 0 on success. */
-static int kt_write_ismrmrd_form(const char *path, int form, const char *other)
+/* Write `form` to path (`other`: the external file of the two external forms; `xml`: the
+ * header, NULL for kt_form_xml); 0 on success. */
+static int kt_write_ismrmrd_form_xml(const char *path, int form, const char *other,
+                                     const char *xml)
 {
-    static const char xml[] =
-        "<ismrmrdHeader><encoding><encodedSpace><matrixSize><x>8</x><y>6</y><z>1</z>"
-        "</matrixSize><fieldOfView_mm><x>200</x><y>150</y><z>5</z></fieldOfView_mm>"
-        "</encodedSpace><reconSpace><matrixSize><x>4</x><y>6</y><z>1</z></matrixSize>"
-        "<fieldOfView_mm><x>100</x><y>150</y><z>5</z></fieldOfView_mm></reconSpace>"
-        "<encodingLimits><kspace_encoding_step_1><minimum>0</minimum><maximum>5</maximum>"
-        "<center>3</center></kspace_encoding_step_1></encodingLimits>"
-        "<trajectory>cartesian</trajectory><parallelImaging><accelerationFactor>"
-        "<kspace_encoding_step_1>2</kspace_encoding_step_1></accelerationFactor>"
-        "<calibrationMode>embedded</calibrationMode></parallelImaging></encoding>"
-        "</ismrmrdHeader>";
+    if (!xml) xml = kt_form_xml;
     int bad = 0;
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     H5Pset_userblock(fcpl, 512); /* HDF5 addresses count from the end of it */
@@ -91,7 +94,7 @@ static int kt_write_ismrmrd_form(const char *path, int form, const char *other)
     if (f < 0) return -1;
     hid_t g = H5Gcreate2(f, "dataset", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t st = H5Tcopy(H5T_C_S1), one = H5Screate(H5S_SCALAR);
-    H5Tset_size(st, sizeof xml);
+    H5Tset_size(st, strlen(xml) + 1);
     hid_t x = H5Dcreate2(form == KT_FORM_SOFT_LINK ? f : g, "xml", st, one, H5P_DEFAULT,
                          H5P_DEFAULT, H5P_DEFAULT);
     bad |= H5Dwrite(x, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, xml) < 0;
@@ -101,12 +104,13 @@ static int kt_write_ismrmrd_form(const char *path, int form, const char *other)
     if (form == KT_FORM_SOFT_LINK)
         bad |= H5Lcreate_soft("/xml", g, "xml", H5P_DEFAULT, H5P_DEFAULT) < 0;
     /* acquisitions */
-    kt_form_acq q[5];
-    float s[5][32];
+    kt_form_acq q[6];
+    float s[6][32];
     memset(q, 0, sizeof q);
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         q[i].head.ns = 8, q[i].head.ch = 2, q[i].head.center = 4;
-        q[i].head.idx.e1 = (uint16_t)(i + 1);
+        q[i].head.idx.e1 = (uint16_t)(i < 5 ? i + 1 : 3);
+        q[i].head.idx.rep = (uint16_t)(i == 5);
         q[i].head.flags = i == 0 ? 1ull << 18 : i == 2 ? 1ull << 21 : 0; /* noise; reverse */
         for (int k = 0; k < 32; k++) s[i][k] = kt_form_sample(i, k);
         q[i].data.len = 32;
@@ -116,8 +120,8 @@ static int kt_write_ismrmrd_form(const char *path, int form, const char *other)
         bad |= H5Lcreate_external(other, "/dataset/data", g, "data", H5P_DEFAULT, H5P_DEFAULT) < 0;
     } else {
         hid_t mt = kt_form_acq_type(H5T_NATIVE_FLOAT), ft = kt_form_acq_type(H5T_IEEE_F32BE);
-        hsize_t five = 5;
-        hid_t sp = H5Screate_simple(1, &five, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        hsize_t six = 6;
+        hid_t sp = H5Screate_simple(1, &six, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
         if (form == KT_FORM_COMPACT) H5Pset_layout(dcpl, H5D_COMPACT);
         hid_t a = H5Dcreate2(g, "data", ft, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
         bad |= H5Dwrite(a, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, q) < 0;
@@ -174,6 +178,11 @@ static int kt_write_ismrmrd_form(const char *path, int form, const char *other)
     H5Gclose(g);
     bad |= H5Fclose(f) < 0;
     return bad ? -1 : 0;
+}
+
+static int kt_write_ismrmrd_form(const char *path, int form, const char *other)
+{
+    return kt_write_ismrmrd_form_xml(path, form, other, NULL);
 }
 
 #endif

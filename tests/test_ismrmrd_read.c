@@ -1,6 +1,6 @@
 /* kray's own ISMRMRD reading (src/io/ismrmrd_h5.c): the forms libismrmrd does not write, read
  * value for value (a fixed-length XML header, contiguous acquisitions with a minimal head and
- * big-endian samples, a noise scan and a reversed line, a 16-bit image through shuffle and
+ * big-endian samples, a noise scan, a reversed line and a second repetition, a 16-bit image through shuffle and
  * deflate, a double NDArray; tests/ismrmrd_forms.h); the forms kray refuses, each with its
  * sentence and without waiting on the FIFO it names (external raw data, an external link, a
  * soft link, the nbit filter, compact variable-length data); the file of the fuzzing finding
@@ -34,7 +34,7 @@ static void test_plain_forms(void)
     o.remove_oversampling = 0;
     kr_ismrmrd_data d;
     KT_OK(kr_ismrmrd_read(f, &o, &d));
-    KT_CHECK(d.nx == 8 && d.ny == 6 && d.nc == 2 && d.acquisitions == 4 && d.repetitions == 1);
+    KT_CHECK(d.nx == 8 && d.ny == 6 && d.nc == 2 && d.acquisitions == 4 && d.repetitions == 2);
     KT_CHECK(d.accel == 2 && strcmp(d.calibration_mode, "embedded") == 0 && d.e1_center == 3);
     KT_NEAR(d.enc_fov_mm[0], 200, 0);
     KT_NEAR(d.recon_fov_mm[0], 100, 0);
@@ -53,6 +53,19 @@ static void test_plain_forms(void)
                     exact &= k[2 * (x + 8 * (j + 6 * c)) + p] == want;
                 }
     }
+    KT_CHECK(exact);
+    /* calibration: the mean over repetitions; line 3 also has acquisition 5 (repetition 1) */
+    const float *cal = d.calib ? d.calib->data : NULL;
+    KT_CHECK(cal != NULL);
+    for (int j = 2; k && cal && j < 6; j++)
+        for (int q = 0; q < 2 * 8; q++)
+            for (int c = 0; c < 2; c++) {
+                int e = 2 * (8 * (j + 6 * c)) + q, x = q / 2, p = q % 2;
+                float want = k[e];
+                if (j == 3)
+                    want = (float)(((double)k[e] + kt_form_sample(5, 2 * (x + 8 * c) + p)) / 2);
+                exact &= cal[e] == want;
+            }
     KT_CHECK(exact);
     /* the noise scan: acquisition 0, 8 samples of 2 channels, and its covariance */
     KT_CHECK(d.noise && d.noise->dims[0] == 8 && d.noise->dims[1] == 2 && d.psi);

@@ -314,12 +314,11 @@ static hid_t kri_acq_type(void)
 static kr_status kri_acq_data_field(kri_h5 *h, const kri_h5_dset *d, size_t *off, int *swap)
 {
     kr_status st = KR_OK;
-    int k = H5Tget_class(d->type) == H5T_COMPOUND ? H5Tget_member_index(d->type, "data") : -1;
-    hid_t m = k >= 0 ? H5Tget_member_type(d->type, (unsigned)k) : H5I_INVALID_HID;
-    hid_t b = m >= 0 && H5Tget_class(m) == H5T_VLEN ? H5Tget_super(m) : H5I_INVALID_HID;
-    int le = b >= 0 && H5Tequal(b, H5T_IEEE_F32LE) > 0;
-    int be = b >= 0 && H5Tequal(b, H5T_IEEE_F32BE) > 0;
-    if (d->rank != 1 || b < 0 || H5Tget_size(m) != 16 || !(le || be) ||
+    int k = H5Tget_member_index(d->type, "data"); /* < 0 also when not a compound */
+    hid_t m = H5Tget_member_type(d->type, (unsigned)k);
+    hid_t b = H5Tget_class(m) == H5T_VLEN ? H5Tget_super(m) : H5I_INVALID_HID;
+    int le = H5Tequal(b, H5T_IEEE_F32LE) > 0, be = H5Tequal(b, H5T_IEEE_F32BE) > 0;
+    if (d->rank != 1 || k < 0 || !(le || be) ||
         H5Tget_member_offset(d->type, (unsigned)k) + 16 > d->elem)
         st = kri_fail(KR_ERR_FORMAT,
                       "'%s': dataset '%s' is not a list of ISMRMRD acquisitions (a \"data\" "
@@ -329,8 +328,8 @@ static kr_status kri_acq_data_field(kri_h5 *h, const kri_h5_dset *d, size_t *off
         *off = H5Tget_member_offset(d->type, (unsigned)k);
         *swap = be == kri_host_little_endian();
     }
-    if (b >= 0) H5Tclose(b);
-    if (m >= 0) H5Tclose(m);
+    H5Tclose(b);
+    H5Tclose(m);
     H5Eclear2(H5E_DEFAULT);
     return st;
 }

@@ -83,20 +83,21 @@ kr_status kri_h5_open(kri_h5 *h, const char *path)
     h->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (h->fd < 0) return kri_fail(KR_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    /* closing the file closes whatever a failed read left open */
-    if (fapl >= 0) H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-    h->file = H5Fopen(path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+    /* closing the file closes whatever a failed read left open (an HDF5 call on an invalid
+     * identifier only fails, so the property lists need no checks of their own) */
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    h->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     kr_status st = KR_OK;
     if (h->file < 0) /* before any other call clears HDF5's error stack */
         st = kri_fail(KR_ERR_FORMAT, "'%s' is not an ISMRMRD file: HDF5 cannot open it%s", path,
                       kri_h5_why());
-    if (fapl >= 0) H5Pclose(fapl);
+    H5Pclose(fapl);
     if (st != KR_OK) return st;
     hid_t fcpl = H5Fget_create_plist(h->file);
     size_t sa = 0, sl = 0;
     hsize_t ub = 0;
-    if (fcpl < 0 || H5Pget_sizes(fcpl, &sa, &sl) < 0 || H5Pget_userblock(fcpl, &ub) < 0) sa = 0;
-    if (fcpl >= 0) H5Pclose(fcpl);
+    if (H5Pget_sizes(fcpl, &sa, &sl) < 0 || H5Pget_userblock(fcpl, &ub) < 0) sa = 0;
+    H5Pclose(fcpl);
     if (sa != 8 || sl != 8)
         return kri_fail(KR_ERR_NOT_SUPPORTED,
                         "'%s' uses %zu-byte addresses and %zu-byte lengths; kray reads HDF5 "
@@ -250,11 +251,10 @@ static int kri_h5_type_ok(hid_t t, int depth)
         ok = span != NULL;
         for (int i = 0; ok && i < n; i++) {
             hid_t m = H5Tget_member_type(t, (unsigned)i);
-            size_t off = H5Tget_member_offset(t, (unsigned)i), ms = m >= 0 ? H5Tget_size(m) : 0;
-            ok = m >= 0 && ms >= 1 && off <= size && ms <= size - off &&
-                 kri_h5_type_ok(m, depth + 1);
+            size_t off = H5Tget_member_offset(t, (unsigned)i), ms = H5Tget_size(m);
+            ok = off <= size && ms <= size - off && kri_h5_type_ok(m, depth + 1);
             span[i][0] = off, span[i][1] = off + ms;
-            if (m >= 0) H5Tclose(m);
+            H5Tclose(m);
         }
         if (ok) qsort(span, (size_t)n, sizeof *span, kri_h5_span_cmp);
         for (int i = 1; ok && i < n; i++) ok = span[i][0] >= span[i - 1][1]; /* no overlap */
@@ -265,18 +265,19 @@ static int kri_h5_type_ok(hid_t t, int depth)
         hsize_t dims[H5S_MAX_RANK];
         int nd = H5Tget_array_ndims(t);
         hid_t b = H5Tget_super(t);
-        size_t n = 1, bs = b >= 0 ? H5Tget_size(b) : 0;
-        ok = nd >= 1 && nd <= H5S_MAX_RANK && H5Tget_array_dims2(t, dims) == nd && bs >= 1;
+        size_t n = 1;
+        ok = nd >= 1 && nd <= H5S_MAX_RANK && H5Tget_array_dims2(t, dims) == nd &&
+             kri_h5_type_ok(b, depth + 1);
         for (int i = 0; ok && i < nd; i++) ok = dims[i] >= 1 && n <= size / dims[i], n *= dims[i];
-        ok = ok && n * bs == size && kri_h5_type_ok(b, depth + 1);
-        if (b >= 0) H5Tclose(b);
+        ok = ok && n * H5Tget_size(b) == size;
+        H5Tclose(b);
         break;
     }
     case H5T_VLEN:
     case H5T_ENUM: {
         hid_t b = H5Tget_super(t);
-        ok = b >= 0 && kri_h5_type_ok(b, depth + 1);
-        if (b >= 0) H5Tclose(b);
+        ok = kri_h5_type_ok(b, depth + 1);
+        H5Tclose(b);
         break;
     }
     default: ok = 0; /* time, bitfield, opaque, reference: nothing kray reads */
@@ -300,13 +301,13 @@ kr_status kri_h5_dset_open(kri_h5 *h, const char *name, kri_h5_dset *d)
                         kri_h5_why());
     d->type = H5Dget_type(d->id);
     hid_t sp = H5Dget_space(d->id);
-    int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    int rank = H5Sget_simple_extent_ndims(sp);
     if (rank > KRI_H5_MAXRANK) rank = -2;
     if (rank >= 0 && H5Sget_simple_extent_type(sp) == H5S_NULL) rank = -1;
     if (rank > 0) H5Sget_simple_extent_dims(sp, d->dims, NULL);
-    if (sp >= 0) H5Sclose(sp);
-    size_t tsize = d->type >= 0 ? H5Tget_size(d->type) : 0;
-    if (d->type < 0 || rank < 0 || tsize == 0)
+    H5Sclose(sp);
+    size_t tsize = H5Tget_size(d->type);
+    if (rank < 0 || tsize == 0)
         return kri_fail(KR_ERR_FORMAT, "'%s': dataset '%s' has %s", h->path, name,
                         rank == -2 ? "more than 8 dimensions" : "no readable type or extent");
     if (!kri_h5_type_ok(d->type, 0))
@@ -562,11 +563,11 @@ kr_status kri_h5_read_string(kri_h5 *h, const char *name, char **out)
         st = kri_h5_heap_read(h, v, n, s, name);
     } else if (st == KR_OK) {
         hid_t mt = H5Tcopy(H5T_C_S1);
-        if (mt < 0 || H5Tset_size(mt, (size_t)n) < 0 ||
+        if (H5Tset_size(mt, (size_t)n) < 0 ||
             H5Dread(d.id, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) < 0)
             st = kri_fail(KR_ERR_FORMAT, "'%s': the string in '%s' cannot be read%s", h->path,
                           name, kri_h5_why());
-        if (mt >= 0) H5Tclose(mt);
+        H5Tclose(mt);
     }
     kri_h5_dset_close(&d);
     if (st != KR_OK) {
@@ -582,26 +583,17 @@ kr_status kri_h5_read_rows(kri_h5 *h, kri_h5_dset *d, hsize_t first, hsize_t n, 
 {
     if (n == 0) return KR_OK;
     hsize_t start[KRI_H5_MAXRANK] = {0}, cnt[KRI_H5_MAXRANK];
-    int r = d->rank ? d->rank : 1;
-    for (int i = 0; i < r; i++) cnt[i] = d->dims[i];
+    for (int i = 0; i < d->rank; i++) cnt[i] = d->dims[i];
     start[0] = first;
     cnt[0] = n;
     kr_status st = KR_OK;
-    hid_t fs = d->rank ? H5Dget_space(d->id) : H5S_ALL, ms = H5S_ALL;
-    if (d->rank) {
-        ms = H5Screate_simple(r, cnt, NULL);
-        if (fs < 0 || ms < 0 ||
-            H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0)
-            st = kri_fail(KR_ERR_FORMAT, "'%s': dataset '%s' cannot be selected%s", h->path,
-                          d->name, kri_h5_why());
-    }
-    if (st == KR_OK && H5Dread(d->id, mtype, ms, fs, H5P_DEFAULT, buf) < 0)
+    hid_t fs = H5Dget_space(d->id), ms = H5Screate_simple(d->rank, cnt, NULL);
+    if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0 ||
+        H5Dread(d->id, mtype, ms, fs, H5P_DEFAULT, buf) < 0)
         st = kri_fail(KR_ERR_FORMAT, "'%s': dataset '%s' cannot be read%s", h->path, d->name,
                       kri_h5_why());
-    if (d->rank) {
-        if (fs >= 0) H5Sclose(fs);
-        if (ms >= 0) H5Sclose(ms);
-    }
+    H5Sclose(fs);
+    H5Sclose(ms);
     return st;
 }
 

@@ -102,8 +102,8 @@ kr_status kri_h5_heap_read(kri_h5 *h, kri_h5_vlen v, uint64_t bytes, void *dst,
 /* The string of dataset `name` (one element, fixed or variable length, at most
  * KRI_H5_STRING_MAX bytes) into a new NUL-terminated buffer (free()). */
 kr_status kri_h5_read_string(kri_h5 *h, const char *name, char **out);
-/* Read elements [first, first + n) along the first axis of d (all of the other axes) as
- * memory type `mtype` into buf. */
+/* Read elements [first, first + n) along the first axis of d (rank >= 1; all of the other
+ * axes) as memory type `mtype` into buf. */
 kr_status kri_h5_read_rows(kri_h5 *h, kri_h5_dset *d, hsize_t first, hsize_t n, hid_t mtype,
                            void *buf);
 /* HDF5's innermost error description since the last call of kri_ismrmrd_enter, as ": text",

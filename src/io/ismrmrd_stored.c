@@ -47,8 +47,8 @@ static kr_status kri_stored_type(kri_h5 *h, const kri_h5_dset *d, kr_dtype *t, h
         char *nm[2] = {NULL, NULL};
         for (unsigned k = 0; k < 2; k++) {
             hid_t m = H5Tget_member_type(d->type, k);
-            ok &= m >= 0 && H5Tget_class(m) == H5T_FLOAT;
-            if (m >= 0) H5Tclose(m);
+            ok &= H5Tget_class(m) == H5T_FLOAT;
+            H5Tclose(m);
             nm[k] = H5Tget_member_name(d->type, k);
             ok &= nm[k] != NULL && (k == 0 || strcmp(nm[0], nm[1]) != 0);
         }
@@ -58,8 +58,8 @@ static kr_status kri_stored_type(kri_h5 *h, const kri_h5_dset *d, kr_dtype *t, h
             H5Tinsert(*mt, nm[0], 0, H5T_NATIVE_FLOAT);
             H5Tinsert(*mt, nm[1], sizeof(float), H5T_NATIVE_FLOAT);
         }
-        for (int k = 0; k < 2; k++)
-            if (nm[k]) H5free_memory(nm[k]);
+        H5free_memory(nm[0]);
+        H5free_memory(nm[1]);
     }
     H5Eclear2(H5E_DEFAULT);
     if (*mt < 0)
