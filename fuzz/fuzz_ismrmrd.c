@@ -1,6 +1,6 @@
 /* libFuzzer harness: the ISMRMRD reader (kr_ismrmrd_read, then kr_ismrmrd_read_image "image"
- * and kr_ismrmrd_read_array "array" of the same file), built when kray has ISMRMRD. The input
- * is the .h5 file itself.
+ * and kr_ismrmrd_read_array of one NDArray of the same file), built when kray has ISMRMRD. The
+ * input is the .h5 file itself; its last byte also picks the read options.
  *
  * HDF5 and libismrmrd are not instrumented: the sanitizers see kray's code and what HDF5
  * allocates through malloc. Two things HDF5 1.10 does on a damaged file are not kray's to
@@ -67,13 +67,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     hsize_t before[4], after[4];
     H5open();
     fz_ids(before);
-    /* the last byte picks the options (HDF5 does not read past the end of its data) */
+    /* the last byte picks the options (HDF5 does not read past the end of its data): readout
+     * oversampling kept, repetition 1, slice 1, the NDArray (tests/ismrmrd_forms.h: "array",
+     * "array1".."array7"), image 1 rather than 0, the group named "/dataset" */
+    static const char *arrays[8] = {"array",  "array1", "array2", "array3",
+                                    "array4", "array5", "array6", "array7"};
     const uint8_t ob = n ? d[n - 1] : 0;
     kr_ismrmrd_read_opts o;
     kr_ismrmrd_read_opts_default(&o);
     o.remove_oversampling = !(ob & 1);
     o.repetition = (ob >> 1) & 1;
     o.slice = (ob >> 2) & 1;
+    o.dataset = ob & 128 ? "/dataset" : NULL;
     kr_ismrmrd_data k = {0};
     kr_status st = kr_ismrmrd_read(path, &o, &k);
     fz_status(st, "kr_ismrmrd_read");
@@ -83,11 +88,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     }
     kr_ismrmrd_data_destroy(&k);
     kr_array *a = NULL;
-    st = kr_ismrmrd_read_image(path, NULL, "image", 0, &a);
+    st = kr_ismrmrd_read_image(path, o.dataset, "image", (ob >> 6) & 1, &a);
     fz_status(st, "kr_ismrmrd_read_image");
     if (st == KR_OK) fz_touch(a);
     a = NULL;
-    st = kr_ismrmrd_read_array(path, NULL, "array", 0, &a);
+    st = kr_ismrmrd_read_array(path, o.dataset, arrays[(ob >> 3) & 7], 0, &a);
     fz_status(st, "kr_ismrmrd_read_array");
     if (st == KR_OK) fz_touch(a);
     fz_ids(after);

@@ -119,7 +119,52 @@ static void test_refused_forms(void)
     refused(KT_FORM_EXTERNAL_LINK, 0, KR_ERR_FORMAT, "external or user-defined link");
     refused(KT_FORM_SOFT_LINK, 0, KR_ERR_FORMAT, "'dataset/xml' is a soft");
     refused(KT_FORM_NBIT, 1, KR_ERR_NOT_SUPPORTED, "HDF5 filter 5 (nbit)");
-    refused(KT_FORM_COMPACT, 0, KR_ERR_NOT_SUPPORTED, "in compact storage");
+    refused(KT_FORM_SCALEOFFSET, 1, KR_ERR_NOT_SUPPORTED, "HDF5 filter 6 (scaleoffset)");
+    refused(KT_FORM_COMPACT, 0, KR_ERR_NOT_SUPPORTED, "'dataset/data' holds variable-length "
+                                                      "data in compact storage");
+    refused(KT_FORM_VLEN_DEFLATE, 0, KR_ERR_NOT_SUPPORTED, "variable-length data through filters");
+    refused(KT_FORM_EMPTY, 0, KR_ERR_FORMAT, "has no imaging data");
+    refused(KT_FORM_XML_COMPACT, 0, KR_ERR_NOT_SUPPORTED, "'dataset/xml' holds variable-length "
+                                                          "data in compact storage");
+    refused(KT_FORM_ADDR4, 0, KR_ERR_NOT_SUPPORTED, "uses 4-byte addresses and 4-byte lengths");
+}
+
+/* The NDArrays of every form: refused with their sentence, or read ("array7"). */
+static void test_array_forms(void)
+{
+    static const struct {
+        const char *var, *words;
+    } no[] = {{"array1", "holds elements kray does not read"},
+              {"array2", "holds elements kray does not read"},
+              {"array3", "is inconsistent (members or bit fields outside its 4 bytes, or a class"},
+              {"array4", "has more than 8 dimensions"},
+              {"array5", "has no readable type or extent"},
+              {"array6", "holds elements kray does not read"}};
+    const char *f = kt_tmp("forms_arrays.h5");
+    KT_CHECK(kt_write_ismrmrd_form(f, KT_FORM_PLAIN, NULL) == 0);
+    kr_array *a = NULL;
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        KT_STATUS(kr_ismrmrd_read_array(f, NULL, no[i].var, 0, &a), KR_ERR_FORMAT);
+        KT_CHECK_MSG(contains(kr_last_error(), no[i].words), "%s: '%s'", no[i].var,
+                     kr_last_error());
+    }
+    KT_OK(kr_ismrmrd_read_array(f, "/dataset", "array7", 0, &a));
+    KT_CHECK(a && a->dtype == KR_F32 && a->ndim == 1 && a->dims[0] == 5);
+    for (int i = 0; a && i < 5; i++) KT_CHECK(((float *)a->data)[i] == (float)kt_form_array[i]);
+    kr_array_destroy(a);
+    /* 80 more noise scans of one sample: a global heap collection of over 64 objects */
+    KT_CHECK(kt_write_ismrmrd_form(f, KT_FORM_MANY, NULL) == 0);
+    kr_ismrmrd_data d;
+    KT_OK(kr_ismrmrd_read(f, NULL, &d));
+    KT_CHECK(d.noise && d.noise->dims[0] == 88 && d.noise->dims[1] == 2);
+    int exact = 1;
+    const float *nz = d.noise ? d.noise->data : NULL;
+    for (int i = 6; nz && i < 86; i++) /* scan i: sample 8 + i - 6 of channels 0 and 1 */
+        for (int c = 0; c < 2; c++)
+            for (int p = 0; p < 2; p++)
+                exact &= nz[2 * (88 * c + 8 + i - 6) + p] == kt_form_sample(i, 2 * c + p);
+    KT_CHECK(exact);
+    kr_ismrmrd_data_destroy(&d);
 }
 #endif
 
@@ -191,6 +236,7 @@ int main(void)
 #ifdef KT_HAVE_HDF5
     KT_RUN(test_plain_forms);
     KT_RUN(test_refused_forms);
+    KT_RUN(test_array_forms);
 #endif
     KT_RUN(test_heap_free_size0);
     KT_RUN(test_array_member_offset);
