@@ -163,6 +163,17 @@ void fz_seeds(void)
     for (int f = 0; f < KT_FORM_COUNT; f++)
         if (kt_write_ismrmrd_form(fz_path("p.h5"), f, fz_path("other.h5")) == 0)
             fz_seed_file(fz_path("p.h5"));
+    /* the plain form with an options byte after it: each NDArray, each option bit */
+    size_t m = 0;
+    uint8_t *b = kt_write_ismrmrd_form(fz_path("p.h5"), KT_FORM_PLAIN, NULL) == 0
+                     ? fz_slurp(fz_path("p.h5"), &m)
+                     : NULL;
+    uint8_t *plus = b ? realloc(b, m + 1) : NULL;
+    for (int opt = 0; plus && opt < 12; opt++) {
+        plus[m] = (uint8_t)(opt < 8 ? opt << 3 : 1u << (opt - 8 + (opt >= 11 ? 4 : 0)));
+        fz_seed(plus, m + 1);
+    }
+    free(plus ? plus : b);
     /* headers that kray refuses or reads in their other forms: each replaces one piece */
     static const char *edit[][2] = {
         {"</encoding>", "</encoding><encoding><trajectory>cartesian</trajectory></encoding>"},
