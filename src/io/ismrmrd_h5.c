@@ -5,7 +5,7 @@
  * fixed-size elements whose total was first checked against what the file stores. Two things
  * are never handed to HDF5:
  *   - variable-length data. HDF5 1.10 allocates and zeroes seq_len x element bytes from a
- *     descriptor's 32-bit count before it looks at the heap (H5T__conv_vlen: 6.8 GB from a
+ *     descriptor's 32-bit count before it looks at the heap (H5T__conv_vlen: 2.3 GB from a
  *     12 KB file), copies the heap object whatever its size, and its global heap loader loops
  *     for ever on a collection whose free-space object has size 0 (H5HG__cache_heap_deserialize
  *     does not advance). kray reads the 16-byte descriptors from the stored elements and the
