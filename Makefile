@@ -6,8 +6,8 @@
 # Variables: BUILD (build dir of the demo and of build/kray), TEST_BUILD, JOBS, CMAKE_FLAGS
 # (e.g. -DKRAY_CUDA=OFF), OUT (demo output dir), DEMO_CUDA (AUTO|ON|OFF).
 #   make fuzz   build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (default 60)
-#               with FUZZ_JOBS parallel jobs (default 1); FUZZ_ARGS passes more (harness names,
-#               --coverage); see scripts/fuzz
+#               with FUZZ_JOBS parallel jobs (default 1), FUZZ_PARALLEL harnesses at once
+#               (default 1); FUZZ_ARGS passes more (harness names, --coverage); see scripts/fuzz
 #
 # `make demo` compiles the CUDA kernels only when a GPU is visible (nvidia-smi -L): without one
 # they could not run, and compiling them takes minutes on a small machine. `make test` builds in
@@ -75,9 +75,11 @@ gpu-check:
 
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
+FUZZ_PARALLEL ?= 1
 FUZZ_ARGS ?=
 fuzz: deps-test
-	bash scripts/fuzz --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_ARGS)
+	bash scripts/fuzz --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) --parallel $(FUZZ_PARALLEL) \
+	    $(FUZZ_ARGS)
 
 install: build
 	cmake --install $(BUILD)

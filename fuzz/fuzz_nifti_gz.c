@@ -6,6 +6,7 @@
 #include "fuzz_common.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <zlib.h>
 
 /* d[0..n) as one gzip member into a new buffer. */
@@ -59,6 +60,14 @@ void fz_seeds(void)
             f[0] = 0;
             for (size_t i = 0; i < m; i++) f[i + 1] = b[i];
             fz_seed(f, m + 1);
+            /* the plain form (mode 2) with scaling or other units: scl_slope 2 and scl_inter
+             * 0.5 (bytes 112, 116), xyzt_units metre or micron (byte 123) */
+            if (m > 124) {
+                const float slope = 2.0f, inter = 0.5f;
+                if (k % 3 == 0) memcpy(b + 112, &slope, 4), memcpy(b + 116, &inter, 4);
+                else b[123] = k % 3 == 1 ? 1 : 3;
+                fz_seed_mode(2, b, m);
+            }
             free(f);
             free(b);
         }

@@ -76,7 +76,52 @@ for f in fifo.seq zero.seq; do
     [ "$rc" -eq 1 ] && grep -q "$f: not a regular file" err || fail "sim --seq-file $f: rc $rc, $(cat err)"
 done
 
-# 8. Writes ended by a signal leave no temporary file (and no output).
+# 8. ISMRMRD (when kray has it). Each file is a small kray-written file with one field changed,
+# found by fuzzing; through libismrmrd's readers each made libismrmrd or HDF5 hang, allocate
+# gigabytes or read or write out of bounds. kray reads the file itself and bounds every length.
+rc=0
+"$KRAY" recon "$D/ismrmrd_heap_free_size0.h5" ism.npy 2>ism.err || rc=$?
+if [ "$rc" -ne 0 ] && grep -q "built without ISMRMRD" ism.err; then
+    echo "skipped: the ISMRMRD inputs ($(cat ism.err))"
+else
+    # a global heap collection whose free-space object has size 0 (HDF5 1.10 loops for ever)
+    expect_rc 0 recon limited timeout 20 "$KRAY" recon "$D/ismrmrd_heap_free_size0.h5" ism.npy
+    # refused FILE SENTENCE [recon options]: exit 1 with SENTENCE, in time and memory
+    refused() {
+        local f=$1 sentence=$2
+        shift 2
+        expect_rc 1 recon limited timeout 20 "$KRAY" recon "$@" "$D/$f" ism_bad.npy
+        grep -qF "$sentence" "$T/err" || fail "$f: $(cat "$T/err")"
+    }
+    # acquisition 1's stored length says 587202592 floats (HDF5 allocated and zeroed 2.3 GB)
+    refused ismrmrd_vlen_len_huge.h5 \
+        "acquisition 1 holds 587202592 values; its header says 8 samples of 2 channels (32 values)"
+    # acquisition 0's header says 2048 samples; its data hold 8 (libismrmrd copied 32 KiB from
+    # a 128-byte buffer)
+    refused ismrmrd_header_samples_long.h5 \
+        "acquisition 0 holds 32 values; its header says 2048 samples of 2 channels (8192 values)"
+    # the chunk record of acquisition 1 claims 16 MiB (libismrmrd went on after the failed
+    # read and copied from a stale pointer: SEGV)
+    refused ismrmrd_chunk_size_huge.h5 \
+        "dataset 'dataset/data' says it stores 16779096 bytes, more than the file's 12464"
+    # a 20000 x 20000 encoded matrix over 96 samples (kray asked for 25.6 GB for it)
+    refused ismrmrd_matrix_huge.h5 \
+        "the encoded matrix 20000 x 20000 of 2 channels is more than 64 times the 96 samples the file holds"
+    # a member of the acquisitions' compound type 2 MiB into its 376 bytes (HDF5's conversion
+    # moved bytes outside its buffer)
+    refused ismrmrd_member_offset_2m.h5 \
+        "the element type of dataset 'dataset/data' is inconsistent (members or bit fields outside its 376 bytes"
+    # an image header of 1 x 3 pixels over data of 4 x 3 (HDF5 wrote past libismrmrd's buffer)
+    refused ismrmrd_image_header_short.h5 \
+        "image 'image' 0 is 1 x 3 x 1 of 2 channels in its header, its data dataset does not hold that" \
+        --extract-image image
+    [ -e ism_bad.npy ] && fail "a refused ISMRMRD input left ism_bad.npy"
+    mkfifo fifo.h5
+    timeout 20 "$KRAY" recon fifo.h5 ism_bad.npy >out 2>err && rc=0 || rc=$?
+    [ "$rc" -eq 1 ] && grep -q "fifo.h5: not a regular file" err || fail "recon fifo.h5: rc $rc, $(cat err)"
+fi
+
+# 9. Writes ended by a signal leave no temporary file (and no output).
 leftovers() { find . -maxdepth 1 -name "$1*" | sort | tr '\n' ' '; }
 # SIGXFSZ: the file size limit (64 KiB) is hit in the middle of a 1 MiB write.
 rc=0

@@ -1,7 +1,9 @@
 /* kray ISMRMRD: reading and writing the ISMRM raw data format (HDF5 file, group `dataset` with
- * an XML header and acquisitions), through Debian's libismrmrd (optional at build time: without
- * it every kr_ismrmrd_* function returns KR_ERR_NOT_SUPPORTED, "kray was built without ISMRMRD;
- * install libismrmrd-dev").
+ * an XML header and acquisitions). Writing goes through Debian's libismrmrd; reading through
+ * kray's own bounded access to the HDF5 file (opened read-only; every length a file claims is
+ * checked against what it holds before anything is allocated; docs/formats.md lists the
+ * limits). Both are optional at build time: without libismrmrd every kr_ismrmrd_* function
+ * returns KR_ERR_NOT_SUPPORTED, "kray was built without ISMRMRD; install libismrmrd-dev".
  *
  * Reading handles 2-D Cartesian data of one encoding space: kspace_encode_step_1 is the line
  * index j of axis 1 (0 .. encoded matrix y - 1), samples of an acquisition are placed along
@@ -54,9 +56,11 @@ void kr_ismrmrd_read_opts_default(kr_ismrmrd_read_opts *o);
 /* 1 when built with libismrmrd and the library loads (kray opens it on first use). */
 int kr_have_ismrmrd(void);
 /* Read `path`; *out is filled (free with kr_ismrmrd_data_destroy). Statuses: KR_ERR_IO (cannot
- * open), KR_ERR_FORMAT (no header, header without the fields above, more than one encoding,
- * non-Cartesian trajectory, 3-D encoding, line indices or sample counts outside the encoded
- * matrix, acquisitions with differing channel counts, no imaging data for the repetition). */
+ * open, not a regular file), KR_ERR_FORMAT (not HDF5, no header, header without the fields
+ * above, line indices or sample counts outside the encoded matrix, acquisitions with differing
+ * channel counts, no imaging data for the repetition, lengths beyond what the file holds),
+ * KR_ERR_NOT_SUPPORTED (more than one encoding, non-Cartesian trajectory, 3-D encoding, HDF5
+ * storage kray does not read: docs/formats.md). */
 kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr_ismrmrd_data *out);
 void kr_ismrmrd_data_destroy(kr_ismrmrd_data *d); /* accepts NULL and a zeroed struct */
 
@@ -77,12 +81,13 @@ void kr_ismrmrd_write_opts_default(kr_ismrmrd_write_opts *o);
 kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
                            const kr_array *kspace, const uint8_t *lines, const kr_array *noise);
 /* Read image `index` of variable `var` (e.g. "myimage", written by ismrmrd_recon_cartesian_2d)
- * into a new host array [x, y, z, channels] (trailing 1s dropped), f32 or c64 by the image's
- * data type (integer images are converted to f32). */
+ * into a new host array [x, y, z, channels] (trailing 1s dropped), f32, f64 or c64 by the
+ * stored type (integer images are converted to f32, complex doubles to c64). */
 kr_status kr_ismrmrd_read_image(const char *path, const char *dataset, const char *var, int index,
                                 kr_array **out);
-/* Read NDArray `index` of variable `var` (e.g. "phantom", "csm") into a new host array (c64
- * for complex, f32/f64 for real data, ISMRMRD's dims order = kray's fastest-first). */
+/* Read NDArray `index` of variable `var` (e.g. "phantom", "csm") into a new host array of the
+ * item's dims (c64 for complex, f32/f64 for real data, ISMRMRD's dims order = kray's
+ * fastest-first). */
 kr_status kr_ismrmrd_read_array(const char *path, const char *dataset, const char *var, int index,
                                 kr_array **out);
 

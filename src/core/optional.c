@@ -24,7 +24,7 @@ static const char *const kri_cufft_syms[] = {KRI_CUFFT_SYMS(KRI_SYM_NAME)};
 static const char *const kri_ismrmrd_syms[] = {KRI_ISMRMRD_SYMS(KRI_SYM_NAME)};
 static const char *const kri_dcmtk_syms[] = {KRI_DCMTK_SYMS(KRI_SYM_NAME)};
 static const char *const kri_mpi_syms[] = {KRI_MPI_SYMS(KRI_SYM_NAME)};
-#define KRI_MAX_SYMS 24
+#define KRI_MAX_SYMS 80
 _Static_assert(KRI_CUFFT_NSYM <= KRI_MAX_SYMS && KRI_ISMRMRD_NSYM <= KRI_MAX_SYMS &&
                    KRI_DCMTK_NSYM <= KRI_MAX_SYMS && KRI_MPI_NSYM <= KRI_MAX_SYMS,
                "KRI_MAX_SYMS is too small for a part's symbols");
@@ -277,7 +277,11 @@ static void kri_part_open(kri_part p, kri_part_state *s)
             void *obj;
             kri_fn fn;
         } u;
-        u.obj = dlsym(h, d->syms[i]);
+        /* ISMRMRD's HDF5 symbols as the dynamic linker binds libismrmrd's and HDF5's own
+         * references: a definition in the process's global scope first (a program that links
+         * HDF5 itself holds copies of HDF5's type ids, which HDF5 then initialises). */
+        u.obj = p == KRI_PART_ISMRMRD ? dlsym(RTLD_DEFAULT, d->syms[i]) : NULL;
+        if (!u.obj) u.obj = dlsym(h, d->syms[i]);
         if (!u.obj) {
             snprintf(s->msg, sizeof s->msg,
                      "%s need %s, whose copy on this machine lacks %s (too old?); install %s",

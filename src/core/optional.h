@@ -4,7 +4,7 @@
  * the CUDA runtime is static). The large optional libraries are opened with dlopen by the first
  * call that needs them, and their functions reached through the symbol tables below:
  *   cufft    the CUDA toolkit's cuFFT (CUDA builds): plans and transforms on the device;
- *   ismrmrd  Debian's libismrmrd (and through it HDF5): ISMRMRD raw data files;
+ *   ismrmrd  Debian's libismrmrd and, through it, HDF5: ISMRMRD raw data files;
  *   dcmtk    kray's own plug-in libkray_dcmtk.so (src/io/dicom_dcmtk.cpp, linked to DCMTK),
  *            looked for beside libkray or the program: DICOM files;
  *   mpi      kray's own plug-in libkray_mpi.so (src/plugins/mpi.c, linked to MPI), loaded with
@@ -36,15 +36,29 @@ typedef void (*kri_fn)(void);
 #define KRI_CUFFT_SYMS(X)                                                                          \
     X(cufftCreate) X(cufftDestroy) X(cufftExecC2C) X(cufftExecZ2Z) X(cufftMakePlanMany64)          \
     X(cufftSetAutoAllocation) X(cufftSetStream) X(cufftSetWorkArea) X(cufftXtSetJITCallback)
-#define KRI_ISMRMRD_SYMS(X)                                                                        \
-    X(ismrmrd_append_acquisition) X(ismrmrd_cleanup_acquisition) X(ismrmrd_cleanup_image)         \
-    X(ismrmrd_cleanup_ndarray) X(ismrmrd_close_dataset) X(ismrmrd_get_number_of_acquisitions)     \
-    X(ismrmrd_get_number_of_arrays) X(ismrmrd_get_number_of_images)                               \
-    X(ismrmrd_init_acquisition) X(ismrmrd_init_dataset) X(ismrmrd_init_image)                     \
-    X(ismrmrd_init_ndarray) X(ismrmrd_make_consistent_acquisition) X(ismrmrd_open_dataset)        \
-    X(ismrmrd_read_acquisition) X(ismrmrd_read_array) X(ismrmrd_read_header)                      \
-    X(ismrmrd_read_image) X(ismrmrd_set_channel_on) X(ismrmrd_set_error_handler)                  \
-    X(ismrmrd_set_flag) X(ismrmrd_write_header) X(H5Eset_auto2)
+/* libismrmrd's functions for writing (reading goes through HDF5 itself, io/ismrmrd_h5.c), then
+ * HDF5's functions and data symbols, found through libismrmrd's dependency on HDF5 */
+#define KRI_ISMRMRD_FNS(X) \
+    X(ismrmrd_append_acquisition) X(ismrmrd_cleanup_acquisition) X(ismrmrd_close_dataset) \
+    X(ismrmrd_init_acquisition) X(ismrmrd_init_dataset) X(ismrmrd_make_consistent_acquisition) \
+    X(ismrmrd_open_dataset) X(ismrmrd_set_channel_on) X(ismrmrd_set_error_handler) \
+    X(ismrmrd_set_flag) X(ismrmrd_write_header) X(H5Dclose) X(H5Dget_chunk_info_by_coord) \
+    X(H5Dget_create_plist) X(H5Dget_offset) X(H5Dget_space) X(H5Dget_storage_size) \
+    X(H5Dget_type) X(H5Dopen2) X(H5Dread) X(H5Eclear2) X(H5Eset_auto2) X(H5Ewalk2) X(H5Fclose) \
+    X(H5Fget_create_plist) X(H5Fopen) X(H5Lexists) X(H5Lget_info) X(H5Pclose) X(H5Pcreate) \
+    X(H5Pget_chunk) X(H5Pget_external_count) X(H5Pget_filter2) X(H5Pget_layout) \
+    X(H5Pget_nfilters) X(H5Pget_sizes) X(H5Pget_userblock) X(H5Pset_fclose_degree) X(H5Sclose) \
+    X(H5Screate_simple) X(H5Sget_simple_extent_dims) X(H5Sget_simple_extent_ndims) \
+    X(H5Sget_simple_extent_type) X(H5Sselect_hyperslab) X(H5Tarray_create2) X(H5Tclose) \
+    X(H5Tcopy) X(H5Tcreate) X(H5Tequal) X(H5Tget_array_dims2) X(H5Tget_array_ndims) \
+    X(H5Tget_class) X(H5Tget_fields) X(H5Tget_member_index) X(H5Tget_member_name) \
+    X(H5Tget_member_offset) X(H5Tget_member_type) X(H5Tget_nmembers) X(H5Tget_offset) \
+    X(H5Tget_precision) X(H5Tget_size) X(H5Tget_super) X(H5Tinsert) X(H5Tis_variable_str) \
+    X(H5Tset_size) X(H5check_version) X(H5free_memory) X(H5open)
+#define KRI_ISMRMRD_VARS(X) \
+    X(H5P_CLS_FILE_ACCESS_ID_g) X(H5T_C_S1_g) X(H5T_IEEE_F32BE_g) X(H5T_IEEE_F32LE_g) \
+    X(H5T_NATIVE_DOUBLE_g) X(H5T_NATIVE_FLOAT_g) X(H5T_NATIVE_UINT16_g) X(H5T_NATIVE_UINT64_g)
+#define KRI_ISMRMRD_SYMS(X) KRI_ISMRMRD_FNS(X) KRI_ISMRMRD_VARS(X)
 #define KRI_DCMTK_SYMS(X)                                                                          \
     X(kri_dcmtk_abi) X(kri_dcmtk_uid) X(kri_dcmtk_write_slice) X(kri_dcmtk_read)
 /* the plug-in's one symbol is its table (a kri_dist_ops, dist_plugin.h): kri_part_data */

@@ -140,12 +140,10 @@ static void kri_view_where(const kr_ct_geom *g, int64_t v, char *buf, size_t n)
         snprintf(buf, n, "view %lld", (long long)v);
 }
 
-static kr_status kri_ct_check_view(const kr_ct_geom *g, int64_t vi)
+static kr_status kri_ct_check_view_at(const kr_ct_geom *g, int64_t vi, const char *where)
 {
     const kr_ct_view *v = &g->views[vi];
     const kr_ct_grid *gr = &g->grid;
-    char where[96];
-    kri_view_where(g, vi, where, sizeof where);
     if (kr_ct_type_ndim(g->type) == 3) return kri_ct_check_view3(g, vi, where);
     int par = kr_ct_type_is_parallel(g->type);
     if (!kri_finite3(v->src) || !kri_finite3(v->ray) || !kri_finite3(v->det) ||
@@ -235,6 +233,16 @@ static kr_status kri_ct_check_view(const kr_ct_geom *g, int64_t vi)
         }
     }
     return KR_OK;
+}
+
+/* A view's location is written only for the sentence of a view that fails (printing it for
+ * each of 1e5 valid views was most of the time a long scan took to parse). */
+static kr_status kri_ct_check_view(const kr_ct_geom *g, int64_t vi)
+{
+    if (kri_ct_check_view_at(g, vi, "") == KR_OK) return KR_OK;
+    char where[96];
+    kri_view_where(g, vi, where, sizeof where);
+    return kri_ct_check_view_at(g, vi, where);
 }
 
 /* Validate every view of g: then *out = g, else g is destroyed. */

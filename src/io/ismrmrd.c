@@ -1,9 +1,12 @@
-/* ISMRMRD raw data (HDF5) through Debian's libismrmrd C API, reading: 2-D Cartesian acquisitions
- * (XML header fields, line placement, calibration and noise scans) and stored images / NDArrays.
- * Writing is in ismrmrd_write.c. Without libismrmrd every function returns
- * KR_ERR_NOT_SUPPORTED. libismrmrd/HDF5 calls are serialised by one lock (the serial HDF5
- * build is not thread-safe); libismrmrd's error messages go to the caller's detail sentence. */
+/* ISMRMRD raw data (HDF5), reading 2-D Cartesian acquisitions: XML header fields, line
+ * placement, calibration and noise scans. The file is read through kray's bounded HDF5 access
+ * (ismrmrd_h5.c), not libismrmrd's readers; stored images and NDArrays are in
+ * ismrmrd_stored.c, writing (through libismrmrd) in ismrmrd_write.c. Without libismrmrd every
+ * function returns KR_ERR_NOT_SUPPORTED. libismrmrd/HDF5 calls are serialised by one lock (the
+ * serial HDF5 build is not thread-safe); libismrmrd's error messages go to the caller's detail
+ * sentence. */
 #include "internal.h"
+#include "iofile.h"
 #include "ismrmrd_internal.h"
 #include "kray/fft.h"
 #include "kray/ismrmrd.h"
@@ -42,21 +45,6 @@ kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr
     return KRI_NO_ISMRMRD;
 }
 
-kr_status kr_ismrmrd_read_image(const char *path, const char *dataset, const char *var, int index,
-                                kr_array **out)
-{
-    (void)path, (void)dataset, (void)var, (void)index;
-    if (out) *out = NULL;
-    return KRI_NO_ISMRMRD;
-}
-kr_status kr_ismrmrd_read_array(const char *path, const char *dataset, const char *var, int index,
-                                kr_array **out)
-{
-    (void)path, (void)dataset, (void)var, (void)index;
-    if (out) *out = NULL;
-    return KRI_NO_ISMRMRD;
-}
-
 #else /* KRAY_HAVE_ISMRMRD */
 
 #include <pthread.h>
@@ -92,6 +80,7 @@ kr_status kri_ismrmrd_enter(void)
     pthread_once(&kri_ismrmrd_once, kri_ismrmrd_init);
     pthread_mutex_lock(&kri_ismrmrd_lock);
     kri_ismrmrd_msg[0] = '\0';
+    H5Eclear2(H5E_DEFAULT);
     return KR_OK;
 }
 
@@ -191,31 +180,6 @@ static int kri_count_tag(kri_span in, const char *tag)
     return n;
 }
 
-/* ---- reading ------------------------------------------------------------------------------------
- */
-kr_status kri_ismrmrd_open(ISMRMRD_Dataset *d, const char *path, const char *group, int create)
-{
-    if (!create) {
-        FILE *f = fopen(path, "rb");
-        if (!f) return kri_fail(KR_ERR_IO, "cannot open '%s'", path);
-        fclose(f);
-    }
-    memset(d, 0, sizeof *d);
-    if (ismrmrd_init_dataset(d, path, group) != ISMRMRD_NOERROR ||
-        ismrmrd_open_dataset(d, create ? true : false) != ISMRMRD_NOERROR) {
-        /* not opened: release what ismrmrd_init_dataset allocated */
-        free(d->filename);
-        free(d->groupname);
-        d->filename = d->groupname = NULL;
-        if (create)
-            return kri_fail(KR_ERR_IO, "cannot create '%s'%s%s", path,
-                            kri_ismrmrd_msg[0] ? ": " : "", kri_ismrmrd_msg);
-        return kri_fail(KR_ERR_FORMAT, "'%s' is not an ISMRMRD file%s%s", path,
-                        kri_ismrmrd_msg[0] ? ": " : "", kri_ismrmrd_msg);
-    }
-    return KR_OK;
-}
-
 /* Crop the readout (axis 0) of a c64 [nxe, ny, nc] array to nxr in the image domain. */
 static kr_status kri_crop_readout(kr_array **a, int64_t nxr)
 {
@@ -310,6 +274,160 @@ static kr_status kri_parse_header(const char *path, const char *xml, kri_hdr *h)
     return KR_OK;
 }
 
+/* ---- acquisitions ------------------------------------------------------------------------------
+ * The fields kray uses of an acquisition header, read through HDF5 by name from the "head"
+ * member (the variable-length "traj" and "data" members are left to kri_h5_raw). */
+typedef struct kri_acq {
+    uint64_t flags;
+    uint16_t ns, ch, pre, post, center;
+    float dwell;
+    struct kri_acq_idx {
+        uint16_t e1, slice, rep;
+    } idx;
+} kri_acq;
+
+static hid_t kri_acq_type(void)
+{
+    hid_t idx = H5Tcreate(H5T_COMPOUND, sizeof(struct kri_acq_idx));
+    H5Tinsert(idx, "kspace_encode_step_1", HOFFSET(struct kri_acq_idx, e1), H5T_NATIVE_UINT16);
+    H5Tinsert(idx, "slice", HOFFSET(struct kri_acq_idx, slice), H5T_NATIVE_UINT16);
+    H5Tinsert(idx, "repetition", HOFFSET(struct kri_acq_idx, rep), H5T_NATIVE_UINT16);
+    hid_t head = H5Tcreate(H5T_COMPOUND, sizeof(kri_acq));
+    H5Tinsert(head, "flags", HOFFSET(kri_acq, flags), H5T_NATIVE_UINT64);
+    H5Tinsert(head, "number_of_samples", HOFFSET(kri_acq, ns), H5T_NATIVE_UINT16);
+    H5Tinsert(head, "active_channels", HOFFSET(kri_acq, ch), H5T_NATIVE_UINT16);
+    H5Tinsert(head, "discard_pre", HOFFSET(kri_acq, pre), H5T_NATIVE_UINT16);
+    H5Tinsert(head, "discard_post", HOFFSET(kri_acq, post), H5T_NATIVE_UINT16);
+    H5Tinsert(head, "center_sample", HOFFSET(kri_acq, center), H5T_NATIVE_UINT16);
+    H5Tinsert(head, "sample_time_us", HOFFSET(kri_acq, dwell), H5T_NATIVE_FLOAT);
+    H5Tinsert(head, "idx", HOFFSET(kri_acq, idx), idx);
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(kri_acq));
+    H5Tinsert(t, "head", 0, head);
+    H5Tclose(idx);
+    H5Tclose(head);
+    return t;
+}
+
+/* The stored offset of the acquisitions' "data" field (a variable-length sequence of IEEE
+ * 32-bit floats, either byte order) and whether to swap; KR_ERR_FORMAT when the dataset is not
+ * ISMRMRD's. */
+static kr_status kri_acq_data_field(kri_h5 *h, const kri_h5_dset *d, size_t *off, int *swap)
+{
+    kr_status st = KR_OK;
+    int k = H5Tget_member_index(d->type, "data"); /* < 0 also when not a compound */
+    hid_t m = H5Tget_member_type(d->type, (unsigned)k);
+    hid_t b = H5Tget_class(m) == H5T_VLEN ? H5Tget_super(m) : H5I_INVALID_HID;
+    int le = H5Tequal(b, H5T_IEEE_F32LE) > 0, be = H5Tequal(b, H5T_IEEE_F32BE) > 0;
+    if (d->rank != 1 || k < 0 || !(le || be) ||
+        H5Tget_member_offset(d->type, (unsigned)k) + 16 > d->elem)
+        st = kri_fail(KR_ERR_FORMAT,
+                      "'%s': dataset '%s' is not a list of ISMRMRD acquisitions (a \"data\" "
+                      "field of 32-bit floats)",
+                      h->path, d->name);
+    else {
+        *off = H5Tget_member_offset(d->type, (unsigned)k);
+        *swap = be == kri_host_little_endian();
+    }
+    H5Tclose(b);
+    H5Tclose(m);
+    H5Eclear2(H5E_DEFAULT);
+    return st;
+}
+
+static int kri_acq_skipped(uint64_t f)
+{
+    return kri_flag(f, ISMRMRD_ACQ_IS_NAVIGATION_DATA) ||
+           kri_flag(f, ISMRMRD_ACQ_IS_PHASECORR_DATA) ||
+           kri_flag(f, ISMRMRD_ACQ_IS_DUMMYSCAN_DATA) ||
+           kri_flag(f, ISMRMRD_ACQ_IS_HPFEEDBACK_DATA) ||
+           kri_flag(f, ISMRMRD_ACQ_IS_RTFEEDBACK_DATA);
+}
+
+/* The acquisitions of an ISMRMRD file, checked before anything of their size is allocated. */
+typedef struct kri_acqs {
+    uint64_t n;         /* acquisitions */
+    kri_acq *head;      /* [n] */
+    kri_h5_vlen *data;  /* [n] the stored "data" descriptors (len 0 for skipped ones) */
+    int64_t nc;         /* channels */
+    uint64_t samples;   /* samples x channels of the imaging acquisitions */
+    uint64_t maxlen;    /* floats of the longest one */
+    int swap;           /* big-endian floats */
+} kri_acqs;
+
+static kr_status kri_acqs_scan(kri_h5 *h, const char *name, kri_acqs *a)
+{
+    memset(a, 0, sizeof *a);
+    kr_status st;
+    if (!kri_h5_exists(h, name, &st)) return st;
+    kri_h5_dset d;
+    size_t off = 0;
+    st = kri_h5_dset_open(h, name, &d);
+    if (st == KR_OK) st = kri_acq_data_field(h, &d, &off, &a->swap);
+    if (st == KR_OK) {
+        a->n = d.dims[0];
+        a->head = calloc(a->n ? a->n : 1, sizeof *a->head);
+        a->data = calloc(a->n ? a->n : 1, sizeof *a->data);
+        if (!a->head || !a->data)
+            st = kri_fail(KR_ERR_OOM_HOST, "'%s': out of host memory for %llu acquisitions",
+                          h->path, (unsigned long long)a->n);
+    }
+    hid_t mt = st == KR_OK ? kri_acq_type() : H5I_INVALID_HID;
+    if (st == KR_OK) st = kri_h5_read_rows(h, &d, 0, a->n, mt, a->head);
+    if (mt >= 0) H5Tclose(mt);
+    uint64_t total = 0;
+    for (uint64_t i = 0; st == KR_OK && i < a->n; i++) {
+        const kri_acq *q = &a->head[i];
+        if (kri_acq_skipped(q->flags)) continue;
+        if (q->ch < 1 || q->ns < 1) {
+            st = kri_fail(KR_ERR_FORMAT, "'%s': acquisition %llu has %u samples of %u channels",
+                          h->path, (unsigned long long)i, q->ns, q->ch);
+            break;
+        }
+        if (a->nc == 0) a->nc = q->ch;
+        if (q->ch != a->nc) {
+            st = kri_fail(KR_ERR_FORMAT,
+                          "'%s': acquisition %llu has %u channels, earlier ones %lld", h->path,
+                          (unsigned long long)i, q->ch, (long long)a->nc);
+            break;
+        }
+        const uint8_t *raw;
+        st = kri_h5_raw(h, &d, d.elem, i, &raw);
+        if (st != KR_OK) break;
+        kri_h5_vlen v = kri_h5_vlen_at(raw + off);
+        uint64_t want = 2ull * q->ns * q->ch;
+        if (v.len != want) {
+            st = kri_fail(KR_ERR_FORMAT,
+                          "'%s': acquisition %llu holds %u values; its header says %u samples of "
+                          "%u channels (%llu values)",
+                          h->path, (unsigned long long)i, v.len, q->ns, q->ch,
+                          (unsigned long long)want);
+            break;
+        }
+        total += 4 * want;
+        if (total > h->size) {
+            st = kri_fail(KR_ERR_FORMAT,
+                          "'%s': the acquisitions up to %llu claim %llu bytes of samples, more "
+                          "than the file's %llu bytes",
+                          h->path, (unsigned long long)i, (unsigned long long)total,
+                          (unsigned long long)h->size);
+            break;
+        }
+        a->data[i] = v;
+        if (want > a->maxlen) a->maxlen = want;
+        if (!kri_flag(q->flags, ISMRMRD_ACQ_IS_NOISE_MEASUREMENT))
+            a->samples += (uint64_t)q->ns * q->ch;
+    }
+    kri_h5_dset_close(&d);
+    return st;
+}
+
+static void kri_acqs_free(kri_acqs *a)
+{
+    free(a->head);
+    free(a->data);
+    memset(a, 0, sizeof *a);
+}
+
 kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr_ismrmrd_data *out)
 {
     KRI_ARG_NOT_NULL(out);
@@ -323,77 +441,82 @@ kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr
                         "kr_ismrmrd_read: repetition %d / slice %d must be >= 0", o.repetition,
                         o.slice);
     const char *group = o.dataset ? o.dataset : "dataset";
+    char name[1100];
+    if (strlen(group) > 1000)
+        return kri_fail(KR_ERR_INVALID_ARG, "kr_ismrmrd_read: the group name is too long");
     KRI_TRY(kri_ismrmrd_enter());
-    ISMRMRD_Dataset d;
-    kr_status st = kri_ismrmrd_open(&d, path, group, 0);
-    if (st != KR_OK) {
-        kri_ismrmrd_leave();
-        return st;
-    }
-    char *xml = ismrmrd_read_header(&d);
-    kri_hdr h;
-    ISMRMRD_Acquisition acq;
-    ismrmrd_init_acquisition(&acq);
+    kri_h5 h;
+    kri_acqs A = {0};
+    char *xml = NULL;
     double *cnt = NULL, *ccnt = NULL, *csum = NULL;
-    float *noise = NULL;
+    float *noise = NULL, *ad = NULL;
     int64_t nnoise = 0, noise_cap = 0;
     double noise_dwell = 0;
-    if (!xml) {
-        st = kri_fail(KR_ERR_FORMAT, "'%s' has no ISMRMRD XML header in group '%s'", path, group);
+    kri_hdr hdr;
+    kr_status st = kri_h5_open(&h, path);
+    if (st != KR_OK) goto done;
+    if (!kri_h5_exists(&h, group, &st)) {
+        if (st == KR_OK)
+            st = kri_fail(KR_ERR_FORMAT, "'%s' has no ISMRMRD group '%s'", path, group);
         goto done;
     }
-    st = kri_parse_header(path, xml, &h);
+    snprintf(name, sizeof name, "%s/xml", group);
+    if (!kri_h5_exists(&h, name, &st)) {
+        if (st == KR_OK)
+            st = kri_fail(KR_ERR_FORMAT, "'%s' has no ISMRMRD XML header in group '%s'", path,
+                          group);
+        goto done;
+    }
+    st = kri_h5_read_string(&h, name, &xml);
+    if (st == KR_OK) st = kri_parse_header(path, xml, &hdr);
+    snprintf(name, sizeof name, "%s/data", group);
+    if (st == KR_OK) st = kri_acqs_scan(&h, name, &A);
     if (st != KR_OK) goto done;
-    const int64_t nx = h.enc[0], ny = h.enc[1];
-    int64_t nc = 0;
-    uint32_t nacq = ismrmrd_get_number_of_acquisitions(&d);
+    const int64_t nx = hdr.enc[0], ny = hdr.enc[1], nc = A.nc;
+    if (A.samples == 0) {
+        st = kri_fail(KR_ERR_FORMAT, "'%s' has no imaging data", path);
+        goto done;
+    }
+    /* the k-space grid is filled from the file's samples: at least 1/64 of it */
+    if ((uint64_t)(nx * ny) * (uint64_t)nc > 64 * A.samples) {
+        st = kri_fail(KR_ERR_FORMAT,
+                      "'%s': the encoded matrix %lld x %lld of %lld channels is more than 64 "
+                      "times the %llu samples the file holds",
+                      path, (long long)nx, (long long)ny, (long long)nc,
+                      (unsigned long long)A.samples);
+        goto done;
+    }
+    {
+        int64_t d3[3] = {nx, ny, nc};
+        st = kr_array_create(&out->kspace, KR_C64, 3, d3, KR_HOST, NULL);
+        if (st == KR_OK) st = kr_array_create(&out->calib, KR_C64, 3, d3, KR_HOST, NULL);
+        if (st == KR_OK) st = kri_alloc((void **)&cnt, sizeof(double) * (size_t)ny, "line counts");
+        if (st == KR_OK) st = kri_alloc((void **)&ccnt, sizeof(double) * (size_t)ny, "line counts");
+        if (st == KR_OK) st = kri_alloc((void **)&out->lines, (size_t)ny, "line flags");
+        if (st == KR_OK)
+            st = kri_alloc((void **)&csum, sizeof(double) * 2 * (size_t)(nx * ny * nc),
+                           "calibration sum");
+        if (st == KR_OK) st = kri_alloc((void **)&ad, sizeof(float) * A.maxlen, "samples");
+        if (st != KR_OK) goto done;
+        memset(cnt, 0, sizeof(double) * (size_t)ny);
+        memset(ccnt, 0, sizeof(double) * (size_t)ny);
+        memset(out->lines, 0, (size_t)ny);
+        memset(csum, 0, sizeof(double) * 2 * (size_t)(nx * ny * nc));
+    }
     int maxrep = -1;
-    for (uint32_t i = 0; i < nacq; i++) {
-        if (ismrmrd_read_acquisition(&d, i, &acq) != ISMRMRD_NOERROR) {
-            st = kri_fail(KR_ERR_FORMAT, "'%s': acquisition %u cannot be read%s%s", path, i,
-                          kri_ismrmrd_msg[0] ? ": " : "", kri_ismrmrd_msg);
-            goto done;
-        }
-        const ISMRMRD_AcquisitionHeader *ah = &acq.head;
+    for (uint64_t i = 0; i < A.n; i++) {
+        const kri_acq *ah = &A.head[i];
         uint64_t f = ah->flags;
-        if (kri_flag(f, ISMRMRD_ACQ_IS_NAVIGATION_DATA) ||
-            kri_flag(f, ISMRMRD_ACQ_IS_PHASECORR_DATA) ||
-            kri_flag(f, ISMRMRD_ACQ_IS_DUMMYSCAN_DATA) ||
-            kri_flag(f, ISMRMRD_ACQ_IS_HPFEEDBACK_DATA) ||
-            kri_flag(f, ISMRMRD_ACQ_IS_RTFEEDBACK_DATA))
-            continue;
-        int64_t ch = ah->active_channels, ns = ah->number_of_samples;
-        if (ch < 1 || ns < 1) {
-            st = kri_fail(KR_ERR_FORMAT, "'%s': acquisition %u has %lld samples of %lld channels",
-                          path, i, (long long)ns, (long long)ch);
-            goto done;
-        }
-        if (nc == 0) {
-            nc = ch;
-            int64_t d3[3] = {nx, ny, nc};
-            st = kr_array_create(&out->kspace, KR_C64, 3, d3, KR_HOST, NULL);
-            if (st == KR_OK) st = kr_array_create(&out->calib, KR_C64, 3, d3, KR_HOST, NULL);
-            if (st == KR_OK)
-                st = kri_alloc((void **)&cnt, sizeof(double) * (size_t)ny, "line counts");
-            if (st == KR_OK)
-                st = kri_alloc((void **)&ccnt, sizeof(double) * (size_t)ny, "line counts");
-            if (st == KR_OK) st = kri_alloc((void **)&out->lines, (size_t)ny, "line flags");
-            if (st == KR_OK)
-                st = kri_alloc((void **)&csum, sizeof(double) * 2 * (size_t)(nx * ny * nc),
-                               "calibration sum");
-            if (st != KR_OK) goto done;
-            memset(cnt, 0, sizeof(double) * (size_t)ny);
-            memset(ccnt, 0, sizeof(double) * (size_t)ny);
-            memset(out->lines, 0, (size_t)ny);
-            memset(csum, 0, sizeof(double) * 2 * (size_t)(nx * ny * nc));
-        } else if (ch != nc) {
-            st =
-                kri_fail(KR_ERR_FORMAT, "'%s': acquisition %u has %lld channels, earlier ones %lld",
-                         path, i, (long long)ch, (long long)nc);
-            goto done;
-        }
-        const float *ad = (const float *)acq.data;
-        if (kri_flag(f, ISMRMRD_ACQ_IS_NOISE_MEASUREMENT)) {
+        if (kri_acq_skipped(f)) continue;
+        int noisy = kri_flag(f, ISMRMRD_ACQ_IS_NOISE_MEASUREMENT);
+        if (!noisy && ah->idx.slice != o.slice) continue;
+        const int64_t ns = ah->ns;
+        char what[64];
+        snprintf(what, sizeof what, "acquisition %llu", (unsigned long long)i);
+        st = kri_h5_heap_read(&h, A.data[i], 4ull * A.data[i].len, ad, what);
+        if (st != KR_OK) goto done;
+        if (A.swap) kri_byteswap(ad, A.data[i].len, 4);
+        if (noisy) {
             if (nnoise + ns > noise_cap) {
                 int64_t cap = noise_cap ? 2 * noise_cap : 4096;
                 while (cap < nnoise + ns) cap *= 2;
@@ -413,28 +536,27 @@ kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr
                 memcpy(noise + 2 * (noise_cap * c + nnoise), ad + 2 * ns * c,
                        sizeof(float) * 2 * (size_t)ns);
             nnoise += ns;
-            noise_dwell = ah->sample_time_us;
+            noise_dwell = ah->dwell;
             continue;
         }
-        if (ah->idx.slice != o.slice) continue;
-        int64_t j = (int64_t)ah->idx.kspace_encode_step_1 - h.e1c + ny / 2;
+        int64_t j = (int64_t)ah->idx.e1 - hdr.e1c + ny / 2;
         if (j < 0 || j >= ny) {
             st = kri_fail(KR_ERR_FORMAT,
-                          "'%s': acquisition %u has line %u, outside the %lld encoded lines", path,
-                          i, ah->idx.kspace_encode_step_1, (long long)ny);
+                          "'%s': acquisition %llu has line %u, outside the %lld encoded lines",
+                          path, (unsigned long long)i, ah->idx.e1, (long long)ny);
             goto done;
         }
-        int64_t s0 = ah->discard_pre, s1 = ns - ah->discard_post;
-        int64_t off = nx / 2 - (int64_t)ah->center_sample;
+        int64_t s0 = ah->pre, s1 = ns - ah->post;
+        int64_t off = nx / 2 - (int64_t)ah->center;
         if (s0 + off < 0 || s1 + off > nx || s1 <= s0) {
             st = kri_fail(KR_ERR_FORMAT,
-                          "'%s': acquisition %u has %lld samples centred at %u, which do not fit "
-                          "the %lld encoded readout samples",
-                          path, i, (long long)ns, ah->center_sample, (long long)nx);
+                          "'%s': acquisition %llu has %lld samples centred at %u, which do not "
+                          "fit the %lld encoded readout samples",
+                          path, (unsigned long long)i, (long long)ns, ah->center, (long long)nx);
             goto done;
         }
         int rev = kri_flag(f, ISMRMRD_ACQ_IS_REVERSE);
-        int rep = ah->idx.repetition;
+        int rep = ah->idx.rep;
         if (rep > maxrep) maxrep = rep;
         float *kd = out->kspace->data;
         for (int64_t c = 0; c < nc; c++)
@@ -460,7 +582,7 @@ kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr
                                        : both ? (KR_LINE_IMAGING | KR_LINE_CALIBRATION)
                                               : KR_LINE_IMAGING);
             out->acquisitions++;
-            out->dwell_us = ah->sample_time_us;
+            out->dwell_us = ah->dwell;
         }
     }
     if (!out->kspace || out->acquisitions == 0) {
@@ -499,175 +621,37 @@ kr_status kr_ismrmrd_read(const char *path, const kr_ismrmrd_read_opts *opts, kr
             for (int64_t e = 0; e < 2 * nc * nc; e++) pv[e] *= scale;
         }
     }
-    if (o.remove_oversampling && h.rec[0] < nx) {
-        st = kri_crop_readout(&out->kspace, h.rec[0]);
-        if (st == KR_OK && out->calib) st = kri_crop_readout(&out->calib, h.rec[0]);
+    if (o.remove_oversampling && hdr.rec[0] < nx) {
+        st = kri_crop_readout(&out->kspace, hdr.rec[0]);
+        if (st == KR_OK && out->calib) st = kri_crop_readout(&out->calib, hdr.rec[0]);
         if (st != KR_OK) goto done;
     }
     out->nx = out->kspace->dims[0];
     out->ny = ny;
     out->nc = nc;
     for (int i = 0; i < 3; i++) {
-        out->enc_matrix[i] = h.enc[i];
-        out->recon_matrix[i] = h.rec[i];
-        out->enc_fov_mm[i] = h.efov[i];
-        out->recon_fov_mm[i] = h.rfov[i];
+        out->enc_matrix[i] = hdr.enc[i];
+        out->recon_matrix[i] = hdr.rec[i];
+        out->enc_fov_mm[i] = hdr.efov[i];
+        out->recon_fov_mm[i] = hdr.rfov[i];
     }
-    out->e1_min = h.e1min;
-    out->e1_max = h.e1max;
-    out->e1_center = h.e1c;
-    out->accel = h.accel;
-    snprintf(out->calibration_mode, sizeof out->calibration_mode, "%s", h.mode);
+    out->e1_min = hdr.e1min;
+    out->e1_max = hdr.e1max;
+    out->e1_center = hdr.e1c;
+    out->accel = hdr.accel;
+    snprintf(out->calibration_mode, sizeof out->calibration_mode, "%s", hdr.mode);
 done:
     free(xml);
     free(noise);
+    kri_free(ad);
     kri_free(cnt);
     kri_free(ccnt);
     kri_free(csum);
-    ismrmrd_cleanup_acquisition(&acq);
-    ismrmrd_close_dataset(&d);
+    kri_acqs_free(&A);
+    kri_h5_close(&h);
     kri_ismrmrd_leave();
     if (st != KR_OK) kr_ismrmrd_data_destroy(out);
     return st;
-}
-
-/* ---- images and arrays --------------------------------------------------------------------------
- */
-static kr_status kri_to_array(const char *path, const char *var, int type, int ndim,
-                              const int64_t *dims, const void *data, kr_array **out)
-{
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= dims[i];
-    kr_dtype t = KR_F32;
-    if (type == ISMRMRD_CXFLOAT || type == ISMRMRD_CXDOUBLE) t = KR_C64;
-    if (type == ISMRMRD_DOUBLE) t = KR_F64;
-    KRI_TRY(kr_array_create(out, t, ndim, dims, KR_HOST, NULL));
-    void *o = (*out)->data;
-    switch (type) {
-    case ISMRMRD_USHORT:
-        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = ((const uint16_t *)data)[i];
-        break;
-    case ISMRMRD_SHORT:
-        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = ((const int16_t *)data)[i];
-        break;
-    case ISMRMRD_UINT:
-        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = (float)((const uint32_t *)data)[i];
-        break;
-    case ISMRMRD_INT:
-        for (int64_t i = 0; i < n; i++) ((float *)o)[i] = (float)((const int32_t *)data)[i];
-        break;
-    case ISMRMRD_FLOAT:
-    case ISMRMRD_CXFLOAT:
-    case ISMRMRD_DOUBLE: memcpy(o, data, kr_array_bytes(*out)); break;
-    case ISMRMRD_CXDOUBLE:
-        for (int64_t i = 0; i < 2 * n; i++) ((float *)o)[i] = (float)((const double *)data)[i];
-        break;
-    default:
-        kr_array_destroy(*out);
-        *out = NULL;
-        return kri_fail(KR_ERR_FORMAT, "'%s': variable '%s' has unknown data type %d", path, var,
-                        type);
-    }
-    return KR_OK;
-}
-
-/* Item `index` of the stored images / NDArrays `var` of an open dataset into *out. */
-static kr_status kri_image_item(ISMRMRD_Dataset *d, const char *path, const char *var,
-                                uint32_t index, kr_array **out)
-{
-    ISMRMRD_Image im;
-    ismrmrd_init_image(&im);
-    kr_status st;
-    if (ismrmrd_read_image(d, var, index, &im) != ISMRMRD_NOERROR) {
-        st = kri_fail(KR_ERR_FORMAT, "'%s': image '%s' %u cannot be read: %s", path, var, index,
-                      kri_ismrmrd_error());
-    } else {
-        int64_t dims[4] = {im.head.matrix_size[0], im.head.matrix_size[1], im.head.matrix_size[2],
-                           im.head.channels};
-        int nd = 4;
-        while (nd > 1 && dims[nd - 1] == 1) nd--;
-        st = kri_to_array(path, var, im.head.data_type, nd, dims, im.data, out);
-    }
-    ismrmrd_cleanup_image(&im);
-    return st;
-}
-
-static kr_status kri_array_item(ISMRMRD_Dataset *d, const char *path, const char *var,
-                                uint32_t index, kr_array **out)
-{
-    ISMRMRD_NDArray arr;
-    ismrmrd_init_ndarray(&arr);
-    kr_status st;
-    if (ismrmrd_read_array(d, var, index, &arr) != ISMRMRD_NOERROR) {
-        st = kri_fail(KR_ERR_FORMAT, "'%s': array '%s' %u cannot be read: %s", path, var, index,
-                      kri_ismrmrd_error());
-    } else if (arr.ndim < 1 || arr.ndim > ISMRMRD_NDARRAY_MAXDIM) {
-        st = kri_fail(KR_ERR_FORMAT, "'%s': array '%s' has %d dimensions", path, var,
-                      (int)arr.ndim);
-    } else {
-        int64_t dims[ISMRMRD_NDARRAY_MAXDIM];
-        int nd = (int)arr.ndim;
-        for (int i = 0; i < nd; i++) dims[i] = (int64_t)arr.dims[i];
-        st = kri_to_array(path, var, arr.data_type, nd, dims, arr.data, out);
-    }
-    ismrmrd_cleanup_ndarray(&arr);
-    return st;
-}
-
-/* The stored images or NDArrays of a file: their name in sentences, count and item reader. */
-typedef struct kri_stored {
-    const char *fn, *plural;
-    uint32_t (*count)(const ISMRMRD_Dataset *d, const char *var);
-    kr_status (*item)(ISMRMRD_Dataset *d, const char *path, const char *var, uint32_t index,
-                      kr_array **out);
-} kri_stored;
-
-static const kri_stored kri_images = {"kr_ismrmrd_read_image", "images",
-                                      ismrmrd_get_number_of_images, kri_image_item};
-static const kri_stored kri_arrays = {"kr_ismrmrd_read_array", "arrays",
-                                      ismrmrd_get_number_of_arrays, kri_array_item};
-
-/* Open the file, check the index against the count and read the item (path, var, out checked). */
-static kr_status kri_read_stored(const kri_stored *k, const char *path, const char *dataset,
-                                 const char *var, int index, kr_array **out)
-{
-    if (index < 0) return kri_fail(KR_ERR_INVALID_ARG, "%s: index %d < 0", k->fn, index);
-    KRI_TRY(kri_ismrmrd_enter());
-    ISMRMRD_Dataset d;
-    kr_status st = kri_ismrmrd_open(&d, path, dataset ? dataset : "dataset", 0);
-    if (st != KR_OK) {
-        kri_ismrmrd_leave();
-        return st;
-    }
-    uint32_t n = k->count(&d, var);
-    if ((uint32_t)index >= n)
-        st = kri_fail(KR_ERR_FORMAT, "'%s' has %u %s '%s'; index %d requested", path, n, k->plural,
-                      var, index);
-    else
-        st = k->item(&d, path, var, (uint32_t)index, out);
-    ismrmrd_close_dataset(&d);
-    kri_ismrmrd_leave();
-    return st;
-}
-
-kr_status kr_ismrmrd_read_image(const char *path, const char *dataset, const char *var, int index,
-                                kr_array **out)
-{
-    KRI_ARG_NOT_NULL(out);
-    *out = NULL;
-    KRI_ARG_NOT_NULL(path);
-    KRI_ARG_NOT_NULL(var);
-    return kri_read_stored(&kri_images, path, dataset, var, index, out);
-}
-
-kr_status kr_ismrmrd_read_array(const char *path, const char *dataset, const char *var, int index,
-                                kr_array **out)
-{
-    KRI_ARG_NOT_NULL(out);
-    *out = NULL;
-    KRI_ARG_NOT_NULL(path);
-    KRI_ARG_NOT_NULL(var);
-    return kri_read_stored(&kri_arrays, path, dataset, var, index, out);
 }
 
 #endif /* KRAY_HAVE_ISMRMRD */

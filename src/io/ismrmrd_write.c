@@ -33,6 +33,23 @@ kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
 
 #include <unistd.h>
 
+/* Create (truncate) `path` with group `group`; KR_ERR_IO with a sentence on failure (nothing
+ * to close then). Call between kri_ismrmrd_enter and leave. */
+static kr_status kri_ismrmrd_create(ISMRMRD_Dataset *d, const char *path, const char *group)
+{
+    memset(d, 0, sizeof *d);
+    if (ismrmrd_init_dataset(d, path, group) != ISMRMRD_NOERROR ||
+        ismrmrd_open_dataset(d, true) != ISMRMRD_NOERROR) {
+        /* not opened: release what ismrmrd_init_dataset allocated */
+        free(d->filename);
+        free(d->groupname);
+        d->filename = d->groupname = NULL;
+        const char *why = kri_ismrmrd_error();
+        return kri_fail(KR_ERR_IO, "cannot create '%s'%s%s", path, why[0] ? ": " : "", why);
+    }
+    return KR_OK;
+}
+
 /* ---- writing ------------------------------------------------------------------------------------
  */
 static char *kri_header_xml(const kr_ismrmrd_write_opts *o, int64_t nx, int64_t ny, int64_t nc)
@@ -135,7 +152,7 @@ kr_status kr_ismrmrd_write(const char *path, const kr_ismrmrd_write_opts *opts,
     remove(tmp);
     const int slot = kri_tmp_register(tmp); /* removed if a signal ends the process */
     ISMRMRD_Dataset d;
-    kr_status st = kri_ismrmrd_open(&d, tmp, o.dataset ? o.dataset : "dataset", 1);
+    kr_status st = kri_ismrmrd_create(&d, tmp, o.dataset ? o.dataset : "dataset");
     if (st != KR_OK) {
         remove(tmp);
         kri_tmp_unregister(slot);
