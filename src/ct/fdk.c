@@ -453,7 +453,8 @@ static kr_status kri_fdk_plan_build(kr_fdk_plan **plan, const kr_ctx *ctx, int64
     if (!backend) {
         /* the geometry alone */
     } else if (kr_ctx_ndevices(ctx) > 1) {
-        KRI_CHECK(kri_fdkm_create(&p->multi, p)); /* the parts hold the backend states */
+        static const kri_fdk_single single = {kri_fdk_plan_make_range, kr_fdk_plan_destroy};
+        KRI_CHECK(kri_fdkm_create(&p->multi, p, &single)); /* the parts hold the backend states */
     } else {
         KRI_CHECK(kri_backend_pick(&p->be, p->loc, &kri_fdk_cpu, &kri_fdk_cuda,
                                    bp_only ? "voxel-driven backprojector" : "fdk"));

@@ -56,7 +56,16 @@ enum { KRI_FDK_RAW = 0, KRI_FDK_FILTER = 1, KRI_FDK_DENSITY = 2 };
  * every part; device arrays (on the first device) are read and written in place by parts on
  * that device, and copied to and from the others. */
 typedef struct kri_fdkm kri_fdkm;
-kr_status kri_fdkm_create(kri_fdkm **m, kr_fdk_plan *p);
+/* The single-device plans the parts hold, made and destroyed by the functions fdk.c hands in
+ * (the parts sit above single plans and so do not call into fdk.c: scripts/check-layout). */
+typedef struct kri_fdk_single {
+    kr_status (*make_range)(kr_fdk_plan **plan, const kr_ctx *ctx, int64_t nu, int64_t nv,
+                            const kr_ct_view *views, int64_t nviews, const kr_ct_grid *grid,
+                            const kr_fdk_opts *o, const kri_fdk_tune *t, int bp_only, int64_t z0,
+                            int64_t z1);
+    void (*destroy)(kr_fdk_plan *plan);
+} kri_fdk_single;
+kr_status kri_fdkm_create(kri_fdkm **m, kr_fdk_plan *p, const kri_fdk_single *single);
 /* proj and vol checked (the census too); mode as the backends' run. */
 kr_status kri_fdkm_run(kri_fdkm *m, kr_fdk_plan *p, const kr_array *proj, kr_array *vol,
                        int mode);

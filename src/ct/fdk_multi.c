@@ -15,13 +15,14 @@ struct kri_fdkm {
     float *proj[KR_MAX_DEVICES];         /* device copies of parts off the first device */
     float *vol[KR_MAX_DEVICES];          /* their slabs */
     int64_t *zs; /* the global split of the slices (parts.h) */
+    kri_fdk_single single;
 };
 
 void kri_fdkm_destroy(kri_fdkm *m)
 {
     if (!m) return;
     for (int i = 0; m->parts && i < m->parts->n; i++) {
-        kr_fdk_plan_destroy(m->plan[i]);
+        if (m->plan[i]) m->single.destroy(m->plan[i]);
         if (m->proj[i] || m->vol[i]) {
             kri_cuda_set_device(m->parts->ctx[i]);
             kri_device_free(m->proj[i]);
@@ -34,11 +35,12 @@ void kri_fdkm_destroy(kri_fdkm *m)
     kri_free(m);
 }
 
-kr_status kri_fdkm_create(kri_fdkm **out, kr_fdk_plan *p)
+kr_status kri_fdkm_create(kri_fdkm **out, kr_fdk_plan *p, const kri_fdk_single *single)
 {
     *out = NULL;
     kri_fdkm *m = kri_calloc(1, sizeof *m);
     if (!m) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a divided FDK plan");
+    m->single = *single;
     kr_status s = kri_parts_create(&m->parts, p->ctx);
     if (s == KR_OK) {
         /* slabs of whole 16-slice groups (the CUDA kernels' thread slabs) */
@@ -54,7 +56,7 @@ kr_status kri_fdkm_create(kri_fdkm **out, kr_fdk_plan *p)
                          kr_ctx_device(m->parts->ctx[j]) == kr_ctx_device(m->parts->ctx[i]);
             kr_fdk_opts o = p->o;
             o.gpu_mem /= share;
-            s = kri_fdk_plan_make_range(&m->plan[i], m->parts->ctx[i], p->nu, p->nv, p->views,
+            s = m->single.make_range(&m->plan[i], m->parts->ctx[i], p->nu, p->nv, p->views,
                                         p->nviews, &p->grid, &o, &p->tune, p->bp_only,
                                         zs[i], zs[i + 1]);
             if (s == KR_OK) m->plan[i]->share = share;

@@ -64,6 +64,11 @@ kr_status kr_ct_projector_plan_create(kr_ct_projector_plan **out, const kr_ctx *
     p->be = be;
     kr_status st = kr_ct_geom_clone(&p->geom, g);
     if (st == KR_OK) st = ndim == 3 ? kri_ct3_plan_create(p) : kri_ct2_plan_create(p);
+    if (st == KR_OK && ndim == 3 && kr_ctx_ndevices(ctx) > 1) {
+        static const kri_ct3_single single = {kr_ct_projector_plan_create,
+                                              kr_ct_projector_plan_destroy};
+        st = kri_ct3m_create(&p->multi, p, &single);
+    }
     if (st != KR_OK) {
         kr_ct_projector_plan_destroy(p);
         return st;

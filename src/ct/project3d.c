@@ -69,9 +69,8 @@ kr_status kri_ct3_plan_create(kr_ct_projector_plan *p)
             }
         }
     }
-    if (kr_ctx_ndevices(p->ctx) > 1)
-        KRI_TRY(kri_ct3m_create(&p->multi, p)); /* the parts hold the backend states */
-    else if (p->be->create)
+    /* several devices: the parts hold the backend states (kri_ct3m_create, from project.c) */
+    if (kr_ctx_ndevices(p->ctx) == 1 && p->be->create)
         KRI_TRY(p->be->create(p, &p->dev));
     kr_ct_geom_check_fov(G, p->ctx, NULL); /* a warning at most */
     kr_log(p->ctx, KR_LOG_DEBUG,

@@ -37,6 +37,7 @@ struct kri_ct3m {
     size_t esz;
     int64_t nvox, nproj, plane, vsize; /* elements: volume, projections, slice, view */
     pthread_mutex_t lock;
+    kri_ct3_single single;
 };
 
 /* Environment for the tests: KRAY_CT3_SPLIT_ADJOINT=views divides every adjoint by views (the
@@ -62,7 +63,7 @@ void kri_ct3m_destroy(kri_ct3m *m)
 {
     if (!m) return;
     for (int i = 0; i < (m->parts ? m->parts->n : 0); i++) {
-        kr_ct_projector_plan_destroy(m->plan[i]);
+        if (m->plan[i]) m->single.destroy(m->plan[i]);
         kri_ct3m_free_buf(m, m->vol[i], i);
         kri_ct3m_free_buf(m, m->proj[i], i);
     }
@@ -83,11 +84,13 @@ static int kri_ct3m_local(const kri_ct3m *m, int i)
     return !kri_part_remote(m->parts, i, m->loc);
 }
 
-kr_status kri_ct3m_create(kri_ct3m **out, const kr_ct_projector_plan *p)
+kr_status kri_ct3m_create(kri_ct3m **out, const kr_ct_projector_plan *p,
+                          const kri_ct3_single *single)
 {
     *out = NULL;
     kri_ct3m *m = kri_calloc(1, sizeof *m);
     if (!m) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for a divided projector");
+    m->single = *single;
     pthread_mutex_init(&m->lock, NULL);
     kr_status s = kri_parts_create(&m->parts, p->ctx);
     const kri_ct3p_f64 *P = &p->p3->p64;
@@ -106,7 +109,7 @@ kr_status kri_ct3m_create(kri_ct3m **out, const kr_ct_projector_plan *p)
     }
     m->adj = kri_ct3m_force_views() ? KRI_CT_RANGE_VIEWS : KRI_CT_RANGE_Z;
     for (int i = 0; i < n && s == KR_OK; i++) {
-        s = kr_ct_projector_plan_create(&m->plan[i], m->parts->ctx[i], p->geom, &p->opts);
+        s = m->single.create(&m->plan[i], m->parts->ctx[i], p->geom, &p->opts);
         if (s == KR_OK && m->plan[i]->be->adjoint_split(m->plan[i], m->plan[i]->dev) !=
                               KRI_CT_RANGE_Z)
             m->adj = KRI_CT_RANGE_VIEWS;

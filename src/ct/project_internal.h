@@ -91,7 +91,15 @@ kr_status kri_ct3_adjoint(const kr_ct_projector_plan *p, const kr_array *proj, k
 /* The divided cone-beam projector (project3d_multi.c): create for plan p (its geometry, opts
  * and p3 made; ctx with several devices), run (out = A in, or A^T in with adjoint != 0, arrays
  * checked), destroy (accepts NULL). */
-kr_status kri_ct3m_create(kri_ct3m **m, const kr_ct_projector_plan *p);
+/* The parts' own plans are made and destroyed by the functions project.c hands in (the parts
+ * sit above single plans and so do not call into project.c: scripts/check-layout). */
+typedef struct kri_ct3_single {
+    kr_status (*create)(kr_ct_projector_plan **out, const kr_ctx *ctx, const kr_ct_geom *g,
+                        const kr_ct_projector_opts *o);
+    void (*destroy)(kr_ct_projector_plan *p);
+} kri_ct3_single;
+kr_status kri_ct3m_create(kri_ct3m **m, const kr_ct_projector_plan *p,
+                          const kri_ct3_single *single);
 kr_status kri_ct3m_run(kri_ct3m *m, int adjoint, const kr_array *in, kr_array *out);
 void kri_ct3m_destroy(kri_ct3m *m);
 

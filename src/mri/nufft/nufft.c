@@ -127,8 +127,11 @@ kr_status kr_nufft_plan_create(kr_nufft_plan **plan, const kr_ctx *ctx, int ndim
         if (s == KR_OK && d < ndim) kri_nufft_deapod(&p->ker, N[d], n[d], p->deapod[d]);
         if (s == KR_OK && d >= ndim) p->deapod[d][0] = 1.0; /* unused dim of a 2-D plan */
     }
-    if (s == KR_OK && kr_ctx_ndevices(ctx) > 1 && p->batch > 1)
+    if (s == KR_OK && kr_ctx_ndevices(ctx) > 1 && p->batch > 1) {
         p->be = &kri_nufft_multi; /* the members divided over the devices (nufft_multi.c) */
+        p->part_create = kr_nufft_plan_create;
+        p->part_destroy = kr_nufft_plan_destroy;
+    }
     else if (s == KR_OK)
         s = kri_backend_pick(&p->be, kri_ctx_loc(ctx), &kri_nufft_cpu, &kri_nufft_cuda, "NUFFT");
     if (s == KR_OK) s = p->be->create(p);

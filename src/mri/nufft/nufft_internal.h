@@ -108,6 +108,11 @@ struct kr_nufft_plan {
     kri_nufft_dev *dev;
     /* a context of several devices and a batch: one plan per part (nufft_multi.c) */
     struct kri_nufftm *multi;
+    /* the parts' own plans, made and destroyed by what nufft.c sets here (the parts sit above
+     * single plans and so do not call into nufft.c: scripts/check-layout) */
+    kr_status (*part_create)(kr_nufft_plan **plan, const kr_ctx *ctx, int ndim, const int64_t *N,
+                             const kr_nufft_opts *opts);
+    void (*part_destroy)(kr_nufft_plan *plan);
 };
 
 /* A validated trajectory: nc (2 or 3) f32/f64 coordinates for each of M points, contiguous,

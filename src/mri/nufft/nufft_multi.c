@@ -25,7 +25,7 @@ static void kri_nufftm_destroy(kr_nufft_plan *p)
     kri_nufftm *m = p->multi;
     if (!m) return;
     for (int i = 0; m->parts && i < m->parts->n; i++) {
-        kr_nufft_plan_destroy(m->plan[i]);
+        if (m->plan[i]) p->part_destroy(m->plan[i]);
         if (m->img[i] || m->ksp[i]) {
             kri_cuda_set_device(m->parts->ctx[i]);
             kri_device_free(m->img[i]);
@@ -51,7 +51,7 @@ static kr_status kri_nufftm_create(kr_nufft_plan *p)
         const int g = m->parts->g0 + i;
         o.batch = m->bs[g + 1] - m->bs[g];
         if (o.batch > 0)
-            s = kr_nufft_plan_create(&m->plan[i], m->parts->ctx[i], p->ndim, p->N, &o);
+            s = p->part_create(&m->plan[i], m->parts->ctx[i], p->ndim, p->N, &o);
     }
     kri_cuda_set_device(p->ctx);
     if (kri_dist_active(p->ctx)) s = kr_dist_agree(s); /* every process made its parts */
