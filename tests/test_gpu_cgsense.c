@@ -61,8 +61,10 @@ static void test_parity(void)
         /* the residual after 10 float CG iterations is small (2e-3) and carries the rounding
          * of both runs, and the device adjoint NUFFT sums with atomics (order varies run to
          * run): the plain, ill-conditioned case measured 0.4 %, 0.9 % and 1.8 % apart in three
-         * H100 runs, the weighted one 1e-6. The images agree to 5e-4 (checked above). */
-        KT_NEAR(ig.rel_residual, ic.rel_residual, 5e-2 * ic.rel_residual + 1e-7);
+         * H100 runs, and 7.7 % (2.505e-3 / 2.312e-3, twice) once the CPU NUFFT's spreading was
+         * vectorised (2026-12-06: its rounding changed, the images still agree to 7e-4); the
+         * weighted one 1e-6. The images are checked above; this bounds the residuals. */
+        KT_NEAR(ig.rel_residual, ic.rel_residual, 0.15 * ic.rel_residual + 1e-7);
         kr_array_destroy(xc);
         kr_array_destroy(xg);
     }

@@ -4,7 +4,7 @@
  * defaults), and the ESPIRiT maps of non-Cartesian data (kr_cgsense_estimate_maps, whose
  * calibration fit also runs on the device). Both iterate to a residual of 1e-9, so the maps
  * agree to float rounding where both keep a voxel: crop masks within 0.2 % of the voxels,
- * eigenvalues within 1e-5, maps (phase-rotated alike) within 1e-4 (from non-Cartesian data,
+ * eigenvalues (where both keep the voxel) within 1e-5, maps (phase-rotated alike) within 1e-4 (from non-Cartesian data,
  * whose device gridding sums with atomics: 0.5 % and 1e-3). */
 #include "cgsense_test_util.h"
 #include "espirit_test_util.h"
@@ -28,15 +28,16 @@ static void compare(const char *what, const kr_array *ma, const kr_array *ea, co
             zb &= b[i] == 0 && b[i + 1] == 0;
         }
         if (za || zb) continue;
+        /* eigenvalues where both keep the voxel: below the crop the power iteration stops
+         * early (espirit_kern.h), from different starts on the two backends */
+        if (ea && eb)
+            emax = fmax(emax, fabs(((const float *)ea->data)[q] - ((const float *)eb->data)[q]));
         for (int64_t c = 0; c < nc; c++) {
             const int64_t i = 2 * (q + nv * c);
             num += pow(a[i] - b[i], 2) + pow(a[i + 1] - b[i + 1], 2);
             den += (double)b[i] * b[i] + (double)b[i + 1] * b[i + 1];
         }
     }
-    if (ea && eb)
-        for (int64_t q = 0; q < nv; q++)
-            emax = fmax(emax, fabs(((const float *)ea->data)[q] - ((const float *)eb->data)[q]));
     const double rel = den > 0 ? sqrt(num / den) : 0;
     printf("  %s: GPU vs CPU crop differs on %.3f %% of voxels, eigenvalues max |diff| %.1e, "
            "maps %.1e, projections %.1e\n", what, 100 * r.crop_mismatch, emax, rel, r.proj);

@@ -23,6 +23,9 @@ fn("kr_ctx_threads", [c_void_p], c_int)
 fn("kr_ctx_device", [c_void_p], c_int)
 fn("kr_ctx_set_threads", [c_void_p, c_int])
 fn("kr_ctx_set_device", [c_void_p, c_int])
+fn("kr_ctx_set_devices_spec", [c_void_p, c_char_p])
+fn("kr_ctx_ndevices", [c_void_p], c_int)
+fn("kr_ctx_device_at", [c_void_p, c_int], c_int)
 fn("kr_ctx_set_stream", [c_void_p, c_void_p])
 fn("kr_ctx_set_log_level", [c_void_p, c_int])
 fn("kr_ctx_set_quiet", [c_void_p, c_int])
@@ -35,11 +38,16 @@ class Context(Handle):
     threads (0 = OpenMP's default), log level (0 quiet .. 4 debug) and progress output.
 
     Most users never create one: every function picks the context that fits its arrays. Pass
-    one explicitly (``ctx=``) to choose the thread count or the serial reference backend.
+    one explicitly (``ctx=``, or as a plan's ``device=``) to choose the thread count, the serial
+    reference backend, or several devices: ``devices=[0, 1]`` (or "0,1", "all") gives the
+    context a device list, over which the plans that divide their work (FDK, the cone-beam
+    projectors, batched NUFFTs) divide it, with arrays on the first device (docs/scaling.md).
+    On the CPU a list divides the work into parts whose result is the undivided one.
     """
     _destroy = lib.kr_ctx_destroy
 
-    def __init__(self, backend="cpu", device=0, threads=0, quiet=True, log_level=2):
+    def __init__(self, backend="cpu", device=0, threads=0, quiet=True, log_level=2,
+                 devices=None):
         self._stream = None
         if backend not in _BACKENDS:
             raise ValueError("kray: unknown backend %r (one of %s)" %
@@ -49,6 +57,12 @@ class Context(Handle):
         try:
             if lib.kr_ctx_backend(self._ptr) == KR_BACKEND_CUDA and device:
                 lib.kr_ctx_set_device(self._ptr, device)
+            if devices is not None:
+                if isinstance(devices, str):
+                    spec = devices
+                else:
+                    spec = ",".join(str(int(d)) for d in devices)
+                lib.kr_ctx_set_devices_spec(self._ptr, spec.encode())
             if threads:
                 lib.kr_ctx_set_threads(self._ptr, threads)
             lib.kr_ctx_set_log_level(self._ptr, log_level)
@@ -69,6 +83,11 @@ class Context(Handle):
     @property
     def device(self):
         return lib.kr_ctx_device(self.ptr)
+
+    @property
+    def devices(self):
+        """The device list (one entry unless set with ``devices=``)."""
+        return [lib.kr_ctx_device_at(self.ptr, i) for i in range(lib.kr_ctx_ndevices(self.ptr))]
 
     @property
     def threads(self):

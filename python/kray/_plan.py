@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from ._lib import InvalidArgumentError, LocationError
-from ._ctx import cpu_context, cuda_context
+from ._ctx import Context, cpu_context, cuda_context
 from ._handle import Handle
 from . import _array as A
 
@@ -21,6 +21,8 @@ def device_index(device):
     """-1 for the host (None or "cpu"), else the CUDA ordinal of an int, "cuda" or "cuda:N"."""
     if device is None or device == "cpu":
         return -1
+    if isinstance(device, Context):
+        return device.device if device.is_cuda else -1
     if isinstance(device, str) and device.startswith("cuda"):
         try:
             device = int(device.split(":")[1]) if ":" in device else 0
@@ -34,6 +36,8 @@ def device_index(device):
 
 def ctx_for(device):
     """This thread's context of `device` (see :func:`device_index`)."""
+    if isinstance(device, Context):
+        return device
     d = device_index(device)
     return cpu_context() if d < 0 else cuda_context(d)
 
