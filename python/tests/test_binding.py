@@ -148,13 +148,16 @@ def test_fbp_host_arrays_on_a_cuda_plan(rng):
         np.testing.assert_array_equal(P.backproject(out=o1), first)
         if HAVE_CUPY:
             import cupy as cp
-            d = P(cp.asarray(sino))
+            # CuPy copies from page-locked memory asynchronously and keeps the source alive
+            # until it knows the copy is done: give it its own copy of the sinogram, so the
+            # check below sees kray's unlock when `sino` goes away
+            d = P(cp.asarray(sino.copy()))
             np.testing.assert_array_equal(cp.asnumpy(d), first)   # one kernel, same bits
             od = cp.zeros(want.shape, cp.float32)
             assert P(sino, out=od) is od                          # host in, device out
             np.testing.assert_array_equal(cp.asnumpy(od), first)
             o1[...] = 0
-            assert P(cp.asarray(sino), out=o1) is o1              # device in, host out
+            assert P(cp.asarray(sino.copy()), out=o1) is o1       # device in, host out
             np.testing.assert_array_equal(o1, first)
     del sino
     gc.collect()
