@@ -67,12 +67,15 @@ static void ks_stdout_line(ks_job *j, const char *line)
 {
     if (!*line || !j->steps[j->cur].json) return;
     char *c = strdup(line);
-    char **jl = c ? realloc(j->jl, (size_t)(j->njl + 1) * sizeof *jl) : NULL;
+    if (!c) return;
+    /* under the lock: a status request reads j->jl at any time (ks_job_json) */
+    pthread_mutex_lock(&ks_jlock);
+    char **jl = realloc(j->jl, (size_t)(j->njl + 1) * sizeof *jl);
     if (!jl) {
+        pthread_mutex_unlock(&ks_jlock);
         free(c);
         return;
     }
-    pthread_mutex_lock(&ks_jlock);
     j->jl = jl;
     j->jl[j->njl++] = c;
     ks_touch(j);
@@ -245,8 +248,11 @@ static void ks_run(ks_job *j)
             char path[4096];
             struct stat st;
             ks_job_file(j, j->res[i].file, path, sizeof path);
-            if (stat(path, &st) == 0)
-                j->res[i].item = ks_item_add(j->id, path, j->res[i].label, j->res[i].role);
+            if (stat(path, &st) != 0) continue;
+            const int item = ks_item_add(j->id, path, j->res[i].label, j->res[i].role);
+            pthread_mutex_lock(&ks_jlock); /* status requests read it */
+            j->res[i].item = item;
+            pthread_mutex_unlock(&ks_jlock);
         }
     }
     pthread_mutex_lock(&ks_jlock);
