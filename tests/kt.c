@@ -3,6 +3,7 @@
 
 #include "internal.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,34 @@ kr_array *kt_rand_complex(kr_dtype dt, int ndim, const int64_t *dims, uint64_t s
         else ((double *)a->data)[i] = v;
     }
     return a;
+}
+
+kr_array *kt_host_array(kr_dtype dt, int ndim, const int64_t *dims, uint64_t seed)
+{
+    kr_array *a = NULL;
+    KT_OK(kr_array_create(&a, dt, ndim, dims, KR_HOST, NULL));
+    if (a && seed) {
+        kr_ctx *c = kt_cpu_ctx();
+        KT_OK(kr_vec_random(c, a, seed));
+        kr_ctx_destroy(c);
+    }
+    return a;
+}
+
+int kt_same_bits(const kr_array *a, const kr_array *b)
+{
+    return kr_array_bytes(a) == kr_array_bytes(b) && !memcmp(a->data, b->data, kr_array_bytes(a));
+}
+
+double kt_relmax(const kr_array *a, const kr_array *b)
+{
+    double m = 0, s = 0;
+    for (int64_t i = 0; i < kr_array_numel(a); i++) {
+        const double x = kr_array_get_f64(a, i), y = kr_array_get_f64(b, i);
+        if (fabs(x - y) > m) m = fabs(x - y);
+        if (fabs(y) > s) s = fabs(y);
+    }
+    return s > 0 ? m / s : m;
 }
 
 double kt_cget(const kr_array *a, int64_t i, int part)

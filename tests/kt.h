@@ -35,6 +35,12 @@ const char *kt_src(void);
 /* A host c64 or c128 array of `dims` filled with kri_rand_sym(seed, k) for scalar k (the
  * library's counter-based stream, uniform in [-1, 1)); part 0/1 of element i as a double. */
 kr_array *kt_rand_complex(kr_dtype dtype, int ndim, const int64_t *dims, uint64_t seed);
+/* A host array: zeros (seed 0) or kr_vec_random's values for seed. */
+kr_array *kt_host_array(kr_dtype dtype, int ndim, const int64_t *dims, uint64_t seed);
+/* 1 when a and b hold the same bytes (sizes included). */
+int kt_same_bits(const kr_array *a, const kr_array *b);
+/* max |a - b| / max |b| over the elements (kr_array_get_f64: the real part of complex ones). */
+double kt_relmax(const kr_array *a, const kr_array *b);
 double kt_cget(const kr_array *a, int64_t i, int part);
 /* A quiet CPU context (checked: a failure counts against the running test and returns NULL). */
 kr_ctx *kt_cpu_ctx(void);

@@ -56,29 +56,8 @@ static kr_ct_geom *geom(int nx, int nz, int nviews)
 
 static kr_array *hrand(kr_dtype t, int64_t a, int64_t b, int64_t c, uint64_t seed)
 {
-    int64_t d[3] = {a, b, c};
-    kr_array *x = NULL;
-    KT_OK(kr_array_create(&x, t, 3, d, KR_HOST, NULL));
-    kr_ctx *cc = kt_cpu_ctx();
-    if (seed) KT_OK(kr_vec_random(cc, x, seed));
-    kr_ctx_destroy(cc);
-    return x;
-}
-
-static double relmax(const kr_array *a, const kr_array *b)
-{
-    double m = 0, s = 0;
-    for (int64_t i = 0; i < kr_array_numel(a); i++) {
-        double x = kr_array_get_f64(a, i), y = kr_array_get_f64(b, i);
-        if (fabs(x - y) > m) m = fabs(x - y);
-        if (fabs(y) > s) s = fabs(y);
-    }
-    return s > 0 ? m / s : m;
-}
-
-static int same(const kr_array *a, const kr_array *b)
-{
-    return kr_array_bytes(a) == kr_array_bytes(b) && !memcmp(a->data, b->data, kr_array_bytes(a));
+    const int64_t d[3] = {a, b, c};
+    return kt_host_array(t, 3, d, seed);
 }
 
 /* forward and adjoint of plan p on device copies of hx / hy, results on the host */
@@ -114,13 +93,13 @@ static void check_projector(kr_ct_method m, kr_dtype t, int n, int copy)
     kr_array *y1 = NULL, *x1 = NULL, *yn = NULL, *xn = NULL;
     apply(c1, p1, hx, hy, &y1, &x1);
     apply(cn, pn, hx, hy, &yn, &xn);
-    KT_CHECK_MSG(same(y1, yn), "forward %s %s, %d workers (copy %d): %.3g",
-                 kr_ct_method_name(m), kr_dtype_name(t), n, copy, relmax(yn, y1));
+    KT_CHECK_MSG(kt_same_bits(y1, yn), "forward %s %s, %d workers (copy %d): %.3g",
+                 kr_ct_method_name(m), kr_dtype_name(t), n, copy, kt_relmax(yn, y1));
     if (m == KR_CT_JOSEPH)
-        KT_CHECK_MSG(same(x1, xn), "gather adjoint %s, %d workers (copy %d): %.3g",
-                     kr_dtype_name(t), n, copy, relmax(xn, x1));
+        KT_CHECK_MSG(kt_same_bits(x1, xn), "gather adjoint %s, %d workers (copy %d): %.3g",
+                     kr_dtype_name(t), n, copy, kt_relmax(xn, x1));
     else
-        KT_LE(relmax(xn, x1), t == KR_F32 ? 1e-5 : 1e-13);
+        KT_LE(kt_relmax(xn, x1), t == KR_F32 ? 1e-5 : 1e-13);
     unsetenv("KRAY_PARTS_COPY");
     kr_array_destroy(hx), kr_array_destroy(hy), kr_array_destroy(y1), kr_array_destroy(x1);
     kr_array_destroy(yn), kr_array_destroy(xn);
@@ -176,8 +155,8 @@ static void test_solvers(void)
         kr_array_destroy(t), kr_array_destroy(y), kr_array_destroy(x);
         unsetenv("KRAY_PARTS_COPY");
     }
-    KT_CHECK_MSG(same(res[0][0], res[1][0]), "CGLS: %.3g", relmax(res[1][0], res[0][0]));
-    KT_CHECK_MSG(same(res[0][1], res[1][1]), "SIRT: %.3g", relmax(res[1][1], res[0][1]));
+    KT_CHECK_MSG(kt_same_bits(res[0][0], res[1][0]), "CGLS: %.3g", kt_relmax(res[1][0], res[0][0]));
+    KT_CHECK_MSG(kt_same_bits(res[0][1], res[1][1]), "SIRT: %.3g", kt_relmax(res[1][1], res[0][1]));
     for (int k = 0; k < 2; k++) kr_array_destroy(res[k][0]), kr_array_destroy(res[k][1]);
     kr_array_destroy(ht);
     kr_ctx_destroy(c1), kr_ctx_destroy(c2);
@@ -195,23 +174,23 @@ static void test_fdk(void)
     kr_array *v1 = hrand(KR_F32, 48, 46, 70, 0), *v3 = hrand(KR_F32, 48, 46, 70, 0);
     KT_OK(kr_fdk(c1, g, NULL, proj, v1));
     KT_OK(kr_fdk(c3, g, NULL, proj, v3));
-    KT_LE(relmax(v3, v1), 1e-5);
+    KT_LE(kt_relmax(v3, v1), 1e-5);
     kr_fdk_opts o;
     kr_fdk_opts_default(&o);
     o.gpu_mem = 3 << 20; /* 1 MiB per part: several slabs each */
     KT_OK(kr_fdk(c3, g, &o, proj, v3));
-    KT_LE(relmax(v3, v1), 1e-5);
+    KT_LE(kt_relmax(v3, v1), 1e-5);
     setenv("KRAY_PARTS_COPY", "1", 1);
     kr_array *dp = NULL, *dv = NULL, *hv = NULL;
     KT_OK(kr_array_clone(&dp, proj, KR_DEVICE, c3));
     KT_OK(kr_array_create_like(&dv, v1, KR_DEVICE, c3));
     KT_OK(kr_fdk(c3, g, NULL, dp, dv));
     KT_OK(kr_array_clone(&hv, dv, KR_HOST, c3));
-    KT_LE(relmax(hv, v1), 1e-5);
+    KT_LE(kt_relmax(hv, v1), 1e-5);
     unsetenv("KRAY_PARTS_COPY");
     kr_ctx *cpu = kt_cpu_ctx();
     KT_OK(kr_fdk(cpu, g, NULL, proj, v3));
-    KT_LE(relmax(hv, v3), 1e-4);
+    KT_LE(kt_relmax(hv, v3), 1e-4);
     kr_ctx_destroy(cpu);
     kr_array_destroy(proj), kr_array_destroy(v1), kr_array_destroy(v3);
     kr_array_destroy(dp), kr_array_destroy(dv), kr_array_destroy(hv);
@@ -221,12 +200,7 @@ static void test_fdk(void)
 
 static kr_array *crand(int nd, const int64_t *d, uint64_t seed)
 {
-    kr_array *a = NULL;
-    KT_OK(kr_array_create(&a, KR_C64, nd, d, KR_HOST, NULL));
-    kr_ctx *cc = kt_cpu_ctx();
-    if (seed) KT_OK(kr_vec_random(cc, a, seed));
-    kr_ctx_destroy(cc);
-    return a;
+    return kt_host_array(KR_C64, nd, d, seed);
 }
 
 /* NUFFT batch members over workers (device arrays, the second worker copying): the forward
@@ -265,9 +239,9 @@ static void test_nufft(void)
         kr_ctx_destroy(c);
     }
     unsetenv("KRAY_PARTS_COPY");
-    KT_CHECK_MSG(same(out[0][0], out[1][0]), "NUFFT forward differs: %.3g",
-                 relmax(out[1][0], out[0][0]));
-    KT_LE(relmax(out[1][1], out[0][1]), 1e-5);
+    KT_CHECK_MSG(kt_same_bits(out[0][0], out[1][0]), "NUFFT forward differs: %.3g",
+                 kt_relmax(out[1][0], out[0][0]));
+    KT_LE(kt_relmax(out[1][1], out[0][1]), 1e-5);
     for (int k = 0; k < 2; k++) kr_array_destroy(out[k][0]), kr_array_destroy(out[k][1]);
     kr_array_destroy(t), kr_array_destroy(img), kr_array_destroy(ksp);
 }
@@ -302,7 +276,7 @@ static void test_cgsense_slices(void)
         kr_ctx_destroy(c);
     }
     unsetenv("KRAY_PARTS_COPY");
-    KT_LE(relmax(x[1], x[0]), 1e-4);
+    KT_LE(kt_relmax(x[1], x[0]), 1e-4);
     kr_array_destroy(x[0]), kr_array_destroy(x[1]);
     kr_array_destroy(t), kr_array_destroy(maps), kr_array_destroy(ksp);
 }
@@ -333,8 +307,8 @@ static void test_sense_slices(void)
         kr_ctx_destroy(c);
     }
     unsetenv("KRAY_PARTS_COPY");
-    KT_LE(relmax(x[1], x[0]), 1e-6);
-    KT_LE(relmax(g[1], g[0]), 1e-6);
+    KT_LE(kt_relmax(x[1], x[0]), 1e-6);
+    KT_LE(kt_relmax(g[1], g[0]), 1e-6);
     for (int k = 0; k < 2; k++) kr_array_destroy(x[k]), kr_array_destroy(g[k]);
     kr_array_destroy(maps), kr_array_destroy(ksp);
 }
@@ -371,7 +345,7 @@ static void test_bloch(void)
         kr_array_destroy(dk);
         kr_ctx_destroy(c);
     }
-    KT_CHECK_MSG(same(k[0], k[1]), "Bloch differs: %.3g", relmax(k[1], k[0]));
+    KT_CHECK_MSG(kt_same_bits(k[0], k[1]), "Bloch differs: %.3g", kt_relmax(k[1], k[0]));
     kr_array_destroy(k[0]), kr_array_destroy(k[1]);
     kr_iso_destroy(iso);
     kr_seq_destroy(seq);

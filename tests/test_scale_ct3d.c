@@ -131,31 +131,8 @@ static kr_ct_geom *geom(void)
 
 static kr_array *arr(kr_dtype t, int64_t a, int64_t b, int64_t c, uint64_t seed)
 {
-    int64_t d[3] = {a, b, c};
-    kr_array *x = NULL;
-    KT_OK(kr_array_create(&x, t, 3, d, KR_HOST, NULL));
-    if (seed) {
-        kr_ctx *cc = kt_cpu_ctx();
-        KT_OK(kr_vec_random(cc, x, seed));
-        kr_ctx_destroy(cc);
-    }
-    return x;
-}
-
-static int same(const kr_array *a, const kr_array *b)
-{
-    return kr_array_bytes(a) == kr_array_bytes(b) && !memcmp(a->data, b->data, kr_array_bytes(a));
-}
-
-static double relmax(const kr_array *a, const kr_array *b)
-{
-    double m = 0, s = 0;
-    for (int64_t i = 0; i < kr_array_numel(a); i++) {
-        double x = kr_array_get_f64(a, i), y = kr_array_get_f64(b, i);
-        if (fabs(x - y) > m) m = fabs(x - y);
-        if (fabs(y) > s) s = fabs(y);
-    }
-    return s > 0 ? m / s : m;
+    const int64_t d[3] = {a, b, c};
+    return kt_host_array(t, 3, d, seed);
 }
 
 static void check_pair(kr_ct_method method, kr_dtype dt, int ray_factor, int nparts, int views)
@@ -175,19 +152,19 @@ static void check_pair(kr_ct_method method, kr_dtype dt, int ray_factor, int npa
     kr_array *x = arr(dt, 20, 18, 40, 7), *y1 = arr(dt, 24, 30, 11, 0), *yn = arr(dt, 24, 30, 11, 0);
     KT_OK(kr_ct_projector_forward(p1, x, y1));
     KT_OK(kr_ct_projector_forward(pn, x, yn));
-    KT_CHECK_MSG(same(y1, yn), "forward %s %s k=%d, %d parts differs (%.3g)",
+    KT_CHECK_MSG(kt_same_bits(y1, yn), "forward %s %s k=%d, %d parts differs (%.3g)",
                  kr_ct_method_name(method), kr_dtype_name(dt), ray_factor, nparts,
-                 relmax(yn, y1));
+                 kt_relmax(yn, y1));
     kr_array *y = arr(dt, 24, 30, 11, 9), *x1 = arr(dt, 20, 18, 40, 0), *xn = arr(dt, 20, 18, 40, 0);
     KT_OK(kr_ct_projector_adjoint(p1, y, x1));
     KT_OK(kr_ct_projector_adjoint(pn, y, xn));
     KT_OK(kr_ct_projector_adjoint(pn, y, xn)); /* twice: the buffers are reused */
     if (!views) {
-        KT_CHECK_MSG(same(x1, xn), "adjoint %s %s k=%d, %d parts differs (%.3g)",
+        KT_CHECK_MSG(kt_same_bits(x1, xn), "adjoint %s %s k=%d, %d parts differs (%.3g)",
                      kr_ct_method_name(method), kr_dtype_name(dt), ray_factor, nparts,
-                     relmax(xn, x1));
+                     kt_relmax(xn, x1));
     } else {
-        KT_LE(relmax(xn, x1), dt == KR_F32 ? 2e-6 : 1e-14);
+        KT_LE(kt_relmax(xn, x1), dt == KR_F32 ? 2e-6 : 1e-14);
     }
     kr_array_destroy(x), kr_array_destroy(y1), kr_array_destroy(yn);
     kr_array_destroy(y), kr_array_destroy(x1), kr_array_destroy(xn);
@@ -248,7 +225,7 @@ static void test_solvers(void)
     so.tol = 0;
     KT_OK(kr_cgls(c1, A1, y, xa, &so, NULL));
     KT_OK(kr_cgls(c3, A3, y, xb, &so, NULL));
-    KT_CHECK_MSG(same(xa, xb), "CGLS differs (%.3g)", relmax(xb, xa));
+    KT_CHECK_MSG(kt_same_bits(xa, xb), "CGLS differs (%.3g)", kt_relmax(xb, xa));
     /* SIRT */
     kr_sirt_plan *s1 = NULL, *s3 = NULL;
     KT_OK(kr_sirt_plan_create(&s1, c1, A1));
@@ -259,7 +236,7 @@ static void test_solvers(void)
     sio.nonneg = 1;
     KT_OK(kr_sirt_execute(s1, y, xa, &sio, NULL));
     KT_OK(kr_sirt_execute(s3, y, xb, &sio, NULL));
-    KT_CHECK_MSG(same(xa, xb), "SIRT differs (%.3g)", relmax(xb, xa));
+    KT_CHECK_MSG(kt_same_bits(xa, xb), "SIRT differs (%.3g)", kt_relmax(xb, xa));
     kr_sirt_plan_destroy(s1), kr_sirt_plan_destroy(s3);
     kr_linop_destroy(A1), kr_linop_destroy(A3);
     kr_array_destroy(truth), kr_array_destroy(y), kr_array_destroy(xa), kr_array_destroy(xb);
@@ -267,12 +244,13 @@ static void test_solvers(void)
     kr_ct_geom_destroy(g);
 }
 
-/* FDK (a full scan and a short scan with Parker weights) and the voxel-driven backprojector,
- * divided into z slabs, equal the undivided plans bit for bit. */
-static void check_fdk(int nparts, double stop_deg)
+/* The FDK tests' scan: 24 x 22 x 37 voxels (z centre at zoff mm), 40 views of 40 x rows
+ * pixels over [0, stop_deg]. */
+static kr_ct_geom *fdk_geom(double stop_deg, int64_t rows, double zoff)
 {
     kr_ct_grid gr;
     kr_ct_grid_3d(&gr, 24, 22, 37, 1.0);
+    gr.offset_mm[2] = zoff;
     kr_ct_scan sc;
     kr_ct_scan_default(&sc);
     sc.type = KR_CT_CONE;
@@ -280,20 +258,28 @@ static void check_fdk(int nparts, double stop_deg)
     sc.start_deg = 0;
     sc.stop_deg = stop_deg;
     sc.det_count = 40;
-    sc.det_rows = 44;
+    sc.det_rows = rows;
     sc.det_spacing_mm = 1.5;
     sc.sod_mm = 80;
     sc.sdd_mm = 130;
     kr_ct_geom *g = NULL;
     KT_OK(kr_ct_geom_create(&g, &sc, &gr));
+    return g;
+}
+
+/* FDK (a full scan and a short scan with Parker weights) and the voxel-driven backprojector,
+ * divided into z slabs, equal the undivided plans bit for bit. */
+static void check_fdk(int nparts, double stop_deg)
+{
+    kr_ct_geom *g = fdk_geom(stop_deg, 44, 0);
     kr_array *proj = NULL;
     KT_OK(kr_ct_phantom_projections(&proj, NULL, g, KR_PHANTOM_SHEPP_LOGAN, 1, KR_F32));
     kr_ctx *c1 = mkctx(1), *cn = mkctx(nparts);
     kr_array *v1 = arr(KR_F32, 24, 22, 37, 0), *vn = arr(KR_F32, 24, 22, 37, 0);
     KT_OK(kr_fdk(c1, g, NULL, proj, v1));
     KT_OK(kr_fdk(cn, g, NULL, proj, vn));
-    KT_CHECK_MSG(same(v1, vn), "FDK, %d parts, %g degrees, differs (%.3g)", nparts, stop_deg,
-                 relmax(vn, v1));
+    KT_CHECK_MSG(kt_same_bits(v1, vn), "FDK, %d parts, %g degrees, differs (%.3g)", nparts, stop_deg,
+                 kt_relmax(vn, v1));
     double s = 0;
     for (int64_t i = 0; i < kr_array_numel(v1); i++) s += fabs(kr_array_get_f64(v1, i));
     KT_CHECK(s > 1); /* a real reconstruction, not two empty volumes */
@@ -303,8 +289,8 @@ static void check_fdk(int nparts, double stop_deg)
     KT_OK(kr_ct_voxel_bp_linop_create(&Bn, cn, g, 0));
     KT_OK(kr_linop_forward(B1, proj, v1));
     KT_OK(kr_linop_forward(Bn, proj, vn));
-    KT_CHECK_MSG(same(v1, vn), "voxel-driven BP, %d parts, differs (%.3g)", nparts,
-                 relmax(vn, v1));
+    KT_CHECK_MSG(kt_same_bits(v1, vn), "voxel-driven BP, %d parts, differs (%.3g)", nparts,
+                 kt_relmax(vn, v1));
     kr_linop_destroy(B1), kr_linop_destroy(Bn);
     /* non-finite input is refused by the divided plan too, naming the sample */
     ((float *)proj->data)[5 + 40 * 3] = NAN;
@@ -319,22 +305,7 @@ static void check_fdk(int nparts, double stop_deg)
  * float rounding; a full and a short scan. */
 static void check_fdk_slabs(double stop_deg)
 {
-    kr_ct_grid gr;
-    kr_ct_grid_3d(&gr, 24, 22, 37, 1.0);
-    gr.offset_mm[2] = 2.5;
-    kr_ct_scan sc;
-    kr_ct_scan_default(&sc);
-    sc.type = KR_CT_CONE;
-    sc.nviews = 40;
-    sc.start_deg = 0;
-    sc.stop_deg = stop_deg;
-    sc.det_count = 40;
-    sc.det_rows = 50;
-    sc.det_spacing_mm = 1.5;
-    sc.sod_mm = 80;
-    sc.sdd_mm = 130;
-    kr_ct_geom *g = NULL;
-    KT_OK(kr_ct_geom_create(&g, &sc, &gr));
+    kr_ct_geom *g = fdk_geom(stop_deg, 50, 2.5);
     kr_array *proj = NULL;
     KT_OK(kr_ct_phantom_projections(&proj, NULL, g, KR_PHANTOM_SHEPP_LOGAN, 1, KR_F32));
     kr_ctx *c = mkctx(1);

@@ -18,11 +18,6 @@ static kr_ctx *mkctx(int nparts)
     return c;
 }
 
-static int same(const kr_array *a, const kr_array *b)
-{
-    return kr_array_bytes(a) == kr_array_bytes(b) && !memcmp(a->data, b->data, kr_array_bytes(a));
-}
-
 /* forward and adjoint of a batch-B plan on ctx */
 static void nufft_pair(const kr_ctx *c, int ndim, const int64_t *N, int64_t B, kr_dtype dt,
                        const kr_array *traj, const kr_array *img, const kr_array *ksp,
@@ -54,9 +49,9 @@ static void check_nufft(int ndim, int nparts, int64_t B, kr_dtype dt)
     kr_ctx *c1 = mkctx(1), *cn = mkctx(nparts);
     nufft_pair(c1, ndim, N, B, dt, t, img, ksp, y1, x1);
     nufft_pair(cn, ndim, N, B, dt, t, img, ksp, yn, xn);
-    KT_CHECK_MSG(same(y1, yn), "NUFFT forward %dD, %lld members over %d parts differs", ndim,
+    KT_CHECK_MSG(kt_same_bits(y1, yn), "NUFFT forward %dD, %lld members over %d parts differs", ndim,
                  (long long)B, nparts);
-    KT_CHECK_MSG(same(x1, xn), "NUFFT adjoint %dD, %lld members over %d parts differs", ndim,
+    KT_CHECK_MSG(kt_same_bits(x1, xn), "NUFFT adjoint %dD, %lld members over %d parts differs", ndim,
                  (long long)B, nparts);
     kr_array_destroy(t), kr_array_destroy(img), kr_array_destroy(ksp);
     kr_array_destroy(y1), kr_array_destroy(yn), kr_array_destroy(x1), kr_array_destroy(xn);
@@ -164,7 +159,7 @@ static void test_cgsense(void)
         kr_array *x = nt_rand(KR_C64, 3, xd, 0);
         kr_solve_info info[3];
         KT_OK(kr_cgsense_solve_slices(c, 2, N, C, S, t, maps, ksp, &co, &so, x, info));
-        KT_CHECK_MSG(same(x, ref), "slices over %d parts differ from one at a time", parts);
+        KT_CHECK_MSG(kt_same_bits(x, ref), "slices over %d parts differ from one at a time", parts);
         KT_CHECK(info[2].iterations == 8);
         /* shared maps: every slice with slice 0's maps */
         int64_t md[3] = {n, n, C};
@@ -222,7 +217,7 @@ static void test_sense(void)
         kr_array *x = nt_rand(KR_C64, 3, xd, 0), *g = NULL;
         KT_OK(kr_array_create(&g, KR_F32, 3, xd, KR_HOST, NULL));
         KT_OK(kr_sense_execute_slices(c, maps, S, &o, ksp, x, g));
-        KT_CHECK_MSG(same(x, ref) && same(g, gref), "SENSE slices over %d parts differ", parts);
+        KT_CHECK_MSG(kt_same_bits(x, ref) && kt_same_bits(g, gref), "SENSE slices over %d parts differ", parts);
         int64_t md[3] = {n, n, C};
         kr_array m0;
         KT_OK(kr_array_wrap(&m0, KR_C64, 3, md, maps->data, KR_HOST));
@@ -279,7 +274,7 @@ static void test_bloch(void)
         kr_ctx *c1 = mkctx(1), *c3 = mkctx(3);
         sim_run(c1, seq, iso, coils ? sens : NULL, k1, f1);
         sim_run(c3, seq, iso, coils ? sens : NULL, k3, f3);
-        KT_CHECK_MSG(same(k1, k3), "Bloch k-space over 3 parts differs (coils %d)", coils);
+        KT_CHECK_MSG(kt_same_bits(k1, k3), "Bloch k-space over 3 parts differs (coils %d)", coils);
         KT_CHECK(!memcmp(f1->mx, f3->mx, (size_t)n * 4) && !memcmp(f1->mz, f3->mz, (size_t)n * 4));
         kr_array_destroy(k1), kr_array_destroy(k3);
         kr_ctx_destroy(c1), kr_ctx_destroy(c3);
