@@ -198,6 +198,11 @@ kr_status kri_read_head(const char *path, size_t max, char **buf, size_t *len, c
     return KR_OK;
 }
 
+size_t kri_swap_unit(kr_dtype t)
+{
+    return kr_dtype_is_complex(t) ? kr_dtype_size(t) / 2 : kr_dtype_size(t);
+}
+
 void kri_byteswap(void *p, size_t n, size_t size)
 {
     unsigned char *c = p;

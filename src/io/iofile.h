@@ -60,6 +60,8 @@ kr_status kri_io_array(kr_array **a, const char *path, kr_dtype t, int ndim, con
 kr_status kri_file_size(const char *path, size_t *size);
 /* Byte-swap n elements of `size` bytes in place. */
 void kri_byteswap(void *p, size_t n, size_t size);
+/* The unit a file's byte order applies to: the element, or each part of a complex one. */
+size_t kri_swap_unit(kr_dtype t);
 /* True on a little-endian host. */
 int kri_host_little_endian(void);
 

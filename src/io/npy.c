@@ -308,9 +308,7 @@ kr_status kri_layout_npy(const char *path, kri_layout *L)
     L->ndim = h.ndim;
     memcpy(L->dims, h.dims, sizeof h.dims);
     L->dtype = h.dtype;
-    L->swap = h.swap ? (int)(kr_dtype_is_complex(h.dtype) ? kr_dtype_size(h.dtype) / 2
-                                                           : kr_dtype_size(h.dtype))
-                     : 0;
+    L->swap = h.swap ? (int)kri_swap_unit(h.dtype) : 0;
     snprintf(L->data, sizeof L->data, "%s", path);
     L->offset = at;
     return KR_OK;
@@ -336,8 +334,7 @@ kr_status kri_read_npy(const char *path, kr_array **out, kr_meta *meta, const kr
         goto done;
     }
     if (h.swap) {
-        size_t unit = kr_dtype_is_complex(h.dtype) ? kr_dtype_size(h.dtype) / 2
-                                                   : kr_dtype_size(h.dtype);
+        const size_t unit = kri_swap_unit(h.dtype);
         kri_byteswap(a->data, want / unit, unit);
     }
     *out = a;

@@ -9,11 +9,6 @@
 #include <errno.h>
 #include <string.h>
 
-static size_t kri_raw_unit(kr_dtype t)
-{
-    return kr_dtype_is_complex(t) ? kr_dtype_size(t) / 2 : kr_dtype_size(t);
-}
-
 /* The checks of kri_read_raw: the options' dims and type against the file's size. */
 static kr_status kri_raw_check(const char *path, const kr_io_opts *o, uint64_t *data)
 {
@@ -59,7 +54,7 @@ kr_status kri_layout_raw(const char *path, const kr_io_opts *o, kri_layout *L)
     L->ndim = o->raw_ndim;
     for (int i = 0; i < o->raw_ndim; i++) L->dims[i] = o->raw_dims[i];
     L->dtype = o->raw_dtype;
-    const size_t unit = kri_raw_unit(o->raw_dtype);
+    const size_t unit = kri_swap_unit(o->raw_dtype);
     L->swap = unit > 1 && (o->raw_big_endian != 0) == kri_host_little_endian() ? (int)unit : 0;
     snprintf(L->data, sizeof L->data, "%s", path);
     L->offset = (uint64_t)o->raw_offset;
@@ -89,7 +84,7 @@ kr_status kri_read_raw(const char *path, kr_array **out, kr_meta *meta, const kr
         kr_array_destroy(a);
         return s;
     }
-    size_t unit = kri_raw_unit(a->dtype);
+    size_t unit = kri_swap_unit(a->dtype);
     int big = o->raw_big_endian != 0;
     if (unit > 1 && big == kri_host_little_endian())
         kri_byteswap(a->data, (size_t)data / unit, unit);

@@ -77,6 +77,10 @@ int kc_make_dist_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
 
 int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
 {
+    *ctx = NULL;
+    if (c->devices && c->device_given) /* bad usage: before any context is made */
+        return kc_usage(tool, "--device and --devices are alternatives: give the list alone "
+                        "(its first entry is the device of undivided work)");
     kc_apply_threads(c);
     kr_status s = kr_ctx_create(ctx, (kr_backend)c->backend);
     if (s != KR_OK) return kc_fail(tool, s);
@@ -103,10 +107,7 @@ int kc_make_ctx(const char *tool, const kc_common *c, kr_ctx **ctx)
     }
     if (c->devices) {
         int r = 0;
-        if (c->device_given)
-            r = kc_usage(tool, "--device and --devices are alternatives: give the list alone "
-                         "(its first entry is the device of undivided work)");
-        else if ((s = kr_ctx_set_devices_spec(*ctx, c->devices)) != KR_OK)
+        if ((s = kr_ctx_set_devices_spec(*ctx, c->devices)) != KR_OK)
             /* a malformed list is bad usage; a device that is not there is bad input */
             r = !strncmp(kr_last_error(), "device list", 11) ? kc_usage(tool, "%s", kr_last_error())
                                                              : kc_fail(tool, s);

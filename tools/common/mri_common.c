@@ -225,9 +225,7 @@ kr_status kc_read_real(const char *path, kr_array **out, const kr_io_opts *io)
     kr_array *a = NULL;
     kr_status s = kc_read(path, &a, NULL, io);
     if (s != KR_OK) return s;
-    s = kr_array_create(out, KR_F64, a->ndim, a->dims, KR_HOST, NULL);
-    for (int64_t i = 0; s == KR_OK && i < kr_array_numel(a); i++)
-        ((double *)(*out)->data)[i] = kr_array_get_f64(a, i);
+    s = kr_array_astype(out, a, KR_F64);
     kr_array_destroy(a);
     return s;
 }

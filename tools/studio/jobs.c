@@ -197,7 +197,7 @@ void ks_job_metric(ks_job *j, const char *name, double value)
     if (j->nmet < KS_MAX_METRICS) {
         snprintf(j->met_name[j->nmet], sizeof j->met_name[0], "%s", name);
         j->met[j->nmet++] = value;
-        j->version++;
+        ks_touch(j); /* wakes the event streams */
     }
     pthread_mutex_unlock(&ks_jlock);
 }
@@ -450,12 +450,7 @@ static void ks_job_json(ks_job *j, kc_jo *o)
     }
     kc_jo_end_array(o);
     kc_jo_array(o, "json");
-    for (int i = 0; i < j->njl; i++) {
-        kri_json *v = NULL; /* only valid JSON lines travel as values */
-        if (kri_json_parse(j->jl[i], strlen(j->jl[i]), "tool output", &v) == KR_OK)
-            kri_jw_raw(&o->w, j->jl[i]);
-        kri_json_free(v);
-    }
+    for (int i = 0; i < j->njl; i++) kri_jw_raw(&o->w, j->jl[i]); /* checked when kept */
     kc_jo_end_array(o);
 }
 

@@ -66,6 +66,10 @@ static void ks_stderr_line(ks_job *j, char *line)
 static void ks_stdout_line(ks_job *j, const char *line)
 {
     if (!*line || !j->steps[j->cur].json) return;
+    kri_json *v = NULL; /* only valid JSON lines are kept (they travel as values) */
+    const int valid = kri_json_parse(line, strlen(line), "tool output", &v) == KR_OK;
+    kri_json_free(v);
+    if (!valid) return;
     char *c = strdup(line);
     if (!c) return;
     /* under the lock: a status request reads j->jl at any time (ks_job_json) */

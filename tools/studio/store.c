@@ -7,6 +7,7 @@
  * and kept (at most KS_CACHE_BYTES in all, least recently used dropped first). */
 #define _GNU_SOURCE /* nftw's FTW_DEPTH | FTW_PHYS */
 #include "studio.h"
+#include "mri_common.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -182,8 +183,8 @@ static void ks_evict(size_t need)
  * swapped to [x, y]); ISMRMRD files give their k-space [x, y, coil]. */
 static kr_status ks_read_file(const char *path, kr_array **a)
 {
-    size_t n = strlen(path);
-    if ((n > 3 && !strcmp(path + n - 3, ".h5")) || (n > 4 && !strcmp(path + n - 4, ".mrd"))) {
+    const size_t n = strlen(path);
+    if (kc_mri_is_ismrmrd(path)) {
         kr_ismrmrd_read_opts o;
         kr_ismrmrd_read_opts_default(&o);
         kr_ismrmrd_data d;
