@@ -62,5 +62,16 @@ if ! "$KRAY" --version | grep -q cuda; then
     expect_rc 1 metrics "$KRAY" metrics --backend cuda good.npy good.npy
     grep -qi "cuda" "$T/err" || fail "the message should mention CUDA: $(cat "$T/err")"
 fi
+# Device lists: --device with --devices, and a malformed list, are bad usage (exit 2); on the
+# CPU a list divides the work into parts and the result is the undivided one.
+"$KRAY" phantom -k sinogram -n 32 --views 20 sino.npy
+expect_rc 2 fbp "$KRAY" fbp --backend cpu --device 0 --devices 0,1 sino.npy dl.npy
+grep -q "alternatives" "$T/err" || fail "--device with --devices: $(cat "$T/err")"
+expect_rc 2 fbp "$KRAY" fbp --backend cpu --devices 0,,1 sino.npy dl.npy
+[ -e dl.npy ] && fail "an output file after bad usage"
+"$KRAY" fbp --backend cpu sino.npy one.npy
+"$KRAY" fbp --backend cpu --devices 0,1 sino.npy two.npy
+cmp -s one.npy two.npy && ok "fbp with --devices 0,1 on the CPU: the same bytes" ||
+    fail "fbp with --devices 0,1 differs"
 ls ./*.tmp.* >/dev/null 2>&1 && fail "temporary files left behind: $(ls ./*.tmp.*)"
 finish
