@@ -173,23 +173,30 @@ kr_status kri_dist_allgather(const kr_ctx *ctx, void *buf, kr_loc loc, size_t es
     if (!kr_ctx_dist(ctx)) return KR_OK;
     char err[512] = "";
     const int direct = loc == KR_HOST || kri_ops->cuda_aware();
-    for (int r = 0; r < kri_size; r++) {
+    unsigned char *h = NULL; /* device data: one host staging buffer of the largest range */
+    kr_status s = KR_OK;
+    if (!direct) {
+        size_t most = 0;
+        for (int r = 0; r < kri_size; r++) {
+            const size_t n = (size_t)(rank_starts[r + 1] - rank_starts[r]) * esz;
+            if (n > most) most = n;
+        }
+        if (most) s = kri_alloc((void **)&h, most, "an MPI staging buffer");
+    }
+    for (int r = 0; r < kri_size && s == KR_OK; r++) {
         const size_t o = (size_t)rank_starts[r] * esz,
                      n = (size_t)(rank_starts[r + 1] - rank_starts[r]) * esz;
         if (n == 0) continue;
         if (direct) {
-            KRI_TRY(kri_dist_err(kri_ops->bcast((char *)buf + o, n, r, err, sizeof err), err));
+            s = kri_dist_err(kri_ops->bcast((char *)buf + o, n, r, err, sizeof err), err);
             continue;
         }
-        unsigned char *h = NULL;
-        kr_status s = r == kri_rank ? kri_dist_stage(buf, o, n, loc, ctx, &h, 1)
-                                    : kri_alloc((void **)&h, n, "an MPI staging buffer");
+        if (r == kri_rank) s = kri_dist_stage(buf, o, n, loc, ctx, &h, 1);
         if (s == KR_OK) s = kri_dist_err(kri_ops->bcast(h, n, r, err, sizeof err), err);
         if (s == KR_OK && r != kri_rank) s = kri_dist_stage(buf, o, n, loc, ctx, &h, 0);
-        kri_free(h);
-        KRI_TRY(s);
     }
-    return KR_OK;
+    kri_free(h);
+    return s;
 }
 
 kr_status kri_dist_allreduce(const kr_ctx *ctx, void *buf, kr_loc loc, int type, int op,

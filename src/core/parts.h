@@ -55,7 +55,8 @@ kr_status kri_parts_allreduce(const kri_parts *p, void *buf, kr_loc loc, int typ
  * S independent problems (slices, frames, repetitions) divided over the parts (every process's,
  * in rank order): part i works through its range of slices one by one, calling fn with views of
  * each operand's slice. Operand views: dims nd/dims; per_slice: slice s of a lies at s times the
- * view's size (else one view serves every slice); in: read by fn, out: written by fn. Parts off
+ * view's size (else one view serves every slice); in: read by fn, out: written by fn (and
+ * per slice). Parts off
  * the first device get device copies of each slice (in: copied there, out: copied back; a shared
  * operand once). After its last slice each part calls fn once more with slice -1 and no
  * views, on its own thread, to release what it kept. A failure is prefixed "slice s: ". Across

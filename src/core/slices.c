@@ -60,6 +60,9 @@ kr_status kri_parts_slices(const kr_ctx *ctx, int64_t nslices, kri_slice_arg *ar
 {
     if (nargs < 1 || nargs > KRI_SLICE_MAX_ARGS)
         return kri_fail(KR_ERR_INTERNAL, "kri_parts_slices: %d operands", nargs);
+    for (int a = 0; a < nargs; a++) /* an output is written slice by slice */
+        if (args[a].out && !args[a].per_slice)
+            return kri_fail(KR_ERR_INTERNAL, "kri_parts_slices: output %d is not per slice", a);
     kri_parts *p = NULL;
     KRI_TRY(kri_parts_create(&p, ctx));
     kri_sl_job j = {p, kri_parts_split(p, nslices, 1), args, nargs, fn, user};

@@ -145,12 +145,8 @@ kr_status kri_fdkm_run(kri_fdkm *m, kr_fdk_plan *p, const kr_array *proj, kr_arr
     kr_progress *pg = kri_fdk_progress(p, 1);
     kr_status s = kri_parts_run(m->parts, kri_fdkm_part, &k);
     if (s == KR_OK && m->parts->nranks > 1) { /* the other processes' slabs */
-        const int64_t plane = p->grid.n[0] * p->grid.n[1];
-        int64_t *el = kri_malloc((size_t)(m->parts->nglobal + 1) * sizeof *el);
-        if (!el) s = kri_fail(KR_ERR_OOM_HOST, "out of host memory for an MPI exchange");
-        for (int g = 0; el && g <= m->parts->nglobal; g++) el[g] = m->zs[g] * plane;
-        if (el) s = kri_parts_allgather(m->parts, vol->data, vol->loc, sizeof(float), el);
-        kri_free(el);
+        const size_t plane = (size_t)(p->grid.n[0] * p->grid.n[1]) * sizeof(float);
+        s = kri_parts_allgather(m->parts, vol->data, vol->loc, plane, m->zs); /* slices */
     }
     kr_progress_add(pg, 1);
     kr_progress_end(pg);

@@ -201,19 +201,6 @@ static kr_status kri_ct3m_part(void *user, int i, const kr_ctx *c)
     return q->be->adjoint_part(q, q->dev, m->proj[i], m->vol[i], &r);
 }
 
-/* Every process's ranges of a split (units of `unit` elements) to every other. */
-static kr_status kri_ct3m_exchange(const kri_ct3m *m, void *buf, const int64_t *split,
-                                   int64_t unit, size_t esz)
-{
-    if (m->parts->nranks < 2) return KR_OK;
-    int64_t *el = kri_malloc((size_t)(m->parts->nglobal + 1) * sizeof *el);
-    if (!el) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an MPI exchange");
-    for (int g = 0; g <= m->parts->nglobal; g++) el[g] = split[g] * unit;
-    kr_status s = kri_parts_allgather(m->parts, buf, m->loc, esz, el);
-    kri_free(el);
-    return s;
-}
-
 /* out = A in or A^T in on the parts; the arrays were checked by the front. */
 kr_status kri_ct3m_run(kri_ct3m *m, int adjoint, const kr_array *in, kr_array *out)
 {
@@ -243,9 +230,9 @@ kr_status kri_ct3m_run(kri_ct3m *m, int adjoint, const kr_array *in, kr_array *o
     /* across processes: the views or the slabs of the others; the partial volumes added */
     const size_t esz = m->esz;
     if (s == KR_OK && !adjoint)
-        s = kri_ct3m_exchange(m, out->data, m->vs, m->vsize, esz);
+        s = kri_parts_allgather(m->parts, out->data, m->loc, (size_t)m->vsize * esz, m->vs);
     else if (s == KR_OK && m->adj == KRI_CT_RANGE_Z)
-        s = kri_ct3m_exchange(m, out->data, m->zs, m->plane, esz);
+        s = kri_parts_allgather(m->parts, out->data, m->loc, (size_t)m->plane * esz, m->zs);
     else if (s == KR_OK)
         s = kri_parts_allreduce(m->parts, out->data, m->loc,
                                 esz == 4 ? KRI_DIST_F32 : KRI_DIST_F64, KRI_DIST_SUM,

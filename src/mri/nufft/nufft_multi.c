@@ -133,13 +133,8 @@ static int64_t kri_nufftm_bad(const kri_nufftm_call *k, int64_t per_member)
 static kr_status kri_nufftm_exchange(kr_nufft_plan *p, void *out, int64_t per)
 {
     kri_nufftm *m = p->multi;
-    if (m->parts->nranks < 2) return KR_OK;
-    int64_t *el = kri_malloc((size_t)(m->parts->nglobal + 1) * sizeof *el);
-    if (!el) return kri_fail(KR_ERR_OOM_HOST, "out of host memory for an MPI exchange");
-    for (int g = 0; g <= m->parts->nglobal; g++) el[g] = m->bs[g] * per;
-    kr_status s = kri_parts_allgather(m->parts, out, kri_ctx_loc(p->ctx), kr_dtype_size(p->dtype), el);
-    kri_free(el);
-    return s;
+    return kri_parts_allgather(m->parts, out, kri_ctx_loc(p->ctx),
+                               (size_t)per * kr_dtype_size(p->dtype), m->bs); /* members */
 }
 
 static kr_status kri_nufftm_set_points(kr_nufft_plan *p, const kri_nufft_traj *t, int64_t *bad)
