@@ -9,17 +9,19 @@
 #include "core/fft_internal.h"
 #include "ct/filter_internal.h"
 
+#include <omp.h>
 #include <string.h>
 
 /* The CPU state of a plan (kri_filter_cpu.create). */
 typedef struct kri_filter_host {
     kri_filter_state base;
-    void *work;   /* FFT: complex lines of ls elements, one per pair of rows; direct: real
+    void *work;   /* FFT: complex lines of ls elements, one per thread; direct: real
                      [ndet, nrows] x 2 */
     void *kern_t; /* direct: kern in the dtype; FFT: the response (L values) in the dtype */
     int64_t ls;   /* FFT: complex elements per line (L rounded up to 64-byte lines) */
     kri_fft_line *fwd, *bwd;
     int serial; /* small problems: one thread (a parallel region costs more than it saves) */
+    int slots;  /* FFT: lines in work, the most threads an execute uses */
 } kri_filter_host;
 
 /* The weight row of row r (NULL: none) and its scale (p->pre, p->rs; filter_internal.h). */
@@ -103,7 +105,7 @@ KRI_DEFINE_STORE(double)
         _Pragma("omp parallel for num_threads(nt) schedule(static)") for (int64_t pr = 0; pr < P;  \
                                                                           pr++)                    \
         {                                                                                          \
-            T *restrict c = w + 2 * st->ls * pr;                                                   \
+            T *restrict c = w + 2 * st->ls * omp_get_thread_num(); /* this thread's line */        \
             const int64_t r0 = 2 * pr, r1 = 2 * pr + 1;                                            \
             kri_pack_##T(p, r0, in + r0 * is, c, 2);                                               \
             if (r1 < R)                                                                            \
@@ -201,7 +203,11 @@ static kr_status kri_filter_cpu_make(const kr_filter_plan *p, kri_filter_host *s
     st->serial = p->L * p->npairs < ((int64_t)1 << 16);
     const int64_t per64 = (int64_t)(64 / (2 * es)); /* complex elements per 64 bytes */
     st->ls = (p->L + per64 - 1) / per64 * per64;
-    KRI_TRY(kri_alloc(&st->work, (size_t)(st->ls * p->npairs) * 2 * es, "filter work"));
+    /* one line per thread: a pair is packed, transformed and stored by one thread alone */
+    const int64_t th = st->serial ? 1 : kri_threads(p->ctx);
+    st->slots = (int)(th < p->npairs ? th : p->npairs);
+    if (st->slots < 1) st->slots = 1;
+    KRI_TRY(kri_alloc(&st->work, (size_t)(st->ls * st->slots) * 2 * es, "filter work"));
     KRI_TRY(kri_table_as(&st->kern_t, dt, p->resp, p->L, "filter response"));
     KRI_TRY(kri_fft_line_create(&st->fwd, kr_dtype_complex(dt), p->L, KR_FFT_FORWARD));
     return kri_fft_line_create(&st->bwd, kr_dtype_complex(dt), p->L, KR_FFT_BACKWARD);
@@ -226,7 +232,8 @@ static kr_status kri_filter_cpu_run(const kr_filter_plan *p, kri_filter_state *s
 {
     kri_filter_host *st = (kri_filter_host *)state;
     const int f64 = p->o.dtype == KR_F64;
-    const int nt = st->serial ? 1 : kri_threads(p->ctx);
+    int nt = st->serial ? 1 : kri_threads(p->ctx);
+    if (p->o.method == KR_FILTER_FFT && nt > st->slots) nt = st->slots; /* its scratch lines */
     if (p->o.method == KR_FILTER_FFT)
         return f64 ? kri_cpu_filter_fft_double(p, st, in, in_stride, out, out_stride, mode, nt)
                    : kri_cpu_filter_fft_float(p, st, in, in_stride, out, out_stride, mode, nt);
