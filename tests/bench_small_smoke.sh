@@ -66,6 +66,7 @@ for w in fdk-host sirt cgsense; do
     [ "$(json_field l.json speedup)" = 1 ] && ok "scale $w: first list x1" || fail "scale $w: $(cat l.json)"
 done
 expect_rc 2 "bench scale" "$KRAY" bench scale --problem huge
+expect_rc 2 "bench scale" "$KRAY" bench scale --cases fdk,sirt
 expect_rc 2 "bench scale" "$KRAY" bench scale --backend cpu --problem small --sets '0;0,,1' --cases sirt
 # whole processes: kray's commands time, the fbp case's image equals iradon's when it ran
 expect_rc 0 startup "$KRAY" bench startup --reps 3 --fbp-reps 1 --size 32 --views 24 --json

@@ -295,8 +295,20 @@ int kc_bench_scale(int argc, char **argv)
                             s != KR_OK ? kr_last_error() : "give lists like '0;0,1'");
     }
     const char *names[6] = {"fdk-host", "fdk-device", "sirt", "cgls", "fve", "cgsense"};
+    {
+        char list[256];
+        snprintf(list, sizeof list, "%s", cases);
+        for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            int known = 0;
+            for (int ci = 0; ci < 6; ci++) known |= !strcmp(tok, names[ci]);
+            if (!known)
+                return kc_usage("bench scale", "--cases: unknown case '%s' (fdk-host, "
+                                "fdk-device, sirt, cgls, fve, cgsense)", tok);
+        }
+    }
     for (int ci = 0; ci < 6; ci++) {
-        if (!strstr(cases, names[ci])) continue;
+        if (!kc_bench_has(cases, names[ci])) continue;
         kc_sc b = {NULL, reps, c.json, NULL, size, 0};
         char list[256];
         snprintf(list, sizeof list, "%s", sets);
