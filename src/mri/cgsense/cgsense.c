@@ -25,6 +25,9 @@ struct kr_cgsense_plan {
     kr_array *w;     /* f32 [M] weights D at loc, or NULL */
     kr_array *ws;    /* f32 [M] sqrt(D), or NULL */
     kr_array *icomb; /* f32 [nvox]: 1 / (prod N sum |S|^2) or 0, made on first use */
+    kr_array *pdiag; /* the solve's preconditioner diagonal, kept for the next solve with the */
+    int pdiag_kind;  /* same preconditioner and lambda (a plan solves many slices and frames) */
+    double pdiag_lambda;
     kr_array *coil;  /* c64 [dims, C] scratch */
     kr_array *coil2; /* c64 [dims, C] scratch for T (on first use) */
     kr_array *ksp;   /* c64 [M, C] scratch */
@@ -56,6 +59,7 @@ void kr_cgsense_plan_destroy(kr_cgsense_plan *p)
     kr_array_destroy(p->w);
     kr_array_destroy(p->ws);
     kr_array_destroy(p->icomb);
+    kr_array_destroy(p->pdiag);
     kr_array_destroy(p->coil);
     kr_array_destroy(p->coil2);
     kr_array_destroy(p->ksp);
@@ -494,6 +498,8 @@ kr_status kr_cgsense_set_fhf(kr_cgsense_plan *p, kr_linop *fhf)
         }
         KRI_TRY(kr_linop_retain(fhf));
     }
+    kr_array_destroy(p->pdiag); /* a kept preconditioner is made again for the new operator */
+    p->pdiag = NULL;
     kr_linop_destroy(p->fhf);
     p->fhf = fhf;
     return KR_OK;
@@ -633,7 +639,7 @@ kr_status kr_cgsense_solve(kr_cgsense_plan *p, const kr_array *kspace, kr_array 
         return kri_fail(KR_ERR_INVALID_ARG, "%s: k-space sample %lld of coil %lld is NaN or "
                         "infinite", fn, (long long)(bad / 2 % p->M),
                         (long long)(bad / 2 / p->M));
-    kr_array *b = NULL, *pd = NULL;
+    kr_array *b = NULL;
     kr_linop *N = NULL;
     kr_solve_opts so;
     if (opts)
@@ -643,14 +649,25 @@ kr_status kr_cgsense_solve(kr_cgsense_plan *p, const kr_array *kspace, kr_array 
     KRI_TRY(kr_array_create_like(&b, x, p->loc, p->ctx));
     kr_status st = kr_cgsense_rhs(p, &v, b);
     if (st == KR_OK && !so.precond && p->precond != KR_CGSENSE_PRECOND_NONE) {
-        st = kr_array_create(&pd, KR_F32, p->ndim, p->dims, p->loc, p->ctx);
-        if (st == KR_OK) st = kr_cgsense_precond_diag(p, p->precond, so.lambda, pd);
-        so.precond = pd;
+        if (p->pdiag && (p->pdiag_kind != (int)p->precond || p->pdiag_lambda != so.lambda)) {
+            kr_array_destroy(p->pdiag);
+            p->pdiag = NULL;
+        }
+        if (!p->pdiag) {
+            st = kr_array_create(&p->pdiag, KR_F32, p->ndim, p->dims, p->loc, p->ctx);
+            if (st == KR_OK) st = kr_cgsense_precond_diag(p, p->precond, so.lambda, p->pdiag);
+            if (st != KR_OK) {
+                kr_array_destroy(p->pdiag);
+                p->pdiag = NULL;
+            }
+            p->pdiag_kind = (int)p->precond;
+            p->pdiag_lambda = so.lambda;
+        }
+        so.precond = p->pdiag;
     }
     if (st == KR_OK) st = kr_cgsense_normal_linop_create(&N, p);
     if (st == KR_OK) st = kr_cg(p->ctx, N, b, x, &so, info);
     kr_linop_destroy(N);
     kr_array_destroy(b);
-    kr_array_destroy(pd);
     return st;
 }
