@@ -77,4 +77,10 @@ expect_rc 0 nufft "$KRAY" nufft --dcf "$T/w.cfl" --eps 1e-6 --size 64x64 "$T/t.c
 bart scale 0.5 "$T/nimg" "$T/himg" >/dev/null
 v=$(bart nrmse "$T/himg" "$T/wimg")
 num_le "$v" 1e-6 && ok "weights == scaling ($v)" || fail "weights: $v"
+# --normalize: the adjoint divided by nx ny; forward refuses it
+expect_rc 0 nufft "$KRAY" nufft -N --dcf "$T/w.cfl" --eps 1e-6 --size 64x64 "$T/t.cfl" "$T/kd.cfl" "$T/nwimg.cfl"
+bart scale 4096 "$T/nwimg" "$T/nwimg2" >/dev/null
+v=$(bart nrmse "$T/wimg" "$T/nwimg2")
+num_le "$v" 1e-6 && ok "--normalize == / (nx ny) ($v)" || fail "--normalize: $v"
+expect_rc 2 nufft "$KRAY" nufft -N --forward "$T/t.cfl" "$T/nimg.cfl" "$T/x.cfl"
 finish

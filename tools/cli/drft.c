@@ -209,14 +209,8 @@ int kc_tool_drft(int argc, char **argv)
                               : (mode == M_Q ? kr_drft_q(p, dy) : kr_drft_adjoint(p, dx, dy));
     double t1 = kr_time_now();
     if (s == KR_OK) s = kr_array_clone(&y, dy, KR_HOST, ctx);
-    if (s == KR_OK && norm && mode == M_ADJOINT) {
-        double f = 1.0 / (double)(n[0] * n[1] * n[2]);
-        int64_t ne = 2 * kr_array_numel(y);
-        for (int64_t i = 0; i < ne; i++) {
-            if (cdt == KR_C64) ((float *)y->data)[i] = (float)(((float *)y->data)[i] * f);
-            else ((double *)y->data)[i] *= f;
-        }
-    }
+    if (s == KR_OK && norm && mode == M_ADJOINT)
+        s = kc_scale(y, 1.0 / (double)(n[0] * n[1] * n[2]));
     if (s == KR_OK && mode == M_FORWARD && bart && y->ndim < KR_MAX_DIMS) {
         for (int i = y->ndim; i > 0; i--) y->dims[i] = y->dims[i - 1];
         y->dims[0] = 1;

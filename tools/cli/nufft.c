@@ -186,7 +186,8 @@ static kr_status kc_nufft_bench(kr_ctx *ctx, const kc_common *c, int forward, in
 int kc_tool_nufft(int argc, char **argv)
 {
     const char *tp = NULL, *ip = NULL, *op = NULL, *wp = NULL, *save = NULL;
-    int fwd = 0, adj = 0, width = 0, bench = 0, reps = 10, bart = 0, bscale = 0, nocheck = 0;
+    int fwd = 0, adj = 0, width = 0, bench = 0, reps = 10, bart = 0, bscale = 0, nocheck = 0,
+        norm = 0;
     double eps = 1e-4, sigma = 2.0;
     int64_t batch = 1, check = 64;
     kc_dims dims;
@@ -213,6 +214,9 @@ int kc_tool_nufft(int argc, char **argv)
          "skip the NaN/Inf check of the input (as --allow-nonfinite; on the GPU the check reads "
          "back one flag per call)",
          NULL, 0, 0, NULL},
+        {"normalize", 'N', KC_FLAG, &norm, NULL, NULL,
+         "adjoint: divide by nx ny nz, so that the density-compensated adjoint approximates the "
+         "image itself (as kray drft -N)", NULL, 0, 0, NULL},
         {"bart-scale", 0, KC_FLAG, &bscale, NULL, NULL,
          "divide by sqrt(nx ny nz) as `bart nufft` does (both directions)", NULL, 0, 0, NULL},
         {"bart", 0, KC_FLAG, &bart, NULL, NULL,
@@ -261,6 +265,7 @@ int kc_tool_nufft(int argc, char **argv)
     if (dims.n != 0 && dims.n != 2 && dims.n != 3)
         return kc_usage("nufft", "--size has %d values; give 2 or 3", dims.n);
     if (wp && fwd) return kc_usage("nufft", "--dcf applies to the adjoint only");
+    if (norm && fwd) return kc_usage("nufft", "--normalize applies to the adjoint only");
     if (!bench && (r = kc_check_output("nufft", op)) != 0) return r;
     if (save && (r = kc_check_output("nufft", save)) != 0) return r;
     kr_ctx *ctx = NULL;
@@ -367,15 +372,9 @@ int kc_tool_nufft(int argc, char **argv)
     if (s == KR_OK) s = fwd ? kr_nufft_forward(p, dx, dy) : kr_nufft_adjoint(p, dx, dy);
     if (s == KR_OK) s = kr_array_clone(&y, dy, KR_HOST, ctx);
     double t1 = kr_time_now();
-    if (s == KR_OK && bscale) {
-        double f = 1.0 / sqrt((double)(n[0] * n[1] * n[2]));
-        int64_t ne = 2 * kr_array_numel(y);
-        for (int64_t i = 0; i < ne; i++) {
-            if (cdt == KR_C64)
-                ((float *)y->data)[i] = (float)(((float *)y->data)[i] * f);
-            else
-                ((double *)y->data)[i] *= f;
-        }
+    if (s == KR_OK && (bscale || (norm && !fwd))) {
+        const double nn = (double)(n[0] * n[1] * n[2]);
+        s = kc_scale(y, (bscale ? 1.0 / sqrt(nn) : 1.0) * (norm && !fwd ? 1.0 / nn : 1.0));
     }
     if (s == KR_OK) s = kc_write(op, y, fwd ? NULL : kc_image_io());
     if (s == KR_OK && (c.json || c.verbose)) {

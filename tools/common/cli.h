@@ -106,6 +106,8 @@ void kc_set_allow_nonfinite(int allow);
  * first at sample i, index [x, y, ...]); ..." when `a` (any dtype; integers always pass) holds
  * one and they are not allowed. */
 kr_status kc_check_finite(const char *path, const kr_array *a);
+/* a *= f for a host array of any float or complex dtype (kr_vec_scale on a CPU context). */
+kr_status kc_scale(kr_array *a, double f);
 /* kr_read / kr_traj_read followed by kc_check_finite (the array is freed when refused). */
 kr_status kc_read(const char *path, kr_array **out, kr_meta *meta, const kr_io_opts *io);
 kr_status kc_read_traj(const char *path, kr_array **out, kr_dtype dtype);

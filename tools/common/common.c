@@ -359,3 +359,12 @@ kr_status kc_read_traj(const char *path, kr_array **out, kr_dtype dtype)
 {
     return kc_refuse_nonfinite(path, kr_traj_read(path, out, dtype), out);
 }
+
+kr_status kc_scale(kr_array *a, double f)
+{
+    kr_ctx *c = NULL;
+    kr_status s = kr_ctx_create(&c, KR_BACKEND_CPU);
+    if (s == KR_OK) s = kr_vec_scale(c, a, f, 0.0);
+    kr_ctx_destroy(c);
+    return s;
+}

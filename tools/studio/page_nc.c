@@ -13,31 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct ks_nc {
-    int n;
-    const char *adj; /* the density-compensated adjoint (coil-combined) */
-} ks_nc;
-
-/* The density-compensated adjoint is n^2 times the image (kray dcf's unit): rec = adj / n^2. */
-static int ks_nc_scale(ks_job *j, char *err, size_t len)
-{
-    const ks_nc *m = ks_job_data(j);
-    kr_array *a = NULL;
-    if (ks_read(j, m->adj, &a, err, len) != 0) return -1;
-    const double sc = 1.0 / ((double)m->n * m->n);
-    const int cplx = kr_dtype_is_complex(a->dtype);
-    const int64_t n = kr_array_numel(a) * (cplx ? 2 : 1);
-    if (a->dtype == KR_F32 || a->dtype == KR_C64) {
-        float *f = a->data;
-        for (int64_t i = 0; i < n; i++) f[i] = (float)(f[i] * sc);
-    } else {
-        double *f = a->data;
-        for (int64_t i = 0; i < n; i++) f[i] *= sc;
-    }
-    int r = ks_write(j, "rec.npy", a, err, len);
-    kr_array_destroy(a);
-    return r;
-}
 
 static int ks_plan_nc(ks_job *j, const ks_params *p, ks_err *e)
 {
@@ -57,14 +32,6 @@ static int ks_plan_nc(ks_job *j, const ks_params *p, ks_err *e)
                 dcf == 2 ? "radial" : "spiral", dcf == 2 ? "radial" : "spiral");
         return -1;
     }
-    ks_nc *m = calloc(1, sizeof *m);
-    if (!m) {
-        ks_errf(e, "out of memory");
-        return -1;
-    }
-    m->n = n;
-    m->adj = coils ? "comb.npy" : "adj.npy";
-    ks_job_set_data(j, m);
     static const char *const dcfs[] = {"voronoi", "pipe-menon", "radial", "spiral", "none"};
     ks_step *s = ks_job_tool(j, "traj");
     if (traj < 2) {
@@ -106,22 +73,18 @@ static int ks_plan_nc(ks_job *j, const ks_params *p, ks_err *e)
     if (recon < 2) {
         s = ks_job_tool(j, recon ? "drft" : "nufft");
         ks_opt(s, "size", "%dx%d", n, n);
+        ks_arg(s, "--normalize"); /* the compensated adjoint / n^2 approximates the image */
         if (dcf != 4) ks_opt(s, "dcf", "dcf.npy");
         if (!recon && eps != 1e-4) ks_opt(s, "eps", "%g", eps);
         ks_arg(s, "traj.npy");
         ks_arg(s, "k.npy");
-        ks_arg(s, "adj.npy");
+        ks_arg(s, coils ? "adj.npy" : "rec.npy");
         if (coils) {
             s = ks_job_tool(j, "coilcombine");
             ks_opt(s, "maps", "maps.npy");
             ks_arg(s, "adj.npy");
-            ks_arg(s, "comb.npy");
+            ks_arg(s, "rec.npy");
         }
-        char note[128];
-        snprintf(note, sizeof note,
-                 "rec.npy = %s.npy / %d^2 (the compensated adjoint is n^2 x the image)",
-                 coils ? "comb" : "adj", n);
-        ks_job_post(j, ks_nc_scale, note);
     } else {
         s = ks_job_tool(j, coils ? "cgsense" : "lsrecon");
         ks_opt(s, "size", "%dx%d", n, n);
