@@ -536,12 +536,10 @@ static void ks_api_job(const ks_request *rq, const char *path, ks_resp *rs)
             return;
         }
     } else if (!strcmp(rest, "events")) {
-        char *t = ks_job_status(id, NULL, NULL);
-        if (!t) {
+        if (ks_job_wait(id, 0, 0) < 0) { /* exists? (no status built) */
             ks_resp_error(rs, 404, "there is no job %d", id);
             return;
         }
-        kri_free(t);
         rs->status = 200;
         rs->sse_job = id;
         return;

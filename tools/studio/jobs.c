@@ -483,18 +483,22 @@ int ks_job_wait(int id, unsigned version, double timeout_s)
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
     }
+    int r = 0;
     pthread_mutex_lock(&ks_jlock);
     for (;;) {
         ks_job *j = ks_find(id);
         if (!j) {
-            pthread_mutex_unlock(&ks_jlock);
-            return -1;
+            r = -1;
+            break;
         }
-        if (j->version != version || j->state >= KS_DONE || ks_stop) break;
+        if (j->version != version || j->state >= KS_DONE || ks_stop) {
+            r = 1;
+            break;
+        }
         if (pthread_cond_timedwait(&ks_jcond, &ks_jlock, &ts) == ETIMEDOUT) break;
     }
     pthread_mutex_unlock(&ks_jlock);
-    return 0;
+    return r;
 }
 
 void ks_jobs_json(kc_jo *o)

@@ -123,8 +123,14 @@ static ssize_t ks_sse_read(void *cls, uint64_t pos, char *buf, size_t max)
         if (ks_jobs_stopping()) return MHD_CONTENT_READER_END_WITH_ERROR;
         ks_buf_free(&s->out);
         s->off = 0;
-        if (s->started && ks_job_wait(s->job, s->version, 10.0) != 0) {
+        const int w = s->started ? ks_job_wait(s->job, s->version, 10.0) : 1;
+        if (w < 0) {
             s->ended = 1; /* the job went (pruned) */
+            continue;
+        }
+        if (w == 0) { /* nothing new: no status to build */
+            ks_buf_puts(&s->out, ": waiting\n\n"); /* keeps the connection alive */
+            if (s->out.oom) return MHD_CONTENT_READER_END_WITH_ERROR;
             continue;
         }
         unsigned v = 0;

@@ -141,7 +141,8 @@ int ks_job_submit(const char *page, const ks_params *p, ks_err *e, int *http_sta
  * job's event counter and *final whether the job has ended. */
 char *ks_job_status(int id, unsigned *version, int *final);
 /* Wait until the job's event counter differs from `version`, the job ends, the server stops
- * or `timeout_s` passes. Returns 0, or -1 when the job does not exist. */
+ * or `timeout_s` passes. Returns 1 for one of the first three, 0 when the time passed, -1
+ * when the job does not exist. */
 int ks_job_wait(int id, unsigned version, double timeout_s);
 /* 0, or -1 when there is no such job. */
 int ks_job_cancel(int id);
