@@ -17,14 +17,7 @@ cd "$T"
 # One thread: results do not depend on it (bit for bit, tests/test_cgsense.c), and OpenMP spinning
 # on a loaded 2-core machine made this test ten times slower.
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-if ! command -v bart >/dev/null 2>&1; then
-    echo "skipped: bart not on PATH"
-    exit 77
-fi
-if ! [ -x "$PY" ] || ! "$PY" -c 'import numpy' 2>/dev/null; then
-    echo "skipped: needs /usr/bin/python3 with numpy"
-    exit 77
-fi
+need_bart_numpy
 
 cmp_scaled() { # cmp_scaled BART KRAY: prints "scale nrmse" (complex least-squares scale)
     "$PY" - "$1" "$2" <<'PYEOF'

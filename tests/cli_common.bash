@@ -52,6 +52,18 @@ json_field() {
 # num_le A B: true when A <= B (floating point).
 num_le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 
+# Skip (77) unless bart is on PATH and $PY has NumPy (the BART comparisons).
+need_bart_numpy() {
+    if ! command -v bart >/dev/null 2>&1; then
+        echo "skipped: bart not on PATH"
+        exit 77
+    fi
+    if ! [ -x "$PY" ] || ! "$PY" -c 'import numpy' 2>/dev/null; then
+        echo "skipped: needs /usr/bin/python3 with numpy"
+        exit 77
+    fi
+}
+
 is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]; }
 
 finish() {

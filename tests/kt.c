@@ -124,6 +124,18 @@ double kt_relmax(const kr_array *a, const kr_array *b)
     return s > 0 ? m / s : m;
 }
 
+kr_ctx *kt_cpu_parts(int nparts)
+{
+    kr_ctx *c = NULL;
+    KT_OK(kr_ctx_create(&c, KR_BACKEND_CPU));
+    KT_OK(kr_ctx_set_threads(c, 2));
+    KT_OK(kr_ctx_set_log_level(c, KR_LOG_ERROR));
+    int devs[KR_MAX_DEVICES];
+    for (int i = 0; i < nparts && i < KR_MAX_DEVICES; i++) devs[i] = i;
+    KT_OK(kr_ctx_set_devices(c, nparts, devs));
+    return c;
+}
+
 double kt_cget(const kr_array *a, int64_t i, int part)
 {
     return a->dtype == KR_C64 ? (double)((const float *)a->data)[2 * i + part]

@@ -44,6 +44,8 @@ double kt_relmax(const kr_array *a, const kr_array *b);
 double kt_cget(const kr_array *a, int64_t i, int part);
 /* A quiet CPU context (checked: a failure counts against the running test and returns NULL). */
 kr_ctx *kt_cpu_ctx(void);
+/* A CPU context of 2 threads whose device list 0 .. nparts-1 divides work into nparts parts. */
+kr_ctx *kt_cpu_parts(int nparts);
 /* xorshift64 step of *z (nonzero), then a uniform double in [0, 1) from its top 53 bits. */
 double kt_urand(uint64_t *z);
 

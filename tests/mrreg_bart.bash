@@ -6,14 +6,7 @@ cd "$T"
 # One thread: results do not depend on it, and OpenMP spinning on a loaded 2-core machine made
 # BART and kray ten times slower.
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-if ! command -v bart >/dev/null 2>&1; then
-    echo "skipped: bart not on PATH"
-    exit 77
-fi
-if ! [ -x "$PY" ] || ! "$PY" -c 'import numpy' 2>/dev/null; then
-    echo "skipped: needs /usr/bin/python3 with numpy"
-    exit 77
-fi
+need_bart_numpy
 # 96^2 image from 24 radial spokes of 176 samples (2x readout oversampling, |k| <= N/2 - 4: BART
 # 0.8's nufft does not wrap at k = -N/2, tests/cgsense_bart.sh), 8 coils, complex Gaussian noise
 # of variance 4000 (SNR about 10 in k-space); the maps normalised (`bart normalize 8`), so the

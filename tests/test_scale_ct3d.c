@@ -13,17 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static kr_ctx *mkctx(int nparts)
-{
-    kr_ctx *c = NULL;
-    KT_OK(kr_ctx_create(&c, KR_BACKEND_CPU));
-    KT_OK(kr_ctx_set_threads(c, 2));
-    KT_OK(kr_ctx_set_log_level(c, KR_LOG_ERROR));
-    int devs[KR_MAX_DEVICES];
-    for (int i = 0; i < nparts; i++) devs[i] = i;
-    KT_OK(kr_ctx_set_devices(c, nparts, devs));
-    return c;
-}
+static kr_ctx *mkctx(int nparts) { return kt_cpu_parts(nparts); }
 
 static void test_device_list(void)
 {

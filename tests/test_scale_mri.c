@@ -6,17 +6,7 @@
 #include "kray/sim.h"
 #include "nufft_test_util.h"
 
-static kr_ctx *mkctx(int nparts)
-{
-    kr_ctx *c = NULL;
-    KT_OK(kr_ctx_create(&c, KR_BACKEND_CPU));
-    KT_OK(kr_ctx_set_threads(c, 2));
-    KT_OK(kr_ctx_set_log_level(c, KR_LOG_ERROR));
-    int devs[KR_MAX_DEVICES];
-    for (int i = 0; i < nparts; i++) devs[i] = i;
-    KT_OK(kr_ctx_set_devices(c, nparts, devs));
-    return c;
-}
+static kr_ctx *mkctx(int nparts) { return kt_cpu_parts(nparts); }
 
 /* forward and adjoint of a batch-B plan on ctx */
 static void nufft_pair(const kr_ctx *c, int ndim, const int64_t *N, int64_t B, kr_dtype dt,
