@@ -66,6 +66,15 @@ kr_status kr_array_wrap(kr_array *a, kr_dtype dtype, int ndim, const int64_t *di
     return KR_OK;
 }
 
+kr_status kri_array_view(kr_array *v, const kr_array *a, int nd, const int64_t *dims,
+                         int64_t off)
+{
+    char *p = (char *)a->data + (size_t)off * kr_dtype_size(a->dtype);
+    KRI_TRY(kr_array_wrap(v, a->dtype, nd, dims, p, a->loc));
+    v->device = a->device;
+    return KR_OK;
+}
+
 kr_status kr_array_create(kr_array **out, kr_dtype dtype, int ndim, const int64_t *dims,
                           kr_loc loc, const kr_ctx *ctx)
 {

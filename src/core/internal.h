@@ -106,8 +106,18 @@ int64_t kri_fft_good_size(int64_t n);
 #define KRI_HD
 #endif
 
+/* A view of contiguous `a` from element `off`, shaped `dims` (the caller checks that it fits),
+ * on a's device. */
+kr_status kri_array_view(kr_array *v, const kr_array *a, int nd, const int64_t *dims,
+                         int64_t off);
 /* Element i of a host array as (re, im) doubles, any dtype (im 0 for real ones). */
 void kri_array_elem(const kr_array *a, int64_t i, double *re, double *im);
+/* qsort comparator: ascending doubles (the first double of each element). */
+static inline int kri_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 /* Deterministic counter-based random numbers (splitmix64): value i of stream `seed`. */
 static inline KRI_HD uint64_t kri_rand_u64(uint64_t seed, uint64_t i)
 {

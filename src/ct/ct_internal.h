@@ -39,6 +39,11 @@ struct kr_ct_geom {
     double *angles;     /* nviews angles in degrees (has_scan) */
 };
 
+/* Parker (1982) short-scan weight (geometry.c) for scan position b in [0, pi + 2 delta] and fan
+ * angle g, positive in the direction of rotation; 0 outside the scan and where the arc does not
+ * cover the ray. FBP and FDK both weight with it. */
+double kri_parker(double b, double g, double delta);
+
 /* ---- cone-beam view mathematics (geometry3d.c, which uses nothing of geometry.c) ------------- */
 /* Validation of view vi of a cone geometry; `where` names the view. */
 kr_status kri_ct_check_view3(const kr_ct_geom *g, int64_t vi, const char *where);

@@ -2,6 +2,7 @@
  * fan-beam cosine and Parker weights), the filter plan, validation and the dispatch to the
  * backend (fbp_internal.h), whose create verb makes the buffers. The mathematics is documented
  * in kray/fbp.h. */
+#include "ct/ct_internal.h"
 #include "ct/fbp_internal.h"
 
 #include <math.h>
@@ -113,21 +114,6 @@ static kr_status kri_gap_weights(const double *ang, int64_t n, double P, double 
     kri_free(gap);
     kri_free(k);
     return s;
-}
-
-/* Parker (1982) weight for scan position b in [0, pi + 2 delta] and fan angle g (positive in
- * the direction of rotation). */
-static double kri_parker(double b, double g, double delta)
-{
-    if (b < 0 || b > M_PI + 2 * delta) return 0;
-    if (b < 2 * (delta - g)) {
-        double s = sin(0.25 * M_PI * b / (delta - g));
-        return s * s;
-    }
-    if (b <= M_PI - 2 * g) return 1;
-    if (delta + g <= 0) return 0;
-    double s = sin(0.25 * M_PI * (M_PI + 2 * delta - b) / (delta + g));
-    return s * s;
 }
 
 /* ---- geometry analysis ----------------------------------------------------------------------
@@ -356,7 +342,7 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
     kri_tables t;
     memset(&t, 0, sizeof t);
     kr_status s = kr_ct_geom_clone(&p->g, g);
-#define KRI_CHECK(expr)                                                                            \
+#define KRI_FBP_STEP(expr)                                                                            \
     do {                                                                                           \
         if (s == KR_OK) s = (expr);                                                                \
     } while (0)
@@ -366,8 +352,8 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
         p->nx = kr_ct_geom_grid(g)->n[0];
         p->ny = kr_ct_geom_grid(g)->n[1];
     }
-    KRI_CHECK(kri_alloc((void **)&p->views, (size_t)p->nviews * sizeof *p->views, "FBP views"));
-    KRI_CHECK(kri_fbp_analyse(p, &t));
+    KRI_FBP_STEP(kri_alloc((void **)&p->views, (size_t)p->nviews * sizeof *p->views, "FBP views"));
+    KRI_FBP_STEP(kri_fbp_analyse(p, &t));
     if (s == KR_OK) {
         kr_filter_opts fo;
         kr_filter_opts_default(&fo);
@@ -387,9 +373,9 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
         else
             p->info.pad_len = kr_filter_pad_len(p->filter);
     }
-    KRI_CHECK(be->create(p, &p->st));
+    KRI_FBP_STEP(be->create(p, &p->st));
     if (s == KR_OK) p->be = be;
-#undef KRI_CHECK
+#undef KRI_FBP_STEP
     kri_free(t.pre);
     kri_free(t.rs);
     if (s != KR_OK) {

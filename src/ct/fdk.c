@@ -50,7 +50,7 @@ static void kri_cross(const double *a, const double *b, double *c)
     c[2] = a[0] * b[1] - a[1] * b[0];
 }
 static double kri_norm(const double *a) { return sqrt(kri_dot(a, a)); }
-static int kri_finite3(const double *a)
+static int kri_fdk_finite3(const double *a)
 {
     return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
 }
@@ -65,8 +65,8 @@ typedef struct kri_vgeom {
 static kr_status kri_fdk_view_geom(const kr_ct_view *V, const kr_ct_grid *g, int64_t nu,
                                    int64_t nv, int64_t m, int axis, kri_vgeom *out)
 {
-    if (!kri_finite3(V->src) || !kri_finite3(V->det) || !kri_finite3(V->u) ||
-        !kri_finite3(V->v))
+    if (!kri_fdk_finite3(V->src) || !kri_fdk_finite3(V->det) || !kri_fdk_finite3(V->u) ||
+        !kri_fdk_finite3(V->v))
         return kri_fail(KR_ERR_GEOMETRY, "view %lld: a view vector has a non-finite component",
                         (long long)m);
     double w[3] = {V->det[0] - V->src[0], V->det[1] - V->src[1], V->det[2] - V->src[2]};
@@ -156,12 +156,6 @@ static void kri_fdk_wv_fill(kr_fdk_plan *p, const kri_vgeom *vg, int64_t m, doub
     c->scale = (float)scale;
 }
 
-static int kri_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Full-scan weights: half the cyclic angular gaps, over 2 (each ray is seen twice). */
 static kr_status kri_full_weights(const double *beta, int64_t n, double *w)
 {
@@ -182,19 +176,6 @@ static kr_status kri_full_weights(const double *beta, int64_t n, double *w)
     }
     kri_free(s);
     return KR_OK;
-}
-
-static double kri_parker(double b, double g, double delta)
-{
-    double w = 1.0;
-    if (b < 2 * (delta + g)) {
-        double t = sin(0.25 * M_PI * b / (delta + g));
-        w = t * t;
-    } else if (b > M_PI + 2 * g) {
-        double t = sin(0.25 * M_PI * (M_PI + 2 * delta - b) / (delta - g));
-        w = t * t;
-    }
-    return w < 0 ? 0 : (w > 1 ? 1 : w);
 }
 
 /* Fan angle of detector column a in view m, positive towards the source's motion. */
@@ -273,7 +254,8 @@ static kr_status kri_fdk_weights(kr_fdk_plan *p, const kri_vgeom *vg)
             vw[m] = 0.5 * (lo + hi);
             for (int64_t a = 0; a < nu; a++) {
                 double g = kri_gamma(&p->views[m], nu, (double)a, sense);
-                p->parker[a + nu * m] = (float)kri_parker(b, g, delta);
+                /* kri_gamma counts the fan angle the other way round from kri_parker */
+                p->parker[a + nu * m] = (float)kri_parker(b, -g, delta);
             }
         }
     } else {

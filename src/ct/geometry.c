@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 static const char *const kri_ct_type_names[KR_CT_TYPE_COUNT] = {
     "invalid", "parallel2d", "fan2d-flat", "fan2d-equiangular", "cone", "cone-vec"};
 
@@ -124,7 +128,7 @@ static kr_status kri_ct_grid_check(kr_ct_grid *g, int ndim)
 }
 
 /* ---- view validation ------------------------------------------------------------------------- */
-static int kri_finite3(const double *a)
+static int kri_mm3_ok(const double *a)
 {
     return kri_ct_mm_ok(a[0]) && kri_ct_mm_ok(a[1]) && kri_ct_mm_ok(a[2]);
 }
@@ -146,8 +150,8 @@ static kr_status kri_ct_check_view_at(const kr_ct_geom *g, int64_t vi, const cha
     const kr_ct_grid *gr = &g->grid;
     if (kr_ct_type_ndim(g->type) == 3) return kri_ct_check_view3(g, vi, where);
     int par = kr_ct_type_is_parallel(g->type);
-    if (!kri_finite3(v->src) || !kri_finite3(v->ray) || !kri_finite3(v->det) ||
-        !kri_finite3(v->u) || !kri_finite3(v->v))
+    if (!kri_mm3_ok(v->src) || !kri_mm3_ok(v->ray) || !kri_mm3_ok(v->det) ||
+        !kri_mm3_ok(v->u) || !kri_mm3_ok(v->v))
         return kri_fail(KR_ERR_GEOMETRY,
                         "%s: a view vector has a non-finite component or one beyond "
                         "1e6 mm in magnitude",
@@ -694,4 +698,19 @@ kr_status kr_ct_scan_short_arc_deg(const kr_ct_scan *s, double *arc_deg)
         return kri_fail(KR_ERR_INVALID_ARG, "short-scan arc: the fan spans 180 degrees or more");
     *arc_deg = 180.0 + 2.0 * half * (180.0 / 3.14159265358979323846);
     return KR_OK;
+}
+
+/* Parker (1982) weight for scan position b in [0, pi + 2 delta] and fan angle g (positive in
+ * the direction of rotation). */
+double kri_parker(double b, double g, double delta)
+{
+    if (b < 0 || b > M_PI + 2 * delta) return 0;
+    if (b < 2 * (delta - g)) {
+        double s = sin(0.25 * M_PI * b / (delta - g));
+        return s * s;
+    }
+    if (b <= M_PI - 2 * g) return 1;
+    if (delta + g <= 0) return 0;
+    double s = sin(0.25 * M_PI * (M_PI + 2 * delta - b) / (delta + g));
+    return s * s;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#define KRI_CHUNK ((size_t)1 << 20) /* bytes per staging buffer */
+#define KRI_IO_CHUNK ((size_t)1 << 20) /* bytes per staging buffer */
 
 size_t kri_stype_size(kri_stype t)
 {
@@ -118,8 +118,8 @@ kr_status kri_samples_read(kri_read_fn rd, void *user, const char *path, kri_sty
         return KR_OK;
     }
     unsigned char *buf;
-    KRI_TRY(kri_alloc((void **)&buf, KRI_CHUNK, "read buffer"));
-    size_t per = KRI_CHUNK / ss, done = 0;
+    KRI_TRY(kri_alloc((void **)&buf, KRI_IO_CHUNK, "read buffer"));
+    size_t per = KRI_IO_CHUNK / ss, done = 0;
     kr_status s = KR_OK;
     while (s == KR_OK && done < ns) {
         size_t cnt = ns - done < per ? ns - done : per;
@@ -179,18 +179,18 @@ static kr_status kri_feed(const kr_array *a, int big, kri_sink_fn sink, void *us
         const unsigned char *p = a->data;
         size_t done = 0;
         do {
-            size_t n = total - done < KRI_CHUNK ? total - done : KRI_CHUNK;
+            size_t n = total - done < KRI_IO_CHUNK ? total - done : KRI_IO_CHUNK;
             KRI_TRY(sink(user, p + done, n, done + n == total));
             done += n;
         } while (done < total);
         return KR_OK;
     }
     unsigned char *buf;
-    KRI_TRY(kri_alloc((void **)&buf, KRI_CHUNK, "write buffer"));
+    KRI_TRY(kri_alloc((void **)&buf, KRI_IO_CHUNK, "write buffer"));
     kr_status s = KR_OK;
     size_t done = 0;
     do {
-        size_t n = total - done < KRI_CHUNK ? total - done : KRI_CHUNK;
+        size_t n = total - done < KRI_IO_CHUNK ? total - done : KRI_IO_CHUNK;
         memcpy(buf, (const unsigned char *)a->data + done, n);
         kri_byteswap(buf, n / ss, ss);
         s = sink(user, buf, n, done + n == total);
@@ -221,15 +221,15 @@ static kr_status kri_sink_gzip(void *user, const unsigned char *p, size_t n, int
 {
     kri_gz *g = user;
     g->z.next_in = (Bytef *)(uintptr_t)p; /* zlib does not write through next_in */
-    g->z.avail_in = (uInt)n;              /* n <= KRI_CHUNK fits uInt */
+    g->z.avail_in = (uInt)n;              /* n <= KRI_IO_CHUNK fits uInt */
     int flush = last ? Z_FINISH : Z_NO_FLUSH;
     for (;;) {
         g->z.next_out = g->out;
-        g->z.avail_out = (uInt)KRI_CHUNK;
+        g->z.avail_out = (uInt)KRI_IO_CHUNK;
         int r = deflate(&g->z, flush);
         if (r == Z_STREAM_ERROR)
             return kri_fail(KR_ERR_INTERNAL, "%s: zlib deflate failed", g->w->path);
-        KRI_TRY(kri_wfile_write(g->w, g->out, KRI_CHUNK - g->z.avail_out));
+        KRI_TRY(kri_wfile_write(g->w, g->out, KRI_IO_CHUNK - g->z.avail_out));
         if (last ? r == Z_STREAM_END : g->z.avail_out != 0) break;
     }
     return KR_OK;
@@ -245,7 +245,7 @@ kr_status kri_gzip_write(kri_wfile *w, const void *head, size_t nhead, const kr_
     kri_gz g;
     memset(&g, 0, sizeof g);
     g.w = w;
-    KRI_TRY(kri_alloc((void **)&g.out, KRI_CHUNK, "compression buffer"));
+    KRI_TRY(kri_alloc((void **)&g.out, KRI_IO_CHUNK, "compression buffer"));
     /* windowBits 15 + 16: gzip wrapper */
     if (deflateInit2(&g.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
         Z_OK) {
@@ -253,9 +253,9 @@ kr_status kri_gzip_write(kri_wfile *w, const void *head, size_t nhead, const kr_
         return kri_fail(KR_ERR_OOM_HOST, "%s: cannot start zlib compression", w->path);
     }
     kr_status s = KR_OK;
-    for (size_t done = 0; s == KR_OK && done < nhead; done += KRI_CHUNK) /* no flush: one member */
+    for (size_t done = 0; s == KR_OK && done < nhead; done += KRI_IO_CHUNK) /* no flush: one member */
         s = kri_sink_gzip(&g, (const unsigned char *)head + done,
-                          nhead - done < KRI_CHUNK ? nhead - done : KRI_CHUNK, 0);
+                          nhead - done < KRI_IO_CHUNK ? nhead - done : KRI_IO_CHUNK, 0);
     if (s == KR_OK) s = kri_feed(a, big, kri_sink_gzip, &g);
     deflateEnd(&g.z);
     kri_free(g.out);

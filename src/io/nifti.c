@@ -111,7 +111,7 @@ typedef struct nii_type {
     int code;
     const char *name;
     kri_stype st;
-    int complex;
+    int is_complex;
 } nii_type;
 
 static const nii_type nii_types[] = {
@@ -220,7 +220,7 @@ static kr_status nii_parse(const char *path, const unsigned char *h, size_t fsiz
                         path, code, t->name);
     in->type = t;
     int bitpix = nii_i16(h, O_BITPIX, big);
-    int want_bits = (int)kri_stype_size(t->st) * 8 * (t->complex ? 2 : 1);
+    int want_bits = (int)kri_stype_size(t->st) * 8 * (t->is_complex ? 2 : 1);
     if (bitpix != want_bits)
         return kri_fail(KR_ERR_FORMAT, "%s: bitpix is %d but datatype %d (%s) has %d bits", path,
                         bitpix, code, t->name, want_bits);
@@ -393,7 +393,7 @@ static kr_status nii_read_gz(const char *path, unsigned char *h, nii_info *in, k
      * compressed bytes can hold is refused before anything is allocated */
     if (s == KR_OK) s = nii_parse(path, h, kri_inflate_max(csize), csize ? csize : 1, in, m);
     if (s == KR_OK)
-        s = kri_io_array(raw, path, kri_stype_dtype(in->type->st, in->type->complex), in->ndim,
+        s = kri_io_array(raw, path, kri_stype_dtype(in->type->st, in->type->is_complex), in->ndim,
                          in->dims);
     if (s == KR_OK && gzseek(z.g, in->vox_offset, SEEK_SET) != in->vox_offset)
         s = kri_fail(KR_ERR_FORMAT, "%s: decompresses to less than vox_offset %ld bytes", path,
@@ -429,7 +429,7 @@ kr_status kri_read_nifti(const char *path, kr_array **out, kr_meta *meta, const 
         }
         s = nii_parse(path, h, fsize, 0, &in, &m);
         if (s == KR_OK)
-            s = kri_io_array(&raw, path, kri_stype_dtype(in.type->st, in.type->complex), in.ndim,
+            s = kri_io_array(&raw, path, kri_stype_dtype(in.type->st, in.type->is_complex), in.ndim,
                              in.dims);
         if (s == KR_OK && fseek(f, in.vox_offset, SEEK_SET) != 0)
             s = kri_fail(KR_ERR_IO, "%s: cannot seek to vox_offset %ld", path, in.vox_offset);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* Value of element i as a real number, according to the complex part requested. */
-static double kri_part(const kr_array *a, int64_t i, int part)
+static double kri_render_part(const kr_array *a, int64_t i, int part)
 {
     double re, im = 0.0;
     switch (a->dtype) {
@@ -68,7 +68,7 @@ kr_status kri_render_gray(const kr_array *a, const kr_io_opts *o, int bits, void
         lo = INFINITY;
         hi = -INFINITY;
         for (int64_t i = 0; i < n; i++) {
-            double v = kri_part(a, base + i, o->complex_part);
+            double v = kri_render_part(a, base + i, o->complex_part);
             if (!isfinite(v)) continue;
             if (v < lo) lo = v;
             if (v > hi) hi = v;
@@ -87,7 +87,7 @@ kr_status kri_render_gray(const kr_array *a, const kr_io_opts *o, int bits, void
     const int half = !isfinite(hi - lo);
     const double span = half ? hi / 2 - lo / 2 : hi - lo;
     for (int64_t i = 0; i < n; i++) {
-        double v = kri_part(a, base + i, o->complex_part);
+        double v = kri_render_part(a, base + i, o->complex_part);
         double t = !isfinite(v) ? 0.0
                    : half       ? (v / 2 - lo / 2) / span * maxval
                                 : (v - lo) / span * maxval;

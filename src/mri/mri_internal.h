@@ -12,7 +12,12 @@ extern "C" {
 #endif
 
 #define KRI_PI 3.14159265358979323846
+#define KRI_2PI 6.28318530717958647692
 #define KRI_GAMMA_HZ_T 42.57747892e6 /* proton gyromagnetic ratio / 2 pi */
+
+/* Modified Bessel function of the first kind, order 0 (power series; nufft/nufft_kernel.c):
+ * the Kaiser-Bessel kernels of the NUFFT and of Pipe-Menon density compensation. */
+double kri_bessel_i0(double x);
 
 /* ---- trajectories ---------------------------------------------------------------------------- */
 /* The operand check of a trajectory: [3, ...], f32/f64, contiguous, at `loc` (KRI_ANY_LOC: host

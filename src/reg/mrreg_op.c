@@ -12,16 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-/* A view of `n` elements of a contiguous array from element `off`, shaped `dims`. */
-static kr_status kri_view(kr_array *v, const kr_array *a, int nd, const int64_t *dims,
-                          int64_t off)
-{
-    char *p = (char *)a->data + (size_t)off * kr_dtype_size(a->dtype);
-    KRI_TRY(kr_array_wrap(v, a->dtype, nd, dims, p, a->loc));
-    v->device = a->device;
-    return KR_OK;
-}
-
 /* ---- frames: E = blockdiag(E_0, ..., E_T-1), then an optional sampling mask ----------------- */
 typedef struct kri_frames {
     int64_t T;
@@ -60,8 +50,8 @@ static kr_status kri_frames_each(kri_frames *f, int which, const kr_array *in, k
         const int64_t *di = fwd || which == 2 ? f->ddims : f->cdims;
         const int64_t *dout = fwd ? f->cdims : f->ddims;
         const int64_t ni = fwd || which == 2 ? f->dn : f->cn, no = fwd ? f->cn : f->dn;
-        KRI_TRY(kri_view(&vi, in, nd_in, di, t * ni));
-        KRI_TRY(kri_view(&vo, out, fwd ? f->cnd : f->dnd, dout, t * no));
+        KRI_TRY(kri_array_view(&vi, in, nd_in, di, t * ni));
+        KRI_TRY(kri_array_view(&vo, out, fwd ? f->cnd : f->dnd, dout, t * no));
         kr_status s = which == 0   ? kr_linop_forward(f->E[t], &vi, &vo)
                       : which == 1 ? kr_linop_adjoint(f->E[t], &vi, &vo)
                                    : kr_linop_forward(f->N[t], &vi, &vo);
@@ -197,13 +187,13 @@ static kr_status kri_mrreg_noncart(kr_linop **E, const kr_ctx *ctx, const kr_mrr
     for (int64_t t = 0; t < T && s == KR_OK; t++) {
         kr_array tv, wv;
         int64_t td[2] = {D, M};
-        s = kri_view(&tv, tr, 2, td, t * M * D);
+        s = kri_array_view(&tv, tr, 2, td, t * M * D);
         kr_cgsense_opts o;
         kr_cgsense_opts_default(&o);
         o.eps = d->eps > 0 ? d->eps : 1e-4;
         o.normal = d->toeplitz ? KR_CGSENSE_NORMAL_TOEPLITZ : KR_CGSENSE_NORMAL_NUFFT;
         if (s == KR_OK && d->dcf) {
-            s = kri_view(&wv, d->dcf, 1, &M, t * M);
+            s = kri_array_view(&wv, d->dcf, 1, &M, t * M);
             o.dcf = &wv;
         }
         if (s == KR_OK) s = kr_cgsense_plan_create(&f->plan[t], ctx, d->ndim, d->dims, &tv,
@@ -291,7 +281,7 @@ static kr_status kri_mrreg_cart(kr_linop **E, const kr_ctx *ctx, const kr_mrreg_
     f->cn = np * nc;
     kr_array mv;
     int64_t md[3] = {d->dims[0], d->dims[1], nc};
-    kr_status s = kri_view(&mv, d->maps, 3, md, 0);
+    kr_status s = kri_array_view(&mv, d->maps, 3, md, 0);
     if (s == KR_OK) s = kr_sense_linop_create(&f->E[0], ctx, &mv, NULL, kri_ctx_loc(ctx));
     for (int64_t t = 1; t < T && s == KR_OK; t++) {
         s = kr_linop_retain(f->E[0]);

@@ -178,7 +178,7 @@ static kr_status kri_cpu_group(const kr_ctx *ctx, kr_dtype t, int kind, int64_t 
     return KR_OK;
 }
 
-static kr_status kri_cpu_reduce(const kr_ctx *ctx, kr_dtype t, int kind, int64_t n, int k,
+static kr_status kri_reg_reduce_cpu(const kr_ctx *ctx, kr_dtype t, int kind, int64_t n, int k,
                                 const void *xv, double a, double b, double *out)
 {
     const int nt = kri_threads(ctx), w = kri_w(t);
@@ -236,6 +236,6 @@ const kri_reg_backend kri_reg_cpu = {
     .dwt = kri_cpu_dwt,
     .roll = kri_cpu_roll,
     .group = kri_cpu_group,
-    .reduce = kri_cpu_reduce,
+    .reduce = kri_reg_reduce_cpu,
     .mul = kri_cpu_mul,
 };

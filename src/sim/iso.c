@@ -107,7 +107,7 @@ static inline double val(const kr_array *a, int64_t i)
     return a->dtype == KR_F32 ? (double)((const float *)a->data)[i] : ((const double *)a->data)[i];
 }
 
-static kr_status check_opts(const kr_iso_opts *o)
+static kr_status kri_iso_check_opts(const kr_iso_opts *o)
 {
     for (int d = 0; d < 3; d++) {
         if (!(isfinite(o->voxel_mm[d]) && o->voxel_mm[d] > 0))
@@ -149,7 +149,7 @@ kr_status kr_iso_from_maps(kr_iso **out, const kr_array *t1, const kr_array *t2,
         o = *opts;
     else
         kr_iso_opts_default(&o);
-    KRI_TRY(check_opts(&o));
+    KRI_TRY(kri_iso_check_opts(&o));
     KRI_TRY(check_map(t1, "T1", NULL));
     KRI_TRY(check_map(t2, "T2", t1));
     KRI_TRY(check_map(pd, "PD", t1));

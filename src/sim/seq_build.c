@@ -75,7 +75,7 @@ kr_status kri_seq_check_common(int64_t nx, int64_t ny, double fov_x, double fov_
     return KR_OK;
 }
 
-static kr_status check_opts(const kr_seq_cart_opts *o)
+static kr_status kri_seq_check_opts(const kr_seq_cart_opts *o)
 {
     KRI_ARG_NOT_NULL(o);
     KRI_TRY(kri_seq_check_common(o->nx, o->ny, o->fov_x_mm, o->fov_y_mm, o->te_ms, o->tr_ms,
@@ -184,7 +184,7 @@ kr_status kr_seq_gre(kr_seq **seq, const kr_seq_cart_opts *o)
 {
     KRI_ARG_NOT_NULL(seq);
     *seq = NULL;
-    KRI_TRY(check_opts(o));
+    KRI_TRY(kri_seq_check_opts(o));
     cart c;
     KRI_TRY(design(&c, o));
     const double te = o->te_ms * 1e-3, tr = o->tr_ms * 1e-3, r = o->raster_s;
@@ -253,7 +253,7 @@ kr_status kr_seq_se(kr_seq **seq, const kr_seq_cart_opts *o)
 {
     KRI_ARG_NOT_NULL(seq);
     *seq = NULL;
-    KRI_TRY(check_opts(o));
+    KRI_TRY(kri_seq_check_opts(o));
     cart c;
     KRI_TRY(design(&c, o));
     const double te = o->te_ms * 1e-3, tr = o->tr_ms * 1e-3;

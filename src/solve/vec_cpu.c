@@ -93,7 +93,7 @@ static void kri_cpu_chunk(kr_dtype t, const void *xv, const void *yv, int64_t i0
     *im = si;
 }
 
-static void kri_cpu_reduce(int nt, kr_dtype t, int64_t n, const void *x, const void *y,
+static void kri_vec_reduce_cpu(int nt, kr_dtype t, int64_t n, const void *x, const void *y,
                            double *re, double *im)
 {
     const int64_t nchunks = (n + KRI_VEC_CHUNK - 1) / KRI_VEC_CHUNK;
@@ -126,7 +126,7 @@ static kr_status kri_cpu_vec_zero(const kr_ctx *ctx, void *x, size_t bytes)
 static kr_status kri_cpu_vec_dot(const kr_ctx *ctx, kr_dtype t, int64_t n, const void *x,
                                  const void *y, double *re, double *im)
 {
-    kri_cpu_reduce(kri_threads(ctx), t, n, x, y, re, im);
+    kri_vec_reduce_cpu(kri_threads(ctx), t, n, x, y, re, im);
     return KR_OK;
 }
 
@@ -134,7 +134,7 @@ static kr_status kri_cpu_vec_sumsq(const kr_ctx *ctx, kr_dtype t, int64_t n, con
                                    double *sumsq)
 {
     double im;
-    kri_cpu_reduce(kri_threads(ctx), t, n, x, NULL, sumsq, &im);
+    kri_vec_reduce_cpu(kri_threads(ctx), t, n, x, NULL, sumsq, &im);
     return KR_OK;
 }
 

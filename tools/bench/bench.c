@@ -401,7 +401,7 @@ void kc_bart_remove(char stems[4][1024])
 {
     char f[1100];
     for (int i = 0; i < 4; i++) {
-        snprintf(f, sizeof f, "%s.cfl", stems[i]), unlink(f);
-        snprintf(f, sizeof f, "%s.hdr", stems[i]), unlink(f);
+        if (snprintf(f, sizeof f, "%s.cfl", stems[i]) < (int)sizeof f) unlink(f);
+        if (snprintf(f, sizeof f, "%s.hdr", stems[i]) < (int)sizeof f) unlink(f);
     }
 }

@@ -299,7 +299,7 @@ static void kc_run_case(kc_case *c, const kc_slice *sl, const kr_ct_geom *g, int
 
 /* Run a Python peer script on the slice's sinogram; it prints one JSON line with
  * "mean_s", "std_s", "min_s", "max_s", "n", "setup_s" and writes the image (f64 raw). */
-static void kc_run_peer(kc_peer *pe, const char *script, const kc_slice *sl, const char *tmpdir,
+static void kc_fbp2d_run_peer(kc_peer *pe, const char *script, const kc_slice *sl, const char *tmpdir,
                         const char *geom_json, int reps)
 {
     char sino[1200], outp[1200], cmd[6000], line[4096] = "", err[1200];
@@ -555,7 +555,7 @@ int kc_bench_fbp2d(int argc, char **argv)
         if (use_as) S->p[S->np++].name = "astra";
         for (int k = 0; k < S->np; k++) {
             kc_peer *pe = &S->p[k];
-            kc_run_peer(pe, k == 0 && use_sk ? sk_script : as_script, S, tmpdir, geom_json,
+            kc_fbp2d_run_peer(pe, k == 0 && use_sk ? sk_script : as_script, S, tmpdir, geom_json,
                         peer_reps);
             if (pe->ok)
                 kr_metrics_compute(NULL, pe->img, S->truth, 0, &pe->m);

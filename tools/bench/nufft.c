@@ -337,7 +337,7 @@ static void kc_run_bart(int json, kc_ncase *c, int forward, const char *tmp, int
  * settings and reports the fastest one whose error is at most `target` (kray's). Its sweep lines
  * are passed on (JSON mode); then one line for the winner, and one "match" line beside kray's
  * setting. */
-static void kc_run_peer(int json, kc_ncase *c, int forward, const char *peer, const char *be,
+static void kc_nufft_run_peer(int json, kc_ncase *c, int forward, const char *peer, const char *be,
                         const char *py, const char *script, const char *tmp, double eps,
                         const kc_res *k, int threads, int reps)
 {
@@ -576,14 +576,14 @@ int kc_bench_nufft(int argc, char **argv)
                     kc_res k = kc_kray_sweep(cm.json, &c, fw, KR_BACKEND_CPU, threads, te, &fac,
                                              batch, reps);
                     if (use_ff)
-                        kc_run_peer(cm.json, &c, fw, "finufft", "cpu", py, ff_script, tmpd, te,
+                        kc_nufft_run_peer(cm.json, &c, fw, "finufft", "cpu", py, ff_script, tmpd, te,
                                     &k, threads, peer_reps);
                 }
                 if (use_gpu) {
                     kc_res k = kc_kray_sweep(cm.json, &c, fw, KR_BACKEND_CUDA, 0, te, &fac, batch,
                                              reps);
                     if (use_cf)
-                        kc_run_peer(cm.json, &c, fw, "cufinufft", "cuda", py, cf_script, tmpd, te,
+                        kc_nufft_run_peer(cm.json, &c, fw, "cufinufft", "cuda", py, cf_script, tmpd, te,
                                     &k, 0, peer_reps);
                 }
             }

@@ -20,7 +20,7 @@ static double kc_get(const kr_array *a, int64_t i)
     return a->dtype == KR_F32 ? ((const float *)a->data)[i] : ((const double *)a->data)[i];
 }
 
-static void kc_set(kr_array *a, int64_t i, double v)
+static void kc_lsq_set(kr_array *a, int64_t i, double v)
 {
     if (a->dtype == KR_F32)
         ((float *)a->data)[i] = (float)v;
@@ -48,7 +48,7 @@ static kr_status kc_blur_apply(void *data, const kr_array *in, kr_array *out)
                 int64_t yy = y + t;
                 if (yy >= 0 && yy < n) acc += b->g[t + KC_BLUR_R] * b->tmp[x + n * yy];
             }
-            kc_set(out, x + n * y, acc);
+            kc_lsq_set(out, x + n * y, acc);
         }
     return KR_OK;
 }
@@ -129,7 +129,7 @@ static kr_status kc_run_lsq(kc_demo *d)
     if ((s = kr_array_create_like(&y, truth, KR_HOST, NULL)) != KR_OK) goto done;
     if ((s = kr_linop_forward(A, truth, y)) != KR_OK) goto done;
     kc_demo_noise(nz, n * n, noise, 2024u);
-    for (int64_t i = 0; i < n * n; i++) kc_set(y, i, kc_get(y, i) + nz[i]);
+    for (int64_t i = 0; i < n * n; i++) kc_lsq_set(y, i, kc_get(y, i) + nz[i]);
 
     kr_solve_opts o;
     kr_solve_opts_default(&o);
@@ -158,7 +158,7 @@ static kr_status kc_run_lsq(kc_demo *d)
         goto done;
 
     if ((s = kr_array_create_like(&err, truth, KR_HOST, NULL)) != KR_OK) goto done;
-    for (int64_t i = 0; i < n * n; i++) kc_set(err, i, fabs(kc_get(xcgls, i) - kc_get(truth, i)));
+    for (int64_t i = 0; i < n * n; i++) kc_lsq_set(err, i, fabs(kc_get(xcgls, i) - kc_get(truth, i)));
     kc_report_figures_begin(d->report);
     if ((s = kc_demo_png(d, "lsq_truth", truth, 0.0, 1.0, -1, 0, "Truth (window 0 to 1)")) !=
             KR_OK ||

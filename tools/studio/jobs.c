@@ -43,7 +43,8 @@ void *ks_job_data(ks_job *j) { return j->data; }
 
 const char *ks_job_file(const ks_job *j, const char *name, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/%s", j->dir, name);
+    /* a path too long for buf becomes "", which no open() finds */
+    if (snprintf(buf, len, "%s/%s", j->dir, name) >= (int)len) buf[0] = '\0';
     return buf;
 }
 

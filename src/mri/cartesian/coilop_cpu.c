@@ -20,7 +20,7 @@ static kr_status kri_cpu_expand(const kr_ctx *ctx, int64_t nxy, int64_t nc, cons
     return KR_OK;
 }
 
-static kr_status kri_cpu_reduce(const kr_ctx *ctx, int64_t nxy, int64_t nc, const float *s,
+static kr_status kri_coil_reduce_cpu(const kr_ctx *ctx, int64_t nxy, int64_t nc, const float *s,
                                 const float *a, float *x)
 {
 #pragma omp parallel for num_threads(kri_threads(ctx)) schedule(static)
@@ -47,5 +47,5 @@ static kr_status kri_cpu_mask(const kr_ctx *ctx, int64_t nx, int64_t ny, int64_t
     return KR_OK;
 }
 
-const kri_coilop_backend kri_coilop_cpu = {{"cpu", true}, kri_cpu_expand, kri_cpu_reduce,
+const kri_coilop_backend kri_coilop_cpu = {{"cpu", true}, kri_cpu_expand, kri_coil_reduce_cpu,
                                            kri_cpu_mask, kri_cpu_mask};

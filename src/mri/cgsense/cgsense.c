@@ -70,13 +70,6 @@ void kr_cgsense_plan_destroy(kr_cgsense_plan *p)
     kri_free(p);
 }
 
-/* A view of contiguous `a` with other dims (same element count checked by the caller). */
-static void kri_view(kr_array *v, const kr_array *a, int ndim, const int64_t *dims)
-{
-    kr_array_wrap(v, a->dtype, ndim, dims, a->data, a->loc);
-    v->device = a->device;
-}
-
 /* x[i] *= s[i % n] for i < n * reps (complex float x, real float s), at the plan's location. */
 static kr_status kri_weight(const kr_cgsense_plan *p, const kr_array *s, int64_t n, int64_t reps,
                             float *x)
@@ -129,7 +122,7 @@ static kr_status kri_op_forward(void *data, const kr_array *in, kr_array *out)
     if (st == KR_OK) {
         kr_array v; /* the codomain as [M, C] */
         const int64_t kd[2] = {p->M, p->nc};
-        kri_view(&v, out, 2, kd);
+        kri_array_view(&v, out, 2, kd, 0);
         st = kri_F_forward(p, &v);
     }
     if (st == KR_OK && p->ws) st = kri_weight(p, p->ws, p->M, p->nc, out->data);
@@ -173,15 +166,15 @@ static kr_status kri_normal_fhf(kr_cgsense_plan *p, const kr_array *in, kr_array
     for (int i = 0; i < tn; i++) tnum *= td[i];
     if (tnum == p->nvox * p->nc) {
         kr_array a, b; /* the coil arrays in T's own dims (e.g. [nx, ny, 1, C]) */
-        kri_view(&a, p->coil, tn, td);
-        kri_view(&b, p->coil2, tn, td);
+        kri_array_view(&a, p->coil, tn, td, 0);
+        kri_array_view(&b, p->coil2, tn, td, 0);
         KRI_TRY(kr_linop_forward(p->fhf, &a, &b));
     } else {
         const size_t bytes = (size_t)p->nvox * 2 * sizeof(float);
         for (int64_t c = 0; c < p->nc; c++) {
             kr_array a, b;
-            kri_view(&a, p->coil, p->ndim, p->dims);
-            kri_view(&b, p->coil2, p->ndim, p->dims);
+            kri_array_view(&a, p->coil, p->ndim, p->dims, 0);
+            kri_array_view(&b, p->coil2, p->ndim, p->dims, 0);
             a.data = (char *)p->coil->data + (size_t)c * bytes;
             b.data = (char *)p->coil2->data + (size_t)c * bytes;
             KRI_TRY(kr_linop_forward(p->fhf, &a, &b));
@@ -413,7 +406,7 @@ kr_status kr_cgsense_plan_create(kr_cgsense_plan **out, const kr_ctx *ctx, int n
     int64_t cd[4] = {p->dims[0], p->dims[1], p->dims[2], nc};
     if (ndim == 2) cd[2] = nc;
     kr_array mv;
-    kri_view(&mv, maps, ndim + 1, cd);
+    kri_array_view(&mv, maps, ndim + 1, cd, 0);
     kr_status st = kr_array_clone(&p->maps, &mv, loc, ctx);
     int64_t bad = -1;
     if (st == KR_OK)
@@ -515,7 +508,7 @@ static kr_status kri_kspace_view(const kr_cgsense_plan *p, const kr_array *y, kr
                         "coils", fn, (long long)kr_array_numel(y), (long long)p->M,
                         (long long)p->nc);
     int64_t kd[2] = {p->M, p->nc};
-    kri_view(v, y, 2, kd);
+    kri_array_view(v, y, 2, kd, 0);
     return KR_OK;
 }
 

@@ -5,17 +5,17 @@
  * P = sum_d kf_d x_d (mod 2^32) = 2^32 frac(k/n . x), exact apart from the quantisation of k/n
  * to 2^-32; its top two bits pick the quadrant and the remaining angle, |a| <= pi/4, goes
  * through short Taylor polynomials (error < 2e-9 before float rounding). Sums run in float over
- * chunks of KRI_CHUNK terms and are added into double accumulators, so the rounding error of
+ * chunks of KRI_DRFT_CHUNK terms and are added into double accumulators, so the rounding error of
  * the sum grows with sqrt(chunk) rather than with M.
  * Every output is computed by one thread in a fixed order: bits do not depend on thread count.
  */
 #include "mri/drft/drft_internal.h"
+#include "mri/mri_internal.h"
 
 #include <math.h>
 #include <string.h>
 
-#define KRI_CHUNK 256
-#define KRI_2PI 6.28318530717958647692
+#define KRI_DRFT_CHUNK 256
 
 static inline void kri_sincos_q(uint32_t p, float *s, float *c)
 {
@@ -178,8 +178,8 @@ static kr_status kri_cpu_drft_adjoint_f32(const kri_drft_data *d, const kri_drft
         float *restrict pr = B->pr, *restrict pi = B->pi;
         double *restrict ar = B->ar, *restrict ai = B->ai;
         for (int64_t ix = 0; ix < gx; ix++) ar[ix] = ai[ix] = 0.0;
-        for (int64_t c0 = 0; c0 < m; c0 += KRI_CHUNK) {
-            int64_t c1 = c0 + KRI_CHUNK < m ? c0 + KRI_CHUNK : m;
+        for (int64_t c0 = 0; c0 < m; c0 += KRI_DRFT_CHUNK) {
+            int64_t c1 = c0 + KRI_DRFT_CHUNK < m ? c0 + KRI_DRFT_CHUNK : m;
             for (int64_t ix = 0; ix < gx; ix++) pr[ix] = pi[ix] = 0.0f;
             for (int64_t s = c0; s < c1; s++) {
                 const uint32_t *kf = d->kf + 4 * s;

@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "mri/lsq/lsq_internal.h"
 #include "mri/lsq/offres_internal.h"
+#include "mri/mri_internal.h"
 
 #include "kray/linop.h"
 #include "kray/nufft.h"
@@ -13,7 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-static const double TWO_PI = 6.28318530717958647692;
 
 void kr_offres_opts_default(kr_offres_opts *o)
 {
@@ -57,7 +57,7 @@ static void chol_solve(int L, const double complex *g, double complex *b)
 
 static inline double complex cis(double cycles)
 {
-    double p = TWO_PI * (cycles - rint(cycles));
+    double p = KRI_2PI * (cycles - rint(cycles));
     return CMPLX(cos(p), sin(p));
 }
 

@@ -3,12 +3,12 @@
  * count). */
 #include "internal.h"
 #include "mri/lsq/offres_internal.h"
+#include "mri/mri_internal.h"
 #include "mri/lsq/offres_kern.h"
 
 #include <complex.h>
 #include <math.h>
 
-static const double TWO_PI = 6.28318530717958647692;
 
 static inline double complex ld(kr_dtype t, const void *p, int64_t i)
 {
@@ -80,7 +80,7 @@ static kr_status kri_cpu_offres_exact(const kr_ctx *ctx, kr_dtype t, const int64
             double sr[KRI_OFFRES_BCHUNK] = {0}, si[KRI_OFFRES_BCHUNK] = {0};
             for (int64_t q = 0; q < nin; q++) {
                 const int64_t m = adj ? q : o, i = adj ? o : q;
-                const double p = TWO_PI * kri_offres_phase(n[0], n[1], n[2], k, m, i, f, tm);
+                const double p = KRI_2PI * kri_offres_phase(n[0], n[1], n[2], k, m, i, f, tm);
                 const double c = cos(p), s = sgn * sin(p);
                 for (int b = 0; b < nb; b++) {
                     const double complex v = ld(t, in, (b0 + b) * nin + q);

@@ -238,7 +238,7 @@ kr_status kr_nufft_set_points(kr_nufft_plan *p, const kr_array *traj)
 
 /* ---- execution ------------------------------------------------------------------------------ */
 /* The one operand check (the plan's dtype, the context's memory), then the context's device. */
-static kr_status kri_check_array(const kr_nufft_plan *p, const kr_array *a, const char *fn,
+static kr_status kri_nufft_check_array(const kr_nufft_plan *p, const kr_array *a, const char *fn,
                                  const char *what)
 {
     KRI_TRY(kri_check_operand(fn, what, a, p->dtype, kri_ctx_loc(p->ctx)));
@@ -250,7 +250,7 @@ static kr_status kri_check_array(const kr_nufft_plan *p, const kr_array *a, cons
 
 static kr_status kri_check_image(const kr_nufft_plan *p, const kr_array *a, const char *fn)
 {
-    KRI_TRY(kri_check_array(p, a, fn, "image"));
+    KRI_TRY(kri_nufft_check_array(p, a, fn, "image"));
     int ok = 1;
     int64_t rest = 1;
     for (int d = 0; d < a->ndim; d++) {
@@ -276,7 +276,7 @@ static kr_status kri_check_image(const kr_nufft_plan *p, const kr_array *a, cons
 
 static kr_status kri_check_kspace(const kr_nufft_plan *p, const kr_array *a, const char *fn)
 {
-    KRI_TRY(kri_check_array(p, a, fn, "k-space data"));
+    KRI_TRY(kri_nufft_check_array(p, a, fn, "k-space data"));
     int64_t prod = 1;
     int d = 0;
     while (d < a->ndim && prod < p->M) prod *= a->dims[d++];

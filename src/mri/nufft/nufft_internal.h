@@ -6,6 +6,7 @@
 
 #include "core/backend.h"
 #include "internal.h"
+#include "mri/mri_internal.h"
 #include "kray/fft.h"
 #include "kray/nufft.h"
 
@@ -38,7 +39,6 @@ typedef struct kri_nufft_kernel {
     float coeff[KRI_NUFFT_NCOEF]; /* the same, rounded to float */
 } kri_nufft_kernel;
 
-double kri_bessel_i0(double x);
 /* Kernel width for a requested relative l2 error on a grid oversampled by sigma in `ndim` dims
  * (0 when no width up to KRI_NUFFT_MAX_W reaches it). */
 int kri_nufft_width_for(double eps, double sigma, int ndim);

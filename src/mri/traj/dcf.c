@@ -46,12 +46,6 @@ static kr_status kri_dcf_check_opts(const kr_dcf_opts *o)
     return KR_OK;
 }
 
-static int kri_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* ---- Voronoi over planes of constant kz ------------------------------------------------------- */
 static kr_status kri_dcf_voronoi(const double *k, int64_t m, const kr_dcf_opts *o, int nthreads,
                                  double *w, kr_dcf_info *info)
@@ -118,17 +112,6 @@ static kr_status kri_dcf_voronoi(const double *k, int64_t m, const kr_dcf_opts *
 }
 
 /* ---- Pipe-Menon ------------------------------------------------------------------------------------ */
-static double kri_bessel_i0(double x)
-{
-    double t = 1.0, sum = 1.0, q = 0.25 * x * x;
-    for (int k = 1; k < 500; k++) {
-        t *= q / ((double)k * (double)k);
-        sum += t;
-        if (t < 1e-17 * sum) break;
-    }
-    return sum;
-}
-
 #define KRI_PM_TABLE 4096
 
 typedef struct kri_pm {
