@@ -3,49 +3,12 @@
  * deapodisation with zero-padding / cropping. Results are bit-identical for every thread
  * count: every grid cell and every output value is computed by one thread, in a fixed order. */
 #include "mri/mri_internal.h"
+#include "mri/nufft/nufft_cpu_body.h"
 #include "mri/nufft/nufft_internal.h"
 
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__GNUC__)
-#define KRI_ALWAYS_INLINE __attribute__((always_inline))
-#else
-#define KRI_ALWAYS_INLINE
-#endif
-
-/* ---- typed bodies (float for c64 plans, double for c128 plans) ----------------------------
- * KRI_V is a 32-byte vector of KRI_T (GNU vector extension; unaligned access allowed), KRI_VL
- * its lanes. Each body is compiled twice: for the baseline ISA and, on x86-64, for AVX2 (picked
- * at plan creation). Without contraction of a * b + c (ISO C mode) both give the same bits. */
-#define KRI_NF_AHEAD 16 /* points between a sample's prefetch and its use */
-typedef float kri_v8f __attribute__((vector_size(32), aligned(4), may_alias));
-typedef double kri_v4d __attribute__((vector_size(32), aligned(8), may_alias));
-
-#define KRI_ISA
-#include "mri/nufft/nufft_cpu_bodies.h"
-#undef KRI_ISA
-
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(KRAY_NO_SIMD)
-#define KRI_NF_AVX2 1
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#define KRI_ISA _avx2
-#include "mri/nufft/nufft_cpu_bodies.h"
-#undef KRI_ISA
-#pragma GCC pop_options
-#endif
-
-/* Call body `name` of the plan's precision and ISA with the given arguments. */
-#ifdef KRI_NF_AVX2
-#define KRI_NF(p, name, ...)                                                                   \
-    ((p)->dbl ? ((p)->simd ? kri_nf_##name##_d_avx2(p, __VA_ARGS__) : kri_nf_##name##_d(p, __VA_ARGS__)) \
-              : ((p)->simd ? kri_nf_##name##_f_avx2(p, __VA_ARGS__) : kri_nf_##name##_f(p, __VA_ARGS__)))
-#else
-#define KRI_NF(p, name, ...)                                                                   \
-    ((p)->dbl ? kri_nf_##name##_d(p, __VA_ARGS__) : kri_nf_##name##_f(p, __VA_ARGS__))
-#endif
 
 /* ---- plan-time state ------------------------------------------------------------------------ */
 /* Tile width target (cells): 32 in 2-D, 16 in 3-D (measured on the 2-core machine: 3-D tiles of

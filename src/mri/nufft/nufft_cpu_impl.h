@@ -170,7 +170,7 @@ static void KRI_F(spread_tile_any)(kr_nufft_plan *p, const KRI_T *restrict y, in
  * buffers (tile + w - 1 cells) never overlap and the threads of a phase never touch the same
  * cell; each cell receives its contributions in the fixed order (phase, tile, point) for any
  * thread count. */
-static void KRI_F(spread)(kr_nufft_plan *p, const KRI_T *restrict y)
+void KRI_F(spread)(kr_nufft_plan *p, const KRI_T *restrict y)
 {
     const int ntx = p->ntile[0], nty = p->ntile[1], ntz = p->ntile[2];
     const int nphase = 1 << p->ndim;
@@ -259,7 +259,7 @@ static inline KRI_ALWAYS_INLINE void KRI_F(interp_range)(kr_nufft_plan *p, KRI_T
     }
 }
 
-static void KRI_F(interp)(kr_nufft_plan *p, KRI_T *restrict y)
+void KRI_F(interp)(kr_nufft_plan *p, KRI_T *restrict y)
 {
     const int64_t M = p->M, chunk = 1024, nchunk = (M + chunk - 1) / chunk;
 #pragma omp parallel for schedule(static) num_threads(p->nthreads)
@@ -279,7 +279,7 @@ static void KRI_F(interp)(kr_nufft_plan *p, KRI_T *restrict y)
 }
 
 /* Forward: grid = 0; grid[(x mod n)] = f[x] * D(x) for the centred image coordinate x. */
-static void KRI_F(pad)(kr_nufft_plan *p, const KRI_T *restrict f)
+void KRI_F(pad)(kr_nufft_plan *p, const KRI_T *restrict f)
 {
     KRI_T *restrict g = (KRI_T *)p->grid;
     const int64_t N0 = p->N[0], N1 = p->N[1], N2 = p->N[2];
@@ -310,7 +310,7 @@ static void KRI_F(pad)(kr_nufft_plan *p, const KRI_T *restrict f)
 }
 
 /* Adjoint: f[x] = grid[(x mod n)] * D(x). */
-static void KRI_F(crop)(kr_nufft_plan *p, KRI_T *restrict f)
+void KRI_F(crop)(kr_nufft_plan *p, KRI_T *restrict f)
 {
     const KRI_T *restrict g = (const KRI_T *)p->grid;
     const int64_t N0 = p->N[0], N1 = p->N[1], N2 = p->N[2];
@@ -334,7 +334,7 @@ static void KRI_F(crop)(kr_nufft_plan *p, KRI_T *restrict f)
     }
 }
 
-static void KRI_F(zero_grid)(kr_nufft_plan *p, int64_t n0)
+void KRI_F(zero_grid)(kr_nufft_plan *p, int64_t n0)
 {
     KRI_T *restrict g = (KRI_T *)p->grid;
     const int64_t rows = p->n[1] * p->n[2];
@@ -384,7 +384,7 @@ static inline KRI_ALWAYS_INLINE int64_t KRI_F(tiles_body)(const kr_nufft_plan *p
     return -1;
 }
 
-static int64_t KRI_F(tiles_of)(const kr_nufft_plan *p, const void *kv, int f32, int nc,
+int64_t KRI_F(tiles_of)(const kr_nufft_plan *p, const void *kv, int f32, int nc,
                                int64_t m0, int64_t m1, int32_t *tile, int64_t *cnt)
 {
     if (p->ndim == 3) return f32 ? KRI_F(tiles_body)(p, kv, 1, 3, 3, m0, m1, tile, cnt)
@@ -415,7 +415,7 @@ static inline KRI_ALWAYS_INLINE void KRI_F(scatter_body)(kr_nufft_plan *p, const
     }
 }
 
-static void KRI_F(scatter)(kr_nufft_plan *p, const void *kv, int f32, int nc, int64_t m0,
+void KRI_F(scatter)(kr_nufft_plan *p, const void *kv, int f32, int nc, int64_t m0,
                            int64_t m1, const int32_t *tile, int64_t *cur)
 {
     if (p->ndim == 3) {
