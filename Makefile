@@ -2,7 +2,8 @@
 #   make demo   install missing system packages (as root; else print the apt line), configure,
 #               build the `kray` command only (the library's objects and the CLI, no tests), and
 #               run `kray demo` (images + out/report.html)
-#   make test   the same set-up, then the whole test suite, then again under ASan + UBSan
+#   make test   the same set-up and build of the command, then the whole test suite, then again
+#               under ASan + UBSan
 # Variables: BUILD (build dir of the demo and of build/kray), TEST_BUILD, JOBS, CMAKE_FLAGS
 # (e.g. -DKRAY_CUDA=OFF), OUT (demo output dir), DEMO_CUDA (AUTO|ON|OFF).
 #   make fuzz   build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (default 60)
@@ -37,9 +38,10 @@ deps-test:
 	@bash scripts/deps.sh test
 
 # $(BUILD) holds the library and the command (the tests have their own build, $(TEST_BUILD)).
+# A unity build (batches of source files compiled as one; docs/design.md): 5 s less on two cores.
 configure:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKRAY_CUDA=$(DEMO_CUDA) \
-	    -DKRAY_BUILD_TESTS=OFF $(WERROR_FLAG) $(CMAKE_FLAGS)
+	    -DKRAY_BUILD_TESTS=OFF -DCMAKE_UNITY_BUILD=ON $(WERROR_FLAG) $(CMAKE_FLAGS)
 
 build: deps configure
 	cmake --build $(BUILD) -j$(JOBS)
@@ -51,7 +53,9 @@ kray: deps configure
 demo: kray
 	$(BUILD)/kray demo --out $(OUT)
 
-test: deps-test test-build test-main test-asan
+# `make test` also builds what `make demo` builds (the unity build of the command), so a change
+# that breaks it fails here.
+test: deps-test kray test-build test-main test-asan
 
 test-build:
 	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Release $(WERROR_FLAG) $(CMAKE_FLAGS)
