@@ -314,10 +314,14 @@ static void kc_fbp2d_run_peer(kc_peer *pe, const char *script, const kc_slice *s
         return;
     }
     fclose(f);
-    snprintf(cmd, sizeof cmd,
-             "PYTHONUNBUFFERED=1 " KC_PY " '%s' --sino '%s' --geom '%s' --size %lld --views %lld "
-             "--det %lld --reps %d --out '%s' 2>'%s'",
-             script, sino, geom_json, (long long)n, (long long)nv, (long long)nd, reps, outp, err);
+    if (snprintf(cmd, sizeof cmd,
+                 "PYTHONUNBUFFERED=1 " KC_PY " '%s' --sino '%s' --geom '%s' --size %lld "
+                 "--views %lld --det %lld --reps %d --out '%s' 2>'%s'",
+                 script, sino, geom_json, (long long)n, (long long)nv, (long long)nd, reps, outp,
+                 err) >= (int)sizeof cmd) {
+        snprintf(pe->err, sizeof pe->err, "the peer's command line is too long");
+        return;
+    }
     FILE *p = popen(cmd, "r");
     char buf[4096];
     while (p && fgets(buf, sizeof buf, p))
