@@ -10,8 +10,10 @@ set -euo pipefail
 cd "$T"
 FEATURES=$("$KRAY" --version | head -n 1)
 OPTIONAL='libcufft|libismrmrd|libhdf5|libdcmdata|libkray_dcmtk|libcurl'
+# what the program links (read once: `ldd | grep -q` under pipefail fails when grep stops early)
+LINKED=$(ldd "$KRAY")
 # the CUDA sources need the C++ runtime (and so does the sanitizers' runtime); kray does not
-case "$FEATURES" in *cuda*) ;; *) ldd "$KRAY" | grep -q libasan || OPTIONAL="$OPTIONAL|libstdc" ;; esac
+case "$FEATURES" in *cuda*) ;; *) grep -q libasan <<<"$LINKED" || OPTIONAL="$OPTIONAL|libstdc" ;; esac
 
 # what the dynamic loader maps for a call: the file names it reports
 loaded() { LD_DEBUG=libs "$@" 2>&1 >/dev/null | sed -n 's/.*calling init: //p'; }
@@ -27,8 +29,8 @@ for call in "--version" "info p.npy"; do
         ok "kray $call loads no optional library ($(echo "$libs" | wc -l) objects)"
     fi
 done
-! ldd "$KRAY" | grep -qE "$OPTIONAL" && ok "ldd: no optional library linked" ||
-    fail "ldd lists an optional library: $(ldd "$KRAY" | grep -E "$OPTIONAL" | tr '\n' ' ')"
+! grep -qE "$OPTIONAL" <<<"$LINKED" && ok "ldd: no optional library linked" ||
+    fail "ldd lists an optional library: $(grep -E "$OPTIONAL" <<<"$LINKED" | tr '\n' ' ')"
 
 "$KRAY" --version >v.txt
 case "$FEATURES" in *cufft*) grep -qE '^  cufft +(present|missing) ' v.txt || fail "no cufft line" ;; esac
