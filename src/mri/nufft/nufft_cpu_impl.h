@@ -363,6 +363,7 @@ static inline KRI_ALWAYS_INLINE int64_t KRI_F(tiles_body)(const kr_nufft_plan *p
         tab[d] = p->cell_tile[d];
         nt[d] = p->ntile[d];
     }
+    int64_t cur = 0, run = 0;
     for (int64_t m = m0; m < m1; m++) {
         double k[3];
         for (int d = 0; d < nc; d++)
@@ -379,8 +380,17 @@ static inline KRI_ALWAYS_INLINE int64_t KRI_F(tiles_body)(const kr_nufft_plan *p
             tt = tt * nt[d] + tab[d][c];
         }
         tile[m] = (int32_t)tt;
-        cnt[tt]++;
+        /* count runs of one tile in a register: trajectories in acquisition order keep
+         * neighbours in one tile, and an increment in memory per point would wait on the
+         * previous one's store */
+        if (tt != cur) {
+            cnt[cur] += run;
+            cur = tt;
+            run = 0;
+        }
+        run++;
     }
+    cnt[cur] += run;
     return -1;
 }
 
@@ -403,8 +413,14 @@ static inline KRI_ALWAYS_INLINE void KRI_F(scatter_body)(kr_nufft_plan *p, const
                                                         int64_t *restrict cur)
 {
     int32_t *restrict perm = p->perm;
-    for (int64_t m = m0; m < m1; m++) {
-        const int64_t i = cur[tile[m]]++;
+    int32_t t = m0 < m1 ? tile[m0] : 0;
+    int64_t i = cur[t]; /* the cursor of the current run's tile, kept in a register */
+    for (int64_t m = m0; m < m1; m++, i++) {
+        if (tile[m] != t) {
+            cur[t] = i;
+            t = tile[m];
+            i = cur[t];
+        }
         perm[i] = (int32_t)m;
         for (int d = 0; d < nd; d++) {
             if (f32)
