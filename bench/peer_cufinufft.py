@@ -6,7 +6,9 @@ Swept (bench/peer_nufft_common.py says how the fastest setting at kray's accurac
 precision complex64 (when single precision can reach the target) and complex128, gpu_method
 1 (non-uniform points driven), 2 (shared-memory subproblems) and, for a 3-D type 1 (kray's
 adjoint), 3 (output driven), upsampfac 2.0 and 1.25, and cuFINUFFT's eps from the target down.
-Points and data are on the device; setpts is timed apart. Extra cufinufft plan options (e.g.
+Points and data are on the device (CuPy arrays, else PyTorch tensors); setpts is timed apart;
+both are timed through the Python API and through the library's C functions (see
+peer_nufft_common.py). Extra cufinufft plan options (e.g.
 {"gpu_binsizex": 32}) may be given as a JSON object in KRAY_CUFINUFFT_OPTS; they apply to every
 setting. Prints JSON lines (one per setting, then the winner).
 """
@@ -19,16 +21,19 @@ import peer_nufft_common as pc  # noqa: E402
 
 
 def device_tools(np):
+    """Device arrays: CuPy where it is installed (cuFINUFFT's Python API spends less per call
+    on CuPy arrays than on PyTorch tensors), else PyTorch."""
     try:
+        import cupy as cp
+        cp.cuda.runtime.getDeviceCount()
+        return cp.asarray, cp.cuda.Device().synchronize, cp.asnumpy
+    except Exception:  # noqa: BLE001
         import torch
 
         if not torch.cuda.is_available():
             raise RuntimeError("torch has no CUDA device")
         return (lambda x: torch.from_numpy(np.ascontiguousarray(x)).cuda(),
                 torch.cuda.synchronize, lambda x: x.cpu().numpy())
-    except Exception:  # noqa: BLE001
-        import cupy as cp
-        return cp.asarray, cp.cuda.Device().synchronize, cp.asnumpy
 
 
 def main():

@@ -13,10 +13,14 @@ The sweep: for each of the peer's settings (precision, method, upsampling, ...),
 eps is lowered from --eps (the target) by 1, 2, 4, 10, 30, 100 until the error on the checked
 outputs is at most --target-err (kray's error on the same outputs: the peer must be at least as
 accurate as kray); that eps is then timed: `setpts` (best of --reps calls on one plan, and the
-first call apart) and `reps` executes after one warm-up, each synchronised. Every setting
-tried prints one JSON line ("sweep": true); the last line names the winner: the fastest
-setting that reached the target (or, when none did, the most accurate one, with
-"reached": false).
+first call apart) and `reps` executes after one warm-up, each synchronised. cuFINUFFT's
+setting is then timed again through its C functions (cufinufft[f]_setpts and _execute, called
+by ctypes on prebuilt device pointers, as a C or C++ program calls them, without the Python
+API's per-call checks); those C times are the setting's `setpts_s` and `min_s`, the Python
+API's stay beside them as `py_setpts_s` and `py_min_s` ("api" says which). kray's own times are
+its C calls too. Every setting tried prints one JSON line ("sweep": true); the last line names
+the winner: the fastest setting that reached the target (or, when none did, the most accurate
+one, with "reached": false).
 """
 import argparse
 import json
@@ -94,7 +98,7 @@ def sweep(name, version, a, inp, settings, make, sync, emit=print):
         try:
             for f in EPS_STEPS:
                 e = a.eps / f
-                setpts, execute, host = make(st, e)
+                setpts, execute, host, bare = make(st, e)
                 t0 = time.perf_counter()
                 setpts()
                 sync()
@@ -108,8 +112,18 @@ def sweep(name, version, a, inp, settings, make, sync, emit=print):
             sp = timed(setpts, sync, max(2, a.reps), warm=False)
             ex = timed(execute, sync, a.reps)
             r.update(setpts_first_s=first, setpts_s=min(sp), min_s=min(ex),
-                     mean_s=sum(ex) / len(ex), reached=r["rel_err"] <= target)
-            setpts = execute = out = None  # free the plan before the next one
+                     mean_s=sum(ex) / len(ex), reached=r["rel_err"] <= target, api="python")
+            b = bare()
+            if b is not None:
+                # the C calls are what a C or C++ caller pays: they are the setting's times,
+                # the Python API's stay beside them
+                bsp = timed(b[0], sync, max(2, a.reps), warm=False)
+                bex = timed(b[1], sync, a.reps)
+                check = inp.error(host(out))  # the bare calls wrote the same output
+                r.update(py_setpts_s=r["setpts_s"], py_min_s=r["min_s"], py_mean_s=r["mean_s"],
+                         setpts_s=min(bsp), min_s=min(bex), mean_s=sum(bex) / len(bex),
+                         api="C (ctypes, prebuilt device pointers)", bare_rel_err=check)
+            setpts = execute = out = bare = None  # free the plan before the next one
         except Exception as ex:  # noqa: BLE001  (a setting the peer refuses)
             r["error"] = "%s: %s" % (type(ex).__name__, ex)
         results.append(r)
@@ -123,7 +137,7 @@ def sweep(name, version, a, inp, settings, make, sync, emit=print):
             emit(json.dumps({"peer": name, "error": "no setting ran"}))
             return 1
         win = min(ran, key=lambda r: r["rel_err"])
-    setpts, execute, host = make(win["setting"], win["eps"])
+    setpts, execute, host, _ = make(win["setting"], win["eps"])
     setpts()
     out = host(execute())
     inp.np.asarray(out).reshape(-1)[inp.idx].astype(inp.np.complex64).tofile(a.out)
@@ -133,7 +147,9 @@ def sweep(name, version, a, inp, settings, make, sync, emit=print):
                      "target_err": target, "reached": win["reached"],
                      "rel_err": win["rel_err"], "setpts_s": win["setpts_s"],
                      "setpts_first_s": win["setpts_first_s"], "min_s": win["min_s"],
-                     "mean_s": win["mean_s"], "tried": len(results)}))
+                     "mean_s": win["mean_s"], "api": win["api"],
+                     "py_min_s": win.get("py_min_s"), "py_setpts_s": win.get("py_setpts_s"),
+                     "tried": len(results)}))
     return 0
 
 
@@ -157,8 +173,38 @@ def plan_maker(inp, np, module, to_dev, to_host):
         def execute():
             holder["o"] = plan.execute(data, out=holder.get("o"))
             return holder["o"]
-        return (lambda: plan.setpts(*coords)), execute, to_host
+
+        def bare():
+            return bare_calls(plan, coords, data, holder.get("o"), inp.adjoint)
+        return (lambda: plan.setpts(*coords)), execute, to_host, bare
     return make
+
+
+def bare_calls(plan, coords, data, out, adjoint):
+    """(setpts, execute) of a cufinufft plan as a C caller makes them: its library's
+    cufinufft[f]_setpts and cufinufft[f]_execute through ctypes on prebuilt device pointers,
+    without the Python API's per-call checks (the points and `out` already passed through
+    plan.setpts and plan.execute once). None for a plan without that C interface (FINUFFT's
+    Python calls cost microseconds against its milliseconds of work)."""
+    if out is None or not hasattr(out, "__cuda_array_interface__") or \
+            not all(hasattr(plan, n) for n in ("_plan", "_setpts", "_exec_plan")):
+        return None
+
+    def ptr(x):
+        return x.__cuda_array_interface__["data"][0]
+    # the Python API passes the axes reversed: (z, y, x) for setpts(x, y, z)
+    axes = [ptr(c) for c in reversed(coords)] + [None] * (3 - len(coords))
+    m, p, f, sp = coords[0].shape[0], plan._plan, plan._exec_plan, plan._setpts
+    c, fk = (ptr(data), ptr(out)) if adjoint else (ptr(out), ptr(data))
+
+    def setpts():
+        if sp(p, m, axes[0], axes[1], axes[2], 0, None, None, None) != 0:
+            raise RuntimeError("cufinufft setpts failed")
+
+    def execute():
+        if f(p, c, fk) != 0:
+            raise RuntimeError("cufinufft execute failed")
+    return setpts, execute
 
 
 def precisions(target):

@@ -26,8 +26,10 @@ Cases (each prints one JSON line; --cases picks them):
             on each side the fastest setting whose measured error meets the target wins (kray:
             complex64 and complex128, its eps at the target and 2, 4 and 10 times above it);
             errors against a complex128 kray plan at 1e-12. Times are reported as the median
-            and the best (min) of the runs; kray's settings also time the bare C call on
-            prebuilt descriptors, so the binding's share is measured at each size
+            and the best (min) of the runs; both sides' settings also time their library's
+            bare C call (kr_nufft_forward or _adjoint, cufinufft[f]_execute) through ctypes
+            on prebuilt pointers, so each binding's share is measured at each size:
+            kray_lead compares the Python calls, kray_lead_bare the C calls
   c         with --kray PATH (the kray command of the same build): the C benchmarks of the
             same cases in the same session, their JSON lines under "c_bench" (fbp2d with ASTRA,
             fdk host to host with ASTRA, nufft with cuFINUFFT), for the "in C" column
@@ -47,6 +49,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer_astra_cone import run_times  # noqa: E402
+from peer_nufft_common import bare_calls  # noqa: E402
 import astra_cone_geom  # noqa: E402
 
 
@@ -351,16 +354,20 @@ def _cufinufft(cufinufft, shape, k, inp, direction, eps, err, sync, reps):
                         o = pl.execute(x)
                         s["time"] = timed(lambda: pl.execute(x, out=o), sync, reps)
                         s["rel_err"] = err(o)
-                        pl = None   # free the plan before the next one
+                        b = bare_calls(pl, coords, x, o, nufft_type == 1)
+                        if b is not None:   # its C function, as kray's bare_c_call
+                            s["bare_c_call"] = timed(b[1], sync, reps)
+                            s["bare_rel_err"] = err(o)
+                        pl = b = None   # free the plan before the next one
                     except Exception as e:  # noqa: BLE001
                         s["error"] = "%s: %s" % (type(e).__name__, e)
                     out.append(s)
     return out
 
 
-def _fastest(sweep, eps):
-    ok = [s for s in sweep if "time" in s and s["rel_err"] <= eps]
-    return min(ok, key=lambda s: s["time"]["median_ms"]) if ok else None
+def _fastest(sweep, eps, key="time"):
+    ok = [s for s in sweep if key in s and s["rel_err"] <= eps]
+    return min(ok, key=lambda s: s[key]["median_ms"]) if ok else None
 
 
 def case_nufft(a):
@@ -402,6 +409,14 @@ def case_nufft(a):
                     if r["kray"] and r["cufinufft_best"]:
                         r["kray_lead"] = (r["cufinufft_best"]["time"]["median_ms"] /
                                           r["kray"]["time"]["median_ms"])
+                    # both libraries' C calls (ctypes on prebuilt pointers), each side's
+                    # fastest setting by that time: the lead without either Python API
+                    kb = _fastest(r["kray_sweep"], eps, "bare_c_call")
+                    cb = _fastest(r["cufinufft_sweep"], eps, "bare_c_call")
+                    if kb and cb:
+                        r["cufinufft_best_bare"] = cb
+                        r["kray_lead_bare"] = (cb["bare_c_call"]["median_ms"] /
+                                               kb["bare_c_call"]["median_ms"])
                 emit(r)
 
 

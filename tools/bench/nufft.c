@@ -385,6 +385,11 @@ static void kc_nufft_run_peer(int json, kc_ncase *c, int forward, const char *pe
                 line[0] ? line : "no output\n");
         return;
     }
+    /* the peer's API of the timed calls ("python", or its C functions through ctypes) and,
+     * for C calls, the Python API's time beside them */
+    const char *ap = strstr(line, "\"api\": \""), *pm = strstr(line, "\"py_min_s\":");
+    char api[96] = "python";
+    if (ap) snprintf(api, sizeof api, "%.*s", (int)strcspn(ap + 8, "\""), ap + 8);
     char setting[512] = "?";
     if (ss) {
         ss += 16;
@@ -428,6 +433,9 @@ static void kc_nufft_run_peer(int json, kc_ncase *c, int forward, const char *pe
         kc_jo_int(&j, "peer_reached", re != NULL);
         kc_jo_num(&j, "peer_min_s", pmin);
         kc_jo_num(&j, "peer_setpts_s", psp);
+        kc_jo_str(&j, "peer_api", api);
+        if (pm && pm[11 + strspn(pm + 11, " ")] != 'n')
+            kc_jo_num(&j, "peer_py_min_s", strtod(pm + 11, NULL));
         kc_jo_num(&j, "kray_lead", pmin / k->min_s);
         kc_jo_num(&j, "kray_set_points_lead", psp / k->setpts);
         kc_jo_end(&j);
