@@ -342,7 +342,7 @@ kr_status kr_fbp_plan_create(kr_fbp_plan **plan, const kr_ctx *ctx, const kr_ct_
     kri_tables t;
     memset(&t, 0, sizeof t);
     kr_status s = kr_ct_geom_clone(&p->g, g);
-#define KRI_FBP_STEP(expr)                                                                            \
+#define KRI_FBP_STEP(expr)                                                                         \
     do {                                                                                           \
         if (s == KR_OK) s = (expr);                                                                \
     } while (0)

@@ -413,9 +413,9 @@ static int kri_simd_level(int simd)
             const int64_t y0 = blk * KRI_ROWS, y1 = y0 + KRI_ROWS < ny ? y0 + KRI_ROWS : ny;       \
             memset(img + y0 * nx, 0, (size_t)((y1 - y0) * nx) * sizeof(T));                        \
             if (kind == KRI_BP_PAR) {                                                              \
-                T tab[KRI_FBP_CHUNK];                                                                  \
-                for (int64_t x0 = 0; x0 < nx; x0 += KRI_FBP_CHUNK) {                                   \
-                    const int64_t x1 = x0 + KRI_FBP_CHUNK < nx ? x0 + KRI_FBP_CHUNK : nx;                  \
+                T tab[KRI_FBP_CHUNK];                                                              \
+                for (int64_t x0 = 0; x0 < nx; x0 += KRI_FBP_CHUNK) {                               \
+                    const int64_t x1 = x0 + KRI_FBP_CHUNK < nx ? x0 + KRI_FBP_CHUNK : nx;          \
                     for (int64_t v = 0; v < nviews; v++) {                                         \
                         const T *q = pairs + v * rl, *dq = q + dqo;                                \
                         const kri_bp_view *b = &views[v];                                          \

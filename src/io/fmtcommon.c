@@ -253,7 +253,8 @@ kr_status kri_gzip_write(kri_wfile *w, const void *head, size_t nhead, const kr_
         return kri_fail(KR_ERR_OOM_HOST, "%s: cannot start zlib compression", w->path);
     }
     kr_status s = KR_OK;
-    for (size_t done = 0; s == KR_OK && done < nhead; done += KRI_IO_CHUNK) /* no flush: one member */
+    /* no flush: one member */
+    for (size_t done = 0; s == KR_OK && done < nhead; done += KRI_IO_CHUNK)
         s = kri_sink_gzip(&g, (const unsigned char *)head + done,
                           nhead - done < KRI_IO_CHUNK ? nhead - done : KRI_IO_CHUNK, 0);
     if (s == KR_OK) s = kri_feed(a, big, kri_sink_gzip, &g);

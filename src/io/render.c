@@ -8,18 +8,8 @@
 /* Value of element i as a real number, according to the complex part requested. */
 static double kri_render_part(const kr_array *a, int64_t i, int part)
 {
-    double re, im = 0.0;
-    switch (a->dtype) {
-    case KR_C64:
-        re = ((const float *)a->data)[2 * i];
-        im = ((const float *)a->data)[2 * i + 1];
-        break;
-    case KR_C128:
-        re = ((const double *)a->data)[2 * i];
-        im = ((const double *)a->data)[2 * i + 1];
-        break;
-    default: re = kr_array_get_f64(a, i); break;
-    }
+    double re, im;
+    kri_array_elem(a, i, &re, &im);
     if (!kr_dtype_is_complex(a->dtype)) return re;
     switch (part) {
     case 1: return re;

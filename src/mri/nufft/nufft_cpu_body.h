@@ -32,8 +32,10 @@ KRI_NF_DECLARE(double, d_avx2)
 /* Call body `name` of the plan's precision and instruction set with the given arguments. */
 #ifdef KRI_NF_AVX2
 #define KRI_NF(p, name, ...)                                                                   \
-    ((p)->dbl ? ((p)->simd ? kri_nf_##name##_d_avx2(p, __VA_ARGS__) : kri_nf_##name##_d(p, __VA_ARGS__)) \
-              : ((p)->simd ? kri_nf_##name##_f_avx2(p, __VA_ARGS__) : kri_nf_##name##_f(p, __VA_ARGS__)))
+    ((p)->dbl ? ((p)->simd ? kri_nf_##name##_d_avx2(p, __VA_ARGS__)                            \
+                           : kri_nf_##name##_d(p, __VA_ARGS__))                                \
+              : ((p)->simd ? kri_nf_##name##_f_avx2(p, __VA_ARGS__)                            \
+                           : kri_nf_##name##_f(p, __VA_ARGS__)))
 #else
 #define KRI_NF(p, name, ...)                                                                   \
     ((p)->dbl ? kri_nf_##name##_d(p, __VA_ARGS__) : kri_nf_##name##_f(p, __VA_ARGS__))
