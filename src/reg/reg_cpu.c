@@ -179,7 +179,7 @@ static kr_status kri_cpu_group(const kr_ctx *ctx, kr_dtype t, int kind, int64_t 
 }
 
 static kr_status kri_reg_reduce_cpu(const kr_ctx *ctx, kr_dtype t, int kind, int64_t n, int k,
-                                const void *xv, double a, double b, double *out)
+                                    const void *xv, double a, double b, double *out)
 {
     const int nt = kri_threads(ctx), w = kri_w(t);
     const int64_t nchunk = (n + KRI_REG_CHUNK - 1) / KRI_REG_CHUNK;

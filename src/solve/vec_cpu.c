@@ -94,7 +94,7 @@ static void kri_cpu_chunk(kr_dtype t, const void *xv, const void *yv, int64_t i0
 }
 
 static void kri_vec_reduce_cpu(int nt, kr_dtype t, int64_t n, const void *x, const void *y,
-                           double *re, double *im)
+                               double *re, double *im)
 {
     const int64_t nchunks = (n + KRI_VEC_CHUNK - 1) / KRI_VEC_CHUNK;
     double tr = 0.0, ti = 0.0;

@@ -21,7 +21,7 @@ static kr_status kri_cpu_expand(const kr_ctx *ctx, int64_t nxy, int64_t nc, cons
 }
 
 static kr_status kri_coil_reduce_cpu(const kr_ctx *ctx, int64_t nxy, int64_t nc, const float *s,
-                                const float *a, float *x)
+                                     const float *a, float *x)
 {
 #pragma omp parallel for num_threads(kri_threads(ctx)) schedule(static)
     for (int64_t p = 0; p < nxy; p++) {

@@ -170,13 +170,10 @@ static kr_status kri_normal_fhf(kr_cgsense_plan *p, const kr_array *in, kr_array
         kri_array_view(&b, p->coil2, tn, td, 0);
         KRI_TRY(kr_linop_forward(p->fhf, &a, &b));
     } else {
-        const size_t bytes = (size_t)p->nvox * 2 * sizeof(float);
-        for (int64_t c = 0; c < p->nc; c++) {
+        for (int64_t c = 0; c < p->nc; c++) { /* coil c of each */
             kr_array a, b;
-            kri_array_view(&a, p->coil, p->ndim, p->dims, 0);
-            kri_array_view(&b, p->coil2, p->ndim, p->dims, 0);
-            a.data = (char *)p->coil->data + (size_t)c * bytes;
-            b.data = (char *)p->coil2->data + (size_t)c * bytes;
+            kri_array_view(&a, p->coil, p->ndim, p->dims, c * p->nvox);
+            kri_array_view(&b, p->coil2, p->ndim, p->dims, c * p->nvox);
             KRI_TRY(kr_linop_forward(p->fhf, &a, &b));
         }
     }

@@ -14,7 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-
 void kr_offres_opts_default(kr_offres_opts *o)
 {
     if (!o) return;

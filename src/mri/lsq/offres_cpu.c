@@ -9,7 +9,6 @@
 #include <complex.h>
 #include <math.h>
 
-
 static inline double complex ld(kr_dtype t, const void *p, int64_t i)
 {
     if (t == KR_C64) {

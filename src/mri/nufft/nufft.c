@@ -238,8 +238,8 @@ kr_status kr_nufft_set_points(kr_nufft_plan *p, const kr_array *traj)
 
 /* ---- execution ------------------------------------------------------------------------------ */
 /* The one operand check (the plan's dtype, the context's memory), then the context's device. */
-static kr_status kri_nufft_check_array(const kr_nufft_plan *p, const kr_array *a, const char *fn,
-                                 const char *what)
+static kr_status kri_nufft_check_array(const kr_nufft_plan *p, const kr_array *a,
+                                       const char *fn, const char *what)
 {
     KRI_TRY(kri_check_operand(fn, what, a, p->dtype, kri_ctx_loc(p->ctx)));
     if (a->loc == KR_DEVICE && a->device != kr_ctx_device(p->ctx))

@@ -394,8 +394,8 @@ static inline KRI_ALWAYS_INLINE int64_t KRI_F(tiles_body)(const kr_nufft_plan *p
     return -1;
 }
 
-int64_t KRI_F(tiles_of)(const kr_nufft_plan *p, const void *kv, int f32, int nc,
-                               int64_t m0, int64_t m1, int32_t *tile, int64_t *cnt)
+int64_t KRI_F(tiles_of)(const kr_nufft_plan *p, const void *kv, int f32, int nc, int64_t m0,
+                        int64_t m1, int32_t *tile, int64_t *cnt)
 {
     if (p->ndim == 3) return f32 ? KRI_F(tiles_body)(p, kv, 1, 3, 3, m0, m1, tile, cnt)
                                  : KRI_F(tiles_body)(p, kv, 0, 3, 3, m0, m1, tile, cnt);
@@ -431,8 +431,8 @@ static inline KRI_ALWAYS_INLINE void KRI_F(scatter_body)(kr_nufft_plan *p, const
     }
 }
 
-void KRI_F(scatter)(kr_nufft_plan *p, const void *kv, int f32, int nc, int64_t m0,
-                           int64_t m1, const int32_t *tile, int64_t *cur)
+void KRI_F(scatter)(kr_nufft_plan *p, const void *kv, int f32, int nc, int64_t m0, int64_t m1,
+                    const int32_t *tile, int64_t *cur)
 {
     if (p->ndim == 3) {
         if (f32) KRI_F(scatter_body)(p, kv, 1, 3, 3, m0, m1, tile, cur);
