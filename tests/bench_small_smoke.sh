@@ -104,4 +104,10 @@ if command -v bart >/dev/null 2>&1; then
 fi
 grep -q astra r.jsonl && fail "reg: a peer line on the CPU"
 expect_rc 2 "bench reg" "$KRAY" bench reg --cases nothing
+# a list with one unknown item is refused as a whole, naming it
+expect_rc 2 "bench reg" "$KRAY" bench reg --cases mri,conee
+grep -q "unknown item 'conee'" "$T/err" || fail "bench reg: the unknown item is not named"
+expect_rc 2 "bench startup" "$KRAY" bench startup --cases version,bogus
+expect_rc 2 "bench nufft" "$KRAY" bench nufft --cases radial2d,radial3d --peers none
+expect_rc 2 "bench nufft" "$KRAY" bench nufft --directions fwd --peers none
 finish

@@ -34,5 +34,7 @@ expect_rc 2 bench "$KRAY" bench
 expect_rc 2 bench "$KRAY" bench nosuchbench
 expect_rc 2 "bench fbp2d" "$KRAY" bench fbp2d --cases none --peers none
 expect_rc 2 "bench fbp2d" "$KRAY" bench fbp2d --precisions f16 --peers none
+expect_rc 2 "bench fbp2d" "$KRAY" bench fbp2d --cases sl,foo --peers none
+expect_rc 2 "bench fbp2d" "$KRAY" bench fbp2d --backends gpu --peers none
 expect_rc 2 "bench fbp2d" "$KRAY" bench fbp2d --size 4
 finish

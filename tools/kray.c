@@ -161,7 +161,10 @@ static int kc_help_dump(int markdown)
         if (t->main == kc_tool_bench) {
             if (markdown) {
                 printf("### `kray bench`\n\n`kray bench <name> [options]`: see the list of "
-                       "benchmarks above.\n\n");
+                       "benchmarks above.\nTheir list options (`--cases`, `--backends`, "
+                       "`--precisions`, `--directions`) take comma-separated\nnames; a list with "
+                       "a name the benchmark does not know is refused, naming it, before\n"
+                       "anything runs.\n\n");
                 continue;
             }
             for (int b = 0; b < kc_bench_count(); b++)

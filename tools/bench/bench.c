@@ -378,6 +378,24 @@ int kc_bench_has(const char *list, const char *item)
     return 0;
 }
 
+int kc_bench_list_check(const char *bench, const char *opt, const char *list,
+                        const char *const *names, int n)
+{
+    char choices[512] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(choices + strlen(choices), sizeof choices - strlen(choices), "%s%s",
+                 i ? ", " : "", names[i]);
+    for (const char *p = list; *p;) {
+        const size_t len = strcspn(p, ",");
+        int known = 0;
+        for (int i = 0; i < n; i++) known |= strlen(names[i]) == len && !strncmp(p, names[i], len);
+        if (!known)
+            return kc_usage(bench, "--%s: unknown item '%.*s' (%s)", opt, (int)len, p, choices);
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 kr_status kc_bart_radial_inputs(const char *tmp, const char *stem, const kr_array *traj,
                                 const kr_array *k, const kr_array *maps, int64_t n, int64_t x,
                                 int64_t spokes, int64_t coils, char stems[4][1024])

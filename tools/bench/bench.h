@@ -67,6 +67,10 @@ double kc_json_num(const char *line, const char *key);
 
 /* 1 when the comma-separated list holds item. */
 int kc_bench_has(const char *list, const char *item);
+/* 0 when every item of the comma-separated list `list` (option --`opt`) is one of the n
+ * `names`, else the usage error (kc_usage) naming the first unknown item and the choices. */
+int kc_bench_list_check(const char *bench, const char *opt, const char *list,
+                        const char *const *names, int n);
 /* The path of bench/<script> (a peer's program) in out: from dir_opt (--peer-dir) itself, else
  * $KRAY_SRC/bench, ./bench, or bench/ beside or above the executable. 0 when none is readable. */
 int kc_bench_find_script(const char *dir_opt, const char *argv0, const char *script, char *out,

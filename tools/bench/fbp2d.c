@@ -299,8 +299,8 @@ static void kc_run_case(kc_case *c, const kc_slice *sl, const kr_ct_geom *g, int
 
 /* Run a Python peer script on the slice's sinogram; it prints one JSON line with
  * "mean_s", "std_s", "min_s", "max_s", "n", "setup_s" and writes the image (f64 raw). */
-static void kc_fbp2d_run_peer(kc_peer *pe, const char *script, const kc_slice *sl, const char *tmpdir,
-                        const char *geom_json, int reps)
+static void kc_fbp2d_run_peer(kc_peer *pe, const char *script, const kc_slice *sl,
+                              const char *tmpdir, const char *geom_json, int reps)
 {
     char sino[1200], outp[1200], cmd[6000], line[4096] = "", err[1200];
     int64_t n = sl->truth->dims[0], nd = sl->sino->dims[0], nv = sl->sino->dims[1];
@@ -448,11 +448,18 @@ int kc_bench_fbp2d(int argc, char **argv)
     }
     if (nd == 0) nd = n;
     const char *tool = "bench fbp2d";
+    static const char *const bnames[3] = {"cpu-serial", "cpu", "cuda"},
+                             *const pnames[2] = {"f32", "f64"},
+                             *const snames[KC_MAXSLICE] = {"sl", "msl", "ct"};
+    if ((strcmp(backends, "auto") && (r = kc_bench_list_check(tool, "backends", backends,
+                                                                bnames, 3)) != 0) ||
+        (r = kc_bench_list_check(tool, "precisions", precs, pnames, 2)) != 0 ||
+        (r = kc_bench_list_check(tool, "cases", slices, snames, KC_MAXSLICE)) != 0)
+        return r;
 
     /* backends and precisions */
     int be[3], nbe = 0, gpu_ok = 0, ndev = 0;
     gpu_ok = kr_cuda_device_count(&ndev) == KR_OK && ndev > 0;
-    const char *bnames[3] = {"cpu-serial", "cpu", "cuda"};
     for (int i = 0; i < 3; i++) {
         if (!strcmp(backends, "auto") ? (i < 2 || gpu_ok) : kc_bench_has(backends, bnames[i])) {
             if (i == 2 && !gpu_ok) return kc_usage(tool, "--backends cuda: no usable CUDA device");
@@ -468,7 +475,6 @@ int kc_bench_fbp2d(int argc, char **argv)
                         "no backend or precision selected (--backends '%s', --precisions "
                         "'%s')",
                         backends, precs);
-    const char *snames[KC_MAXSLICE] = {"sl", "msl", "ct"};
     const char *swhat[KC_MAXSLICE] = {"Shepp-Logan (original contrast), exact sinogram",
                                       "Shepp-Logan (modified contrast), exact sinogram",
                                       "CT_small.dcm resampled, inside the circle, Joseph projection"};
@@ -560,7 +566,7 @@ int kc_bench_fbp2d(int argc, char **argv)
         for (int k = 0; k < S->np; k++) {
             kc_peer *pe = &S->p[k];
             kc_fbp2d_run_peer(pe, k == 0 && use_sk ? sk_script : as_script, S, tmpdir, geom_json,
-                        peer_reps);
+                              peer_reps);
             if (pe->ok)
                 kr_metrics_compute(NULL, pe->img, S->truth, 0, &pe->m);
             else

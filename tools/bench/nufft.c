@@ -337,9 +337,9 @@ static void kc_run_bart(int json, kc_ncase *c, int forward, const char *tmp, int
  * settings and reports the fastest one whose error is at most `target` (kray's). Its sweep lines
  * are passed on (JSON mode); then one line for the winner, and one "match" line beside kray's
  * setting. */
-static void kc_nufft_run_peer(int json, kc_ncase *c, int forward, const char *peer, const char *be,
-                        const char *py, const char *script, const char *tmp, double eps,
-                        const kc_res *k, int threads, int reps)
+static void kc_nufft_run_peer(int json, kc_ncase *c, int forward, const char *peer,
+                              const char *be, const char *py, const char *script, const char *tmp,
+                              double eps, const kc_res *k, int threads, int reps)
 {
     char tp[600], yp[600], fp[600], ip[600], rp[600], outp[600], cmd[8192], line[4096] = "";
     snprintf(tp, sizeof tp, "%.500s/pn_traj.f32", tmp);
@@ -466,14 +466,6 @@ static int kc_find_peer(char *script, size_t n, const char *name, const char *mo
     return system(probe) == 0;
 }
 
-static int kc_list_has(const char *list, const char *item)
-{
-    size_t n = strlen(item);
-    for (const char *p = list; (p = strstr(p, item)) != NULL; p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
-    return 0;
-}
-
 int kc_bench_nufft(int argc, char **argv)
 {
     const char *cases = "radial2d,random3d", *dirs = "adjoint,forward", *backends = "auto";
@@ -538,26 +530,31 @@ int kc_bench_nufft(int argc, char **argv)
     kc_common cm;
     int r = kc_parse(&spec, &cm, argc, argv);
     if (r) return r < 0 ? 0 : r;
+    static const char *const names[2] = {"radial2d", "random3d"}, *const dnames[2] = {
+        "adjoint", "forward"};
+    if ((r = kc_bench_list_check("bench nufft", "cases", cases, names, 2)) != 0 ||
+        (r = kc_bench_list_check("bench nufft", "directions", dirs, dnames, 2)) != 0)
+        return r;
     threads = cm.threads;
     int ndev = 0, gpu = kr_cuda_device_count(&ndev) == KR_OK && ndev > 0;
     int auto_be = !strcmp(backends, "auto");
-    int use_cpu = auto_be || kc_list_has(backends, "cpu");
-    int use_gpu = (auto_be && gpu) || kc_list_has(backends, "cuda");
+    int use_cpu = auto_be || kc_bench_has(backends, "cpu");
+    int use_gpu = (auto_be && gpu) || kc_bench_has(backends, "cuda");
     int pa = !strcmp(peers, "auto");
-    int use_bart = (pa || kc_list_has(peers, "bart")) && use_cpu &&
+    int use_bart = (pa || kc_bench_has(peers, "bart")) && use_cpu &&
                    system("command -v bart >/dev/null 2>&1") == 0;
     char cf_script[2048], ff_script[2048];
-    int use_cf = (pa || kc_list_has(peers, "cufinufft")) && use_gpu &&
+    int use_cf = (pa || kc_bench_has(peers, "cufinufft")) && use_gpu &&
                  kc_find_peer(cf_script, sizeof cf_script, "peer_cufinufft.py", "cufinufft",
                               peer_dir, py);
-    int use_ff = (pa || kc_list_has(peers, "finufft")) && use_cpu &&
+    int use_ff = (pa || kc_bench_has(peers, "finufft")) && use_cpu &&
                  kc_find_peer(ff_script, sizeof ff_script, "peer_finufft.py", "finufft", peer_dir,
                               py);
-    if (kc_list_has(peers, "cufinufft") && !use_cf)
+    if (kc_bench_has(peers, "cufinufft") && !use_cf)
         fprintf(stderr, "kray bench nufft: cufinufft peer unavailable (%s)\n",
                 !use_gpu ? "no GPU" : "bench/peer_cufinufft.py not found or cufinufft not "
                 "importable by --python");
-    if (kc_list_has(peers, "finufft") && !use_ff)
+    if (kc_bench_has(peers, "finufft") && !use_ff)
         fprintf(stderr, "kray bench nufft: finufft peer unavailable (bench/peer_finufft.py not "
                 "found or finufft not importable by --python)\n");
     if (fac.n == 0) fac.n = 3, fac.v[0] = 1, fac.v[1] = 2, fac.v[2] = 5;
@@ -567,9 +564,8 @@ int kc_bench_nufft(int argc, char **argv)
         kc_bench_machine(cpu, sizeof cpu, gname, sizeof gname);
         printf("kray bench nufft: CPU %s; GPU %s\n", cpu, gname);
     }
-    const char *names[2] = {"radial2d", "random3d"};
     for (int ci = 0; ci < 2; ci++) {
-        if (!kc_list_has(cases, names[ci])) continue;
+        if (!kc_bench_has(cases, names[ci])) continue;
         kc_ncase c;
         kr_status s = kc_make_case(&c, names[ci], batch, check);
         if (s != KR_OK) {
@@ -577,22 +573,22 @@ int kc_bench_nufft(int argc, char **argv)
             return kc_fail("bench nufft", s);
         }
         for (int fw = 0; fw < 2; fw++) {
-            if (!kc_list_has(dirs, fw ? "forward" : "adjoint")) continue;
+            if (!kc_bench_has(dirs, fw ? "forward" : "adjoint")) continue;
             for (int e = 0; e < eps.n; e++) {
                 const double te = eps.v[e];
                 if (use_cpu) {
                     kc_res k = kc_kray_sweep(cm.json, &c, fw, KR_BACKEND_CPU, threads, te, &fac,
                                              batch, reps);
                     if (use_ff)
-                        kc_nufft_run_peer(cm.json, &c, fw, "finufft", "cpu", py, ff_script, tmpd, te,
-                                    &k, threads, peer_reps);
+                        kc_nufft_run_peer(cm.json, &c, fw, "finufft", "cpu", py, ff_script,
+                                          tmpd, te, &k, threads, peer_reps);
                 }
                 if (use_gpu) {
                     kc_res k = kc_kray_sweep(cm.json, &c, fw, KR_BACKEND_CUDA, 0, te, &fac, batch,
                                              reps);
                     if (use_cf)
-                        kc_nufft_run_peer(cm.json, &c, fw, "cufinufft", "cuda", py, cf_script, tmpd, te,
-                                    &k, 0, peer_reps);
+                        kc_nufft_run_peer(cm.json, &c, fw, "cufinufft", "cuda", py, cf_script,
+                                          tmpd, te, &k, 0, peer_reps);
                 }
             }
             if (use_bart && c.nd == 2) kc_run_bart(cm.json, &c, fw, tmpd, peer_reps);

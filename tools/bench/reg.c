@@ -527,15 +527,17 @@ int kc_bench_reg(int argc, char **argv)
     if ((r = kc_bench_ctx("bench reg", &c, &ctx, dev, sizeof dev)) != 0) return r;
     const int cuda = kr_ctx_backend(ctx) == KR_BACKEND_CUDA;
     if (!cases) cases = cuda || small ? "mri,cone,quality" : "mri";
-    const int do_mri = strstr(cases, "mri") != NULL, do_cone = strstr(cases, "cone") != NULL;
-    const int do_q = strstr(cases, "quality") != NULL;
-    if (!do_mri && !do_cone && !do_q) {
+    static const char *const names[3] = {"mri", "cone", "quality"};
+    if ((r = kc_bench_list_check("bench reg", "cases", cases, names, 3)) != 0) {
         kr_ctx_destroy(ctx);
-        return kc_usage("bench reg", "--cases takes mri, cone and quality, not '%s'", cases);
+        return r;
     }
-    const int use_bart = do_mri && !cuda && (!strcmp(peers, "auto") || strstr(peers, "bart")) &&
+    const int do_mri = kc_bench_has(cases, "mri"), do_cone = kc_bench_has(cases, "cone");
+    const int do_q = kc_bench_has(cases, "quality");
+    const int use_bart = do_mri && !cuda &&
+                         (!strcmp(peers, "auto") || kc_bench_has(peers, "bart")) &&
                          system("command -v bart >/dev/null 2>&1") == 0;
-    if (strstr(peers, "bart") && !use_bart)
+    if (kc_bench_has(peers, "bart") && !use_bart)
         fprintf(stderr, "kray bench reg: bart peer skipped (not on PATH, or not a CPU run)\n");
     kc_rg b = {c.json, reps, small, ctx, dev};
     if (!c.json) {

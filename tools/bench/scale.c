@@ -294,19 +294,8 @@ int kc_bench_scale(int argc, char **argv)
             return kc_usage("bench scale", "--sets '%s': %s", sets,
                             s != KR_OK ? kr_last_error() : "give lists like '0;0,1'");
     }
-    const char *names[6] = {"fdk-host", "fdk-device", "sirt", "cgls", "fve", "cgsense"};
-    {
-        char list[256];
-        snprintf(list, sizeof list, "%s", cases);
-        for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
-             tok = strtok_r(NULL, ",", &save)) {
-            int known = 0;
-            for (int ci = 0; ci < 6; ci++) known |= !strcmp(tok, names[ci]);
-            if (!known)
-                return kc_usage("bench scale", "--cases: unknown case '%s' (fdk-host, "
-                                "fdk-device, sirt, cgls, fve, cgsense)", tok);
-        }
-    }
+    static const char *const names[6] = {"fdk-host", "fdk-device", "sirt", "cgls", "fve", "cgsense"};
+    if ((r = kc_bench_list_check("bench scale", "cases", cases, names, 6)) != 0) return r;
     for (int ci = 0; ci < 6; ci++) {
         if (!kc_bench_has(cases, names[ci])) continue;
         kc_sc b = {NULL, reps, c.json, NULL, size, 0};

@@ -239,6 +239,8 @@ int kc_bench_startup(int argc, char **argv)
     int r = kc_parse(&spec, &cm, argc, argv);
     if (r) return r < 0 ? 0 : r;
     const char *tool = "bench startup";
+    static const char *const names[3] = {"version", "info", "fbp"};
+    if ((r = kc_bench_list_check(tool, "cases", cases, names, 3)) != 0) return r;
     const int do_ver = kc_bench_has(cases, "version"), do_info = kc_bench_has(cases, "info");
     const int do_fbp = kc_bench_has(cases, "fbp");
     if (!do_ver && !do_info && !do_fbp)
