@@ -158,7 +158,8 @@ static kr_status kc_run_lsq(kc_demo *d)
         goto done;
 
     if ((s = kr_array_create_like(&err, truth, KR_HOST, NULL)) != KR_OK) goto done;
-    for (int64_t i = 0; i < n * n; i++) kc_lsq_set(err, i, fabs(kc_get(xcgls, i) - kc_get(truth, i)));
+    for (int64_t i = 0; i < n * n; i++)
+        kc_lsq_set(err, i, fabs(kc_get(xcgls, i) - kc_get(truth, i)));
     kc_report_figures_begin(d->report);
     if ((s = kc_demo_png(d, "lsq_truth", truth, 0.0, 1.0, -1, 0, "Truth (window 0 to 1)")) !=
             KR_OK ||

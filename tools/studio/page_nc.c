@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static int ks_plan_nc(ks_job *j, const ks_params *p, ks_err *e)
 {
     int traj, n, spokes, inter, coils, dcf, recon, iters;
