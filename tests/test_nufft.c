@@ -232,6 +232,23 @@ static void test_accuracy_2d(void)
     check_accuracy(&lo3, 3000, &ea, &ef);
     acc_case s3 = {2, {24, 21, 1}, KR_C64, 1e-4, 3.0};
     check_accuracy(&s3, 3000, &ea, &ef);
+    /* c64 on a 1.25 grid: 5e-5 is above its rounding floor (about 2e-5 at width 9) and met;
+     * 1e-5 is below it and refused, naming the way out */
+    acc_case f9 = {2, {64, 64, 1}, KR_C64, 5e-5, 1.25};
+    check_accuracy(&f9, 3000, &ea, &ef);
+    kr_ctx *c = ctx_of(KR_BACKEND_CPU, 1);
+    kr_nufft_opts o;
+    kr_nufft_opts_default(&o);
+    o.eps = 1e-5;
+    o.sigma = 1.25;
+    kr_nufft_plan *p = NULL;
+    int64_t N[3] = {64, 64, 1};
+    KT_STATUS(kr_nufft_plan_create(&p, c, 2, N, &o), KR_ERR_INVALID_ARG);
+    KT_CHECK(p == NULL && strstr(kr_last_error(), "rounding") && strstr(kr_last_error(), "KR_C128"));
+    o.dtype = KR_C128; /* the same request in double precision is met */
+    KT_OK(kr_nufft_plan_create(&p, c, 2, N, &o));
+    kr_nufft_plan_destroy(p);
+    kr_ctx_destroy(c);
     acc_case hi = {2, {20, 21, 1}, KR_C128, 1e-10, 2.0};
     check_accuracy(&hi, 2000, &ea, &ef);
 }
@@ -249,6 +266,8 @@ static void test_accuracy_3d(void)
     double ea, ef;
     acc_case lo = {3, {12, 11, 10}, KR_C64, 1e-2, 1.25};
     check_accuracy(&lo, 1500, &ea, &ef);
+    acc_case c128 = {3, {12, 11, 10}, KR_C128, 1e-6, 1.25};
+    check_accuracy(&c128, 1500, &ea, &ef);
 }
 
 /* ---- adjointness, determinism, batch ----------------------------------------------------- */

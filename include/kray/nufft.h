@@ -60,7 +60,10 @@ typedef struct kr_nufft_opts {
     double eps;          /* requested relative l2 error: [1e-6, 0.1] for c64, [1e-14, 0.1] for
                             c128; default 1e-4 */
     double sigma;        /* grid oversampling in [1.25, 3]; 0 = 2.0 (1.25 saves memory and FFT
-                            time at low accuracy, at the price of a wider kernel) */
+                            time at low accuracy, at the price of a wider kernel). c64 plans
+                            refuse an eps below their rounding floor, which the deapodisation
+                            raises on smaller grids: about 2e-7 (2-D) and 3e-7 (3-D) at 2,
+                            2e-5 / 3e-4 at 1.25 with a width-9 kernel (the message gives it) */
     int64_t batch;       /* transforms per call sharing the trajectory (coils, frames); 0 = 1 */
     int width;           /* kernel width in grid cells, 2..16; 0 = chosen from eps (default) */
     int check_finite;    /* 1 (default): reject NaN/Inf input values with KR_ERR_INVALID_ARG;
