@@ -25,12 +25,13 @@ Cases (each prints one JSON line; --cases picks them):
             3-D adjoint), upsampfac 2.0/1.25, complex64 and complex128, and its eps at the
             target and 2, 4 and 10 times below it, since its measured error exceeds its eps);
             on each side the fastest setting whose measured error meets the target wins (kray:
-            complex64 and complex128, its eps at the target and 2, 4 and 10 times above it);
-            errors against a complex128 kray plan at 1e-12. Times are reported as the median
-            and the best (min) of the runs; both sides' settings also time their library's
-            bare C call (kr_nufft_forward or _adjoint, cufinufft[f]_execute) through ctypes
-            on prebuilt pointers, so each binding's share is measured at each size:
-            kray_lead compares the Python calls, kray_lead_bare the C calls
+            complex64 and complex128, sigma (grid oversampling) 2.0 and 1.25, its eps at the
+            target and 2, 4 and 10 times above it); errors over the whole output against a
+            complex128 kray plan at 1e-12. Times are reported as the median and the best (min)
+            of the runs; both sides' settings also time their library's bare C call
+            (kr_nufft_forward or _adjoint, cufinufft[f]_execute) through ctypes on prebuilt
+            pointers, so each binding's share is measured at each size: kray_lead compares the
+            Python calls, kray_lead_bare the C calls
   c         with --kray PATH (the kray command of the same build): the C benchmarks of the
             same cases in the same session, their JSON lines under "c_bench" (fbp2d with ASTRA,
             fdk host to host with ASTRA, nufft with cuFINUFFT), for the "in C" column
@@ -40,6 +41,7 @@ peer lines (missing peers print an "error" line).
 """
 import argparse
 import ctypes
+import itertools
 import json
 import os
 import subprocess
@@ -309,25 +311,32 @@ def _bare(p, direction, x, o):
 
 
 def _kray_nufft(mri, shape, k, kd, inp, direction, eps, err, sync, reps):
-    """kray's settings (complex64, complex128) for one case, each timed and scored."""
+    """kray's settings (complex64, complex128, grid oversampling 2 and 1.25) for one case,
+    each timed and scored (or refused: a complex64 plan below its rounding floor)."""
+    import kray
     out = []
-    for dt in (np.complex64, np.complex128):
-        for keps in (eps, 2 * eps, 4 * eps, 10 * eps):   # kray's error is below its eps too
-            if dt == np.complex64 and keps < 1e-6:
-                continue
-            t0 = time.perf_counter()
+    for dt, sigma, keps in itertools.product((np.complex64, np.complex128), (2.0, 1.25),
+                                             (eps, 2 * eps, 4 * eps, 10 * eps)):
+        if dt == np.complex64 and keps < 1e-6:   # kray's error is below its eps too
+            continue
+        t0 = time.perf_counter()
+        try:
             p = mri.NufftPlan(shape, kd if dt == np.complex64 else k, dtype=dt, eps=keps,
-                              device=0)
-            sync()
-            setup = time.perf_counter() - t0
-            x = _cupy()[0].asarray(inp.astype(dt))
-            f = p.adjoint if direction == "adjoint" else p.forward
-            o = f(x)
-            out.append({"dtype": np.dtype(dt).name, "eps": keps,
-                        "time": timed(lambda: f(x, out=o), sync, reps),
-                        "bare_c_call": timed(_bare(p, direction, x, o), sync, reps),
-                        "setup_with_points_ms": 1e3 * setup, "rel_err": err(o)})
-            p.close()
+                              sigma=sigma, device=0)
+        except kray.InvalidArgumentError as e:   # below complex64's floor on this grid
+            out.append({"dtype": np.dtype(dt).name, "sigma": sigma, "eps": keps,
+                        "refused": str(e)})
+            continue
+        sync()
+        setup = time.perf_counter() - t0
+        x = _cupy()[0].asarray(inp.astype(dt))
+        f = p.adjoint if direction == "adjoint" else p.forward
+        o = f(x)
+        out.append({"dtype": np.dtype(dt).name, "sigma": sigma, "eps": keps,
+                    "time": timed(lambda: f(x, out=o), sync, reps),
+                    "bare_c_call": timed(_bare(p, direction, x, o), sync, reps),
+                    "setup_with_points_ms": 1e3 * setup, "rel_err": err(o)})
+        p.close()
     return out
 
 

@@ -208,16 +208,16 @@ static void kc_emit2(int json, const kc_ncase *c, const char *dir, const char *i
 
 typedef struct kc_res {
     int ok;
-    double eps, min_s, mean_s, err, setpts;
+    double eps, sigma, min_s, mean_s, err, setpts;
 } kc_res;
 
 /* One kray run: plan, set_points (the first call, then the best of 5 more on the same plan, the
  * trajectory where the backend computes), warm-up, reps timed calls (synchronous through the
  * finiteness check, the library default), score on the checked outputs. */
 static kc_res kc_run_kray(int json, kc_ncase *c, int forward, kr_backend be, int threads,
-                          double eps, double target, int64_t B, int reps)
+                          double eps, double sigma, double target, int64_t B, int reps)
 {
-    kc_res res = {0, eps, NAN, NAN, NAN, NAN};
+    kc_res res = {0, eps, sigma, NAN, NAN, NAN, NAN};
     kr_ctx *ctx = NULL;
     kr_nufft_plan *p = NULL;
     kr_array *din = NULL, *dout = NULL, *hout = NULL, *tr = NULL;
@@ -228,6 +228,7 @@ static kc_res kc_run_kray(int json, kc_ncase *c, int forward, kr_backend be, int
     kr_nufft_opts o;
     kr_nufft_opts_default(&o);
     o.eps = eps;
+    o.sigma = sigma;
     o.batch = B;
     double first = 0, sp = INFINITY, best = INFINITY, sum = 0;
     if (s == KR_OK) s = kr_nufft_plan_create(&p, ctx, c->nd, c->n, &o);
@@ -252,9 +253,12 @@ static kc_res kc_run_kray(int json, kc_ncase *c, int forward, kr_backend be, int
     if (s == KR_OK) {
         kr_nufft_info in2;
         kr_nufft_plan_info(p, &in2);
-        res = (kc_res){1, eps, best, sum / reps, kc_score(c, forward, hout->data, 1.0), sp};
+        res = (kc_res){1, eps, sigma, best, sum / reps, kc_score(c, forward, hout->data, 1.0),
+                       sp};
+        char note[32];
+        snprintf(note, sizeof note, "sigma %g", sigma);
         kc_emit2(json, c, dir, "kray", kr_backend_name(be), eps, target, in2.width, B, sp, first,
-                 best, sum / reps, res.err, NULL);
+                 best, sum / reps, res.err, note);
     } else {
         fprintf(stderr, "kray bench nufft: %s %s on %s: %s\n", c->name, dir, kr_backend_name(be),
                 kr_last_error());
@@ -265,16 +269,18 @@ static kc_res kc_run_kray(int json, kc_ncase *c, int forward, kr_backend be, int
     return res;
 }
 
-/* kray at eps = target x each factor; its setting: the fastest whose error is at most the
- * target (the most accurate when none is). */
+/* kray at eps = target x each factor and each grid oversampling; its setting: the fastest
+ * whose error is at most the target (the most accurate when none is). */
 static kc_res kc_kray_sweep(int json, kc_ncase *c, int forward, kr_backend be, int threads,
-                            double target, const kc_list *fac, int64_t B, int reps)
+                            double target, const kc_list *fac, const kc_list *sig, int64_t B,
+                            int reps)
 {
-    kc_res win = {0, NAN, NAN, NAN, NAN, NAN};
-    for (int i = 0; i < fac->n; i++) {
-        double e = target * fac->v[i];
+    kc_res win = {0, NAN, NAN, NAN, NAN, NAN, NAN};
+    for (int i = 0; i < fac->n * sig->n; i++) {
+        double e = target * fac->v[i % fac->n];
         if (e < 1e-6 || e > 0.1) continue; /* outside what a c64 plan accepts */
-        kc_res r = kc_run_kray(json, c, forward, be, threads, e, target, B, reps);
+        kc_res r = kc_run_kray(json, c, forward, be, threads, e, sig->v[i / fac->n], target, B,
+                               reps);
         if (!r.ok) continue;
         int rok = r.err <= target, wok = win.ok && win.err <= target;
         if (!win.ok || (rok && (!wok || r.min_s < win.min_s)) || (!rok && !wok && r.err < win.err))
@@ -436,6 +442,7 @@ static void kc_nufft_run_peer(int json, kc_ncase *c, int forward, const char *pe
         kc_jo_str(&j, "backend", be);
         kc_jo_num(&j, "target_eps", eps);
         kc_jo_num(&j, "kray_eps", k->eps);
+        kc_jo_num(&j, "kray_sigma", k->sigma);
         kc_jo_num(&j, "kray_rel_err", k->err);
         kc_jo_num(&j, "kray_min_s", k->min_s);
         kc_jo_num(&j, "kray_set_points_s", k->setpts);
@@ -480,9 +487,10 @@ int kc_bench_nufft(int argc, char **argv)
 {
     const char *cases = "radial2d,random3d", *dirs = "adjoint,forward", *backends = "auto";
     const char *peers = "auto", *py = "python3", *peer_dir = NULL, *tmpd = "/tmp";
-    kc_list eps, fac;
+    kc_list eps, fac, sig;
     memset(&eps, 0, sizeof eps);
     memset(&fac, 0, sizeof fac);
+    memset(&sig, 0, sizeof sig);
     int reps = 10, peer_reps = 5, threads = 0;
     int64_t batch = 1, check = 64;
     const kc_opt opts[] = {
@@ -496,6 +504,9 @@ int kc_bench_nufft(int argc, char **argv)
         {"eps-factors", 0, KC_LIST, &fac, "1,2,5", "LIST",
          "kray runs at eps = target x each factor; the fastest within the target is its setting",
          NULL, 1, 1000, NULL},
+        {"sigmas", 0, KC_LIST, &sig, "2,1.25", "LIST",
+         "kray's grid oversampling factors (kr_nufft_opts.sigma) swept with the eps factors",
+         NULL, 1.25, 3, NULL},
         {"backends", 0, KC_STRING, &backends, "auto", "LIST",
          "cpu, cuda (auto: cpu, and cuda when a GPU is usable)", NULL, 0, 0, NULL},
         {"batch", 0, KC_INT64, &batch, "1", "B", "kray: batch members (coils) per call", NULL, 1,
@@ -521,16 +532,16 @@ int kc_bench_nufft(int argc, char **argv)
         "NUFFT timings and accuracy: cases x directions x backends x target eps, kray and its\n"
         "peers on the same points and data: FINUFFT (bench/peer_finufft.py, --threads threads)\n"
         "beside the CPU backend, cuFINUFFT (bench/peer_cufinufft.py) beside the CUDA one, BART\n"
-        "`nufft -P` on the CPU for the 2-D case. kray runs at eps = target x --eps-factors; its\n"
-        "setting is the fastest with an error within the target. Each peer sweeps its own\n"
-        "settings (precision, method, upsampling, sorting, its eps) and reports the fastest one\n"
-        "whose error is at most kray's; a \"match\" line (JSON) gives both settings and the\n"
-        "ratios. Times are the best and the mean of --reps calls that return when the result is\n"
-        "complete (GPU calls include the finiteness check's one-flag read-back; data on the\n"
-        "device); set_points (peers: setpts) is the best of repeated calls on one plan, the\n"
-        "trajectory where the backend computes, the first call apart. Errors: relative l2 over\n"
-        "--check outputs (spread over the whole output) against float64 direct sums.\n"
-        "--threads sets the CPU threads.",
+        "`nufft -P` on the CPU for the 2-D case. kray runs at eps = target x --eps-factors on\n"
+        "grids oversampled by each of --sigmas; its setting is the fastest with an error within\n"
+        "the target. Each peer sweeps its own settings (precision, method, upsampling, sorting,\n"
+        "its eps) and reports the fastest one whose error is at most kray's; a \"match\" line\n"
+        "(JSON) gives both settings and the ratios. Times are the best and the mean of --reps\n"
+        "calls that return when the result is complete (GPU calls include the finiteness\n"
+        "check's one-flag read-back; data on the device); set_points (peers: setpts) is the best\n"
+        "of repeated calls on one plan, the trajectory where the backend computes, the first\n"
+        "call apart. Errors: relative l2 over --check outputs (spread over the whole output)\n"
+        "against float64 direct sums. --threads sets the CPU threads.",
         opts,
         NULL,
         KC_JSON,
@@ -569,6 +580,7 @@ int kc_bench_nufft(int argc, char **argv)
         fprintf(stderr, "kray bench nufft: finufft peer unavailable (bench/peer_finufft.py not "
                 "found or finufft not importable by --python)\n");
     if (fac.n == 0) fac.n = 3, fac.v[0] = 1, fac.v[1] = 2, fac.v[2] = 5;
+    if (sig.n == 0) sig.n = 2, sig.v[0] = 2, sig.v[1] = 1.25;
     if (eps.n == 0) eps.n = 2, eps.v[0] = 1e-3, eps.v[1] = 1e-6;
     if (!cm.json) {
         char cpu[256], gname[256];
@@ -589,14 +601,14 @@ int kc_bench_nufft(int argc, char **argv)
                 const double te = eps.v[e];
                 if (use_cpu) {
                     kc_res k = kc_kray_sweep(cm.json, &c, fw, KR_BACKEND_CPU, threads, te, &fac,
-                                             batch, reps);
+                                             &sig, batch, reps);
                     if (use_ff)
                         kc_nufft_run_peer(cm.json, &c, fw, "finufft", "cpu", py, ff_script,
                                           tmpd, te, &k, threads, peer_reps);
                 }
                 if (use_gpu) {
-                    kc_res k = kc_kray_sweep(cm.json, &c, fw, KR_BACKEND_CUDA, 0, te, &fac, batch,
-                                             reps);
+                    kc_res k = kc_kray_sweep(cm.json, &c, fw, KR_BACKEND_CUDA, 0, te, &fac, &sig,
+                                             batch, reps);
                     if (use_cf)
                         kc_nufft_run_peer(cm.json, &c, fw, "cufinufft", "cuda", py, cf_script,
                                           tmpd, te, &k, 0, peer_reps);
