@@ -260,8 +260,8 @@ static kc_res kc_run_kray(int json, kc_ncase *c, int forward, kr_backend be, int
         kc_emit2(json, c, dir, "kray", kr_backend_name(be), eps, target, in2.width, B, sp, first,
                  best, sum / reps, res.err, note);
     } else {
-        fprintf(stderr, "kray bench nufft: %s %s on %s: %s\n", c->name, dir, kr_backend_name(be),
-                kr_last_error());
+        fprintf(stderr, "kray bench nufft: %s %s on %s, eps %g, sigma %g: skipped: %s\n", c->name,
+                dir, kr_backend_name(be), eps, sigma, kr_last_error());
     }
     kr_array_destroy(din), kr_array_destroy(dout), kr_array_destroy(hout), kr_array_destroy(tr);
     kr_nufft_plan_destroy(p);
