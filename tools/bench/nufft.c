@@ -520,8 +520,8 @@ int kc_bench_nufft(int argc, char **argv)
          NULL, 0, 0, NULL},
         {"peer-reps", 0, KC_INT, &peer_reps, "5", "N", "timed repetitions of each peer", NULL, 1,
          1000, NULL},
-        {"python", 0, KC_STRING, &py, "python3", "PY", "interpreter with finufft, or cufinufft (and "
-         "torch or cupy)", NULL, 0, 0, NULL},
+        {"python", 0, KC_STRING, &py, "python3", "PY",
+         "interpreter with finufft, or cufinufft (and torch or cupy)", NULL, 0, 0, NULL},
         {"peer-dir", 0, KC_STRING, &peer_dir, NULL, "DIR",
          "directory of the peer scripts (default: $KRAY_SRC/bench, ./bench)", NULL, 0, 0, NULL},
         {"tmp", 0, KC_STRING, &tmpd, "/tmp", "DIR", "scratch directory for peer files", NULL, 0, 0,
