@@ -158,22 +158,23 @@ static void kc_free_case(kc_ncase *c)
 }
 
 static void kc_emit2(int json, const kc_ncase *c, const char *dir, const char *impl,
-                     const char *backend, double eps, double target, int width, int64_t B,
-                     double setpts, double setpts_first, double sec, double mean, double err,
-                     const char *note);
+                     const char *backend, double eps, double target, int width, double sigma,
+                     int64_t B, double setpts, double setpts_first, double sec, double mean,
+                     double err, const char *note);
 
 static void kc_emit(int json, const kc_ncase *c, const char *dir, const char *impl,
                     const char *backend, double eps, int width, int64_t B, double setpts,
                     double sec, double mean, double err, const char *note)
 {
-    kc_emit2(json, c, dir, impl, backend, eps, NAN, width, B, setpts, NAN, sec, mean, err, note);
+    kc_emit2(json, c, dir, impl, backend, eps, NAN, width, NAN, B, setpts, NAN, sec, mean, err,
+             note);
 }
 
 /* A run with its target accuracy and the first set_points call apart. */
 static void kc_emit2(int json, const kc_ncase *c, const char *dir, const char *impl,
-                     const char *backend, double eps, double target, int width, int64_t B,
-                     double setpts, double setpts_first, double sec, double mean, double err,
-                     const char *note)
+                     const char *backend, double eps, double target, int width, double sigma,
+                     int64_t B, double setpts, double setpts_first, double sec, double mean,
+                     double err, const char *note)
 {
     if (json) {
         kc_jo j;
@@ -189,6 +190,7 @@ static void kc_emit2(int json, const kc_ncase *c, const char *dir, const char *i
         kc_jo_num(&j, "eps", eps);
         if (!isnan(target)) kc_jo_num(&j, "target_eps", target);
         kc_jo_int(&j, "width", width);
+        if (!isnan(sigma)) kc_jo_num(&j, "sigma", sigma);
         kc_jo_num(&j, "set_points_s", setpts);
         if (!isnan(setpts_first)) kc_jo_num(&j, "set_points_first_s", setpts_first);
         kc_jo_num(&j, "min_s", sec);
@@ -198,10 +200,12 @@ static void kc_emit2(int json, const kc_ncase *c, const char *dir, const char *i
         kc_jo_str(&j, "note", note);
         kc_jo_end(&j);
     } else {
-        printf("%-9s %-8s %-10s %-6s eps %-7.0e w %2d  set_points %8.3f ms  min %9.4f ms  "
+        char sg[24] = "";
+        if (!isnan(sigma)) snprintf(sg, sizeof sg, " sigma %g", sigma);
+        printf("%-9s %-8s %-10s %-6s eps %-7.0e w %2d%s  set_points %8.3f ms  min %9.4f ms  "
                "mean %9.4f ms  rel.err %.2e %s\n",
-               c->name, dir, impl, backend, eps, width, setpts * 1e3, sec * 1e3, mean * 1e3, err,
-               note ? note : "");
+               c->name, dir, impl, backend, eps, width, sg, setpts * 1e3, sec * 1e3, mean * 1e3,
+               err, note ? note : "");
     }
     fflush(stdout);
 }
@@ -255,10 +259,8 @@ static kc_res kc_run_kray(int json, kc_ncase *c, int forward, kr_backend be, int
         kr_nufft_plan_info(p, &in2);
         res = (kc_res){1, eps, sigma, best, sum / reps, kc_score(c, forward, hout->data, 1.0),
                        sp};
-        char note[32];
-        snprintf(note, sizeof note, "sigma %g", sigma);
-        kc_emit2(json, c, dir, "kray", kr_backend_name(be), eps, target, in2.width, B, sp, first,
-                 best, sum / reps, res.err, note);
+        kc_emit2(json, c, dir, "kray", kr_backend_name(be), eps, target, in2.width, sigma, B, sp,
+                 first, best, sum / reps, res.err, NULL);
     } else {
         fprintf(stderr, "kray bench nufft: %s %s on %s, eps %g, sigma %g: skipped: %s\n", c->name,
                 dir, kr_backend_name(be), eps, sigma, kr_last_error());
@@ -428,7 +430,7 @@ static void kc_nufft_run_peer(int json, kc_ncase *c, int forward, const char *pe
     char note[700];
     snprintf(note, sizeof note, "%s at kray's error %.2e: %s", re ? "fastest setting" :
              "no setting reached kray's error; most accurate", k->ok ? k->err : eps, setting);
-    kc_emit2(json, c, forward ? "forward" : "adjoint", peer, be, eps, eps, 0, 1, psp,
+    kc_emit2(json, c, forward ? "forward" : "adjoint", peer, be, eps, eps, 0, NAN, 1, psp,
              sf ? strtod(sf + 17, NULL) : NAN, pmin, strtod(me + 9, NULL),
              r > 0 ? sqrt(e / r) : NAN, note);
     if (!k->ok) return;
