@@ -232,7 +232,7 @@ static void test_accuracy_2d(void)
     check_accuracy(&lo3, 3000, &ea, &ef);
     acc_case s3 = {2, {24, 21, 1}, KR_C64, 1e-4, 3.0};
     check_accuracy(&s3, 3000, &ea, &ef);
-    /* c64 on a 1.25 grid: 5e-5 is above its rounding floor (about 2e-5 at width 9) and met;
+    /* c64 on a 1.25 grid: 5e-5 is above its rounding floor (about 9e-6 at width 8) and met;
      * 1e-5 is below it and refused, naming the way out */
     acc_case f9 = {2, {64, 64, 1}, KR_C64, 5e-5, 1.25};
     check_accuracy(&f9, 3000, &ea, &ef);
