@@ -145,13 +145,13 @@ kr_status kr_nufft_plan_create(kr_nufft_plan **plan, const kr_ctx *ctx, int ndim
         if (s == KR_OK && d < ndim) kri_nufft_deapod(&p->ker, N[d], n[d], p->deapod[d]);
         if (s == KR_OK && d >= ndim) p->deapod[d][0] = 1.0; /* unused dim of a 2-D plan */
     }
-    double floor = s == KR_OK && !p->dbl ? kri_nufft_f32_floor(p) : 0.0;
-    if (floor > o.eps) {
+    double f32_floor = s == KR_OK && !p->dbl ? kri_nufft_f32_floor(p) : 0.0;
+    if (f32_floor > o.eps) {
         kr_nufft_plan_destroy(p);
         return kri_fail(KR_ERR_INVALID_ARG, "NUFFT eps %g is below what %s reaches on a grid "
                         "oversampled by %g (about %.1e: float rounding, amplified by the "
                         "deapodisation); raise eps or sigma, or use KR_C128", o.eps,
-                        kr_dtype_name(o.dtype), sig, floor);
+                        kr_dtype_name(o.dtype), sig, f32_floor);
     }
     if (s == KR_OK && kr_ctx_ndevices(ctx) > 1 && p->batch > 1) {
         p->be = &kri_nufft_multi; /* the members divided over the devices (nufft_multi.c) */
