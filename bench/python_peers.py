@@ -278,10 +278,6 @@ def _nufft_points(ndim, rng):
     are: each library's complex64 setting then sees the same coordinates as its complex128 one
     and the reference, and only the arithmetic's precision separates them (with coordinates
     up to 64 cycles, rounding them to float32 alone costs about 2.6e-6 of relative error)."""
-    return _nufft_points_f64(ndim, rng).astype(np.float32).astype(np.float64)
-
-
-def _nufft_points_f64(ndim, rng):
     if ndim == 2:
         nsp, ns = 402, 512
         ang = np.pi * np.arange(nsp) / nsp
@@ -289,8 +285,10 @@ def _nufft_points_f64(ndim, rng):
         k = np.zeros((nsp, ns, 3))
         k[..., 0] = rad[None, :] * np.cos(ang)[:, None] * 256 / 512
         k[..., 1] = rad[None, :] * np.sin(ang)[:, None] * 256 / 512
-        return k.reshape(-1, 3)
-    return rng.uniform(-64, 64, (2_100_000, 3))
+        k = k.reshape(-1, 3)
+    else:
+        k = rng.uniform(-64, 64, (2_100_000, 3))
+    return k.astype(np.float32).astype(np.float64)
 
 
 def _bare(p, direction, x, o):
